@@ -1,0 +1,200 @@
+//! prepare: the asset-pipeline step of seed 004, done once at load time.
+//!
+//! How it works: from the imported [`Mesh`] it derives every vertex layout the skinning
+//! variants read, so that no variant pays for a conversion at run time:
+//!
+//! - the seed's first version: one interleaved stream (position, normal, uv as float3,
+//!   float3, float2) that is skinned *and* copied every frame;
+//! - split streams: the skinned stream (position, normal) apart from the unskinned one
+//!   (uv), which is uploaded to the GPU once;
+//! - the float4 layout: position and normal padded to four floats, 16-byte aligned, so a
+//!   vertex is loaded and stored as whole SIMD registers;
+//! - influence-sorted: vertices reordered so all 1-influence vertices come first, then 2,
+//!   3 and 4, with the index buffer remapped and the four class counts kept. Joint indices
+//!   and weights are packed per class (k per vertex), and 1-influence vertices store no
+//!   weight at all since it is always 1.
+//!
+//! Nothing here is per frame; the kernels in `skin` only read these arrays.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::rig::Mesh;
+
+/// Interleaved float3 position, float3 normal, float2 uv: the seed's original vertex.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct VertexInterleaved {
+    pub position: [f32; 3],
+    pub normal: [f32; 3],
+    pub uv: [f32; 2],
+}
+
+/// The skinned stream in float3: position and normal.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct VertexF3 {
+    pub position: [f32; 3],
+    pub normal: [f32; 3],
+}
+
+/// The skinned stream in float4, 16-byte aligned: position (w = 1) and normal (w = 0).
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct VertexF4 {
+    pub position: [f32; 4],
+    pub normal: [f32; 4],
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<VertexInterleaved>() == 32);
+    assert!(std::mem::size_of::<VertexF3>() == 24);
+    assert!(std::mem::size_of::<VertexF4>() == 32);
+    assert!(std::mem::align_of::<VertexF4>() == 16);
+};
+
+/// Influence-sorted streams: class c (c + 1 influences) occupies vertices
+/// `class_start(c)..class_start(c) + class_counts[c]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortedMesh {
+    /// Vertices with 1, 2, 3 and 4 influences.
+    pub class_counts: [usize; 4],
+    pub source: Vec<VertexF4>,
+    pub uvs: Vec<[f32; 2]>,
+    /// Joint indices, `c + 1` per vertex of class `c`, classes in order.
+    pub joints: Vec<u16>,
+    /// Weights, `c + 1` per vertex of class `c` for c ≥ 1; none for 1-influence vertices.
+    pub weights: Vec<f32>,
+    pub indices: Vec<u32>,
+    /// `original_of_sorted[i]` is the file-order index of sorted vertex `i`.
+    pub original_of_sorted: Vec<u32>,
+}
+
+impl SortedMesh {
+    /// First sorted vertex of influence class `c` (0-based: c = influences - 1).
+    pub fn class_start(&self, c: usize) -> usize {
+        self.class_counts[..c].iter().sum()
+    }
+
+    /// Offset of class `c`'s first joint index in `joints`.
+    pub fn joint_offset(&self, c: usize) -> usize {
+        (0..c).map(|k| self.class_counts[k] * (k + 1)).sum()
+    }
+
+    /// Offset of class `c`'s first weight in `weights` (class 0 stores none).
+    pub fn weight_offset(&self, c: usize) -> usize {
+        (1..c.max(1)).map(|k| self.class_counts[k] * (k + 1)).sum()
+    }
+}
+
+/// Every vertex layout of one mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreparedMesh {
+    pub vertex_count: usize,
+    pub joint_count: usize,
+    /// File order, seed's first version.
+    pub interleaved: Vec<VertexInterleaved>,
+    /// File order, split float3 skinned stream.
+    pub source_f3: Vec<VertexF3>,
+    /// File order, float4 skinned stream.
+    pub source_f4: Vec<VertexF4>,
+    /// File order, the unskinned stream.
+    pub uvs: Vec<[f32; 2]>,
+    /// File order, always four influences (unused ones weigh 0).
+    pub joints4: Vec<[u16; 4]>,
+    pub weights4: Vec<[f32; 4]>,
+    /// File order triangle list.
+    pub indices: Vec<u32>,
+    pub sorted: SortedMesh,
+}
+
+impl PreparedMesh {
+    /// Derives all layouts. `joint_count` is the skeleton's; every joint index of the mesh
+    /// is below it (the importer guarantees it, and it is checked here once so the
+    /// kernels need not check per vertex).
+    pub fn new(mesh: &Mesh, joint_count: usize) -> Self {
+        let vertex_count = mesh.vertex_count();
+        assert!(
+            mesh.joints
+                .iter()
+                .flatten()
+                .all(|&j| (j as usize) < joint_count),
+            "mesh joint index beyond the skeleton"
+        );
+        assert!(
+            mesh.indices.iter().all(|&i| (i as usize) < vertex_count),
+            "mesh index beyond the vertices"
+        );
+        let interleaved = (0..vertex_count)
+            .map(|v| VertexInterleaved {
+                position: mesh.positions[v].to_array(),
+                normal: mesh.normals[v].to_array(),
+                uv: mesh.uvs[v].to_array(),
+            })
+            .collect();
+        let source_f3 = (0..vertex_count)
+            .map(|v| VertexF3 {
+                position: mesh.positions[v].to_array(),
+                normal: mesh.normals[v].to_array(),
+            })
+            .collect();
+        let f4 = |v: usize| VertexF4 {
+            position: mesh.positions[v].extend(1.0).to_array(),
+            normal: mesh.normals[v].extend(0.0).to_array(),
+        };
+        let source_f4: Vec<VertexF4> = (0..vertex_count).map(f4).collect();
+        let uvs: Vec<[f32; 2]> = mesh.uvs.iter().map(|t| t.to_array()).collect();
+
+        // Stable sort by influence count keeps file order (and its locality) per class.
+        let classes: Vec<usize> = (0..vertex_count)
+            .map(|v| mesh.influence_count(v) - 1)
+            .collect();
+        let mut original_of_sorted: Vec<u32> = (0..vertex_count as u32).collect();
+        original_of_sorted.sort_by_key(|&v| classes[v as usize]);
+        let mut sorted_of_original = vec![0u32; vertex_count];
+        for (s, &o) in original_of_sorted.iter().enumerate() {
+            sorted_of_original[o as usize] = s as u32;
+        }
+        let mut class_counts = [0usize; 4];
+        for &c in &classes {
+            class_counts[c] += 1;
+        }
+        let mut joints = Vec::new();
+        let mut weights = Vec::new();
+        for &o in &original_of_sorted {
+            let o = o as usize;
+            let n = classes[o] + 1;
+            joints.extend_from_slice(&mesh.joints[o][..n]);
+            if n > 1 {
+                weights.extend_from_slice(&mesh.weights[o][..n]);
+            }
+        }
+        let sorted = SortedMesh {
+            class_counts,
+            source: original_of_sorted.iter().map(|&o| f4(o as usize)).collect(),
+            uvs: original_of_sorted
+                .iter()
+                .map(|&o| uvs[o as usize])
+                .collect(),
+            joints,
+            weights,
+            indices: mesh
+                .indices
+                .iter()
+                .map(|&i| sorted_of_original[i as usize])
+                .collect(),
+            original_of_sorted,
+        };
+        PreparedMesh {
+            vertex_count,
+            joint_count,
+            interleaved,
+            source_f3,
+            source_f4,
+            uvs,
+            joints4: mesh.joints.clone(),
+            weights4: mesh.weights.clone(),
+            indices: mesh.indices.clone(),
+            sorted,
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! The rig: skeleton, skinned mesh and animation clips, as imported from glTF.
+//!
+//! How it works: [`import`] reads a glTF 2.0 file into a [`Rig`]. The rig is a plain,
+//! validated description of the asset (joint order rebuilt parents-first, at most four
+//! influences per vertex, finite numbers everywhere); it knows nothing about the runtime
+//! layouts, which `prepare` derives from it. [`generate`] builds the project's own
+//! reference rig and [`glb`] writes a rig back out as a binary glTF file.
+
+pub mod generate;
+pub mod glb;
+pub mod import;
+
+use glam::{Mat4, Quat, Vec2, Vec3};
+
+pub use import::{ImportError, ImportReport, import_path, import_slice};
+
+/// Parent index of a root joint.
+pub const NO_PARENT: u16 = u16::MAX;
+
+/// Joint indices are `u16` with [`NO_PARENT`] reserved, so a skeleton holds at most this many.
+pub const MAX_JOINTS: usize = u16::MAX as usize;
+
+/// A local transform: translation, rotation and (possibly non-uniform) scale, applied as
+/// `T * R * S` like a glTF node.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transform {
+    pub translation: Vec3,
+    pub rotation: Quat,
+    pub scale: Vec3,
+}
+
+impl Transform {
+    pub const IDENTITY: Transform = Transform {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+    };
+
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+}
+
+/// The joint hierarchy. Joints are ordered so that every parent comes before its
+/// children: all roots first, then each root's subtree depth-first. That order lets every
+/// hierarchy pass be one forward loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    /// Joint names (glTF node names, or `joint_<node index>` when unnamed).
+    pub names: Vec<String>,
+    /// `parents[i] < i`, or [`NO_PARENT`] for the first `root_count` joints.
+    pub parents: Vec<u16>,
+    /// Number of root joints; joints `0..root_count` are exactly the roots.
+    pub root_count: usize,
+    /// The transform of every root's non-joint ancestors (the glTF scene nodes above the
+    /// skeleton), folded in once so that the pose is in the mesh's model space.
+    /// Length `root_count`. May carry shear (non-uniform scale under rotation).
+    pub model_from_root_parent: Vec<Mat4>,
+    /// The rest (node) transform of each joint, used where a clip has no channel.
+    pub rest_pose: Vec<Transform>,
+    /// Inverse bind matrices: bind-pose model space to joint space.
+    pub joint_from_bind: Vec<Mat4>,
+}
+
+impl Skeleton {
+    pub fn joint_count(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// Number of joints on the longest root-to-leaf path (a lone root has depth 1).
+    pub fn max_depth(&self) -> usize {
+        let mut depth = vec![0usize; self.joint_count()];
+        let mut max = 0;
+        for i in 0..self.joint_count() {
+            let p = self.parents[i];
+            depth[i] = if p == NO_PARENT {
+                1
+            } else {
+                depth[p as usize] + 1
+            };
+            max = max.max(depth[i]);
+        }
+        max
+    }
+
+    /// Children count per joint (handy for "has children" checks).
+    pub fn child_counts(&self) -> Vec<u32> {
+        let mut counts = vec![0u32; self.joint_count()];
+        for &p in &self.parents {
+            if p != NO_PARENT {
+                counts[p as usize] += 1;
+            }
+        }
+        counts
+    }
+}
+
+/// The skinned mesh, all primitives merged, in the file's vertex order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mesh {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub uvs: Vec<Vec2>,
+    /// Up to four joints per vertex, heaviest first; unused slots hold joint 0 with weight 0.
+    pub joints: Vec<[u16; 4]>,
+    /// Weights matching `joints`, summing to 1, sorted descending, zeros last.
+    pub weights: Vec<[f32; 4]>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+}
+
+impl Mesh {
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Number of non-zero weights of a vertex (1..=4).
+    pub fn influence_count(&self, vertex: usize) -> usize {
+        self.weights[vertex]
+            .iter()
+            .filter(|&&w| w > 0.0)
+            .count()
+            .max(1)
+    }
+
+    /// Vertices with 1, 2, 3 and 4 influences.
+    pub fn influence_histogram(&self) -> [usize; 4] {
+        let mut histogram = [0usize; 4];
+        for v in 0..self.vertex_count() {
+            histogram[self.influence_count(v) - 1] += 1;
+        }
+        histogram
+    }
+
+    /// Axis-aligned bounds of the bind-pose positions.
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        let mut min = Vec3::splat(f32::INFINITY);
+        let mut max = Vec3::splat(f32::NEG_INFINITY);
+        for p in &self.positions {
+            min = min.min(*p);
+            max = max.max(*p);
+        }
+        if self.positions.is_empty() {
+            (Vec3::ZERO, Vec3::ZERO)
+        } else {
+            (min, max)
+        }
+    }
+}
+
+/// How a track interpolates between its keys (glTF sampler interpolation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Interpolation {
+    Step,
+    Linear,
+    CubicSpline,
+}
+
+impl Interpolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Interpolation::Step => "STEP",
+            Interpolation::Linear => "LINEAR",
+            Interpolation::CubicSpline => "CUBICSPLINE",
+        }
+    }
+}
+
+/// One animated property of one joint. For `CubicSpline`, `values` holds three entries per
+/// key (in-tangent, value, out-tangent) as glTF stores them; otherwise one per key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Track<T> {
+    pub interpolation: Interpolation,
+    /// Strictly increasing key times in seconds.
+    pub times_secs: Vec<f32>,
+    pub values: Vec<T>,
+}
+
+impl<T> Track<T> {
+    pub fn key_count(&self) -> usize {
+        self.times_secs.len()
+    }
+}
+
+/// The channels of one joint in one clip; `None` means the joint keeps its rest value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JointTracks {
+    pub translation: Option<Track<Vec3>>,
+    pub rotation: Option<Track<Quat>>,
+    pub scale: Option<Track<Vec3>>,
+}
+
+/// An animation clip: per-joint tracks, looping over `0..duration_secs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    pub name: String,
+    pub duration_secs: f32,
+    /// One entry per skeleton joint.
+    pub joint_tracks: Vec<JointTracks>,
+}
+
+impl Clip {
+    /// Number of animated (joint, property) channels.
+    pub fn channel_count(&self) -> usize {
+        self.joint_tracks
+            .iter()
+            .map(|t| {
+                t.translation.is_some() as usize
+                    + t.rotation.is_some() as usize
+                    + t.scale.is_some() as usize
+            })
+            .sum()
+    }
+
+    /// The interpolation modes used by this clip, sorted and deduplicated.
+    pub fn interpolations(&self) -> Vec<Interpolation> {
+        let mut modes: Vec<Interpolation> = self
+            .joint_tracks
+            .iter()
+            .flat_map(|t| {
+                [
+                    t.translation.as_ref().map(|t| t.interpolation),
+                    t.rotation.as_ref().map(|t| t.interpolation),
+                    t.scale.as_ref().map(|t| t.interpolation),
+                ]
+            })
+            .flatten()
+            .collect();
+        modes.sort();
+        modes.dedup();
+        modes
+    }
+}
+
+/// A complete animated character.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rig {
+    pub skeleton: Skeleton,
+    pub mesh: Mesh,
+    pub clips: Vec<Clip>,
+}
+
+impl Rig {
+    /// Size of the bind-pose bounding box (its diagonal), the scale for error tolerances.
+    pub fn bounds_size(&self) -> f32 {
+        let (min, max) = self.mesh.bounds();
+        (max - min).length().max(f32::MIN_POSITIVE)
+    }
+}
+
+/// The facts `skinbench inspect` prints about a rig.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RigSummary {
+    pub joints: usize,
+    pub max_depth: usize,
+    pub vertices: usize,
+    pub triangles: usize,
+    /// Vertices with 1, 2, 3 and 4 influences (after reduction to four).
+    pub influences: [usize; 4],
+    pub reduced_influences: usize,
+    pub renormalized_weights: usize,
+    pub bounds_min: [f32; 3],
+    pub bounds_max: [f32; 3],
+    pub clips: Vec<ClipSummary>,
+    pub report: ImportReport,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ClipSummary {
+    pub name: String,
+    pub duration_secs: f32,
+    pub channels: usize,
+    pub interpolations: Vec<Interpolation>,
+}
+
+impl RigSummary {
+    pub fn new(rig: &Rig, report: &ImportReport) -> Self {
+        let (min, max) = rig.mesh.bounds();
+        RigSummary {
+            joints: rig.skeleton.joint_count(),
+            max_depth: rig.skeleton.max_depth(),
+            vertices: rig.mesh.vertex_count(),
+            triangles: rig.mesh.triangle_count(),
+            influences: rig.mesh.influence_histogram(),
+            reduced_influences: report.reduced_influences,
+            renormalized_weights: report.renormalized_weights,
+            bounds_min: min.to_array(),
+            bounds_max: max.to_array(),
+            clips: rig
+                .clips
+                .iter()
+                .map(|c| ClipSummary {
+                    name: c.name.clone(),
+                    duration_secs: c.duration_secs,
+                    channels: c.channel_count(),
+                    interpolations: c.interpolations(),
+                })
+                .collect(),
+            report: report.clone(),
+        }
+    }
+
+    /// Human-readable multi-line summary.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        let percent = |n: usize| 100.0 * n as f64 / self.vertices.max(1) as f64;
+        let _ = writeln!(
+            s,
+            "joints:        {} (max depth {})",
+            self.joints, self.max_depth
+        );
+        let _ = writeln!(s, "vertices:      {}", self.vertices);
+        let _ = writeln!(s, "triangles:     {}", self.triangles);
+        let _ = writeln!(
+            s,
+            "bounds:        [{:.3}, {:.3}, {:.3}] .. [{:.3}, {:.3}, {:.3}]",
+            self.bounds_min[0],
+            self.bounds_min[1],
+            self.bounds_min[2],
+            self.bounds_max[0],
+            self.bounds_max[1],
+            self.bounds_max[2]
+        );
+        let _ = writeln!(
+            s,
+            "influences:    1: {} ({:.1} %)  2: {} ({:.1} %)  3: {} ({:.1} %)  4: {} ({:.1} %)",
+            self.influences[0],
+            percent(self.influences[0]),
+            self.influences[1],
+            percent(self.influences[1]),
+            self.influences[2],
+            percent(self.influences[2]),
+            self.influences[3],
+            percent(self.influences[3])
+        );
+        let _ = writeln!(
+            s,
+            "reduced from more than 4 influences: {}",
+            self.reduced_influences
+        );
+        let _ = writeln!(
+            s,
+            "renormalized weights:                {}",
+            self.renormalized_weights
+        );
+        let _ = writeln!(s, "clips:         {}", self.clips.len());
+        for c in &self.clips {
+            let modes: Vec<&str> = c.interpolations.iter().map(|m| m.name()).collect();
+            let _ = writeln!(
+                s,
+                "  {:<24} {:>7.3} s  {:>4} channels  {}",
+                c.name,
+                c.duration_secs,
+                c.channels,
+                modes.join(", ")
+            );
+        }
+        for note in &self.report.notes {
+            let _ = writeln!(s, "note: {note}");
+        }
+        s
+    }
+}

@@ -1,0 +1,184 @@
+//! Shared test helpers: locating the public rigs and building small glTF files.
+#![allow(dead_code)]
+
+use std::f32::consts::FRAC_1_SQRT_2;
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+/// `../shared/rigs`, or `None` (with a message) when it is absent. Under `CI=true` the
+/// rigs must be there, so absence fails the test instead of skipping it.
+pub fn rigs_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/rigs");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{} is missing, and CI=true requires the public rigs",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "skipping: {} is absent (the public rigs are not checked out)",
+        dir.display()
+    );
+    None
+}
+
+/// Every public rig file, relative to `rigs_dir()`.
+pub const PUBLIC_RIGS: [&str; 7] = [
+    "SimpleSkin/SimpleSkin.gltf",
+    "RiggedSimple/RiggedSimple.gltf",
+    "Fox/Fox.glb",
+    "CesiumMan/CesiumMan.glb",
+    "FoxVariants/Fox_cubicspline.glb",
+    "FoxVariants/Fox_nonuniform.glb",
+    "FoxVariants/Fox_8influences.glb",
+];
+
+/// A minimal skinned glTF: one triangle, two joints, one animation, built from plain
+/// arrays so each test can break exactly one thing.
+pub struct TinyGltf {
+    pub positions: Vec<f32>,
+    pub joints: Vec<u8>,
+    pub weights: Vec<f32>,
+    pub indices: Vec<u16>,
+    pub times: Vec<f32>,
+    pub rotations: Vec<f32>,
+    pub json: Value,
+}
+
+impl TinyGltf {
+    pub fn new() -> Self {
+        let mut t = TinyGltf {
+            positions: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+            joints: vec![0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0],
+            weights: vec![1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+            indices: vec![0, 1, 2],
+            times: vec![0.0, 1.0],
+            rotations: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2],
+            json: Value::Null,
+        };
+        t.json = json!({
+            "asset": { "version": "2.0" },
+            "scene": 0,
+            "scenes": [{ "nodes": [0, 2] }],
+            "nodes": [
+                { "name": "root", "children": [1] },
+                { "name": "tip", "translation": [0.0, 1.0, 0.0] },
+                { "name": "mesh", "mesh": 0, "skin": 0 }
+            ],
+            "skins": [{ "joints": [0, 1] }],
+            "meshes": [{ "primitives": [{
+                "attributes": { "POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2 },
+                "indices": 3
+            }]}],
+            "animations": [{
+                "name": "bend",
+                "samplers": [{ "input": 4, "output": 5, "interpolation": "LINEAR" }],
+                "channels": [{ "sampler": 0, "target": { "node": 1, "path": "rotation" } }]
+            }]
+        });
+        t
+    }
+
+    /// The binary buffer and the accessors/views describing it.
+    fn buffer(&self) -> (Vec<u8>, Value, Value) {
+        let mut bin = Vec::new();
+        let mut views = Vec::new();
+        let mut push = |bytes: &[u8]| {
+            while bin.len() % 4 != 0 {
+                bin.push(0);
+            }
+            views.push(json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len() }));
+            bin.extend_from_slice(bytes);
+        };
+        let floats = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+        push(&floats(&self.positions));
+        push(&self.joints);
+        push(&floats(&self.weights));
+        push(
+            &self
+                .indices
+                .iter()
+                .flat_map(|i| i.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        );
+        push(&floats(&self.times));
+        push(&floats(&self.rotations));
+        let accessors = json!([
+            { "bufferView": 0, "componentType": 5126, "count": self.positions.len() / 3, "type": "VEC3",
+              "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0] },
+            { "bufferView": 1, "componentType": 5121, "count": self.joints.len() / 4, "type": "VEC4" },
+            { "bufferView": 2, "componentType": 5126, "count": self.weights.len() / 4, "type": "VEC4" },
+            { "bufferView": 3, "componentType": 5123, "count": self.indices.len(), "type": "SCALAR" },
+            { "bufferView": 4, "componentType": 5126, "count": self.times.len(), "type": "SCALAR",
+              "min": [0.0], "max": [1.0] },
+            { "bufferView": 5, "componentType": 5126, "count": self.rotations.len() / 4, "type": "VEC4" }
+        ]);
+        (bin, accessors, Value::Array(views))
+    }
+
+    /// The full document with the buffer as a data URI.
+    pub fn document(&self) -> Value {
+        let (bin, accessors, views) = self.buffer();
+        let mut doc = self.json.clone();
+        doc["accessors"] = accessors;
+        doc["bufferViews"] = views;
+        let uri = format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&bin)
+        );
+        doc["buffers"] = json!([{ "byteLength": bin.len(), "uri": uri }]);
+        doc
+    }
+
+    pub fn gltf_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec_pretty(&self.document()).unwrap()
+    }
+
+    /// Same content as a .glb with a BIN chunk.
+    pub fn glb_bytes(&self) -> Vec<u8> {
+        let (bin, accessors, views) = self.buffer();
+        let mut doc = self.json.clone();
+        doc["accessors"] = accessors;
+        doc["bufferViews"] = views;
+        doc["buffers"] = json!([{ "byteLength": bin.len() }]);
+        glb(&serde_json::to_vec(&doc).unwrap(), &bin)
+    }
+}
+
+/// Packs JSON and BIN into a GLB container.
+pub fn glb(json: &[u8], bin: &[u8]) -> Vec<u8> {
+    let mut json = json.to_vec();
+    while json.len() % 4 != 0 {
+        json.push(b' ');
+    }
+    let mut bin = bin.to_vec();
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&bin);
+    out
+}
+
+/// A fresh temporary directory under the target dir (no extra crate needed).
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -1,0 +1,583 @@
+//! glTF import: the public rigs, our own writer's output, and every kind of bad input.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{TinyGltf, rigs_dir, temp_dir};
+use serde_json::json;
+use skinbench::rig::import::ImportErrorKind;
+use skinbench::rig::{Interpolation, NO_PARENT, RigSummary, import_path, import_slice};
+
+struct Expected {
+    file: &'static str,
+    joints: usize,
+    vertices: usize,
+    triangles: usize,
+    clips: &'static [&'static str],
+}
+
+const EXPECTED: [Expected; 7] = [
+    Expected {
+        file: "SimpleSkin/SimpleSkin.gltf",
+        joints: 2,
+        vertices: 10,
+        triangles: 8,
+        clips: &["animation_0"],
+    },
+    Expected {
+        file: "RiggedSimple/RiggedSimple.gltf",
+        joints: 2,
+        vertices: 160,
+        triangles: 188,
+        clips: &["animation_0"],
+    },
+    Expected {
+        file: "Fox/Fox.glb",
+        joints: 24,
+        vertices: 1728,
+        triangles: 576,
+        clips: &["Survey", "Walk", "Run"],
+    },
+    Expected {
+        file: "CesiumMan/CesiumMan.glb",
+        joints: 19,
+        vertices: 3273,
+        triangles: 4672,
+        clips: &["animation"],
+    },
+    Expected {
+        file: "FoxVariants/Fox_cubicspline.glb",
+        joints: 24,
+        vertices: 1728,
+        triangles: 576,
+        clips: &["Survey", "Walk", "Run"],
+    },
+    Expected {
+        file: "FoxVariants/Fox_nonuniform.glb",
+        joints: 24,
+        vertices: 1728,
+        triangles: 576,
+        clips: &["Survey", "Walk", "Run"],
+    },
+    Expected {
+        file: "FoxVariants/Fox_8influences.glb",
+        joints: 24,
+        vertices: 1728,
+        triangles: 576,
+        clips: &["Survey", "Walk", "Run"],
+    },
+];
+
+#[test]
+fn public_rigs_import_with_expected_counts() {
+    let Some(dir) = rigs_dir() else { return };
+    for e in &EXPECTED {
+        let (rig, report) = import_path(&dir.join(e.file)).unwrap_or_else(|err| panic!("{err}"));
+        let s = RigSummary::new(&rig, &report);
+        assert_eq!(s.joints, e.joints, "{}", e.file);
+        assert_eq!(s.vertices, e.vertices, "{}", e.file);
+        assert_eq!(s.triangles, e.triangles, "{}", e.file);
+        let names: Vec<&str> = rig.clips.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, e.clips, "{}", e.file);
+        assert_eq!(s.influences.iter().sum::<usize>(), s.vertices, "{}", e.file);
+        // Parents come before children, roots first.
+        let sk = &rig.skeleton;
+        for (j, &p) in sk.parents.iter().enumerate() {
+            if j < sk.root_count {
+                assert_eq!(p, NO_PARENT, "{}", e.file);
+            } else {
+                assert!((p as usize) < j, "{}: joint {j} has parent {p}", e.file);
+            }
+        }
+        // Weights are normalized, sorted, and finite.
+        for w in &rig.mesh.weights {
+            let sum: f32 = w.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-5, "{}: weights {w:?}", e.file);
+            assert!(
+                w.windows(2).all(|p| p[0] >= p[1]),
+                "{}: weights {w:?}",
+                e.file
+            );
+        }
+        assert!(rig.clips.iter().all(|c| c.duration_secs > 0.0));
+    }
+}
+
+#[test]
+fn rig_specific_facts() {
+    let Some(dir) = rigs_dir() else { return };
+    let (fox, _) = import_path(&dir.join("Fox/Fox.glb")).unwrap();
+    assert_eq!(fox.skeleton.max_depth(), 8);
+    // Fox has no normals: they are computed, smooth and unit length.
+    assert!(
+        fox.mesh
+            .normals
+            .iter()
+            .all(|n| (n.length() - 1.0).abs() < 1e-4)
+    );
+
+    let (cubic, _) = import_path(&dir.join("FoxVariants/Fox_cubicspline.glb")).unwrap();
+    assert!(
+        cubic
+            .clips
+            .iter()
+            .all(|c| c.interpolations() == vec![Interpolation::CubicSpline])
+    );
+
+    let (eight, report) = import_path(&dir.join("FoxVariants/Fox_8influences.glb")).unwrap();
+    assert_eq!(
+        report.reduced_influences, 1728,
+        "every vertex had 5 to 8 influences"
+    );
+    assert_eq!(eight.mesh.influence_histogram(), [0, 0, 0, 1728]);
+
+    let (nonuniform, _) = import_path(&dir.join("FoxVariants/Fox_nonuniform.glb")).unwrap();
+    let parent = nonuniform.skeleton.model_from_root_parent[0];
+    let (scale, _, _) = parent.to_scale_rotation_translation();
+    assert!(
+        (scale.y - 1.5).abs() < 1e-4 && (scale.z - 0.75).abs() < 1e-4,
+        "{scale}"
+    );
+
+    let (cesium, report) = import_path(&dir.join("CesiumMan/CesiumMan.glb")).unwrap();
+    assert_eq!(report.merged_animations, 19);
+    assert_eq!(cesium.clips[0].channel_count(), 57);
+    // The Z-up root node is folded in: the model stands along +y.
+    let (min, max) = cesium.mesh.bounds();
+    assert!(cesium.skeleton.model_from_root_parent[0] != glam::Mat4::IDENTITY);
+    assert!(
+        max.z - min.z > 1.0,
+        "CesiumMan is tall in its own (z-up) mesh space: {min} {max}"
+    );
+
+    let (simple, report) = import_path(&dir.join("RiggedSimple/RiggedSimple.gltf")).unwrap();
+    assert_eq!(simple.skeleton.root_count, 1);
+    assert!(!report.computed_normals);
+}
+
+#[test]
+fn tiny_file_round_trips_in_both_containers() {
+    let tiny = TinyGltf::new();
+    for (bytes, name) in [
+        (tiny.gltf_bytes(), "tiny.gltf"),
+        (tiny.glb_bytes(), "tiny.glb"),
+    ] {
+        let (rig, report) = import_slice(&bytes, name, None).unwrap();
+        assert_eq!(rig.skeleton.names, vec!["root", "tip"]);
+        assert_eq!(rig.mesh.vertex_count(), 3);
+        assert_eq!(rig.mesh.influence_histogram(), [2, 1, 0, 0]);
+        assert_eq!(rig.clips[0].name, "bend");
+        assert!(report.computed_normals && report.missing_uvs);
+    }
+}
+
+#[test]
+fn byte_stride_sparse_and_normalized_weights_are_read() {
+    // Positions interleaved with padding (byteStride 16), a sparse override of vertex 2,
+    // and weights as normalized u8.
+    let mut tiny = TinyGltf::new();
+    tiny.weights = vec![]; // replaced below by a u8 view
+    let mut doc = tiny.document();
+    let positions_padded: Vec<u8> = [
+        [0.0f32, 0.0, 0.0, 9.0],
+        [1.0, 0.0, 0.0, 9.0],
+        [5.0, 5.0, 5.0, 9.0],
+    ]
+    .iter()
+    .flatten()
+    .flat_map(|f| f.to_le_bytes())
+    .collect();
+    let sparse_index: Vec<u8> = vec![2, 0, 0, 0];
+    let sparse_value: Vec<u8> = [0.0f32, 1.0, 0.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let weights_u8: Vec<u8> = vec![255, 0, 0, 0, 128, 127, 0, 0, 255, 0, 0, 0];
+    let extra: Vec<u8> = [positions_padded, sparse_index, sparse_value, weights_u8].concat();
+    let uri = doc["buffers"][0]["uri"].as_str().unwrap().to_string();
+    let (prefix, data) = uri.split_once("base64,").unwrap();
+    use base64::Engine as _;
+    let mut bin = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap();
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let base = bin.len();
+    bin.extend_from_slice(&extra);
+    doc["buffers"][0] = json!({
+        "byteLength": bin.len(),
+        "uri": format!("{prefix}base64,{}", base64::engine::general_purpose::STANDARD.encode(&bin)),
+    });
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({ "buffer": 0, "byteOffset": base, "byteLength": 48, "byteStride": 16 }));
+    views.push(json!({ "buffer": 0, "byteOffset": base + 48, "byteLength": 4 }));
+    views.push(json!({ "buffer": 0, "byteOffset": base + 52, "byteLength": 12 }));
+    views.push(json!({ "buffer": 0, "byteOffset": base + 64, "byteLength": 12 }));
+    let n = views.len();
+    doc["accessors"][0] = json!({
+        "bufferView": n - 4, "componentType": 5126, "count": 3, "type": "VEC3",
+        "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0],
+        "sparse": { "count": 1,
+            "indices": { "bufferView": n - 3, "componentType": 5125 },
+            "values": { "bufferView": n - 2 } }
+    });
+    doc["accessors"][2] = json!({ "bufferView": n - 1, "componentType": 5121, "normalized": true, "count": 3, "type": "VEC4" });
+    let (rig, report) =
+        import_slice(&serde_json::to_vec(&doc).unwrap(), "strided.gltf", None).unwrap();
+    assert_eq!(rig.mesh.positions[1], glam::Vec3::new(1.0, 0.0, 0.0));
+    assert_eq!(
+        rig.mesh.positions[2],
+        glam::Vec3::new(0.0, 1.0, 0.0),
+        "sparse value applied"
+    );
+    let w = rig.mesh.weights[1];
+    assert!(
+        (w[0] - 128.0 / 255.0).abs() < 1e-3 && (w[0] + w[1] - 1.0).abs() < 1e-6,
+        "{w:?}"
+    );
+    assert_eq!(
+        report.renormalized_weights, 0,
+        "128 + 127 = 255 sums to one"
+    );
+}
+
+#[test]
+fn several_skins_take_the_largest() {
+    let mut tiny = TinyGltf::new();
+    tiny.json["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "name": "lonely" }));
+    tiny.json["skins"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, json!({ "joints": [3] }));
+    tiny.json["nodes"][2]["skin"] = json!(1);
+    tiny.json["scenes"][0]["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(3));
+    let (rig, report) = import_slice(&tiny.gltf_bytes(), "two-skins.gltf", None).unwrap();
+    assert_eq!(rig.skeleton.joint_count(), 2);
+    assert_eq!(report.chosen_skin, 1);
+}
+
+#[test]
+fn joints_are_reordered_parents_first_and_indices_remapped() {
+    // Skin lists the child first; node order is child, parent.
+    let mut tiny = TinyGltf::new();
+    tiny.json["skins"][0]["joints"] = json!([1, 0]);
+    // Vertex 0 is bound to skin joint 1 (node 0 = "root"), vertex 2 to skin joint 0 ("tip").
+    tiny.joints = vec![1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+    let (rig, _) = import_slice(&tiny.gltf_bytes(), "reordered.gltf", None).unwrap();
+    assert_eq!(rig.skeleton.names, vec!["root", "tip"]);
+    assert_eq!(
+        rig.mesh.joints[0][0], 0,
+        "skin joint 1 is node 0, our joint 0"
+    );
+    assert_eq!(rig.mesh.joints[2][0], 1);
+}
+
+#[test]
+fn non_joint_ancestor_is_folded_and_channels_on_other_nodes_are_counted() {
+    let mut tiny = TinyGltf::new();
+    let nodes = tiny.json["nodes"].as_array_mut().unwrap();
+    nodes.push(json!({ "name": "armature", "translation": [0.0, 0.0, 5.0], "children": [0] }));
+    tiny.json["scenes"][0]["nodes"] = json!([3, 2]);
+    tiny.json["animations"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "sampler": 0, "target": { "node": 2, "path": "rotation" } }));
+    let (rig, report) = import_slice(&tiny.gltf_bytes(), "folded.gltf", None).unwrap();
+    assert_eq!(rig.skeleton.model_from_root_parent[0].w_axis.z, 5.0);
+    assert_eq!(report.ignored_node_channels, 1);
+}
+
+fn expect_error(bytes: &[u8], name: &str, check: impl Fn(&ImportErrorKind) -> bool) {
+    match import_slice(bytes, name, None) {
+        Ok(_) => panic!("{name}: imported without error"),
+        Err(e) => {
+            let message = e.to_string();
+            assert!(
+                message.starts_with(name),
+                "message names the file: {message}"
+            );
+            assert!(check(&e.kind), "{name}: unexpected error {message}");
+        }
+    }
+}
+
+#[test]
+fn bad_containers() {
+    expect_error(b"", "empty.gltf", |k| matches!(k, ImportErrorKind::Empty));
+    expect_error(b"hello, world", "hello.gltf", |k| {
+        matches!(k, ImportErrorKind::NotGltf(_))
+    });
+    expect_error(b"PK\x03\x04zipzipzip", "zip.glb", |k| {
+        matches!(k, ImportErrorKind::BadGlbMagic { .. })
+    });
+    let glb = TinyGltf::new().glb_bytes();
+    expect_error(&glb[..glb.len() / 2], "half.glb", |k| {
+        matches!(k, ImportErrorKind::TruncatedGlb(_))
+    });
+    expect_error(&glb[..10], "header.glb", |k| {
+        matches!(k, ImportErrorKind::TruncatedGlb(_))
+    });
+    let mut text = String::from_utf8(TinyGltf::new().gltf_bytes()).unwrap();
+    text.insert(text.len() / 2, '}');
+    expect_error(
+        text.as_bytes(),
+        "syntax.gltf",
+        |k| matches!(k, ImportErrorKind::Json { line, .. } if *line > 1),
+    );
+}
+
+#[test]
+fn missing_external_buffer_names_the_uri() {
+    let mut doc = TinyGltf::new().document();
+    doc["buffers"][0]["uri"] = json!("missing.bin");
+    let dir = temp_dir("missing-buffer");
+    let path = dir.join("external.gltf");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let err = import_path(&path).unwrap_err();
+    assert!(
+        matches!(err.kind, ImportErrorKind::MissingBuffer { ref uri, .. } if uri == "missing.bin"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("external.gltf"));
+}
+
+#[test]
+fn external_buffer_is_loaded() {
+    let tiny = TinyGltf::new();
+    let mut doc = tiny.document();
+    use base64::Engine as _;
+    let uri = doc["buffers"][0]["uri"].as_str().unwrap().to_string();
+    let bin = base64::engine::general_purpose::STANDARD
+        .decode(uri.split_once("base64,").unwrap().1)
+        .unwrap();
+    let dir = temp_dir("external-buffer");
+    std::fs::write(dir.join("my data.bin"), &bin).unwrap();
+    doc["buffers"][0]["uri"] = json!("my%20data.bin");
+    std::fs::write(dir.join("external.gltf"), serde_json::to_vec(&doc).unwrap()).unwrap();
+    let (rig, _) = import_path(&dir.join("external.gltf")).unwrap();
+    assert_eq!(rig.mesh.vertex_count(), 3);
+}
+
+#[test]
+fn out_of_range_views_and_accessors() {
+    let mut doc = TinyGltf::new().document();
+    doc["bufferViews"][0]["byteLength"] = json!(100_000);
+    expect_error(&serde_json::to_vec(&doc).unwrap(), "view.gltf", |k| {
+        matches!(k, ImportErrorKind::OutOfRange { .. })
+    });
+
+    let mut doc = TinyGltf::new().document();
+    doc["accessors"][0]["count"] = json!(4);
+    expect_error(&serde_json::to_vec(&doc).unwrap(), "accessor.gltf", |k| {
+        matches!(k, ImportErrorKind::OutOfRange { .. })
+    });
+
+    let mut doc = TinyGltf::new().document();
+    doc["accessors"][0]["bufferView"] = json!(42);
+    expect_error(&serde_json::to_vec(&doc).unwrap(), "index.gltf", |k| {
+        matches!(k, ImportErrorKind::Invalid(_))
+    });
+
+    let mut tiny = TinyGltf::new();
+    tiny.indices = vec![0, 1, 7];
+    expect_error(&tiny.gltf_bytes(), "indices.gltf", |k| {
+        matches!(k, ImportErrorKind::OutOfRange { .. })
+    });
+}
+
+#[test]
+fn accessor_of_the_wrong_type() {
+    let mut doc = TinyGltf::new().document();
+    doc["accessors"][2]["type"] = json!("VEC2");
+    expect_error(&serde_json::to_vec(&doc).unwrap(), "vec2.gltf", |k| {
+        matches!(k, ImportErrorKind::WrongAccessorType { what, found, .. }
+            if what.contains("WEIGHTS_0") && found == "VEC2 of FLOAT")
+    });
+    let mut doc = TinyGltf::new().document();
+    doc["accessors"][0]["type"] = json!("VEC2");
+    expect_error(
+        &serde_json::to_vec(&doc).unwrap(),
+        "position-vec2.gltf",
+        |k| matches!(k, ImportErrorKind::WrongAccessorType { what, .. } if what.contains("POSITION")),
+    );
+    let mut doc = TinyGltf::new().document();
+    doc["accessors"][1]["componentType"] = json!(5126);
+    expect_error(
+        &serde_json::to_vec(&doc).unwrap(),
+        "joints-float.gltf",
+        |k| matches!(k, ImportErrorKind::WrongAccessorType { .. }),
+    );
+}
+
+#[test]
+fn no_skinned_mesh() {
+    let mut tiny = TinyGltf::new();
+    tiny.json["nodes"][2]
+        .as_object_mut()
+        .unwrap()
+        .remove("skin");
+    expect_error(&tiny.gltf_bytes(), "unskinned.gltf", |k| {
+        matches!(k, ImportErrorKind::NoSkinnedMesh(_))
+    });
+}
+
+#[test]
+fn joint_index_beyond_the_skin() {
+    let mut tiny = TinyGltf::new();
+    tiny.joints[4] = 9;
+    expect_error(&tiny.gltf_bytes(), "joint9.gltf", |k| {
+        matches!(
+            k,
+            ImportErrorKind::JointIndexOutOfRange {
+                joint: 9,
+                joint_count: 2,
+                vertex: 1,
+                ..
+            }
+        )
+    });
+}
+
+#[test]
+fn too_many_joints() {
+    let count = 65_536;
+    let mut tiny = TinyGltf::new();
+    let mut nodes = vec![json!({ "name": "root", "children": (1..count).collect::<Vec<_>>() })];
+    nodes.extend((1..count).map(|_| json!({})));
+    nodes.push(json!({ "mesh": 0, "skin": 0 }));
+    tiny.json["nodes"] = json!(nodes);
+    tiny.json["scenes"][0]["nodes"] = json!([0, count]);
+    tiny.json["skins"][0]["joints"] = json!((0..count).collect::<Vec<_>>());
+    tiny.json["animations"] = json!([]);
+    expect_error(&tiny.gltf_bytes(), "huge.gltf", |k| {
+        matches!(k, ImportErrorKind::TooManyJoints { count: 65_536 })
+    });
+}
+
+#[test]
+fn non_finite_numbers() {
+    let mut tiny = TinyGltf::new();
+    tiny.positions[4] = f32::NAN;
+    expect_error(
+        &tiny.gltf_bytes(),
+        "nan-position.gltf",
+        |k| matches!(k, ImportErrorKind::NonFinite { what, index: 4, .. } if what.contains("POSITION")),
+    );
+    let mut tiny = TinyGltf::new();
+    tiny.weights[0] = f32::INFINITY;
+    expect_error(
+        &tiny.gltf_bytes(),
+        "inf-weight.gltf",
+        |k| matches!(k, ImportErrorKind::NonFinite { what, .. } if what.contains("WEIGHTS_0")),
+    );
+    let mut tiny = TinyGltf::new();
+    tiny.rotations[5] = f32::NAN;
+    expect_error(
+        &tiny.gltf_bytes(),
+        "nan-key.gltf",
+        |k| matches!(k, ImportErrorKind::NonFinite { what, .. } if what.contains("animation 0")),
+    );
+    let mut tiny = TinyGltf::new();
+    tiny.times[1] = f32::INFINITY;
+    expect_error(&tiny.gltf_bytes(), "inf-time.gltf", |k| {
+        matches!(k, ImportErrorKind::NonFinite { .. })
+    });
+}
+
+#[test]
+fn hierarchy_cycles_are_rejected() {
+    let mut tiny = TinyGltf::new();
+    tiny.json["nodes"][1]["children"] = json!([0]);
+    expect_error(&tiny.gltf_bytes(), "cycle.gltf", |k| {
+        matches!(k, ImportErrorKind::Cycle { .. })
+    });
+    let mut tiny = TinyGltf::new();
+    tiny.json["nodes"][1]["children"] = json!([1]);
+    expect_error(&tiny.gltf_bytes(), "self.gltf", |k| {
+        matches!(k, ImportErrorKind::Cycle { .. })
+    });
+    let mut tiny = TinyGltf::new();
+    tiny.json["nodes"][2]["children"] = json!([1]);
+    expect_error(&tiny.gltf_bytes(), "shared.gltf", |k| {
+        matches!(k, ImportErrorKind::SharedChild { .. })
+    });
+}
+
+/// The binary: every bad file exits non-zero with a message naming it, never a panic.
+#[test]
+fn inspect_reports_bad_files_without_panicking() {
+    let dir = temp_dir("inspect-bad");
+    let mut cases: Vec<(String, Vec<u8>)> = vec![
+        ("empty.gltf".into(), vec![]),
+        ("text.gltf".into(), b"not gltf".to_vec()),
+        ("magic.glb".into(), b"GLTF\x02\0\0\0".to_vec()),
+        ("cut.glb".into(), TinyGltf::new().glb_bytes()[..40].to_vec()),
+    ];
+    let mut tiny = TinyGltf::new();
+    tiny.joints[4] = 200;
+    cases.push(("joint.gltf".into(), tiny.gltf_bytes()));
+    let mut tiny = TinyGltf::new();
+    tiny.json["nodes"][1]["children"] = json!([0]);
+    cases.push(("cycle.gltf".into(), tiny.gltf_bytes()));
+    for (name, bytes) in &cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        check_inspect_fails(&path);
+    }
+    check_inspect_fails(&dir.join("does-not-exist.glb"));
+}
+
+fn check_inspect_fails(path: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .args(["inspect", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}: {stderr}", path.display());
+    assert!(
+        stderr.contains(path.file_name().unwrap().to_str().unwrap()),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn inspect_json_has_the_documented_keys() {
+    let Some(dir) = rigs_dir() else { return };
+    let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .args(["inspect", "--json"])
+        .arg(dir.join("Fox/Fox.glb"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "joints",
+        "max_depth",
+        "vertices",
+        "triangles",
+        "influences",
+        "reduced_influences",
+        "renormalized_weights",
+        "clips",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["influences"].as_array().unwrap().len(), 4);
+    assert_eq!(v["clips"][0]["name"], "Survey");
+    assert!(v["clips"][0]["duration_secs"].as_f64().unwrap() > 0.0);
+    assert!(v["clips"][0]["channels"].as_u64().unwrap() > 0);
+}

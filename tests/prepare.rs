@@ -1,0 +1,90 @@
+//! prepare: the sorted, split, float4 layouts describe the same mesh as the file.
+
+mod common;
+
+use skinbench::prepare::PreparedMesh;
+use skinbench::rig::{Rig, import_path, import_slice};
+
+fn rigs() -> Vec<(String, Rig)> {
+    let mut rigs = vec![(
+        "reference".to_string(),
+        import_slice(
+            include_bytes!("../assets/reference.glb"),
+            "reference.glb",
+            None,
+        )
+        .unwrap()
+        .0,
+    )];
+    if let Some(dir) = common::rigs_dir() {
+        for f in common::PUBLIC_RIGS {
+            rigs.push((f.to_string(), import_path(&dir.join(f)).unwrap().0));
+        }
+    }
+    rigs
+}
+
+#[test]
+fn sorted_mesh_is_the_same_mesh() {
+    for (name, rig) in rigs() {
+        let mesh = &rig.mesh;
+        let p = PreparedMesh::new(mesh, rig.skeleton.joint_count());
+        let s = &p.sorted;
+        assert_eq!(
+            s.class_counts.iter().sum::<usize>(),
+            mesh.vertex_count(),
+            "{name}"
+        );
+        assert_eq!(s.class_counts, {
+            let h = mesh.influence_histogram();
+            [h[0], h[1], h[2], h[3]]
+        });
+        assert_eq!(s.indices.len(), mesh.indices.len());
+        // Every triangle corner has the same attributes before and after sorting.
+        for (k, (&sorted_index, &file_index)) in s.indices.iter().zip(&mesh.indices).enumerate() {
+            let o = s.original_of_sorted[sorted_index as usize] as usize;
+            assert_eq!(o, file_index as usize, "{name}: corner {k}");
+            let v = &s.source[sorted_index as usize];
+            assert_eq!(v.position, mesh.positions[o].extend(1.0).to_array());
+            assert_eq!(v.normal, mesh.normals[o].extend(0.0).to_array());
+            assert_eq!(s.uvs[sorted_index as usize], mesh.uvs[o].to_array());
+        }
+        // Classes are contiguous and in order, with their joints and weights packed.
+        assert_eq!(
+            s.joints.len(),
+            (0..4).map(|c| s.class_counts[c] * (c + 1)).sum::<usize>(),
+            "{name}"
+        );
+        assert_eq!(
+            s.weights.len(),
+            (1..4).map(|c| s.class_counts[c] * (c + 1)).sum::<usize>()
+        );
+        for c in 0..4 {
+            for i in 0..s.class_counts[c] {
+                let sorted_vertex = s.class_start(c) + i;
+                let o = s.original_of_sorted[sorted_vertex] as usize;
+                assert_eq!(
+                    mesh.influence_count(o),
+                    c + 1,
+                    "{name}: vertex in the wrong class"
+                );
+                let n = c + 1;
+                let joints = &s.joints[s.joint_offset(c) + i * n..][..n];
+                assert_eq!(joints, &mesh.joints[o][..n]);
+                if c > 0 {
+                    let weights = &s.weights[s.weight_offset(c) + i * n..][..n];
+                    assert_eq!(weights, &mesh.weights[o][..n]);
+                }
+            }
+        }
+        // The float4 stream is 16-byte aligned.
+        assert_eq!(s.source.as_ptr() as usize % 16, 0);
+        assert_eq!(p.source_f4.as_ptr() as usize % 16, 0);
+        // The split and interleaved streams carry the file-order data.
+        for v in 0..mesh.vertex_count() {
+            assert_eq!(p.interleaved[v].uv, mesh.uvs[v].to_array());
+            assert_eq!(p.source_f3[v].position, mesh.positions[v].to_array());
+            assert_eq!(p.uvs[v], mesh.uvs[v].to_array());
+        }
+    }
+}
