@@ -1,8 +1,20 @@
 //! skinbench: a data-oriented skeletal animation pipeline, its variants and their benchmark.
 //!
 //! How it works: `rig` imports glTF (or generates the reference rig), `prepare` derives the
-//! runtime layouts of seed 004's asset pipeline. The CPU core (everything outside `gpu`
-//! and `ui`) never touches wgpu or egui, so it is tested without a GPU.
+//! runtime layouts of seed 004's asset pipeline, `anim` turns clip time into skinning
+//! matrices (sample → blend → hierarchy → palette), `skin` applies them to the vertices,
+//! and `crowd` runs those stages for many instances on worker threads and times them.
+//! Everything outside `gpu` and `ui` is plain CPU code that never touches wgpu or egui,
+//! so it is tested without a GPU.
 
+pub mod anim;
+pub mod bench;
+pub mod crowd;
 pub mod prepare;
 pub mod rig;
+pub mod simd;
+pub mod skin;
+pub mod variant;
+
+/// The built-in reference rig (`assets/reference.glb`), embedded so the app needs no path.
+pub const REFERENCE_RIG_GLB: &[u8] = include_bytes!("../assets/reference.glb");

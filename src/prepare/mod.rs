@@ -67,6 +67,9 @@ pub struct SortedMesh {
     pub indices: Vec<u32>,
     /// `original_of_sorted[i]` is the file-order index of sorted vertex `i`.
     pub original_of_sorted: Vec<u32>,
+    /// One more than the largest joint index in `joints`: a palette of at least this many
+    /// matrices can be read without per-influence bounds checks.
+    pub joint_bound: usize,
 }
 
 impl SortedMesh {
@@ -168,7 +171,9 @@ impl PreparedMesh {
                 weights.extend_from_slice(&mesh.weights[o][..n]);
             }
         }
+        let joint_bound = joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
         let sorted = SortedMesh {
+            joint_bound,
             class_counts,
             source: original_of_sorted.iter().map(|&o| f4(o as usize)).collect(),
             uvs: original_of_sorted
@@ -196,5 +201,90 @@ impl PreparedMesh {
             indices: mesh.indices.clone(),
             sorted,
         }
+    }
+}
+
+/// Everything the per-frame pipeline reads about one rig, shared by all instances
+/// (behind an `Arc`; never copied per instance).
+#[derive(Debug)]
+pub struct PreparedRig {
+    /// File name or "reference", for messages and reports.
+    pub name: String,
+    pub skeleton: crate::rig::Skeleton,
+    pub clips: Vec<crate::anim::sample::ClipRt>,
+    pub mesh: PreparedMesh,
+    /// The imported mesh, file order: the input of the reference skinning.
+    pub source_mesh: Mesh,
+    /// Rest pose as the runtime transform type.
+    pub rest_pose: Vec<crate::anim::Qvs>,
+    /// Joint count rounded up to a multiple of 4, so every per-instance array of 48- or
+    /// 64-byte elements is a whole number of cache lines.
+    pub joint_stride: usize,
+    /// Bind-pose bounding-box diagonal: the scale of the conformance tolerance.
+    pub bounds_size: f32,
+    /// Why `flat_qvs` cannot pose this rig exactly, if it cannot.
+    pub qvs_refusal: Option<String>,
+    /// Each root's folded ancestor transform as QVS (used by `flat_qvs`).
+    pub root_parent_qvs: Vec<crate::anim::Qvs>,
+    pub summary: crate::rig::RigSummary,
+}
+
+impl PreparedRig {
+    pub fn new(rig: crate::rig::Rig, report: &crate::rig::ImportReport, name: &str) -> Self {
+        let summary = crate::rig::RigSummary::new(&rig, report);
+        let joint_count = rig.skeleton.joint_count();
+        let mesh = PreparedMesh::new(&rig.mesh, joint_count);
+        let qvs_refusal = crate::anim::hierarchy::flat_qvs::refusal(&rig.skeleton, &rig.clips);
+        let clips = rig
+            .clips
+            .iter()
+            .map(crate::anim::sample::ClipRt::new)
+            .collect();
+        let root_parent_qvs = crate::anim::hierarchy::flat_qvs::root_parents(&rig.skeleton);
+        let rest_pose = rig
+            .skeleton
+            .rest_pose
+            .iter()
+            .map(crate::anim::Qvs::from)
+            .collect();
+        PreparedRig {
+            name: name.to_string(),
+            joint_stride: joint_count.next_multiple_of(4),
+            bounds_size: rig.bounds_size(),
+            skeleton: rig.skeleton,
+            clips,
+            mesh,
+            source_mesh: rig.mesh,
+            rest_pose,
+            qvs_refusal,
+            root_parent_qvs,
+            summary,
+        }
+    }
+
+    /// The built-in reference rig, from the copy embedded in the binary.
+    pub fn reference() -> Self {
+        let (rig, report) =
+            crate::rig::import_slice(crate::REFERENCE_RIG_GLB, "reference.glb", None)
+                .expect("the embedded reference rig imports (checked by tests)");
+        PreparedRig::new(rig, &report, "reference")
+    }
+
+    /// Imports and prepares a glTF file.
+    pub fn load(path: &std::path::Path) -> Result<Self, crate::rig::ImportError> {
+        let (rig, report) = crate::rig::import_path(path)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Ok(PreparedRig::new(rig, &report, &name))
+    }
+
+    pub fn joint_count(&self) -> usize {
+        self.skeleton.joint_count()
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.mesh.vertex_count
     }
 }

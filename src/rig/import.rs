@@ -900,8 +900,17 @@ impl<'a> Importer<'a> {
                 });
             }
             for (s, &joint) in skin_to_joint.iter().enumerate() {
-                joint_from_bind[joint as usize] =
-                    Mat4::from_cols_slice(&values[s * 16..s * 16 + 16]);
+                let m = Mat4::from_cols_slice(&values[s * 16..s * 16 + 16]);
+                // Skinning treats the palette as affine (3×4); a projective inverse bind
+                // matrix would be silently wrong, so it is refused.
+                let bottom = m.row(3);
+                if (bottom - glam::Vec4::W).abs().max_element() > 1e-5 {
+                    return Err(ImportErrorKind::Invalid(format!(
+                        "{what}: matrix {s} is not affine (bottom row {:?})",
+                        bottom.to_array()
+                    )));
+                }
+                joint_from_bind[joint as usize] = m;
             }
         }
         // Inserted joints have no inverse bind matrix; no vertex refers to them.

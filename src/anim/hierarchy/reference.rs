@@ -1,0 +1,44 @@
+//! The hierarchy oracle: obvious, double precision, never optimised.
+
+use glam::{DMat4, DQuat, DVec3};
+
+use crate::anim::Qvs;
+use crate::rig::{NO_PARENT, Skeleton};
+
+/// `model_from_joint` for every joint, in f64.
+pub fn model_from_joint(skeleton: &Skeleton, locals: &[Qvs]) -> Vec<DMat4> {
+    let mut model: Vec<DMat4> = Vec::with_capacity(skeleton.joint_count());
+    for (j, &parent) in skeleton.parents.iter().enumerate() {
+        let l = &locals[j];
+        let local = DMat4::from_scale_rotation_translation(
+            DVec3::new(l.scale.x as f64, l.scale.y as f64, l.scale.z as f64),
+            DQuat::from_xyzw(
+                l.rotation.x as f64,
+                l.rotation.y as f64,
+                l.rotation.z as f64,
+                l.rotation.w as f64,
+            ),
+            DVec3::new(
+                l.translation.x as f64,
+                l.translation.y as f64,
+                l.translation.z as f64,
+            ),
+        );
+        let parent_matrix = if parent == NO_PARENT {
+            skeleton.model_from_root_parent[j].as_dmat4()
+        } else {
+            model[parent as usize]
+        };
+        model.push(parent_matrix * local);
+    }
+    model
+}
+
+/// The skinning palette: `model_from_joint * joint_from_bind`, in f64.
+pub fn palette(skeleton: &Skeleton, model_from_joint: &[DMat4]) -> Vec<DMat4> {
+    model_from_joint
+        .iter()
+        .zip(&skeleton.joint_from_bind)
+        .map(|(m, b)| *m * b.as_dmat4())
+        .collect()
+}

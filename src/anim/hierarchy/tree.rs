@@ -1,0 +1,88 @@
+//! `tree`: the seed-000 baseline, an object tree walked recursively.
+//!
+//! How it works: each instance owns its own joint array on the heap; every joint holds a
+//! 4×4 local and a 4×4 global matrix and a `Vec` of its children's indices (a separate
+//! heap allocation per joint, like the seed's `std::vector<Joint*>`). The walk starts at
+//! the roots and recurses into the children, so the memory order of the visit is decided
+//! by pointers, not by one forward loop. The palette stage then reads `global` out of the
+//! joints, with the tree's 152-byte stride.
+
+use glam::Mat4;
+
+use crate::anim::Qvs;
+use crate::rig::{NO_PARENT, Skeleton};
+
+/// One joint of the object tree.
+#[derive(Clone, Debug)]
+pub struct TreeJoint {
+    pub global: Mat4,
+    pub local: Mat4,
+    pub children: Vec<usize>,
+}
+
+/// One instance's joint tree (empty until the `tree` variant is used).
+#[derive(Clone, Debug, Default)]
+pub struct JointTree {
+    pub joints: Vec<TreeJoint>,
+    roots: Vec<usize>,
+}
+
+impl JointTree {
+    pub fn new(skeleton: &Skeleton) -> Self {
+        let mut joints: Vec<TreeJoint> = (0..skeleton.joint_count())
+            .map(|_| TreeJoint {
+                global: Mat4::IDENTITY,
+                local: Mat4::IDENTITY,
+                children: Vec::new(),
+            })
+            .collect();
+        let mut roots = Vec::new();
+        for (j, &p) in skeleton.parents.iter().enumerate() {
+            if p == NO_PARENT {
+                roots.push(j);
+            } else {
+                joints[p as usize].children.push(j);
+            }
+        }
+        JointTree { joints, roots }
+    }
+
+    pub fn is_built(&self) -> bool {
+        !self.joints.is_empty()
+    }
+
+    /// Heap bytes owned by this tree (joint array plus every children vector).
+    pub fn heap_bytes(&self) -> usize {
+        self.joints.capacity() * std::mem::size_of::<TreeJoint>()
+            + self
+                .joints
+                .iter()
+                .map(|j| j.children.capacity() * std::mem::size_of::<usize>())
+                .sum::<usize>()
+            + self.roots.capacity() * std::mem::size_of::<usize>()
+    }
+}
+
+/// Poses one instance: locals in, `global` of every tree joint out.
+pub fn run(tree: &mut JointTree, skeleton: &Skeleton, locals: &[Qvs]) {
+    for r in 0..tree.roots.len() {
+        let root = tree.roots[r];
+        walk(
+            &mut tree.joints,
+            root,
+            &skeleton.model_from_root_parent[r],
+            locals,
+        );
+    }
+}
+
+fn walk(joints: &mut [TreeJoint], joint: usize, parent_global: &Mat4, locals: &[Qvs]) {
+    let node = &mut joints[joint];
+    node.local = locals[joint].to_mat4();
+    node.global = *parent_global * node.local;
+    let global = node.global;
+    for c in 0..joints[joint].children.len() {
+        let child = joints[joint].children[c];
+        walk(joints, child, &global, locals);
+    }
+}

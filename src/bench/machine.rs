@@ -1,0 +1,154 @@
+//! What machine and build a report was measured on.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub os: String,
+    pub rustc: String,
+    pub profile: String,
+    pub git_sha: String,
+    pub simd: String,
+    pub date: String,
+}
+
+impl Machine {
+    pub fn detect() -> Self {
+        Machine {
+            cpu: cpu_model(),
+            cores: crate::crowd::pipeline::available_threads(),
+            os: os_name(),
+            rustc: env!("SKINBENCH_RUSTC_VERSION").to_string(),
+            profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
+            .to_string(),
+            git_sha: git_sha(),
+            simd: crate::simd::SimdLevel::detect().name().to_string(),
+            date: today(),
+        }
+    }
+
+    /// `amd-epyc`-style short name for file names.
+    pub fn cpu_slug(&self) -> String {
+        let mut slug = String::new();
+        for c in self.cpu.to_lowercase().chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c);
+            } else if !slug.ends_with('-') {
+                slug.push('-');
+            }
+        }
+        let slug = slug.trim_matches('-').to_string();
+        let slug: String = slug
+            .split('-')
+            .filter(|w| !matches!(*w, "r" | "tm" | "cpu" | "processor" | "with"))
+            .collect::<Vec<_>>()
+            .join("-");
+        if slug.is_empty() {
+            "unknown-cpu".into()
+        } else {
+            slug.chars().take(40).collect()
+        }
+    }
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| format!("unknown {} CPU", std::env::consts::ARCH))
+}
+
+fn os_name() -> String {
+    let pretty = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("PRETTY_NAME="))
+                .map(|l| {
+                    l.trim_start_matches("PRETTY_NAME=")
+                        .trim_matches('"')
+                        .to_string()
+                })
+        });
+    match pretty {
+        Some(p) => format!("{p} ({})", std::env::consts::ARCH),
+        None => format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
+    }
+}
+
+fn git_sha() -> String {
+    let run = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match run(&["rev-parse", "--short=10", "HEAD"]) {
+        Some(sha) => {
+            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty { format!("{sha}-dirty") } else { sha }
+        }
+        None => "unknown".into(),
+    }
+}
+
+/// Today's UTC date as YYYY-MM-DD (civil-from-days, no date crate needed).
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Current UTC time as YYYY-MM-DD_HH-MM-SS, for file names.
+pub fn timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let s = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02}_{:02}-{:02}-{:02}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn civil_dates() {
+        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(super::civil_from_days(20_413), (2025, 11, 21));
+        assert_eq!(super::civil_from_days(11_016), (2000, 2, 29));
+    }
+}

@@ -1,0 +1,275 @@
+//! Bench report writers: the stdout table, `<date>_<cpu>_<sha>.md` and `.json`.
+//!
+//! How it works: the report is written to temporary files in the output folder first and
+//! renamed into place only when both are complete, so a failed run leaves no partial
+//! report behind.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::{Report, Row};
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+fn ratio(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2}×"))
+}
+
+/// One progress line for a finished row.
+pub fn row_line(row: &Row) -> String {
+    if let Some(reason) = &row.refused {
+        return format!("{:<9} {:<9} refused: {reason}", row.workload, row.variant);
+    }
+    format!(
+        "{:<9} {:<9} {:>5} inst {} thr {:<6}  median {:>9} µs  ×{} (seed ×{})  {} ns/{}  {} GB/s",
+        row.workload,
+        row.variant,
+        row.instances,
+        row.threads,
+        row.schedule,
+        opt(row.median_us, 1),
+        opt(row.ratio_to_baseline, 2),
+        opt(row.seed_ratio, 2),
+        opt(row.ns_per_item, 2),
+        row.item,
+        opt(row.gb_per_s, 2),
+    )
+}
+
+/// The readable tables (markdown; also what stdout shows).
+pub fn markdown(report: &Report) -> String {
+    let mut s = String::new();
+    let m = &report.machine;
+    let _ = writeln!(s, "# skinbench report, {}\n", m.date);
+    let _ = writeln!(s, "| machine | |\n|---|---|");
+    let _ = writeln!(
+        s,
+        "| CPU | {} ({} threads, SIMD {}) |",
+        m.cpu, m.cores, m.simd
+    );
+    let _ = writeln!(s, "| OS | {} |", m.os);
+    let _ = writeln!(s, "| compiler | {} ({} build) |", m.rustc, m.profile);
+    let _ = writeln!(s, "| git | {} |", m.git_sha);
+    let r = &report.rig;
+    let _ = writeln!(
+        s,
+        "| rig | {}: {} joints, {} vertices, {} triangles, influences 1/2/3/4 = {}/{}/{}/{} |",
+        r.name,
+        r.joints,
+        r.vertices,
+        r.triangles,
+        r.influences[0],
+        r.influences[1],
+        r.influences[2],
+        r.influences[3]
+    );
+    let bw: Vec<String> = report
+        .store_bandwidth
+        .iter()
+        .map(|b| {
+            format!(
+                "{} thread(s): {:.1} GB/s regular, {} non-temporal",
+                b.threads,
+                b.regular_gbs,
+                b.non_temporal_gbs
+                    .map_or("n/a".into(), |g| format!("{g:.1} GB/s"))
+            )
+        })
+        .collect();
+    let _ = writeln!(s, "| store bandwidth | {} |", bw.join("; "));
+    let _ = writeln!(
+        s,
+        "| method | {}warm-up, then frames until the median settles (0.5 %) or {:.1} s per configuration |\n",
+        if report.quick {
+            "QUICK RUN (few frames, noisy): "
+        } else {
+            ""
+        },
+        report.budget_secs
+    );
+
+    let rows = |workload: &'static str| report.rows.iter().filter(move |r| r.workload == workload);
+    if rows("hierarchy").next().is_some() {
+        let first = rows("hierarchy").next().expect("non-empty");
+        let _ = writeln!(
+            s,
+            "## hierarchy: {} instances, 1 thread (seed 000: tree 3.8 ms → flat 3.1 ms)\n",
+            first.instances
+        );
+        let _ = writeln!(
+            s,
+            "| variant | median µs | p95 µs | min µs | × tree | seed × | ns/joint | + palette µs | × tree with palette | GB/s | % store bw |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let base_with_palette = rows("hierarchy")
+            .next()
+            .and_then(|r| r.with_palette_median_us);
+        for r in rows("hierarchy") {
+            if let Some(reason) = &r.refused {
+                let _ = writeln!(s, "| {} | refused: {reason} |||||||||| ", r.variant);
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.variant,
+                opt(r.median_us, 1),
+                opt(r.p95_us, 1),
+                opt(r.min_us, 1),
+                ratio(r.ratio_to_baseline),
+                ratio(r.seed_ratio),
+                opt(r.ns_per_item, 2),
+                opt(r.with_palette_median_us, 1),
+                ratio(
+                    base_with_palette
+                        .zip(r.with_palette_median_us)
+                        .map(|(b, x)| b / x)
+                ),
+                opt(r.gb_per_s, 2),
+                opt(r.store_bandwidth_percent, 1),
+            );
+        }
+        let _ = writeln!(s);
+    }
+    if rows("skin").next().is_some() {
+        let first = rows("skin").next().expect("non-empty");
+        let _ = writeln!(
+            s,
+            "## skin: {} instances, 1 thread (seed 004: 4.15 → 4.00 → 3.53 → 2.00 → 1.78 ms)\n",
+            first.instances
+        );
+        let _ = writeln!(
+            s,
+            "| variant | median µs | p95 µs | min µs | × naive | seed ms | seed × | ns/vertex | GB/s | % store bw |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for r in rows("skin") {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.variant,
+                opt(r.median_us, 1),
+                opt(r.p95_us, 1),
+                opt(r.min_us, 1),
+                ratio(r.ratio_to_baseline),
+                opt(r.seed_ms, 2),
+                ratio(r.seed_ratio),
+                opt(r.ns_per_item, 2),
+                opt(r.gb_per_s, 2),
+                opt(r.store_bandwidth_percent, 1),
+            );
+        }
+        let _ = writeln!(s);
+    }
+    if rows("frame").next().is_some() {
+        let _ = writeln!(
+            s,
+            "## frame: sample → skin with the best variants (simd hierarchy, simd skin)\n"
+        );
+        let _ = writeln!(
+            s,
+            "| instances | threads | schedule | median µs | p95 µs | min µs | × 1 thread staged | ns/vertex | GB/s | % store bw | stages (median µs per thread) |"
+        );
+        let _ = writeln!(s, "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        for r in rows("frame") {
+            let stages: Vec<String> = r
+                .stages_median_us
+                .iter()
+                .map(|(n, v)| format!("{n} {v:.0}"))
+                .collect();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.instances,
+                r.threads,
+                r.schedule,
+                opt(r.median_us, 1),
+                opt(r.p95_us, 1),
+                opt(r.min_us, 1),
+                ratio(r.ratio_to_baseline),
+                opt(r.ns_per_item, 2),
+                opt(r.gb_per_s, 2),
+                opt(r.store_bandwidth_percent, 1),
+                stages.join(", "),
+            );
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(
+        s,
+        "Ratios are speed-ups (baseline median / row median). Seed figures are the articles' own, measured on an \
+         i7-2600K in 2013; only their ratios are comparable. GB/s counts the bytes the stage writes (model poses \
+         for hierarchy, skinned vertices for skin and frame)."
+    );
+    s
+}
+
+/// Base file name: `<date>_<cpu>_<git-sha>`.
+pub fn base_name(report: &Report) -> String {
+    format!(
+        "{}_{}_{}",
+        report.machine.date,
+        report.machine.cpu_slug(),
+        report.machine.git_sha
+    )
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the report to {}: {source}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Checks that `dir` exists (creating it) and is writable, before any measuring.
+pub fn check_writable(dir: &Path) -> Result<(), WriteError> {
+    let err = |source| WriteError {
+        path: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(err)?;
+    let probe = dir.join(format!(".skinbench-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(err)?;
+    std::fs::remove_file(&probe).map_err(err)?;
+    Ok(())
+}
+
+/// Writes `<base>.md` and `<base>.json` into `dir`, both or neither.
+pub fn write_files(report: &Report, dir: &Path) -> Result<(PathBuf, PathBuf), WriteError> {
+    let base = base_name(report);
+    let md_path = dir.join(format!("{base}.md"));
+    let json_path = dir.join(format!("{base}.json"));
+    let json = serde_json::to_string_pretty(report).expect("report serializes");
+    let md = markdown(report);
+    let md_tmp = dir.join(format!(".{base}.md.tmp"));
+    let json_tmp = dir.join(format!(".{base}.json.tmp"));
+    let write = |path: &Path, text: &str| {
+        std::fs::write(path, text).map_err(|source| WriteError {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let result = write(&md_tmp, &md)
+        .and_then(|_| write(&json_tmp, &json))
+        .and_then(|_| {
+            std::fs::rename(&md_tmp, &md_path).map_err(|source| WriteError {
+                path: md_path.clone(),
+                source,
+            })
+        })
+        .and_then(|_| {
+            std::fs::rename(&json_tmp, &json_path).map_err(|source| WriteError {
+                path: json_path.clone(),
+                source,
+            })
+        });
+    if result.is_err() {
+        for p in [&md_tmp, &json_tmp, &md_path, &json_path] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    result.map(|_| (md_path, json_path))
+}

@@ -1,0 +1,669 @@
+//! The frame pipeline: one entry point that runs sample → blend → hierarchy → palette →
+//! skin for every instance and returns the frame's timings. The window, the bench and the
+//! tests all call [`Pipeline::run_frame`].
+//!
+//! How it works: instances are processed in groups of eight (the `simd` lane count). All
+//! per-instance intermediate state of a group (local poses, model poses, palettes) lives
+//! in one contiguous, cache-line aligned block of an arena, so splitting the arena, the
+//! instance array, the output buffer and the `tree` variant's trees into per-group chunks
+//! gives every task its own disjoint memory: no two threads ever write the same cache
+//! line, and no `unsafe` is needed to hand the chunks out. The arena is sized when the
+//! configuration or instance count changes; a steady-state frame allocates nothing.
+//!
+//! Schedules: `staged` runs each stage over all groups in parallel with a barrier between
+//! stages (the intermediate arrays make a round trip through L2/L3); `fused` runs all
+//! stages of one group in one task, so its palettes are still in the core's cache when it
+//! is skinned (seed 003's "groups").
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytemuck::{Pod, Zeroable};
+use glam::Mat4;
+use rayon::prelude::*;
+
+use super::instances::Instance;
+use super::timing::{Stage, StageClock, StageTimings};
+use crate::anim::Qvs;
+use crate::anim::blend::blend_poses;
+use crate::anim::hierarchy::{
+    self, HierarchyVariant, JointTree, ModelLayout, ModelPoses, ModelPosesMut,
+};
+use crate::anim::palette::{self, PaletteLayout, Palettes, PalettesMut};
+use crate::anim::sample::sample_clip;
+use crate::prepare::PreparedRig;
+use crate::simd::{LANES, Lanes3x4};
+use crate::skin::{self, SkinVariant};
+use crate::variant::Variant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    Staged,
+    Fused,
+}
+
+impl Variant for Schedule {
+    const STAGE: &'static str = "schedule";
+    const ALL: &'static [Self] = &[Self::Staged, Self::Fused];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Staged => "staged",
+            Self::Fused => "fused",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Self::Staged => "each stage over all instances in parallel, a barrier between stages",
+            Self::Fused => {
+                "per group of 8 instances all stages in one task (palette stays in cache)"
+            }
+        }
+    }
+}
+
+/// Everything that selects how a frame is computed.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct PipelineConfig {
+    pub hierarchy: HierarchyVariant,
+    pub skin: SkinVariant,
+    pub schedule: Schedule,
+    pub threads: usize,
+    /// Cross-fade weight towards each instance's `blend_clip`; 0 turns the blend stage off.
+    pub blend_weight: f32,
+}
+
+impl PipelineConfig {
+    /// The seeds' starting point: every baseline variant.
+    pub fn baseline(threads: usize) -> Self {
+        PipelineConfig {
+            hierarchy: HierarchyVariant::baseline(),
+            skin: SkinVariant::baseline(),
+            schedule: Schedule::Staged,
+            threads,
+            blend_weight: 0.0,
+        }
+    }
+
+    /// The fastest variants of every stage.
+    pub fn best(threads: usize) -> Self {
+        PipelineConfig {
+            hierarchy: HierarchyVariant::Simd,
+            skin: SkinVariant::Simd,
+            schedule: Schedule::Fused,
+            threads,
+            blend_weight: 0.0,
+        }
+    }
+}
+
+/// Machine parallelism (the upper bound of the thread setting).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("the {variant} hierarchy variant refuses rig {rig}: {reason}")]
+    Refused {
+        variant: &'static str,
+        rig: String,
+        reason: String,
+    },
+    #[error("thread count {given} is out of range 1..={max}")]
+    Threads { given: usize, max: usize },
+    #[error("blend weight {0} is outside 0..=1")]
+    BlendWeight(f32),
+    #[error("output buffer holds {given} bytes; {needed} are needed for {instances} instances")]
+    OutputTooSmall {
+        given: usize,
+        needed: usize,
+        instances: usize,
+    },
+    #[error("output buffer is not 16-byte aligned")]
+    Misaligned,
+    #[error("cannot start the worker threads: {0}")]
+    Pool(String),
+}
+
+/// One cache line: the arena's unit, so every group block starts on a line.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Line([u8; 64]);
+
+/// Byte sizes of the parts of one group's block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct GroupLayout {
+    locals: usize,
+    locals_b: usize,
+    model: usize,
+    palette: usize,
+}
+
+impl GroupLayout {
+    fn new(rig: &PreparedRig, config: &PipelineConfig) -> Self {
+        let s = rig.joint_stride;
+        let qvs = std::mem::size_of::<Qvs>();
+        let lanes = std::mem::size_of::<Lanes3x4>();
+        let per_instance = |bytes: usize| LANES * s * bytes;
+        GroupLayout {
+            locals: per_instance(qvs),
+            locals_b: if config.blend_weight > 0.0 {
+                per_instance(qvs)
+            } else {
+                0
+            },
+            model: match config.hierarchy.layout() {
+                ModelLayout::Tree => 0,
+                ModelLayout::Mat4 => per_instance(64),
+                ModelLayout::Qvs => per_instance(qvs),
+                ModelLayout::Lanes => s * lanes,
+            },
+            palette: match config.skin.palette_layout() {
+                PaletteLayout::Mat4 => per_instance(64),
+                PaletteLayout::Mat3x4 => per_instance(48),
+                PaletteLayout::Lanes => s * lanes,
+            },
+        }
+    }
+
+    fn lines(&self) -> usize {
+        (self.locals + self.locals_b + self.model + self.palette).div_ceil(64)
+    }
+}
+
+/// One group's typed parts.
+struct Parts<'a> {
+    locals: &'a mut [Qvs],
+    locals_b: &'a mut [Qvs],
+    model: &'a mut [u8],
+    palette: &'a mut [u8],
+}
+
+fn split<'a>(layout: &GroupLayout, block: &'a mut [Line]) -> Parts<'a> {
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(block);
+    let (locals, rest) = bytes.split_at_mut(layout.locals);
+    let (locals_b, rest) = rest.split_at_mut(layout.locals_b);
+    let (model, rest) = rest.split_at_mut(layout.model);
+    let palette = &mut rest[..layout.palette];
+    Parts {
+        locals: bytemuck::cast_slice_mut(locals),
+        locals_b: bytemuck::cast_slice_mut(locals_b),
+        model,
+        palette,
+    }
+}
+
+fn model_mut<'a>(
+    layout: ModelLayout,
+    bytes: &'a mut [u8],
+    trees: &'a mut [JointTree],
+) -> ModelPosesMut<'a> {
+    match layout {
+        ModelLayout::Tree => ModelPosesMut::Tree(trees),
+        ModelLayout::Mat4 => ModelPosesMut::Mat4(bytemuck::cast_slice_mut(bytes)),
+        ModelLayout::Qvs => ModelPosesMut::Qvs(bytemuck::cast_slice_mut(bytes)),
+        ModelLayout::Lanes => ModelPosesMut::Lanes(bytemuck::cast_slice_mut(bytes)),
+    }
+}
+
+fn model_ref<'a>(layout: ModelLayout, bytes: &'a [u8], trees: &'a [JointTree]) -> ModelPoses<'a> {
+    match layout {
+        ModelLayout::Tree => ModelPoses::Tree(trees),
+        ModelLayout::Mat4 => ModelPoses::Mat4(bytemuck::cast_slice(bytes)),
+        ModelLayout::Qvs => ModelPoses::Qvs(bytemuck::cast_slice(bytes)),
+        ModelLayout::Lanes => ModelPoses::Lanes(bytemuck::cast_slice(bytes)),
+    }
+}
+
+fn palettes_mut(layout: PaletteLayout, bytes: &mut [u8]) -> PalettesMut<'_> {
+    match layout {
+        PaletteLayout::Mat4 => PalettesMut::Mat4(bytemuck::cast_slice_mut(bytes)),
+        PaletteLayout::Mat3x4 => PalettesMut::Mat3x4(bytemuck::cast_slice_mut(bytes)),
+        PaletteLayout::Lanes => PalettesMut::Lanes(bytemuck::cast_slice_mut(bytes)),
+    }
+}
+
+fn palettes_ref(layout: PaletteLayout, bytes: &[u8]) -> Palettes<'_> {
+    match layout {
+        PaletteLayout::Mat4 => Palettes::Mat4(bytemuck::cast_slice(bytes)),
+        PaletteLayout::Mat3x4 => Palettes::Mat3x4(bytemuck::cast_slice(bytes)),
+        PaletteLayout::Lanes => Palettes::Lanes(bytemuck::cast_slice(bytes)),
+    }
+}
+
+/// What every group task needs to know about the frame.
+struct FrameContext<'a> {
+    rig: &'a PreparedRig,
+    config: PipelineConfig,
+    layout: GroupLayout,
+    stride: usize,
+    clock: &'a StageClock,
+}
+
+impl FrameContext<'_> {
+    /// Runs one stage for one group.
+    fn run(
+        &self,
+        stage: Stage,
+        block: &mut [Line],
+        instances: &[Instance],
+        out: &mut [u8],
+        trees: &mut [JointTree],
+    ) {
+        let rig = self.rig;
+        let s = rig.joint_stride;
+        let active = instances.len();
+        let parts = split(&self.layout, block);
+        match stage {
+            Stage::Sample => self.clock.time(stage, || {
+                let blend = self.config.blend_weight > 0.0;
+                for (k, inst) in instances.iter().enumerate() {
+                    sample_instance(
+                        rig,
+                        inst.clip,
+                        inst.time_secs,
+                        &mut parts.locals[k * s..(k + 1) * s],
+                    );
+                    if blend {
+                        sample_instance(
+                            rig,
+                            inst.blend_clip,
+                            inst.time_secs,
+                            &mut parts.locals_b[k * s..(k + 1) * s],
+                        );
+                    }
+                }
+            }),
+            Stage::Blend => self.clock.time(stage, || {
+                for k in 0..active {
+                    blend_poses(
+                        &mut parts.locals[k * s..k * s + rig.joint_count()],
+                        &parts.locals_b[k * s..k * s + rig.joint_count()],
+                        self.config.blend_weight,
+                    );
+                }
+            }),
+            Stage::Hierarchy => self.clock.time(stage, || {
+                let model = model_mut(self.config.hierarchy.layout(), parts.model, trees);
+                hierarchy::run_group(self.config.hierarchy, rig, parts.locals, model, active);
+            }),
+            Stage::Palette => self.clock.time(stage, || {
+                let model = model_ref(self.config.hierarchy.layout(), parts.model, trees);
+                let palettes = palettes_mut(self.config.skin.palette_layout(), parts.palette);
+                palette::run_group(rig, model, palettes, active);
+            }),
+            Stage::Skin => self.clock.time(stage, || {
+                let palettes = palettes_ref(self.config.skin.palette_layout(), parts.palette);
+                skin::run_group(self.config.skin, rig, palettes, out, self.stride, active);
+            }),
+            Stage::Upload | Stage::Render => unreachable!("not a CPU pipeline stage"),
+        }
+    }
+
+    fn cpu_stages(&self) -> &'static [Stage] {
+        if self.config.blend_weight > 0.0 {
+            &[
+                Stage::Sample,
+                Stage::Blend,
+                Stage::Hierarchy,
+                Stage::Palette,
+                Stage::Skin,
+            ]
+        } else {
+            &[Stage::Sample, Stage::Hierarchy, Stage::Palette, Stage::Skin]
+        }
+    }
+}
+
+fn sample_instance(rig: &PreparedRig, clip: u16, time_secs: f32, out: &mut [Qvs]) {
+    match rig.clips.get(clip as usize) {
+        Some(clip) => sample_clip(clip, &rig.rest_pose, time_secs, out),
+        None => out[..rig.rest_pose.len()].copy_from_slice(&rig.rest_pose),
+    }
+}
+
+/// Memory per instance, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct MemoryReport {
+    /// The instance struct in the store (clip, time, speed, material, position).
+    pub instance_bytes: usize,
+    /// Per-frame intermediate state: local pose(s), model pose, palette.
+    pub pipeline_state_bytes: usize,
+    /// Heap of the `tree` variant's joint tree (0 for the other variants).
+    pub tree_heap_bytes: usize,
+    /// Skinned output (one instance's slice of the vertex buffer).
+    pub output_bytes: usize,
+}
+
+/// Runs frames for one rig and configuration (see the module docs).
+pub struct Pipeline {
+    rig: Arc<PreparedRig>,
+    config: PipelineConfig,
+    pool: rayon::ThreadPool,
+    layout: GroupLayout,
+    arena: Vec<Line>,
+    trees: Vec<JointTree>,
+    /// One group block per worker for the `fused` schedule: a group's intermediates are
+    /// consumed by the same task, so they need not outlive it, and the same few blocks
+    /// stay in the worker's cache instead of a whole arena streaming through memory.
+    scratch: Vec<std::sync::Mutex<Vec<Line>>>,
+    /// Stand-in output chunks for frames that stop before skinning.
+    no_output: Vec<u8>,
+    clock: StageClock,
+}
+
+impl Pipeline {
+    pub fn new(rig: Arc<PreparedRig>, config: PipelineConfig) -> Result<Self, FrameError> {
+        Self::validate(&rig, &config)?;
+        let pool = Self::build_pool(config.threads)?;
+        Ok(Pipeline {
+            layout: GroupLayout::new(&rig, &config),
+            rig,
+            config,
+            pool,
+            arena: Vec::new(),
+            trees: Vec::new(),
+            scratch: Vec::new(),
+            no_output: Vec::new(),
+            clock: StageClock::default(),
+        })
+    }
+
+    fn validate(rig: &PreparedRig, config: &PipelineConfig) -> Result<(), FrameError> {
+        let max = available_threads();
+        if config.threads == 0 || config.threads > max {
+            return Err(FrameError::Threads {
+                given: config.threads,
+                max,
+            });
+        }
+        if !(0.0..=1.0).contains(&config.blend_weight) {
+            return Err(FrameError::BlendWeight(config.blend_weight));
+        }
+        if let Some(reason) = config.hierarchy.refusal(rig) {
+            return Err(FrameError::Refused {
+                variant: config.hierarchy.name(),
+                rig: rig.name.clone(),
+                reason,
+            });
+        }
+        Ok(())
+    }
+
+    fn build_pool(threads: usize) -> Result<rayon::ThreadPool, FrameError> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("skinbench-worker-{i}"))
+            .build()
+            .map_err(|e| FrameError::Pool(e.to_string()))
+    }
+
+    pub fn rig(&self) -> &Arc<PreparedRig> {
+        &self.rig
+    }
+
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// Switches variants, schedule, threads or blend. On error nothing changes.
+    pub fn set_config(&mut self, config: PipelineConfig) -> Result<(), FrameError> {
+        Self::validate(&self.rig, &config)?;
+        if config.threads != self.config.threads {
+            self.pool = Self::build_pool(config.threads)?;
+        }
+        self.config = config;
+        let layout = GroupLayout::new(&self.rig, &config);
+        if layout != self.layout || config.threads != self.scratch.len() {
+            self.layout = layout;
+            self.arena.clear();
+            self.scratch.clear();
+        }
+        Ok(())
+    }
+
+    /// Bytes between instances in the output buffer.
+    pub fn instance_stride(&self) -> usize {
+        self.config.skin.instance_stride(self.rig.vertex_count())
+    }
+
+    /// Output bytes needed for `instances` instances.
+    pub fn output_bytes(&self, instances: usize) -> usize {
+        instances * self.instance_stride()
+    }
+
+    pub fn memory_report(&self) -> MemoryReport {
+        MemoryReport {
+            instance_bytes: std::mem::size_of::<Instance>(),
+            pipeline_state_bytes: match self.config.schedule {
+                Schedule::Staged => self.layout.lines() * 64 / LANES,
+                // One block per worker, whatever the instance count.
+                Schedule::Fused => 0,
+            },
+            tree_heap_bytes: if self.config.hierarchy == HierarchyVariant::Tree {
+                JointTree::new(&self.rig.skeleton).heap_bytes() + std::mem::size_of::<JointTree>()
+            } else {
+                0
+            },
+            output_bytes: self.instance_stride(),
+        }
+    }
+
+    /// Makes the state fit `n` instances (allocates only when it grows or the layout
+    /// changed): the arena for `staged`, one block per worker for `fused`, and the trees.
+    fn reserve(&mut self, n: usize) {
+        match self.config.schedule {
+            Schedule::Staged => self.reserve_arena(n),
+            Schedule::Fused => {
+                if self.scratch.len() != self.config.threads {
+                    let block = vec![Line([0; 64]); self.layout.lines()];
+                    self.scratch = (0..self.config.threads)
+                        .map(|_| std::sync::Mutex::new(block.clone()))
+                        .collect();
+                }
+            }
+        }
+        if self.trees.len() < n {
+            self.trees.resize_with(n, JointTree::default);
+        }
+        if self.config.hierarchy == HierarchyVariant::Tree {
+            for tree in &mut self.trees[..n] {
+                if !tree.is_built() {
+                    *tree = JointTree::new(&self.rig.skeleton);
+                }
+            }
+        }
+    }
+
+    fn reserve_arena(&mut self, n: usize) {
+        let lines = n.div_ceil(LANES) * self.layout.lines();
+        if self.arena.len() < lines {
+            self.arena.resize(lines, Line([0; 64]));
+        }
+    }
+
+    /// Computes one frame for `instances` into `out` (instance `i` at `i * instance_stride`)
+    /// and returns its timings.
+    pub fn run_frame(
+        &mut self,
+        instances: &[Instance],
+        out: &mut [u8],
+    ) -> Result<StageTimings, FrameError> {
+        self.run_frame_until(instances, out, Stage::Skin)
+    }
+
+    /// Runs the stages up to and including `last` (the bench times the hierarchy without
+    /// skinning; `out` may then be empty).
+    pub fn run_frame_until(
+        &mut self,
+        instances: &[Instance],
+        out: &mut [u8],
+        last: Stage,
+    ) -> Result<StageTimings, FrameError> {
+        let n = instances.len();
+        let stride = self.instance_stride();
+        let needed = if last == Stage::Skin { n * stride } else { 0 };
+        if out.len() < needed {
+            return Err(FrameError::OutputTooSmall {
+                given: out.len(),
+                needed,
+                instances: n,
+            });
+        }
+        if needed > 0 && out.as_ptr() as usize % 16 != 0 {
+            return Err(FrameError::Misaligned);
+        }
+        self.reserve(n);
+        if self.no_output.len() < n.div_ceil(LANES) {
+            self.no_output.resize(n.div_ceil(LANES), 0);
+        }
+        self.clock.reset();
+        let context = FrameContext {
+            rig: &self.rig,
+            config: self.config,
+            layout: self.layout,
+            stride,
+            clock: &self.clock,
+        };
+        let group_lines = self.layout.lines();
+        let trees = &mut self.trees[..n];
+        let stages: &[Stage] = {
+            let all = context.cpu_stages();
+            let end = all
+                .iter()
+                .position(|&s| s == last)
+                .map_or(all.len(), |i| i + 1);
+            &all[..end]
+        };
+        // Without skinning, each group gets a one-byte stand-in so the chunks still zip.
+        let (out, out_chunk) = if needed > 0 {
+            (&mut out[..needed], LANES * stride)
+        } else {
+            (&mut self.no_output[..n.div_ceil(LANES)], 1)
+        };
+        let start = Instant::now();
+        if n > 0 {
+            match self.config.schedule {
+                Schedule::Staged => {
+                    let arena = &mut self.arena[..n.div_ceil(LANES) * group_lines];
+                    self.pool.install(|| {
+                        for &stage in stages {
+                            arena
+                                .par_chunks_mut(group_lines)
+                                .zip(instances.par_chunks(LANES))
+                                .zip(out.par_chunks_mut(out_chunk))
+                                .zip(trees.par_chunks_mut(LANES))
+                                .for_each(|(((block, group), out), trees)| {
+                                    context.run(stage, block, group, out, trees)
+                                });
+                        }
+                    });
+                }
+                Schedule::Fused => {
+                    let scratch = &self.scratch;
+                    self.pool.install(|| {
+                        instances
+                            .par_chunks(LANES)
+                            .zip(out.par_chunks_mut(out_chunk))
+                            .zip(trees.par_chunks_mut(LANES))
+                            .for_each(|((group, out), trees)| {
+                                // Each worker has its own block; the lock is never contended
+                                // (a task runs to completion on its worker without yielding).
+                                let worker =
+                                    rayon::current_thread_index().unwrap_or(0) % scratch.len();
+                                let mut block =
+                                    scratch[worker].lock().unwrap_or_else(|e| e.into_inner());
+                                for &stage in stages {
+                                    context.run(stage, &mut block, group, out, trees);
+                                }
+                            });
+                    });
+                }
+            }
+        }
+        let wall_us = start.elapsed().as_secs_f64() * 1e6;
+        let cpu = self.clock.stage_us(self.config.threads);
+        let mut stage_us = [0.0; 7];
+        stage_us[..5].copy_from_slice(&cpu);
+        Ok(StageTimings {
+            stage_us,
+            gpu_render_us: None,
+            cpu_pipeline_us: wall_us,
+            frame_us: 0.0,
+            threads: self.config.threads,
+            instances: n,
+        })
+    }
+
+    /// The model-space pose (`model_from_joint`) of every instance, computed by the current
+    /// hierarchy variant and converted to 4×4 matrices: for verification, not per frame.
+    pub fn model_poses(&mut self, instances: &[Instance]) -> Vec<Vec<Mat4>> {
+        let n = instances.len();
+        self.reserve(n);
+        self.reserve_arena(n);
+        let joints = self.rig.joint_count();
+        let s = self.rig.joint_stride;
+        let context = FrameContext {
+            rig: &self.rig,
+            config: self.config,
+            layout: self.layout,
+            stride: 0,
+            clock: &self.clock,
+        };
+        let group_lines = self.layout.lines();
+        let mut poses = Vec::with_capacity(n);
+        let mut no_output: [u8; 0] = [];
+        for (g, group) in instances.chunks(LANES).enumerate() {
+            let block = &mut self.arena[g * group_lines..(g + 1) * group_lines];
+            let trees = &mut self.trees[g * LANES..g * LANES + group.len()];
+            for &stage in context.cpu_stages() {
+                if stage == Stage::Palette {
+                    break;
+                }
+                context.run(stage, block, group, &mut no_output, trees);
+            }
+            let parts = split(&self.layout, block);
+            for k in 0..group.len() {
+                let pose: Vec<Mat4> =
+                    match model_ref(self.config.hierarchy.layout(), parts.model, trees) {
+                        ModelPoses::Tree(t) => t[k].joints.iter().map(|j| j.global).collect(),
+                        ModelPoses::Mat4(m) => m[k * s..k * s + joints].to_vec(),
+                        ModelPoses::Qvs(q) => {
+                            q[k * s..k * s + joints].iter().map(Qvs::to_mat4).collect()
+                        }
+                        ModelPoses::Lanes(l) => l[..joints]
+                            .iter()
+                            .map(|m| {
+                                let e = |r: usize, c: usize| m[r * 4 + c].0[k];
+                                Mat4::from_cols_array_2d(&[
+                                    [e(0, 0), e(1, 0), e(2, 0), 0.0],
+                                    [e(0, 1), e(1, 1), e(2, 1), 0.0],
+                                    [e(0, 2), e(1, 2), e(2, 2), 0.0],
+                                    [e(0, 3), e(1, 3), e(2, 3), 1.0],
+                                ])
+                            })
+                            .collect(),
+                    };
+                poses.push(pose);
+            }
+        }
+        poses
+    }
+
+    /// The local pose every instance is given this frame (after the blend): the input of
+    /// the reference hierarchy in verification.
+    pub fn local_pose(&self, instance: &Instance) -> Vec<Qvs> {
+        let rig = &self.rig;
+        let mut locals = rig.rest_pose.clone();
+        sample_instance(rig, instance.clip, instance.time_secs, &mut locals);
+        if self.config.blend_weight > 0.0 {
+            let mut other = rig.rest_pose.clone();
+            sample_instance(rig, instance.blend_clip, instance.time_secs, &mut other);
+            blend_poses(&mut locals, &other, self.config.blend_weight);
+        }
+        locals
+    }
+}

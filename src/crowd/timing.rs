@@ -1,0 +1,227 @@
+//! The one timing mechanism: per-stage clocks for every stage and both schedules, and the
+//! rolling history the panel and the bench read.
+//!
+//! How it works: each worker measures every stage of every group it runs with
+//! `Instant::now()` around the kernel and adds the nanoseconds to its own row of atomic
+//! counters (no contention, no allocation). A frame's stage time is the sum over workers
+//! divided by the worker count: with one thread it is exactly the stage's wall time, with
+//! several it is the per-thread share, so the stages of a frame add up to (at most) the
+//! frame's wall time whichever schedule ran. Upload and render are timed by the GPU side
+//! with the same `Instant` clock and stored in the same struct.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The pipeline stages, in order; the names are used everywhere (UI rows, CLI, reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Sample,
+    Blend,
+    Hierarchy,
+    Palette,
+    Skin,
+    Upload,
+    Render,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 7] = [
+        Stage::Sample,
+        Stage::Blend,
+        Stage::Hierarchy,
+        Stage::Palette,
+        Stage::Skin,
+        Stage::Upload,
+        Stage::Render,
+    ];
+    /// The stages the CPU pipeline runs.
+    pub const CPU: [Stage; 5] = [
+        Stage::Sample,
+        Stage::Blend,
+        Stage::Hierarchy,
+        Stage::Palette,
+        Stage::Skin,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Sample => "sample",
+            Stage::Blend => "blend",
+            Stage::Hierarchy => "hierarchy",
+            Stage::Palette => "palette",
+            Stage::Skin => "skin",
+            Stage::Upload => "upload",
+            Stage::Render => "render",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Timings of one frame, microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StageTimings {
+    /// Per stage, indexed by [`Stage::index`]; `render` is the CPU time to encode and
+    /// submit the frame's draws.
+    pub stage_us: [f64; 7],
+    /// GPU time of the render pass from timestamp queries, where the adapter has them.
+    pub gpu_render_us: Option<f64>,
+    /// Wall time of the CPU pipeline (sample through skin).
+    pub cpu_pipeline_us: f64,
+    /// Wall time of the whole frame (app only; 0 in the bench).
+    pub frame_us: f64,
+    pub threads: usize,
+    pub instances: usize,
+}
+
+impl StageTimings {
+    pub fn get(&self, stage: Stage) -> f64 {
+        self.stage_us[stage.index()]
+    }
+}
+
+/// Upper bound on worker threads the clock has rows for.
+pub const MAX_WORKERS: usize = 256;
+
+/// Per-worker, per-stage nanosecond counters.
+pub struct StageClock {
+    rows: Box<[[AtomicU64; 5]]>,
+}
+
+impl Default for StageClock {
+    fn default() -> Self {
+        StageClock {
+            rows: (0..MAX_WORKERS).map(|_| Default::default()).collect(),
+        }
+    }
+}
+
+impl StageClock {
+    pub fn reset(&self) {
+        for row in self.rows.iter() {
+            for c in row {
+                c.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Runs `f`, charging its duration to `stage` on the calling worker's row.
+    #[inline]
+    pub fn time<R>(&self, stage: Stage, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        let result = f();
+        let worker = rayon::current_thread_index().unwrap_or(0) % MAX_WORKERS;
+        self.rows[worker][stage.index()]
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        result
+    }
+
+    /// Per-stage microseconds: summed over workers, divided by `threads`.
+    pub fn stage_us(&self, threads: usize) -> [f64; 5] {
+        let mut out = [0.0; 5];
+        for row in self.rows.iter() {
+            for (s, c) in row.iter().enumerate() {
+                out[s] += c.load(Ordering::Relaxed) as f64;
+            }
+        }
+        out.map(|ns| ns / 1000.0 / threads.max(1) as f64)
+    }
+}
+
+/// Summary statistics of one stage over a window of frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Stats {
+    pub mean: f64,
+    pub median: f64,
+    pub p95: f64,
+    pub min: f64,
+    pub count: usize,
+}
+
+impl Stats {
+    /// Statistics of `values` (sorted in place).
+    pub fn of(values: &mut [f64]) -> Stats {
+        if values.is_empty() {
+            return Stats::default();
+        }
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        let at = |q: f64| values[((q * (n - 1) as f64).round() as usize).min(n - 1)];
+        Stats {
+            mean: values.iter().sum::<f64>() / n as f64,
+            median: if n % 2 == 1 {
+                values[n / 2]
+            } else {
+                0.5 * (values[n / 2 - 1] + values[n / 2])
+            },
+            p95: at(0.95),
+            min: values[0],
+            count: n,
+        }
+    }
+}
+
+/// A rolling window of frame timings (like egui's `FrameHistory`).
+#[derive(Clone, Debug)]
+pub struct TimingHistory {
+    frames: std::collections::VecDeque<(Instant, StageTimings)>,
+    capacity: usize,
+    scratch: Vec<f64>,
+}
+
+impl TimingHistory {
+    pub fn new(capacity: usize) -> Self {
+        TimingHistory {
+            frames: std::collections::VecDeque::with_capacity(capacity),
+            capacity,
+            scratch: Vec::with_capacity(capacity),
+        }
+    }
+
+    pub fn push(&mut self, timings: StageTimings) {
+        if self.frames.len() == self.capacity {
+            self.frames.pop_front();
+        }
+        self.frames.push_back((Instant::now(), timings));
+    }
+
+    pub fn clear(&mut self) {
+        self.frames.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    pub fn latest(&self) -> Option<&StageTimings> {
+        self.frames.back().map(|(_, t)| t)
+    }
+
+    /// Frames in the window, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &StageTimings> {
+        self.frames.iter().map(|(_, t)| t)
+    }
+
+    /// Statistics of `value` over the frames of the last `window` (all frames if `None`).
+    pub fn stats(
+        &mut self,
+        window: Option<Duration>,
+        value: impl Fn(&StageTimings) -> f64,
+    ) -> Stats {
+        let now = Instant::now();
+        self.scratch.clear();
+        for (at, t) in &self.frames {
+            if window.is_none_or(|w| now.duration_since(*at) <= w) {
+                self.scratch.push(value(t));
+            }
+        }
+        Stats::of(&mut self.scratch)
+    }
+}

@@ -1,0 +1,486 @@
+//! Eight-lane f32 vectors and run-time CPU-feature dispatch for the `simd` variants.
+//!
+//! How it works: kernels are written once, generic over [`Simd`], a small set of vector
+//! operations on a token type. [`Avx2`] implements them with AVX2/FMA intrinsics on
+//! `__m256` (one instruction each); its token can only be obtained from
+//! [`Avx2::detect`], so holding one proves the CPU has the features, and the kernels are
+//! entered through `#[target_feature(enable = "avx2,fma")]` functions so every intrinsic
+//! is inlined. [`Portable`] implements the same operations on `[f32; 8]` arrays (the
+//! compiler's baseline vectors: SSE2 on x86-64, NEON on aarch64). The same binary runs
+//! everywhere and uses AVX2/FMA where present.
+//!
+//! Storage is always [`F32x8`] (32-byte aligned `[f32; 8]`); lane `k` of a vector is
+//! instance `k` of a group. All instances share the skeleton and mesh, so every lane reads
+//! the same joint index and weight, and nothing is gathered.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::prepare::VertexF4;
+
+/// Instances per SIMD group.
+pub const LANES: usize = 8;
+
+/// Eight f32 lanes, 32-byte aligned (one AVX register).
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct F32x8(pub [f32; LANES]);
+
+impl F32x8 {
+    pub const ZERO: F32x8 = F32x8([0.0; LANES]);
+}
+
+/// A 3×4 affine matrix per lane, row-major: element (row, column) is `m[row * 4 + column]`.
+/// `[F32x8; 12]` is 384 bytes: one joint's matrices of eight instances, contiguous.
+pub type Lanes3x4 = [F32x8; 12];
+
+/// The vector operations the lane kernels use.
+pub trait Simd: Copy {
+    type V: Copy;
+    fn splat(self, x: f32) -> Self::V;
+    fn load(self, x: &F32x8) -> Self::V;
+    fn store(self, x: &mut F32x8, v: Self::V);
+    fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
+    fn mul(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a * b + c` (one rounding with FMA).
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+
+    /// Joint `joint` of eight instances' local poses (instance `k` at `k * stride`) as
+    /// lanes: rotation x, y, z, w, translation x, y, z, scale x, y, z.
+    fn load_qvs_lanes(
+        self,
+        locals: &[crate::anim::Qvs],
+        stride: usize,
+        joint: usize,
+    ) -> [Self::V; 10];
+
+    /// Writes vertex `v` of all eight instances: lane `k` of `position` (w = 1) and
+    /// `normal` (w = 0) goes to `outs[k][v]`.
+    ///
+    /// # Safety
+    /// Every `outs[k]` must be valid for writing a `VertexF4` at index `v`.
+    unsafe fn store_vertices(
+        self,
+        outs: &[*mut VertexF4; LANES],
+        v: usize,
+        position: [Self::V; 3],
+        normal: [Self::V; 3],
+    );
+}
+
+/// Plain arrays; the compiler vectorizes what it can for the build target.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Portable;
+
+impl Simd for Portable {
+    type V = F32x8;
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> F32x8 {
+        F32x8([x; LANES])
+    }
+    #[inline(always)]
+    fn load(self, x: &F32x8) -> F32x8 {
+        *x
+    }
+    #[inline(always)]
+    fn store(self, x: &mut F32x8, v: F32x8) {
+        *x = v;
+    }
+    #[inline(always)]
+    fn add(self, mut a: F32x8, b: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] += b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn sub(self, mut a: F32x8, b: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] -= b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn mul(self, mut a: F32x8, b: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] *= b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn mul_add(self, mut a: F32x8, b: F32x8, c: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] = a.0[i] * b.0[i] + c.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn load_qvs_lanes(
+        self,
+        locals: &[crate::anim::Qvs],
+        stride: usize,
+        joint: usize,
+    ) -> [F32x8; 10] {
+        let mut v = [F32x8::ZERO; 10];
+        for k in 0..LANES {
+            let q = &locals[k * stride + joint];
+            let values = [
+                q.rotation.x,
+                q.rotation.y,
+                q.rotation.z,
+                q.rotation.w,
+                q.translation.x,
+                q.translation.y,
+                q.translation.z,
+                q.scale.x,
+                q.scale.y,
+                q.scale.z,
+            ];
+            for (c, value) in values.into_iter().enumerate() {
+                v[c].0[k] = value;
+            }
+        }
+        v
+    }
+
+    #[inline(always)]
+    unsafe fn store_vertices(
+        self,
+        outs: &[*mut VertexF4; LANES],
+        v: usize,
+        position: [F32x8; 3],
+        normal: [F32x8; 3],
+    ) {
+        for (k, out) in outs.iter().enumerate() {
+            let vertex = VertexF4 {
+                position: [position[0].0[k], position[1].0[k], position[2].0[k], 1.0],
+                normal: [normal[0].0[k], normal[1].0[k], normal[2].0[k], 0.0],
+            };
+            // SAFETY: the caller guarantees `out` is valid for index `v`.
+            unsafe { out.add(v).write(vertex) };
+        }
+    }
+}
+
+/// AVX2 + FMA on `__m256`. The token proves the CPU has both features.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2 {
+    _proof: (),
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// The token, if this CPU has AVX2 and FMA.
+    pub fn detect() -> Option<Avx2> {
+        (std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"))
+            .then_some(Avx2 { _proof: () })
+    }
+}
+
+// SAFETY (every `unsafe` block in this impl): an `Avx2` value exists only if `detect`
+// found AVX2 and FMA, so the intrinsics are supported; loads and stores go through
+// `F32x8`, which is 32-byte aligned. The methods are `#[inline(always)]` and the kernels
+// call them from `#[target_feature(enable = "avx2,fma")]` functions, where they compile to
+// single instructions.
+#[cfg(target_arch = "x86_64")]
+impl Simd for Avx2 {
+    type V = std::arch::x86_64::__m256;
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn load(self, x: &F32x8) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_load_ps(x.0.as_ptr()) }
+    }
+    #[inline(always)]
+    fn store(self, x: &mut F32x8, v: Self::V) {
+        unsafe { std::arch::x86_64::_mm256_store_ps(x.0.as_mut_ptr(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: Self::V, b: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_sub_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul(self, a: Self::V, b: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_mul_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_fmadd_ps(a, b, c) }
+    }
+
+    /// Three 16-byte loads per instance, then an in-register 4×4 transpose in each
+    /// 128-bit half: 24 loads and 36 shuffles for 80 values instead of 80 inserts.
+    #[inline(always)]
+    fn load_qvs_lanes(
+        self,
+        locals: &[crate::anim::Qvs],
+        stride: usize,
+        joint: usize,
+    ) -> [Self::V; 10] {
+        use std::arch::x86_64::*;
+        assert!(locals.len() > (LANES - 1) * stride + joint);
+        let base = locals[joint..].as_ptr() as *const f32;
+        // SAFETY: see the impl comment; instance k's joint is `locals[k * stride + joint]`,
+        // in bounds (asserted above); `Qvs` is 16-byte aligned, so each of its three
+        // 16-byte parts is an aligned load. No closures: they would not inherit AVX.
+        unsafe {
+            macro_rules! transposed {
+                ($part:expr) => {{
+                    let a0 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 0, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 4, $part)),
+                    );
+                    let a1 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 1, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 5, $part)),
+                    );
+                    let a2 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 2, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 6, $part)),
+                    );
+                    let a3 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 3, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 7, $part)),
+                    );
+                    let t0 = _mm256_unpacklo_ps(a0, a1);
+                    let t1 = _mm256_unpacklo_ps(a2, a3);
+                    let t2 = _mm256_unpackhi_ps(a0, a1);
+                    let t3 = _mm256_unpackhi_ps(a2, a3);
+                    [
+                        _mm256_shuffle_ps::<0x44>(t0, t1),
+                        _mm256_shuffle_ps::<0xEE>(t0, t1),
+                        _mm256_shuffle_ps::<0x44>(t2, t3),
+                        _mm256_shuffle_ps::<0xEE>(t2, t3),
+                    ]
+                }};
+            }
+            let r = transposed!(0);
+            let t = transposed!(1);
+            let sc = transposed!(2);
+            [
+                r[0], r[1], r[2], r[3], t[0], t[1], t[2], sc[0], sc[1], sc[2],
+            ]
+        }
+    }
+
+    /// An 8×4 transpose in registers (unpack, shuffle, permute) and eight 32-byte stores,
+    /// instead of 48 lane extractions.
+    #[inline(always)]
+    unsafe fn store_vertices(
+        self,
+        outs: &[*mut VertexF4; LANES],
+        v: usize,
+        position: [Self::V; 3],
+        normal: [Self::V; 3],
+    ) {
+        use std::arch::x86_64::*;
+        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v` is
+        // writable. No closures here: a closure would not inherit the target features.
+        unsafe {
+            macro_rules! quads {
+                ($x:expr, $y:expr, $z:expr, $w:expr) => {{
+                    let t0 = _mm256_unpacklo_ps($x, $y);
+                    let t1 = _mm256_unpackhi_ps($x, $y);
+                    let t2 = _mm256_unpacklo_ps($z, $w);
+                    let t3 = _mm256_unpackhi_ps($z, $w);
+                    [
+                        _mm256_shuffle_ps::<0x44>(t0, t2),
+                        _mm256_shuffle_ps::<0xEE>(t0, t2),
+                        _mm256_shuffle_ps::<0x44>(t1, t3),
+                        _mm256_shuffle_ps::<0xEE>(t1, t3),
+                    ]
+                }};
+            }
+            // p[i] = (vertex of lane i | vertex of lane i + 4), same for n.
+            let p = quads!(position[0], position[1], position[2], _mm256_set1_ps(1.0));
+            let n = quads!(normal[0], normal[1], normal[2], _mm256_setzero_ps());
+            for i in 0..4 {
+                let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
+                let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
+                _mm256_storeu_ps(outs[i].add(v) as *mut f32, low);
+                _mm256_storeu_ps(outs[i + 4].add(v) as *mut f32, high);
+            }
+        }
+    }
+}
+
+/// Address of part `part` (0 rotation, 1 translation, 2 scale) of instance `k`'s joint,
+/// `base` pointing at instance 0's joint and instances `stride` joints apart.
+///
+/// # Safety
+/// The address must lie inside the slice `base` was taken from.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn qvs_part(base: *const f32, stride: usize, k: usize, part: usize) -> *const f32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { base.add(k * stride * 12 + part * 4) }
+}
+
+/// Which instruction set the `simd` kernels run with on this machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum SimdLevel {
+    /// x86-64 with AVX2 and FMA: 8 lanes per instruction, fused multiply-add.
+    Avx2Fma,
+    /// Everything else: the compiler's baseline vectors (SSE2 on x86-64, NEON on aarch64).
+    Portable,
+}
+
+impl SimdLevel {
+    pub fn detect() -> SimdLevel {
+        #[cfg(target_arch = "x86_64")]
+        if Avx2::detect().is_some() {
+            return SimdLevel::Avx2Fma;
+        }
+        SimdLevel::Portable
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SimdLevel::Avx2Fma => "AVX2+FMA",
+            SimdLevel::Portable => "portable",
+        }
+    }
+}
+
+/// Runs `$body` (a generic function call taking a `Simd` token) with AVX2 when the CPU
+/// has it, else with [`Portable`]. `$name` becomes the `#[target_feature]` wrapper.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! dispatch_simd {
+    (fn $name:ident($($arg:ident : $ty:ty),*) -> $ret:ty { $kernel:ident }) => {
+        fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,fma")]
+                fn with_avx2(token: $crate::simd::Avx2, $($arg: $ty),*) -> $ret {
+                    $kernel(token, $($arg),*)
+                }
+                if let Some(token) = $crate::simd::Avx2::detect() {
+                    // SAFETY: `detect` proved the CPU supports AVX2 and FMA, which is
+                    // all `with_avx2`'s target features require.
+                    return unsafe { with_avx2(token, $($arg),*) };
+                }
+            }
+            $kernel($crate::simd::Portable, $($arg),*)
+        }
+    };
+}
+
+// The helpers below use plain loops, not closures (`array::from_fn` and friends): a
+// closure is a separate function that does not inherit the caller's target features,
+// and if it is not inlined its intrinsics are not either.
+
+/// `a * b` for two affine 3×4 matrices per lane (the implied bottom rows are 0 0 0 1).
+#[inline(always)]
+pub fn mul_3x4<S: Simd>(s: S, a: &[S::V; 12], b: &[S::V; 12]) -> [S::V; 12] {
+    let mut c = *a;
+    for r in 0..3 {
+        for col in 0..4 {
+            let mut acc = s.mul(a[r * 4], b[col]);
+            acc = s.mul_add(a[r * 4 + 1], b[4 + col], acc);
+            acc = s.mul_add(a[r * 4 + 2], b[8 + col], acc);
+            if col == 3 {
+                acc = s.add(acc, a[r * 4 + 3]);
+            }
+            c[r * 4 + col] = acc;
+        }
+    }
+    c
+}
+
+/// `a * b` where `a` is the same affine matrix in every lane (3 rows of 4).
+#[inline(always)]
+pub fn mul_3x4_left_scalar<S: Simd>(s: S, a: &[[f32; 4]; 3], b: &[S::V; 12]) -> [S::V; 12] {
+    let mut c = *b;
+    for r in 0..3 {
+        for col in 0..4 {
+            let mut acc = s.mul(b[col], s.splat(a[r][0]));
+            acc = s.mul_add(b[4 + col], s.splat(a[r][1]), acc);
+            acc = s.mul_add(b[8 + col], s.splat(a[r][2]), acc);
+            if col == 3 {
+                acc = s.add(acc, s.splat(a[r][3]));
+            }
+            c[r * 4 + col] = acc;
+        }
+    }
+    c
+}
+
+/// `a * b` where `b` is the same affine matrix in every lane (3 rows of 4).
+#[inline(always)]
+pub fn mul_3x4_right_scalar<S: Simd>(s: S, a: &[S::V; 12], b: &[[f32; 4]; 3]) -> [S::V; 12] {
+    let mut c = *a;
+    for r in 0..3 {
+        for col in 0..4 {
+            let mut acc = s.mul(a[r * 4], s.splat(b[0][col]));
+            acc = s.mul_add(a[r * 4 + 1], s.splat(b[1][col]), acc);
+            acc = s.mul_add(a[r * 4 + 2], s.splat(b[2][col]), acc);
+            if col == 3 {
+                acc = s.add(acc, a[r * 4 + 3]);
+            }
+            c[r * 4 + col] = acc;
+        }
+    }
+    c
+}
+
+/// Translation * rotation * scale as a 3×4 matrix per lane (`q` = x, y, z, w).
+#[inline(always)]
+pub fn trs_to_3x4<S: Simd>(s: S, q: [S::V; 4], t: [S::V; 3], scale: [S::V; 3]) -> [S::V; 12] {
+    let [x, y, z, w] = q;
+    let (x2, y2, z2) = (s.add(x, x), s.add(y, y), s.add(z, z));
+    let (xx, yy, zz) = (s.mul(x, x2), s.mul(y, y2), s.mul(z, z2));
+    let (xy, xz, yz) = (s.mul(x, y2), s.mul(x, z2), s.mul(y, z2));
+    let (wx, wy, wz) = (s.mul(w, x2), s.mul(w, y2), s.mul(w, z2));
+    let one = s.splat(1.0);
+    [
+        s.mul(s.sub(one, s.add(yy, zz)), scale[0]),
+        s.mul(s.sub(xy, wz), scale[1]),
+        s.mul(s.add(xz, wy), scale[2]),
+        t[0],
+        s.mul(s.add(xy, wz), scale[0]),
+        s.mul(s.sub(one, s.add(xx, zz)), scale[1]),
+        s.mul(s.sub(yz, wx), scale[2]),
+        t[1],
+        s.mul(s.sub(xz, wy), scale[0]),
+        s.mul(s.add(yz, wx), scale[1]),
+        s.mul(s.sub(one, s.add(xx, yy)), scale[2]),
+        t[2],
+    ]
+}
+
+/// Loads one joint's lane matrices into registers.
+#[inline(always)]
+pub fn load_3x4<S: Simd>(s: S, m: &Lanes3x4) -> [S::V; 12] {
+    let mut v = [s.splat(0.0); 12];
+    for e in 0..12 {
+        v[e] = s.load(&m[e]);
+    }
+    v
+}
+
+/// Stores lane matrices.
+#[inline(always)]
+pub fn store_3x4<S: Simd>(s: S, m: &mut Lanes3x4, v: [S::V; 12]) {
+    for (dst, v) in m.iter_mut().zip(v) {
+        s.store(dst, v);
+    }
+}
+
+/// Rows 0..3 of an affine `Mat4` as plain arrays.
+pub fn rows_3x4(m: &glam::Mat4) -> [[f32; 4]; 3] {
+    [
+        m.row(0).to_array(),
+        m.row(1).to_array(),
+        m.row(2).to_array(),
+    ]
+}

@@ -1,0 +1,222 @@
+//! skin: palette + prepared vertices → skinned positions and normals.
+//!
+//! How it works: one file per variant, each the cumulative seed-004 step of DESIGN §2:
+//! `naive` (4 influences, 4×4 weighted sum, interleaved float3 output with the uv copied),
+//! `split` (only the skinned stream is written), `float4` (16-byte aligned float4 in and
+//! out), `sorted` (four loops by influence count), `tuned` (3×4 palette, checks hoisted),
+//! `simd` (eight instances per register). Every variant is checked against
+//! [`reference`], the f64 oracle.
+//!
+//! Output: each instance owns one slice of the caller's buffer, `instance_stride` bytes
+//! apart (a multiple of 256, so slices are cache-line and GPU-offset aligned and no two
+//! threads ever write the same cache line).
+
+pub mod float4;
+pub mod naive;
+pub mod reference;
+pub mod simd;
+pub mod sorted;
+pub mod split;
+pub mod tuned;
+
+use crate::anim::palette::{PaletteLayout, Palettes};
+use crate::prepare::{PreparedRig, VertexF3, VertexF4, VertexInterleaved};
+use crate::simd::LANES;
+use crate::variant::Variant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkinVariant {
+    Naive,
+    Split,
+    Float4,
+    Sorted,
+    Tuned,
+    Simd,
+}
+
+impl Variant for SkinVariant {
+    const STAGE: &'static str = "skin";
+    const ALL: &'static [Self] = &[
+        Self::Naive,
+        Self::Split,
+        Self::Float4,
+        Self::Sorted,
+        Self::Tuned,
+        Self::Simd,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Naive => "naive",
+            Self::Split => "split",
+            Self::Float4 => "float4",
+            Self::Sorted => "sorted",
+            Self::Tuned => "tuned",
+            Self::Simd => "simd",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Self::Naive => {
+                "always 4 influences, weighted 4x4 sum, interleaved float3 pos/normal + float2 uv out, uv copied every frame"
+            }
+            Self::Split => {
+                "+ only the skinned stream (pos, normal) is written; the uv stream is static"
+            }
+            Self::Float4 => "+ float4 source and destination, 16-byte aligned",
+            Self::Sorted => "+ vertices sorted by influence count, four specialised loops",
+            Self::Tuned => "+ 3x4 palette, FMA-friendly, bounds checks hoisted by validating once",
+            Self::Simd => {
+                "8 instances per register (palettes SoA, lane = instance), AVX2/FMA detected at run time"
+            }
+        }
+    }
+}
+
+/// How a variant's output vertices look in memory (and so on the GPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// `VertexInterleaved`: float3 position, float3 normal, float2 uv (32 bytes).
+    Interleaved,
+    /// `VertexF3`: float3 position, float3 normal (24 bytes).
+    Float3,
+    /// `VertexF4`: float4 position, float4 normal (32 bytes, 16-byte aligned).
+    Float4,
+}
+
+impl OutputFormat {
+    pub fn vertex_size(self) -> usize {
+        match self {
+            OutputFormat::Interleaved => std::mem::size_of::<VertexInterleaved>(),
+            OutputFormat::Float3 => std::mem::size_of::<VertexF3>(),
+            OutputFormat::Float4 => std::mem::size_of::<VertexF4>(),
+        }
+    }
+}
+
+/// Alignment of every instance's output slice, in bytes.
+pub const INSTANCE_ALIGN: usize = 256;
+
+impl SkinVariant {
+    pub fn palette_layout(self) -> PaletteLayout {
+        match self {
+            Self::Naive | Self::Split | Self::Float4 | Self::Sorted => PaletteLayout::Mat4,
+            Self::Tuned => PaletteLayout::Mat3x4,
+            Self::Simd => PaletteLayout::Lanes,
+        }
+    }
+
+    pub fn output_format(self) -> OutputFormat {
+        match self {
+            Self::Naive => OutputFormat::Interleaved,
+            Self::Split => OutputFormat::Float3,
+            _ => OutputFormat::Float4,
+        }
+    }
+
+    /// Whether the output is in influence-sorted vertex order (else file order).
+    pub fn sorted_order(self) -> bool {
+        matches!(self, Self::Sorted | Self::Tuned | Self::Simd)
+    }
+
+    /// Bytes between consecutive instances' output slices.
+    pub fn instance_stride(self, vertex_count: usize) -> usize {
+        (vertex_count * self.output_format().vertex_size()).next_multiple_of(INSTANCE_ALIGN)
+    }
+}
+
+/// Skins one group: `out` holds the group's instance slices (`active` of them,
+/// `stride` bytes apart, 16-byte aligned).
+pub fn run_group(
+    variant: SkinVariant,
+    rig: &PreparedRig,
+    palettes: Palettes,
+    out: &mut [u8],
+    stride: usize,
+    active: usize,
+) {
+    debug_assert!(active <= LANES);
+    let s = rig.joint_stride;
+    let bytes = rig.vertex_count() * variant.output_format().vertex_size();
+    match (variant, palettes) {
+        (SkinVariant::Simd, Palettes::Lanes(p)) => simd::run(rig, p, out, stride, active),
+        (variant, palettes) => {
+            for (k, slice) in out.chunks_mut(stride).enumerate().take(active) {
+                let slice = &mut slice[..bytes];
+                match (variant, palettes) {
+                    (SkinVariant::Naive, Palettes::Mat4(p)) => naive::run(
+                        &rig.mesh,
+                        &p[k * s..k * s + s],
+                        bytemuck::cast_slice_mut(slice),
+                    ),
+                    (SkinVariant::Split, Palettes::Mat4(p)) => split::run(
+                        &rig.mesh,
+                        &p[k * s..k * s + s],
+                        bytemuck::cast_slice_mut(slice),
+                    ),
+                    (SkinVariant::Float4, Palettes::Mat4(p)) => float4::run(
+                        &rig.mesh,
+                        &p[k * s..k * s + s],
+                        bytemuck::cast_slice_mut(slice),
+                    ),
+                    (SkinVariant::Sorted, Palettes::Mat4(p)) => sorted::run(
+                        &rig.mesh.sorted,
+                        &p[k * s..k * s + s],
+                        bytemuck::cast_slice_mut(slice),
+                    ),
+                    (SkinVariant::Tuned, Palettes::Mat3x4(p)) => tuned::run(
+                        &rig.mesh.sorted,
+                        &p[k * s..k * s + s],
+                        bytemuck::cast_slice_mut(slice),
+                    ),
+                    _ => panic!("skin variant {variant:?} given the wrong palette layout"),
+                }
+            }
+        }
+    }
+}
+
+/// Reads one instance's output back in file vertex order, as (positions, normals).
+pub fn read_instance(
+    variant: SkinVariant,
+    rig: &PreparedRig,
+    bytes: &[u8],
+) -> (Vec<glam::Vec3>, Vec<glam::Vec3>) {
+    use glam::Vec3;
+    let n = rig.vertex_count();
+    let size = variant.output_format().vertex_size();
+    let bytes = &bytes[..n * size];
+    let (mut positions, mut normals): (Vec<Vec3>, Vec<Vec3>) = match variant.output_format() {
+        OutputFormat::Interleaved => bytemuck::pod_collect_to_vec::<u8, VertexInterleaved>(bytes)
+            .iter()
+            .map(|v| (Vec3::from(v.position), Vec3::from(v.normal)))
+            .unzip(),
+        OutputFormat::Float3 => bytemuck::pod_collect_to_vec::<u8, VertexF3>(bytes)
+            .iter()
+            .map(|v| (Vec3::from(v.position), Vec3::from(v.normal)))
+            .unzip(),
+        OutputFormat::Float4 => bytemuck::pod_collect_to_vec::<u8, VertexF4>(bytes)
+            .iter()
+            .map(|v| {
+                (
+                    Vec3::from_slice(&v.position[..3]),
+                    Vec3::from_slice(&v.normal[..3]),
+                )
+            })
+            .unzip(),
+    };
+    if variant.sorted_order() {
+        let order = &rig.mesh.sorted.original_of_sorted;
+        let mut p = vec![Vec3::ZERO; n];
+        let mut q = vec![Vec3::ZERO; n];
+        for (sorted, &original) in order.iter().enumerate() {
+            p[original as usize] = positions[sorted];
+            q[original as usize] = normals[sorted];
+        }
+        positions = p;
+        normals = q;
+    }
+    (positions, normals)
+}

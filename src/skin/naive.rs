@@ -1,0 +1,30 @@
+//! `naive`: seed 004's first version.
+//!
+//! How it works: every vertex blends four 4×4 palette matrices (unused influences weigh
+//! 0 and are multiplied anyway), transforms position and normal, and writes the
+//! interleaved float3/float3/float2 vertex, copying the uv that never changes.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::prepare::{PreparedMesh, VertexInterleaved};
+
+// The seed's loop, indexing every array by vertex, kept as written.
+#[allow(clippy::needless_range_loop)]
+pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut [VertexInterleaved]) {
+    for v in 0..mesh.vertex_count {
+        let j = mesh.joints4[v];
+        let w = mesh.weights4[v];
+        let m = palette[j[0] as usize] * w[0]
+            + palette[j[1] as usize] * w[1]
+            + palette[j[2] as usize] * w[2]
+            + palette[j[3] as usize] * w[3];
+        let src = &mesh.interleaved[v];
+        let position = m * Vec3::from(src.position).extend(1.0);
+        let normal = m * Vec4::from((Vec3::from(src.normal), 0.0));
+        out[v] = VertexInterleaved {
+            position: position.truncate().to_array(),
+            normal: normal.truncate().to_array(),
+            uv: src.uv,
+        };
+    }
+}

@@ -1,0 +1,125 @@
+//! After warm-up, a frame allocates nothing.
+//!
+//! A counting global allocator records every allocation made while frames run. The
+//! pipeline's own code allocates nothing per frame; the only allocations are rayon's: each
+//! `ThreadPool::install` from outside the pool pushes one job onto rayon's global
+//! injector queue, a crossbeam linked list that allocates a new 63-slot block every 63
+//! pushes. The test proves the pipeline allocates nothing by checking that every
+//! allocation seen is exactly that block (same size, at most one per 63 frames).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use skinbench::anim::hierarchy::HierarchyVariant;
+use skinbench::crowd::pipeline::available_threads;
+use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule};
+use skinbench::prepare::PreparedRig;
+use skinbench::skin::SkinVariant;
+use skinbench::variant::Variant;
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static SIZES: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+thread_local! {
+    static IN_HOOK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+// SAFETY: forwards to the system allocator; the bookkeeping never allocates while
+// recording (the Vec has reserved capacity, and re-entrance is guarded).
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) && !IN_HOOK.with(|h| h.replace(true)) {
+            if let Ok(mut sizes) = SIZES.try_lock()
+                && sizes.len() < sizes.capacity()
+            {
+                sizes.push(layout.size());
+            }
+            IN_HOOK.with(|h| h.set(false));
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Size of crossbeam-deque's `Block<rayon_core::job::JobRef>`: 63 slots of a 16-byte job
+/// reference plus an 8-byte state word, and the `next` pointer.
+const INJECTOR_BLOCK_BYTES: usize = 63 * (16 + 8) + 8;
+
+#[test]
+fn steady_state_frames_allocate_nothing() {
+    SIZES.lock().unwrap().reserve(100_000);
+    let rig = Arc::new(PreparedRig::reference());
+    let mut crowd = InstanceStore::new();
+    crowd.resize(100, &rig, 2.0);
+    let threads: Vec<usize> = if available_threads() >= 2 {
+        vec![1, 2]
+    } else {
+        vec![1]
+    };
+    let frames = 200;
+    for &hierarchy in &[
+        HierarchyVariant::Flat,
+        HierarchyVariant::FlatQvs,
+        HierarchyVariant::Simd,
+    ] {
+        for &skin in &[SkinVariant::Sorted, SkinVariant::Tuned, SkinVariant::Simd] {
+            for &t in &threads {
+                for &schedule in Schedule::ALL {
+                    let config = PipelineConfig {
+                        hierarchy,
+                        skin,
+                        schedule,
+                        threads: t,
+                        blend_weight: 0.0,
+                    };
+                    let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
+                    let mut out = vec![glam::Vec4::ZERO; pipeline.output_bytes(crowd.len()) / 16];
+                    // Warm-up: buffers are sized here.
+                    for _ in 0..3 {
+                        crowd.advance(0.016);
+                        pipeline
+                            .run_frame(crowd.as_slice(), bytemuck::cast_slice_mut(&mut out))
+                            .unwrap();
+                    }
+                    SIZES.lock().unwrap().clear();
+                    COUNTING.store(true, Ordering::SeqCst);
+                    for _ in 0..frames {
+                        crowd.advance(0.016);
+                        pipeline
+                            .run_frame(crowd.as_slice(), bytemuck::cast_slice_mut(&mut out))
+                            .unwrap();
+                    }
+                    COUNTING.store(false, Ordering::SeqCst);
+                    let sizes = SIZES.lock().unwrap().clone();
+                    let label = format!(
+                        "{} {} {} threads {t}",
+                        hierarchy.name(),
+                        skin.name(),
+                        schedule.name()
+                    );
+                    assert!(
+                        sizes.iter().all(|&s| s == INJECTOR_BLOCK_BYTES),
+                        "{label}: allocations other than rayon's injector block: {sizes:?}"
+                    );
+                    assert!(
+                        sizes.len() <= frames / 63 + 1,
+                        "{label}: {} allocations in {frames} frames",
+                        sizes.len()
+                    );
+                }
+            }
+        }
+    }
+}
