@@ -33,7 +33,7 @@ use crate::anim::palette::{self, PaletteLayout, Palettes, PalettesMut};
 use crate::anim::sample::sample_clip;
 use crate::prepare::PreparedRig;
 use crate::simd::{LANES, Lanes3x4};
-use crate::skin::{self, SkinVariant};
+use crate::skin::{self, Dest, SkinVariant};
 use crate::variant::Variant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -250,7 +250,7 @@ impl FrameContext<'_> {
         stage: Stage,
         block: &mut [Line],
         instances: &[Instance],
-        out: &mut [u8],
+        out: Dest<u8>,
         trees: &mut [JointTree],
     ) {
         let rig = self.rig;
@@ -503,6 +503,17 @@ impl Pipeline {
         out: &mut [u8],
         last: Stage,
     ) -> Result<StageTimings, FrameError> {
+        self.run_frame_into(instances, Dest::from_mut(out), last)
+    }
+
+    /// As [`Self::run_frame_until`], into a write-only destination (for example mapped GPU
+    /// staging memory, which must not be read or viewed as a `&mut [u8]`).
+    pub fn run_frame_into(
+        &mut self,
+        instances: &[Instance],
+        mut out: Dest<u8>,
+        last: Stage,
+    ) -> Result<StageTimings, FrameError> {
         let n = instances.len();
         let stride = self.instance_stride();
         let needed = if last == Stage::Skin { n * stride } else { 0 };
@@ -513,7 +524,7 @@ impl Pipeline {
                 instances: n,
             });
         }
-        if needed > 0 && out.as_ptr() as usize % 16 != 0 {
+        if needed > 0 && out.as_mut_ptr() as usize % 16 != 0 {
             return Err(FrameError::Misaligned);
         }
         self.reserve(n);
@@ -539,10 +550,10 @@ impl Pipeline {
             &all[..end]
         };
         // Without skinning, each group gets a one-byte stand-in so the chunks still zip.
-        let (out, out_chunk) = if needed > 0 {
-            (&mut out[..needed], LANES * stride)
+        let (mut out, out_chunk) = if needed > 0 {
+            (out.range(0, needed), LANES * stride)
         } else {
-            (&mut self.no_output[..n.div_ceil(LANES)], 1)
+            (Dest::from_mut(&mut self.no_output[..n.div_ceil(LANES)]), 1)
         };
         let start = Instant::now();
         if n > 0 {
@@ -554,7 +565,7 @@ impl Pipeline {
                             arena
                                 .par_chunks_mut(group_lines)
                                 .zip(instances.par_chunks(LANES))
-                                .zip(out.par_chunks_mut(out_chunk))
+                                .zip(out.range(0, out.len()).par_chunks(out_chunk))
                                 .zip(trees.par_chunks_mut(LANES))
                                 .for_each(|(((block, group), out), trees)| {
                                     context.run(stage, block, group, out, trees)
@@ -567,9 +578,9 @@ impl Pipeline {
                     self.pool.install(|| {
                         instances
                             .par_chunks(LANES)
-                            .zip(out.par_chunks_mut(out_chunk))
+                            .zip(out.par_chunks(out_chunk))
                             .zip(trees.par_chunks_mut(LANES))
-                            .for_each(|((group, out), trees)| {
+                            .for_each(|((group, mut out), trees)| {
                                 // Each worker has its own block; the lock is never contended
                                 // (a task runs to completion on its worker without yielding).
                                 let worker =
@@ -577,7 +588,13 @@ impl Pipeline {
                                 let mut block =
                                     scratch[worker].lock().unwrap_or_else(|e| e.into_inner());
                                 for &stage in stages {
-                                    context.run(stage, &mut block, group, out, trees);
+                                    context.run(
+                                        stage,
+                                        &mut block,
+                                        group,
+                                        out.range(0, out.len()),
+                                        trees,
+                                    );
                                 }
                             });
                     });
@@ -623,7 +640,7 @@ impl Pipeline {
                 if stage == Stage::Palette {
                     break;
                 }
-                context.run(stage, block, group, &mut no_output, trees);
+                context.run(stage, block, group, Dest::from_mut(&mut no_output), trees);
             }
             let parts = split(&self.layout, block);
             for k in 0..group.len() {

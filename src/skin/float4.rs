@@ -6,22 +6,26 @@
 
 use glam::{Mat4, Vec4};
 
+use super::Dest;
 use crate::prepare::{PreparedMesh, VertexF4};
 
-pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut [VertexF4]) {
+pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut Dest<VertexF4>) {
     let n = mesh.vertex_count;
-    for ((dst, src), (j, w)) in out[..n]
-        .iter_mut()
-        .zip(&mesh.source_f4[..n])
+    for (v, (src, (j, w))) in mesh.source_f4[..n]
+        .iter()
         .zip(mesh.joints4[..n].iter().zip(&mesh.weights4[..n]))
+        .enumerate()
     {
         let m = palette[j[0] as usize] * w[0]
             + palette[j[1] as usize] * w[1]
             + palette[j[2] as usize] * w[2]
             + palette[j[3] as usize] * w[3];
-        *dst = VertexF4 {
-            position: (m * Vec4::from_array(src.position)).to_array(),
-            normal: (m * Vec4::from_array(src.normal)).to_array(),
-        };
+        out.write(
+            v,
+            VertexF4 {
+                position: (m * Vec4::from_array(src.position)).to_array(),
+                normal: (m * Vec4::from_array(src.normal)).to_array(),
+            },
+        );
     }
 }

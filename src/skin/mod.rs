@@ -11,6 +11,7 @@
 //! apart (a multiple of 256, so slices are cache-line and GPU-offset aligned and no two
 //! threads ever write the same cache line).
 
+pub mod dest;
 pub mod float4;
 pub mod naive;
 pub mod reference;
@@ -18,6 +19,8 @@ pub mod simd;
 pub mod sorted;
 pub mod split;
 pub mod tuned;
+
+pub use dest::Dest;
 
 use crate::anim::palette::{PaletteLayout, Palettes};
 use crate::prepare::{PreparedRig, VertexF3, VertexF4, VertexInterleaved};
@@ -133,7 +136,7 @@ pub fn run_group(
     variant: SkinVariant,
     rig: &PreparedRig,
     palettes: Palettes,
-    out: &mut [u8],
+    mut out: Dest<u8>,
     stride: usize,
     active: usize,
 ) {
@@ -143,34 +146,24 @@ pub fn run_group(
     match (variant, palettes) {
         (SkinVariant::Simd, Palettes::Lanes(p)) => simd::run(rig, p, out, stride, active),
         (variant, palettes) => {
-            for (k, slice) in out.chunks_mut(stride).enumerate().take(active) {
-                let slice = &mut slice[..bytes];
+            for k in 0..active {
+                let instance = out.range(k * stride, bytes);
                 match (variant, palettes) {
-                    (SkinVariant::Naive, Palettes::Mat4(p)) => naive::run(
-                        &rig.mesh,
-                        &p[k * s..k * s + s],
-                        bytemuck::cast_slice_mut(slice),
-                    ),
-                    (SkinVariant::Split, Palettes::Mat4(p)) => split::run(
-                        &rig.mesh,
-                        &p[k * s..k * s + s],
-                        bytemuck::cast_slice_mut(slice),
-                    ),
-                    (SkinVariant::Float4, Palettes::Mat4(p)) => float4::run(
-                        &rig.mesh,
-                        &p[k * s..k * s + s],
-                        bytemuck::cast_slice_mut(slice),
-                    ),
-                    (SkinVariant::Sorted, Palettes::Mat4(p)) => sorted::run(
-                        &rig.mesh.sorted,
-                        &p[k * s..k * s + s],
-                        bytemuck::cast_slice_mut(slice),
-                    ),
-                    (SkinVariant::Tuned, Palettes::Mat3x4(p)) => tuned::run(
-                        &rig.mesh.sorted,
-                        &p[k * s..k * s + s],
-                        bytemuck::cast_slice_mut(slice),
-                    ),
+                    (SkinVariant::Naive, Palettes::Mat4(p)) => {
+                        naive::run(&rig.mesh, &p[k * s..k * s + s], &mut instance.cast())
+                    }
+                    (SkinVariant::Split, Palettes::Mat4(p)) => {
+                        split::run(&rig.mesh, &p[k * s..k * s + s], &mut instance.cast())
+                    }
+                    (SkinVariant::Float4, Palettes::Mat4(p)) => {
+                        float4::run(&rig.mesh, &p[k * s..k * s + s], &mut instance.cast())
+                    }
+                    (SkinVariant::Sorted, Palettes::Mat4(p)) => {
+                        sorted::run(&rig.mesh.sorted, &p[k * s..k * s + s], &mut instance.cast())
+                    }
+                    (SkinVariant::Tuned, Palettes::Mat3x4(p)) => {
+                        tuned::run(&rig.mesh.sorted, &p[k * s..k * s + s], &mut instance.cast())
+                    }
                     _ => panic!("skin variant {variant:?} given the wrong palette layout"),
                 }
             }

@@ -6,11 +6,11 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
+use super::Dest;
 use crate::prepare::{PreparedMesh, VertexInterleaved};
 
 // The seed's loop, indexing every array by vertex, kept as written.
-#[allow(clippy::needless_range_loop)]
-pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut [VertexInterleaved]) {
+pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut Dest<VertexInterleaved>) {
     for v in 0..mesh.vertex_count {
         let j = mesh.joints4[v];
         let w = mesh.weights4[v];
@@ -21,10 +21,13 @@ pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut [VertexInterleaved])
         let src = &mesh.interleaved[v];
         let position = m * Vec3::from(src.position).extend(1.0);
         let normal = m * Vec4::from((Vec3::from(src.normal), 0.0));
-        out[v] = VertexInterleaved {
-            position: position.truncate().to_array(),
-            normal: normal.truncate().to_array(),
-            uv: src.uv,
-        };
+        out.write(
+            v,
+            VertexInterleaved {
+                position: position.truncate().to_array(),
+                normal: normal.truncate().to_array(),
+                uv: src.uv,
+            },
+        );
     }
 }

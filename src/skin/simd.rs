@@ -10,11 +10,18 @@
 //! float4 vertices, one into each instance's output slice. The vertices are influence-
 //! sorted, so each class loop blends exactly its number of matrices.
 
+use super::Dest;
 use crate::prepare::{PreparedRig, SortedMesh, VertexF4};
 use crate::simd::{LANES, Lanes3x4, Portable, Simd};
 
 /// Skins `active` instances of one group; `out` holds their slices `stride` bytes apart.
-pub fn run(rig: &PreparedRig, palettes: &[Lanes3x4], out: &mut [u8], stride: usize, active: usize) {
+pub fn run(
+    rig: &PreparedRig,
+    palettes: &[Lanes3x4],
+    mut out: Dest<u8>,
+    stride: usize,
+    active: usize,
+) {
     let mesh = &rig.mesh.sorted;
     let n = mesh.source.len();
     let size = std::mem::size_of::<VertexF4>();
@@ -28,8 +35,9 @@ pub fn run(rig: &PreparedRig, palettes: &[Lanes3x4], out: &mut [u8], stride: usi
         out.len() >= (active - 1) * stride + n * size,
         "output too small"
     );
+    let base = out.as_mut_ptr();
     assert!(
-        out.as_ptr() as usize % 16 == 0 && stride % 16 == 0,
+        base as usize % 16 == 0 && stride % 16 == 0,
         "output not 16-byte aligned"
     );
     if active < LANES {
@@ -37,15 +45,17 @@ pub fn run(rig: &PreparedRig, palettes: &[Lanes3x4], out: &mut [u8], stride: usi
         // instead the portable path writes only the live lanes.
         let mut outs = [std::ptr::null_mut::<VertexF4>(); LANES];
         for (k, o) in outs.iter_mut().enumerate().take(active) {
-            *o = out[k * stride..].as_mut_ptr() as *mut VertexF4;
+            // SAFETY: k * stride < out.len() (asserted above).
+            *o = unsafe { base.add(k * stride) } as *mut VertexF4;
         }
-        // SAFETY: outs[..active] point at slices holding `n` aligned vertices (asserted).
+        // SAFETY: outs[..active] point at ranges holding `n` aligned vertices (asserted).
         unsafe { partial(Portable, mesh, palettes, &outs, active) };
         return;
     }
     let mut outs = [std::ptr::null_mut::<VertexF4>(); LANES];
     for (k, o) in outs.iter_mut().enumerate() {
-        *o = out[k * stride..].as_mut_ptr() as *mut VertexF4;
+        // SAFETY: k * stride < out.len() (asserted above).
+        *o = unsafe { base.add(k * stride) } as *mut VertexF4;
     }
     full(mesh, palettes, Outputs(outs));
 }

@@ -5,11 +5,11 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
+use super::Dest;
 use crate::prepare::{PreparedMesh, VertexF3};
 
 // The seed's loop, indexing every array by vertex, kept as written.
-#[allow(clippy::needless_range_loop)]
-pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut [VertexF3]) {
+pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut Dest<VertexF3>) {
     for v in 0..mesh.vertex_count {
         let j = mesh.joints4[v];
         let w = mesh.weights4[v];
@@ -20,9 +20,12 @@ pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut [VertexF3]) {
         let src = &mesh.source_f3[v];
         let position = m * Vec3::from(src.position).extend(1.0);
         let normal = m * Vec4::from((Vec3::from(src.normal), 0.0));
-        out[v] = VertexF3 {
-            position: position.truncate().to_array(),
-            normal: normal.truncate().to_array(),
-        };
+        out.write(
+            v,
+            VertexF3 {
+                position: position.truncate().to_array(),
+                normal: normal.truncate().to_array(),
+            },
+        );
     }
 }

@@ -9,26 +9,31 @@
 
 use glam::{Mat4, Vec4};
 
+use super::Dest;
 use crate::anim::Mat3x4;
 use crate::prepare::{SortedMesh, VertexF4};
 
 #[inline(always)]
-fn write(dst: &mut VertexF4, r: &[Vec4; 3], src: &VertexF4) {
+fn skin(r: &[Vec4; 3], src: &VertexF4) -> VertexF4 {
     // Rows → columns once per vertex (one 4×4 transpose, 8 shuffles), then position and
     // normal are column multiply-adds: cheaper on SSE2 than six horizontal dot products.
     let m = Mat4::from_cols(r[0], r[1], r[2], Vec4::W).transpose();
-    *dst = VertexF4 {
+    VertexF4 {
         position: (m * Vec4::from_array(src.position)).to_array(),
         normal: (m * Vec4::from_array(src.normal)).to_array(),
-    };
+    }
 }
 
-pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut [VertexF4]) {
+pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut Dest<VertexF4>) {
     // Validate once: every joint index is below `joint_bound`, checked when the mesh was
-    // prepared; the palette must hold that many matrices.
+    // prepared; the palette must hold that many matrices, the destination every vertex.
     assert!(
         palette.len() >= mesh.joint_bound,
         "palette shorter than the mesh's joints"
+    );
+    assert!(
+        out.len() >= mesh.source.len(),
+        "destination shorter than the mesh"
     );
     let rows = |j: u16| -> &[Vec4; 3] {
         // SAFETY: j < mesh.joint_bound <= palette.len() (asserted above; `joint_bound`
@@ -36,24 +41,20 @@ pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut [VertexF4]) {
         unsafe { &palette.get_unchecked(j as usize).rows }
     };
     let [n1, n2, n3, n4] = mesh.class_counts;
-    let (src, dst) = (&mesh.source[..], &mut out[..mesh.source.len()]);
+    let src = &mesh.source[..];
+    // SAFETY (every `write_unchecked` below): `v` counts the vertices of the four classes,
+    // which sum to mesh.source.len() <= out.len() (asserted above).
     let (mut v, mut j, mut w) = (0, 0, 0);
 
-    for (d, (s, &j0)) in dst[v..v + n1]
-        .iter_mut()
-        .zip(src[v..v + n1].iter().zip(&mesh.joints[j..j + n1]))
-    {
-        write(d, rows(j0), s);
+    for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints[j..j + n1]) {
+        unsafe { out.write_unchecked(v, skin(rows(j0), s)) };
+        v += 1;
     }
-    (v, j) = (v + n1, j + n1);
+    j += n1;
 
     let joints = mesh.joints[j..j + 2 * n2].chunks_exact(2);
     let weights = mesh.weights[w..w + 2 * n2].chunks_exact(2);
-    for ((d, s), (jj, ww)) in dst[v..v + n2]
-        .iter_mut()
-        .zip(&src[v..v + n2])
-        .zip(joints.zip(weights))
-    {
+    for (s, (jj, ww)) in src[v..v + n2].iter().zip(joints.zip(weights)) {
         let (a, b) = (rows(jj[0]), rows(jj[1]));
         let (wa, wb) = (Vec4::splat(ww[0]), Vec4::splat(ww[1]));
         let r = [
@@ -61,17 +62,14 @@ pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut [VertexF4]) {
             a[1] * wa + b[1] * wb,
             a[2] * wa + b[2] * wb,
         ];
-        write(d, &r, s);
+        unsafe { out.write_unchecked(v, skin(&r, s)) };
+        v += 1;
     }
-    (v, j, w) = (v + n2, j + 2 * n2, w + 2 * n2);
+    (j, w) = (j + 2 * n2, w + 2 * n2);
 
     let joints = mesh.joints[j..j + 3 * n3].chunks_exact(3);
     let weights = mesh.weights[w..w + 3 * n3].chunks_exact(3);
-    for ((d, s), (jj, ww)) in dst[v..v + n3]
-        .iter_mut()
-        .zip(&src[v..v + n3])
-        .zip(joints.zip(weights))
-    {
+    for (s, (jj, ww)) in src[v..v + n3].iter().zip(joints.zip(weights)) {
         let (a, b, c) = (rows(jj[0]), rows(jj[1]), rows(jj[2]));
         let (wa, wb, wc) = (Vec4::splat(ww[0]), Vec4::splat(ww[1]), Vec4::splat(ww[2]));
         let r = [
@@ -79,17 +77,14 @@ pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut [VertexF4]) {
             a[1] * wa + b[1] * wb + c[1] * wc,
             a[2] * wa + b[2] * wb + c[2] * wc,
         ];
-        write(d, &r, s);
+        unsafe { out.write_unchecked(v, skin(&r, s)) };
+        v += 1;
     }
-    (v, j, w) = (v + n3, j + 3 * n3, w + 3 * n3);
+    (j, w) = (j + 3 * n3, w + 3 * n3);
 
     let joints = mesh.joints[j..j + 4 * n4].chunks_exact(4);
     let weights = mesh.weights[w..w + 4 * n4].chunks_exact(4);
-    for ((d, s), (jj, ww)) in dst[v..v + n4]
-        .iter_mut()
-        .zip(&src[v..v + n4])
-        .zip(joints.zip(weights))
-    {
+    for (s, (jj, ww)) in src[v..v + n4].iter().zip(joints.zip(weights)) {
         let (a, b, c, e) = (rows(jj[0]), rows(jj[1]), rows(jj[2]), rows(jj[3]));
         let (wa, wb, wc, we) = (
             Vec4::splat(ww[0]),
@@ -102,6 +97,7 @@ pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut [VertexF4]) {
             a[1] * wa + b[1] * wb + c[1] * wc + e[1] * we,
             a[2] * wa + b[2] * wb + c[2] * wc + e[2] * we,
         ];
-        write(d, &r, s);
+        unsafe { out.write_unchecked(v, skin(&r, s)) };
+        v += 1;
     }
 }

@@ -1,0 +1,129 @@
+//! The wgpu context: instance, adapter, device and queue, with or without a window.
+//!
+//! How it works: every native backend is tried (Vulkan, Metal, DX12, GL); the first
+//! adapter that can present to the window (or any adapter when offscreen) is used, with
+//! the timestamp-query features requested where it has them, so GPU render time can be
+//! measured. When no adapter exists the error names the backends tried and what to
+//! install (on Linux without a GPU: Mesa's software Vulkan driver, lavapipe).
+
+use std::sync::Arc;
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum GpuError {
+    #[error(
+        "no GPU adapter found (backends tried: {backends}). Install a Vulkan driver; on Linux \
+         without a GPU, Mesa's software driver works: `apt-get install mesa-vulkan-drivers`. \
+         ({detail})"
+    )]
+    NoAdapter { backends: String, detail: String },
+    #[error("cannot create the window surface: {0}")]
+    Surface(String),
+    #[error("the adapter {adapter} refused to create a device: {detail}")]
+    Device { adapter: String, detail: String },
+    #[error("the surface cannot be used with adapter {0}")]
+    SurfaceUnsupported(String),
+}
+
+/// Facts about the adapter, for the panel and the screenshot sidecar.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub timestamps: bool,
+}
+
+pub struct GpuContext {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub summary: AdapterSummary,
+}
+
+fn backends_tried(backends: wgpu::Backends) -> String {
+    let mut names = Vec::new();
+    for (flag, name) in [
+        (wgpu::Backends::VULKAN, "Vulkan"),
+        (wgpu::Backends::METAL, "Metal"),
+        (wgpu::Backends::DX12, "DX12"),
+        (wgpu::Backends::GL, "OpenGL/GLES"),
+    ] {
+        if backends.contains(flag) {
+            names.push(name);
+        }
+    }
+    names.join(", ")
+}
+
+impl GpuContext {
+    /// A context for `surface_target` (a window), or an offscreen one when `None`.
+    pub fn new(
+        display: Option<Box<dyn wgpu::wgt::WgpuHasDisplayHandle>>,
+        surface_target: Option<Arc<winit::window::Window>>,
+    ) -> Result<(Self, Option<wgpu::Surface<'static>>), GpuError> {
+        let descriptor = match display {
+            Some(display) => wgpu::InstanceDescriptor::new_with_display_handle_from_env(display),
+            None => wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+        };
+        let backends = descriptor.backends;
+        let instance = wgpu::Instance::new(descriptor);
+        let surface = match surface_target {
+            Some(window) => Some(instance.create_surface(window).map_err(|e| GpuError::Surface(e.to_string()))?),
+            None => None,
+        };
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: surface.as_ref(),
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::NoAdapter {
+            backends: backends_tried(backends),
+            detail: e.to_string(),
+        })?;
+        let info = adapter.get_info();
+        let timer_features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES & adapter.features();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("skinbench device"),
+            required_features: timer_features,
+            // The crowd's skinned vertices go into one buffer: take what the adapter allows.
+            required_limits: wgpu::Limits {
+                max_buffer_size: limits.max_buffer_size,
+                max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
+                ..wgpu::Limits::downlevel_defaults().using_resolution(limits.clone())
+            },
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::Device {
+            adapter: info.name.clone(),
+            detail: e.to_string(),
+        })?;
+        let summary = AdapterSummary {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+            timestamps: timer_features.contains(wgpu::Features::TIMESTAMP_QUERY),
+        };
+        Ok((
+            GpuContext {
+                instance,
+                adapter,
+                device,
+                queue,
+                summary,
+            },
+            surface,
+        ))
+    }
+
+    /// An offscreen context (tests, headless rendering).
+    pub fn offscreen() -> Result<Self, GpuError> {
+        Self::new(None, None).map(|(context, _)| context)
+    }
+}

@@ -1,0 +1,513 @@
+//! The crowd renderer: long-lived pipelines and static buffers, separate from per-frame
+//! data (the `re_renderer` split).
+//!
+//! How it works: one pipeline per skinned vertex layout (interleaved float3 for `naive`,
+//! split float3 for `split`, float4 for the rest), all with the same shaders. Vertex slot 0
+//! is an instance's slice of the one dynamic skinned buffer; slot 1 is the static uv
+//! stream, uploaded once in file order and once in influence-sorted order (`naive` reads
+//! its uv from slot 0, as its interleaved layout includes it). Each instance is one draw:
+//! `instance_index` picks its transform and material colour from a storage buffer. The
+//! skinned buffer grows (by a quarter more than needed) or shrinks (when four times too
+//! big) by being recreated; the next frame fills it, so a resize costs no stall.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat4, Vec3, Vec4};
+use wgpu::util::DeviceExt;
+
+use crate::crowd::Instance;
+use crate::prepare::PreparedRig;
+use crate::skin::{OutputFormat, SkinVariant};
+
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The three instance materials.
+pub const MATERIAL_COLORS: [[f32; 3]; 3] = [[0.86, 0.42, 0.30], [0.30, 0.55, 0.86], [0.45, 0.78, 0.38]];
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct CameraUniform {
+    pub view_proj: Mat4,
+    pub eye: Vec4,
+    pub light_dir: Vec4,
+    pub ground: Vec4,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct InstanceGpu {
+    world_from_model: Mat4,
+    color: Vec4,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<CameraUniform>() == 112);
+    assert!(std::mem::size_of::<InstanceGpu>() == 80);
+};
+
+/// An orbit camera around a target point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OrbitCamera {
+    pub target: Vec3,
+    pub yaw: f32,
+    pub pitch: f32,
+    pub distance: f32,
+}
+
+impl OrbitCamera {
+    /// A view that frames a crowd spread over `extent` metres.
+    pub fn framing(extent: f32) -> Self {
+        OrbitCamera {
+            target: Vec3::new(0.0, 0.9, 0.0),
+            yaw: 0.55,
+            pitch: 0.42,
+            distance: (extent * 1.05 + 4.0).max(4.0),
+        }
+    }
+
+    pub fn eye(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.target + Vec3::new(sy * cp, sp, cy * cp) * self.distance
+    }
+
+    pub fn uniform(&self, aspect: f32, ground_extent: f32) -> CameraUniform {
+        let eye = self.eye();
+        let view = Mat4::look_at_rh(eye, self.target, Vec3::Y);
+        let far = (self.distance * 4.0 + ground_extent * 2.0).max(100.0);
+        let proj = Mat4::perspective_rh(40f32.to_radians(), aspect.max(0.01), 0.1, far);
+        CameraUniform {
+            view_proj: proj * view,
+            eye: eye.extend(1.0),
+            light_dir: Vec3::new(-0.4, -1.0, -0.55).normalize().extend(0.0),
+            ground: Vec4::new(ground_extent, 0.0, 0.0, 0.0),
+        }
+    }
+
+    pub fn orbit(&mut self, dx: f32, dy: f32) {
+        self.yaw -= dx * 0.008;
+        self.pitch = (self.pitch + dy * 0.008).clamp(0.05, 1.5);
+    }
+
+    pub fn zoom(&mut self, steps: f32) {
+        self.distance = (self.distance * (1.0 - 0.1 * steps)).clamp(1.0, 2000.0);
+    }
+}
+
+/// `model → world` placement of one character: normalized to a 1.8 m height, feet on the
+/// ground, centred on its ground position.
+pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
+    use crate::anim::hierarchy::reference;
+    let model = reference::model_from_joint(&rig.skeleton, &rig.rest_pose);
+    let palette = reference::palette(&rig.skeleton, &model);
+    let (positions, _) = crate::skin::reference::skin(&rig.source_mesh, &palette);
+    let mut min = Vec3::splat(f32::INFINITY);
+    let mut max = Vec3::splat(f32::NEG_INFINITY);
+    for p in &positions {
+        let p = p.as_vec3();
+        min = min.min(p);
+        max = max.max(p);
+    }
+    if !min.is_finite() || !max.is_finite() {
+        return Mat4::IDENTITY;
+    }
+    let height = (max.y - min.y).max(1e-6);
+    let scale = 1.8 / height;
+    let center = (min + max) * 0.5;
+    Mat4::from_scale(Vec3::splat(scale)) * Mat4::from_translation(Vec3::new(-center.x, -min.y, -center.z))
+}
+
+pub struct CrowdRenderer {
+    pipelines: [wgpu::RenderPipeline; 3],
+    ground_pipeline: wgpu::RenderPipeline,
+    bind_group_layout: wgpu::BindGroupLayout,
+    bind_group: wgpu::BindGroup,
+    camera_buffer: wgpu::Buffer,
+    instance_buffer: wgpu::Buffer,
+    instance_capacity: usize,
+    index_file: wgpu::Buffer,
+    index_sorted: wgpu::Buffer,
+    index_count: u32,
+    uv_file: wgpu::Buffer,
+    uv_sorted: wgpu::Buffer,
+    skinned: wgpu::Buffer,
+    skinned_capacity: u64,
+    max_buffer_size: u64,
+    vertex_count: usize,
+    world_from_model: Mat4,
+    instance_scratch: Vec<InstanceGpu>,
+    pub color_format: wgpu::TextureFormat,
+}
+
+/// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
+const INTERLEAVED: [wgpu::VertexAttribute; 3] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+const FLOAT3: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+const FLOAT4: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
+const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
+
+fn format_index(f: OutputFormat) -> usize {
+    match f {
+        OutputFormat::Interleaved => 0,
+        OutputFormat::Float3 => 1,
+        OutputFormat::Float4 => 2,
+    }
+}
+
+impl CrowdRenderer {
+    pub fn new(device: &wgpu::Device, rig: &PreparedRig, color_format: wgpu::TextureFormat) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("crowd.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/crowd.wgsl").into()),
+        });
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("crowd"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+        let buffer = |stride: u64, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
+            array_stride: stride,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes,
+        };
+        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 3] = [
+            vec![Some(buffer(32, &INTERLEAVED))],
+            vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
+            vec![Some(buffer(32, &FLOAT4)), Some(buffer(8, &UV))],
+        ];
+        let depth = Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        });
+        let make = |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: depth.clone(),
+                multisample: Default::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let pipelines = [
+            make("crowd interleaved (naive)", "vs_skinned", "fs_skinned", &layouts[0]),
+            make("crowd float3 split", "vs_skinned", "fs_skinned", &layouts[1]),
+            make("crowd float4", "vs_skinned", "fs_skinned", &layouts[2]),
+        ];
+        let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
+
+        let mesh = &rig.mesh;
+        let index_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("indices (file order)"),
+            contents: bytemuck::cast_slice(&mesh.indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let index_sorted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("indices (influence-sorted)"),
+            contents: bytemuck::cast_slice(&mesh.sorted.indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let uv_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("uv stream (file order)"),
+            contents: bytemuck::cast_slice(&mesh.uvs),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let uv_sorted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("uv stream (influence-sorted)"),
+            contents: bytemuck::cast_slice(&mesh.sorted.uvs),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let camera_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("camera"),
+            size: std::mem::size_of::<CameraUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let instance_capacity = 64;
+        let instance_buffer = Self::instance_buffer(device, instance_capacity);
+        let bind_group = Self::bind_group(device, &bind_group_layout, &camera_buffer, &instance_buffer);
+        let skinned = Self::skinned_buffer(device, 256);
+        CrowdRenderer {
+            pipelines,
+            ground_pipeline,
+            bind_group_layout,
+            bind_group,
+            camera_buffer,
+            instance_buffer,
+            instance_capacity,
+            index_file,
+            index_sorted,
+            index_count: mesh.indices.len() as u32,
+            uv_file,
+            uv_sorted,
+            skinned,
+            skinned_capacity: 256,
+            max_buffer_size: device.limits().max_buffer_size,
+            vertex_count: mesh.vertex_count,
+            world_from_model: rig_normalization(rig),
+            instance_scratch: Vec::new(),
+            color_format,
+        }
+    }
+
+    fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("instances"),
+            size: (capacity * std::mem::size_of::<InstanceGpu>()) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn skinned_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skinned vertices"),
+            size,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, camera: &wgpu::Buffer, instances: &wgpu::Buffer) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("crowd"),
+            layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: camera.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: instances.as_entire_binding(),
+                },
+            ],
+        })
+    }
+
+    /// The largest skinned buffer this device allows, bytes.
+    pub fn max_skinned_bytes(&self) -> u64 {
+        self.max_buffer_size
+    }
+
+    /// Makes the skinned buffer hold `bytes`; returns whether it was recreated.
+    pub fn ensure_skinned_capacity(&mut self, device: &wgpu::Device, bytes: u64) -> bool {
+        let bytes = bytes.max(256);
+        if bytes > self.skinned_capacity || bytes * 4 < self.skinned_capacity {
+            let size = (bytes + bytes / 4).next_multiple_of(256).min(self.max_buffer_size).max(bytes);
+            self.skinned = Self::skinned_buffer(device, size);
+            self.skinned_capacity = size;
+            return true;
+        }
+        false
+    }
+
+    pub fn skinned(&self) -> &wgpu::Buffer {
+        &self.skinned
+    }
+
+    /// Writes the camera and every instance's transform and colour.
+    pub fn update(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, camera: &CameraUniform, instances: &[Instance]) {
+        if instances.len() > self.instance_capacity {
+            self.instance_capacity = instances.len().next_power_of_two();
+            self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
+            self.bind_group = Self::bind_group(device, &self.bind_group_layout, &self.camera_buffer, &self.instance_buffer);
+        }
+        self.instance_scratch.clear();
+        for i in instances {
+            let [x, z] = i.ground_position;
+            let color = MATERIAL_COLORS[i.material as usize % MATERIAL_COLORS.len()];
+            self.instance_scratch.push(InstanceGpu {
+                world_from_model: Mat4::from_translation(Vec3::new(x, 0.0, z)) * self.world_from_model,
+                color: Vec4::new(color[0], color[1], color[2], 1.0),
+            });
+        }
+        queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(camera));
+        if !self.instance_scratch.is_empty() {
+            queue.write_buffer(&self.instance_buffer, 0, bytemuck::cast_slice(&self.instance_scratch));
+        }
+    }
+
+    /// Records the ground and one draw per instance.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, variant: SkinVariant, instances: usize, stride: u64) {
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_pipeline(&self.ground_pipeline);
+        pass.draw(0..6, 0..1);
+        if instances == 0 {
+            return;
+        }
+        let format = variant.output_format();
+        pass.set_pipeline(&self.pipelines[format_index(format)]);
+        let (indices, uvs) = if variant.sorted_order() {
+            (&self.index_sorted, &self.uv_sorted)
+        } else {
+            (&self.index_file, &self.uv_file)
+        };
+        pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+        if format != OutputFormat::Interleaved {
+            pass.set_vertex_buffer(1, uvs.slice(..));
+        }
+        let bytes = (self.vertex_count * format.vertex_size()) as u64;
+        for i in 0..instances as u64 {
+            let start = i * stride;
+            if start + bytes > self.skinned_capacity {
+                break;
+            }
+            pass.set_vertex_buffer(0, self.skinned.slice(start..start + bytes));
+            pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
+        }
+    }
+}
+
+/// The offscreen colour and depth targets every frame is rendered into (then copied to
+/// the window, or read back for a screenshot).
+pub struct FrameTargets {
+    pub color: wgpu::Texture,
+    pub color_view: wgpu::TextureView,
+    pub depth_view: wgpu::TextureView,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl FrameTargets {
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, width: u32, height: u32) -> Self {
+        let size = wgpu::Extent3d {
+            width: width.max(1),
+            height: height.max(1),
+            depth_or_array_layers: 1,
+        };
+        let color = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("frame"),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let depth = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("depth"),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        FrameTargets {
+            color_view: color.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+            width: size.width,
+            height: size.height,
+        }
+    }
+}
+
+/// Reads a texture back as RGBA8 (BGRA formats are swizzled). Blocks until the GPU is done.
+pub fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture) -> Result<image::RgbaImage, String> {
+    let (width, height) = (texture.width(), texture.height());
+    let bgra = matches!(
+        texture.format(),
+        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+    );
+    let row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: (row * height) as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(height),
+            },
+        },
+        texture.size(),
+    );
+    queue.submit([encoder.finish()]);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = sender.send(r);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| format!("waiting for the GPU: {e}"))?;
+    receiver
+        .recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("mapping the readback buffer: {e}"))?;
+    let data = buffer.slice(..).get_mapped_range();
+    let mut pixels = Vec::with_capacity((width * height * 4) as usize);
+    for y in 0..height as usize {
+        let line = &data[y * row as usize..y * row as usize + width as usize * 4];
+        if bgra {
+            for px in line.chunks_exact(4) {
+                pixels.extend_from_slice(&[px[2], px[1], px[0], 255]);
+            }
+        } else {
+            for px in line.chunks_exact(4) {
+                pixels.extend_from_slice(&[px[0], px[1], px[2], 255]);
+            }
+        }
+    }
+    drop(data);
+    buffer.unmap();
+    image::RgbaImage::from_raw(width, height, pixels).ok_or_else(|| "readback size mismatch".to_string())
+}
