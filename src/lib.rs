@@ -10,10 +10,12 @@
 pub mod anim;
 pub mod bench;
 pub mod crowd;
+pub mod gpu;
 pub mod prepare;
 pub mod rig;
 pub mod simd;
 pub mod skin;
+pub mod ui;
 pub mod variant;
 
 /// The built-in reference rig (`assets/reference.glb`), embedded so the app needs no path.

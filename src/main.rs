@@ -6,20 +6,97 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
+use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::bench::{BenchOptions, Workload, report};
+use skinbench::crowd::Schedule;
+use skinbench::crowd::pipeline::available_threads;
+use skinbench::gpu::UploadVariant;
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::{self, RigSummary};
+use skinbench::skin::SkinVariant;
+use skinbench::ui::Settings;
+use skinbench::ui::app::AppOptions;
 use skinbench::variant::Variant;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "skinbench",
     version,
-    about = "Data-oriented skeletal animation: demo and benchmark"
+    about = "Data-oriented skeletal animation: demo and benchmark",
+    long_about = "Without a subcommand, opens the window: a crowd of skinned characters animated \
+                  on the CPU, with a panel of per-stage timings where every optimization can be \
+                  toggled live."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    app: AppArgs,
+}
+
+fn parse_variant<V: Variant>(s: &str) -> Result<V, String> {
+    V::from_name(s).map_err(|e| e.to_string())
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once('x')
+        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT"))?;
+    let parse = |v: &str| v.parse::<u32>().ok().filter(|&n| (64..=16384).contains(&n));
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!("{s:?}: width and height must be 64..16384")),
+    }
+}
+
+/// The app's settings (all of them can also be changed in the panel).
+#[derive(clap::Args, Debug)]
+struct AppArgs {
+    /// A .gltf or .glb rig (default: the built-in reference rig).
+    #[arg(long)]
+    rig: Option<PathBuf>,
+    /// Number of characters, 1..=10000.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    instances: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Hierarchy variant: tree, flat, flat_qvs, simd.
+    #[arg(long, default_value = "simd", value_parser = parse_variant::<HierarchyVariant>)]
+    hierarchy: HierarchyVariant,
+    /// Skinning variant: naive, split, float4, sorted, tuned, simd.
+    #[arg(long, default_value = "simd", value_parser = parse_variant::<SkinVariant>)]
+    skin: SkinVariant,
+    /// Upload variant: write_buffer, in_place, staging_belt.
+    #[arg(long, default_value = "in_place", value_parser = parse_variant::<UploadVariant>)]
+    upload: UploadVariant,
+    /// Schedule: staged, fused.
+    #[arg(long, default_value = "fused", value_parser = parse_variant::<Schedule>)]
+    schedule: Schedule,
+    /// Animation speed factor, 0..=10.
+    #[arg(long, default_value_t = 1.0)]
+    speed: f32,
+    /// Start paused.
+    #[arg(long)]
+    paused: bool,
+    /// Cross-fade each character towards its second clip with this weight (0 = off).
+    #[arg(long, default_value_t = 0.0)]
+    blend: f32,
+    /// Present without vsync (for measuring).
+    #[arg(long)]
+    no_vsync: bool,
+    /// Start with the panel hidden.
+    #[arg(long)]
+    hide_panel: bool,
+    /// Window size in logical pixels.
+    #[arg(long, default_value = "1600x900", value_parser = parse_size)]
+    window: (u32, u32),
+    /// Run this many frames, then exit.
+    #[arg(long)]
+    frames: Option<u64>,
+    /// With --frames: save the last frame (panel included) to this PNG, plus a .json sidecar.
+    #[arg(long, requires = "frames")]
+    screenshot: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -27,7 +104,8 @@ enum Command {
     /// Print a summary of a glTF rig: joints, vertices, influences, clips.
     Inspect {
         /// A .gltf or .glb file.
-        rig: PathBuf,
+        #[arg(value_name = "RIG")]
+        file: PathBuf,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -75,8 +153,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Some(Command::Inspect { rig, json }) => {
-            let (loaded, report) = rig::import_path(&rig)?;
+        Some(Command::Inspect { file, json }) => {
+            let (loaded, report) = rig::import_path(&file)?;
             let summary = RigSummary::new(&loaded, &report);
             if json {
                 println!("{}", serde_json::to_string_pretty(&summary)?);
@@ -101,9 +179,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("wrote {} ({} bytes)", out.display(), bytes.len());
             Ok(())
         }
-        None => {
-            anyhow::bail!("the windowed app is not built yet; use a subcommand (see --help)")
-        }
+        None => run_app(cli.app),
     }
 }
 
@@ -153,4 +229,58 @@ fn bench(
     }
     eprintln!("wrote {} and {}", md.display(), json_path.display());
     Ok(())
+}
+
+fn run_app(args: AppArgs) -> anyhow::Result<()> {
+    let cores = available_threads();
+    let threads = args.threads.unwrap_or(cores);
+    if threads == 0 || threads > cores {
+        anyhow::bail!("--threads {threads} is out of range: this machine has 1..={cores}");
+    }
+    if !(0.0..=1.0).contains(&args.blend) {
+        anyhow::bail!("--blend {} is out of range 0..=1", args.blend);
+    }
+    if !(args.speed.is_finite() && (0.0..=10.0).contains(&args.speed)) {
+        anyhow::bail!("--speed {} is out of range 0..=10", args.speed);
+    }
+    if let Some(path) = &args.screenshot
+        && path
+            .extension()
+            .is_none_or(|e| !e.eq_ignore_ascii_case("png"))
+    {
+        anyhow::bail!(
+            "--screenshot {}: the file name must end in .png",
+            path.display()
+        );
+    }
+    let rig = load_rig(args.rig.as_deref())?;
+    if let Some(reason) = args.hierarchy.refusal(&rig) {
+        anyhow::bail!(
+            "--hierarchy {} cannot pose {}: {reason}",
+            args.hierarchy.name(),
+            rig.name
+        );
+    }
+    let settings = Settings {
+        hierarchy: args.hierarchy,
+        skin: args.skin,
+        upload: args.upload,
+        schedule: args.schedule,
+        threads,
+        instances: args.instances as usize,
+        speed: args.speed,
+        paused: args.paused,
+        vsync: !args.no_vsync,
+        blend_weight: args.blend,
+        show_panel: !args.hide_panel,
+    };
+    skinbench::ui::app::run(
+        rig,
+        AppOptions {
+            settings,
+            frames: args.frames,
+            screenshot: args.screenshot,
+            window_size: args.window,
+        },
+    )
 }

@@ -72,7 +72,11 @@ impl GpuContext {
         let backends = descriptor.backends;
         let instance = wgpu::Instance::new(descriptor);
         let surface = match surface_target {
-            Some(window) => Some(instance.create_surface(window).map_err(|e| GpuError::Surface(e.to_string()))?),
+            Some(window) => Some(
+                instance
+                    .create_surface(window)
+                    .map_err(|e| GpuError::Surface(e.to_string()))?,
+            ),
             None => None,
         };
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -86,7 +90,8 @@ impl GpuContext {
             detail: e.to_string(),
         })?;
         let info = adapter.get_info();
-        let timer_features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES & adapter.features();
+        let timer_features =
+            wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES & adapter.features();
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("skinbench device"),
@@ -107,7 +112,9 @@ impl GpuContext {
             name: info.name.clone(),
             backend: format!("{:?}", info.backend),
             device_type: format!("{:?}", info.device_type),
-            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_string(),
             timestamps: timer_features.contains(wgpu::Features::TIMESTAMP_QUERY),
         };
         Ok((

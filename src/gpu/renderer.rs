@@ -21,7 +21,8 @@ use crate::skin::{OutputFormat, SkinVariant};
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The three instance materials.
-pub const MATERIAL_COLORS: [[f32; 3]; 3] = [[0.86, 0.42, 0.30], [0.30, 0.55, 0.86], [0.45, 0.78, 0.38]];
+pub const MATERIAL_COLORS: [[f32; 3]; 3] =
+    [[0.86, 0.42, 0.30], [0.30, 0.55, 0.86], [0.45, 0.78, 0.38]];
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -60,7 +61,7 @@ impl OrbitCamera {
             target: Vec3::new(0.0, 0.9, 0.0),
             yaw: 0.55,
             pitch: 0.42,
-            distance: (extent * 1.05 + 4.0).max(4.0),
+            distance: (extent * 1.9 + 5.0).max(5.0),
         }
     }
 
@@ -113,7 +114,8 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
     let height = (max.y - min.y).max(1e-6);
     let scale = 1.8 / height;
     let center = (min + max) * 0.5;
-    Mat4::from_scale(Vec3::splat(scale)) * Mat4::from_translation(Vec3::new(-center.x, -min.y, -center.z))
+    Mat4::from_scale(Vec3::splat(scale))
+        * Mat4::from_translation(Vec3::new(-center.x, -min.y, -center.z))
 }
 
 pub struct CrowdRenderer {
@@ -139,7 +141,8 @@ pub struct CrowdRenderer {
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
-const INTERLEAVED: [wgpu::VertexAttribute; 3] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+const INTERLEAVED: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
 const FLOAT3: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
 const FLOAT4: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
@@ -153,7 +156,11 @@ fn format_index(f: OutputFormat) -> usize {
 }
 
 impl CrowdRenderer {
-    pub fn new(device: &wgpu::Device, rig: &PreparedRig, color_format: wgpu::TextureFormat) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        rig: &PreparedRig,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
             source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/crowd.wgsl").into()),
@@ -188,11 +195,12 @@ impl CrowdRenderer {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
-        let buffer = |stride: u64, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
-            array_stride: stride,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes,
-        };
+        let buffer =
+            |stride: u64, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
+                array_stride: stride,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes,
+            };
         let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 3] = [
             vec![Some(buffer(32, &INTERLEAVED))],
             vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
@@ -205,41 +213,52 @@ impl CrowdRenderer {
             stencil: Default::default(),
             bias: Default::default(),
         });
-        let make = |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some(vs),
-                    compilation_options: Default::default(),
-                    buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: None,
-                    ..Default::default()
-                },
-                depth_stencil: depth.clone(),
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some(fs),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: None,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
+        let make =
+            |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
+                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(label),
+                    layout: Some(&layout),
+                    vertex: wgpu::VertexState {
+                        module: &shader,
+                        entry_point: Some(vs),
+                        compilation_options: Default::default(),
+                        buffers,
+                    },
+                    primitive: wgpu::PrimitiveState {
+                        topology: wgpu::PrimitiveTopology::TriangleList,
+                        front_face: wgpu::FrontFace::Ccw,
+                        cull_mode: None,
+                        ..Default::default()
+                    },
+                    depth_stencil: depth.clone(),
+                    multisample: Default::default(),
+                    fragment: Some(wgpu::FragmentState {
+                        module: &shader,
+                        entry_point: Some(fs),
+                        compilation_options: Default::default(),
+                        targets: &[Some(wgpu::ColorTargetState {
+                            format: color_format,
+                            blend: None,
+                            write_mask: wgpu::ColorWrites::ALL,
+                        })],
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                })
+            };
         let pipelines = [
-            make("crowd interleaved (naive)", "vs_skinned", "fs_skinned", &layouts[0]),
-            make("crowd float3 split", "vs_skinned", "fs_skinned", &layouts[1]),
+            make(
+                "crowd interleaved (naive)",
+                "vs_skinned",
+                "fs_skinned",
+                &layouts[0],
+            ),
+            make(
+                "crowd float3 split",
+                "vs_skinned",
+                "fs_skinned",
+                &layouts[1],
+            ),
             make("crowd float4", "vs_skinned", "fs_skinned", &layouts[2]),
         ];
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
@@ -273,7 +292,8 @@ impl CrowdRenderer {
         });
         let instance_capacity = 64;
         let instance_buffer = Self::instance_buffer(device, instance_capacity);
-        let bind_group = Self::bind_group(device, &bind_group_layout, &camera_buffer, &instance_buffer);
+        let bind_group =
+            Self::bind_group(device, &bind_group_layout, &camera_buffer, &instance_buffer);
         let skinned = Self::skinned_buffer(device, 256);
         CrowdRenderer {
             pipelines,
@@ -316,7 +336,12 @@ impl CrowdRenderer {
         })
     }
 
-    fn bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, camera: &wgpu::Buffer, instances: &wgpu::Buffer) -> wgpu::BindGroup {
+    fn bind_group(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        camera: &wgpu::Buffer,
+        instances: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("crowd"),
             layout,
@@ -342,7 +367,10 @@ impl CrowdRenderer {
     pub fn ensure_skinned_capacity(&mut self, device: &wgpu::Device, bytes: u64) -> bool {
         let bytes = bytes.max(256);
         if bytes > self.skinned_capacity || bytes * 4 < self.skinned_capacity {
-            let size = (bytes + bytes / 4).next_multiple_of(256).min(self.max_buffer_size).max(bytes);
+            let size = (bytes + bytes / 4)
+                .next_multiple_of(256)
+                .min(self.max_buffer_size)
+                .max(bytes);
             self.skinned = Self::skinned_buffer(device, size);
             self.skinned_capacity = size;
             return true;
@@ -355,29 +383,51 @@ impl CrowdRenderer {
     }
 
     /// Writes the camera and every instance's transform and colour.
-    pub fn update(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, camera: &CameraUniform, instances: &[Instance]) {
+    pub fn update(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        camera: &CameraUniform,
+        instances: &[Instance],
+    ) {
         if instances.len() > self.instance_capacity {
             self.instance_capacity = instances.len().next_power_of_two();
             self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
-            self.bind_group = Self::bind_group(device, &self.bind_group_layout, &self.camera_buffer, &self.instance_buffer);
+            self.bind_group = Self::bind_group(
+                device,
+                &self.bind_group_layout,
+                &self.camera_buffer,
+                &self.instance_buffer,
+            );
         }
         self.instance_scratch.clear();
         for i in instances {
             let [x, z] = i.ground_position;
             let color = MATERIAL_COLORS[i.material as usize % MATERIAL_COLORS.len()];
             self.instance_scratch.push(InstanceGpu {
-                world_from_model: Mat4::from_translation(Vec3::new(x, 0.0, z)) * self.world_from_model,
+                world_from_model: Mat4::from_translation(Vec3::new(x, 0.0, z))
+                    * self.world_from_model,
                 color: Vec4::new(color[0], color[1], color[2], 1.0),
             });
         }
         queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(camera));
         if !self.instance_scratch.is_empty() {
-            queue.write_buffer(&self.instance_buffer, 0, bytemuck::cast_slice(&self.instance_scratch));
+            queue.write_buffer(
+                &self.instance_buffer,
+                0,
+                bytemuck::cast_slice(&self.instance_scratch),
+            );
         }
     }
 
     /// Records the ground and one draw per instance.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, variant: SkinVariant, instances: usize, stride: u64) {
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        variant: SkinVariant,
+        instances: usize,
+        stride: u64,
+    ) {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_pipeline(&self.ground_pipeline);
         pass.draw(0..6, 0..1);
@@ -418,7 +468,12 @@ pub struct FrameTargets {
 }
 
 impl FrameTargets {
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, width: u32, height: u32) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        width: u32,
+        height: u32,
+    ) -> Self {
         let size = wgpu::Extent3d {
             width: width.max(1),
             height: height.max(1),
@@ -431,7 +486,9 @@ impl FrameTargets {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_SRC,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
         let depth = device.create_texture(&wgpu::TextureDescriptor {
@@ -455,7 +512,11 @@ impl FrameTargets {
 }
 
 /// Reads a texture back as RGBA8 (BGRA formats are swizzled). Blocks until the GPU is done.
-pub fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture) -> Result<image::RgbaImage, String> {
+pub fn read_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<image::RgbaImage, String> {
     let (width, height) = (texture.width(), texture.height());
     let bgra = matches!(
         texture.format(),
@@ -493,7 +554,10 @@ pub fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::
         .recv()
         .map_err(|e| e.to_string())?
         .map_err(|e| format!("mapping the readback buffer: {e}"))?;
-    let data = buffer.slice(..).get_mapped_range();
+    let data = buffer
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| format!("reading the readback buffer: {e}"))?;
     let mut pixels = Vec::with_capacity((width * height * 4) as usize);
     for y in 0..height as usize {
         let line = &data[y * row as usize..y * row as usize + width as usize * 4];
@@ -509,5 +573,6 @@ pub fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::
     }
     drop(data);
     buffer.unmap();
-    image::RgbaImage::from_raw(width, height, pixels).ok_or_else(|| "readback size mismatch".to_string())
+    image::RgbaImage::from_raw(width, height, pixels)
+        .ok_or_else(|| "readback size mismatch".to_string())
 }

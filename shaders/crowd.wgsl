@@ -1,0 +1,109 @@
+// The crowd: skinned characters and the ground they stand on.
+//
+// One vertex shader serves every skinned vertex layout (interleaved float3, split float3,
+// float4): the pipelines differ only in their vertex buffer layouts, and a vec3 input
+// reads the first three components of a float4 attribute. The fragment shader lights with
+// a sun and a sky/ground hemisphere and modulates the material colour by a checker
+// pattern in UV space, so a wrong or missing unskinned (uv) stream shows at once.
+
+struct Camera {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,
+    // Direction the light travels (from the sun towards the scene).
+    light_dir: vec4<f32>,
+    // x: ground half-extent in metres.
+    ground: vec4<f32>,
+};
+
+struct InstanceData {
+    world_from_model: mat4x4<f32>,
+    color: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(0) @binding(1) var<storage, read> instances: array<InstanceData>;
+
+struct VsOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+    @location(2) color: vec3<f32>,
+    @location(3) world: vec3<f32>,
+};
+
+@vertex
+fn vs_skinned(
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @builtin(instance_index) instance: u32,
+) -> VsOut {
+    let data = instances[instance];
+    let world = data.world_from_model * vec4<f32>(position, 1.0);
+    var out: VsOut;
+    out.clip = camera.view_proj * world;
+    out.normal = (data.world_from_model * vec4<f32>(normal, 0.0)).xyz;
+    out.uv = uv;
+    out.color = data.color.rgb;
+    out.world = world.xyz;
+    return out;
+}
+
+fn shade(base: vec3<f32>, normal: vec3<f32>) -> vec3<f32> {
+    let n = normalize(normal);
+    let sun = max(dot(n, -camera.light_dir.xyz), 0.0);
+    let sky = mix(vec3<f32>(0.28, 0.24, 0.22), vec3<f32>(0.55, 0.62, 0.75), n.y * 0.5 + 0.5);
+    return base * (sun * vec3<f32>(1.0, 0.95, 0.85) * 0.85 + sky * 0.55);
+}
+
+fn to_display(linear: vec3<f32>) -> vec4<f32> {
+    // The swapchain is a UNORM format: encode gamma here.
+    return vec4<f32>(pow(clamp(linear, vec3<f32>(0.0), vec3<f32>(1.0)), vec3<f32>(1.0 / 2.2)), 1.0);
+}
+
+@fragment
+fn fs_skinned(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    var n = in.normal;
+    if (!front) {
+        n = -n;
+    }
+    // 8 x 8 checks per UV unit, with thin seams: the UV layout is visible on every part.
+    let cell = floor(in.uv * 8.0);
+    let checker = (i32(cell.x) + i32(cell.y)) & 1;
+    let f = fract(in.uv * 8.0);
+    let seam = min(min(f.x, 1.0 - f.x), min(f.y, 1.0 - f.y));
+    var pattern = select(0.62, 1.0, checker == 1);
+    if (seam < 0.04) {
+        pattern = pattern * 0.7;
+    }
+    return to_display(shade(in.color * pattern, n));
+}
+
+// The ground: one quad generated in the vertex shader, with a 1 m grid.
+struct GroundOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+};
+
+@vertex
+fn vs_ground(@builtin(vertex_index) index: u32) -> GroundOut {
+    var corners = array<vec2<f32>, 6>(
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
+    );
+    let c = corners[index] * camera.ground.x;
+    let world = vec3<f32>(c.x, 0.0, c.y);
+    var out: GroundOut;
+    out.clip = camera.view_proj * vec4<f32>(world, 1.0);
+    out.world = world;
+    return out;
+}
+
+@fragment
+fn fs_ground(in: GroundOut) -> @location(0) vec4<f32> {
+    let g = abs(fract(in.world.xz + 0.5) - 0.5);
+    let line = select(0.0, 1.0, min(g.x, g.y) < 0.02);
+    let fade = clamp(1.0 - length(in.world.xz) / camera.ground.x, 0.0, 1.0);
+    let base = mix(vec3<f32>(0.30, 0.32, 0.30), vec3<f32>(0.22, 0.24, 0.22), line * fade);
+    return to_display(shade(base, vec3<f32>(0.0, 1.0, 0.0)));
+}

@@ -1,0 +1,227 @@
+//! gpu: everything that touches wgpu — context, crowd renderer, upload variants, the
+//! blit to the window, screenshots and the offscreen render used by tests.
+//!
+//! How it works: a frame is rendered into an offscreen texture (crowd, then the egui
+//! panel on top) and copied to the swapchain by a full-screen triangle; a screenshot reads
+//! that offscreen texture back, so it works even where the surface does not allow copies.
+
+pub mod context;
+pub mod renderer;
+pub mod upload;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::crowd::{InstanceStore, Pipeline, PipelineConfig};
+use crate::prepare::PreparedRig;
+
+pub use context::{AdapterSummary, GpuContext, GpuError};
+pub use renderer::{CrowdRenderer, FrameTargets, OrbitCamera};
+pub use upload::{UploadVariant, Uploader};
+
+/// Copies the offscreen frame to the swapchain texture.
+pub struct Blit {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+impl Blit {
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("blit.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/blit.wgsl").into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("blit"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            }],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("blit"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("blit"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &shader,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        Blit { pipeline, layout }
+    }
+
+    pub fn draw(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        source: &wgpu::TextureView,
+        target: &wgpu::TextureView,
+    ) {
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("blit"),
+            layout: &self.layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(source),
+            }],
+        });
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("blit"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            ..Default::default()
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.draw(0..3, 0..1);
+    }
+}
+
+/// Background colour of the 3D view (a dusk sky).
+pub const CLEAR_COLOR: wgpu::Color = wgpu::Color {
+    r: 0.09,
+    g: 0.11,
+    b: 0.15,
+    a: 1.0,
+};
+
+/// Records the crowd pass (ground and characters) into `targets`.
+#[allow(clippy::too_many_arguments)]
+pub fn crowd_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    targets: &FrameTargets,
+    renderer: &CrowdRenderer,
+    config: &PipelineConfig,
+    instances: usize,
+    stride: u64,
+    viewport: Option<[f32; 4]>,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) {
+    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("crowd"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: &targets.color_view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(CLEAR_COLOR),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: &targets.depth_view,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes,
+        ..Default::default()
+    });
+    if let Some([x, y, w, h]) = viewport {
+        pass.set_viewport(x, y, w, h, 0.0, 1.0);
+    }
+    renderer.draw(&mut pass, config.skin, instances, stride);
+}
+
+/// Renders `instances` of `rig` offscreen (no window, no panel) and reads the image back:
+/// the same pipeline, upload and renderer the app uses. For tests and headless use.
+pub fn render_offscreen(
+    gpu: &GpuContext,
+    rig: Arc<PreparedRig>,
+    crowd: &InstanceStore,
+    config: PipelineConfig,
+    upload: UploadVariant,
+    camera: &OrbitCamera,
+    size: (u32, u32),
+) -> Result<image::RgbaImage, String> {
+    let format = wgpu::TextureFormat::Rgba8Unorm;
+    let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
+    let mut pipeline = Pipeline::new(rig, config).map_err(|e| e.to_string())?;
+    let mut uploader = Uploader::new(&gpu.device);
+    let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    uploader
+        .frame(
+            upload,
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            &mut renderer,
+            &mut pipeline,
+            crowd.as_slice(),
+        )
+        .map_err(|e| e.to_string())?;
+    let aspect = size.0 as f32 / size.1.max(1) as f32;
+    let extent = crowd_extent(crowd);
+    renderer.update(
+        &gpu.device,
+        &gpu.queue,
+        &camera.uniform(aspect, extent + 10.0),
+        crowd.as_slice(),
+    );
+    crowd_pass(
+        &mut encoder,
+        &targets,
+        &renderer,
+        &config,
+        crowd.len(),
+        pipeline.instance_stride() as u64,
+        None,
+        None,
+    );
+    gpu.queue.submit([encoder.finish()]);
+    uploader.after_submit();
+    renderer::read_texture(&gpu.device, &gpu.queue, &targets.color)
+}
+
+/// Half the side of the square the crowd stands on, metres.
+pub fn crowd_extent(crowd: &InstanceStore) -> f32 {
+    crowd
+        .as_slice()
+        .iter()
+        .map(|i| i.ground_position[0].abs().max(i.ground_position[1].abs()))
+        .fold(1.0, f32::max)
+}
+
+/// Writes an image as PNG, creating the folder.
+pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    image
+        .save_with_format(path, image::ImageFormat::Png)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

@@ -1,0 +1,196 @@
+//! upload: the skinned stream → the GPU vertex buffer, three ways.
+//!
+//! How it works:
+//! - `write_buffer`: the workers skin into a CPU buffer, then `queue.write_buffer` copies
+//!   it into wgpu's staging memory (one extra pass over every byte).
+//! - `in_place`: `queue.write_buffer_with` hands out the staging memory first and the
+//!   workers skin straight into it: no CPU-side copy at all. The mapping is write-only
+//!   (possibly uninitialized, write-combined), which is why the pipeline writes through a
+//!   [`Dest`] and never reads it.
+//! - `staging_belt`: like `in_place`, but into chunks of a `StagingBelt` that are recalled
+//!   and reused frame after frame instead of a fresh staging buffer each time.
+//!
+//! The upload stage's time is what each variant spends outside the skinning kernels: the
+//! copy for `write_buffer`, acquiring and releasing the mapping for the other two.
+
+use std::num::NonZeroU64;
+use std::time::Instant;
+
+use crate::crowd::{FrameError, Instance, Pipeline, Stage, StageTimings};
+use crate::skin::Dest;
+use crate::variant::Variant;
+
+use super::renderer::CrowdRenderer;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UploadVariant {
+    WriteBuffer,
+    InPlace,
+    StagingBelt,
+}
+
+impl Variant for UploadVariant {
+    const STAGE: &'static str = "upload";
+    const ALL: &'static [Self] = &[Self::WriteBuffer, Self::InPlace, Self::StagingBelt];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::WriteBuffer => "write_buffer",
+            Self::InPlace => "in_place",
+            Self::StagingBelt => "staging_belt",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Self::WriteBuffer => "skin into a CPU buffer, then queue.write_buffer copies it",
+            Self::InPlace => {
+                "skin straight into queue.write_buffer_with staging memory (no extra copy)"
+            }
+            Self::StagingBelt => "skin straight into reused StagingBelt chunks",
+        }
+    }
+}
+
+#[repr(C, align(64))]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Line([u8; 64]);
+
+/// Owns what the upload variants keep between frames.
+pub struct Uploader {
+    cpu: Vec<Line>,
+    belt: wgpu::util::StagingBelt,
+    belt_chunk: u64,
+    /// Set when a variant had to fall back this frame (shown in the panel).
+    pub note: Option<String>,
+}
+
+impl Uploader {
+    pub fn new(device: &wgpu::Device) -> Self {
+        Uploader {
+            cpu: Vec::new(),
+            belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
+            belt_chunk: 1 << 20,
+            note: None,
+        }
+    }
+
+    /// Runs the CPU pipeline for `instances` and gets the skinned stream into the
+    /// renderer's vertex buffer with `variant`. Copies recorded into `encoder` (staging belt)
+    /// must be submitted before [`Self::after_submit`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn frame(
+        &mut self,
+        variant: UploadVariant,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &mut CrowdRenderer,
+        pipeline: &mut Pipeline,
+        instances: &[Instance],
+    ) -> Result<StageTimings, FrameError> {
+        self.note = None;
+        let bytes = pipeline.output_bytes(instances.len()) as u64;
+        renderer.ensure_skinned_capacity(device, bytes);
+        let Some(size) = NonZeroU64::new(bytes) else {
+            return pipeline.run_frame(instances, &mut []);
+        };
+        let upload = Stage::Upload.index();
+        match variant {
+            UploadVariant::WriteBuffer => {
+                let lines = bytes.div_ceil(64) as usize;
+                if self.cpu.len() < lines {
+                    self.cpu.resize(lines, Line([0; 64]));
+                }
+                let cpu: &mut [u8] = bytemuck::cast_slice_mut(&mut self.cpu[..lines]);
+                let mut timings = pipeline.run_frame(instances, cpu)?;
+                let start = Instant::now();
+                queue.write_buffer(renderer.skinned(), 0, &cpu[..bytes as usize]);
+                timings.stage_us[upload] = start.elapsed().as_secs_f64() * 1e6;
+                Ok(timings)
+            }
+            UploadVariant::InPlace => {
+                let start = Instant::now();
+                let Some(mut view) = queue.write_buffer_with(renderer.skinned(), 0, size) else {
+                    self.note =
+                        Some("write_buffer_with refused the write; used write_buffer".into());
+                    return self.frame(
+                        UploadVariant::WriteBuffer,
+                        device,
+                        queue,
+                        encoder,
+                        renderer,
+                        pipeline,
+                        instances,
+                    );
+                };
+                let mut write_only = view.slice(..);
+                let ptr = write_only.as_raw_element_ptr();
+                let acquire = start.elapsed();
+                // SAFETY: the mapping holds `bytes` writable bytes and stays mapped while
+                // `view` lives (until the end of this block); nothing else touches it
+                // meanwhile, and the pipeline only writes through the `Dest`.
+                let dest = unsafe { Dest::from_raw(ptr, bytes as usize) };
+                let mut timings = Self::skin_into(pipeline, instances, dest, &mut self.note)?;
+                let release = Instant::now();
+                drop(view);
+                timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
+                Ok(timings)
+            }
+            UploadVariant::StagingBelt => {
+                let start = Instant::now();
+                if bytes > self.belt_chunk {
+                    // One chunk per frame's worth: the belt reuses it once recalled.
+                    self.belt_chunk = bytes.next_power_of_two();
+                    self.belt = wgpu::util::StagingBelt::new(device.clone(), self.belt_chunk);
+                }
+                let slice = self
+                    .belt
+                    .allocate(size, NonZeroU64::new(256).expect("non-zero"));
+                encoder.copy_buffer_to_buffer(
+                    slice.buffer(),
+                    slice.offset(),
+                    renderer.skinned(),
+                    0,
+                    bytes,
+                );
+                let mut view = slice
+                    .get_mapped_range_mut()
+                    .map_err(|e| FrameError::Pool(format!("staging belt: {e}")))?;
+                let mut write_only = view.slice(..);
+                let ptr = write_only.as_raw_element_ptr();
+                let acquire = start.elapsed();
+                // SAFETY: as for `in_place`: the belt chunk's mapping holds `bytes` writable
+                // bytes while `view` lives, and it is only written.
+                let dest = unsafe { Dest::from_raw(ptr, bytes as usize) };
+                let mut timings = Self::skin_into(pipeline, instances, dest, &mut self.note)?;
+                let release = Instant::now();
+                drop(view);
+                self.belt.finish();
+                timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
+                Ok(timings)
+            }
+        }
+    }
+
+    fn skin_into(
+        pipeline: &mut Pipeline,
+        instances: &[Instance],
+        dest: Dest<u8>,
+        note: &mut Option<String>,
+    ) -> Result<StageTimings, FrameError> {
+        match pipeline.run_frame_into(instances, dest, Stage::Skin) {
+            Err(FrameError::Misaligned) => {
+                *note = Some("the mapped staging memory is not 16-byte aligned".into());
+                Err(FrameError::Misaligned)
+            }
+            other => other,
+        }
+    }
+
+    /// Call after the frame's command buffers were submitted.
+    pub fn after_submit(&mut self) {
+        self.belt.recall();
+    }
+}

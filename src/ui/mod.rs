@@ -1,0 +1,286 @@
+//! The egui panel: settings, per-stage timings, history plot, verify and screenshot.
+//!
+//! How it works: [`Settings`] is what the user can change; the app compares it with the
+//! running configuration every frame and applies the difference (a refused variant is
+//! reverted and the reason shown). The panel only reads the shared [`TimingHistory`] — the
+//! same struct the bench reads — and returns the actions the user asked for.
+
+pub mod app;
+
+use std::time::Duration;
+
+use egui::{Color32, RichText};
+use egui_plot::{FilledArea, Legend, Plot};
+
+use crate::anim::hierarchy::HierarchyVariant;
+use crate::crowd::pipeline::MemoryReport;
+use crate::crowd::verify::Deviation;
+use crate::crowd::{Schedule, Stage, TimingHistory};
+use crate::gpu::context::AdapterSummary;
+use crate::gpu::upload::UploadVariant;
+use crate::skin::SkinVariant;
+use crate::variant::Variant;
+
+/// Everything the user can change from the panel (and the command line).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Settings {
+    pub hierarchy: HierarchyVariant,
+    pub skin: SkinVariant,
+    pub upload: UploadVariant,
+    pub schedule: Schedule,
+    pub threads: usize,
+    pub instances: usize,
+    pub speed: f32,
+    pub paused: bool,
+    pub vsync: bool,
+    pub blend_weight: f32,
+    pub show_panel: bool,
+}
+
+/// What the user asked for this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UiAction {
+    Screenshot,
+    Verify,
+    ResetCamera,
+}
+
+/// Read-only facts the panel shows.
+pub struct PanelInfo<'a> {
+    pub adapter: &'a AdapterSummary,
+    pub cpu: &'a str,
+    pub cores: usize,
+    pub simd: &'a str,
+    pub rig_name: &'a str,
+    pub rig_line: String,
+    pub max_instances: usize,
+    pub refusals: Vec<(HierarchyVariant, String)>,
+    pub memory: MemoryReport,
+    pub verify: Option<&'a Result<Deviation, String>>,
+    pub screenshot: Option<&'a Result<String, String>>,
+    pub notes: &'a [String],
+    pub present_mode: String,
+}
+
+/// One timing column of the table.
+type Metric = Box<dyn Fn(&crate::crowd::StageTimings) -> f64>;
+
+/// Colours of the stages in the table and the plot.
+pub fn stage_color(stage: Stage) -> Color32 {
+    match stage {
+        Stage::Sample => Color32::from_rgb(102, 170, 255),
+        Stage::Blend => Color32::from_rgb(160, 130, 255),
+        Stage::Hierarchy => Color32::from_rgb(110, 210, 140),
+        Stage::Palette => Color32::from_rgb(230, 200, 90),
+        Stage::Skin => Color32::from_rgb(240, 120, 90),
+        Stage::Upload => Color32::from_rgb(200, 120, 200),
+        Stage::Render => Color32::from_rgb(150, 150, 150),
+    }
+}
+
+fn variant_combo<V: Variant>(ui: &mut egui::Ui, value: &mut V, disabled: &[(V, String)]) {
+    egui::ComboBox::from_label(V::STAGE)
+        .selected_text(value.name())
+        .width(120.0)
+        .show_ui(ui, |ui| {
+            for &v in V::ALL {
+                match disabled.iter().find(|(d, _)| *d == v) {
+                    Some((_, reason)) => {
+                        ui.add_enabled(false, egui::Button::selectable(false, v.name()))
+                            .on_disabled_hover_text(format!("refused: {reason}"));
+                    }
+                    None => {
+                        ui.selectable_value(value, v, v.name())
+                            .on_hover_text(v.description());
+                    }
+                }
+            }
+        })
+        .response
+        .on_hover_text(value.description());
+}
+
+/// The panel. Returns the actions requested this frame.
+pub fn panel_ui(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    info: &PanelInfo,
+    history: &mut TimingHistory,
+) -> Vec<UiAction> {
+    let mut actions = Vec::new();
+    let second = Some(Duration::from_secs(1));
+    let frame = history.stats(second, |t| t.frame_us);
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.heading("skinbench");
+        ui.label(format!(
+            "{:.2} ms / frame   {:.0} FPS   present: {}",
+            frame.mean / 1000.0,
+            if frame.mean > 0.0 { 1e6 / frame.mean } else { 0.0 },
+            info.present_mode
+        ));
+        ui.label(format!("GPU: {} ({}, {})", info.adapter.name, info.adapter.backend, info.adapter.device_type));
+        ui.label(format!("CPU: {} — {} threads, SIMD {}", info.cpu, info.cores, info.simd));
+        ui.label(format!("rig: {} — {}", info.rig_name, info.rig_line));
+        ui.separator();
+
+        ui.label(RichText::new("Variants").strong());
+        variant_combo(ui, &mut settings.hierarchy, &info.refusals);
+        variant_combo(ui, &mut settings.skin, &[]);
+        variant_combo(ui, &mut settings.upload, &[]);
+        variant_combo(ui, &mut settings.schedule, &[]);
+        for (v, reason) in &info.refusals {
+            ui.label(RichText::new(format!("{} refuses this rig: {reason}", v.name())).small().color(Color32::YELLOW));
+        }
+        ui.add(egui::Slider::new(&mut settings.threads, 1..=info.cores.max(1)).text("threads"));
+        ui.add(
+            egui::Slider::new(&mut settings.instances, 1..=info.max_instances.max(1))
+                .logarithmic(true)
+                .text("instances"),
+        );
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut settings.paused, "pause (Space)");
+            ui.add(egui::Slider::new(&mut settings.speed, 0.0..=3.0).text("speed"));
+        });
+        ui.horizontal(|ui| {
+            let mut blend = settings.blend_weight > 0.0;
+            if ui.checkbox(&mut blend, "blend").changed() {
+                settings.blend_weight = if blend { 0.5 } else { 0.0 };
+            }
+            if blend {
+                ui.add(egui::Slider::new(&mut settings.blend_weight, 0.01..=1.0).text("weight"));
+            }
+        });
+        ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
+        ui.separator();
+
+        ui.label(RichText::new("Timings (last second, per frame)").strong());
+        egui::Grid::new("timings").striped(true).num_columns(4).show(ui, |ui| {
+            ui.label("stage");
+            ui.label("mean µs");
+            ui.label("p95 µs");
+            ui.label("share");
+            ui.end_row();
+            let rows: Vec<(String, Color32, Metric)> = Stage::ALL
+                .iter()
+                .map(|&s| {
+                    let label = if s == Stage::Render { "render (encode)".to_string() } else { s.name().to_string() };
+                    (label, stage_color(s), Box::new(move |t: &crate::crowd::StageTimings| t.get(s)) as Box<dyn Fn(&_) -> f64>)
+                })
+                .chain(std::iter::once((
+                    "GPU render".to_string(),
+                    Color32::LIGHT_GRAY,
+                    Box::new(|t: &crate::crowd::StageTimings| t.gpu_render_us.unwrap_or(0.0)) as Box<dyn Fn(&_) -> f64>,
+                )))
+                .collect();
+            for (label, color, value) in rows {
+                let s = history.stats(second, value);
+                ui.label(RichText::new(label).color(color));
+                ui.label(format!("{:.0}", s.mean));
+                ui.label(format!("{:.0}", s.p95));
+                ui.label(if frame.mean > 0.0 { format!("{:.0} %", 100.0 * s.mean / frame.mean) } else { "-".into() });
+                ui.end_row();
+            }
+        });
+        if !info.adapter.timestamps {
+            ui.label(RichText::new("GPU render time: this adapter has no timestamp queries").small());
+        }
+        let m = info.memory;
+        ui.label(
+            RichText::new(format!(
+                "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output",
+                m.instance_bytes,
+                m.pipeline_state_bytes,
+                m.tree_heap_bytes,
+                m.output_bytes / 1024
+            ))
+            .small(),
+        );
+        history_plot(ui, history);
+        ui.separator();
+
+        ui.horizontal(|ui| {
+            if ui.button("verify").on_hover_text("max deviation of the current variants from the f64 reference").clicked() {
+                actions.push(UiAction::Verify);
+            }
+            if ui.button("screenshot (F12)").clicked() {
+                actions.push(UiAction::Screenshot);
+            }
+            if ui.button("reset view (R)").clicked() {
+                actions.push(UiAction::ResetCamera);
+            }
+        });
+        match info.verify {
+            Some(Ok(d)) => {
+                let ok = d.relative_position <= 1e-4;
+                ui.label(
+                    RichText::new(format!(
+                        "max deviation: position {:.2e} ({:.1e} of rig size), normal {:.2e}, {} instances checked",
+                        d.max_position, d.relative_position, d.max_normal, d.instances_checked
+                    ))
+                    .color(if ok { Color32::LIGHT_GREEN } else { Color32::LIGHT_RED }),
+                );
+            }
+            Some(Err(e)) => {
+                ui.label(RichText::new(format!("verify failed: {e}")).color(Color32::LIGHT_RED));
+            }
+            None => {}
+        }
+        match info.screenshot {
+            Some(Ok(path)) => {
+                ui.label(RichText::new(format!("saved {path}")).color(Color32::LIGHT_GREEN));
+            }
+            Some(Err(e)) => {
+                ui.label(RichText::new(format!("screenshot failed: {e}")).color(Color32::LIGHT_RED));
+            }
+            None => {}
+        }
+        for note in info.notes {
+            ui.label(RichText::new(note).small().color(Color32::YELLOW));
+        }
+        ui.label(RichText::new("drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot").small());
+    });
+    actions
+}
+
+/// Stacked areas of the CPU stages and upload over the frames in the history.
+fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
+    let frames: Vec<_> = history.iter().collect();
+    if frames.len() < 2 {
+        return;
+    }
+    let xs: Vec<f64> = (0..frames.len()).map(|i| i as f64).collect();
+    let mut lower = vec![0.0; frames.len()];
+    let stages = [
+        Stage::Sample,
+        Stage::Blend,
+        Stage::Hierarchy,
+        Stage::Palette,
+        Stage::Skin,
+        Stage::Upload,
+        Stage::Render,
+    ];
+    Plot::new("stage history")
+        .height(140.0)
+        .legend(Legend::default())
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .include_y(0.0)
+        .y_axis_label("µs")
+        .show(ui, |plot| {
+            for stage in stages {
+                let upper: Vec<f64> = lower
+                    .iter()
+                    .zip(&frames)
+                    .map(|(l, t)| l + t.get(stage))
+                    .collect();
+                if upper.iter().zip(&lower).any(|(u, l)| u > l) {
+                    plot.add(
+                        FilledArea::new(stage.name(), &xs, &lower, &upper)
+                            .fill_color(stage_color(stage).gamma_multiply(0.8)),
+                    );
+                }
+                lower = upper;
+            }
+        });
+}
