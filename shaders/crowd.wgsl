@@ -38,6 +38,26 @@ fn vs_skinned(
     @location(2) uv: vec2<f32>,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
+    return place(position, normal, uv, instance);
+}
+
+// The `packed` layout: the normal arrives octahedral-encoded in two snorm16.
+@vertex
+fn vs_packed(
+    @location(0) position: vec3<f32>,
+    @location(1) oct: vec2<f32>,
+    @location(2) uv: vec2<f32>,
+    @builtin(instance_index) instance: u32,
+) -> VsOut {
+    var n = vec3<f32>(oct, 1.0 - abs(oct.x) - abs(oct.y));
+    if (n.z < 0.0) {
+        let s = select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0));
+        n = vec3<f32>((1.0 - abs(n.yx)) * s, n.z);
+    }
+    return place(position, n, uv, instance);
+}
+
+fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -> VsOut {
     let data = instances[instance];
     let world = data.world_from_model * vec4<f32>(position, 1.0);
     var out: VsOut;

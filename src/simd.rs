@@ -54,6 +54,23 @@ pub trait Simd: Copy {
         joint: usize,
     ) -> [Self::V; 10];
 
+    /// Octahedral encoding of eight normals (any length) into snorm16x2, as the bits of
+    /// each lane (see `prepare::oct_encode`).
+    fn encode_oct(self, normal: [Self::V; 3]) -> Self::V;
+
+    /// Writes packed vertex `v` of all eight instances: lane `k` of `position` and of the
+    /// encoded normal `oct` go to `outs[k][v]`.
+    ///
+    /// # Safety
+    /// Every `outs[k]` must be valid for writing a `VertexPacked` at index `v`.
+    unsafe fn store_packed(
+        self,
+        outs: &[*mut crate::prepare::VertexPacked; LANES],
+        v: usize,
+        position: [Self::V; 3],
+        oct: Self::V,
+    );
+
     /// Writes vertex `v` of all eight instances: lane `k` of `position` (w = 1) and
     /// `normal` (w = 0) goes to `outs[k][v]`.
     ///
@@ -142,6 +159,34 @@ impl Simd for Portable {
             }
         }
         v
+    }
+
+    #[inline(always)]
+    fn encode_oct(self, normal: [F32x8; 3]) -> F32x8 {
+        let mut r = F32x8::ZERO;
+        for k in 0..LANES {
+            let n = glam::Vec3::new(normal[0].0[k], normal[1].0[k], normal[2].0[k]);
+            r.0[k] = f32::from_bits(crate::prepare::oct_encode(n));
+        }
+        r
+    }
+
+    #[inline(always)]
+    unsafe fn store_packed(
+        self,
+        outs: &[*mut crate::prepare::VertexPacked; LANES],
+        v: usize,
+        position: [F32x8; 3],
+        oct: F32x8,
+    ) {
+        for (k, out) in outs.iter().enumerate() {
+            let vertex = crate::prepare::VertexPacked {
+                position: [position[0].0[k], position[1].0[k], position[2].0[k]],
+                normal_oct: oct.0[k].to_bits(),
+            };
+            // SAFETY: the caller guarantees `out` is valid for index `v`.
+            unsafe { out.add(v).write(vertex) };
+        }
     }
 
     #[inline(always)]
@@ -269,6 +314,80 @@ impl Simd for Avx2 {
             [
                 r[0], r[1], r[2], r[3], t[0], t[1], t[2], sc[0], sc[1], sc[2],
             ]
+        }
+    }
+
+    #[inline(always)]
+    fn encode_oct(self, normal: [Self::V; 3]) -> Self::V {
+        use std::arch::x86_64::*;
+        // SAFETY: see the impl comment.
+        unsafe {
+            let sign = _mm256_set1_ps(-0.0);
+            let one = _mm256_set1_ps(1.0);
+            let [nx, ny, nz] = normal;
+            let l1 = _mm256_add_ps(
+                _mm256_add_ps(_mm256_andnot_ps(sign, nx), _mm256_andnot_ps(sign, ny)),
+                _mm256_andnot_ps(sign, nz),
+            );
+            // An approximate reciprocal (12 bits) is plenty: the decoder renormalizes.
+            let inv = _mm256_rcp_ps(_mm256_max_ps(l1, _mm256_set1_ps(1e-30)));
+            let (px, py) = (_mm256_mul_ps(nx, inv), _mm256_mul_ps(ny, inv));
+            // Lower hemisphere: fold over the diagonals.
+            let (ax, ay) = (_mm256_andnot_ps(sign, px), _mm256_andnot_ps(sign, py));
+            let sx = _mm256_or_ps(_mm256_and_ps(px, sign), one);
+            let sy = _mm256_or_ps(_mm256_and_ps(py, sign), one);
+            let fx = _mm256_mul_ps(_mm256_sub_ps(one, ay), sx);
+            let fy = _mm256_mul_ps(_mm256_sub_ps(one, ax), sy);
+            let below = _mm256_cmp_ps::<_CMP_LT_OQ>(nz, _mm256_setzero_ps());
+            let px = _mm256_blendv_ps(px, fx, below);
+            let py = _mm256_blendv_ps(py, fy, below);
+            let scale = _mm256_set1_ps(32767.0);
+            let minus_one = _mm256_set1_ps(-1.0);
+            let qx = _mm256_cvtps_epi32(_mm256_mul_ps(
+                _mm256_min_ps(_mm256_max_ps(px, minus_one), one),
+                scale,
+            ));
+            let qy = _mm256_cvtps_epi32(_mm256_mul_ps(
+                _mm256_min_ps(_mm256_max_ps(py, minus_one), one),
+                scale,
+            ));
+            let bits = _mm256_or_si256(
+                _mm256_and_si256(qx, _mm256_set1_epi32(0xFFFF)),
+                _mm256_slli_epi32::<16>(qy),
+            );
+            _mm256_castsi256_ps(bits)
+        }
+    }
+
+    /// A 4×8 transpose in registers and eight 16-byte stores.
+    #[inline(always)]
+    unsafe fn store_packed(
+        self,
+        outs: &[*mut crate::prepare::VertexPacked; LANES],
+        v: usize,
+        position: [Self::V; 3],
+        oct: Self::V,
+    ) {
+        use std::arch::x86_64::*;
+        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v` is writable.
+        unsafe {
+            let t0 = _mm256_unpacklo_ps(position[0], position[1]);
+            let t1 = _mm256_unpackhi_ps(position[0], position[1]);
+            let t2 = _mm256_unpacklo_ps(position[2], oct);
+            let t3 = _mm256_unpackhi_ps(position[2], oct);
+            let p = [
+                _mm256_shuffle_ps::<0x44>(t0, t2),
+                _mm256_shuffle_ps::<0xEE>(t0, t2),
+                _mm256_shuffle_ps::<0x44>(t1, t3),
+                _mm256_shuffle_ps::<0xEE>(t1, t3),
+            ];
+            for i in 0..4 {
+                _mm_storeu_ps(outs[i].add(v) as *mut f32, _mm256_castps256_ps128(p[i]));
+                _mm_storeu_ps(
+                    outs[i + 4].add(v) as *mut f32,
+                    _mm256_extractf128_ps::<1>(p[i]),
+                );
+            }
         }
     }
 

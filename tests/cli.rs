@@ -6,7 +6,12 @@ mod common;
 use std::process::Command;
 
 fn skinbench(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_skinbench")).args(args).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -17,7 +22,11 @@ fn skinbench(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn unknown_variants_list_the_valid_ones() {
     for (flag, value, valid) in [
-        ("--skin", "fast", "naive, split, float4, sorted, tuned, simd"),
+        (
+            "--skin",
+            "fast",
+            "naive, split, float4, sorted, tuned, simd",
+        ),
         ("--hierarchy", "bush", "tree, flat, flat_qvs, simd"),
         ("--upload", "fax", "write_buffer, in_place, staging_belt"),
         ("--schedule", "later", "staged, fused"),
@@ -55,7 +64,14 @@ fn bench_refuses_bad_input_and_writes_nothing() {
     for args in [
         vec!["bench", "--quick", "--out", out, "--workload", "everything"],
         vec!["bench", "--quick", "--out", out, "--instances", "0"],
-        vec!["bench", "--quick", "--out", out, "--rig", "/nonexistent/rig.gltf"],
+        vec![
+            "bench",
+            "--quick",
+            "--out",
+            out,
+            "--rig",
+            "/nonexistent/rig.gltf",
+        ],
     ] {
         let (code, _, err) = skinbench(&args);
         assert_eq!(code, 1, "{args:?}: {err}");
@@ -63,11 +79,20 @@ fn bench_refuses_bad_input_and_writes_nothing() {
     }
     let (_, _, err) = skinbench(&["bench", "--quick", "--out", out, "--workload", "everything"]);
     assert!(err.contains("hierarchy, skin, frame"), "{err}");
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "partial report files were left");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "partial report files were left"
+    );
     // An output folder that cannot be created.
     let blocker = dir.join("file");
     std::fs::write(&blocker, b"").unwrap();
-    let (code, _, err) = skinbench(&["bench", "--quick", "--out", blocker.join("sub").to_str().unwrap()]);
+    let (code, _, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--out",
+        blocker.join("sub").to_str().unwrap(),
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("cannot write the report"), "{err}");
 }
@@ -75,18 +100,46 @@ fn bench_refuses_bad_input_and_writes_nothing() {
 #[test]
 fn bench_quick_writes_both_reports() {
     let dir = common::temp_dir("bench-quick");
-    let (code, stdout, err) = skinbench(&["bench", "--quick", "--json", "--workload", "skin", "--instances", "8", "--out", dir.to_str().unwrap()]);
+    let (code, stdout, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--json",
+        "--workload",
+        "skin",
+        "--instances",
+        "8",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(report["store_bandwidth_gbs"].as_f64().unwrap() > 0.0);
     let rows = report["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 6, "one row per skin variant");
     for row in rows {
-        for key in ["workload", "variant", "hierarchy", "skin", "schedule", "instances", "threads", "median_us", "p95_us", "min_us", "ratio_to_baseline"] {
+        for key in [
+            "workload",
+            "variant",
+            "hierarchy",
+            "skin",
+            "schedule",
+            "instances",
+            "threads",
+            "median_us",
+            "p95_us",
+            "min_us",
+            "ratio_to_baseline",
+        ] {
             assert!(row.get(key).is_some(), "row without {key}");
         }
         assert_eq!(row["workload"], "skin");
     }
-    let files: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert!(files.iter().any(|f| f.ends_with(".md")) && files.iter().any(|f| f.ends_with(".json")), "{files:?}");
+    let files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        files.iter().any(|f| f.ends_with(".md")) && files.iter().any(|f| f.ends_with(".json")),
+        "{files:?}"
+    );
 }

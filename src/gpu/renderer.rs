@@ -119,7 +119,7 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
 }
 
 pub struct CrowdRenderer {
-    pipelines: [wgpu::RenderPipeline; 3],
+    pipelines: [wgpu::RenderPipeline; 4],
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
     bind_group: wgpu::BindGroup,
@@ -145,6 +145,7 @@ const INTERLEAVED: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
 const FLOAT3: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
 const FLOAT4: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
+const PACKED: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 
 fn format_index(f: OutputFormat) -> usize {
@@ -152,6 +153,7 @@ fn format_index(f: OutputFormat) -> usize {
         OutputFormat::Interleaved => 0,
         OutputFormat::Float3 => 1,
         OutputFormat::Float4 => 2,
+        OutputFormat::Packed => 3,
     }
 }
 
@@ -201,10 +203,11 @@ impl CrowdRenderer {
                 step_mode: wgpu::VertexStepMode::Vertex,
                 attributes,
             };
-        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 3] = [
+        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 4] = [
             vec![Some(buffer(32, &INTERLEAVED))],
             vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
             vec![Some(buffer(32, &FLOAT4)), Some(buffer(8, &UV))],
+            vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
         ];
         let depth = Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
@@ -260,6 +263,7 @@ impl CrowdRenderer {
                 &layouts[1],
             ),
             make("crowd float4", "vs_skinned", "fs_skinned", &layouts[2]),
+            make("crowd packed", "vs_packed", "fs_skinned", &layouts[3]),
         ];
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
 

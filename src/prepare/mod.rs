@@ -45,7 +45,45 @@ pub struct VertexF4 {
     pub normal: [f32; 4],
 }
 
+/// A compact skinned vertex (the `packed` variant): float3 position and the normal
+/// octahedral-encoded in two snorm16 (16 bytes, half of [`VertexF4`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct VertexPacked {
+    pub position: [f32; 3],
+    /// Octahedral normal: x in the low 16 bits, y in the high 16 bits, both snorm16.
+    pub normal_oct: u32,
+}
+
+/// Octahedral encoding of a direction into two snorm16 (any length; zero gives +z).
+pub fn oct_encode(n: glam::Vec3) -> u32 {
+    let l1 = n.x.abs() + n.y.abs() + n.z.abs();
+    let inv = if l1 > 0.0 { 1.0 / l1 } else { 0.0 };
+    let (mut x, mut y) = (n.x * inv, n.y * inv);
+    if n.z < 0.0 {
+        let sign = |v: f32| if v < 0.0 { -1.0 } else { 1.0 };
+        (x, y) = ((1.0 - y.abs()) * sign(x), (1.0 - x.abs()) * sign(y));
+    }
+    let q = |v: f32| (v.clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16 as u16 as u32;
+    q(x) | (q(y) << 16)
+}
+
+/// The unit direction of an octahedral normal.
+pub fn oct_decode(packed: u32) -> glam::Vec3 {
+    let f = |bits: u32| ((bits & 0xFFFF) as u16 as i16 as f32 / 32767.0).max(-1.0);
+    let (x, y) = (f(packed), f(packed >> 16));
+    let z = 1.0 - x.abs() - y.abs();
+    let sign = |v: f32| if v < 0.0 { -1.0 } else { 1.0 };
+    let (x, y) = if z < 0.0 {
+        ((1.0 - y.abs()) * sign(x), (1.0 - x.abs()) * sign(y))
+    } else {
+        (x, y)
+    };
+    glam::Vec3::new(x, y, z).normalize_or(glam::Vec3::Z)
+}
+
 const _: () = {
+    assert!(std::mem::size_of::<VertexPacked>() == 16);
     assert!(std::mem::size_of::<VertexInterleaved>() == 32);
     assert!(std::mem::size_of::<VertexF3>() == 24);
     assert!(std::mem::size_of::<VertexF4>() == 32);
@@ -286,5 +324,31 @@ impl PreparedRig {
 
     pub fn vertex_count(&self) -> usize {
         self.mesh.vertex_count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{oct_decode, oct_encode};
+    use glam::Vec3;
+
+    #[test]
+    fn octahedral_normals_round_trip() {
+        let mut worst: f32 = 0.0;
+        for i in 0..2000 {
+            let t = i as f32 * 0.618;
+            let n = Vec3::new(
+                t.sin() * (t * 1.7).cos(),
+                (t * 0.3).cos(),
+                t.cos() * (t * 2.3).sin(),
+            ) * (1.0 + i as f32 % 3.0);
+            if n.length() < 1e-3 {
+                continue;
+            }
+            let back = oct_decode(oct_encode(n));
+            worst = worst.max((back - n.normalize()).abs().max_element());
+        }
+        assert!(worst < 1e-4, "worst component error {worst}");
+        assert_eq!(oct_decode(oct_encode(Vec3::NEG_Z)), Vec3::NEG_Z);
     }
 }

@@ -23,7 +23,7 @@ pub mod tuned;
 pub use dest::Dest;
 
 use crate::anim::palette::{PaletteLayout, Palettes};
-use crate::prepare::{PreparedRig, VertexF3, VertexF4, VertexInterleaved};
+use crate::prepare::{PreparedRig, VertexF3, VertexF4, VertexInterleaved, VertexPacked};
 use crate::simd::LANES;
 use crate::variant::Variant;
 
@@ -36,6 +36,7 @@ pub enum SkinVariant {
     Sorted,
     Tuned,
     Simd,
+    Packed,
 }
 
 impl Variant for SkinVariant {
@@ -47,6 +48,7 @@ impl Variant for SkinVariant {
         Self::Sorted,
         Self::Tuned,
         Self::Simd,
+        Self::Packed,
     ];
 
     fn name(self) -> &'static str {
@@ -57,6 +59,7 @@ impl Variant for SkinVariant {
             Self::Sorted => "sorted",
             Self::Tuned => "tuned",
             Self::Simd => "simd",
+            Self::Packed => "packed",
         }
     }
 
@@ -74,6 +77,9 @@ impl Variant for SkinVariant {
             Self::Simd => {
                 "8 instances per register (palettes SoA, lane = instance), AVX2/FMA detected at run time"
             }
+            Self::Packed => {
+                "+ 16-byte output: float3 position, octahedral snorm16 normal (half the bytes to store and upload)"
+            }
         }
     }
 }
@@ -87,6 +93,8 @@ pub enum OutputFormat {
     Float3,
     /// `VertexF4`: float4 position, float4 normal (32 bytes, 16-byte aligned).
     Float4,
+    /// `VertexPacked`: float3 position, octahedral snorm16x2 normal (16 bytes).
+    Packed,
 }
 
 impl OutputFormat {
@@ -95,6 +103,7 @@ impl OutputFormat {
             OutputFormat::Interleaved => std::mem::size_of::<VertexInterleaved>(),
             OutputFormat::Float3 => std::mem::size_of::<VertexF3>(),
             OutputFormat::Float4 => std::mem::size_of::<VertexF4>(),
+            OutputFormat::Packed => std::mem::size_of::<VertexPacked>(),
         }
     }
 }
@@ -107,7 +116,7 @@ impl SkinVariant {
         match self {
             Self::Naive | Self::Split | Self::Float4 | Self::Sorted => PaletteLayout::Mat4,
             Self::Tuned => PaletteLayout::Mat3x4,
-            Self::Simd => PaletteLayout::Lanes,
+            Self::Simd | Self::Packed => PaletteLayout::Lanes,
         }
     }
 
@@ -115,13 +124,14 @@ impl SkinVariant {
         match self {
             Self::Naive => OutputFormat::Interleaved,
             Self::Split => OutputFormat::Float3,
+            Self::Packed => OutputFormat::Packed,
             _ => OutputFormat::Float4,
         }
     }
 
     /// Whether the output is in influence-sorted vertex order (else file order).
     pub fn sorted_order(self) -> bool {
-        matches!(self, Self::Sorted | Self::Tuned | Self::Simd)
+        matches!(self, Self::Sorted | Self::Tuned | Self::Simd | Self::Packed)
     }
 
     /// Bytes between consecutive instances' output slices.
@@ -144,7 +154,8 @@ pub fn run_group(
     let s = rig.joint_stride;
     let bytes = rig.vertex_count() * variant.output_format().vertex_size();
     match (variant, palettes) {
-        (SkinVariant::Simd, Palettes::Lanes(p)) => simd::run(rig, p, out, stride, active),
+        (SkinVariant::Simd, Palettes::Lanes(p)) => simd::run(rig, p, out, stride, active, false),
+        (SkinVariant::Packed, Palettes::Lanes(p)) => simd::run(rig, p, out, stride, active, true),
         (variant, palettes) => {
             for k in 0..active {
                 let instance = out.range(k * stride, bytes);
@@ -196,6 +207,15 @@ pub fn read_instance(
                 (
                     Vec3::from_slice(&v.position[..3]),
                     Vec3::from_slice(&v.normal[..3]),
+                )
+            })
+            .unzip(),
+        OutputFormat::Packed => bytemuck::pod_collect_to_vec::<u8, VertexPacked>(bytes)
+            .iter()
+            .map(|v| {
+                (
+                    Vec3::from(v.position),
+                    crate::prepare::oct_decode(v.normal_oct),
                 )
             })
             .unzip(),

@@ -1,4 +1,4 @@
-//! `simd`: eight instances per register.
+//! `simd` and `packed`: eight instances per register.
 //!
 //! How it works: per-vertex SIMD stalls on gathers, because every vertex reads different
 //! palette matrices. But all instances share the mesh, its joint indices and weights; only
@@ -6,25 +6,35 @@
 //! (joint `j`'s 3×4 matrices of all eight instances are 12 consecutive 8-float vectors):
 //! for each vertex, each influence is one contiguous 384-byte read, its weight a
 //! broadcast, and the blend is 12 multiply-adds covering eight instances. Position and
-//! normal are transformed the same way, transposed in registers, and stored as eight
-//! float4 vertices, one into each instance's output slice. The vertices are influence-
-//! sorted, so each class loop blends exactly its number of matrices.
+//! normal are transformed the same way, transposed in registers, and stored, one vertex
+//! into each instance's output slice. The vertices are influence-sorted, so each class
+//! loop blends exactly its number of matrices.
+//!
+//! `simd` stores float4 position and normal (32 bytes). Past the caches the kernel is
+//! limited by store bandwidth, so `packed` halves the bytes: float3 position and the
+//! normal octahedral-encoded in two snorm16 (16 bytes), decoded in the vertex shader.
 
 use super::Dest;
-use crate::prepare::{PreparedRig, SortedMesh, VertexF4};
-use crate::simd::{LANES, Lanes3x4, Portable, Simd};
+use crate::prepare::{PreparedRig, SortedMesh, VertexF4, VertexPacked};
+use crate::simd::{F32x8, LANES, Lanes3x4, Portable, Simd};
 
 /// Skins `active` instances of one group; `out` holds their slices `stride` bytes apart.
+/// `packed` selects the 16-byte output.
 pub fn run(
     rig: &PreparedRig,
     palettes: &[Lanes3x4],
     mut out: Dest<u8>,
     stride: usize,
     active: usize,
+    packed: bool,
 ) {
     let mesh = &rig.mesh.sorted;
     let n = mesh.source.len();
-    let size = std::mem::size_of::<VertexF4>();
+    let size = if packed {
+        std::mem::size_of::<VertexPacked>()
+    } else {
+        std::mem::size_of::<VertexF4>()
+    };
     // Validate once; the loops below do no per-element checks.
     assert!((1..=LANES).contains(&active));
     assert!(
@@ -40,54 +50,52 @@ pub fn run(
         base as usize % 16 == 0 && stride % 16 == 0,
         "output not 16-byte aligned"
     );
-    if active < LANES {
-        // A partial last group: skin into a full-width scratch group would need memory;
-        // instead the portable path writes only the live lanes.
-        let mut outs = [std::ptr::null_mut::<VertexF4>(); LANES];
-        for (k, o) in outs.iter_mut().enumerate().take(active) {
-            // SAFETY: k * stride < out.len() (asserted above).
-            *o = unsafe { base.add(k * stride) } as *mut VertexF4;
-        }
-        // SAFETY: outs[..active] point at ranges holding `n` aligned vertices (asserted).
-        unsafe { partial(Portable, mesh, palettes, &outs, active) };
-        return;
-    }
-    let mut outs = [std::ptr::null_mut::<VertexF4>(); LANES];
-    for (k, o) in outs.iter_mut().enumerate() {
+    let mut outs = [std::ptr::null_mut::<u8>(); LANES];
+    for (k, o) in outs.iter_mut().enumerate().take(active) {
         // SAFETY: k * stride < out.len() (asserted above).
-        *o = unsafe { base.add(k * stride) } as *mut VertexF4;
+        *o = unsafe { base.add(k * stride) };
     }
-    full(mesh, palettes, Outputs(outs));
+    let outs = Outputs(outs);
+    match (active == LANES, packed) {
+        (true, false) => full_f4(mesh, palettes, outs),
+        (true, true) => full_packed(mesh, palettes, outs),
+        // A partial last group: only the live lanes are written, with the portable path.
+        // SAFETY: outs[..active] point at ranges holding `n` vertices (asserted above).
+        (false, false) => unsafe {
+            classes::<Portable, false>(Portable, mesh, palettes, &outs.0, active)
+        },
+        (false, true) => unsafe {
+            classes::<Portable, true>(Portable, mesh, palettes, &outs.0, active)
+        },
+    }
 }
 
 /// Eight output pointers, each valid for `mesh.source.len()` vertices (checked in `run`).
 #[derive(Clone, Copy)]
-struct Outputs([*mut VertexF4; LANES]);
+struct Outputs([*mut u8; LANES]);
 
 crate::dispatch_simd!(
-    fn full(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) -> () {
-        full_kernel
+    fn full_f4(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) -> () {
+        full_f4_kernel
+    }
+);
+crate::dispatch_simd!(
+    fn full_packed(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) -> () {
+        full_packed_kernel
     }
 );
 
 #[inline(always)]
-fn full_kernel<S: Simd>(s: S, mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) {
+fn full_f4_kernel<S: Simd>(s: S, mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) {
     // SAFETY: `run` checked every pointer for `mesh.source.len()` vertices and the palette
     // length against `mesh.joint_bound`.
-    unsafe { classes(s, mesh, palettes, &outs.0, LANES) }
+    unsafe { classes::<S, false>(s, mesh, palettes, &outs.0, LANES) }
 }
 
-/// # Safety
-/// As `classes`.
-unsafe fn partial<S: Simd>(
-    s: S,
-    mesh: &SortedMesh,
-    palettes: &[Lanes3x4],
-    outs: &[*mut VertexF4; LANES],
-    active: usize,
-) {
-    // SAFETY: forwarded.
-    unsafe { classes(s, mesh, palettes, outs, active) }
+#[inline(always)]
+fn full_packed_kernel<S: Simd>(s: S, mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) {
+    // SAFETY: as above.
+    unsafe { classes::<S, true>(s, mesh, palettes, &outs.0, LANES) }
 }
 
 #[inline(always)]
@@ -97,14 +105,14 @@ fn palette(palettes: &[Lanes3x4], j: u16) -> &Lanes3x4 {
 }
 
 /// # Safety
-/// `outs[..active]` must each be valid for `mesh.source.len()` `VertexF4` writes, and
-/// `palettes.len() >= mesh.joint_bound`.
+/// `outs[..active]` must each be valid for `mesh.source.len()` vertices of the output
+/// format, and `palettes.len() >= mesh.joint_bound`.
 #[inline(always)]
-unsafe fn classes<S: Simd>(
+unsafe fn classes<S: Simd, const PACKED: bool>(
     s: S,
     mesh: &SortedMesh,
     palettes: &[Lanes3x4],
-    outs: &[*mut VertexF4; LANES],
+    outs: &[*mut u8; LANES],
     active: usize,
 ) {
     let [n1, n2, n3, n4] = mesh.class_counts;
@@ -117,7 +125,7 @@ unsafe fn classes<S: Simd>(
         for e in 0..12 {
             r[e] = s.load(&m[e]);
         }
-        unsafe { emit(s, &r, &src[v], outs, active, v) };
+        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
         v += 1;
     }
     j += n1;
@@ -131,7 +139,7 @@ unsafe fn classes<S: Simd>(
         for e in 0..12 {
             r[e] = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
         }
-        unsafe { emit(s, &r, &src[v], outs, active, v) };
+        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
         v += 1;
     }
     (j, w) = (j + 2 * n2, w + 2 * n2);
@@ -150,7 +158,7 @@ unsafe fn classes<S: Simd>(
             let acc = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
             r[e] = s.mul_add(s.load(&c[e]), wc, acc);
         }
-        unsafe { emit(s, &r, &src[v], outs, active, v) };
+        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
         v += 1;
     }
     (j, w) = (j + 3 * n3, w + 3 * n3);
@@ -173,7 +181,7 @@ unsafe fn classes<S: Simd>(
             let cd = s.mul_add(s.load(&d[e]), wd, s.mul(s.load(&c[e]), wc));
             r[e] = s.add(ab, cd);
         }
-        unsafe { emit(s, &r, &src[v], outs, active, v) };
+        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
         v += 1;
     }
 }
@@ -181,13 +189,13 @@ unsafe fn classes<S: Simd>(
 /// Transforms one vertex by the blended lane matrices and stores it for every live lane.
 ///
 /// # Safety
-/// `outs[..active]` valid for writing index `v`.
+/// `outs[..active]` valid for writing vertex `v` of the output format.
 #[inline(always)]
-unsafe fn emit<S: Simd>(
+unsafe fn emit<S: Simd, const PACKED: bool>(
     s: S,
     m: &[S::V; 12],
     src: &VertexF4,
-    outs: &[*mut VertexF4; LANES],
+    outs: &[*mut u8; LANES],
     active: usize,
     v: usize,
 ) {
@@ -210,22 +218,38 @@ unsafe fn emit<S: Simd>(
         );
     }
     if active == LANES {
-        // SAFETY: all eight pointers are valid for index `v` (caller).
-        unsafe { s.store_vertices(outs, v, position, normal) };
-    } else {
-        let mut p = [crate::simd::F32x8::ZERO; 3];
-        let mut q = [crate::simd::F32x8::ZERO; 3];
-        for r in 0..3 {
-            s.store(&mut p[r], position[r]);
-            s.store(&mut q[r], normal[r]);
+        // SAFETY (both stores): all eight pointers are valid for vertex `v` (caller).
+        if PACKED {
+            let oct = s.encode_oct(normal);
+            unsafe { s.store_packed(&outs.map(|p| p as *mut VertexPacked), v, position, oct) };
+        } else {
+            unsafe { s.store_vertices(&outs.map(|p| p as *mut VertexF4), v, position, normal) };
         }
-        for (k, out) in outs.iter().enumerate().take(active) {
-            let vertex = VertexF4 {
-                position: [p[0].0[k], p[1].0[k], p[2].0[k], 1.0],
-                normal: [q[0].0[k], q[1].0[k], q[2].0[k], 0.0],
-            };
-            // SAFETY: k < active, so `out` is valid for index `v` (caller).
-            unsafe { out.add(v).write(vertex) };
+        return;
+    }
+    let mut p = [F32x8::ZERO; 3];
+    let mut q = [F32x8::ZERO; 3];
+    for r in 0..3 {
+        s.store(&mut p[r], position[r]);
+        s.store(&mut q[r], normal[r]);
+    }
+    for (k, &out) in outs.iter().enumerate().take(active) {
+        // SAFETY: k < active, so `out` is valid for vertex `v` (caller).
+        unsafe {
+            if PACKED {
+                let normal = glam::Vec3::new(q[0].0[k], q[1].0[k], q[2].0[k]);
+                let vertex = VertexPacked {
+                    position: [p[0].0[k], p[1].0[k], p[2].0[k]],
+                    normal_oct: crate::prepare::oct_encode(normal),
+                };
+                (out as *mut VertexPacked).add(v).write(vertex);
+            } else {
+                let vertex = VertexF4 {
+                    position: [p[0].0[k], p[1].0[k], p[2].0[k], 1.0],
+                    normal: [q[0].0[k], q[1].0[k], q[2].0[k], 0.0],
+                };
+                (out as *mut VertexF4).add(v).write(vertex);
+            }
         }
     }
 }
