@@ -5,6 +5,8 @@ mod common;
 
 use std::process::Command;
 
+use skinbench::variant::Variant;
+
 fn skinbench(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
         .args(args)
@@ -115,7 +117,11 @@ fn bench_quick_writes_both_reports() {
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(report["store_bandwidth_gbs"].as_f64().unwrap() > 0.0);
     let rows = report["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 6, "one row per skin variant");
+    assert_eq!(
+        rows.len(),
+        skinbench::skin::SkinVariant::ALL.len(),
+        "one row per skin variant"
+    );
     for row in rows {
         for key in [
             "workload",
