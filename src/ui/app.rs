@@ -653,17 +653,33 @@ impl Running {
 
     fn sidecar(&self, width: u32, height: u32) -> serde_json::Value {
         let mut history = self.history.clone();
-        let second = Some(Duration::from_secs(1));
-        let mut stages = serde_json::Map::new();
-        for stage in Stage::ALL {
-            let s = history.stats(second, |t: &StageTimings| t.get(stage));
-            stages.insert(
-                stage.name().into(),
-                serde_json::json!({ "mean_us": s.mean, "p95_us": s.p95, "median_us": s.median }),
-            );
-        }
-        let gpu = history.stats(second, |t| t.gpu_render_us.unwrap_or(0.0));
-        let frame = history.stats(second, |t| t.frame_us);
+        // The panel's window (last second) and, for slow frames, every frame but the first
+        // three (warm-up).
+        let summarize = |history: &mut TimingHistory, window: Option<Duration>, skip: usize| {
+            let mut h = TimingHistory::new(history.len().max(1));
+            for t in history.iter().skip(skip) {
+                h.push(*t);
+            }
+            let mut stages = serde_json::Map::new();
+            for stage in Stage::ALL {
+                let s = h.stats(window, |t: &StageTimings| t.get(stage));
+                stages.insert(
+                    stage.name().into(),
+                    serde_json::json!({ "mean_us": s.mean, "p95_us": s.p95, "median_us": s.median }),
+                );
+            }
+            let gpu = h.stats(window, |t| t.gpu_render_us.unwrap_or(0.0));
+            let frame = h.stats(window, |t| t.frame_us);
+            serde_json::json!({
+                "frames": frame.count,
+                "frame_mean_us": frame.mean,
+                "fps": if frame.mean > 0.0 { 1e6 / frame.mean } else { 0.0 },
+                "stages": stages,
+                "gpu_render_mean_us": if self.gpu.summary.timestamps { Some(gpu.mean) } else { None },
+            })
+        };
+        let last_second = summarize(&mut history, Some(Duration::from_secs(1)), 0);
+        let all_frames = summarize(&mut history, None, 3);
         let rig = self.pipeline.rig();
         serde_json::json!({
             "timestamp": timestamp(),
@@ -675,13 +691,8 @@ impl Running {
             "adapter": self.gpu.summary,
             "machine": self.machine,
             "rig": { "name": rig.name, "joints": rig.joint_count(), "vertices": rig.vertex_count(), "triangles": rig.summary.triangles },
-            "timings_last_second": {
-                "frames": frame.count,
-                "frame_mean_us": frame.mean,
-                "fps": if frame.mean > 0.0 { 1e6 / frame.mean } else { 0.0 },
-                "stages": stages,
-                "gpu_render_mean_us": if self.gpu.summary.timestamps { Some(gpu.mean) } else { None },
-            },
+            "timings_last_second": last_second,
+            "timings_after_warmup": all_frames,
             "memory_per_instance": self.pipeline.memory_report(),
             "verify": self.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
         })
