@@ -524,7 +524,7 @@ impl Pipeline {
                 instances: n,
             });
         }
-        if needed > 0 && out.as_mut_ptr() as usize % 16 != 0 {
+        if needed > 0 && !(out.as_mut_ptr() as usize).is_multiple_of(16) {
             return Err(FrameError::Misaligned);
         }
         self.reserve(n);

@@ -29,7 +29,7 @@ struct Writer {
 
 impl Writer {
     fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut view = json!({
@@ -266,7 +266,7 @@ pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
             "channels": channels,
         }));
     }
-    while w.bin.len() % 4 != 0 {
+    while !w.bin.len().is_multiple_of(4) {
         w.bin.push(0);
     }
     let document = json!({
@@ -299,7 +299,7 @@ pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
         "buffers": [{ "byteLength": w.bin.len() }],
     });
     let mut json_bytes = serde_json::to_vec(&document).expect("JSON of numbers and strings");
-    while json_bytes.len() % 4 != 0 {
+    while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
     let total = 12 + 8 + json_bytes.len() + 8 + w.bin.len();

@@ -102,7 +102,7 @@ impl<'a> Dest<'a, u8> {
     pub fn cast<U: bytemuck::Pod>(self) -> Dest<'a, U> {
         let size = std::mem::size_of::<U>();
         assert!(
-            self.ptr.as_ptr() as usize % std::mem::align_of::<U>() == 0,
+            (self.ptr.as_ptr() as usize).is_multiple_of(std::mem::align_of::<U>()),
             "destination not aligned for {}",
             std::any::type_name::<U>()
         );

@@ -47,7 +47,7 @@ pub fn run(
     );
     let base = out.as_mut_ptr();
     assert!(
-        base as usize % 16 == 0 && stride % 16 == 0,
+        (base as usize).is_multiple_of(16) && stride.is_multiple_of(16),
         "output not 16-byte aligned"
     );
     let mut outs = [std::ptr::null_mut::<u8>(); LANES];
