@@ -36,7 +36,8 @@ pub enum Palettes<'a> {
     Lanes(&'a [Lanes3x4]),
 }
 
-fn lane_matrix(m: &Lanes3x4, k: usize) -> Mat4 {
+/// Lane `k` of a joint's lane matrices as a 4×4 matrix.
+pub fn lane_matrix(m: &Lanes3x4, k: usize) -> Mat4 {
     let e = |r: usize, c: usize| m[r * 4 + c].0[k];
     Mat4::from_cols_array_2d(&[
         [e(0, 0), e(1, 0), e(2, 0), 0.0],

@@ -653,15 +653,7 @@ impl Pipeline {
                         }
                         ModelPoses::Lanes(l) => l[..joints]
                             .iter()
-                            .map(|m| {
-                                let e = |r: usize, c: usize| m[r * 4 + c].0[k];
-                                Mat4::from_cols_array_2d(&[
-                                    [e(0, 0), e(1, 0), e(2, 0), 0.0],
-                                    [e(0, 1), e(1, 1), e(2, 1), 0.0],
-                                    [e(0, 2), e(1, 2), e(2, 2), 0.0],
-                                    [e(0, 3), e(1, 3), e(2, 3), 1.0],
-                                ])
-                            })
+                            .map(|m| palette::lane_matrix(m, k))
                             .collect(),
                     };
                 poses.push(pose);

@@ -125,14 +125,9 @@ impl Uploader {
                         instances,
                     );
                 };
-                let mut write_only = view.slice(..);
-                let ptr = write_only.as_raw_element_ptr();
                 let acquire = start.elapsed();
-                // SAFETY: the mapping holds `bytes` writable bytes and stays mapped while
-                // `view` lives (until the end of this block); nothing else touches it
-                // meanwhile, and the pipeline only writes through the `Dest`.
-                let dest = unsafe { Dest::from_raw(ptr, bytes as usize) };
-                let mut timings = Self::skin_into(pipeline, instances, dest, &mut self.note)?;
+                let mut timings =
+                    Self::skin_into_mapping(pipeline, instances, view.slice(..), &mut self.note)?;
                 let release = Instant::now();
                 drop(view);
                 timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
@@ -158,13 +153,9 @@ impl Uploader {
                 let mut view = slice
                     .get_mapped_range_mut()
                     .map_err(|e| FrameError::Pool(format!("staging belt: {e}")))?;
-                let mut write_only = view.slice(..);
-                let ptr = write_only.as_raw_element_ptr();
                 let acquire = start.elapsed();
-                // SAFETY: as for `in_place`: the belt chunk's mapping holds `bytes` writable
-                // bytes while `view` lives, and it is only written.
-                let dest = unsafe { Dest::from_raw(ptr, bytes as usize) };
-                let mut timings = Self::skin_into(pipeline, instances, dest, &mut self.note)?;
+                let mut timings =
+                    Self::skin_into_mapping(pipeline, instances, view.slice(..), &mut self.note)?;
                 let release = Instant::now();
                 drop(view);
                 self.belt.finish();
@@ -174,19 +165,25 @@ impl Uploader {
         }
     }
 
-    fn skin_into(
+    /// Skins straight into mapped staging memory.
+    fn skin_into_mapping(
         pipeline: &mut Pipeline,
         instances: &[Instance],
-        dest: Dest<u8>,
+        mut mapping: wgpu::WriteOnly<'_, [u8]>,
         note: &mut Option<String>,
     ) -> Result<StageTimings, FrameError> {
-        match pipeline.run_frame_into(instances, dest, Stage::Skin) {
-            Err(FrameError::Misaligned) => {
-                *note = Some("the mapped staging memory is not 16-byte aligned".into());
-                Err(FrameError::Misaligned)
-            }
-            other => other,
+        let len = mapping.len();
+        let ptr = mapping.as_raw_element_ptr();
+        // SAFETY: `mapping` is an exclusive view of `len` mapped bytes, borrowed for this
+        // whole call, so the memory stays mapped and untouched by anything else while the
+        // `Dest` exists; the pipeline only writes through it, never reads, as mapped
+        // (possibly uninitialized, write-combined) memory requires.
+        let dest = unsafe { Dest::from_raw(ptr, len) };
+        let result = pipeline.run_frame_into(instances, dest, Stage::Skin);
+        if let Err(FrameError::Misaligned) = result {
+            *note = Some("the mapped staging memory is not 16-byte aligned".into());
         }
+        result
     }
 
     /// Call after the frame's command buffers were submitted.

@@ -84,6 +84,7 @@ struct Running {
     renderer: CrowdRenderer,
     targets: FrameTargets,
     blit: Blit,
+    blit_source: wgpu::BindGroup,
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
@@ -275,6 +276,7 @@ impl Running {
             surface_config.height,
         );
         let blit = Blit::new(&gpu.device, format);
+        let blit_source = blit.bind(&gpu.device, &targets.color_view);
         let egui_ctx = egui::Context::default();
         let egui_state = egui_winit::State::new(
             egui_ctx.clone(),
@@ -313,6 +315,7 @@ impl Running {
             renderer,
             targets,
             blit,
+            blit_source,
             egui_ctx,
             egui_state,
             egui_renderer,
@@ -552,12 +555,8 @@ impl Running {
             self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
         }
         let surface_view = surface_texture.texture.create_view(&Default::default());
-        self.blit.draw(
-            device,
-            &mut encoder,
-            &self.targets.color_view,
-            &surface_view,
-        );
+        self.blit
+            .draw(&mut encoder, &self.blit_source, &surface_view);
         self.profiler.resolve_queries(&mut encoder);
         queue.submit(egui_commands.into_iter().chain([encoder.finish()]));
         self.uploader.after_submit();

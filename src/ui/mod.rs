@@ -250,15 +250,6 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
     }
     let xs: Vec<f64> = (0..frames.len()).map(|i| i as f64).collect();
     let mut lower = vec![0.0; frames.len()];
-    let stages = [
-        Stage::Sample,
-        Stage::Blend,
-        Stage::Hierarchy,
-        Stage::Palette,
-        Stage::Skin,
-        Stage::Upload,
-        Stage::Render,
-    ];
     Plot::new("stage history")
         .height(140.0)
         .legend(Legend::default())
@@ -268,7 +259,7 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
         .include_y(0.0)
         .y_axis_label("µs")
         .show(ui, |plot| {
-            for stage in stages {
+            for stage in Stage::ALL {
                 let upper: Vec<f64> = lower
                     .iter()
                     .zip(&frames)
