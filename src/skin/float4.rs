@@ -6,7 +6,7 @@
 
 use glam::{Mat4, Vec4};
 
-use super::Dest;
+use super::{Dest, blend4};
 use crate::prepare::{PreparedMesh, VertexF4};
 
 pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut Dest<VertexF4>) {
@@ -16,10 +16,7 @@ pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut Dest<VertexF4>) {
         .zip(mesh.joints4[..n].iter().zip(&mesh.weights4[..n]))
         .enumerate()
     {
-        let m = palette[j[0] as usize] * w[0]
-            + palette[j[1] as usize] * w[1]
-            + palette[j[2] as usize] * w[2]
-            + palette[j[3] as usize] * w[3];
+        let m = blend4(palette, *j, *w);
         out.write(
             v,
             VertexF4 {

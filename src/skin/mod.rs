@@ -108,6 +108,16 @@ impl OutputFormat {
     }
 }
 
+/// The weighted sum of a vertex's four palette matrices (unused influences weigh 0 and are
+/// multiplied anyway): the blend of the three unsorted variants.
+#[inline(always)]
+pub(crate) fn blend4(palette: &[glam::Mat4], joints: [u16; 4], weights: [f32; 4]) -> glam::Mat4 {
+    palette[joints[0] as usize] * weights[0]
+        + palette[joints[1] as usize] * weights[1]
+        + palette[joints[2] as usize] * weights[2]
+        + palette[joints[3] as usize] * weights[3]
+}
+
 /// Alignment of every instance's output slice, in bytes.
 pub const INSTANCE_ALIGN: usize = 256;
 

@@ -6,18 +6,13 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::Dest;
+use super::{Dest, blend4};
 use crate::prepare::{PreparedMesh, VertexInterleaved};
 
 // The seed's loop, indexing every array by vertex, kept as written.
 pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut Dest<VertexInterleaved>) {
     for v in 0..mesh.vertex_count {
-        let j = mesh.joints4[v];
-        let w = mesh.weights4[v];
-        let m = palette[j[0] as usize] * w[0]
-            + palette[j[1] as usize] * w[1]
-            + palette[j[2] as usize] * w[2]
-            + palette[j[3] as usize] * w[3];
+        let m = blend4(palette, mesh.joints4[v], mesh.weights4[v]);
         let src = &mesh.interleaved[v];
         let position = m * Vec3::from(src.position).extend(1.0);
         let normal = m * Vec4::from((Vec3::from(src.normal), 0.0));

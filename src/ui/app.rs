@@ -106,6 +106,8 @@ struct Running {
     verify_requested: bool,
     notes: Vec<String>,
     last_gpu_render_us: Option<f64>,
+    /// The hierarchy variants that refuse this rig, and why (the rig never changes).
+    refusals: Vec<(crate::anim::hierarchy::HierarchyVariant, String)>,
 }
 
 impl ApplicationHandler for App {
@@ -337,6 +339,10 @@ impl Running {
             verify_requested: false,
             notes: Vec::new(),
             last_gpu_render_us: None,
+            refusals: crate::anim::hierarchy::HierarchyVariant::ALL
+                .iter()
+                .filter_map(|&v| v.refusal(&rig).map(|r| (v, r)))
+                .collect(),
             gpu,
         })
     }
@@ -456,10 +462,6 @@ impl Running {
         let encode_start = Instant::now();
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut actions = Vec::new();
-        let refusals = crate::anim::hierarchy::HierarchyVariant::ALL
-            .iter()
-            .filter_map(|&v| v.refusal(self.pipeline.rig()).map(|r| (v, r)))
-            .collect();
         let rig = self.pipeline.rig().clone();
         let info = PanelInfo {
             adapter: &self.gpu.summary,
@@ -474,7 +476,7 @@ impl Running {
                 rig.summary.triangles
             ),
             max_instances: self.max_instances(),
-            refusals,
+            refusals: &self.refusals,
             memory: self.pipeline.memory_report(),
             verify: self.last_verify.as_ref(),
             screenshot: self.last_screenshot.as_ref(),

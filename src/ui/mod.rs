@@ -54,7 +54,7 @@ pub struct PanelInfo<'a> {
     pub rig_name: &'a str,
     pub rig_line: String,
     pub max_instances: usize,
-    pub refusals: Vec<(HierarchyVariant, String)>,
+    pub refusals: &'a [(HierarchyVariant, String)],
     pub memory: MemoryReport,
     pub verify: Option<&'a Result<Deviation, String>>,
     pub screenshot: Option<&'a Result<String, String>>,
@@ -124,11 +124,11 @@ pub fn panel_ui(
         ui.separator();
 
         ui.label(RichText::new("Variants").strong());
-        variant_combo(ui, &mut settings.hierarchy, &info.refusals);
+        variant_combo(ui, &mut settings.hierarchy, info.refusals);
         variant_combo(ui, &mut settings.skin, &[]);
         variant_combo(ui, &mut settings.upload, &[]);
         variant_combo(ui, &mut settings.schedule, &[]);
-        for (v, reason) in &info.refusals {
+        for (v, reason) in info.refusals {
             ui.label(RichText::new(format!("{} refuses this rig: {reason}", v.name())).small().color(Color32::YELLOW));
         }
         ui.add(egui::Slider::new(&mut settings.threads, 1..=info.cores.max(1)).text("threads"));
