@@ -86,8 +86,11 @@ fn steady_state_frames_allocate_nothing() {
                     };
                     let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
                     let mut out = vec![glam::Vec4::ZERO; pipeline.output_bytes(crowd.len()) / 16];
-                    // Warm-up: buffers are sized here.
-                    for _ in 0..3 {
+                    // Warm-up: buffers are sized here, and every new worker thread makes its
+                    // one-time registrations (crossbeam-epoch's per-thread handle on its first
+                    // steal, ~2.3 KB; thread-local destructors). Under load a worker may not
+                    // steal within a few frames, so the warm-up is long enough for all to.
+                    for _ in 0..50 {
                         crowd.advance(0.016);
                         pipeline
                             .run_frame(crowd.as_slice(), bytemuck::cast_slice_mut(&mut out))
