@@ -41,20 +41,16 @@ fn vs_skinned(
     return place(position, normal, uv, instance);
 }
 
-// The `packed` layout: the normal arrives octahedral-encoded in two snorm16.
+// The `packed` layout: the normal's direction arrives as unorm 10:10:10:2, 0..1 per
+// component; `* 2 - 1` maps it back (the encoder centred it at 511.5 of 1023).
 @vertex
 fn vs_packed(
     @location(0) position: vec3<f32>,
-    @location(1) oct: vec2<f32>,
+    @location(1) packed_normal: vec4<f32>,
     @location(2) uv: vec2<f32>,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
-    var n = vec3<f32>(oct, 1.0 - abs(oct.x) - abs(oct.y));
-    if (n.z < 0.0) {
-        let s = select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0));
-        n = vec3<f32>((1.0 - abs(n.yx)) * s, n.z);
-    }
-    return place(position, n, uv, instance);
+    return place(position, packed_normal.xyz * 2.0 - 1.0, uv, instance);
 }
 
 fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -> VsOut {

@@ -64,8 +64,8 @@ struct AppArgs {
     /// Hierarchy variant: tree, flat, flat_qvs, simd.
     #[arg(long, default_value = "simd", value_parser = parse_variant::<HierarchyVariant>)]
     hierarchy: HierarchyVariant,
-    /// Skinning variant: naive, split, float4, sorted, tuned, simd.
-    #[arg(long, default_value = "simd", value_parser = parse_variant::<SkinVariant>)]
+    /// Skinning variant: naive, split, float4, sorted, tuned, simd, packed.
+    #[arg(long, default_value = "packed", value_parser = parse_variant::<SkinVariant>)]
     skin: SkinVariant,
     /// Upload variant: write_buffer, in_place, staging_belt.
     #[arg(long, default_value = "in_place", value_parser = parse_variant::<UploadVariant>)]
@@ -130,6 +130,10 @@ enum Command {
         /// Instance count for every workload (default: 1000 hierarchy, 100 skin, 100 and 1000 frame).
         #[arg(long)]
         instances: Option<usize>,
+        /// Run the lane kernels on the portable fallback even where AVX2+FMA exist, to see
+        /// what the instructions buy (the report names the SIMD level; files end in `_portable`).
+        #[arg(long)]
+        portable_simd: bool,
     },
     /// Generate the built-in reference rig as a .glb file.
     GenRig {
@@ -170,7 +174,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             workloads,
             instances,
-        }) => bench(rig, quick, out, json, workloads, instances),
+            portable_simd,
+        }) => {
+            skinbench::simd::force_portable(portable_simd);
+            bench(rig, quick, out, json, workloads, instances)
+        }
         Some(Command::GenRig { out }) => {
             let bytes =
                 rig::glb::write_glb(&rig::generate::reference_rig(), rig::generate::GENERATOR);

@@ -54,34 +54,38 @@ pub trait Simd: Copy {
         joint: usize,
     ) -> [Self::V; 10];
 
-    /// Octahedral encoding of eight normals (any length) into snorm16x2, as the bits of
-    /// each lane (see `prepare::oct_encode`).
-    fn encode_oct(self, normal: [Self::V; 3]) -> Self::V;
+    /// Eight normals (any non-zero length) as unorm 10:10:10:2 directions, the bits of
+    /// each lane (see `prepare::pack_normal`).
+    fn encode_normal_unorm10(self, normal: [Self::V; 3]) -> Self::V;
 
-    /// Writes packed vertex `v` of all eight instances: lane `k` of `position` and of the
-    /// encoded normal `oct` go to `outs[k][v]`.
+    /// Writes packed vertex `v` of the first `active` instances: lane `k` of `position`
+    /// and of the encoded normal `normal` go to `outs[k][v]`.
     ///
     /// # Safety
-    /// Every `outs[k]` must be valid for writing a `VertexPacked` at index `v`.
+    /// Every `outs[k]`, `k < active`, must be valid for writing a `VertexPacked` at index
+    /// `v`; the others are not written.
     unsafe fn store_packed(
         self,
         outs: &[*mut crate::prepare::VertexPacked; LANES],
         v: usize,
         position: [Self::V; 3],
-        oct: Self::V,
+        normal: Self::V,
+        active: usize,
     );
 
-    /// Writes vertex `v` of all eight instances: lane `k` of `position` (w = 1) and
-    /// `normal` (w = 0) goes to `outs[k][v]`.
+    /// Writes vertex `v` of the first `active` instances: lane `k` of `position` (w = 1)
+    /// and `normal` (w = 0) goes to `outs[k][v]`.
     ///
     /// # Safety
-    /// Every `outs[k]` must be valid for writing a `VertexF4` at index `v`.
+    /// Every `outs[k]`, `k < active`, must be valid for writing a `VertexF4` at index `v`;
+    /// the others are not written.
     unsafe fn store_vertices(
         self,
         outs: &[*mut VertexF4; LANES],
         v: usize,
         position: [Self::V; 3],
         normal: [Self::V; 3],
+        active: usize,
     );
 }
 
@@ -162,11 +166,11 @@ impl Simd for Portable {
     }
 
     #[inline(always)]
-    fn encode_oct(self, normal: [F32x8; 3]) -> F32x8 {
+    fn encode_normal_unorm10(self, normal: [F32x8; 3]) -> F32x8 {
         let mut r = F32x8::ZERO;
         for k in 0..LANES {
             let n = glam::Vec3::new(normal[0].0[k], normal[1].0[k], normal[2].0[k]);
-            r.0[k] = f32::from_bits(crate::prepare::oct_encode(n));
+            r.0[k] = f32::from_bits(crate::prepare::pack_normal(n));
         }
         r
     }
@@ -177,12 +181,13 @@ impl Simd for Portable {
         outs: &[*mut crate::prepare::VertexPacked; LANES],
         v: usize,
         position: [F32x8; 3],
-        oct: F32x8,
+        normal: F32x8,
+        active: usize,
     ) {
-        for (k, out) in outs.iter().enumerate() {
+        for (k, out) in outs.iter().enumerate().take(active) {
             let vertex = crate::prepare::VertexPacked {
                 position: [position[0].0[k], position[1].0[k], position[2].0[k]],
-                normal_oct: oct.0[k].to_bits(),
+                normal: normal.0[k].to_bits(),
             };
             // SAFETY: the caller guarantees `out` is valid for index `v`.
             unsafe { out.add(v).write(vertex) };
@@ -196,8 +201,9 @@ impl Simd for Portable {
         v: usize,
         position: [F32x8; 3],
         normal: [F32x8; 3],
+        active: usize,
     ) {
-        for (k, out) in outs.iter().enumerate() {
+        for (k, out) in outs.iter().enumerate().take(active) {
             let vertex = VertexF4 {
                 position: [position[0].0[k], position[1].0[k], position[2].0[k], 1.0],
                 normal: [normal[0].0[k], normal[1].0[k], normal[2].0[k], 0.0],
@@ -217,10 +223,12 @@ pub struct Avx2 {
 
 #[cfg(target_arch = "x86_64")]
 impl Avx2 {
-    /// The token, if this CPU has AVX2 and FMA.
+    /// The token, if this CPU has AVX2 and FMA (and [`force_portable`] is off).
     pub fn detect() -> Option<Avx2> {
-        (std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"))
-            .then_some(Avx2 { _proof: () })
+        (!FORCE_PORTABLE.load(std::sync::atomic::Ordering::Relaxed)
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        .then_some(Avx2 { _proof: () })
     }
 }
 
@@ -318,42 +326,30 @@ impl Simd for Avx2 {
     }
 
     #[inline(always)]
-    fn encode_oct(self, normal: [Self::V; 3]) -> Self::V {
+    fn encode_normal_unorm10(self, normal: [Self::V; 3]) -> Self::V {
         use std::arch::x86_64::*;
         // SAFETY: see the impl comment.
         unsafe {
-            let sign = _mm256_set1_ps(-0.0);
-            let one = _mm256_set1_ps(1.0);
             let [nx, ny, nz] = normal;
-            let l1 = _mm256_add_ps(
-                _mm256_add_ps(_mm256_andnot_ps(sign, nx), _mm256_andnot_ps(sign, ny)),
-                _mm256_andnot_ps(sign, nz),
-            );
-            // An approximate reciprocal (12 bits) is plenty: the decoder renormalizes.
-            let inv = _mm256_rcp_ps(_mm256_max_ps(l1, _mm256_set1_ps(1e-30)));
-            let (px, py) = (_mm256_mul_ps(nx, inv), _mm256_mul_ps(ny, inv));
-            // Lower hemisphere: fold over the diagonals.
-            let (ax, ay) = (_mm256_andnot_ps(sign, px), _mm256_andnot_ps(sign, py));
-            let sx = _mm256_or_ps(_mm256_and_ps(px, sign), one);
-            let sy = _mm256_or_ps(_mm256_and_ps(py, sign), one);
-            let fx = _mm256_mul_ps(_mm256_sub_ps(one, ay), sx);
-            let fy = _mm256_mul_ps(_mm256_sub_ps(one, ax), sy);
-            let below = _mm256_cmp_ps::<_CMP_LT_OQ>(nz, _mm256_setzero_ps());
-            let px = _mm256_blendv_ps(px, fx, below);
-            let py = _mm256_blendv_ps(py, fy, below);
-            let scale = _mm256_set1_ps(32767.0);
-            let minus_one = _mm256_set1_ps(-1.0);
-            let qx = _mm256_cvtps_epi32(_mm256_mul_ps(
-                _mm256_min_ps(_mm256_max_ps(px, minus_one), one),
-                scale,
-            ));
-            let qy = _mm256_cvtps_epi32(_mm256_mul_ps(
-                _mm256_min_ps(_mm256_max_ps(py, minus_one), one),
-                scale,
-            ));
+            let len2 = _mm256_fmadd_ps(nz, nz, _mm256_fmadd_ps(ny, ny, _mm256_mul_ps(nx, nx)));
+            // The approximate reciprocal square root (relative error < 1.5 * 2^-12) is
+            // enough: the shader renormalizes, and the overshoot it allows (3.7e-4) stays
+            // far inside the half step (9.8e-4) before a component could round past 1023.
+            let inv = _mm256_rsqrt_ps(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
+            let scale = _mm256_mul_ps(inv, _mm256_set1_ps(511.5));
+            let bias = _mm256_set1_ps(512.0);
+            let max = _mm256_set1_epi32(1023);
+            // floor(c * 511.5 + 512) = round(c * 511.5 + 511.5); truncation is floor here
+            // because every value is above zero. A macro, not a closure (see above).
+            macro_rules! quantize {
+                ($c:expr) => {
+                    _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_fmadd_ps($c, scale, bias)), max)
+                };
+            }
+            let (qx, qy, qz) = (quantize!(nx), quantize!(ny), quantize!(nz));
             let bits = _mm256_or_si256(
-                _mm256_and_si256(qx, _mm256_set1_epi32(0xFFFF)),
-                _mm256_slli_epi32::<16>(qy),
+                _mm256_or_si256(qx, _mm256_slli_epi32::<10>(qy)),
+                _mm256_slli_epi32::<20>(qz),
             );
             _mm256_castsi256_ps(bits)
         }
@@ -366,27 +362,33 @@ impl Simd for Avx2 {
         outs: &[*mut crate::prepare::VertexPacked; LANES],
         v: usize,
         position: [Self::V; 3],
-        oct: Self::V,
+        normal: Self::V,
+        active: usize,
     ) {
         use std::arch::x86_64::*;
         // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v` is writable.
         unsafe {
             let t0 = _mm256_unpacklo_ps(position[0], position[1]);
             let t1 = _mm256_unpackhi_ps(position[0], position[1]);
-            let t2 = _mm256_unpacklo_ps(position[2], oct);
-            let t3 = _mm256_unpackhi_ps(position[2], oct);
+            let t2 = _mm256_unpacklo_ps(position[2], normal);
+            let t3 = _mm256_unpackhi_ps(position[2], normal);
             let p = [
                 _mm256_shuffle_ps::<0x44>(t0, t2),
                 _mm256_shuffle_ps::<0xEE>(t0, t2),
                 _mm256_shuffle_ps::<0x44>(t1, t3),
                 _mm256_shuffle_ps::<0xEE>(t1, t3),
             ];
+            // With `active == LANES` (the full-group kernels) the tests fold away.
             for i in 0..4 {
-                _mm_storeu_ps(outs[i].add(v) as *mut f32, _mm256_castps256_ps128(p[i]));
-                _mm_storeu_ps(
-                    outs[i + 4].add(v) as *mut f32,
-                    _mm256_extractf128_ps::<1>(p[i]),
-                );
+                if i < active {
+                    _mm_storeu_ps(outs[i].add(v) as *mut f32, _mm256_castps256_ps128(p[i]));
+                }
+                if i + 4 < active {
+                    _mm_storeu_ps(
+                        outs[i + 4].add(v) as *mut f32,
+                        _mm256_extractf128_ps::<1>(p[i]),
+                    );
+                }
             }
         }
     }
@@ -400,6 +402,7 @@ impl Simd for Avx2 {
         v: usize,
         position: [Self::V; 3],
         normal: [Self::V; 3],
+        active: usize,
     ) {
         use std::arch::x86_64::*;
         // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v` is
@@ -422,11 +425,16 @@ impl Simd for Avx2 {
             // p[i] = (vertex of lane i | vertex of lane i + 4), same for n.
             let p = quads!(position[0], position[1], position[2], _mm256_set1_ps(1.0));
             let n = quads!(normal[0], normal[1], normal[2], _mm256_setzero_ps());
+            // With `active == LANES` (the full-group kernels) the tests fold away.
             for i in 0..4 {
-                let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
-                let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
-                _mm256_storeu_ps(outs[i].add(v) as *mut f32, low);
-                _mm256_storeu_ps(outs[i + 4].add(v) as *mut f32, high);
+                if i < active {
+                    let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
+                    _mm256_storeu_ps(outs[i].add(v) as *mut f32, low);
+                }
+                if i + 4 < active {
+                    let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
+                    _mm256_storeu_ps(outs[i + 4].add(v) as *mut f32, high);
+                }
             }
         }
     }
@@ -444,6 +452,15 @@ unsafe fn qvs_part(base: *const f32, stride: usize, k: usize, part: usize) -> *c
     unsafe { base.add(k * stride * 12 + part * 4) }
 }
 
+static FORCE_PORTABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, every lane kernel in the process takes the [`Portable`] path (`true`) or
+/// again the best the CPU has (`false`). For measuring what AVX2 buys (`--simd portable`)
+/// and for testing the fallback on machines that have AVX2.
+pub fn force_portable(portable: bool) {
+    FORCE_PORTABLE.store(portable, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Which instruction set the `simd` kernels run with on this machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum SimdLevel {
@@ -454,6 +471,17 @@ pub enum SimdLevel {
 }
 
 impl SimdLevel {
+    /// What the CPU offers, whatever [`force_portable`] says.
+    pub fn native() -> SimdLevel {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return SimdLevel::Avx2Fma;
+        }
+        SimdLevel::Portable
+    }
+
+    /// What the lane kernels run with now.
     pub fn detect() -> SimdLevel {
         #[cfg(target_arch = "x86_64")]
         if Avx2::detect().is_some() {

@@ -74,7 +74,12 @@ fn steady_state_frames_allocate_nothing() {
         HierarchyVariant::FlatQvs,
         HierarchyVariant::Simd,
     ] {
-        for &skin in &[SkinVariant::Sorted, SkinVariant::Tuned, SkinVariant::Simd] {
+        for &skin in &[
+            SkinVariant::Sorted,
+            SkinVariant::Tuned,
+            SkinVariant::Simd,
+            SkinVariant::Packed,
+        ] {
             for &t in &threads {
                 for &schedule in Schedule::ALL {
                     let config = PipelineConfig {

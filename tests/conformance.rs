@@ -99,7 +99,7 @@ fn every_variant_matches_the_reference_on_every_rig() {
                             "{label}: position error {worst:e} of the rig size"
                         );
                         assert!(
-                            worst_normal <= 1e-3,
+                            worst_normal <= skin.output_format().normal_tolerance(),
                             "{label}: normal error {worst_normal:e}"
                         );
                         let h = verify_hierarchy(&mut pipeline, crowd.as_slice());

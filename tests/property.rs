@@ -217,6 +217,7 @@ proptest! {
                     pipeline.run_frame(crowd.as_slice(), bytemuck::cast_slice_mut(&mut out)).unwrap();
                     let d = verify_frame(&pipeline, crowd.as_slice(), bytemuck::cast_slice(&out), usize::MAX);
                     prop_assert!(d.relative_position <= 1e-4, "{} {}: {:?}", hierarchy.name(), skin.name(), d);
+                    prop_assert!(d.max_normal <= skin.output_format().normal_tolerance(), "{} {}: {:?}", hierarchy.name(), skin.name(), d);
                     let h = verify_hierarchy(&mut pipeline, crowd.as_slice());
                     prop_assert!(h <= 1e-4, "{} hierarchy error {h}", hierarchy.name());
                 }

@@ -206,10 +206,19 @@ pub fn markdown(report: &Report) -> String {
     s
 }
 
-/// Base file name: `<date>_<cpu>_<git-sha>`.
+/// Base file name: `<date>_<cpu>_<git-sha>`, with `_portable` when the lane kernels ran
+/// without the CPU's vector extensions (`--portable-simd`), so that run does not replace
+/// the native one.
 pub fn base_name(report: &Report) -> String {
+    let portable = if report.machine.simd == crate::simd::SimdLevel::Portable.name()
+        && crate::simd::SimdLevel::native() != crate::simd::SimdLevel::Portable
+    {
+        "_portable"
+    } else {
+        ""
+    };
     format!(
-        "{}_{}_{}",
+        "{}_{}_{}{portable}",
         report.machine.date,
         report.machine.cpu_slug(),
         report.machine.git_sha

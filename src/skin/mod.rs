@@ -78,7 +78,7 @@ impl Variant for SkinVariant {
                 "8 instances per register (palettes SoA, lane = instance), AVX2/FMA detected at run time"
             }
             Self::Packed => {
-                "+ 16-byte output: float3 position, octahedral snorm16 normal (half the bytes to store and upload)"
+                "+ 16-byte output: float3 position, unorm10:10:10:2 normal (half the bytes to store and upload)"
             }
         }
     }
@@ -93,11 +93,21 @@ pub enum OutputFormat {
     Float3,
     /// `VertexF4`: float4 position, float4 normal (32 bytes, 16-byte aligned).
     Float4,
-    /// `VertexPacked`: float3 position, octahedral snorm16x2 normal (16 bytes).
+    /// `VertexPacked`: float3 position, unorm 10:10:10:2 normal direction (16 bytes).
     Packed,
 }
 
 impl OutputFormat {
+    /// Largest normal component difference from the reference a correct kernel may show:
+    /// float formats carry the blend's rounding only; `Packed` keeps ten bits per
+    /// component of the direction.
+    pub fn normal_tolerance(self) -> f64 {
+        match self {
+            OutputFormat::Packed => crate::prepare::PACKED_NORMAL_TOLERANCE as f64,
+            _ => 1e-3,
+        }
+    }
+
     pub fn vertex_size(self) -> usize {
         match self {
             OutputFormat::Interleaved => std::mem::size_of::<VertexInterleaved>(),
@@ -225,7 +235,7 @@ pub fn read_instance(
             .map(|v| {
                 (
                     Vec3::from(v.position),
-                    crate::prepare::oct_decode(v.normal_oct),
+                    crate::prepare::unpack_normal(v.normal),
                 )
             })
             .unzip(),

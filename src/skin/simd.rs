@@ -12,11 +12,13 @@
 //!
 //! `simd` stores float4 position and normal (32 bytes). Past the caches the kernel is
 //! limited by store bandwidth, so `packed` halves the bytes: float3 position and the
-//! normal octahedral-encoded in two snorm16 (16 bytes), decoded in the vertex shader.
+//! normal's direction in unorm 10:10:10:2 (16 bytes), which the vertex fetch decodes.
+//!
+//! A partial last group runs the same vector code; its stores skip the dead lanes.
 
 use super::Dest;
 use crate::prepare::{PreparedRig, SortedMesh, VertexF4, VertexPacked};
-use crate::simd::{F32x8, LANES, Lanes3x4, Portable, Simd};
+use crate::simd::{LANES, Lanes3x4, Simd};
 
 /// Skins `active` instances of one group; `out` holds their slices `stride` bytes apart.
 /// `packed` selects the 16-byte output.
@@ -50,52 +52,74 @@ pub fn run(
         (base as usize).is_multiple_of(16) && stride.is_multiple_of(16),
         "output not 16-byte aligned"
     );
-    let mut outs = [std::ptr::null_mut::<u8>(); LANES];
+    // Lanes past `active` (a partial last group) keep lane 0's pointer, so every pointer
+    // is valid, but the stores skip them.
+    let mut outs = [base; LANES];
     for (k, o) in outs.iter_mut().enumerate().take(active) {
         // SAFETY: k * stride < out.len() (asserted above).
         *o = unsafe { base.add(k * stride) };
     }
     let outs = Outputs(outs);
-    match (active == LANES, packed) {
-        (true, false) => full_f4(mesh, palettes, outs),
-        (true, true) => full_packed(mesh, palettes, outs),
-        // A partial last group: only the live lanes are written, with the portable path.
-        // SAFETY: outs[..active] point at ranges holding `n` vertices (asserted above).
-        (false, false) => unsafe {
-            classes::<Portable, false>(Portable, mesh, palettes, &outs.0, active)
-        },
-        (false, true) => unsafe {
-            classes::<Portable, true>(Portable, mesh, palettes, &outs.0, active)
-        },
+    if packed {
+        skin_packed(mesh, palettes, outs, active)
+    } else {
+        skin_f4(mesh, palettes, outs, active)
     }
 }
 
-/// Eight output pointers, each valid for `mesh.source.len()` vertices (checked in `run`).
+/// Eight output pointers; the first `active` are each valid for `mesh.source.len()`
+/// vertices (checked in `run`).
 #[derive(Clone, Copy)]
 struct Outputs([*mut u8; LANES]);
 
 crate::dispatch_simd!(
-    fn full_f4(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) -> () {
-        full_f4_kernel
+    fn skin_f4(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs, active: usize) -> () {
+        f4_kernel
     }
 );
 crate::dispatch_simd!(
-    fn full_packed(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) -> () {
-        full_packed_kernel
+    fn skin_packed(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs, active: usize) -> () {
+        packed_kernel
     }
 );
 
+/// Full groups get a copy of the loops with `active` a constant, so the per-lane store
+/// tests vanish from the hot path; a partial last group keeps them.
 #[inline(always)]
-fn full_f4_kernel<S: Simd>(s: S, mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) {
-    // SAFETY: `run` checked every pointer for `mesh.source.len()` vertices and the palette
-    // length against `mesh.joint_bound`.
-    unsafe { classes::<S, false>(s, mesh, palettes, &outs.0, LANES) }
+fn f4_kernel<S: Simd>(
+    s: S,
+    mesh: &SortedMesh,
+    palettes: &[Lanes3x4],
+    outs: Outputs,
+    active: usize,
+) {
+    // SAFETY: `run` checked every live pointer for `mesh.source.len()` vertices and the
+    // palette length against `mesh.joint_bound`.
+    unsafe {
+        if active == LANES {
+            classes::<S, false>(s, mesh, palettes, &outs.0, LANES)
+        } else {
+            classes::<S, false>(s, mesh, palettes, &outs.0, active)
+        }
+    }
 }
 
 #[inline(always)]
-fn full_packed_kernel<S: Simd>(s: S, mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs) {
+fn packed_kernel<S: Simd>(
+    s: S,
+    mesh: &SortedMesh,
+    palettes: &[Lanes3x4],
+    outs: Outputs,
+    active: usize,
+) {
     // SAFETY: as above.
-    unsafe { classes::<S, true>(s, mesh, palettes, &outs.0, LANES) }
+    unsafe {
+        if active == LANES {
+            classes::<S, true>(s, mesh, palettes, &outs.0, LANES)
+        } else {
+            classes::<S, true>(s, mesh, palettes, &outs.0, active)
+        }
+    }
 }
 
 #[inline(always)]
@@ -217,39 +241,27 @@ unsafe fn emit<S: Simd, const PACKED: bool>(
             s.mul_add(m[r * 4 + 1], ny, s.mul(m[r * 4], nx)),
         );
     }
-    if active == LANES {
-        // SAFETY (both stores): all eight pointers are valid for vertex `v` (caller).
-        if PACKED {
-            let oct = s.encode_oct(normal);
-            unsafe { s.store_packed(&outs.map(|p| p as *mut VertexPacked), v, position, oct) };
-        } else {
-            unsafe { s.store_vertices(&outs.map(|p| p as *mut VertexF4), v, position, normal) };
-        }
-        return;
-    }
-    let mut p = [F32x8::ZERO; 3];
-    let mut q = [F32x8::ZERO; 3];
-    for r in 0..3 {
-        s.store(&mut p[r], position[r]);
-        s.store(&mut q[r], normal[r]);
-    }
-    for (k, &out) in outs.iter().enumerate().take(active) {
-        // SAFETY: k < active, so `out` is valid for vertex `v` (caller).
+    // SAFETY (both stores): the first `active` pointers are valid for vertex `v` (caller).
+    if PACKED {
+        let bits = s.encode_normal_unorm10(normal);
         unsafe {
-            if PACKED {
-                let normal = glam::Vec3::new(q[0].0[k], q[1].0[k], q[2].0[k]);
-                let vertex = VertexPacked {
-                    position: [p[0].0[k], p[1].0[k], p[2].0[k]],
-                    normal_oct: crate::prepare::oct_encode(normal),
-                };
-                (out as *mut VertexPacked).add(v).write(vertex);
-            } else {
-                let vertex = VertexF4 {
-                    position: [p[0].0[k], p[1].0[k], p[2].0[k], 1.0],
-                    normal: [q[0].0[k], q[1].0[k], q[2].0[k], 0.0],
-                };
-                (out as *mut VertexF4).add(v).write(vertex);
-            }
-        }
+            s.store_packed(
+                &outs.map(|p| p as *mut VertexPacked),
+                v,
+                position,
+                bits,
+                active,
+            )
+        };
+    } else {
+        unsafe {
+            s.store_vertices(
+                &outs.map(|p| p as *mut VertexF4),
+                v,
+                position,
+                normal,
+                active,
+            )
+        };
     }
 }

@@ -1,0 +1,97 @@
+//! The lane kernels on both instruction-set paths: whatever the CPU offers (AVX2+FMA on
+//! x86-64 machines that have it), then the portable fallback, forced. Without the forcing,
+//! an AVX2 machine would never run the portable kernels in a test.
+//!
+//! One test function on purpose: `force_portable` is process-wide, and this file is its
+//! own test process, so nothing else runs while it is set.
+
+mod common;
+
+use std::sync::Arc;
+
+use skinbench::anim::hierarchy::HierarchyVariant;
+use skinbench::crowd::verify::{verify_frame, verify_hierarchy};
+use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule};
+use skinbench::prepare::PreparedRig;
+use skinbench::simd::{SimdLevel, force_portable};
+use skinbench::skin::SkinVariant;
+use skinbench::variant::Variant;
+
+const SENTINEL: f32 = 1234.5;
+
+/// Runs the lane variants on `instances` instances and checks them against the reference,
+/// and that nothing past the last instance's output was written (a partial group's dead
+/// lanes must not store).
+fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
+    let mut crowd = InstanceStore::new();
+    crowd.resize(instances, rig, 2.0);
+    crowd.advance(0.37);
+    for skin in [SkinVariant::Simd, SkinVariant::Packed] {
+        let config = PipelineConfig {
+            hierarchy: HierarchyVariant::Simd,
+            skin,
+            schedule: Schedule::Fused,
+            threads: 1,
+            blend_weight: 0.3,
+        };
+        let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
+        let used = pipeline.output_bytes(instances) / 4;
+        // One spare instance's worth of sentinels after the used part.
+        let spare = pipeline.output_bytes(1) / 4;
+        let mut out = vec![glam::Vec4::splat(SENTINEL); (used + spare).div_ceil(4)];
+        pipeline
+            .run_frame(
+                crowd.as_slice(),
+                &mut bytemuck::cast_slice_mut(&mut out)[..used * 4],
+            )
+            .unwrap();
+        let label = format!(
+            "{} {} instances {} on {}",
+            rig.name,
+            instances,
+            skin.name(),
+            level.name()
+        );
+        let d = verify_frame(
+            &pipeline,
+            crowd.as_slice(),
+            bytemuck::cast_slice(&out),
+            usize::MAX,
+        );
+        assert!(d.relative_position <= 1e-4, "{label}: {d:?}");
+        assert!(
+            d.max_normal <= skin.output_format().normal_tolerance(),
+            "{label}: {d:?}"
+        );
+        let floats: &[f32] = bytemuck::cast_slice(&out);
+        assert!(
+            floats[used..].iter().all(|&f| f == SENTINEL),
+            "{label}: wrote past the last instance"
+        );
+        let h = verify_hierarchy(&mut pipeline, crowd.as_slice());
+        assert!(h <= 1e-4, "{label}: hierarchy error {h:e}");
+    }
+}
+
+#[test]
+fn lane_kernels_match_the_reference_with_and_without_avx2() {
+    let mut rigs = vec![Arc::new(PreparedRig::reference())];
+    if let Some(dir) = common::rigs_dir() {
+        rigs.push(Arc::new(
+            PreparedRig::load(&dir.join("CesiumMan/CesiumMan.glb")).unwrap(),
+        ));
+    }
+    let native = SimdLevel::detect();
+    for (portable, level) in [(false, native), (true, SimdLevel::Portable)] {
+        force_portable(portable);
+        assert_eq!(SimdLevel::detect(), level);
+        for rig in &rigs {
+            // A full group alone, full groups and a partial one, a partial group alone.
+            for instances in [8, 13, 3] {
+                check(rig, instances, level);
+            }
+        }
+    }
+    force_portable(false);
+    assert_eq!(SimdLevel::detect(), native);
+}
