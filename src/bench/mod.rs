@@ -137,6 +137,8 @@ pub struct Row {
     pub min_us: Option<f64>,
     /// Baseline median / this median (a speed-up; 1 for the baseline itself).
     pub ratio_to_baseline: Option<f64>,
+    /// Frame rows: the 1-thread median of the same schedule / this median (thread scaling).
+    pub ratio_to_one_thread: Option<f64>,
     /// The seed's published time for this step, where it has one (ms, its machine).
     pub seed_ms: Option<f64>,
     /// The seed's published speed-up over its baseline.
@@ -303,6 +305,7 @@ fn empty_row(
         p95_us: None,
         min_us: None,
         ratio_to_baseline: None,
+        ratio_to_one_thread: None,
         seed_ms,
         seed_ratio,
         item,
@@ -480,10 +483,20 @@ pub fn run(
                 }
                 measure_interleaved(&mut set, &mut crowd, budget, options.quick)?;
                 let baseline = set[0].stats(frame_metric).median;
+                let one_thread: Vec<(&'static str, f64)> = set_rows
+                    .iter()
+                    .zip(&set)
+                    .filter(|(row, _)| row.threads == 1)
+                    .map(|(row, c)| (row.schedule, c.stats(frame_metric).median))
+                    .collect();
                 for (row, c) in set_rows.iter_mut().zip(&set) {
                     let s = c.stats(frame_metric);
                     fill_timing(row, &s, bandwidth_for(row.threads), (n * vertices) as f64);
                     row.ratio_to_baseline = Some(baseline / s.median);
+                    row.ratio_to_one_thread = one_thread
+                        .iter()
+                        .find(|(schedule, _)| *schedule == row.schedule)
+                        .map(|(_, median)| median / s.median);
                     row.stages_median_us = c.stage_medians();
                     row.frames = c.frames.len();
                     progress(&report::row_line(row));

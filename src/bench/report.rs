@@ -163,16 +163,20 @@ pub fn markdown(report: &Report) -> String {
         }
         let _ = writeln!(s);
     }
-    if rows("frame").next().is_some() {
+    if let Some(first) = rows("frame").next() {
         let _ = writeln!(
             s,
-            "## frame: sample → skin with the best variants (simd hierarchy, simd skin)\n"
+            "## frame: sample → skin with the best variants ({} hierarchy, {} skin)\n",
+            first.hierarchy, first.skin
         );
         let _ = writeln!(
             s,
-            "| instances | threads | schedule | median µs | p95 µs | min µs | × 1 thread staged | ns/vertex | GB/s | % store bw | stages (median µs per thread) |"
+            "| instances | threads | schedule | median µs | p95 µs | min µs | × 1 thread staged | × 1 thread same schedule | ns/vertex | GB/s | % store bw | stages (median µs per thread) |"
         );
-        let _ = writeln!(s, "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        let _ = writeln!(
+            s,
+            "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        );
         for r in rows("frame") {
             let stages: Vec<String> = r
                 .stages_median_us
@@ -181,7 +185,7 @@ pub fn markdown(report: &Report) -> String {
                 .collect();
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.instances,
                 r.threads,
                 r.schedule,
@@ -189,6 +193,7 @@ pub fn markdown(report: &Report) -> String {
                 opt(r.p95_us, 1),
                 opt(r.min_us, 1),
                 ratio(r.ratio_to_baseline),
+                ratio(r.ratio_to_one_thread),
                 opt(r.ns_per_item, 2),
                 opt(r.gb_per_s, 2),
                 opt(r.store_bandwidth_percent, 1),
