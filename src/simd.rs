@@ -44,6 +44,12 @@ pub trait Simd: Copy {
     fn mul(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a * b + c` (one rounding with FMA).
     fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `|a|`.
+    fn abs(self, a: Self::V) -> Self::V;
+    /// `a` with its sign flipped where `sign` is negative (or -0.0).
+    fn flip_sign(self, a: Self::V, sign: Self::V) -> Self::V;
+    /// Bit `k` set where lane `k` of `a` is below lane `k` of `b`.
+    fn below_mask(self, a: Self::V, b: Self::V) -> u32;
 
     /// Joint `joint` of eight instances' local poses (instance `k` at `k * stride`) as
     /// lanes: rotation x, y, z, w, translation x, y, z, scale x, y, z.
@@ -135,6 +141,28 @@ impl Simd for Portable {
             a.0[i] = a.0[i] * b.0[i] + c.0[i];
         }
         a
+    }
+    #[inline(always)]
+    fn abs(self, mut a: F32x8) -> F32x8 {
+        for x in &mut a.0 {
+            *x = x.abs();
+        }
+        a
+    }
+    #[inline(always)]
+    fn flip_sign(self, mut a: F32x8, sign: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] = f32::from_bits(a.0[i].to_bits() ^ (sign.0[i].to_bits() & 0x8000_0000));
+        }
+        a
+    }
+    #[inline(always)]
+    fn below_mask(self, a: F32x8, b: F32x8) -> u32 {
+        let mut mask = 0;
+        for i in 0..LANES {
+            mask |= ((a.0[i] < b.0[i]) as u32) << i;
+        }
+        mask
     }
     #[inline(always)]
     fn load_qvs_lanes(
@@ -268,6 +296,21 @@ impl Simd for Avx2 {
     #[inline(always)]
     fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
         unsafe { std::arch::x86_64::_mm256_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    fn abs(self, a: Self::V) -> Self::V {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), a) }
+    }
+    #[inline(always)]
+    fn flip_sign(self, a: Self::V, sign: Self::V) -> Self::V {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_xor_ps(a, _mm256_and_ps(sign, _mm256_set1_ps(-0.0))) }
+    }
+    #[inline(always)]
+    fn below_mask(self, a: Self::V, b: Self::V) -> u32 {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) as u32 }
     }
 
     /// Three 16-byte loads per instance, then an in-register 4×4 transpose in each

@@ -3,7 +3,7 @@
 
 mod common;
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec4};
 use skinbench::anim::Qvs;
 use skinbench::anim::sample::{ClipRt, sample_clip};
 use skinbench::crowd::timing::Stats;
@@ -126,4 +126,108 @@ fn stats_of_a_window() {
     assert_eq!(s.p95, 5.0);
     let mut even = vec![1.0, 2.0, 3.0, 4.0];
     assert_eq!(Stats::of(&mut even).median, 2.5);
+}
+
+/// Largest quaternion component difference between the lane path and the per-track path
+/// over the clip (and past its end, to cover looping).
+fn lane_vs_per_track(clip: &Clip, rest: &[Qvs]) -> f32 {
+    let lanes = ClipRt::new(clip);
+    let plain = ClipRt::per_track(clip);
+    let n = rest.len();
+    let mut worst = 0.0f32;
+    for step in 0..=300 {
+        let t = clip.duration_secs * 1.5 * step as f32 / 300.0;
+        let mut a = vec![Qvs::IDENTITY; n];
+        let mut b = vec![Qvs::IDENTITY; n];
+        sample_clip(&lanes, rest, t, &mut a);
+        sample_clip(&plain, rest, t, &mut b);
+        for (x, y) in a.iter().zip(&b) {
+            worst = worst.max(
+                (Vec4::from(x.rotation) - Vec4::from(y.rotation))
+                    .abs()
+                    .max_element(),
+            );
+            assert_eq!(x.translation, y.translation);
+            assert_eq!(x.scale, y.scale);
+        }
+    }
+    worst
+}
+
+#[test]
+fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
+    let reference = skinbench::rig::generate::reference_rig();
+    let prepared = PreparedRig::reference();
+    for (clip, rt) in reference.clips.iter().zip(&prepared.clips) {
+        // Every rotation track of the reference rig shares its clip's timeline.
+        let rotations = clip
+            .joint_tracks
+            .iter()
+            .filter(|t| t.rotation.is_some())
+            .count();
+        assert_eq!(
+            rt.lane_rotations.as_ref().map(|l| l.tracks),
+            Some(rotations)
+        );
+        let worst = lane_vs_per_track(clip, &prepared.rest_pose);
+        assert!(worst < 2e-6, "reference {}: {worst}", clip.name);
+    }
+    let Some(dir) = common::rigs_dir() else {
+        return;
+    };
+    for file in common::PUBLIC_RIGS {
+        let (rig, report) = skinbench::rig::import_path(&dir.join(file)).unwrap();
+        let prepared = PreparedRig::new(rig.clone(), &report, file);
+        for clip in &rig.clips {
+            let worst = lane_vs_per_track(clip, &prepared.rest_pose);
+            assert!(worst < 2e-6, "{file} {}: {worst}", clip.name);
+        }
+    }
+}
+
+#[test]
+fn lane_rotations_take_the_exact_slerp_for_wide_steps() {
+    // Four tracks on one timeline; the keys of the first are 170° apart, where the
+    // polynomial weights would be off by up to 2.6e-5.
+    let times: Vec<f32> = vec![0.0, 1.0, 2.0];
+    let track = |angles: [f32; 3], axis: Vec3| {
+        Some(Track {
+            interpolation: Interpolation::Linear,
+            times_secs: times.clone(),
+            values: angles
+                .iter()
+                .map(|&a| Quat::from_axis_angle(axis, a))
+                .collect(),
+        })
+    };
+    let clip = Clip {
+        name: "wide".into(),
+        duration_secs: 2.0,
+        joint_tracks: vec![
+            JointTracks {
+                translation: None,
+                rotation: track([0.0, 2.97, 0.3], Vec3::X),
+                scale: None,
+            },
+            JointTracks {
+                translation: None,
+                rotation: track([0.1, 0.2, 0.3], Vec3::Y),
+                scale: None,
+            },
+            JointTracks {
+                translation: None,
+                rotation: track([-1.0, 1.0, 0.0], Vec3::Z),
+                scale: None,
+            },
+            // 1.5 rad steps: cos θ = 0.73, the series just above its threshold.
+            JointTracks {
+                translation: None,
+                rotation: track([0.0, 1.5, 3.0], Vec3::Y),
+                scale: None,
+            },
+        ],
+    };
+    assert_eq!(ClipRt::new(&clip).lane_rotations.map(|l| l.tracks), Some(4));
+    let worst = lane_vs_per_track(&clip, &[Qvs::IDENTITY; 4]);
+    assert!(worst < 2e-6, "{worst}");
 }

@@ -1,4 +1,4 @@
-//! The lane kernels on both instruction-set paths: whatever the CPU offers (AVX2+FMA on
+//! The lane kernels (skinning, hierarchy, sampling) on both instruction-set paths: whatever the CPU offers (AVX2+FMA on
 //! x86-64 machines that have it), then the portable fallback, forced. Without the forcing,
 //! an AVX2 machine would never run the portable kernels in a test.
 //!
@@ -9,7 +9,9 @@ mod common;
 
 use std::sync::Arc;
 
+use skinbench::anim::Qvs;
 use skinbench::anim::hierarchy::HierarchyVariant;
+use skinbench::anim::sample::{ClipRt, sample_clip};
 use skinbench::crowd::verify::{verify_frame, verify_hierarchy};
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
@@ -73,6 +75,32 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
     }
 }
 
+/// The sampler's lane path (eight rotation tracks per vector) against the per-track one.
+fn check_sampler(level: SimdLevel) {
+    let rig = skinbench::rig::generate::reference_rig();
+    let rest = PreparedRig::reference().rest_pose;
+    for clip in &rig.clips {
+        let (lanes, plain) = (ClipRt::new(clip), ClipRt::per_track(clip));
+        assert!(lanes.lane_rotations.is_some());
+        for step in 0..50 {
+            let t = clip.duration_secs * step as f32 / 37.0;
+            let mut a = vec![Qvs::IDENTITY; rest.len()];
+            let mut b = a.clone();
+            sample_clip(&lanes, &rest, t, &mut a);
+            sample_clip(&plain, &rest, t, &mut b);
+            for (x, y) in a.iter().zip(&b) {
+                let d = (glam::Vec4::from(x.rotation) - glam::Vec4::from(y.rotation)).abs();
+                assert!(
+                    d.max_element() < 2e-6,
+                    "{} at {t} on {}",
+                    clip.name,
+                    level.name()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn lane_kernels_match_the_reference_with_and_without_avx2() {
     let mut rigs = vec![Arc::new(PreparedRig::reference())];
@@ -85,6 +113,7 @@ fn lane_kernels_match_the_reference_with_and_without_avx2() {
     for (portable, level) in [(false, native), (true, SimdLevel::Portable)] {
         force_portable(portable);
         assert_eq!(SimdLevel::detect(), level);
+        check_sampler(level);
         for rig in &rigs {
             // A full group alone, full groups and a partial one, a partial group alone.
             for instances in [8, 13, 3] {
