@@ -8,8 +8,8 @@ use clap::{Parser, Subcommand};
 
 use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::bench::{BenchOptions, Workload, report};
-use skinbench::crowd::Schedule;
 use skinbench::crowd::pipeline::available_threads;
+use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::gpu::UploadVariant;
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::{self, RigSummary};
@@ -61,12 +61,14 @@ struct AppArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Hierarchy variant: tree, flat, flat_qvs, simd.
-    #[arg(long, default_value = "simd", value_parser = parse_variant::<HierarchyVariant>)]
-    hierarchy: HierarchyVariant,
-    /// Skinning variant: naive, split, float4, sorted, tuned, simd, packed.
-    #[arg(long, default_value = "packed", value_parser = parse_variant::<SkinVariant>)]
-    skin: SkinVariant,
+    /// Hierarchy variant: tree, flat, flat_qvs, simd (default: the fastest on this CPU and
+    /// rig; simd with AVX2+FMA).
+    #[arg(long, value_parser = parse_variant::<HierarchyVariant>)]
+    hierarchy: Option<HierarchyVariant>,
+    /// Skinning variant: naive, split, float4, sorted, tuned, simd, packed (default: the
+    /// fastest on this CPU; packed with AVX2+FMA).
+    #[arg(long, value_parser = parse_variant::<SkinVariant>)]
+    skin: Option<SkinVariant>,
     /// Upload variant: write_buffer, in_place, staging_belt.
     #[arg(long, default_value = "in_place", value_parser = parse_variant::<UploadVariant>)]
     upload: UploadVariant,
@@ -262,16 +264,18 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
         );
     }
     let rig = load_rig(args.rig.as_deref())?;
-    if let Some(reason) = args.hierarchy.refusal(&rig) {
+    let best = PipelineConfig::best_for(&rig, threads);
+    let hierarchy = args.hierarchy.unwrap_or(best.hierarchy);
+    if let Some(reason) = hierarchy.refusal(&rig) {
         anyhow::bail!(
             "--hierarchy {} cannot pose {}: {reason}",
-            args.hierarchy.name(),
+            hierarchy.name(),
             rig.name
         );
     }
     let settings = Settings {
-        hierarchy: args.hierarchy,
-        skin: args.skin,
+        hierarchy,
+        skin: args.skin.unwrap_or(best.skin),
         upload: args.upload,
         schedule: args.schedule,
         threads,

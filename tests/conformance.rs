@@ -164,7 +164,7 @@ fn flat_qvs_refuses_non_uniform_scale() {
     assert!(reason.contains("non-uniform"), "{reason}");
     let config = PipelineConfig {
         hierarchy: HierarchyVariant::FlatQvs,
-        ..PipelineConfig::best(1)
+        ..PipelineConfig::best_for(&rig, 1)
     };
     match Pipeline::new(rig, config) {
         Err(FrameError::Refused {

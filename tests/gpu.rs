@@ -63,14 +63,17 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
         &gpu,
         rig.clone(),
         &InstanceStore::new(),
-        PipelineConfig::best(1),
+        PipelineConfig::best_for(&rig, 1),
         UploadVariant::WriteBuffer,
         &camera,
         SIZE,
     )
     .unwrap();
     for &upload in UploadVariant::ALL {
-        for config in [PipelineConfig::baseline(1), PipelineConfig::best(1)] {
+        for config in [
+            PipelineConfig::baseline(1),
+            PipelineConfig::best_for(&rig, 1),
+        ] {
             let image =
                 render_offscreen(&gpu, rig.clone(), &crowd, config, upload, &camera, SIZE).unwrap();
             let label = format!(

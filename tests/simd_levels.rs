@@ -75,6 +75,27 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
     }
 }
 
+/// `best_for` picks the lane variants only where they are fast.
+fn check_best(level: SimdLevel) {
+    let reference = PreparedRig::reference();
+    let best = PipelineConfig::best_for(&reference, 1);
+    let expected = if level == SimdLevel::Portable {
+        (HierarchyVariant::FlatQvs, SkinVariant::Tuned)
+    } else {
+        (HierarchyVariant::Simd, SkinVariant::Packed)
+    };
+    assert_eq!((best.hierarchy, best.skin), expected, "{}", level.name());
+    if let Some(dir) = common::rigs_dir() {
+        // flat_qvs refuses this rig, so the portable choice falls back to flat.
+        let sheared = PreparedRig::load(&dir.join("FoxVariants/Fox_nonuniform.glb")).unwrap();
+        let best = PipelineConfig::best_for(&sheared, 1);
+        assert!(best.hierarchy.refusal(&sheared).is_none());
+        if level == SimdLevel::Portable {
+            assert_eq!(best.hierarchy, HierarchyVariant::Flat);
+        }
+    }
+}
+
 /// The sampler's lane path (eight rotation tracks per vector) against the per-track one.
 fn check_sampler(level: SimdLevel) {
     let rig = skinbench::rig::generate::reference_rig();
@@ -113,6 +134,7 @@ fn lane_kernels_match_the_reference_with_and_without_avx2() {
     for (portable, level) in [(false, native), (true, SimdLevel::Portable)] {
         force_portable(portable);
         assert_eq!(SimdLevel::detect(), level);
+        check_best(level);
         check_sampler(level);
         for rig in &rigs {
             // A full group alone, full groups and a partial one, a partial group alone.

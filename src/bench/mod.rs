@@ -462,7 +462,7 @@ pub fn run(
                     for &schedule in Schedule::ALL {
                         let config = PipelineConfig {
                             schedule,
-                            ..PipelineConfig::best(threads)
+                            ..PipelineConfig::best_for(&rig, threads)
                         };
                         set_rows.push(empty_row(
                             workload,
