@@ -376,14 +376,15 @@ impl Simd for Avx2 {
             let [nx, ny, nz] = normal;
             let len2 = _mm256_fmadd_ps(nz, nz, _mm256_fmadd_ps(ny, ny, _mm256_mul_ps(nx, nx)));
             // The approximate reciprocal square root (relative error < 1.5 * 2^-12) is
-            // enough: the shader renormalizes, and the overshoot it allows (3.7e-4) stays
-            // far inside the half step (9.8e-4) before a component could round past 1023.
+            // enough: the shader renormalizes. Its overshoot (3.7e-4) is below the half
+            // step (9.8e-4), and the `min` below guards the ten bits regardless.
             let inv = _mm256_rsqrt_ps(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
             let scale = _mm256_mul_ps(inv, _mm256_set1_ps(511.5));
             let bias = _mm256_set1_ps(512.0);
             let max = _mm256_set1_epi32(1023);
             // floor(c * 511.5 + 512) = round(c * 511.5 + 511.5); truncation is floor here
-            // because every value is above zero. A macro, not a closure (see above).
+            // because every value is above zero. A macro, not a closure: a closure would
+            // not inherit the kernel's target features (see the note before `mul_3x4`).
             macro_rules! quantize {
                 ($c:expr) => {
                     _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_fmadd_ps($c, scale, bias)), max)
