@@ -250,15 +250,27 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
     }
     let xs: Vec<f64> = (0..frames.len()).map(|i| i as f64).collect();
     let mut lower = vec![0.0; frames.len()];
+    // The y range follows the 95th percentile of the stacked totals, not their maximum: one
+    // hitch (the first frame's allocations, a resize) would otherwise flatten every other
+    // frame into the x axis for as long as it stays in the history. Spikes show clipped.
+    let mut totals: Vec<f64> = frames
+        .iter()
+        .map(|t| Stage::ALL.iter().map(|&stage| t.get(stage)).sum())
+        .collect();
+    totals.sort_by(f64::total_cmp);
+    let top = (totals[(totals.len() - 1) * 95 / 100] * 1.25).max(1.0);
+    let right = (frames.len() - 1) as f64;
     Plot::new("stage history")
         .height(140.0)
         .legend(Legend::default())
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
-        .include_y(0.0)
+        .auto_bounds([false, false])
         .y_axis_label("µs")
         .show(ui, |plot| {
+            plot.set_plot_bounds_x(0.0..=right);
+            plot.set_plot_bounds_y(0.0..=top);
             for stage in Stage::ALL {
                 let upper: Vec<f64> = lower
                     .iter()
