@@ -5,7 +5,7 @@
 //! `split` (only the skinned stream is written), `float4` (16-byte aligned float4 in and
 //! out), `sorted` (four loops by influence count), `tuned` (3×4 palette, checks hoisted),
 //! `simd` (eight instances per register). Every variant is checked against
-//! [`reference`], the f64 oracle.
+//! [`reference`](mod@reference), the f64 oracle.
 //!
 //! Output: each instance owns one slice of the caller's buffer, `instance_stride` bytes
 //! apart (a multiple of 256, so slices are cache-line and GPU-offset aligned and no two

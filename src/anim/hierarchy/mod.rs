@@ -4,7 +4,7 @@
 //! local[i]` (roots take the folded ancestor transform as their parent) and hands its
 //! result to the palette stage in its own representation: `tree` leaves it in its heap
 //! tree, `flat` in an array of 4×4 matrices, `flat_qvs` as rotation/translation/scale,
-//! `simd` as 3×4 matrices with one instance per lane. [`reference`] is the f64 oracle.
+//! `simd` as 3×4 matrices with one instance per lane. [`reference`](mod@reference) is the f64 oracle.
 
 pub mod flat;
 pub mod flat_qvs;
