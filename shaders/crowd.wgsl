@@ -41,8 +41,8 @@ fn vs_skinned(
     return place(position, normal, uv, instance);
 }
 
-// The `packed` layout: the normal's direction arrives as unorm 10:10:10:2, 0..1 per
-// component; `* 2 - 1` maps it back (the encoder centred it at 511.5 of 1023).
+// The `packed` layout: the normal's direction arrives as unorm 10:10:10:2, q / 1023 per
+// component; the encoder stored q = round(511 c + 512), so c = (q - 512) / 511.
 @vertex
 fn vs_packed(
     @location(0) position: vec3<f32>,
@@ -50,7 +50,7 @@ fn vs_packed(
     @location(2) uv: vec2<f32>,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
-    return place(position, packed_normal.xyz * 2.0 - 1.0, uv, instance);
+    return place(position, (packed_normal.xyz * 1023.0 - 512.0) / 511.0, uv, instance);
 }
 
 fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -> VsOut {

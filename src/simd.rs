@@ -376,23 +376,29 @@ impl Simd for Avx2 {
             let [nx, ny, nz] = normal;
             let len2 = _mm256_fmadd_ps(nz, nz, _mm256_fmadd_ps(ny, ny, _mm256_mul_ps(nx, nx)));
             // The approximate reciprocal square root (relative error < 1.5 * 2^-12) is
-            // enough: the shader renormalizes. Its overshoot (3.7e-4) is below the half
-            // step (9.8e-4), and the `min` below guards the ten bits regardless.
+            // enough: the shader renormalizes, and its overshoot (c * 511 off by at most
+            // 0.19) keeps every rounded component in 1..=1023.
             let inv = _mm256_rsqrt_ps(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
-            let scale = _mm256_mul_ps(inv, _mm256_set1_ps(511.5));
-            let bias = _mm256_set1_ps(512.0);
-            let max = _mm256_set1_epi32(1023);
-            // floor(c * 511.5 + 512) = round(c * 511.5 + 511.5); truncation is floor here
-            // because every value is above zero. A macro, not a closure: a closure would
-            // not inherit the kernel's target features (see the note before `mul_3x4`).
-            macro_rules! quantize {
+            let scale = _mm256_mul_ps(inv, _mm256_set1_ps(511.0));
+            // Adding 2^23 + 512 rounds c * 511 + 512 to an integer q (the float spacing at
+            // 2^23 is 1) and leaves q in the low mantissa bits: the float's bits are
+            // 0x4B00_0000 + q. Shifted left by 10 or 20, the 0x4B00_0000 part leaves the
+            // 32-bit word, so only x's needs subtracting: no float-to-int conversions, no
+            // clamps. (511 and 512, not 511.5 and 511.5: 2^23 + 511.5 is not a float.)
+            let magic = _mm256_set1_ps(8_388_608.0 + 512.0);
+            // A macro, not a closure: a closure would not inherit the kernel's target
+            // features (see the note before `mul_3x4`).
+            macro_rules! bits_of {
                 ($c:expr) => {
-                    _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_fmadd_ps($c, scale, bias)), max)
+                    _mm256_castps_si256(_mm256_fmadd_ps($c, scale, magic))
                 };
             }
-            let (qx, qy, qz) = (quantize!(nx), quantize!(ny), quantize!(nz));
+            let (qx, qy, qz) = (bits_of!(nx), bits_of!(ny), bits_of!(nz));
             let bits = _mm256_or_si256(
-                _mm256_or_si256(qx, _mm256_slli_epi32::<10>(qy)),
+                _mm256_or_si256(
+                    _mm256_sub_epi32(qx, _mm256_set1_epi32(0x4B00_0000)),
+                    _mm256_slli_epi32::<10>(qy),
+                ),
                 _mm256_slli_epi32::<20>(qz),
             );
             _mm256_castsi256_ps(bits)

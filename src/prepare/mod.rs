@@ -57,19 +57,22 @@ pub struct VertexPacked {
 }
 
 /// A normal's direction (any non-zero length) as unorm 10:10:10:2: each unit component
-/// `c` becomes `round(c * 511.5 + 511.5)`, which the shader's `v * 2 - 1` maps back to
-/// `c` within half a step (1 / 1023). Ten bits per component are what shading needs and
-/// the encode is a handful of instructions (an octahedral snorm16 code was measured:
+/// `c` becomes `q = round(511 c + 512)`, in 1..=1023, and the shader maps the fetched
+/// `q / 1023` back to `(q - 512) / 511`, within half a step (1 / 1022) of `c`. (Not the
+/// symmetric `511.5 c + 511.5`: the vector encoder rounds by adding `2^23 + 512` to a
+/// float, and `2^23 + 511.5` is not one.) Ten bits per component are what shading needs
+/// and the encode is a handful of instructions (an octahedral snorm16 code was measured:
 /// more precise, but its encode cost more than the halved stores saved).
 pub fn pack_normal(n: glam::Vec3) -> u32 {
-    let scale = 511.5 / n.length_squared().max(1e-30).sqrt();
-    let q = |c: f32| ((c * scale + 512.0) as u32).min(1023);
+    let scale = 511.0 / n.length_squared().max(1e-30).sqrt();
+    // Round half to even, as the vector encoder's float rounding does.
+    let q = |c: f32| ((c * scale + 512.0).round_ties_even() as u32).clamp(1, 1023);
     q(n.x) | (q(n.y) << 10) | (q(n.z) << 20)
 }
 
 /// The unit direction of a packed normal (what the vertex shader computes).
 pub fn unpack_normal(bits: u32) -> glam::Vec3 {
-    let c = |shift: u32| ((bits >> shift) & 0x3FF) as f32 / 511.5 - 1.0;
+    let c = |shift: u32| (((bits >> shift) & 0x3FF) as f32 - 512.0) / 511.0;
     glam::Vec3::new(c(0), c(10), c(20)).normalize_or_zero()
 }
 
@@ -357,7 +360,8 @@ mod tests {
             "worst component error {worst}"
         );
         assert_eq!(pack_normal(Vec3::X) & 0x3FF, 1023);
-        assert_eq!(pack_normal(-Vec3::X) & 0x3FF, 0);
+        assert_eq!(pack_normal(-Vec3::X) & 0x3FF, 1);
+        assert_eq!(pack_normal(Vec3::Y) & 0x3FF, 512, "zero is exact");
         assert_eq!(pack_normal(Vec3::Y) >> 30, 0, "the two top bits stay clear");
     }
 }
