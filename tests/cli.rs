@@ -140,12 +140,40 @@ fn bench_quick_writes_both_reports() {
         }
         assert_eq!(row["workload"], "skin");
     }
-    let files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let names = || {
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        files
+    };
+    let files = names();
+    assert_eq!(files.len(), 2, "{files:?}");
     assert!(
-        files.iter().any(|f| f.ends_with(".md")) && files.iter().any(|f| f.ends_with(".json")),
-        "{files:?}"
+        files[0].ends_with("_skin_8inst.json") && files[1].ends_with("_skin_8inst.md"),
+        "a partial run says so in its name: {files:?}"
+    );
+    // The same run again must not replace the first report.
+    let (code, _, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--workload",
+        "skin",
+        "--instances",
+        "8",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let again = names();
+    assert_eq!(again.len(), 4, "{again:?}");
+    assert!(
+        again.iter().any(|f| f.ends_with("_skin_8inst_2.md")),
+        "{again:?}"
+    );
+    assert!(
+        again.iter().any(|f| f.ends_with("_skin_8inst_2.json")),
+        "{again:?}"
     );
 }

@@ -177,6 +177,10 @@ pub struct Report {
     pub store_bandwidth_gbs: f64,
     pub store_bandwidth: Vec<StoreBandwidth>,
     pub quick: bool,
+    /// The workloads that ran (all of them unless `--workload` chose).
+    pub workloads: Vec<&'static str>,
+    /// `--instances`, when it overrode the workloads' own counts.
+    pub instances: Option<usize>,
     pub budget_secs: f64,
     pub rows: Vec<Row>,
 }
@@ -547,6 +551,8 @@ pub fn run(
         store_bandwidth_gbs: store_bandwidth[0].regular_gbs,
         store_bandwidth,
         quick: options.quick,
+        workloads: options.workloads.iter().map(|w| w.name()).collect(),
+        instances: options.instances,
         budget_secs: budget.as_secs_f64(),
         rows,
     })

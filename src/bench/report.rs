@@ -211,23 +211,31 @@ pub fn markdown(report: &Report) -> String {
     s
 }
 
-/// Base file name: `<date>_<cpu>_<git-sha>`, with `_portable` when the lane kernels ran
-/// without the CPU's vector extensions (`--portable-simd`), so that run does not replace
-/// the native one.
+/// Base file name: `<date>_<cpu>_<git-sha>`, then what makes the run partial or special,
+/// so runs of one commit do not share a name: `_<workload>-<workload>` when `--workload`
+/// chose a subset, `_<n>inst` with `--instances`, `_portable` when the lane kernels ran
+/// without the CPU's vector extensions (`--portable-simd`).
 pub fn base_name(report: &Report) -> String {
-    let portable = if report.machine.simd == crate::simd::SimdLevel::Portable.name()
-        && crate::simd::SimdLevel::native() != crate::simd::SimdLevel::Portable
-    {
-        "_portable"
-    } else {
-        ""
-    };
-    format!(
-        "{}_{}_{}{portable}",
+    let mut name = format!(
+        "{}_{}_{}",
         report.machine.date,
         report.machine.cpu_slug(),
         report.machine.git_sha
-    )
+    );
+    use crate::variant::Variant as _;
+    let all: Vec<&str> = super::Workload::ALL.iter().map(|w| w.name()).collect();
+    if report.workloads != all {
+        name += &format!("_{}", report.workloads.join("-"));
+    }
+    if let Some(n) = report.instances {
+        name += &format!("_{n}inst");
+    }
+    if report.machine.simd == crate::simd::SimdLevel::Portable.name()
+        && crate::simd::SimdLevel::native() != crate::simd::SimdLevel::Portable
+    {
+        name += "_portable";
+    }
+    name
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -253,7 +261,17 @@ pub fn check_writable(dir: &Path) -> Result<(), WriteError> {
 
 /// Writes `<base>.md` and `<base>.json` into `dir`, both or neither.
 pub fn write_files(report: &Report, dir: &Path) -> Result<(PathBuf, PathBuf), WriteError> {
-    let base = base_name(report);
+    // Never replace an earlier report: a second run of the same kind gets `_2`, `_3`, ...
+    let first = base_name(report);
+    let taken = |base: &str| {
+        dir.join(format!("{base}.md")).exists() || dir.join(format!("{base}.json")).exists()
+    };
+    let mut base = first.clone();
+    let mut n = 2;
+    while taken(&base) {
+        base = format!("{first}_{n}");
+        n += 1;
+    }
     let md_path = dir.join(format!("{base}.md"));
     let json_path = dir.join(format!("{base}.json"));
     let json = serde_json::to_string_pretty(report).expect("report serializes");
