@@ -553,7 +553,7 @@ impl SimdLevel {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! dispatch_simd {
-    (fn $name:ident($($arg:ident : $ty:ty),*) -> $ret:ty { $kernel:ident }) => {
+    (fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty { $kernel:ident }) => {
         fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
             {

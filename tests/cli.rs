@@ -102,17 +102,17 @@ fn bench_refuses_bad_input_and_writes_nothing() {
 #[test]
 fn bench_quick_writes_both_reports() {
     let dir = common::temp_dir("bench-quick");
-    let (code, stdout, err) = skinbench(&[
+    let run = [
         "bench",
         "--quick",
-        "--json",
         "--workload",
         "skin",
         "--instances",
         "8",
         "--out",
         dir.to_str().unwrap(),
-    ]);
+    ];
+    let (code, stdout, err) = skinbench(&[&run[..], &["--json"]].concat());
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(report["store_bandwidth_gbs"].as_f64().unwrap() > 0.0);
@@ -155,16 +155,7 @@ fn bench_quick_writes_both_reports() {
         "a partial run says so in its name: {files:?}"
     );
     // The same run again must not replace the first report.
-    let (code, _, err) = skinbench(&[
-        "bench",
-        "--quick",
-        "--workload",
-        "skin",
-        "--instances",
-        "8",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let (code, _, err) = skinbench(&run);
     assert_eq!(code, 0, "{err}");
     let again = names();
     assert_eq!(again.len(), 4, "{again:?}");

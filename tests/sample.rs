@@ -3,7 +3,7 @@
 
 mod common;
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Quat, Vec3};
 use skinbench::anim::Qvs;
 use skinbench::anim::sample::{ClipRt, sample_clip};
 use skinbench::crowd::timing::Stats;
@@ -128,32 +128,6 @@ fn stats_of_a_window() {
     assert_eq!(Stats::of(&mut even).median, 2.5);
 }
 
-/// Largest quaternion component difference between the lane path and the per-track path
-/// over the clip (and past its end, to cover looping).
-fn lane_vs_per_track(clip: &Clip, rest: &[Qvs]) -> f32 {
-    let lanes = ClipRt::new(clip);
-    let plain = ClipRt::per_track(clip);
-    let n = rest.len();
-    let mut worst = 0.0f32;
-    for step in 0..=300 {
-        let t = clip.duration_secs * 1.5 * step as f32 / 300.0;
-        let mut a = vec![Qvs::IDENTITY; n];
-        let mut b = vec![Qvs::IDENTITY; n];
-        sample_clip(&lanes, rest, t, &mut a);
-        sample_clip(&plain, rest, t, &mut b);
-        for (x, y) in a.iter().zip(&b) {
-            worst = worst.max(
-                (Vec4::from(x.rotation) - Vec4::from(y.rotation))
-                    .abs()
-                    .max_element(),
-            );
-            assert_eq!(x.translation, y.translation);
-            assert_eq!(x.scale, y.scale);
-        }
-    }
-    worst
-}
-
 #[test]
 fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
     let reference = skinbench::rig::generate::reference_rig();
@@ -169,7 +143,7 @@ fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
             rt.lane_rotations.as_ref().map(|l| l.tracks),
             Some(rotations)
         );
-        let worst = lane_vs_per_track(clip, &prepared.rest_pose);
+        let worst = common::lane_vs_per_track(clip, &prepared.rest_pose);
         assert!(worst < 2e-6, "reference {}: {worst}", clip.name);
     }
     let Some(dir) = common::rigs_dir() else {
@@ -179,7 +153,7 @@ fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
         let (rig, report) = skinbench::rig::import_path(&dir.join(file)).unwrap();
         let prepared = PreparedRig::new(rig.clone(), &report, file);
         for clip in &rig.clips {
-            let worst = lane_vs_per_track(clip, &prepared.rest_pose);
+            let worst = common::lane_vs_per_track(clip, &prepared.rest_pose);
             assert!(worst < 2e-6, "{file} {}: {worst}", clip.name);
         }
     }
@@ -228,6 +202,6 @@ fn lane_rotations_take_the_exact_slerp_for_wide_steps() {
         ],
     };
     assert_eq!(ClipRt::new(&clip).lane_rotations.map(|l| l.tracks), Some(4));
-    let worst = lane_vs_per_track(&clip, &[Qvs::IDENTITY; 4]);
+    let worst = common::lane_vs_per_track(&clip, &[Qvs::IDENTITY; 4]);
     assert!(worst < 2e-6, "{worst}");
 }

@@ -24,20 +24,16 @@ use crate::simd::{F32x8, LANES, Simd};
 use super::Qvs;
 use crate::rig::{Clip, Interpolation, Track};
 
-/// A track ready for sampling.
+/// Key times, and how to find the key before a time.
 #[derive(Clone, Debug)]
-pub struct TrackRt<T> {
-    pub interpolation: Interpolation,
+pub struct Timeline {
     pub times_secs: Vec<f32>,
-    /// One value per key, or (in-tangent, value, out-tangent) per key for CUBICSPLINE.
-    pub values: Vec<T>,
     /// `(first key time, keys per second)` when keys are evenly spaced.
     uniform: Option<(f32, f32)>,
 }
 
-impl<T: Copy> TrackRt<T> {
-    fn new<S: Copy>(track: &Track<S>, convert: impl Fn(S) -> T) -> Self {
-        let times = &track.times_secs;
+impl Timeline {
+    fn new(times: &[f32]) -> Self {
         let uniform = if times.len() >= 2 {
             let step = (times[times.len() - 1] - times[0]) / (times.len() - 1) as f32;
             let even = times
@@ -48,10 +44,8 @@ impl<T: Copy> TrackRt<T> {
         } else {
             None
         };
-        TrackRt {
-            interpolation: track.interpolation,
-            times_secs: times.clone(),
-            values: track.values.iter().map(|&v| convert(v)).collect(),
+        Timeline {
+            times_secs: times.to_vec(),
             uniform,
         }
     }
@@ -89,6 +83,25 @@ impl<T: Copy> TrackRt<T> {
     }
 }
 
+/// A track ready for sampling.
+#[derive(Clone, Debug)]
+pub struct TrackRt<T> {
+    pub interpolation: Interpolation,
+    pub timeline: Timeline,
+    /// One value per key, or (in-tangent, value, out-tangent) per key for CUBICSPLINE.
+    pub values: Vec<T>,
+}
+
+impl<T: Copy> TrackRt<T> {
+    fn new<S: Copy>(track: &Track<S>, convert: impl Fn(S) -> T) -> Self {
+        TrackRt {
+            interpolation: track.interpolation,
+            timeline: Timeline::new(&track.times_secs),
+            values: track.values.iter().map(|&v| convert(v)).collect(),
+        }
+    }
+}
+
 /// One joint's tracks in a clip.
 #[derive(Clone, Debug)]
 pub struct AnimatedJoint {
@@ -117,9 +130,11 @@ pub struct ClipRt {
 pub struct LaneRotations {
     /// How many tracks took this path (for tests and reports).
     pub tracks: usize,
-    timeline: TrackRt<()>,
+    timeline: Timeline,
     /// The joint each track animates.
     joints: Vec<u16>,
+    /// One more than the largest of `joints`: a pose at least this long can take them all.
+    joint_bound: usize,
     blocks: usize,
     /// `keys[k * blocks + b]`: x, y, z, w of block `b`'s tracks at key `k` (unused lanes
     /// hold the identity).
@@ -130,14 +145,15 @@ impl LaneRotations {
     /// Takes the LINEAR rotation tracks that share the first such track's key times out of
     /// `animated`, if there are at least two (tracks with other times stay per-track).
     fn take(animated: &mut [AnimatedJoint]) -> Option<LaneRotations> {
-        let shared =
-            |t: &TrackRt<Quat>| t.interpolation == Interpolation::Linear && t.times_secs.len() >= 2;
+        let shared = |t: &TrackRt<Quat>| {
+            t.interpolation == Interpolation::Linear && t.timeline.times_secs.len() >= 2
+        };
         let first = animated
             .iter()
             .filter_map(|a| a.rotation.as_ref())
             .find(|t| shared(t))?;
-        let times = first.times_secs.clone();
-        let same = |t: &TrackRt<Quat>| shared(t) && t.times_secs == times;
+        let timeline = first.timeline.clone();
+        let same = |t: &TrackRt<Quat>| shared(t) && t.timeline.times_secs == timeline.times_secs;
         let count = animated
             .iter()
             .filter(|a| a.rotation.as_ref().is_some_and(same))
@@ -145,12 +161,6 @@ impl LaneRotations {
         if count < 2 {
             return None;
         }
-        let timeline = TrackRt {
-            interpolation: Interpolation::Linear,
-            times_secs: times.clone(),
-            values: vec![(); times.len()],
-            uniform: first.uniform,
-        };
         let blocks = count.div_ceil(LANES);
         let identity = [
             F32x8([0.0; LANES]),
@@ -158,7 +168,7 @@ impl LaneRotations {
             F32x8([0.0; LANES]),
             F32x8([1.0; LANES]),
         ];
-        let mut keys = vec![identity; times.len() * blocks];
+        let mut keys = vec![identity; timeline.times_secs.len() * blocks];
         let mut joints = Vec::with_capacity(count);
         for a in animated.iter_mut() {
             if !a.rotation.as_ref().is_some_and(same) {
@@ -176,6 +186,7 @@ impl LaneRotations {
         }
         Some(LaneRotations {
             tracks: joints.len(),
+            joint_bound: joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0),
             timeline,
             joints,
             blocks,
@@ -189,7 +200,7 @@ impl LaneRotations {
         let next = (k + 1).min(self.timeline.times_secs.len() - 1);
         // Validate once, so no index in the kernel can fail.
         assert!((next + 1) * self.blocks <= self.keys.len());
-        assert!(self.joints.iter().all(|&j| (j as usize) < out.len()));
+        assert!(self.joint_bound <= out.len());
         lanes_dispatch(self, k, next, s, out);
     }
 }
@@ -354,9 +365,19 @@ fn hermite(s: f32) -> [f32; 4] {
     ]
 }
 
+/// One track at time `t`: STEP holds, LINEAR uses `lerp` (lerp or slerp), CUBICSPLINE the
+/// glTF Hermite form, whose result `finish` fixes up (normalizes rotations).
 #[inline]
-fn sample_vec(track: &TrackRt<Vec3A>, t: f32) -> Vec3A {
-    let (k, s) = track.locate(t);
+fn sample_track<T>(
+    track: &TrackRt<T>,
+    t: f32,
+    lerp: impl Fn(T, T, f32) -> T,
+    finish: impl Fn(T) -> T,
+) -> T
+where
+    T: Copy + std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,
+{
+    let (k, s) = track.timeline.locate(t);
     let v = &track.values;
     match track.interpolation {
         Interpolation::Step => v[k],
@@ -364,49 +385,33 @@ fn sample_vec(track: &TrackRt<Vec3A>, t: f32) -> Vec3A {
             if k + 1 >= v.len() {
                 v[k]
             } else {
-                v[k].lerp(v[k + 1], s)
+                lerp(v[k], v[k + 1], s)
             }
         }
         Interpolation::CubicSpline => {
-            if k + 1 >= track.times_secs.len() {
-                return v[3 * k + 1];
+            if k + 1 >= track.timeline.times_secs.len() {
+                return finish(v[3 * k + 1]);
             }
-            let dt = track.interval(k);
+            let dt = track.timeline.interval(k);
             let [h00, h10, h01, h11] = hermite(s);
-            v[3 * k + 1] * h00
-                + v[3 * k + 2] * (h10 * dt)
-                + v[3 * (k + 1) + 1] * h01
-                + v[3 * (k + 1)] * (h11 * dt)
+            finish(
+                v[3 * k + 1] * h00
+                    + v[3 * k + 2] * (h10 * dt)
+                    + v[3 * (k + 1) + 1] * h01
+                    + v[3 * (k + 1)] * (h11 * dt),
+            )
         }
     }
 }
 
 #[inline]
+fn sample_vec(track: &TrackRt<Vec3A>, t: f32) -> Vec3A {
+    sample_track(track, t, Vec3A::lerp, |v| v)
+}
+
+#[inline]
 fn sample_quat(track: &TrackRt<Quat>, t: f32) -> Quat {
-    let (k, s) = track.locate(t);
-    let v = &track.values;
-    match track.interpolation {
-        Interpolation::Step => v[k],
-        Interpolation::Linear => {
-            if k + 1 >= v.len() {
-                v[k]
-            } else {
-                v[k].slerp(v[k + 1], s)
-            }
-        }
-        Interpolation::CubicSpline => {
-            if k + 1 >= track.times_secs.len() {
-                return v[3 * k + 1].normalize();
-            }
-            let dt = track.interval(k);
-            let [h00, h10, h01, h11] = hermite(s);
-            let q = v[3 * k + 1] * h00
-                + v[3 * k + 2] * (h10 * dt)
-                + v[3 * (k + 1) + 1] * h01
-                + v[3 * (k + 1)] * (h11 * dt);
-            q.normalize()
-        }
-    }
+    sample_track(track, t, Quat::slerp, Quat::normalize)
 }
 
 /// Writes the local pose of `clip` at `time_secs` (looping) into `out[..rest.len()]`.

@@ -91,8 +91,7 @@ pub fn markdown(report: &Report) -> String {
     );
 
     let rows = |workload: &'static str| report.rows.iter().filter(move |r| r.workload == workload);
-    if rows("hierarchy").next().is_some() {
-        let first = rows("hierarchy").next().expect("non-empty");
+    if let Some(first) = rows("hierarchy").next() {
         let _ = writeln!(
             s,
             "## hierarchy: {} instances, 1 thread (seed 000: tree 3.8 ms → flat 3.1 ms)\n",
@@ -103,9 +102,7 @@ pub fn markdown(report: &Report) -> String {
             "| variant | median µs | p95 µs | min µs | × tree | seed × | ns/joint | + palette µs | × tree with palette | GB/s | % store bw |"
         );
         let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        let base_with_palette = rows("hierarchy")
-            .next()
-            .and_then(|r| r.with_palette_median_us);
+        let base_with_palette = first.with_palette_median_us;
         for r in rows("hierarchy") {
             if let Some(reason) = &r.refused {
                 let _ = writeln!(s, "| {} | refused: {reason} |||||||||| ", r.variant);
@@ -133,8 +130,7 @@ pub fn markdown(report: &Report) -> String {
         }
         let _ = writeln!(s);
     }
-    if rows("skin").next().is_some() {
-        let first = rows("skin").next().expect("non-empty");
+    if let Some(first) = rows("skin").next() {
         let _ = writeln!(
             s,
             "## skin: {} instances, 1 thread (seed 004: 4.15 → 4.00 → 3.53 → 2.00 → 1.78 ms)\n",

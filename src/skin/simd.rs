@@ -59,12 +59,7 @@ pub fn run(
         // SAFETY: k * stride < out.len() (asserted above).
         *o = unsafe { base.add(k * stride) };
     }
-    let outs = Outputs(outs);
-    if packed {
-        skin_packed(mesh, palettes, outs, active)
-    } else {
-        skin_f4(mesh, palettes, outs, active)
-    }
+    skin_lanes(mesh, palettes, Outputs(outs), active, packed)
 }
 
 /// Eight output pointers; the first `active` are each valid for `mesh.source.len()`
@@ -73,51 +68,37 @@ pub fn run(
 struct Outputs([*mut u8; LANES]);
 
 crate::dispatch_simd!(
-    fn skin_f4(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs, active: usize) -> () {
-        f4_kernel
-    }
-);
-crate::dispatch_simd!(
-    fn skin_packed(mesh: &SortedMesh, palettes: &[Lanes3x4], outs: Outputs, active: usize) -> () {
-        packed_kernel
+    fn skin_lanes(
+        mesh: &SortedMesh,
+        palettes: &[Lanes3x4],
+        outs: Outputs,
+        active: usize,
+        packed: bool,
+    ) -> () {
+        kernel
     }
 );
 
 /// Full groups get a copy of the loops with `active` a constant, so the per-lane store
 /// tests vanish from the hot path; a partial last group keeps them.
 #[inline(always)]
-fn f4_kernel<S: Simd>(
+fn kernel<S: Simd>(
     s: S,
     mesh: &SortedMesh,
     palettes: &[Lanes3x4],
     outs: Outputs,
     active: usize,
+    packed: bool,
 ) {
+    let outs = &outs.0;
     // SAFETY: `run` checked every live pointer for `mesh.source.len()` vertices and the
     // palette length against `mesh.joint_bound`.
     unsafe {
-        if active == LANES {
-            classes::<S, false>(s, mesh, palettes, &outs.0, LANES)
-        } else {
-            classes::<S, false>(s, mesh, palettes, &outs.0, active)
-        }
-    }
-}
-
-#[inline(always)]
-fn packed_kernel<S: Simd>(
-    s: S,
-    mesh: &SortedMesh,
-    palettes: &[Lanes3x4],
-    outs: Outputs,
-    active: usize,
-) {
-    // SAFETY: as above.
-    unsafe {
-        if active == LANES {
-            classes::<S, true>(s, mesh, palettes, &outs.0, LANES)
-        } else {
-            classes::<S, true>(s, mesh, palettes, &outs.0, active)
+        match (packed, active == LANES) {
+            (false, true) => classes::<S, false>(s, mesh, palettes, outs, LANES),
+            (false, false) => classes::<S, false>(s, mesh, palettes, outs, active),
+            (true, true) => classes::<S, true>(s, mesh, palettes, outs, LANES),
+            (true, false) => classes::<S, true>(s, mesh, palettes, outs, active),
         }
     }
 }

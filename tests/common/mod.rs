@@ -182,3 +182,29 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Largest quaternion component difference between the lane path and the per-track path
+/// over the clip (and past its end, to cover looping).
+pub fn lane_vs_per_track(clip: &skinbench::rig::Clip, rest: &[skinbench::anim::Qvs]) -> f32 {
+    let lanes = skinbench::anim::sample::ClipRt::new(clip);
+    let plain = skinbench::anim::sample::ClipRt::per_track(clip);
+    let n = rest.len();
+    let mut worst = 0.0f32;
+    for step in 0..=300 {
+        let t = clip.duration_secs * 1.5 * step as f32 / 300.0;
+        let mut a = vec![skinbench::anim::Qvs::IDENTITY; n];
+        let mut b = vec![skinbench::anim::Qvs::IDENTITY; n];
+        skinbench::anim::sample::sample_clip(&lanes, rest, t, &mut a);
+        skinbench::anim::sample::sample_clip(&plain, rest, t, &mut b);
+        for (x, y) in a.iter().zip(&b) {
+            worst = worst.max(
+                (glam::Vec4::from(x.rotation) - glam::Vec4::from(y.rotation))
+                    .abs()
+                    .max_element(),
+            );
+            assert_eq!(x.translation, y.translation);
+            assert_eq!(x.scale, y.scale);
+        }
+    }
+    worst
+}
