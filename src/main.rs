@@ -65,8 +65,8 @@ struct AppArgs {
     /// rig; simd with AVX2+FMA).
     #[arg(long, value_parser = parse_variant::<HierarchyVariant>)]
     hierarchy: Option<HierarchyVariant>,
-    /// Skinning variant: naive, split, float4, sorted, tuned, simd, packed (default: the
-    /// fastest on this CPU; packed with AVX2+FMA).
+    /// Skinning variant: naive, split, float4, sorted, tuned, simd, packed, distinct
+    /// (default: the fastest on this CPU; distinct with AVX2+FMA).
     #[arg(long, value_parser = parse_variant::<SkinVariant>)]
     skin: Option<SkinVariant>,
     /// Upload variant: write_buffer, in_place, staging_belt.

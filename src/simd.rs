@@ -64,31 +64,34 @@ pub trait Simd: Copy {
     /// each lane (see `prepare::pack_normal`).
     fn encode_normal_unorm10(self, normal: [Self::V; 3]) -> Self::V;
 
-    /// Writes packed vertex `v` of the first `active` instances: lane `k` of `position`
-    /// and of the encoded normal `normal` go to `outs[k][v]`.
+    /// Writes packed vertices `v..v + count` of the first `active` instances: lane `k`
+    /// of `position` and of the encoded normal `normal` go to `outs[k][v..v + count]`
+    /// (`count` > 1 for a vertex and its copies).
     ///
     /// # Safety
-    /// Every `outs[k]`, `k < active`, must be valid for writing a `VertexPacked` at index
-    /// `v`; the others are not written.
+    /// Every `outs[k]`, `k < active`, must be valid for writing `VertexPacked`s at indices
+    /// `v..v + count`; the others are not written.
     unsafe fn store_packed(
         self,
         outs: &[*mut crate::prepare::VertexPacked; LANES],
         v: usize,
+        count: usize,
         position: [Self::V; 3],
         normal: Self::V,
         active: usize,
     );
 
-    /// Writes vertex `v` of the first `active` instances: lane `k` of `position` (w = 1)
-    /// and `normal` (w = 0) goes to `outs[k][v]`.
+    /// Writes vertices `v..v + count` of the first `active` instances: lane `k` of
+    /// `position` (w = 1) and `normal` (w = 0) goes to `outs[k][v..v + count]`.
     ///
     /// # Safety
-    /// Every `outs[k]`, `k < active`, must be valid for writing a `VertexF4` at index `v`;
-    /// the others are not written.
+    /// Every `outs[k]`, `k < active`, must be valid for writing `VertexF4`s at indices
+    /// `v..v + count`; the others are not written.
     unsafe fn store_vertices(
         self,
         outs: &[*mut VertexF4; LANES],
         v: usize,
+        count: usize,
         position: [Self::V; 3],
         normal: [Self::V; 3],
         active: usize,
@@ -208,6 +211,7 @@ impl Simd for Portable {
         self,
         outs: &[*mut crate::prepare::VertexPacked; LANES],
         v: usize,
+        count: usize,
         position: [F32x8; 3],
         normal: F32x8,
         active: usize,
@@ -217,8 +221,10 @@ impl Simd for Portable {
                 position: [position[0].0[k], position[1].0[k], position[2].0[k]],
                 normal: normal.0[k].to_bits(),
             };
-            // SAFETY: the caller guarantees `out` is valid for index `v`.
-            unsafe { out.add(v).write(vertex) };
+            for c in 0..count {
+                // SAFETY: the caller guarantees `out` is valid for indices `v..v + count`.
+                unsafe { out.add(v + c).write(vertex) };
+            }
         }
     }
 
@@ -227,6 +233,7 @@ impl Simd for Portable {
         self,
         outs: &[*mut VertexF4; LANES],
         v: usize,
+        count: usize,
         position: [F32x8; 3],
         normal: [F32x8; 3],
         active: usize,
@@ -236,8 +243,10 @@ impl Simd for Portable {
                 position: [position[0].0[k], position[1].0[k], position[2].0[k], 1.0],
                 normal: [normal[0].0[k], normal[1].0[k], normal[2].0[k], 0.0],
             };
-            // SAFETY: the caller guarantees `out` is valid for index `v`.
-            unsafe { out.add(v).write(vertex) };
+            for c in 0..count {
+                // SAFETY: the caller guarantees `out` is valid for indices `v..v + count`.
+                unsafe { out.add(v + c).write(vertex) };
+            }
         }
     }
 }
@@ -411,12 +420,14 @@ impl Simd for Avx2 {
         self,
         outs: &[*mut crate::prepare::VertexPacked; LANES],
         v: usize,
+        count: usize,
         position: [Self::V; 3],
         normal: Self::V,
         active: usize,
     ) {
         use std::arch::x86_64::*;
-        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v` is writable.
+        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v + c`,
+        // c < count, is writable.
         unsafe {
             let t0 = _mm256_unpacklo_ps(position[0], position[1]);
             let t1 = _mm256_unpackhi_ps(position[0], position[1]);
@@ -428,16 +439,19 @@ impl Simd for Avx2 {
                 _mm256_shuffle_ps::<0x44>(t1, t3),
                 _mm256_shuffle_ps::<0xEE>(t1, t3),
             ];
-            // With `active == LANES` (the full-group kernels) the tests fold away.
-            for i in 0..4 {
-                if i < active {
-                    _mm_storeu_ps(outs[i].add(v) as *mut f32, _mm256_castps256_ps128(p[i]));
-                }
-                if i + 4 < active {
-                    _mm_storeu_ps(
-                        outs[i + 4].add(v) as *mut f32,
-                        _mm256_extractf128_ps::<1>(p[i]),
-                    );
+            // With `active == LANES` (the full-group kernels) the tests fold away; `count`
+            // is the same for a whole run of vertices, so its loop is always predicted.
+            for c in v..v + count {
+                for i in 0..4 {
+                    if i < active {
+                        _mm_storeu_ps(outs[i].add(c) as *mut f32, _mm256_castps256_ps128(p[i]));
+                    }
+                    if i + 4 < active {
+                        _mm_storeu_ps(
+                            outs[i + 4].add(c) as *mut f32,
+                            _mm256_extractf128_ps::<1>(p[i]),
+                        );
+                    }
                 }
             }
         }
@@ -450,13 +464,14 @@ impl Simd for Avx2 {
         self,
         outs: &[*mut VertexF4; LANES],
         v: usize,
+        count: usize,
         position: [Self::V; 3],
         normal: [Self::V; 3],
         active: usize,
     ) {
         use std::arch::x86_64::*;
-        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v` is
-        // writable. No closures here: a closure would not inherit the target features.
+        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v + c`,
+        // c < count, is writable. No closures here: a closure would not inherit the target features.
         unsafe {
             macro_rules! quads {
                 ($x:expr, $y:expr, $z:expr, $w:expr) => {{
@@ -477,13 +492,15 @@ impl Simd for Avx2 {
             let n = quads!(normal[0], normal[1], normal[2], _mm256_setzero_ps());
             // With `active == LANES` (the full-group kernels) the tests fold away.
             for i in 0..4 {
-                if i < active {
-                    let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
-                    _mm256_storeu_ps(outs[i].add(v) as *mut f32, low);
-                }
-                if i + 4 < active {
-                    let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
-                    _mm256_storeu_ps(outs[i + 4].add(v) as *mut f32, high);
+                let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
+                let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
+                for c in v..v + count {
+                    if i < active {
+                        _mm256_storeu_ps(outs[i].add(c) as *mut f32, low);
+                    }
+                    if i + 4 < active {
+                        _mm256_storeu_ps(outs[i + 4].add(c) as *mut f32, high);
+                    }
                 }
             }
         }

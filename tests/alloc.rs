@@ -79,6 +79,7 @@ fn steady_state_frames_allocate_nothing() {
             SkinVariant::Tuned,
             SkinVariant::Simd,
             SkinVariant::Packed,
+            SkinVariant::Distinct,
         ] {
             for &t in &threads {
                 for &schedule in Schedule::ALL {

@@ -88,3 +88,82 @@ fn sorted_mesh_is_the_same_mesh() {
         }
     }
 }
+
+/// `distinct`'s input: each run's vertices are distinct, each is followed in sorted order by
+/// copies with bit-identical skin input, and together they cover every sorted vertex.
+#[test]
+fn distinct_vertices_fold_exact_copies() {
+    for (name, rig) in rigs() {
+        let p = PreparedMesh::new(&rig.mesh, rig.skeleton.joint_count());
+        let s = &p.sorted;
+        let d = &s.distinct;
+        // Skin input of sorted vertex `v`, bit for bit.
+        let class_of = |v: usize| (0..4).rfind(|&c| s.class_start(c) <= v).unwrap();
+        let sorted_input = |v: usize| {
+            let c = class_of(v);
+            let i = v - s.class_start(c);
+            let n = c + 1;
+            let weights = if c > 0 {
+                s.weights[s.weight_offset(c) + i * n..][..n].to_vec()
+            } else {
+                vec![]
+            };
+            (
+                s.source[v].position.map(f32::to_bits),
+                s.source[v].normal.map(f32::to_bits),
+                s.joints[s.joint_offset(c) + i * n..][..n].to_vec(),
+                weights.iter().map(|w| w.to_bits()).collect::<Vec<_>>(),
+            )
+        };
+        let (mut v, mut first, mut j, mut w) = (0, 0, 0, 0);
+        let mut seen = std::collections::HashSet::new();
+        let mut last_class = 0;
+        for run in &d.runs {
+            assert!(run.len > 0, "{name}: empty run");
+            assert!(run.influences >= last_class, "{name}: classes out of order");
+            last_class = run.influences;
+            for _ in 0..run.len {
+                let n = run.influences;
+                let weights = if n > 1 {
+                    let x = d.weights[w..w + n].to_vec();
+                    w += n;
+                    x
+                } else {
+                    vec![]
+                };
+                let input = (
+                    d.source[first].position.map(f32::to_bits),
+                    d.source[first].normal.map(f32::to_bits),
+                    d.joints[j..j + n].to_vec(),
+                    weights.iter().map(|w| w.to_bits()).collect::<Vec<_>>(),
+                );
+                assert!(
+                    input
+                        .2
+                        .iter()
+                        .all(|&joint| (joint as usize) < s.joint_bound),
+                    "{name}: joint past the sorted mesh's bound"
+                );
+                assert_eq!(class_of(v) + 1, n, "{name}: vertex {v} in the wrong run");
+                for copy in v..v + 1 + run.copies {
+                    assert_eq!(sorted_input(copy), input, "{name}: vertex {copy}");
+                }
+                assert!(seen.insert(input), "{name}: vertex {v} is not distinct");
+                v += 1 + run.copies;
+                first += 1;
+                j += n;
+            }
+        }
+        assert_eq!(v, s.source.len(), "{name}: runs do not cover the mesh");
+        assert_eq!(d.output_len(), s.source.len());
+        assert_eq!(
+            (first, j, w),
+            (d.source.len(), d.joints.len(), d.weights.len())
+        );
+        // The folding is real on the rigs it is for (UV seams), so this test cannot pass
+        // on a fold that does nothing.
+        if name == "reference" || name == "Fox/Fox.glb" {
+            assert!(d.source.len() < s.source.len(), "{name}: nothing folded");
+        }
+    }
+}

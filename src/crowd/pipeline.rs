@@ -89,16 +89,16 @@ impl PipelineConfig {
 
     /// The fastest variants of every stage for `rig` on this CPU.
     ///
-    /// With AVX2+FMA these are the lane variants: `simd` hierarchy and `packed` skin (on
-    /// par with `simd` skin at 100 instances, faster at 1000 where the output is past the
-    /// caches, because it stores half the bytes; see bench-results/). Without them the lane
+    /// With AVX2+FMA these are the lane variants: `simd` hierarchy and `distinct` skin
+    /// (`packed`, which stores half `simd`'s bytes, minus the work on vertex copies; see
+    /// bench-results/). Without them the lane
     /// kernels run their portable fallback, which is slower than the scalar variants
     /// (`bench --portable-simd`), so the best are `flat_qvs` (or `flat` where `flat_qvs`
     /// refuses the rig) and `tuned`.
     pub fn best_for(rig: &PreparedRig, threads: usize) -> Self {
         let lanes_are_fast = crate::simd::SimdLevel::detect() != crate::simd::SimdLevel::Portable;
         let (hierarchy, skin) = if lanes_are_fast {
-            (HierarchyVariant::Simd, SkinVariant::Packed)
+            (HierarchyVariant::Simd, SkinVariant::Distinct)
         } else if HierarchyVariant::FlatQvs.refusal(rig).is_none() {
             (HierarchyVariant::FlatQvs, SkinVariant::Tuned)
         } else {

@@ -107,6 +107,39 @@ pub struct SortedMesh {
     /// One more than the largest joint index in `joints`: a palette of at least this many
     /// matrices can be read without per-influence bounds checks.
     pub joint_bound: usize,
+    /// The same vertices with copies folded: what the `distinct` variant skins.
+    pub distinct: DistinctVertices,
+}
+
+/// A stretch of consecutive vertices of one influence class that all have the same number
+/// of copies: each of its `len` vertices occupies `1 + copies` consecutive output slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// 1..=4.
+    pub influences: usize,
+    pub copies: usize,
+    pub len: usize,
+}
+
+/// Skin input with copies folded. A mesh repeats a vertex wherever its UVs are split
+/// (seams, unwrapped islands): same position, normal, joints and weights, so the same
+/// skinned result. In sorted order every such vertex is followed directly by its copies;
+/// these arrays hold only the first of each, in runs of equal copy count so a kernel can
+/// store the result `1 + copies` times with a loop the branch predictor always gets right.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DistinctVertices {
+    pub runs: Vec<Run>,
+    pub source: Vec<VertexF4>,
+    pub joints: Vec<u16>,
+    /// As in [`SortedMesh::weights`]: none for one-influence vertices.
+    pub weights: Vec<f32>,
+}
+
+impl DistinctVertices {
+    /// Output vertices the runs cover.
+    pub fn output_len(&self) -> usize {
+        self.runs.iter().map(|r| r.len * (1 + r.copies)).sum()
+    }
 }
 
 impl SortedMesh {
@@ -184,12 +217,37 @@ impl PreparedMesh {
         let source_f4: Vec<VertexF4> = (0..vertex_count).map(f4).collect();
         let uvs: Vec<[f32; 2]> = mesh.uvs.iter().map(|t| t.to_array()).collect();
 
-        // Stable sort by influence count keeps file order (and its locality) per class.
         let classes: Vec<usize> = (0..vertex_count)
             .map(|v| mesh.influence_count(v) - 1)
             .collect();
+        // Copies: vertices whose skin input (position, normal, joints, weights: bit for
+        // bit) equals an earlier vertex's. `first_of[v]` is the earliest such vertex.
+        let skin_key = |v: usize| {
+            let n = classes[v] + 1;
+            let mut key: Vec<u32> = Vec::with_capacity(6 + 2 * n);
+            key.extend(mesh.positions[v].to_array().map(f32::to_bits));
+            key.extend(mesh.normals[v].to_array().map(f32::to_bits));
+            key.extend(mesh.joints[v][..n].iter().map(|&j| j as u32));
+            key.extend(mesh.weights[v][..n].iter().map(|w| w.to_bits()));
+            key
+        };
+        let mut first_with_key = std::collections::HashMap::new();
+        let first_of: Vec<usize> = (0..vertex_count)
+            .map(|v| *first_with_key.entry(skin_key(v)).or_insert(v))
+            .collect();
+        let mut copies = vec![0usize; vertex_count];
+        for (v, &first) in first_of.iter().enumerate() {
+            if first != v {
+                copies[first] += 1;
+            }
+        }
+        // Sorted by influence count, then copy count, then each distinct vertex followed by
+        // its copies; otherwise file order, which keeps its locality.
         let mut original_of_sorted: Vec<u32> = (0..vertex_count as u32).collect();
-        original_of_sorted.sort_by_key(|&v| classes[v as usize]);
+        original_of_sorted.sort_by_key(|&v| {
+            let first = first_of[v as usize];
+            (classes[first], copies[first], first, v)
+        });
         let mut sorted_of_original = vec![0u32; vertex_count];
         for (s, &o) in original_of_sorted.iter().enumerate() {
             sorted_of_original[o as usize] = s as u32;
@@ -209,6 +267,38 @@ impl PreparedMesh {
             }
         }
         let joint_bound = joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
+        let mut distinct = DistinctVertices {
+            runs: Vec::new(),
+            source: Vec::new(),
+            joints: Vec::new(),
+            weights: Vec::new(),
+        };
+        for &o in &original_of_sorted {
+            let o = o as usize;
+            if first_of[o] != o {
+                continue;
+            }
+            let run = Run {
+                influences: classes[o] + 1,
+                copies: copies[o],
+                len: 1,
+            };
+            match distinct.runs.last_mut() {
+                Some(last) if (last.influences, last.copies) == (run.influences, run.copies) => {
+                    last.len += 1
+                }
+                _ => distinct.runs.push(run),
+            }
+            distinct.source.push(f4(o));
+            distinct
+                .joints
+                .extend_from_slice(&mesh.joints[o][..run.influences]);
+            if run.influences > 1 {
+                distinct
+                    .weights
+                    .extend_from_slice(&mesh.weights[o][..run.influences]);
+            }
+        }
         let sorted = SortedMesh {
             joint_bound,
             class_counts,
@@ -225,6 +315,7 @@ impl PreparedMesh {
                 .map(|&i| sorted_of_original[i as usize])
                 .collect(),
             original_of_sorted,
+            distinct,
         };
         PreparedMesh {
             vertex_count,

@@ -4,7 +4,8 @@
 //! `naive` (4 influences, 4×4 weighted sum, interleaved float3 output with the uv copied),
 //! `split` (only the skinned stream is written), `float4` (16-byte aligned float4 in and
 //! out), `sorted` (four loops by influence count), `tuned` (3×4 palette, checks hoisted),
-//! `simd` (eight instances per register). Every variant is checked against
+//! `simd` (eight instances per register), `packed` (16-byte output), `distinct` (each
+//! distinct vertex skinned once). Every variant is checked against
 //! [`reference`](mod@reference), the f64 oracle.
 //!
 //! Output: each instance owns one slice of the caller's buffer, `instance_stride` bytes
@@ -37,6 +38,7 @@ pub enum SkinVariant {
     Tuned,
     Simd,
     Packed,
+    Distinct,
 }
 
 impl Variant for SkinVariant {
@@ -49,6 +51,7 @@ impl Variant for SkinVariant {
         Self::Tuned,
         Self::Simd,
         Self::Packed,
+        Self::Distinct,
     ];
 
     fn name(self) -> &'static str {
@@ -60,6 +63,7 @@ impl Variant for SkinVariant {
             Self::Tuned => "tuned",
             Self::Simd => "simd",
             Self::Packed => "packed",
+            Self::Distinct => "distinct",
         }
     }
 
@@ -79,6 +83,9 @@ impl Variant for SkinVariant {
             }
             Self::Packed => {
                 "+ 16-byte output: float3 position, unorm10:10:10:2 normal (half the bytes to store and upload)"
+            }
+            Self::Distinct => {
+                "+ each distinct vertex skinned once, its copies (UV seams) stored from the same registers"
             }
         }
     }
@@ -136,7 +143,7 @@ impl SkinVariant {
         match self {
             Self::Naive | Self::Split | Self::Float4 | Self::Sorted => PaletteLayout::Mat4,
             Self::Tuned => PaletteLayout::Mat3x4,
-            Self::Simd | Self::Packed => PaletteLayout::Lanes,
+            Self::Simd | Self::Packed | Self::Distinct => PaletteLayout::Lanes,
         }
     }
 
@@ -144,14 +151,17 @@ impl SkinVariant {
         match self {
             Self::Naive => OutputFormat::Interleaved,
             Self::Split => OutputFormat::Float3,
-            Self::Packed => OutputFormat::Packed,
+            Self::Packed | Self::Distinct => OutputFormat::Packed,
             _ => OutputFormat::Float4,
         }
     }
 
     /// Whether the output is in influence-sorted vertex order (else file order).
     pub fn sorted_order(self) -> bool {
-        matches!(self, Self::Sorted | Self::Tuned | Self::Simd | Self::Packed)
+        matches!(
+            self,
+            Self::Sorted | Self::Tuned | Self::Simd | Self::Packed | Self::Distinct
+        )
     }
 
     /// Bytes between consecutive instances' output slices.
@@ -174,8 +184,15 @@ pub fn run_group(
     let s = rig.joint_stride;
     let bytes = rig.vertex_count() * variant.output_format().vertex_size();
     match (variant, palettes) {
-        (SkinVariant::Simd, Palettes::Lanes(p)) => simd::run(rig, p, out, stride, active, false),
-        (SkinVariant::Packed, Palettes::Lanes(p)) => simd::run(rig, p, out, stride, active, true),
+        (SkinVariant::Simd, Palettes::Lanes(p)) => {
+            simd::run(rig, p, out, stride, active, simd::Output::Float4)
+        }
+        (SkinVariant::Packed, Palettes::Lanes(p)) => {
+            simd::run(rig, p, out, stride, active, simd::Output::Packed)
+        }
+        (SkinVariant::Distinct, Palettes::Lanes(p)) => {
+            simd::run(rig, p, out, stride, active, simd::Output::PackedDistinct)
+        }
         (variant, palettes) => {
             for k in 0..active {
                 let instance = out.range(k * stride, bytes);

@@ -14,24 +14,70 @@
 //! limited by store bandwidth, so `packed` halves the bytes: float3 position and the
 //! normal's direction in unorm 10:10:10:2 (16 bytes), which the vertex fetch decodes.
 //!
+//! `distinct` skins each distinct vertex once. Meshes repeat vertices wherever their UVs
+//! are split (seams, islands); the copies have the same skin input, so the same result.
+//! The prepared mesh orders every vertex directly before its copies, in runs of equal copy
+//! count ([`crate::prepare::DistinctVertices`]), and the kernel stores each result
+//! `1 + copies` times from the registers it already holds. The other two walk the same
+//! loops over every vertex (runs without copies).
+//!
 //! A partial last group runs the same vector code; its stores skip the dead lanes.
 
 use super::Dest;
-use crate::prepare::{PreparedRig, SortedMesh, VertexF4, VertexPacked};
+use crate::prepare::{PreparedRig, Run, VertexF4, VertexPacked};
 use crate::simd::{LANES, Lanes3x4, Simd};
 
+/// What the `simd`, `packed` and `distinct` kernels store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// `VertexF4` for every vertex.
+    Float4,
+    /// `VertexPacked` for every vertex.
+    Packed,
+    /// `VertexPacked`, each distinct vertex skinned once and stored to its copies too.
+    PackedDistinct,
+}
+
+/// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
+#[derive(Clone, Copy)]
+struct Input<'a> {
+    runs: &'a [Run],
+    source: &'a [VertexF4],
+    joints: &'a [u16],
+    weights: &'a [f32],
+}
+
 /// Skins `active` instances of one group; `out` holds their slices `stride` bytes apart.
-/// `packed` selects the 16-byte output.
 pub fn run(
     rig: &PreparedRig,
     palettes: &[Lanes3x4],
     mut out: Dest<u8>,
     stride: usize,
     active: usize,
-    packed: bool,
+    output: Output,
 ) {
     let mesh = &rig.mesh.sorted;
     let n = mesh.source.len();
+    let every_run: [Run; 4] = std::array::from_fn(|c| Run {
+        influences: c + 1,
+        copies: 0,
+        len: mesh.class_counts[c],
+    });
+    let input = match output {
+        Output::PackedDistinct => Input {
+            runs: &mesh.distinct.runs,
+            source: &mesh.distinct.source,
+            joints: &mesh.distinct.joints,
+            weights: &mesh.distinct.weights,
+        },
+        _ => Input {
+            runs: &every_run,
+            source: &mesh.source,
+            joints: &mesh.joints,
+            weights: &mesh.weights,
+        },
+    };
+    let packed = output != Output::Float4;
     let size = if packed {
         std::mem::size_of::<VertexPacked>()
     } else {
@@ -42,6 +88,30 @@ pub fn run(
     assert!(
         palettes.len() >= mesh.joint_bound,
         "palette shorter than the mesh's joints"
+    );
+    let runs = input.runs;
+    assert!(runs.iter().all(|r| (1..=4).contains(&r.influences)));
+    assert_eq!(
+        runs.iter().map(|r| r.len).sum::<usize>(),
+        input.source.len()
+    );
+    assert_eq!(
+        runs.iter().map(|r| r.len * r.influences).sum::<usize>(),
+        input.joints.len()
+    );
+    assert_eq!(
+        runs.iter()
+            .filter(|r| r.influences > 1)
+            .map(|r| r.len * r.influences)
+            .sum::<usize>(),
+        input.weights.len()
+    );
+    // Every joint index is below `mesh.joint_bound`: it bounds the sorted mesh's joints,
+    // and the distinct vertices' joints are a subset of those (built so in `prepare`).
+    assert_eq!(
+        runs.iter().map(|r| r.len * (1 + r.copies)).sum::<usize>(),
+        n,
+        "runs do not cover the mesh"
     );
     assert!(
         out.len() >= (active - 1) * stride + n * size,
@@ -59,7 +129,7 @@ pub fn run(
         // SAFETY: k * stride < out.len() (asserted above).
         *o = unsafe { base.add(k * stride) };
     }
-    skin_lanes(mesh, palettes, Outputs(outs), active, packed)
+    skin_lanes(input, palettes, Outputs(outs), active, packed)
 }
 
 /// Eight output pointers; the first `active` are each valid for `mesh.source.len()`
@@ -69,7 +139,7 @@ struct Outputs([*mut u8; LANES]);
 
 crate::dispatch_simd!(
     fn skin_lanes(
-        mesh: &SortedMesh,
+        input: Input<'_>,
         palettes: &[Lanes3x4],
         outs: Outputs,
         active: usize,
@@ -84,21 +154,21 @@ crate::dispatch_simd!(
 #[inline(always)]
 fn kernel<S: Simd>(
     s: S,
-    mesh: &SortedMesh,
+    input: Input<'_>,
     palettes: &[Lanes3x4],
     outs: Outputs,
     active: usize,
     packed: bool,
 ) {
     let outs = &outs.0;
-    // SAFETY: `run` checked every live pointer for `mesh.source.len()` vertices and the
-    // palette length against `mesh.joint_bound`.
+    // SAFETY: `run` checked every live pointer for the mesh's vertices, that the runs cover
+    // exactly those, and every joint index against a palette long enough.
     unsafe {
         match (packed, active == LANES) {
-            (false, true) => classes::<S, false>(s, mesh, palettes, outs, LANES),
-            (false, false) => classes::<S, false>(s, mesh, palettes, outs, active),
-            (true, true) => classes::<S, true>(s, mesh, palettes, outs, LANES),
-            (true, false) => classes::<S, true>(s, mesh, palettes, outs, active),
+            (false, true) => runs::<S, false>(s, input, palettes, outs, LANES),
+            (false, false) => runs::<S, false>(s, input, palettes, outs, active),
+            (true, true) => runs::<S, true>(s, input, palettes, outs, LANES),
+            (true, false) => runs::<S, true>(s, input, palettes, outs, active),
         }
     }
 }
@@ -110,91 +180,128 @@ fn palette(palettes: &[Lanes3x4], j: u16) -> &Lanes3x4 {
 }
 
 /// # Safety
-/// `outs[..active]` must each be valid for `mesh.source.len()` vertices of the output
-/// format, and `palettes.len() >= mesh.joint_bound`.
+/// `outs[..active]` must each be valid for the output vertices the runs cover, and every
+/// joint index must be below `palettes.len()` (both checked in `run`).
 #[inline(always)]
-unsafe fn classes<S: Simd, const PACKED: bool>(
+unsafe fn runs<S: Simd, const PACKED: bool>(
     s: S,
-    mesh: &SortedMesh,
+    input: Input<'_>,
     palettes: &[Lanes3x4],
     outs: &[*mut u8; LANES],
     active: usize,
 ) {
-    let [n1, n2, n3, n4] = mesh.class_counts;
-    let src = &mesh.source;
-    let (mut v, mut j, mut w) = (0, 0, 0);
-    // SAFETY (every `emit`): v < mesh.source.len(); pointers forwarded from the caller.
-    for &j0 in &mesh.joints[j..j + n1] {
-        let m = palette(palettes, j0);
-        let mut r = [s.splat(0.0); 12];
-        for e in 0..12 {
-            r[e] = s.load(&m[e]);
+    let (mut first, mut j, mut w, mut v) = (0, 0, 0, 0);
+    for run in input.runs {
+        let k = run.influences;
+        let source = &input.source[first..first + run.len];
+        let joints = &input.joints[j..j + run.len * k];
+        let weights = &input.weights[w..w + if k > 1 { run.len * k } else { 0 }];
+        let count = 1 + run.copies;
+        // SAFETY (all four): forwarded from the caller; the run's outputs are
+        // v..v + run.len * count, inside what the runs cover.
+        unsafe {
+            match k {
+                1 => class::<S, PACKED, 1>(
+                    s, source, joints, weights, palettes, outs, active, v, count,
+                ),
+                2 => class::<S, PACKED, 2>(
+                    s, source, joints, weights, palettes, outs, active, v, count,
+                ),
+                3 => class::<S, PACKED, 3>(
+                    s, source, joints, weights, palettes, outs, active, v, count,
+                ),
+                _ => class::<S, PACKED, 4>(
+                    s, source, joints, weights, palettes, outs, active, v, count,
+                ),
+            }
         }
-        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
-        v += 1;
-    }
-    j += n1;
-    for (jj, ww) in mesh.joints[j..j + 2 * n2]
-        .chunks_exact(2)
-        .zip(mesh.weights[w..w + 2 * n2].chunks_exact(2))
-    {
-        let (a, b) = (palette(palettes, jj[0]), palette(palettes, jj[1]));
-        let (wa, wb) = (s.splat(ww[0]), s.splat(ww[1]));
-        let mut r = [s.splat(0.0); 12];
-        for e in 0..12 {
-            r[e] = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
-        }
-        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
-        v += 1;
-    }
-    (j, w) = (j + 2 * n2, w + 2 * n2);
-    for (jj, ww) in mesh.joints[j..j + 3 * n3]
-        .chunks_exact(3)
-        .zip(mesh.weights[w..w + 3 * n3].chunks_exact(3))
-    {
-        let (a, b, c) = (
-            palette(palettes, jj[0]),
-            palette(palettes, jj[1]),
-            palette(palettes, jj[2]),
-        );
-        let (wa, wb, wc) = (s.splat(ww[0]), s.splat(ww[1]), s.splat(ww[2]));
-        let mut r = [s.splat(0.0); 12];
-        for e in 0..12 {
-            let acc = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
-            r[e] = s.mul_add(s.load(&c[e]), wc, acc);
-        }
-        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
-        v += 1;
-    }
-    (j, w) = (j + 3 * n3, w + 3 * n3);
-    for (jj, ww) in mesh.joints[j..j + 4 * n4]
-        .chunks_exact(4)
-        .zip(mesh.weights[w..w + 4 * n4].chunks_exact(4))
-    {
-        let (a, b) = (palette(palettes, jj[0]), palette(palettes, jj[1]));
-        let (c, d) = (palette(palettes, jj[2]), palette(palettes, jj[3]));
-        let (wa, wb, wc, wd) = (
-            s.splat(ww[0]),
-            s.splat(ww[1]),
-            s.splat(ww[2]),
-            s.splat(ww[3]),
-        );
-        let mut r = [s.splat(0.0); 12];
-        for e in 0..12 {
-            // Two independent chains, summed: shorter dependency than one chain of four.
-            let ab = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
-            let cd = s.mul_add(s.load(&d[e]), wd, s.mul(s.load(&c[e]), wc));
-            r[e] = s.add(ab, cd);
-        }
-        unsafe { emit::<S, PACKED>(s, &r, &src[v], outs, active, v) };
-        v += 1;
+        first += run.len;
+        j += run.len * k;
+        w += weights.len();
+        v += run.len * count;
     }
 }
 
-/// Transforms one vertex by the blended lane matrices and stores it for every live lane.
+/// One run: `K` influences per vertex, each result stored `count` times.
 ///
 /// # Safety
-/// `outs[..active]` valid for writing vertex `v` of the output format.
+/// As for [`runs`], for output vertices `v..v + source.len() * count`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn class<S: Simd, const PACKED: bool, const K: usize>(
+    s: S,
+    source: &[VertexF4],
+    joints: &[u16],
+    weights: &[f32],
+    palettes: &[Lanes3x4],
+    outs: &[*mut u8; LANES],
+    active: usize,
+    mut v: usize,
+    count: usize,
+) {
+    if K == 1 {
+        for (&j0, vertex) in joints.iter().zip(source) {
+            let m = palette(palettes, j0);
+            let mut r = [s.splat(0.0); 12];
+            for e in 0..12 {
+                r[e] = s.load(&m[e]);
+            }
+            // SAFETY: forwarded from the caller.
+            unsafe { emit::<S, PACKED>(s, &r, vertex, outs, active, v, count) };
+            v += count;
+        }
+        return;
+    }
+    for ((jj, ww), vertex) in joints
+        .chunks_exact(K)
+        .zip(weights.chunks_exact(K))
+        .zip(source)
+    {
+        let mut r = [s.splat(0.0); 12];
+        if K == 2 {
+            let (a, b) = (palette(palettes, jj[0]), palette(palettes, jj[1]));
+            let (wa, wb) = (s.splat(ww[0]), s.splat(ww[1]));
+            for e in 0..12 {
+                r[e] = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
+            }
+        } else if K == 3 {
+            let (a, b, c) = (
+                palette(palettes, jj[0]),
+                palette(palettes, jj[1]),
+                palette(palettes, jj[2]),
+            );
+            let (wa, wb, wc) = (s.splat(ww[0]), s.splat(ww[1]), s.splat(ww[2]));
+            for e in 0..12 {
+                let acc = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
+                r[e] = s.mul_add(s.load(&c[e]), wc, acc);
+            }
+        } else {
+            let (a, b) = (palette(palettes, jj[0]), palette(palettes, jj[1]));
+            let (c, d) = (palette(palettes, jj[2]), palette(palettes, jj[3]));
+            let (wa, wb, wc, wd) = (
+                s.splat(ww[0]),
+                s.splat(ww[1]),
+                s.splat(ww[2]),
+                s.splat(ww[3]),
+            );
+            for e in 0..12 {
+                // Two independent chains, summed: shorter dependency than one chain of four.
+                let ab = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
+                let cd = s.mul_add(s.load(&d[e]), wd, s.mul(s.load(&c[e]), wc));
+                r[e] = s.add(ab, cd);
+            }
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { emit::<S, PACKED>(s, &r, vertex, outs, active, v, count) };
+        v += count;
+    }
+}
+
+/// Transforms one vertex by the blended lane matrices and stores it to output vertices
+/// `v..v + count` of every live lane.
+///
+/// # Safety
+/// `outs[..active]` valid for writing vertices `v..v + count` of the output format.
 #[inline(always)]
 unsafe fn emit<S: Simd, const PACKED: bool>(
     s: S,
@@ -203,6 +310,7 @@ unsafe fn emit<S: Simd, const PACKED: bool>(
     outs: &[*mut u8; LANES],
     active: usize,
     v: usize,
+    count: usize,
 ) {
     let [px, py, pz, _] = src.position;
     let [nx, ny, nz, _] = src.normal;
@@ -222,13 +330,15 @@ unsafe fn emit<S: Simd, const PACKED: bool>(
             s.mul_add(m[r * 4 + 1], ny, s.mul(m[r * 4], nx)),
         );
     }
-    // SAFETY (both stores): the first `active` pointers are valid for vertex `v` (caller).
+    // SAFETY (both stores): the first `active` pointers are valid for `v..v + count`
+    // (caller).
     if PACKED {
         let bits = s.encode_normal_unorm10(normal);
         unsafe {
             s.store_packed(
                 &outs.map(|p| p as *mut VertexPacked),
                 v,
+                count,
                 position,
                 bits,
                 active,
@@ -239,6 +349,7 @@ unsafe fn emit<S: Simd, const PACKED: bool>(
             s.store_vertices(
                 &outs.map(|p| p as *mut VertexF4),
                 v,
+                count,
                 position,
                 normal,
                 active,
