@@ -439,20 +439,27 @@ impl Simd for Avx2 {
                 _mm256_shuffle_ps::<0x44>(t1, t3),
                 _mm256_shuffle_ps::<0xEE>(t1, t3),
             ];
-            // With `active == LANES` (the full-group kernels) the tests fold away; `count`
-            // is the same for a whole run of vertices, so its loop is always predicted.
-            for c in v..v + count {
-                for i in 0..4 {
-                    if i < active {
-                        _mm_storeu_ps(outs[i].add(c) as *mut f32, _mm256_castps256_ps128(p[i]));
+            // With `active == LANES` (the full-group kernels) the tests fold away.
+            macro_rules! store_at {
+                ($c:expr) => {
+                    for i in 0..4 {
+                        if i < active {
+                            let half = _mm256_castps256_ps128(p[i]);
+                            _mm_storeu_ps(outs[i].add($c) as *mut f32, half);
+                        }
+                        if i + 4 < active {
+                            let half = _mm256_extractf128_ps::<1>(p[i]);
+                            _mm_storeu_ps(outs[i + 4].add($c) as *mut f32, half);
+                        }
                     }
-                    if i + 4 < active {
-                        _mm_storeu_ps(
-                            outs[i + 4].add(c) as *mut f32,
-                            _mm256_extractf128_ps::<1>(p[i]),
-                        );
-                    }
-                }
+                };
+            }
+            // The vertex itself straight from the registers; its copies (a minority) in a
+            // loop of their own (`count` is the same for a whole run, so it is always
+            // predicted), which keeps the common path free of a loop to spill around.
+            store_at!(v);
+            for c in v + 1..v + count {
+                store_at!(c);
             }
         }
     }

@@ -1,5 +1,6 @@
-//! The lane kernels (skinning, hierarchy, sampling) on both instruction-set paths: whatever the CPU offers (AVX2+FMA on
-//! x86-64 machines that have it), then the portable fallback, forced. Without the forcing,
+//! The lane kernels (skinning, hierarchy, sampling) on both instruction-set paths: whatever
+//! the CPU offers (AVX2+FMA on x86-64 machines that have it), then the portable fallback,
+//! forced. Without the forcing,
 //! an AVX2 machine would never run the portable kernels in a test.
 //!
 //! One test function on purpose: `force_portable` is process-wide, and this file is its
@@ -96,10 +97,9 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
 fn check_best(level: SimdLevel) {
     let reference = PreparedRig::reference();
     let best = PipelineConfig::best_for(&reference, 1);
-    let expected = if level == SimdLevel::Portable {
-        (HierarchyVariant::FlatQvs, SkinVariant::Tuned)
-    } else {
-        (HierarchyVariant::Simd, SkinVariant::Distinct)
+    let expected = match level {
+        SimdLevel::Portable => (HierarchyVariant::FlatQvs, SkinVariant::Tuned),
+        SimdLevel::Avx2Fma => (HierarchyVariant::Simd, SkinVariant::Distinct),
     };
     assert_eq!((best.hierarchy, best.skin), expected, "{}", level.name());
     if let Some(dir) = common::rigs_dir() {

@@ -24,7 +24,7 @@
 //! A partial last group runs the same vector code; its stores skip the dead lanes.
 
 use super::Dest;
-use crate::prepare::{PreparedRig, Run, VertexF4, VertexPacked};
+use crate::prepare::{PreparedRig, Run, SortedMesh, VertexF4, VertexPacked};
 use crate::simd::{LANES, Lanes3x4, Simd};
 
 /// What the `simd`, `packed` and `distinct` kernels store.
@@ -40,11 +40,50 @@ pub enum Output {
 
 /// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
 #[derive(Clone, Copy)]
-struct Input<'a> {
-    runs: &'a [Run],
-    source: &'a [VertexF4],
-    joints: &'a [u16],
-    weights: &'a [f32],
+pub(super) struct Input<'a> {
+    pub runs: &'a [Run],
+    pub source: &'a [VertexF4],
+    pub joints: &'a [u16],
+    pub weights: &'a [f32],
+}
+
+impl<'a> Input<'a> {
+    /// Each distinct vertex once, with its copy count.
+    pub fn distinct(mesh: &'a SortedMesh) -> Self {
+        Input {
+            runs: &mesh.distinct.runs,
+            source: &mesh.distinct.source,
+            joints: &mesh.distinct.joints,
+            weights: &mesh.distinct.weights,
+        }
+    }
+
+    /// Checks that the runs describe their arrays and cover the mesh's `n` output
+    /// vertices: what lets the kernels index without per-element checks.
+    pub fn validate(&self, mesh: &SortedMesh) {
+        let runs = self.runs;
+        assert!(runs.iter().all(|r| (1..=4).contains(&r.influences)));
+        assert_eq!(runs.iter().map(|r| r.len).sum::<usize>(), self.source.len());
+        assert_eq!(
+            runs.iter().map(|r| r.len * r.influences).sum::<usize>(),
+            self.joints.len()
+        );
+        assert_eq!(
+            runs.iter()
+                .filter(|r| r.influences > 1)
+                .map(|r| r.len * r.influences)
+                .sum::<usize>(),
+            self.weights.len()
+        );
+        assert_eq!(
+            runs.iter().map(|r| r.len * (1 + r.copies)).sum::<usize>(),
+            mesh.source.len(),
+            "runs do not cover the mesh"
+        );
+        // Every joint index is below `mesh.joint_bound`: it bounds the sorted mesh's
+        // joints, and the distinct vertices' joints are a subset of those (built so in
+        // `prepare`, tested in tests/prepare.rs).
+    }
 }
 
 /// Skins `active` instances of one group; `out` holds their slices `stride` bytes apart.
@@ -64,12 +103,7 @@ pub fn run(
         len: mesh.class_counts[c],
     });
     let input = match output {
-        Output::PackedDistinct => Input {
-            runs: &mesh.distinct.runs,
-            source: &mesh.distinct.source,
-            joints: &mesh.distinct.joints,
-            weights: &mesh.distinct.weights,
-        },
+        Output::PackedDistinct => Input::distinct(mesh),
         _ => Input {
             runs: &every_run,
             source: &mesh.source,
@@ -89,30 +123,7 @@ pub fn run(
         palettes.len() >= mesh.joint_bound,
         "palette shorter than the mesh's joints"
     );
-    let runs = input.runs;
-    assert!(runs.iter().all(|r| (1..=4).contains(&r.influences)));
-    assert_eq!(
-        runs.iter().map(|r| r.len).sum::<usize>(),
-        input.source.len()
-    );
-    assert_eq!(
-        runs.iter().map(|r| r.len * r.influences).sum::<usize>(),
-        input.joints.len()
-    );
-    assert_eq!(
-        runs.iter()
-            .filter(|r| r.influences > 1)
-            .map(|r| r.len * r.influences)
-            .sum::<usize>(),
-        input.weights.len()
-    );
-    // Every joint index is below `mesh.joint_bound`: it bounds the sorted mesh's joints,
-    // and the distinct vertices' joints are a subset of those (built so in `prepare`).
-    assert_eq!(
-        runs.iter().map(|r| r.len * (1 + r.copies)).sum::<usize>(),
-        n,
-        "runs do not cover the mesh"
-    );
+    input.validate(mesh);
     assert!(
         out.len() >= (active - 1) * stride + n * size,
         "output too small"
