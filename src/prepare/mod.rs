@@ -12,7 +12,12 @@
 //! - influence-sorted: vertices reordered so all 1-influence vertices come first, then 2,
 //!   3 and 4, with the index buffer remapped and the four class counts kept. Joint indices
 //!   and weights are packed per class (k per vertex), and 1-influence vertices store no
-//!   weight at all since it is always 1.
+//!   weight at all since it is always 1. Within a class, vertices are ordered by their
+//!   joints (consecutive vertices reuse the same palette matrices, which stay in L1), and
+//!   every copy of a vertex (same position, normal, joints and weights: a UV seam) comes
+//!   right after it;
+//! - distinct: the same order with the copies folded into runs of equal copy count, for the
+//!   `distinct` variant, which skins each distinct vertex once.
 //!
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
