@@ -356,16 +356,7 @@ impl Simd for Avx2 {
                         _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 3, $part))),
                         _mm_load_ps(qvs_part(base, stride, 7, $part)),
                     );
-                    let t0 = _mm256_unpacklo_ps(a0, a1);
-                    let t1 = _mm256_unpacklo_ps(a2, a3);
-                    let t2 = _mm256_unpackhi_ps(a0, a1);
-                    let t3 = _mm256_unpackhi_ps(a2, a3);
-                    [
-                        _mm256_shuffle_ps::<0x44>(t0, t1),
-                        _mm256_shuffle_ps::<0xEE>(t0, t1),
-                        _mm256_shuffle_ps::<0x44>(t2, t3),
-                        _mm256_shuffle_ps::<0xEE>(t2, t3),
-                    ]
+                    transpose_halves([a0, a1, a2, a3])
                 }};
             }
             let r = transposed!(0);
@@ -429,16 +420,8 @@ impl Simd for Avx2 {
         // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v + c`,
         // c < count, is writable.
         unsafe {
-            let t0 = _mm256_unpacklo_ps(position[0], position[1]);
-            let t1 = _mm256_unpackhi_ps(position[0], position[1]);
-            let t2 = _mm256_unpacklo_ps(position[2], normal);
-            let t3 = _mm256_unpackhi_ps(position[2], normal);
-            let p = [
-                _mm256_shuffle_ps::<0x44>(t0, t2),
-                _mm256_shuffle_ps::<0xEE>(t0, t2),
-                _mm256_shuffle_ps::<0x44>(t1, t3),
-                _mm256_shuffle_ps::<0xEE>(t1, t3),
-            ];
+            // p[i] = (vertex of lane i | vertex of lane i + 4).
+            let p = transpose_halves([position[0], position[1], position[2], normal]);
             // With `active == LANES` (the full-group kernels) the tests fold away.
             macro_rules! store_at {
                 ($c:expr) => {
@@ -480,37 +463,56 @@ impl Simd for Avx2 {
         // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v + c`,
         // c < count, is writable. No closures here: a closure would not inherit the target features.
         unsafe {
-            macro_rules! quads {
-                ($x:expr, $y:expr, $z:expr, $w:expr) => {{
-                    let t0 = _mm256_unpacklo_ps($x, $y);
-                    let t1 = _mm256_unpackhi_ps($x, $y);
-                    let t2 = _mm256_unpacklo_ps($z, $w);
-                    let t3 = _mm256_unpackhi_ps($z, $w);
-                    [
-                        _mm256_shuffle_ps::<0x44>(t0, t2),
-                        _mm256_shuffle_ps::<0xEE>(t0, t2),
-                        _mm256_shuffle_ps::<0x44>(t1, t3),
-                        _mm256_shuffle_ps::<0xEE>(t1, t3),
-                    ]
-                }};
-            }
             // p[i] = (vertex of lane i | vertex of lane i + 4), same for n.
-            let p = quads!(position[0], position[1], position[2], _mm256_set1_ps(1.0));
-            let n = quads!(normal[0], normal[1], normal[2], _mm256_setzero_ps());
+            let one = _mm256_set1_ps(1.0);
+            let p = transpose_halves([position[0], position[1], position[2], one]);
+            let n = transpose_halves([normal[0], normal[1], normal[2], _mm256_setzero_ps()]);
             // With `active == LANES` (the full-group kernels) the tests fold away.
-            for i in 0..4 {
-                let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
-                let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
-                for c in v..v + count {
-                    if i < active {
-                        _mm256_storeu_ps(outs[i].add(c) as *mut f32, low);
+            macro_rules! store_at {
+                ($c:expr) => {
+                    for i in 0..4 {
+                        if i < active {
+                            let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
+                            _mm256_storeu_ps(outs[i].add($c) as *mut f32, low);
+                        }
+                        if i + 4 < active {
+                            let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
+                            _mm256_storeu_ps(outs[i + 4].add($c) as *mut f32, high);
+                        }
                     }
-                    if i + 4 < active {
-                        _mm256_storeu_ps(outs[i + 4].add(c) as *mut f32, high);
-                    }
-                }
+                };
+            }
+            // As in `store_packed`: the vertex, then its copies in a loop of their own.
+            store_at!(v);
+            for c in v + 1..v + count {
+                store_at!(c);
             }
         }
+    }
+}
+
+/// A 4×4 transpose in each 128-bit half of four vectors: result `i` holds element `i` of
+/// every input, from the low half in its low half and from the high half in its high half.
+/// Lane matrices to per-instance vertices (stores) and per-instance transforms to lanes
+/// (loads) are both this: four unpacks and four shuffles.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_halves(
+    [a, b, c, d]: [std::arch::x86_64::__m256; 4],
+) -> [std::arch::x86_64::__m256; 4] {
+    use std::arch::x86_64::*;
+    // SAFETY: only inlined into the AVX kernels (see the `Avx2` impl comment).
+    unsafe {
+        let ab_low = _mm256_unpacklo_ps(a, b);
+        let ab_high = _mm256_unpackhi_ps(a, b);
+        let cd_low = _mm256_unpacklo_ps(c, d);
+        let cd_high = _mm256_unpackhi_ps(c, d);
+        [
+            _mm256_shuffle_ps::<0x44>(ab_low, cd_low),
+            _mm256_shuffle_ps::<0xEE>(ab_low, cd_low),
+            _mm256_shuffle_ps::<0x44>(ab_high, cd_high),
+            _mm256_shuffle_ps::<0xEE>(ab_high, cd_high),
+        ]
     }
 }
 

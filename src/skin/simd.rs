@@ -10,9 +10,9 @@
 //! into each instance's output slice. The vertices are influence-sorted, so each class
 //! loop blends exactly its number of matrices.
 //!
-//! `simd` stores float4 position and normal (32 bytes). Past the caches the kernel is
-//! limited by store bandwidth, so `packed` halves the bytes: float3 position and the
-//! normal's direction in unorm 10:10:10:2 (16 bytes), which the vertex fetch decodes.
+//! `simd` stores float4 position and normal (32 bytes). Past the caches every stored byte
+//! also goes to memory, so `packed` halves them: float3 position and the normal's direction
+//! in unorm 10:10:10:2 (16 bytes), which the vertex fetch decodes.
 //!
 //! `distinct` skins each distinct vertex once. Meshes repeat vertices wherever their UVs
 //! are split (seams, islands); the copies have the same skin input, so the same result.
