@@ -20,6 +20,17 @@ use crate::prepare::VertexF4;
 /// Instances per SIMD group.
 pub const LANES: usize = 8;
 
+/// Where lane `k` of a group sits in a lane block (the `streamed` skin layout: one vertex
+/// of all eight instances in 128 contiguous bytes): slots 0, 2, 4, 6 for lanes 0–3 and
+/// 1, 3, 5, 7 for lanes 4–7, the order in which the AVX2 transpose leaves them.
+pub const fn block_slot(lane: usize) -> usize {
+    if lane < 4 {
+        2 * lane
+    } else {
+        2 * (lane - 4) + 1
+    }
+}
+
 /// Eight f32 lanes, 32-byte aligned (one AVX register).
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -80,6 +91,27 @@ pub trait Simd: Copy {
         normal: Self::V,
         active: usize,
     );
+
+    /// Writes packed vertices `v..v + count` of all eight lanes in the lane-block layout:
+    /// block `b` of `out` holds vertex `b` of every lane, lane `k` in slot
+    /// [`block_slot`]`(k)`. Each block is two whole cache lines, so the AVX2 path writes
+    /// it with non-temporal stores (call [`Simd::store_fence`] before the blocks are
+    /// handed to another thread).
+    ///
+    /// # Safety
+    /// `out` must be 32-byte aligned and valid for writing blocks `v..v + count`.
+    unsafe fn store_blocks(
+        self,
+        out: *mut [crate::prepare::VertexPacked; LANES],
+        v: usize,
+        count: usize,
+        position: [Self::V; 3],
+        normal: Self::V,
+    );
+
+    /// Orders this thread's earlier non-temporal stores before its later stores, so
+    /// whoever synchronizes with this thread afterwards sees the blocks.
+    fn store_fence(self);
 
     /// Writes vertices `v..v + count` of the first `active` instances: lane `k` of
     /// `position` (w = 1) and `normal` (w = 0) goes to `outs[k][v..v + count]`.
@@ -227,6 +259,31 @@ impl Simd for Portable {
             }
         }
     }
+
+    #[inline(always)]
+    unsafe fn store_blocks(
+        self,
+        out: *mut [crate::prepare::VertexPacked; LANES],
+        v: usize,
+        count: usize,
+        position: [F32x8; 3],
+        normal: F32x8,
+    ) {
+        let mut block = [crate::prepare::VertexPacked::default(); LANES];
+        for k in 0..LANES {
+            block[block_slot(k)] = crate::prepare::VertexPacked {
+                position: [position[0].0[k], position[1].0[k], position[2].0[k]],
+                normal: normal.0[k].to_bits(),
+            };
+        }
+        for c in v..v + count {
+            // SAFETY: the caller guarantees `out` is valid for blocks `v..v + count`.
+            unsafe { out.add(c).write(block) };
+        }
+    }
+
+    #[inline(always)]
+    fn store_fence(self) {}
 
     #[inline(always)]
     unsafe fn store_vertices(
@@ -445,6 +502,39 @@ impl Simd for Avx2 {
                 store_at!(c);
             }
         }
+    }
+
+    /// The 4×4-per-half transpose leaves lanes `i` and `i + 4` in register `i`, which is
+    /// exactly the block's slot order, so a block is four 32-byte streaming stores and no
+    /// further shuffles.
+    #[inline(always)]
+    unsafe fn store_blocks(
+        self,
+        out: *mut [crate::prepare::VertexPacked; LANES],
+        v: usize,
+        count: usize,
+        position: [Self::V; 3],
+        normal: Self::V,
+    ) {
+        use std::arch::x86_64::*;
+        // SAFETY: see the impl comment; the caller guarantees `out` is 32-byte aligned
+        // (blocks are 128 bytes, so every block and each quarter of it is too) and valid
+        // for blocks `v..v + count`.
+        unsafe {
+            let p = transpose_halves([position[0], position[1], position[2], normal]);
+            for c in v..v + count {
+                let block = out.add(c) as *mut f32;
+                for (i, half_pair) in p.iter().enumerate() {
+                    _mm256_stream_ps(block.add(i * 8), *half_pair);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn store_fence(self) {
+        // SAFETY: see the impl comment (SSE is part of x86-64).
+        unsafe { std::arch::x86_64::_mm_sfence() }
     }
 
     /// An 8×4 transpose in registers (unpack, shuffle, permute) and eight 32-byte stores,

@@ -80,6 +80,7 @@ fn steady_state_frames_allocate_nothing() {
             SkinVariant::Simd,
             SkinVariant::Packed,
             SkinVariant::Distinct,
+            SkinVariant::Streamed,
         ] {
             for &t in &threads {
                 for &schedule in Schedule::ALL {
@@ -91,7 +92,9 @@ fn steady_state_frames_allocate_nothing() {
                         blend_weight: 0.0,
                     };
                     let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
-                    let mut out = vec![glam::Vec4::ZERO; pipeline.output_bytes(crowd.len()) / 16];
+                    let mut out = skinbench::crowd::pipeline::output_buffer(
+                        pipeline.output_bytes(crowd.len()),
+                    );
                     // Warm-up: buffers are sized here, and every new worker thread makes its
                     // one-time registrations (crossbeam-epoch's per-thread handle on its first
                     // steal, ~2.3 KB; thread-local destructors). Under load a worker may not

@@ -35,8 +35,8 @@ fn thread_counts() -> Vec<usize> {
 }
 
 /// An aligned output buffer.
-fn buffer(bytes: usize) -> Vec<glam::Vec4> {
-    vec![glam::Vec4::ZERO; bytes.div_ceil(16)]
+fn buffer(bytes: usize) -> Vec<skinbench::crowd::pipeline::Line> {
+    skinbench::crowd::pipeline::output_buffer(bytes)
 }
 
 #[test]

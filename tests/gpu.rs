@@ -7,6 +7,7 @@ use glam::Vec3;
 use skinbench::crowd::{InstanceStore, PipelineConfig};
 use skinbench::gpu::{GpuContext, OrbitCamera, UploadVariant, render_offscreen};
 use skinbench::prepare::PreparedRig;
+use skinbench::skin::SkinVariant;
 use skinbench::variant::Variant;
 
 fn context() -> Option<GpuContext> {
@@ -69,11 +70,15 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
         SIZE,
     )
     .unwrap();
+    // The baseline, then every skin variant with the best of the rest: every vertex layout
+    // the renderer has (interleaved, float3, float4, packed, lane blocks) is drawn.
+    let mut configs = vec![PipelineConfig::baseline(1)];
+    configs.extend(SkinVariant::ALL.iter().map(|&skin| PipelineConfig {
+        skin,
+        ..PipelineConfig::best_for(&rig, 1)
+    }));
     for &upload in UploadVariant::ALL {
-        for config in [
-            PipelineConfig::baseline(1),
-            PipelineConfig::best_for(&rig, 1),
-        ] {
+        for &config in &configs {
             let image =
                 render_offscreen(&gpu, rig.clone(), &crowd, config, upload, &camera, SIZE).unwrap();
             let label = format!(

@@ -213,7 +213,7 @@ proptest! {
                         }
                         Err(e) => panic!("{e}"),
                     };
-                    let mut out = vec![glam::Vec4::ZERO; pipeline.output_bytes(crowd.len()).div_ceil(16)];
+                    let mut out = skinbench::crowd::pipeline::output_buffer(pipeline.output_bytes(crowd.len()));
                     pipeline.run_frame(crowd.as_slice(), bytemuck::cast_slice_mut(&mut out)).unwrap();
                     let d = verify_frame(&pipeline, crowd.as_slice(), bytemuck::cast_slice(&out), usize::MAX);
                     prop_assert!(d.relative_position <= 1e-4, "{} {}: {:?}", hierarchy.name(), skin.name(), d);

@@ -185,15 +185,6 @@ pub struct Report {
     pub rows: Vec<Row>,
 }
 
-/// An output buffer aligned to a cache line, so no 32-byte vertex store straddles two.
-fn output_buffer(bytes: usize) -> Vec<Line> {
-    vec![Line([0.0; 16]); bytes.div_ceil(64)]
-}
-
-#[repr(C, align(64))]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Line([f32; 16]);
-
 /// One configuration under measurement.
 struct Candidate {
     pipeline: Pipeline,
@@ -247,7 +238,7 @@ fn measure_interleaved(
         })
         .max()
         .unwrap_or(0);
-    let mut out = output_buffer(bytes);
+    let mut out = crate::crowd::pipeline::output_buffer(bytes);
     let burst = if quick { 3 } else { 6 };
     let (min_frames, max_frames) = if quick { (6, 400) } else { (40, 4000) };
     let budget = budget_per_candidate * candidates.len() as u32;

@@ -89,16 +89,17 @@ impl PipelineConfig {
 
     /// The fastest variants of every stage for `rig` on this CPU.
     ///
-    /// With AVX2+FMA these are the lane variants: `simd` hierarchy and `distinct` skin
-    /// (`packed`, which stores half `simd`'s bytes, minus the work on vertex copies; see
-    /// bench-results/). Without them the lane
+    /// With AVX2+FMA these are the lane variants: `simd` hierarchy and `streamed` skin
+    /// (`packed`, which stores half `simd`'s bytes, minus the work on vertex copies
+    /// (`distinct`), written as lane blocks with non-temporal stores; see bench-results/).
+    /// Without them the lane
     /// kernels run their portable fallback, which is slower than the scalar variants
     /// (`bench --portable-simd`), so the best are `flat_qvs` (or `flat` where `flat_qvs`
     /// refuses the rig) and `tuned`.
     pub fn best_for(rig: &PreparedRig, threads: usize) -> Self {
         let lanes_are_fast = crate::simd::SimdLevel::detect() != crate::simd::SimdLevel::Portable;
         let (hierarchy, skin) = if lanes_are_fast {
-            (HierarchyVariant::Simd, SkinVariant::Distinct)
+            (HierarchyVariant::Simd, SkinVariant::Streamed)
         } else if HierarchyVariant::FlatQvs.refusal(rig).is_none() {
             (HierarchyVariant::FlatQvs, SkinVariant::Tuned)
         } else {
@@ -137,16 +138,24 @@ pub enum FrameError {
         needed: usize,
         instances: usize,
     },
-    #[error("output buffer is not 16-byte aligned")]
-    Misaligned,
+    #[error("output buffer is not {align}-byte aligned (the skin variant's stores need it)")]
+    Misaligned { align: usize },
     #[error("cannot start the worker threads: {0}")]
     Pool(String),
 }
 
-/// One cache line: the arena's unit, so every group block starts on a line.
+/// One cache line: the arena's unit, so every group block starts on a line, and the unit
+/// of CPU-side output buffers (see [`output_buffer`]).
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct Line([u8; 64]);
+pub struct Line(pub [u8; 64]);
+
+/// A zeroed output buffer of at least `bytes` bytes, aligned to a cache line: what every
+/// skin variant's stores need (16 bytes, 32 for lane blocks), and no vertex store
+/// straddles two lines. View it with `bytemuck::cast_slice_mut`.
+pub fn output_buffer(bytes: usize) -> Vec<Line> {
+    vec![Line([0; 64]); bytes.div_ceil(64)]
+}
 
 /// Byte sizes of the parts of one group's block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -447,7 +456,16 @@ impl Pipeline {
 
     /// Output bytes needed for `instances` instances.
     pub fn output_bytes(&self, instances: usize) -> usize {
-        instances * self.instance_stride()
+        self.config
+            .skin
+            .output_bytes(instances, self.rig.vertex_count())
+    }
+
+    /// Where instance `instance`'s vertex 0 is in the output buffer.
+    pub fn instance_offset(&self, instance: usize) -> usize {
+        self.config
+            .skin
+            .instance_offset(instance, self.rig.vertex_count())
     }
 
     pub fn memory_report(&self) -> MemoryReport {
@@ -531,7 +549,11 @@ impl Pipeline {
     ) -> Result<StageTimings, FrameError> {
         let n = instances.len();
         let stride = self.instance_stride();
-        let needed = if last == Stage::Skin { n * stride } else { 0 };
+        let needed = if last == Stage::Skin {
+            self.output_bytes(n)
+        } else {
+            0
+        };
         if out.len() < needed {
             return Err(FrameError::OutputTooSmall {
                 given: out.len(),
@@ -539,8 +561,9 @@ impl Pipeline {
                 instances: n,
             });
         }
-        if needed > 0 && !(out.as_mut_ptr() as usize).is_multiple_of(16) {
-            return Err(FrameError::Misaligned);
+        let align = self.config.skin.output_align();
+        if needed > 0 && !(out.as_mut_ptr() as usize).is_multiple_of(align) {
+            return Err(FrameError::Misaligned { align });
         }
         self.reserve(n);
         if self.no_output.len() < n.div_ceil(LANES) {

@@ -46,14 +46,13 @@ pub fn verify_frame(
 ) -> Deviation {
     let rig = pipeline.rig();
     let variant = pipeline.config().skin;
-    let stride = pipeline.instance_stride();
     let mut d = Deviation::default();
     for i in spread(instances.len(), max_instances) {
         let locals = pipeline.local_pose(&instances[i]);
         let model = reference::model_from_joint(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
         let (ref_positions, ref_normals) = skin::reference::skin(&rig.source_mesh, &palette);
-        let (positions, normals) = skin::read_instance(variant, rig, &out[i * stride..]);
+        let (positions, normals) = skin::read_instance(variant, rig, out, i);
         // The packed output stores only the normal's direction.
         let unit_normals = variant.output_format() == skin::OutputFormat::Packed;
         for v in 0..positions.len() {

@@ -126,7 +126,6 @@ pub fn crowd_pass(
     renderer: &CrowdRenderer,
     config: &PipelineConfig,
     instances: usize,
-    stride: u64,
     viewport: Option<[f32; 4]>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) {
@@ -155,7 +154,7 @@ pub fn crowd_pass(
     if let Some([x, y, w, h]) = viewport {
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
-    renderer.draw(&mut pass, config.skin, instances, stride);
+    renderer.draw(&mut pass, config.skin, instances);
 }
 
 /// Renders `instances` of `rig` offscreen (no window, no panel) and reads the image back:
@@ -200,7 +199,6 @@ pub fn render_offscreen(
         &renderer,
         &config,
         crowd.len(),
-        pipeline.instance_stride() as u64,
         None,
         None,
     );

@@ -16,6 +16,7 @@ use wgpu::util::DeviceExt;
 
 use crate::crowd::Instance;
 use crate::prepare::PreparedRig;
+use crate::simd::LANES;
 use crate::skin::{OutputFormat, SkinVariant};
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -119,7 +120,7 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
 }
 
 pub struct CrowdRenderer {
-    pipelines: [wgpu::RenderPipeline; 4],
+    pipelines: [wgpu::RenderPipeline; 5],
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
     bind_group: wgpu::BindGroup,
@@ -149,8 +150,12 @@ const PACKED: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 
-fn format_index(f: OutputFormat) -> usize {
-    match f {
+/// The render pipeline (vertex layout) a skin variant's output is drawn with.
+fn layout_index(variant: SkinVariant) -> usize {
+    if variant.lane_blocks() {
+        return 4;
+    }
+    match variant.output_format() {
         OutputFormat::Interleaved => 0,
         OutputFormat::Float3 => 1,
         OutputFormat::Float4 => 2,
@@ -204,11 +209,15 @@ impl CrowdRenderer {
                 step_mode: wgpu::VertexStepMode::Vertex,
                 attributes,
             };
-        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 4] = [
+        // Lane blocks are the packed vertex with a 128-byte stride: each instance reads
+        // its slot of every block, so the shader is the packed one.
+        let block_stride = (LANES * std::mem::size_of::<crate::prepare::VertexPacked>()) as u64;
+        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 5] = [
             vec![Some(buffer(32, &INTERLEAVED))],
             vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
             vec![Some(buffer(32, &FLOAT4)), Some(buffer(8, &UV))],
             vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
+            vec![Some(buffer(block_stride, &PACKED)), Some(buffer(8, &UV))],
         ];
         let depth = Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
@@ -265,6 +274,12 @@ impl CrowdRenderer {
             ),
             make("crowd float4", "vs_skinned", "fs_skinned", &layouts[2]),
             make("crowd packed", "vs_packed", "fs_skinned", &layouts[3]),
+            make(
+                "crowd packed, lane blocks",
+                "vs_packed",
+                "fs_skinned",
+                &layouts[4],
+            ),
         ];
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
 
@@ -426,13 +441,7 @@ impl CrowdRenderer {
     }
 
     /// Records the ground and one draw per instance.
-    pub fn draw(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        variant: SkinVariant,
-        instances: usize,
-        stride: u64,
-    ) {
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, variant: SkinVariant, instances: usize) {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_pipeline(&self.ground_pipeline);
         pass.draw(0..6, 0..1);
@@ -440,7 +449,7 @@ impl CrowdRenderer {
             return;
         }
         let format = variant.output_format();
-        pass.set_pipeline(&self.pipelines[format_index(format)]);
+        pass.set_pipeline(&self.pipelines[layout_index(variant)]);
         let (indices, uvs) = if variant.sorted_order() {
             (&self.index_sorted, &self.uv_sorted)
         } else {
@@ -450,9 +459,11 @@ impl CrowdRenderer {
         if format != OutputFormat::Interleaved {
             pass.set_vertex_buffer(1, uvs.slice(..));
         }
-        let bytes = (self.vertex_count * format.vertex_size()) as u64;
+        // From an instance's first vertex to the end of its last.
+        let bytes = ((self.vertex_count.max(1) - 1) * variant.vertex_stride()
+            + format.vertex_size()) as u64;
         for i in 0..instances as u64 {
-            let start = i * stride;
+            let start = variant.instance_offset(i as usize, self.vertex_count) as u64;
             if start + bytes > self.skinned_capacity {
                 break;
             }

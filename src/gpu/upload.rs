@@ -16,6 +16,7 @@
 use std::num::NonZeroU64;
 use std::time::Instant;
 
+use crate::crowd::pipeline::{Line, output_buffer};
 use crate::crowd::{FrameError, Instance, Pipeline, Stage, StageTimings};
 use crate::skin::Dest;
 use crate::variant::Variant;
@@ -52,10 +53,6 @@ impl Variant for UploadVariant {
         }
     }
 }
-
-#[repr(C, align(64))]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Line([u8; 64]);
 
 /// Owns what the upload variants keep between frames.
 pub struct Uploader {
@@ -101,7 +98,7 @@ impl Uploader {
             UploadVariant::WriteBuffer => {
                 let lines = bytes.div_ceil(64) as usize;
                 if self.cpu.len() < lines {
-                    self.cpu.resize(lines, Line([0; 64]));
+                    self.cpu = output_buffer(bytes as usize);
                 }
                 let cpu: &mut [u8] = bytemuck::cast_slice_mut(&mut self.cpu[..lines]);
                 let mut timings = pipeline.run_frame(instances, cpu)?;
@@ -180,8 +177,10 @@ impl Uploader {
         // (possibly uninitialized, write-combined) memory requires.
         let dest = unsafe { Dest::from_raw(ptr, len) };
         let result = pipeline.run_frame_into(instances, dest, Stage::Skin);
-        if let Err(FrameError::Misaligned) = result {
-            *note = Some("the mapped staging memory is not 16-byte aligned".into());
+        if let Err(FrameError::Misaligned { align }) = result {
+            *note = Some(format!(
+                "the mapped staging memory is not {align}-byte aligned"
+            ));
         }
         result
     }

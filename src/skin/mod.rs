@@ -5,12 +5,15 @@
 //! `split` (only the skinned stream is written), `float4` (16-byte aligned float4 in and
 //! out), `sorted` (four loops by influence count), `tuned` (3×4 palette, checks hoisted),
 //! `simd` (eight instances per register), `packed` (16-byte output), `distinct` (each
-//! distinct vertex skinned once). Every variant is checked against
+//! distinct vertex skinned once), `streamed` (lane blocks, non-temporal stores). Every
+//! variant is checked against
 //! [`reference`](mod@reference), the f64 oracle.
 //!
 //! Output: each instance owns one slice of the caller's buffer, `instance_stride` bytes
 //! apart (a multiple of 256, so slices are cache-line and GPU-offset aligned and no two
-//! threads ever write the same cache line).
+//! threads ever write the same cache line). Lane blocks (`streamed`) interleave a group's
+//! eight slices vertex by vertex in the same space; [`SkinVariant::instance_offset`] and
+//! [`SkinVariant::vertex_stride`] say where an instance's vertices are either way.
 
 pub mod dest;
 pub mod float4;
@@ -39,6 +42,7 @@ pub enum SkinVariant {
     Simd,
     Packed,
     Distinct,
+    Streamed,
 }
 
 impl Variant for SkinVariant {
@@ -52,6 +56,7 @@ impl Variant for SkinVariant {
         Self::Simd,
         Self::Packed,
         Self::Distinct,
+        Self::Streamed,
     ];
 
     fn name(self) -> &'static str {
@@ -64,6 +69,7 @@ impl Variant for SkinVariant {
             Self::Simd => "simd",
             Self::Packed => "packed",
             Self::Distinct => "distinct",
+            Self::Streamed => "streamed",
         }
     }
 
@@ -86,6 +92,9 @@ impl Variant for SkinVariant {
             }
             Self::Distinct => {
                 "+ each distinct vertex skinned once, its copies (UV seams) stored from the same registers"
+            }
+            Self::Streamed => {
+                "+ a group's 8 instances interleaved per vertex (128-byte blocks), written with non-temporal stores"
             }
         }
     }
@@ -143,7 +152,7 @@ impl SkinVariant {
         match self {
             Self::Naive | Self::Split | Self::Float4 | Self::Sorted => PaletteLayout::Mat4,
             Self::Tuned => PaletteLayout::Mat3x4,
-            Self::Simd | Self::Packed | Self::Distinct => PaletteLayout::Lanes,
+            Self::Simd | Self::Packed | Self::Distinct | Self::Streamed => PaletteLayout::Lanes,
         }
     }
 
@@ -151,7 +160,7 @@ impl SkinVariant {
         match self {
             Self::Naive => OutputFormat::Interleaved,
             Self::Split => OutputFormat::Float3,
-            Self::Packed | Self::Distinct => OutputFormat::Packed,
+            Self::Packed | Self::Distinct | Self::Streamed => OutputFormat::Packed,
             _ => OutputFormat::Float4,
         }
     }
@@ -160,13 +169,65 @@ impl SkinVariant {
     pub fn sorted_order(self) -> bool {
         matches!(
             self,
-            Self::Sorted | Self::Tuned | Self::Simd | Self::Packed | Self::Distinct
+            Self::Sorted
+                | Self::Tuned
+                | Self::Simd
+                | Self::Packed
+                | Self::Distinct
+                | Self::Streamed
         )
     }
 
-    /// Bytes between consecutive instances' output slices.
+    /// Whether the output is in lane blocks (vertex `v` of a group's eight instances in
+    /// one 128-byte block) instead of one contiguous slice per instance.
+    pub fn lane_blocks(self) -> bool {
+        self == Self::Streamed
+    }
+
+    /// The space each instance takes in the output buffer: the bytes between consecutive
+    /// instances' slices, or for lane blocks an eighth of a group's blocks (a group's
+    /// output is `LANES` times this either way).
     pub fn instance_stride(self, vertex_count: usize) -> usize {
         (vertex_count * self.output_format().vertex_size()).next_multiple_of(INSTANCE_ALIGN)
+    }
+
+    /// Output bytes for `instances` instances. Lane blocks are written whole, so a
+    /// partial last group takes a whole group's space.
+    pub fn output_bytes(self, instances: usize, vertex_count: usize) -> usize {
+        let instances = if self.lane_blocks() {
+            instances.next_multiple_of(LANES)
+        } else {
+            instances
+        };
+        instances * self.instance_stride(vertex_count)
+    }
+
+    /// Where instance `instance`'s vertex 0 is in the output buffer.
+    pub fn instance_offset(self, instance: usize, vertex_count: usize) -> usize {
+        let stride = self.instance_stride(vertex_count);
+        if self.lane_blocks() {
+            let (group, lane) = (instance / LANES, instance % LANES);
+            group * LANES * stride
+                + crate::simd::block_slot(lane) * std::mem::size_of::<VertexPacked>()
+        } else {
+            instance * stride
+        }
+    }
+
+    /// Bytes from one of an instance's output vertices to its next.
+    pub fn vertex_stride(self) -> usize {
+        let size = self.output_format().vertex_size();
+        if self.lane_blocks() {
+            size * LANES
+        } else {
+            size
+        }
+    }
+
+    /// The alignment the output buffer needs (the non-temporal 32-byte stores of lane
+    /// blocks need 32).
+    pub fn output_align(self) -> usize {
+        if self.lane_blocks() { 32 } else { 16 }
     }
 }
 
@@ -192,6 +253,9 @@ pub fn run_group(
         }
         (SkinVariant::Distinct, Palettes::Lanes(p)) => {
             simd::run(rig, p, out, stride, active, simd::Output::PackedDistinct)
+        }
+        (SkinVariant::Streamed, Palettes::Lanes(p)) => {
+            simd::run(rig, p, out, stride, active, simd::Output::Blocks)
         }
         (variant, palettes) => {
             for k in 0..active {
@@ -219,16 +283,24 @@ pub fn run_group(
     }
 }
 
-/// Reads one instance's output back in file vertex order, as (positions, normals).
+/// Reads instance `instance`'s vertices from a frame's output `out`, in file vertex order,
+/// as (positions, normals).
 pub fn read_instance(
     variant: SkinVariant,
     rig: &PreparedRig,
-    bytes: &[u8],
+    out: &[u8],
+    instance: usize,
 ) -> (Vec<glam::Vec3>, Vec<glam::Vec3>) {
     use glam::Vec3;
     let n = rig.vertex_count();
     let size = variant.output_format().vertex_size();
-    let bytes = &bytes[..n * size];
+    let first = variant.instance_offset(instance, n);
+    let step = variant.vertex_stride();
+    let bytes: Vec<u8> = (0..n)
+        .flat_map(|v| &out[first + v * step..first + v * step + size])
+        .copied()
+        .collect();
+    let bytes = &bytes[..];
     let (mut positions, mut normals): (Vec<Vec3>, Vec<Vec3>) = match variant.output_format() {
         OutputFormat::Interleaved => bytemuck::pod_collect_to_vec::<u8, VertexInterleaved>(bytes)
             .iter()

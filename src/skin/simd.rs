@@ -1,4 +1,4 @@
-//! `simd` and `packed`: eight instances per register.
+//! `simd`, `packed`, `distinct` and `streamed`: eight instances per register.
 //!
 //! How it works: per-vertex SIMD stalls on gathers, because every vertex reads different
 //! palette matrices. But all instances share the mesh, its joint indices and weights; only
@@ -21,13 +21,26 @@
 //! `1 + copies` times from the registers it already holds. The other two walk the same
 //! loops over every vertex (runs without copies).
 //!
-//! A partial last group runs the same vector code; its stores skip the dead lanes.
+//! `streamed` is `distinct` with another output layout. Each instance's own slice means
+//! eight store streams of 16-byte pieces, and a regular store first reads its cache line
+//! and leaves it in L1, where it evicts the palettes the blend is reading. Non-temporal
+//! stores would avoid both, but only pay for whole lines (16-byte non-temporal pieces in
+//! eight streams, or lines staged in L1 and copied out, were both measured slower). So
+//! `streamed` writes lane blocks: vertex `v` of a group's eight instances in 128
+//! contiguous bytes (two cache lines), the order the transpose already leaves them in
+//! ([`crate::simd::block_slot`]), as four 32-byte non-temporal stores into one
+//! sequential stream. The GPU reads it as the same packed vertex with a 128-byte stride
+//! and a per-instance offset. (The bench reports each variant's GB/s against the
+//! machine's measured store bandwidth.)
+//!
+//! A partial last group runs the same vector code; its stores skip the dead lanes (lane
+//! blocks are written whole: the output reserves a whole group for them).
 
 use super::Dest;
 use crate::prepare::{PreparedRig, Run, SortedMesh, VertexF4, VertexPacked};
 use crate::simd::{LANES, Lanes3x4, Simd};
 
-/// What the `simd`, `packed` and `distinct` kernels store.
+/// What the `simd`, `packed`, `distinct` and `streamed` kernels store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
     /// `VertexF4` for every vertex.
@@ -36,7 +49,15 @@ pub enum Output {
     Packed,
     /// `VertexPacked`, each distinct vertex skinned once and stored to its copies too.
     PackedDistinct,
+    /// As `PackedDistinct`, in lane blocks: vertex `v` of all eight instances in 128
+    /// contiguous bytes, written with non-temporal stores.
+    Blocks,
 }
+
+/// How `emit` stores (a const parameter, so each kernel copy has one store path).
+const STORE_FLOAT4: u8 = 0;
+const STORE_PACKED: u8 = 1;
+const STORE_BLOCKS: u8 = 2;
 
 /// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
 #[derive(Clone, Copy)]
@@ -103,7 +124,7 @@ pub fn run(
         len: mesh.class_counts[c],
     });
     let input = match output {
-        Output::PackedDistinct => Input::distinct(mesh),
+        Output::PackedDistinct | Output::Blocks => Input::distinct(mesh),
         _ => Input {
             runs: &every_run,
             source: &mesh.source,
@@ -111,11 +132,15 @@ pub fn run(
             weights: &mesh.weights,
         },
     };
-    let packed = output != Output::Float4;
-    let size = if packed {
-        std::mem::size_of::<VertexPacked>()
-    } else {
+    let store = match output {
+        Output::Float4 => STORE_FLOAT4,
+        Output::Packed | Output::PackedDistinct => STORE_PACKED,
+        Output::Blocks => STORE_BLOCKS,
+    };
+    let size = if store == STORE_FLOAT4 {
         std::mem::size_of::<VertexF4>()
+    } else {
+        std::mem::size_of::<VertexPacked>()
     };
     // Validate once; the loops below do no per-element checks.
     assert!((1..=LANES).contains(&active));
@@ -124,27 +149,38 @@ pub fn run(
         "palette shorter than the mesh's joints"
     );
     input.validate(mesh);
-    assert!(
-        out.len() >= (active - 1) * stride + n * size,
-        "output too small"
-    );
     let base = out.as_mut_ptr();
-    assert!(
-        (base as usize).is_multiple_of(16) && stride.is_multiple_of(16),
-        "output not 16-byte aligned"
-    );
-    // Lanes past `active` (a partial last group) keep lane 0's pointer, so every pointer
-    // is valid, but the stores skip them.
-    let mut outs = [base; LANES];
-    for (k, o) in outs.iter_mut().enumerate().take(active) {
-        // SAFETY: k * stride < out.len() (asserted above).
-        *o = unsafe { base.add(k * stride) };
+    if store == STORE_BLOCKS {
+        // The whole group's blocks, dead lanes included: every block is written whole.
+        assert!(out.len() >= n * size * LANES, "output too small");
+        assert!(
+            (base as usize).is_multiple_of(32),
+            "output not 32-byte aligned"
+        );
+    } else {
+        assert!(
+            out.len() >= (active - 1) * stride + n * size,
+            "output too small"
+        );
+        assert!(
+            (base as usize).is_multiple_of(16) && stride.is_multiple_of(16),
+            "output not 16-byte aligned"
+        );
     }
-    skin_lanes(input, palettes, Outputs(outs), active, packed)
+    // Lanes past `active` (a partial last group) keep lane 0's pointer, so every pointer
+    // is valid, but the stores skip them. Lane blocks use `outs[0]` only.
+    let mut outs = [base; LANES];
+    if store != STORE_BLOCKS {
+        for (k, o) in outs.iter_mut().enumerate().take(active) {
+            // SAFETY: k * stride < out.len() (asserted above).
+            *o = unsafe { base.add(k * stride) };
+        }
+    }
+    skin_lanes(input, palettes, Outputs(outs), active, store)
 }
 
 /// Eight output pointers; the first `active` are each valid for `mesh.source.len()`
-/// vertices (checked in `run`).
+/// vertices, or (lane blocks) the first is valid for that many blocks (checked in `run`).
 #[derive(Clone, Copy)]
 struct Outputs([*mut u8; LANES]);
 
@@ -154,14 +190,15 @@ crate::dispatch_simd!(
         palettes: &[Lanes3x4],
         outs: Outputs,
         active: usize,
-        packed: bool,
+        store: u8,
     ) -> () {
         kernel
     }
 );
 
 /// Full groups get a copy of the loops with `active` a constant, so the per-lane store
-/// tests vanish from the hot path; a partial last group keeps them.
+/// tests vanish from the hot path; a partial last group keeps them. Lane blocks write
+/// every lane, so they need only one copy.
 #[inline(always)]
 fn kernel<S: Simd>(
     s: S,
@@ -169,17 +206,23 @@ fn kernel<S: Simd>(
     palettes: &[Lanes3x4],
     outs: Outputs,
     active: usize,
-    packed: bool,
+    store: u8,
 ) {
     let outs = &outs.0;
     // SAFETY: `run` checked every live pointer for the mesh's vertices, that the runs cover
     // exactly those, and every joint index against a palette long enough.
     unsafe {
-        match (packed, active == LANES) {
-            (false, true) => runs::<S, false>(s, input, palettes, outs, LANES),
-            (false, false) => runs::<S, false>(s, input, palettes, outs, active),
-            (true, true) => runs::<S, true>(s, input, palettes, outs, LANES),
-            (true, false) => runs::<S, true>(s, input, palettes, outs, active),
+        match (store, active == LANES) {
+            (STORE_BLOCKS, _) => {
+                runs::<S, STORE_BLOCKS>(s, input, palettes, outs, LANES);
+                // The blocks were streamed past the caches: order them before the stores
+                // that tell other threads (and the GPU upload) this group is done.
+                s.store_fence();
+            }
+            (STORE_FLOAT4, true) => runs::<S, STORE_FLOAT4>(s, input, palettes, outs, LANES),
+            (STORE_FLOAT4, false) => runs::<S, STORE_FLOAT4>(s, input, palettes, outs, active),
+            (_, true) => runs::<S, STORE_PACKED>(s, input, palettes, outs, LANES),
+            (_, false) => runs::<S, STORE_PACKED>(s, input, palettes, outs, active),
         }
     }
 }
@@ -194,7 +237,7 @@ fn palette(palettes: &[Lanes3x4], j: u16) -> &Lanes3x4 {
 /// `outs[..active]` must each be valid for the output vertices the runs cover, and every
 /// joint index must be below `palettes.len()` (both checked in `run`).
 #[inline(always)]
-unsafe fn runs<S: Simd, const PACKED: bool>(
+unsafe fn runs<S: Simd, const STORE: u8>(
     s: S,
     input: Input<'_>,
     palettes: &[Lanes3x4],
@@ -212,16 +255,16 @@ unsafe fn runs<S: Simd, const PACKED: bool>(
         // v..v + run.len * count, inside what the runs cover.
         unsafe {
             match k {
-                1 => class::<S, PACKED, 1>(
+                1 => class::<S, STORE, 1>(
                     s, source, joints, weights, palettes, outs, active, v, count,
                 ),
-                2 => class::<S, PACKED, 2>(
+                2 => class::<S, STORE, 2>(
                     s, source, joints, weights, palettes, outs, active, v, count,
                 ),
-                3 => class::<S, PACKED, 3>(
+                3 => class::<S, STORE, 3>(
                     s, source, joints, weights, palettes, outs, active, v, count,
                 ),
-                _ => class::<S, PACKED, 4>(
+                _ => class::<S, STORE, 4>(
                     s, source, joints, weights, palettes, outs, active, v, count,
                 ),
             }
@@ -239,7 +282,7 @@ unsafe fn runs<S: Simd, const PACKED: bool>(
 /// As for [`runs`], for output vertices `v..v + source.len() * count`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn class<S: Simd, const PACKED: bool, const K: usize>(
+unsafe fn class<S: Simd, const STORE: u8, const K: usize>(
     s: S,
     source: &[VertexF4],
     joints: &[u16],
@@ -258,7 +301,7 @@ unsafe fn class<S: Simd, const PACKED: bool, const K: usize>(
                 r[e] = s.load(&m[e]);
             }
             // SAFETY: forwarded from the caller.
-            unsafe { emit::<S, PACKED>(s, &r, vertex, outs, active, v, count) };
+            unsafe { emit::<S, STORE>(s, &r, vertex, outs, active, v, count) };
             v += count;
         }
         return;
@@ -303,7 +346,7 @@ unsafe fn class<S: Simd, const PACKED: bool, const K: usize>(
             }
         }
         // SAFETY: forwarded from the caller.
-        unsafe { emit::<S, PACKED>(s, &r, vertex, outs, active, v, count) };
+        unsafe { emit::<S, STORE>(s, &r, vertex, outs, active, v, count) };
         v += count;
     }
 }
@@ -314,7 +357,7 @@ unsafe fn class<S: Simd, const PACKED: bool, const K: usize>(
 /// # Safety
 /// `outs[..active]` valid for writing vertices `v..v + count` of the output format.
 #[inline(always)]
-unsafe fn emit<S: Simd, const PACKED: bool>(
+unsafe fn emit<S: Simd, const STORE: u8>(
     s: S,
     m: &[S::V; 12],
     src: &VertexF4,
@@ -341,9 +384,21 @@ unsafe fn emit<S: Simd, const PACKED: bool>(
             s.mul_add(m[r * 4 + 1], ny, s.mul(m[r * 4], nx)),
         );
     }
-    // SAFETY (both stores): the first `active` pointers are valid for `v..v + count`
+    // SAFETY (all stores): the first `active` pointers are valid for `v..v + count`, or
+    // for lane blocks `outs[0]` is valid for blocks `v..v + count` and 32-byte aligned
     // (caller).
-    if PACKED {
+    if STORE == STORE_BLOCKS {
+        let bits = s.encode_normal_unorm10(normal);
+        unsafe {
+            s.store_blocks(
+                outs[0] as *mut [VertexPacked; LANES],
+                v,
+                count,
+                position,
+                bits,
+            )
+        };
+    } else if STORE == STORE_PACKED {
         let bits = s.encode_normal_unorm10(normal);
         unsafe {
             s.store_packed(

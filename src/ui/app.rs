@@ -403,9 +403,13 @@ impl Running {
     /// The most instances whose skinned vertices fit one GPU buffer.
     fn max_instances(&self) -> usize {
         let stride = self.pipeline.instance_stride().max(1) as u64;
-        MAX_INSTANCES
-            .min((self.renderer.max_skinned_bytes() / stride) as usize)
-            .max(1)
+        let max_bytes = self.renderer.max_skinned_bytes();
+        let mut n = MAX_INSTANCES.min((max_bytes / stride) as usize).max(1);
+        // Lane blocks round up to whole groups.
+        while n > 1 && self.pipeline.output_bytes(n) as u64 > max_bytes {
+            n -= 1;
+        }
+        n
     }
 
     fn frame(&mut self, options: &AppOptions) -> anyhow::Result<FrameOutcome> {
@@ -533,7 +537,6 @@ impl Running {
             &self.renderer,
             self.pipeline.config(),
             self.crowd.len(),
-            self.pipeline.instance_stride() as u64,
             Some(viewport),
             query.render_pass_timestamp_writes(),
         );
