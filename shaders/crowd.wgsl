@@ -1,8 +1,10 @@
 // The crowd: skinned characters and the ground they stand on.
 //
-// One vertex shader serves every skinned vertex layout (interleaved float3, split float3,
-// float4): the pipelines differ only in their vertex buffer layouts, and a vec3 input
-// reads the first three components of a float4 attribute. The fragment shader lights with
+// One vertex shader serves the float skinned vertex layouts (interleaved float3, split
+// float3, float4): the pipelines differ only in their vertex buffer layouts, and a vec3
+// input reads the first three components of a float4 attribute. `vs_packed` decodes the
+// packed normal (also for lane blocks, which are the packed vertex at a 128-byte stride);
+// `vs_pulled` fetches the packed vertex itself from a storage buffer. The fragment shader lights with
 // a sun and a sky/ground hemisphere and modulates the material colour by a checker
 // pattern in UV space, so a wrong or missing unskinned (uv) stream shows at once.
 
@@ -51,6 +53,26 @@ fn vs_packed(
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
     return place(position, (packed_normal.xyz * 1023.0 - 512.0) / 511.0, uv, instance);
+}
+
+// The `pulled` layout: only distinct vertices are stored, as lane blocks (vertex d of a
+// group's eight instances in 128 bytes, one vec4<u32> each: position bits, normal bits).
+// This binding is one group's blocks (a dynamic offset per group); each vertex brings the
+// index of its distinct vertex, and the instance's lane picks its slot in the block, in
+// the order the CPU's transpose left them (lanes 0-3 at slots 0, 2, 4, 6; 4-7 at 1, 3, 5, 7).
+@group(1) @binding(0) var<storage, read> group_blocks: array<vec4<u32>>;
+
+@vertex
+fn vs_pulled(
+    @location(2) uv: vec2<f32>,
+    @location(3) distinct_vertex: u32,
+    @builtin(instance_index) instance: u32,
+) -> VsOut {
+    let lane = instance % 8u;
+    let slot = select(2u * (lane - 4u) + 1u, 2u * lane, lane < 4u);
+    let v = group_blocks[distinct_vertex * 8u + slot];
+    let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
+    return place(bitcast<vec3<f32>>(v.xyz), (q - 512.0) / 511.0, uv, instance);
 }
 
 fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -> VsOut {

@@ -81,6 +81,7 @@ fn steady_state_frames_allocate_nothing() {
             SkinVariant::Packed,
             SkinVariant::Distinct,
             SkinVariant::Streamed,
+            SkinVariant::Pulled,
         ] {
             for &t in &threads {
                 for &schedule in Schedule::ALL {

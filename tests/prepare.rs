@@ -147,6 +147,11 @@ fn distinct_vertices_fold_exact_copies() {
                 assert_eq!(class_of(v) + 1, n, "{name}: vertex {v} in the wrong run");
                 for copy in v..v + 1 + run.copies {
                     assert_eq!(sorted_input(copy), input, "{name}: vertex {copy}");
+                    // `pulled` draws the copy from this distinct vertex's result.
+                    assert_eq!(
+                        d.distinct_of_sorted[copy] as usize, first,
+                        "{name}: distinct index of vertex {copy}"
+                    );
                 }
                 assert!(seen.insert(input), "{name}: vertex {v} is not distinct");
                 v += 1 + run.copies;
@@ -156,6 +161,7 @@ fn distinct_vertices_fold_exact_copies() {
         }
         assert_eq!(v, s.source.len(), "{name}: runs do not cover the mesh");
         assert_eq!(d.output_len(), s.source.len());
+        assert_eq!(d.distinct_of_sorted.len(), s.source.len());
         assert_eq!(
             (first, j, w),
             (d.source.len(), d.joints.len(), d.weights.len())

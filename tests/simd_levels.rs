@@ -35,6 +35,7 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
         SkinVariant::Packed,
         SkinVariant::Distinct,
         SkinVariant::Streamed,
+        SkinVariant::Pulled,
     ] {
         let config = PipelineConfig {
             hierarchy: HierarchyVariant::Simd,
@@ -80,7 +81,8 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
         );
         // Skinning a vertex once and storing it to its copies changes nothing: the
         // copies' inputs are bit-identical, so are their results.
-        // Lane blocks only move the same vertices elsewhere.
+        // Lane blocks only move the same vertices elsewhere (`pulled`: a copy is read
+        // from its vertex's block).
         let vertices = |out: &[u8]| -> Vec<u32> {
             (0..instances)
                 .flat_map(|i| {
@@ -103,7 +105,7 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
                     .eq(packed_bytes.iter().map(|f| f.to_bits())),
                 "{label}: differs from packed"
             ),
-            SkinVariant::Streamed => assert!(
+            SkinVariant::Streamed | SkinVariant::Pulled => assert!(
                 vertices(bytemuck::cast_slice(&out)) == packed_vertices,
                 "{label}: differs from packed"
             ),
@@ -120,7 +122,7 @@ fn check_best(level: SimdLevel) {
     let best = PipelineConfig::best_for(&reference, 1);
     let expected = match level {
         SimdLevel::Portable => (HierarchyVariant::FlatQvs, SkinVariant::Tuned),
-        SimdLevel::Avx2Fma => (HierarchyVariant::Simd, SkinVariant::Streamed),
+        SimdLevel::Avx2Fma => (HierarchyVariant::Simd, SkinVariant::Pulled),
     };
     assert_eq!((best.hierarchy, best.skin), expected, "{}", level.name());
     if let Some(dir) = common::rigs_dir() {

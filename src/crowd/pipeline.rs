@@ -89,9 +89,10 @@ impl PipelineConfig {
 
     /// The fastest variants of every stage for `rig` on this CPU.
     ///
-    /// With AVX2+FMA these are the lane variants: `simd` hierarchy and `streamed` skin
+    /// With AVX2+FMA these are the lane variants: `simd` hierarchy and `pulled` skin
     /// (`packed`, which stores half `simd`'s bytes, minus the work on vertex copies
-    /// (`distinct`), written as lane blocks with non-temporal stores; see bench-results/).
+    /// (`distinct`), written as lane blocks with non-temporal stores (`streamed`), the
+    /// copies not stored at all; see bench-results/).
     /// Without them the lane
     /// kernels run their portable fallback, which is slower than the scalar variants
     /// (`bench --portable-simd`), so the best are `flat_qvs` (or `flat` where `flat_qvs`
@@ -99,7 +100,7 @@ impl PipelineConfig {
     pub fn best_for(rig: &PreparedRig, threads: usize) -> Self {
         let lanes_are_fast = crate::simd::SimdLevel::detect() != crate::simd::SimdLevel::Portable;
         let (hierarchy, skin) = if lanes_are_fast {
-            (HierarchyVariant::Simd, SkinVariant::Streamed)
+            (HierarchyVariant::Simd, SkinVariant::Pulled)
         } else if HierarchyVariant::FlatQvs.refusal(rig).is_none() {
             (HierarchyVariant::FlatQvs, SkinVariant::Tuned)
         } else {
@@ -451,21 +452,29 @@ impl Pipeline {
 
     /// Bytes between instances in the output buffer.
     pub fn instance_stride(&self) -> usize {
-        self.config.skin.instance_stride(self.rig.vertex_count())
+        self.config.skin.instance_stride(self.stored_vertices())
+    }
+
+    /// Vertices each instance stores (all, or the distinct ones for `pulled`).
+    pub fn stored_vertices(&self) -> usize {
+        self.config.skin.stored_vertices(
+            self.rig.vertex_count(),
+            self.rig.mesh.sorted.distinct.source.len(),
+        )
     }
 
     /// Output bytes needed for `instances` instances.
     pub fn output_bytes(&self, instances: usize) -> usize {
         self.config
             .skin
-            .output_bytes(instances, self.rig.vertex_count())
+            .output_bytes(instances, self.stored_vertices())
     }
 
     /// Where instance `instance`'s vertex 0 is in the output buffer.
     pub fn instance_offset(&self, instance: usize) -> usize {
         self.config
             .skin
-            .instance_offset(instance, self.rig.vertex_count())
+            .instance_offset(instance, self.stored_vertices())
     }
 
     pub fn memory_report(&self) -> MemoryReport {

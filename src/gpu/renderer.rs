@@ -120,7 +120,13 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
 }
 
 pub struct CrowdRenderer {
-    pipelines: [wgpu::RenderPipeline; 5],
+    pipelines: [wgpu::RenderPipeline; 6],
+    blocks_layout: wgpu::BindGroupLayout,
+    /// One group's lane blocks of the skinned buffer (for `pulled`), when it is that big.
+    blocks_bind_group: Option<wgpu::BindGroup>,
+    pulled_group_bytes: u64,
+    distinct_index: wgpu::Buffer,
+    distinct_count: usize,
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
     bind_group: wgpu::BindGroup,
@@ -149,9 +155,13 @@ const FLOAT4: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32
 const PACKED: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
+const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
 
 /// The render pipeline (vertex layout) a skin variant's output is drawn with.
 fn layout_index(variant: SkinVariant) -> usize {
+    if variant == SkinVariant::Pulled {
+        return 5;
+    }
     if variant.lane_blocks() {
         return 4;
     }
@@ -203,6 +213,26 @@ impl CrowdRenderer {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
+        // `pulled` reads one group's lane blocks from the skinned buffer as storage, at a
+        // dynamic offset per group.
+        let blocks_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("lane blocks"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: true,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let pulled_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd pulled"),
+            bind_group_layouts: &[Some(&bind_group_layout), Some(&blocks_layout)],
+            immediate_size: 0,
+        });
         let buffer =
             |stride: u64, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
                 array_stride: stride,
@@ -212,12 +242,13 @@ impl CrowdRenderer {
         // Lane blocks are the packed vertex with a 128-byte stride: each instance reads
         // its slot of every block, so the shader is the packed one.
         let block_stride = (LANES * std::mem::size_of::<crate::prepare::VertexPacked>()) as u64;
-        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 5] = [
+        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 6] = [
             vec![Some(buffer(32, &INTERLEAVED))],
             vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
             vec![Some(buffer(32, &FLOAT4)), Some(buffer(8, &UV))],
             vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
             vec![Some(buffer(block_stride, &PACKED)), Some(buffer(8, &UV))],
+            vec![Some(buffer(4, &DISTINCT_INDEX)), Some(buffer(8, &UV))],
         ];
         let depth = Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
@@ -226,38 +257,45 @@ impl CrowdRenderer {
             stencil: Default::default(),
             bias: Default::default(),
         });
+        let make_with = |layout: &wgpu::PipelineLayout,
+                         label: &str,
+                         vs: &str,
+                         fs: &str,
+                         buffers: &[Option<wgpu::VertexBufferLayout>]| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: depth.clone(),
+                multisample: Default::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
         let make =
             |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(label),
-                    layout: Some(&layout),
-                    vertex: wgpu::VertexState {
-                        module: &shader,
-                        entry_point: Some(vs),
-                        compilation_options: Default::default(),
-                        buffers,
-                    },
-                    primitive: wgpu::PrimitiveState {
-                        topology: wgpu::PrimitiveTopology::TriangleList,
-                        front_face: wgpu::FrontFace::Ccw,
-                        cull_mode: None,
-                        ..Default::default()
-                    },
-                    depth_stencil: depth.clone(),
-                    multisample: Default::default(),
-                    fragment: Some(wgpu::FragmentState {
-                        module: &shader,
-                        entry_point: Some(fs),
-                        compilation_options: Default::default(),
-                        targets: &[Some(wgpu::ColorTargetState {
-                            format: color_format,
-                            blend: None,
-                            write_mask: wgpu::ColorWrites::ALL,
-                        })],
-                    }),
-                    multiview_mask: None,
-                    cache: None,
-                })
+                make_with(&layout, label, vs, fs, buffers)
             };
         let pipelines = [
             make(
@@ -279,6 +317,13 @@ impl CrowdRenderer {
                 "vs_packed",
                 "fs_skinned",
                 &layouts[4],
+            ),
+            make_with(
+                &pulled_layout,
+                "crowd pulled lane blocks",
+                "vs_pulled",
+                "fs_skinned",
+                &layouts[5],
             ),
         ];
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
@@ -314,9 +359,23 @@ impl CrowdRenderer {
         let instance_buffer = Self::instance_buffer(device, instance_capacity);
         let bind_group =
             Self::bind_group(device, &bind_group_layout, &camera_buffer, &instance_buffer);
+        let distinct_index = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("distinct vertex of each sorted vertex"),
+            contents: bytemuck::cast_slice(&mesh.sorted.distinct.distinct_of_sorted),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let distinct_count = mesh.sorted.distinct.source.len();
         let skinned = Self::skinned_buffer(device, 256);
         CrowdRenderer {
             pipelines,
+            blocks_layout,
+            blocks_bind_group: None,
+            pulled_group_bytes: (LANES
+                * SkinVariant::Pulled.instance_stride(
+                    SkinVariant::Pulled.stored_vertices(mesh.vertex_count, distinct_count),
+                )) as u64,
+            distinct_index,
+            distinct_count,
             ground_pipeline,
             bind_group_layout,
             bind_group,
@@ -351,7 +410,9 @@ impl CrowdRenderer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned vertices"),
             size,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::VERTEX
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         })
     }
@@ -393,6 +454,20 @@ impl CrowdRenderer {
                 .max(bytes);
             self.skinned = Self::skinned_buffer(device, size);
             self.skinned_capacity = size;
+            self.blocks_bind_group = (size >= self.pulled_group_bytes).then(|| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("lane blocks"),
+                    layout: &self.blocks_layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &self.skinned,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(self.pulled_group_bytes),
+                        }),
+                    }],
+                })
+            });
             return true;
         }
         false
@@ -459,16 +534,45 @@ impl CrowdRenderer {
         if format != OutputFormat::Interleaved {
             pass.set_vertex_buffer(1, uvs.slice(..));
         }
+        if variant == SkinVariant::Pulled {
+            self.draw_pulled(pass, instances);
+            return;
+        }
         // From an instance's first vertex to the end of its last.
+        let stored = variant.stored_vertices(self.vertex_count, self.distinct_count);
         let bytes = ((self.vertex_count.max(1) - 1) * variant.vertex_stride()
             + format.vertex_size()) as u64;
         for i in 0..instances as u64 {
-            let start = variant.instance_offset(i as usize, self.vertex_count) as u64;
+            let start = variant.instance_offset(i as usize, stored) as u64;
             if start + bytes > self.skinned_capacity {
                 break;
             }
             pass.set_vertex_buffer(0, self.skinned.slice(start..start + bytes));
             pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
+        }
+    }
+
+    /// `pulled`: slot 0 is each vertex's distinct index, and the vertex shader reads the
+    /// instance's group of lane blocks through bind group 1, moved per group.
+    fn draw_pulled(&self, pass: &mut wgpu::RenderPass<'_>, instances: usize) {
+        let Some(blocks) = &self.blocks_bind_group else {
+            return;
+        };
+        pass.set_vertex_buffer(0, self.distinct_index.slice(..));
+        for group in 0..instances.div_ceil(LANES) {
+            let offset = group as u64 * self.pulled_group_bytes;
+            let Ok(dynamic) = u32::try_from(offset) else {
+                break;
+            };
+            if offset + self.pulled_group_bytes > self.skinned_capacity {
+                break;
+            }
+            pass.set_bind_group(1, blocks, &[dynamic]);
+            let first = (group * LANES) as u32;
+            let last = instances.min((group + 1) * LANES) as u32;
+            for i in first..last {
+                pass.draw_indexed(0..self.index_count, 0, i..i + 1);
+            }
         }
     }
 }

@@ -17,7 +17,8 @@
 //!   every copy of a vertex (same position, normal, joints and weights: a UV seam) comes
 //!   right after it;
 //! - distinct: the same order with the copies folded into runs of equal copy count, for the
-//!   `distinct` variant, which skins each distinct vertex once.
+//!   `distinct` variant, which skins each distinct vertex once, and each sorted vertex's
+//!   distinct index, for `pulled`, which stores only those.
 //!
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
@@ -138,6 +139,10 @@ pub struct DistinctVertices {
     pub joints: Vec<u16>,
     /// As in [`SortedMesh::weights`]: none for one-influence vertices.
     pub weights: Vec<f32>,
+    /// For each sorted vertex, the index of its distinct vertex (itself or the vertex it
+    /// copies) in these arrays: how the GPU finds a copy's result when only distinct
+    /// vertices are stored (`pulled`).
+    pub distinct_of_sorted: Vec<u32>,
 }
 
 impl DistinctVertices {
@@ -284,12 +289,21 @@ impl PreparedMesh {
             source: Vec::new(),
             joints: Vec::new(),
             weights: Vec::new(),
+            distinct_of_sorted: Vec::with_capacity(vertex_count),
         };
         for &o in &original_of_sorted {
             let o = o as usize;
+            // A copy comes right after its vertex (and that vertex's other copies), so
+            // its distinct index is the last one pushed.
             if first_of[o] != o {
+                distinct
+                    .distinct_of_sorted
+                    .push(distinct.source.len() as u32 - 1);
                 continue;
             }
+            distinct
+                .distinct_of_sorted
+                .push(distinct.source.len() as u32);
             let run = Run {
                 influences: classes[o] + 1,
                 copies: copies[o],

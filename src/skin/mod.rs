@@ -5,8 +5,9 @@
 //! `split` (only the skinned stream is written), `float4` (16-byte aligned float4 in and
 //! out), `sorted` (four loops by influence count), `tuned` (3×4 palette, checks hoisted),
 //! `simd` (eight instances per register), `packed` (16-byte output), `distinct` (each
-//! distinct vertex skinned once), `streamed` (lane blocks, non-temporal stores). Every
-//! variant is checked against
+//! distinct vertex skinned once), `streamed` (lane blocks, non-temporal stores), `pulled`
+//! (copies not stored; the vertex shader reads them by index). Every variant is checked
+//! against
 //! [`reference`](mod@reference), the f64 oracle.
 //!
 //! Output: each instance owns one slice of the caller's buffer, `instance_stride` bytes
@@ -43,6 +44,7 @@ pub enum SkinVariant {
     Packed,
     Distinct,
     Streamed,
+    Pulled,
 }
 
 impl Variant for SkinVariant {
@@ -57,6 +59,7 @@ impl Variant for SkinVariant {
         Self::Packed,
         Self::Distinct,
         Self::Streamed,
+        Self::Pulled,
     ];
 
     fn name(self) -> &'static str {
@@ -70,6 +73,7 @@ impl Variant for SkinVariant {
             Self::Packed => "packed",
             Self::Distinct => "distinct",
             Self::Streamed => "streamed",
+            Self::Pulled => "pulled",
         }
     }
 
@@ -95,6 +99,9 @@ impl Variant for SkinVariant {
             }
             Self::Streamed => {
                 "+ a group's 8 instances interleaved per vertex (128-byte blocks), written with non-temporal stores"
+            }
+            Self::Pulled => {
+                "+ copies not stored: the vertex shader reads each vertex's block through a static index (vertex pulling)"
             }
         }
     }
@@ -152,7 +159,9 @@ impl SkinVariant {
         match self {
             Self::Naive | Self::Split | Self::Float4 | Self::Sorted => PaletteLayout::Mat4,
             Self::Tuned => PaletteLayout::Mat3x4,
-            Self::Simd | Self::Packed | Self::Distinct | Self::Streamed => PaletteLayout::Lanes,
+            Self::Simd | Self::Packed | Self::Distinct | Self::Streamed | Self::Pulled => {
+                PaletteLayout::Lanes
+            }
         }
     }
 
@@ -160,7 +169,7 @@ impl SkinVariant {
         match self {
             Self::Naive => OutputFormat::Interleaved,
             Self::Split => OutputFormat::Float3,
-            Self::Packed | Self::Distinct | Self::Streamed => OutputFormat::Packed,
+            Self::Packed | Self::Distinct | Self::Streamed | Self::Pulled => OutputFormat::Packed,
             _ => OutputFormat::Float4,
         }
     }
@@ -175,36 +184,48 @@ impl SkinVariant {
                 | Self::Packed
                 | Self::Distinct
                 | Self::Streamed
+                | Self::Pulled
         )
     }
 
     /// Whether the output is in lane blocks (vertex `v` of a group's eight instances in
     /// one 128-byte block) instead of one contiguous slice per instance.
     pub fn lane_blocks(self) -> bool {
-        self == Self::Streamed
+        matches!(self, Self::Streamed | Self::Pulled)
+    }
+
+    /// How many vertices each instance stores: every vertex, or for `pulled` only the
+    /// distinct ones (the vertex shader finds a copy's result through an index).
+    pub fn stored_vertices(self, vertex_count: usize, distinct_count: usize) -> usize {
+        if self == Self::Pulled {
+            distinct_count
+        } else {
+            vertex_count
+        }
     }
 
     /// The space each instance takes in the output buffer: the bytes between consecutive
     /// instances' slices, or for lane blocks an eighth of a group's blocks (a group's
-    /// output is `LANES` times this either way).
-    pub fn instance_stride(self, vertex_count: usize) -> usize {
-        (vertex_count * self.output_format().vertex_size()).next_multiple_of(INSTANCE_ALIGN)
+    /// output is `LANES` times this either way). `stored` is
+    /// [`Self::stored_vertices`].
+    pub fn instance_stride(self, stored: usize) -> usize {
+        (stored * self.output_format().vertex_size()).next_multiple_of(INSTANCE_ALIGN)
     }
 
     /// Output bytes for `instances` instances. Lane blocks are written whole, so a
     /// partial last group takes a whole group's space.
-    pub fn output_bytes(self, instances: usize, vertex_count: usize) -> usize {
+    pub fn output_bytes(self, instances: usize, stored: usize) -> usize {
         let instances = if self.lane_blocks() {
             instances.next_multiple_of(LANES)
         } else {
             instances
         };
-        instances * self.instance_stride(vertex_count)
+        instances * self.instance_stride(stored)
     }
 
-    /// Where instance `instance`'s vertex 0 is in the output buffer.
-    pub fn instance_offset(self, instance: usize, vertex_count: usize) -> usize {
-        let stride = self.instance_stride(vertex_count);
+    /// Where instance `instance`'s first stored vertex is in the output buffer.
+    pub fn instance_offset(self, instance: usize, stored: usize) -> usize {
+        let stride = self.instance_stride(stored);
         if self.lane_blocks() {
             let (group, lane) = (instance / LANES, instance % LANES);
             group * LANES * stride
@@ -257,6 +278,9 @@ pub fn run_group(
         (SkinVariant::Streamed, Palettes::Lanes(p)) => {
             simd::run(rig, p, out, stride, active, simd::Output::Blocks)
         }
+        (SkinVariant::Pulled, Palettes::Lanes(p)) => {
+            simd::run(rig, p, out, stride, active, simd::Output::DistinctBlocks)
+        }
         (variant, palettes) => {
             for k in 0..active {
                 let instance = out.range(k * stride, bytes);
@@ -294,10 +318,17 @@ pub fn read_instance(
     use glam::Vec3;
     let n = rig.vertex_count();
     let size = variant.output_format().vertex_size();
-    let first = variant.instance_offset(instance, n);
+    let distinct = &rig.mesh.sorted.distinct;
+    let first =
+        variant.instance_offset(instance, variant.stored_vertices(n, distinct.source.len()));
     let step = variant.vertex_stride();
+    // Where sorted vertex `v` is stored: at its distinct vertex for `pulled`.
+    let slot = |v: usize| match variant {
+        SkinVariant::Pulled => distinct.distinct_of_sorted[v] as usize,
+        _ => v,
+    };
     let bytes: Vec<u8> = (0..n)
-        .flat_map(|v| &out[first + v * step..first + v * step + size])
+        .flat_map(|v| &out[first + slot(v) * step..first + slot(v) * step + size])
         .copied()
         .collect();
     let bytes = &bytes[..];

@@ -1,4 +1,4 @@
-//! `simd`, `packed`, `distinct` and `streamed`: eight instances per register.
+//! `simd`, `packed`, `distinct`, `streamed` and `pulled`: eight instances per register.
 //!
 //! How it works: per-vertex SIMD stalls on gathers, because every vertex reads different
 //! palette matrices. But all instances share the mesh, its joint indices and weights; only
@@ -33,6 +33,11 @@
 //! and a per-instance offset. (The bench reports each variant's GB/s against the
 //! machine's measured store bandwidth.)
 //!
+//! `pulled` stores the lane blocks of the distinct vertices only. The copies (16 % of the
+//! reference rig's vertices) are not written at all: every vertex carries a static index
+//! of its distinct vertex, and the vertex shader reads the instance's slot of that block
+//! from a storage buffer (vertex pulling). Fewer bytes to write and to upload.
+//!
 //! A partial last group runs the same vector code; its stores skip the dead lanes (lane
 //! blocks are written whole: the output reserves a whole group for them).
 
@@ -40,7 +45,7 @@ use super::Dest;
 use crate::prepare::{PreparedRig, Run, SortedMesh, VertexF4, VertexPacked};
 use crate::simd::{LANES, Lanes3x4, Simd};
 
-/// What the `simd`, `packed`, `distinct` and `streamed` kernels store.
+/// What the `simd`, `packed`, `distinct`, `streamed` and `pulled` kernels store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
     /// `VertexF4` for every vertex.
@@ -52,6 +57,8 @@ pub enum Output {
     /// As `PackedDistinct`, in lane blocks: vertex `v` of all eight instances in 128
     /// contiguous bytes, written with non-temporal stores.
     Blocks,
+    /// As `Blocks`, the distinct vertices only (no copies).
+    DistinctBlocks,
 }
 
 /// How `emit` stores (a const parameter, so each kernel copy has one store path).
@@ -124,7 +131,7 @@ pub fn run(
         len: mesh.class_counts[c],
     });
     let input = match output {
-        Output::PackedDistinct | Output::Blocks => Input::distinct(mesh),
+        Output::PackedDistinct | Output::Blocks | Output::DistinctBlocks => Input::distinct(mesh),
         _ => Input {
             runs: &every_run,
             source: &mesh.source,
@@ -135,8 +142,11 @@ pub fn run(
     let store = match output {
         Output::Float4 => STORE_FLOAT4,
         Output::Packed | Output::PackedDistinct => STORE_PACKED,
-        Output::Blocks => STORE_BLOCKS,
+        Output::Blocks | Output::DistinctBlocks => STORE_BLOCKS,
     };
+    let copies = output != Output::DistinctBlocks;
+    // Output vertices per instance: the copies are stored, or not.
+    let stored = if copies { n } else { input.source.len() };
     let size = if store == STORE_FLOAT4 {
         std::mem::size_of::<VertexF4>()
     } else {
@@ -152,7 +162,7 @@ pub fn run(
     let base = out.as_mut_ptr();
     if store == STORE_BLOCKS {
         // The whole group's blocks, dead lanes included: every block is written whole.
-        assert!(out.len() >= n * size * LANES, "output too small");
+        assert!(out.len() >= stored * size * LANES, "output too small");
         assert!(
             (base as usize).is_multiple_of(32),
             "output not 32-byte aligned"
@@ -176,7 +186,7 @@ pub fn run(
             *o = unsafe { base.add(k * stride) };
         }
     }
-    skin_lanes(input, palettes, Outputs(outs), active, store)
+    skin_lanes(input, palettes, Outputs(outs), active, store, copies)
 }
 
 /// Eight output pointers; the first `active` are each valid for `mesh.source.len()`
@@ -191,6 +201,7 @@ crate::dispatch_simd!(
         outs: Outputs,
         active: usize,
         store: u8,
+        copies: bool,
     ) -> () {
         kernel
     }
@@ -207,6 +218,7 @@ fn kernel<S: Simd>(
     outs: Outputs,
     active: usize,
     store: u8,
+    copies: bool,
 ) {
     let outs = &outs.0;
     // SAFETY: `run` checked every live pointer for the mesh's vertices, that the runs cover
@@ -214,15 +226,21 @@ fn kernel<S: Simd>(
     unsafe {
         match (store, active == LANES) {
             (STORE_BLOCKS, _) => {
-                runs::<S, STORE_BLOCKS>(s, input, palettes, outs, LANES);
+                if copies {
+                    runs::<S, STORE_BLOCKS, true>(s, input, palettes, outs, LANES);
+                } else {
+                    runs::<S, STORE_BLOCKS, false>(s, input, palettes, outs, LANES);
+                }
                 // The blocks were streamed past the caches: order them before the stores
                 // that tell other threads (and the GPU upload) this group is done.
                 s.store_fence();
             }
-            (STORE_FLOAT4, true) => runs::<S, STORE_FLOAT4>(s, input, palettes, outs, LANES),
-            (STORE_FLOAT4, false) => runs::<S, STORE_FLOAT4>(s, input, palettes, outs, active),
-            (_, true) => runs::<S, STORE_PACKED>(s, input, palettes, outs, LANES),
-            (_, false) => runs::<S, STORE_PACKED>(s, input, palettes, outs, active),
+            (STORE_FLOAT4, true) => runs::<S, STORE_FLOAT4, true>(s, input, palettes, outs, LANES),
+            (STORE_FLOAT4, false) => {
+                runs::<S, STORE_FLOAT4, true>(s, input, palettes, outs, active)
+            }
+            (_, true) => runs::<S, STORE_PACKED, true>(s, input, palettes, outs, LANES),
+            (_, false) => runs::<S, STORE_PACKED, true>(s, input, palettes, outs, active),
         }
     }
 }
@@ -234,10 +252,11 @@ fn palette(palettes: &[Lanes3x4], j: u16) -> &Lanes3x4 {
 }
 
 /// # Safety
-/// `outs[..active]` must each be valid for the output vertices the runs cover, and every
-/// joint index must be below `palettes.len()` (both checked in `run`).
+/// `outs[..active]` must each be valid for the output vertices the runs cover (with their
+/// copies, or without for `COPIES == false`), and every joint index must be below
+/// `palettes.len()` (both checked in `run`).
 #[inline(always)]
-unsafe fn runs<S: Simd, const STORE: u8>(
+unsafe fn runs<S: Simd, const STORE: u8, const COPIES: bool>(
     s: S,
     input: Input<'_>,
     palettes: &[Lanes3x4],
@@ -250,7 +269,8 @@ unsafe fn runs<S: Simd, const STORE: u8>(
         let source = &input.source[first..first + run.len];
         let joints = &input.joints[j..j + run.len * k];
         let weights = &input.weights[w..w + if k > 1 { run.len * k } else { 0 }];
-        let count = 1 + run.copies;
+        // Without the copies (`pulled`) each distinct vertex is stored once.
+        let count = if COPIES { 1 + run.copies } else { 1 };
         // SAFETY (all four): forwarded from the caller; the run's outputs are
         // v..v + run.len * count, inside what the runs cover.
         unsafe {
