@@ -78,9 +78,32 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
         ..PipelineConfig::best_for(&rig, 1)
     }));
     for &upload in UploadVariant::ALL {
+        let mut packed_image = None;
         for &config in &configs {
             let image =
                 render_offscreen(&gpu, rig.clone(), &crowd, config, upload, &camera, SIZE).unwrap();
+            // The lane-block variants draw the same packed vertices, fetched another way
+            // (128-byte stride; pulled through the distinct index): the same picture, up
+            // to the rounding of the normal decode.
+            match config.skin {
+                SkinVariant::Packed => packed_image = Some(image.clone()),
+                SkinVariant::Streamed | SkinVariant::Pulled => {
+                    let packed: &image::RgbaImage =
+                        packed_image.as_ref().expect("packed comes first");
+                    let differing = image
+                        .pixels()
+                        .zip(packed.pixels())
+                        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 2))
+                        .count();
+                    assert!(
+                        differing == 0,
+                        "{} {}: {differing} pixels differ from packed",
+                        upload.name(),
+                        config.skin.name()
+                    );
+                }
+                _ => {}
+            }
             let label = format!(
                 "{} {} {}",
                 upload.name(),
