@@ -357,6 +357,11 @@ pub fn run(
     let budget = options.budget();
     let joints = rig.joint_count();
     let vertices = rig.vertex_count();
+    // The bytes a skin variant writes per instance (`pulled` stores only distinct vertices).
+    let stored_bytes = |skin: SkinVariant| {
+        skin.stored_vertices(vertices, rig.mesh.sorted.distinct.source.len())
+            * skin.output_format().vertex_size()
+    };
     let mut rows = Vec::new();
     // Single-thread workloads use the fused schedule: each group's intermediates are then
     // fresh in the core's cache, as in a real frame, so the stage is measured rather than
@@ -429,7 +434,7 @@ pub fn run(
                         &config,
                         n,
                         "vertex",
-                        (n * vertices * skin.output_format().vertex_size()) as f64,
+                        (n * stored_bytes(skin)) as f64,
                         seed_ms,
                         seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
                     ));
@@ -465,7 +470,7 @@ pub fn run(
                             &config,
                             n,
                             "vertex",
-                            (n * vertices * config.skin.output_format().vertex_size()) as f64,
+                            (n * stored_bytes(config.skin)) as f64,
                             None,
                             None,
                         ));
