@@ -358,10 +358,8 @@ pub fn run(
     let joints = rig.joint_count();
     let vertices = rig.vertex_count();
     // The bytes a skin variant writes per instance (`pulled` stores only distinct vertices).
-    let stored_bytes = |skin: SkinVariant| {
-        skin.stored_vertices(vertices, rig.mesh.sorted.distinct.source.len())
-            * skin.output_format().vertex_size()
-    };
+    let stored_bytes =
+        |skin: SkinVariant| skin.stored_vertices(&rig.mesh) * skin.output_format().vertex_size();
     let mut rows = Vec::new();
     // Single-thread workloads use the fused schedule: each group's intermediates are then
     // fresh in the core's cache, as in a real frame, so the stage is measured rather than

@@ -457,10 +457,7 @@ impl Pipeline {
 
     /// Vertices each instance stores (all, or the distinct ones for `pulled`).
     pub fn stored_vertices(&self) -> usize {
-        self.config.skin.stored_vertices(
-            self.rig.vertex_count(),
-            self.rig.mesh.sorted.distinct.source.len(),
-        )
+        self.config.skin.stored_vertices(&self.rig.mesh)
     }
 
     /// Output bytes needed for `instances` instances.

@@ -126,7 +126,6 @@ pub struct CrowdRenderer {
     blocks_bind_group: Option<wgpu::BindGroup>,
     pulled_group_bytes: u64,
     distinct_index: wgpu::Buffer,
-    distinct_count: usize,
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
     bind_group: wgpu::BindGroup,
@@ -364,18 +363,15 @@ impl CrowdRenderer {
             contents: bytemuck::cast_slice(&mesh.sorted.distinct.distinct_of_sorted),
             usage: wgpu::BufferUsages::VERTEX,
         });
-        let distinct_count = mesh.sorted.distinct.source.len();
         let skinned = Self::skinned_buffer(device, 256);
         CrowdRenderer {
             pipelines,
             blocks_layout,
             blocks_bind_group: None,
-            pulled_group_bytes: (LANES
-                * SkinVariant::Pulled.instance_stride(
-                    SkinVariant::Pulled.stored_vertices(mesh.vertex_count, distinct_count),
-                )) as u64,
+            pulled_group_bytes: SkinVariant::Pulled
+                .output_bytes(LANES, SkinVariant::Pulled.stored_vertices(mesh))
+                as u64,
             distinct_index,
-            distinct_count,
             ground_pipeline,
             bind_group_layout,
             bind_group,
@@ -538,12 +534,12 @@ impl CrowdRenderer {
             self.draw_pulled(pass, instances);
             return;
         }
-        // From an instance's first vertex to the end of its last.
-        let stored = variant.stored_vertices(self.vertex_count, self.distinct_count);
+        // Every other variant stores every vertex. From an instance's first vertex to the
+        // end of its last:
         let bytes = ((self.vertex_count.max(1) - 1) * variant.vertex_stride()
             + format.vertex_size()) as u64;
         for i in 0..instances as u64 {
-            let start = variant.instance_offset(i as usize, stored) as u64;
+            let start = variant.instance_offset(i as usize, self.vertex_count) as u64;
             if start + bytes > self.skinned_capacity {
                 break;
             }

@@ -28,7 +28,9 @@ pub mod tuned;
 pub use dest::Dest;
 
 use crate::anim::palette::{PaletteLayout, Palettes};
-use crate::prepare::{PreparedRig, VertexF3, VertexF4, VertexInterleaved, VertexPacked};
+use crate::prepare::{
+    PreparedMesh, PreparedRig, VertexF3, VertexF4, VertexInterleaved, VertexPacked,
+};
 use crate::simd::LANES;
 use crate::variant::Variant;
 
@@ -196,11 +198,11 @@ impl SkinVariant {
 
     /// How many vertices each instance stores: every vertex, or for `pulled` only the
     /// distinct ones (the vertex shader finds a copy's result through an index).
-    pub fn stored_vertices(self, vertex_count: usize, distinct_count: usize) -> usize {
+    pub fn stored_vertices(self, mesh: &PreparedMesh) -> usize {
         if self == Self::Pulled {
-            distinct_count
+            mesh.sorted.distinct.source.len()
         } else {
-            vertex_count
+            mesh.vertex_count
         }
     }
 
@@ -278,9 +280,14 @@ pub fn run_group(
         (SkinVariant::Streamed, Palettes::Lanes(p)) => {
             simd::run(rig, p, out, stride, active, simd::Output::Blocks)
         }
-        (SkinVariant::Pulled, Palettes::Lanes(p)) => {
-            simd::run(rig, p, out, stride, active, simd::Output::DistinctBlocks)
-        }
+        (SkinVariant::Pulled, Palettes::Lanes(p)) => simd::run(
+            rig,
+            p,
+            out,
+            stride,
+            active,
+            simd::Output::BlocksWithoutCopies,
+        ),
         (variant, palettes) => {
             for k in 0..active {
                 let instance = out.range(k * stride, bytes);
@@ -319,8 +326,7 @@ pub fn read_instance(
     let n = rig.vertex_count();
     let size = variant.output_format().vertex_size();
     let distinct = &rig.mesh.sorted.distinct;
-    let first =
-        variant.instance_offset(instance, variant.stored_vertices(n, distinct.source.len()));
+    let first = variant.instance_offset(instance, variant.stored_vertices(&rig.mesh));
     let step = variant.vertex_stride();
     // Where sorted vertex `v` is stored: at its distinct vertex for `pulled`.
     let slot = |v: usize| match variant {

@@ -57,8 +57,8 @@ pub enum Output {
     /// As `PackedDistinct`, in lane blocks: vertex `v` of all eight instances in 128
     /// contiguous bytes, written with non-temporal stores.
     Blocks,
-    /// As `Blocks`, the distinct vertices only (no copies).
-    DistinctBlocks,
+    /// As `Blocks`, the distinct vertices only: the copies are not stored.
+    BlocksWithoutCopies,
 }
 
 /// How `emit` stores (a const parameter, so each kernel copy has one store path).
@@ -131,7 +131,9 @@ pub fn run(
         len: mesh.class_counts[c],
     });
     let input = match output {
-        Output::PackedDistinct | Output::Blocks | Output::DistinctBlocks => Input::distinct(mesh),
+        Output::PackedDistinct | Output::Blocks | Output::BlocksWithoutCopies => {
+            Input::distinct(mesh)
+        }
         _ => Input {
             runs: &every_run,
             source: &mesh.source,
@@ -142,9 +144,9 @@ pub fn run(
     let store = match output {
         Output::Float4 => STORE_FLOAT4,
         Output::Packed | Output::PackedDistinct => STORE_PACKED,
-        Output::Blocks | Output::DistinctBlocks => STORE_BLOCKS,
+        Output::Blocks | Output::BlocksWithoutCopies => STORE_BLOCKS,
     };
-    let copies = output != Output::DistinctBlocks;
+    let copies = output != Output::BlocksWithoutCopies;
     // Output vertices per instance: the copies are stored, or not.
     let stored = if copies { n } else { input.source.len() };
     let size = if store == STORE_FLOAT4 {
