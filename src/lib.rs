@@ -15,6 +15,7 @@ pub mod prepare;
 pub mod rig;
 pub mod simd;
 pub mod skin;
+pub mod types;
 pub mod ui;
 pub mod variant;
 

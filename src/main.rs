@@ -1,14 +1,20 @@
-//! The `skinbench` command: the app (default), `bench`, `inspect` and `gen-rig`.
+//! The `skinbench` command: the app (default), `bench`, `inspect`, `pose` and `gen-rig`.
+//!
+//! Every variant flag's values, help text and default come from the variant declarations
+//! (`Variant::ALL`, each variant's description, `best_hierarchy`/`best_skin` and each
+//! stage's `DEFAULT`), so the help lists exactly what the program has.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use skinbench::anim::hierarchy::HierarchyVariant;
+use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
 use skinbench::bench::{BenchOptions, Workload, report};
-use skinbench::crowd::pipeline::available_threads;
+use skinbench::crowd::pipeline::{available_threads, best_hierarchy, best_skin};
+use skinbench::crowd::pose::{MeshFormat, pose};
 use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::gpu::UploadVariant;
 use skinbench::prepare::PreparedRig;
@@ -34,8 +40,15 @@ struct Cli {
     app: AppArgs,
 }
 
-fn parse_variant<V: Variant>(s: &str) -> Result<V, String> {
-    V::from_name(s).map_err(|e| e.to_string())
+/// A flag's value parser from a stage's declaration: exactly its variants, each with its
+/// description (shown by `--help`).
+fn variant_parser<V: Variant + Send + Sync + Clone>() -> impl TypedValueParser<Value = V> {
+    PossibleValuesParser::new(
+        V::ALL
+            .iter()
+            .map(|v| PossibleValue::new(v.name()).help(v.description())),
+    )
+    .try_map(|name: String| V::from_name(&name))
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -61,19 +74,17 @@ struct AppArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Hierarchy variant: tree, flat, flat_qvs, simd (default: the fastest on this CPU and
-    /// rig; simd with AVX2+FMA).
-    #[arg(long, value_parser = parse_variant::<HierarchyVariant>)]
+    /// Hierarchy variant (help text set in `command()`: the default depends on the CPU).
+    #[arg(long, value_parser = variant_parser::<HierarchyVariant>())]
     hierarchy: Option<HierarchyVariant>,
-    /// Skinning variant: naive, split, float4, sorted, tuned, simd, packed, distinct
-    /// (default: the fastest on this CPU; distinct with AVX2+FMA).
-    #[arg(long, value_parser = parse_variant::<SkinVariant>)]
+    /// Skinning variant (help text set in `command()`: the default depends on the CPU).
+    #[arg(long, value_parser = variant_parser::<SkinVariant>())]
     skin: Option<SkinVariant>,
-    /// Upload variant: write_buffer, in_place, staging_belt.
-    #[arg(long, default_value = "in_place", value_parser = parse_variant::<UploadVariant>)]
+    /// Upload variant.
+    #[arg(long, default_value = UploadVariant::DEFAULT.spec().name, value_parser = variant_parser::<UploadVariant>())]
     upload: UploadVariant,
-    /// Schedule: staged, fused.
-    #[arg(long, default_value = "fused", value_parser = parse_variant::<Schedule>)]
+    /// Schedule.
+    #[arg(long, default_value = Schedule::DEFAULT.spec().name, value_parser = variant_parser::<Schedule>())]
     schedule: Schedule,
     /// Animation speed factor, 0..=10.
     #[arg(long, default_value_t = 1.0)]
@@ -99,6 +110,11 @@ struct AppArgs {
     /// With --frames: save the last frame (panel included) to this PNG, plus a .json sidecar.
     #[arg(long, requires = "frames")]
     screenshot: Option<PathBuf>,
+    /// With --frames: verify the last frame against the f64 oracles (the panel's verify
+    /// button), print the deviation per stage, record it in the screenshot sidecar, and
+    /// exit 1 beyond tolerance.
+    #[arg(long, requires = "frames")]
+    verify: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -137,6 +153,33 @@ enum Command {
         #[arg(long)]
         portable_simd: bool,
     },
+    /// Write one instance's skinned mesh at one time as .glb or .obj (vertices in the rig
+    /// file's order), through the same pipeline and read-back as verify.
+    Pose {
+        /// A .gltf or .glb rig.
+        #[arg(value_name = "RIG")]
+        file: PathBuf,
+        /// The clip to pose (default: the rig's first clip; the rest pose without clips).
+        #[arg(long)]
+        clip: Option<String>,
+        /// Time in the clip, seconds (loops over the clip's duration).
+        #[arg(
+            long = "time",
+            default_value_t = 0.0,
+            value_name = "SECS",
+            allow_negative_numbers = true
+        )]
+        time_secs: f32,
+        /// Skinning variant (default: the fastest on this CPU).
+        #[arg(long, value_parser = variant_parser::<SkinVariant>())]
+        skin: Option<SkinVariant>,
+        /// Hierarchy variant (default: the fastest on this CPU that accepts the rig).
+        #[arg(long, value_parser = variant_parser::<HierarchyVariant>())]
+        hierarchy: Option<HierarchyVariant>,
+        /// Output file: .glb (glTF binary) or .obj.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Generate the built-in reference rig as a .glb file.
     GenRig {
         /// Where to write it.
@@ -145,9 +188,40 @@ enum Command {
     },
 }
 
+/// The command line with the help text that depends on this CPU: the real defaults of
+/// `--hierarchy` and `--skin`.
+fn command() -> clap::Command {
+    let defaults = |what: &str, default: &str| {
+        format!("{what} variant (default: the fastest on this CPU: {default})")
+    };
+    let hierarchy = defaults(
+        "Hierarchy",
+        &match best_hierarchy().spec().refuses {
+            Refuses::Nothing => best_hierarchy().name().to_string(),
+            Refuses::ShearingScale => {
+                format!(
+                    "{}, or flat where it refuses the rig",
+                    best_hierarchy().name()
+                )
+            }
+        },
+    );
+    let skin = defaults("Skinning", best_skin().name());
+    Cli::command()
+        .mut_arg("hierarchy", |a| a.help(hierarchy.clone()))
+        .mut_arg("skin", |a| a.help(skin.clone()))
+        .mut_subcommand("pose", |c| {
+            c.mut_arg("hierarchy", |a| a.help(hierarchy.clone()))
+                .mut_arg("skin", |a| a.help(skin.clone()))
+        })
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -180,6 +254,41 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }) => {
             skinbench::simd::force_portable(portable_simd);
             bench(rig, quick, out, json, workloads, instances)
+        }
+        Some(Command::Pose {
+            file,
+            clip,
+            time_secs,
+            skin,
+            hierarchy,
+            out,
+        }) => {
+            // Everything the user gave is checked before any work, and nothing is written
+            // unless the whole file can be.
+            MeshFormat::of(&out)?;
+            let rig = load_rig(Some(&file))?;
+            let best = PipelineConfig::best_for(&rig, 1);
+            let config = PipelineConfig {
+                hierarchy: hierarchy.unwrap_or(best.hierarchy),
+                skin: skin.unwrap_or(best.skin),
+                ..best
+            };
+            let posed = pose(rig.clone(), clip.as_deref(), time_secs, config)?;
+            posed.write(&rig, &out)?;
+            let d = &posed.deviation;
+            println!(
+                "wrote {} ({} vertices in {}'s order, {} {}, clip {} at {} s); deviation from the f64 reference: position {:.1e} of the rig size, normal {:.1e}",
+                out.display(),
+                posed.positions.len(),
+                rig.name,
+                config.hierarchy.name(),
+                config.skin.name(),
+                posed.clip.as_deref().unwrap_or("(rest pose)"),
+                time_secs,
+                d.skin.relative_position,
+                d.skin.max_normal
+            );
+            Ok(())
         }
         Some(Command::GenRig { out }) => {
             let bytes =
@@ -274,16 +383,18 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
         );
     }
     let settings = Settings {
-        hierarchy,
-        skin: args.skin.unwrap_or(best.skin),
+        pipeline: PipelineConfig {
+            hierarchy,
+            skin: args.skin.unwrap_or(best.skin),
+            schedule: args.schedule,
+            threads,
+            blend_weight: args.blend,
+        },
         upload: args.upload,
-        schedule: args.schedule,
-        threads,
         instances: args.instances as usize,
         speed: args.speed,
         paused: args.paused,
         vsync: !args.no_vsync,
-        blend_weight: args.blend,
         show_panel: !args.hide_panel,
     };
     skinbench::ui::app::run(
@@ -292,6 +403,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             settings,
             frames: args.frames,
             screenshot: args.screenshot,
+            verify: args.verify,
             window_size: args.window,
         },
     )

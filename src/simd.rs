@@ -13,36 +13,9 @@
 //! instance `k` of a group. All instances share the skeleton and mesh, so every lane reads
 //! the same joint index and weight, and nothing is gathered.
 
-use bytemuck::{Pod, Zeroable};
+use crate::types::{Qvs, pack_normal};
 
-use crate::prepare::VertexF4;
-
-/// Instances per SIMD group.
-pub const LANES: usize = 8;
-
-/// Where lane `k` of a group sits in a lane block (the `streamed` skin layout: one vertex
-/// of all eight instances in 128 contiguous bytes): slots 0, 2, 4, 6 for lanes 0–3 and
-/// 1, 3, 5, 7 for lanes 4–7, the order in which the AVX2 transpose leaves them.
-pub const fn block_slot(lane: usize) -> usize {
-    if lane < 4 {
-        2 * lane
-    } else {
-        2 * (lane - 4) + 1
-    }
-}
-
-/// Eight f32 lanes, 32-byte aligned (one AVX register).
-#[repr(C, align(32))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct F32x8(pub [f32; LANES]);
-
-impl F32x8 {
-    pub const ZERO: F32x8 = F32x8([0.0; LANES]);
-}
-
-/// A 3×4 affine matrix per lane, row-major: element (row, column) is `m[row * 4 + column]`.
-/// `[F32x8; 12]` is 384 bytes: one joint's matrices of eight instances, contiguous.
-pub type Lanes3x4 = [F32x8; 12];
+pub use crate::types::{F32x8, LANES, Lanes3x4, block_slot};
 
 /// The vector operations the lane kernels use.
 pub trait Simd: Copy {
@@ -64,70 +37,45 @@ pub trait Simd: Copy {
 
     /// Joint `joint` of eight instances' local poses (instance `k` at `k * stride`) as
     /// lanes: rotation x, y, z, w, translation x, y, z, scale x, y, z.
-    fn load_qvs_lanes(
-        self,
-        locals: &[crate::anim::Qvs],
-        stride: usize,
-        joint: usize,
-    ) -> [Self::V; 10];
+    fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [Self::V; 10];
 
     /// Eight normals (any non-zero length) as unorm 10:10:10:2 directions, the bits of
     /// each lane (see `prepare::pack_normal`).
     fn encode_normal_unorm10(self, normal: [Self::V; 3]) -> Self::V;
 
-    /// Writes packed vertices `v..v + count` of the first `active` instances: lane `k`
-    /// of `position` and of the encoded normal `normal` go to `outs[k][v..v + count]`
-    /// (`count` > 1 for a vertex and its copies).
-    ///
-    /// # Safety
-    /// Every `outs[k]`, `k < active`, must be valid for writing `VertexPacked`s at indices
-    /// `v..v + count`; the others are not written.
-    unsafe fn store_packed(
-        self,
-        outs: &[*mut crate::prepare::VertexPacked; LANES],
-        v: usize,
-        count: usize,
-        position: [Self::V; 3],
-        normal: Self::V,
-        active: usize,
-    );
+    /// Four vectors transposed 4×4 within each 128-bit half: result `i` holds element `i`
+    /// of every input, lanes 0–3 from the inputs' low halves in its low half and lanes 4–7
+    /// from their high halves in its high half (lane matrices to per-instance vertices).
+    fn transpose_halves(self, rows: [Self::V; 4]) -> [Self::V; 4];
 
-    /// Writes packed vertices `v..v + count` of all eight lanes in the lane-block layout:
-    /// block `b` of `out` holds vertex `b` of every lane, lane `k` in slot
-    /// [`block_slot`]`(k)`. Each block is two whole cache lines, so the AVX2 path writes
-    /// it with non-temporal stores (call [`Simd::store_fence`] before the blocks are
-    /// handed to another thread).
+    /// The low halves of `a` and `b`, concatenated.
+    fn low_halves(self, a: Self::V, b: Self::V) -> Self::V;
+
+    /// The high halves of `a` and `b`, concatenated.
+    fn high_halves(self, a: Self::V, b: Self::V) -> Self::V;
+
+    /// Stores lanes 0–3 (`high`: lanes 4–7) of `v` to `out[..4]`.
     ///
     /// # Safety
-    /// `out` must be 32-byte aligned and valid for writing blocks `v..v + count`.
-    unsafe fn store_blocks(
-        self,
-        out: *mut [crate::prepare::VertexPacked; LANES],
-        v: usize,
-        count: usize,
-        position: [Self::V; 3],
-        normal: Self::V,
-    );
+    /// `out` must be valid for writing four f32 (any alignment).
+    unsafe fn store_half(self, out: *mut f32, v: Self::V, high: bool);
+
+    /// Stores all eight lanes to `out[..8]`.
+    ///
+    /// # Safety
+    /// `out` must be valid for writing eight f32 (any alignment).
+    unsafe fn store_unaligned(self, out: *mut f32, v: Self::V);
+
+    /// Stores all eight lanes to `out[..8]` past the caches (non-temporal) where the CPU
+    /// can; call [`Simd::store_fence`] before another thread reads them.
+    ///
+    /// # Safety
+    /// `out` must be 32-byte aligned and valid for writing eight f32.
+    unsafe fn stream(self, out: *mut f32, v: Self::V);
 
     /// Orders this thread's earlier non-temporal stores before its later stores, so
-    /// whoever synchronizes with this thread afterwards sees the blocks.
+    /// whoever synchronizes with this thread afterwards sees them.
     fn store_fence(self);
-
-    /// Writes vertices `v..v + count` of the first `active` instances: lane `k` of
-    /// `position` (w = 1) and `normal` (w = 0) goes to `outs[k][v..v + count]`.
-    ///
-    /// # Safety
-    /// Every `outs[k]`, `k < active`, must be valid for writing `VertexF4`s at indices
-    /// `v..v + count`; the others are not written.
-    unsafe fn store_vertices(
-        self,
-        outs: &[*mut VertexF4; LANES],
-        v: usize,
-        count: usize,
-        position: [Self::V; 3],
-        normal: [Self::V; 3],
-        active: usize,
-    );
 }
 
 /// Plain arrays; the compiler vectorizes what it can for the build target.
@@ -200,12 +148,7 @@ impl Simd for Portable {
         mask
     }
     #[inline(always)]
-    fn load_qvs_lanes(
-        self,
-        locals: &[crate::anim::Qvs],
-        stride: usize,
-        joint: usize,
-    ) -> [F32x8; 10] {
+    fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [F32x8; 10] {
         let mut v = [F32x8::ZERO; 10];
         for k in 0..LANES {
             let q = &locals[k * stride + joint];
@@ -233,79 +176,62 @@ impl Simd for Portable {
         let mut r = F32x8::ZERO;
         for k in 0..LANES {
             let n = glam::Vec3::new(normal[0].0[k], normal[1].0[k], normal[2].0[k]);
-            r.0[k] = f32::from_bits(crate::prepare::pack_normal(n));
+            r.0[k] = f32::from_bits(pack_normal(n));
         }
         r
     }
 
     #[inline(always)]
-    unsafe fn store_packed(
-        self,
-        outs: &[*mut crate::prepare::VertexPacked; LANES],
-        v: usize,
-        count: usize,
-        position: [F32x8; 3],
-        normal: F32x8,
-        active: usize,
-    ) {
-        for (k, out) in outs.iter().enumerate().take(active) {
-            let vertex = crate::prepare::VertexPacked {
-                position: [position[0].0[k], position[1].0[k], position[2].0[k]],
-                normal: normal.0[k].to_bits(),
-            };
-            for c in 0..count {
-                // SAFETY: the caller guarantees `out` is valid for indices `v..v + count`.
-                unsafe { out.add(v + c).write(vertex) };
+    fn transpose_halves(self, rows: [F32x8; 4]) -> [F32x8; 4] {
+        let mut out = [F32x8::ZERO; 4];
+        for (i, o) in out.iter_mut().enumerate() {
+            for (j, row) in rows.iter().enumerate() {
+                o.0[j] = row.0[i];
+                o.0[j + 4] = row.0[i + 4];
             }
         }
+        out
     }
 
     #[inline(always)]
-    unsafe fn store_blocks(
-        self,
-        out: *mut [crate::prepare::VertexPacked; LANES],
-        v: usize,
-        count: usize,
-        position: [F32x8; 3],
-        normal: F32x8,
-    ) {
-        let mut block = [crate::prepare::VertexPacked::default(); LANES];
-        for k in 0..LANES {
-            block[block_slot(k)] = crate::prepare::VertexPacked {
-                position: [position[0].0[k], position[1].0[k], position[2].0[k]],
-                normal: normal.0[k].to_bits(),
-            };
-        }
-        for c in v..v + count {
-            // SAFETY: the caller guarantees `out` is valid for blocks `v..v + count`.
-            unsafe { out.add(c).write(block) };
-        }
+    fn low_halves(self, a: F32x8, b: F32x8) -> F32x8 {
+        let mut r = a;
+        r.0[4..].copy_from_slice(&b.0[..4]);
+        r
+    }
+
+    #[inline(always)]
+    fn high_halves(self, a: F32x8, b: F32x8) -> F32x8 {
+        let mut r = b;
+        r.0[..4].copy_from_slice(&a.0[4..]);
+        r
+    }
+
+    #[inline(always)]
+    unsafe fn store_half(self, out: *mut f32, v: F32x8, high: bool) {
+        let half: [f32; 4] = if high {
+            [v.0[4], v.0[5], v.0[6], v.0[7]]
+        } else {
+            [v.0[0], v.0[1], v.0[2], v.0[3]]
+        };
+        // SAFETY: the caller guarantees `out` is valid for four f32.
+        unsafe { (out as *mut [f32; 4]).write_unaligned(half) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, out: *mut f32, v: F32x8) {
+        // SAFETY: the caller guarantees `out` is valid for eight f32.
+        unsafe { (out as *mut [f32; LANES]).write_unaligned(v.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn stream(self, out: *mut f32, v: F32x8) {
+        // SAFETY: the caller guarantees `out` is aligned and valid for eight f32.
+        unsafe { (out as *mut F32x8).write(v) }
     }
 
     #[inline(always)]
     fn store_fence(self) {}
-
-    #[inline(always)]
-    unsafe fn store_vertices(
-        self,
-        outs: &[*mut VertexF4; LANES],
-        v: usize,
-        count: usize,
-        position: [F32x8; 3],
-        normal: [F32x8; 3],
-        active: usize,
-    ) {
-        for (k, out) in outs.iter().enumerate().take(active) {
-            let vertex = VertexF4 {
-                position: [position[0].0[k], position[1].0[k], position[2].0[k], 1.0],
-                normal: [normal[0].0[k], normal[1].0[k], normal[2].0[k], 0.0],
-            };
-            for c in 0..count {
-                // SAFETY: the caller guarantees `out` is valid for indices `v..v + count`.
-                unsafe { out.add(v + c).write(vertex) };
-            }
-        }
-    }
 }
 
 /// AVX2 + FMA on `__m256`. The token proves the CPU has both features.
@@ -382,12 +308,7 @@ impl Simd for Avx2 {
     /// Three 16-byte loads per instance, then an in-register 4×4 transpose in each
     /// 128-bit half: 24 loads and 36 shuffles for 80 values instead of 80 inserts.
     #[inline(always)]
-    fn load_qvs_lanes(
-        self,
-        locals: &[crate::anim::Qvs],
-        stride: usize,
-        joint: usize,
-    ) -> [Self::V; 10] {
+    fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [Self::V; 10] {
         use std::arch::x86_64::*;
         assert!(locals.len() > (LANES - 1) * stride + joint);
         let base = locals[joint..].as_ptr() as *const f32;
@@ -462,122 +383,54 @@ impl Simd for Avx2 {
         }
     }
 
-    /// A 4×8 transpose in registers and eight 16-byte stores.
     #[inline(always)]
-    unsafe fn store_packed(
-        self,
-        outs: &[*mut crate::prepare::VertexPacked; LANES],
-        v: usize,
-        count: usize,
-        position: [Self::V; 3],
-        normal: Self::V,
-        active: usize,
-    ) {
+    fn transpose_halves(self, rows: [Self::V; 4]) -> [Self::V; 4] {
+        transpose_halves(rows)
+    }
+
+    #[inline(always)]
+    fn low_halves(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: see the impl comment.
+        unsafe { std::arch::x86_64::_mm256_permute2f128_ps::<0x20>(a, b) }
+    }
+
+    #[inline(always)]
+    fn high_halves(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: see the impl comment.
+        unsafe { std::arch::x86_64::_mm256_permute2f128_ps::<0x31>(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_half(self, out: *mut f32, v: Self::V, high: bool) {
         use std::arch::x86_64::*;
-        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v + c`,
-        // c < count, is writable.
+        // SAFETY: see the impl comment; the caller guarantees `out` is valid for four f32.
         unsafe {
-            // p[i] = (vertex of lane i | vertex of lane i + 4).
-            let p = transpose_halves([position[0], position[1], position[2], normal]);
-            // With `active == LANES` (the full-group kernels) the tests fold away.
-            macro_rules! store_at {
-                ($c:expr) => {
-                    for i in 0..4 {
-                        if i < active {
-                            let half = _mm256_castps256_ps128(p[i]);
-                            _mm_storeu_ps(outs[i].add($c) as *mut f32, half);
-                        }
-                        if i + 4 < active {
-                            let half = _mm256_extractf128_ps::<1>(p[i]);
-                            _mm_storeu_ps(outs[i + 4].add($c) as *mut f32, half);
-                        }
-                    }
-                };
-            }
-            // The vertex itself straight from the registers; its copies (a minority) in a
-            // loop of their own (`count` is the same for a whole run, so it is always
-            // predicted), which keeps the common path free of a loop to spill around.
-            store_at!(v);
-            for c in v + 1..v + count {
-                store_at!(c);
-            }
+            let half = if high {
+                _mm256_extractf128_ps::<1>(v)
+            } else {
+                _mm256_castps256_ps128(v)
+            };
+            _mm_storeu_ps(out, half)
         }
     }
 
-    /// The 4×4-per-half transpose leaves lanes `i` and `i + 4` in register `i`, which is
-    /// exactly the block's slot order, so a block is four 32-byte streaming stores and no
-    /// further shuffles.
     #[inline(always)]
-    unsafe fn store_blocks(
-        self,
-        out: *mut [crate::prepare::VertexPacked; LANES],
-        v: usize,
-        count: usize,
-        position: [Self::V; 3],
-        normal: Self::V,
-    ) {
-        use std::arch::x86_64::*;
-        // SAFETY: see the impl comment; the caller guarantees `out` is 32-byte aligned
-        // (blocks are 128 bytes, so every block and each quarter of it is too) and valid
-        // for blocks `v..v + count`.
-        unsafe {
-            let p = transpose_halves([position[0], position[1], position[2], normal]);
-            for c in v..v + count {
-                let block = out.add(c) as *mut f32;
-                for (i, half_pair) in p.iter().enumerate() {
-                    _mm256_stream_ps(block.add(i * 8), *half_pair);
-                }
-            }
-        }
+    unsafe fn store_unaligned(self, out: *mut f32, v: Self::V) {
+        // SAFETY: see the impl comment; the caller guarantees `out` is valid for eight f32.
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(out, v) }
+    }
+
+    #[inline(always)]
+    unsafe fn stream(self, out: *mut f32, v: Self::V) {
+        // SAFETY: see the impl comment; the caller guarantees `out` is 32-byte aligned and
+        // valid for eight f32.
+        unsafe { std::arch::x86_64::_mm256_stream_ps(out, v) }
     }
 
     #[inline(always)]
     fn store_fence(self) {
         // SAFETY: see the impl comment (SSE is part of x86-64).
         unsafe { std::arch::x86_64::_mm_sfence() }
-    }
-
-    /// An 8×4 transpose in registers (unpack, shuffle, permute) and eight 32-byte stores,
-    /// instead of 48 lane extractions.
-    #[inline(always)]
-    unsafe fn store_vertices(
-        self,
-        outs: &[*mut VertexF4; LANES],
-        v: usize,
-        count: usize,
-        position: [Self::V; 3],
-        normal: [Self::V; 3],
-        active: usize,
-    ) {
-        use std::arch::x86_64::*;
-        // SAFETY: see the impl comment; the caller guarantees every `outs[k] + v + c`,
-        // c < count, is writable. No closures here: a closure would not inherit the target features.
-        unsafe {
-            // p[i] = (vertex of lane i | vertex of lane i + 4), same for n.
-            let one = _mm256_set1_ps(1.0);
-            let p = transpose_halves([position[0], position[1], position[2], one]);
-            let n = transpose_halves([normal[0], normal[1], normal[2], _mm256_setzero_ps()]);
-            // With `active == LANES` (the full-group kernels) the tests fold away.
-            macro_rules! store_at {
-                ($c:expr) => {
-                    for i in 0..4 {
-                        if i < active {
-                            let low = _mm256_permute2f128_ps::<0x20>(p[i], n[i]);
-                            _mm256_storeu_ps(outs[i].add($c) as *mut f32, low);
-                        }
-                        if i + 4 < active {
-                            let high = _mm256_permute2f128_ps::<0x31>(p[i], n[i]);
-                            _mm256_storeu_ps(outs[i + 4].add($c) as *mut f32, high);
-                        }
-                    }
-                };
-            }
-            // As in `store_packed`: the vertex, then its copies in a loop of their own.
-            store_at!(v);
-            for c in v + 1..v + count {
-                store_at!(c);
-            }
-        }
     }
 }
 

@@ -1,9 +1,13 @@
-//! The one list of variants per stage.
+//! The one declaration of each stage's variants.
 //!
-//! How it works: each stage with alternatives has an enum implementing [`Variant`]: its
-//! `ALL` array and snake_case names drive the CLI values, the UI combo boxes, the bench
-//! matrix and the conformance tests. Adding a variant is one enum arm (plus its kernel),
-//! and it is then selectable, benchmarked and tested everywhere.
+//! How it works: a stage declares its variants once with [`declare_variants!`]: the enum,
+//! its `ALL` list (baseline first), and for each variant one row of the stage's spec type
+//! (its snake_case name, one-line description and every property the rest of the program
+//! asks about: output layout, palette layout, vertex order, lane width, which rigs it
+//! refuses). The macro turns the rows into an exhaustive `spec()` match, so a new variant
+//! without its row does not compile, and implements [`Variant`] and `Serialize` from the
+//! names. The CLI's value lists, help text and defaults, the panel's combo boxes, the bench
+//! matrix and the tests all read `ALL` and `spec()`; nothing else lists variants by hand.
 
 /// A selectable implementation of one pipeline stage.
 pub trait Variant: Copy + Eq + std::fmt::Debug + 'static {
@@ -48,4 +52,67 @@ pub struct UnknownVariant {
     pub stage: &'static str,
     pub given: String,
     pub valid: String,
+}
+
+/// Declares a stage's variants: the enum, `ALL`, and `spec()` from one row per variant.
+///
+/// ```ignore
+/// declare_variants! {
+///     /// Doc of the enum.
+///     pub enum Schedule: ScheduleSpec in "schedule" {
+///         Staged => ScheduleSpec { name: "staged", description: "..." },
+///         Fused => ScheduleSpec { name: "fused", description: "..." },
+///     }
+/// }
+/// ```
+/// The spec type needs `name` and `description` fields (`&'static str`).
+#[macro_export]
+macro_rules! declare_variants {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $enum:ident : $spec:ident in $stage:literal {
+            $( $(#[$vmeta:meta])* $variant:ident => $row:expr ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $enum {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $enum {
+            /// Everything the program asks about this variant (its row of the declaration).
+            pub const fn spec(self) -> $spec {
+                match self {
+                    $( Self::$variant => $row ),+
+                }
+            }
+        }
+
+        impl $crate::variant::Variant for $enum {
+            const STAGE: &'static str = $stage;
+            const ALL: &'static [Self] = &[ $( Self::$variant ),+ ];
+
+            fn name(self) -> &'static str {
+                self.spec().name
+            }
+
+            fn description(self) -> &'static str {
+                self.spec().description
+            }
+        }
+
+        impl serde::Serialize for $enum {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str($crate::variant::Variant::name(*self))
+            }
+        }
+    };
+}
+
+/// The plain spec of stages whose variants have no properties beyond a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlainSpec {
+    pub name: &'static str,
+    pub description: &'static str,
 }

@@ -13,10 +13,11 @@ use std::sync::Arc;
 use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::anim::sample::ClipRt;
 use skinbench::crowd::verify::{verify_frame, verify_hierarchy};
-use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule};
+use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule, Stage};
 use skinbench::prepare::PreparedRig;
 use skinbench::simd::{SimdLevel, force_portable};
-use skinbench::skin::SkinVariant;
+use skinbench::skin::{OutputBuffer, OutputFormat, OutputLayout, SkinVariant};
+use skinbench::types::LANES;
 use skinbench::variant::Variant;
 
 const SENTINEL: f32 = 1234.5;
@@ -28,15 +29,9 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
     let mut crowd = InstanceStore::new();
     crowd.resize(instances, rig, 2.0);
     crowd.advance(0.37);
-    let mut packed_bytes = Vec::new();
-    let mut packed_vertices = Vec::new();
-    for skin in [
-        SkinVariant::Simd,
-        SkinVariant::Packed,
-        SkinVariant::Distinct,
-        SkinVariant::Streamed,
-        SkinVariant::Pulled,
-    ] {
+    let mut first_packed: Option<(OutputLayout, Vec<f32>, Vec<u32>)> = None;
+    // The lane variants, by their declared lane width.
+    for &skin in SkinVariant::ALL.iter().filter(|s| s.spec().lanes == LANES) {
         let config = PipelineConfig {
             hierarchy: HierarchyVariant::Simd,
             skin,
@@ -48,12 +43,13 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
         let used = pipeline.output_bytes(instances) / 4;
         // One spare instance's worth of sentinels after the used part.
         let spare = pipeline.output_bytes(1) / 4;
-        let mut out = skinbench::crowd::pipeline::output_buffer((used + spare) * 4);
-        bytemuck::cast_slice_mut::<_, f32>(&mut out).fill(SENTINEL);
+        let mut out = OutputBuffer::zeroed((used + spare) * 4);
+        bytemuck::cast_slice_mut::<_, f32>(out.as_bytes_mut()).fill(SENTINEL);
         pipeline
-            .run_frame(
+            .run_frame_until(
                 crowd.as_slice(),
-                &mut bytemuck::cast_slice_mut(&mut out)[..used * 4],
+                &mut out.as_bytes_mut()[..used * 4],
+                Stage::Skin,
             )
             .unwrap();
         let label = format!(
@@ -63,18 +59,13 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
             skin.name(),
             level.name()
         );
-        let d = verify_frame(
-            &pipeline,
-            crowd.as_slice(),
-            bytemuck::cast_slice(&out),
-            usize::MAX,
-        );
+        let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX).unwrap();
         assert!(d.relative_position <= 1e-4, "{label}: {d:?}");
         assert!(
             d.max_normal <= skin.output_format().normal_tolerance(),
             "{label}: {d:?}"
         );
-        let floats: &[f32] = bytemuck::cast_slice(&out);
+        let floats: &[f32] = bytemuck::cast_slice(out.as_bytes());
         assert!(
             floats[used..].iter().all(|&f| f == SENTINEL),
             "{label}: wrote past the last instance"
@@ -86,32 +77,41 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
         let vertices = |out: &[u8]| -> Vec<u32> {
             (0..instances)
                 .flat_map(|i| {
-                    let (p, n) = skinbench::skin::read_instance(skin, rig, out, i);
+                    let (p, n) = skinbench::skin::read_instance(skin, rig, out, i).unwrap();
                     p.into_iter()
                         .chain(n)
                         .flat_map(|v| v.to_array().map(f32::to_bits))
                 })
                 .collect()
         };
-        match skin {
-            SkinVariant::Packed => {
-                packed_bytes = floats.to_vec();
-                packed_vertices = vertices(bytemuck::cast_slice(&out));
+        // Every packed lane variant computes the same vertices as the first: the same
+        // bytes where the layout is the same (`distinct` stores what `packed` stores), the
+        // same decoded vertices where only the layout differs.
+        if skin.output_format() == OutputFormat::Packed {
+            let layout = *pipeline.output_layout();
+            match &first_packed {
+                None => first_packed = Some((layout, floats.to_vec(), vertices(out.as_bytes()))),
+                Some((first, bytes, decoded)) => {
+                    if (first.arrangement, first.stores) == (layout.arrangement, layout.stores) {
+                        assert!(
+                            floats
+                                .iter()
+                                .map(|f| f.to_bits())
+                                .eq(bytes.iter().map(|f| f.to_bits())),
+                            "{label}: differs from {:?}",
+                            first.variant
+                        );
+                    } else {
+                        assert!(
+                            vertices(out.as_bytes()) == *decoded,
+                            "{label}: differs from {:?}",
+                            first.variant
+                        );
+                    }
+                }
             }
-            SkinVariant::Distinct => assert!(
-                floats
-                    .iter()
-                    .map(|f| f.to_bits())
-                    .eq(packed_bytes.iter().map(|f| f.to_bits())),
-                "{label}: differs from packed"
-            ),
-            SkinVariant::Streamed | SkinVariant::Pulled => assert!(
-                vertices(bytemuck::cast_slice(&out)) == packed_vertices,
-                "{label}: differs from packed"
-            ),
-            _ => {}
         }
-        let h = verify_hierarchy(&mut pipeline, crowd.as_slice());
+        let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).unwrap();
         assert!(h <= 1e-4, "{label}: hierarchy error {h:e}");
     }
 }

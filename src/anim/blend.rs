@@ -5,7 +5,8 @@
 //! takes the short way round. nlerp is not constant-speed in the weight, but a cross-fade
 //! weight is an artistic control, not a time, and nlerp is a third of slerp's cost.
 
-use super::Qvs;
+use super::hierarchy::reference::LocalF64;
+use crate::types::Qvs;
 
 /// `a = blend(a, b, weight)` for every joint; `weight` 0 keeps `a`, 1 gives `b`.
 pub fn blend_poses(a: &mut [Qvs], b: &[Qvs], weight: f32) {
@@ -15,4 +16,27 @@ pub fn blend_poses(a: &mut [Qvs], b: &[Qvs], weight: f32) {
         x.translation = x.translation.lerp(y.translation, weight);
         x.scale = x.scale.lerp(y.scale, weight);
     }
+}
+
+/// The blend oracle: the same cross-fade written independently in f64 from its definition
+/// (short-hemisphere nlerp of rotations, lerp of translation and scale), for verification.
+pub fn blend_reference(a: &[Qvs], b: &[Qvs], weight: f64) -> Vec<LocalF64> {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let (x, y) = (LocalF64::from(x), LocalF64::from(y));
+            // q and -q are the same rotation: take the one on x's side.
+            let target = if x.rotation.dot(y.rotation) < 0.0 {
+                -y.rotation
+            } else {
+                y.rotation
+            };
+            let mixed = x.rotation * (1.0 - weight) + target * weight;
+            LocalF64 {
+                rotation: mixed.normalize(),
+                translation: x.translation * (1.0 - weight) + y.translation * weight,
+                scale: x.scale * (1.0 - weight) + y.scale * weight,
+            }
+        })
+        .collect()
 }

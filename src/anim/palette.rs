@@ -9,10 +9,10 @@
 
 use glam::Mat4;
 
-use super::Mat3x4;
 use super::hierarchy::ModelPoses;
 use crate::prepare::PreparedRig;
-use crate::simd::{Lanes3x4, Simd, load_3x4, mul_3x4_right_scalar, rows_3x4, store_3x4};
+use crate::simd::{Simd, load_3x4, mul_3x4_right_scalar, rows_3x4, store_3x4};
+use crate::types::{Lanes3x4, Mat3x4};
 
 /// The palette layout a skinning variant reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +34,29 @@ pub enum Palettes<'a> {
     Mat4(&'a [Mat4]),
     Mat3x4(&'a [Mat3x4]),
     Lanes(&'a [Lanes3x4]),
+}
+
+impl Palettes<'_> {
+    pub fn layout(&self) -> PaletteLayout {
+        match self {
+            Palettes::Mat4(_) => PaletteLayout::Mat4,
+            Palettes::Mat3x4(_) => PaletteLayout::Mat3x4,
+            Palettes::Lanes(_) => PaletteLayout::Lanes,
+        }
+    }
+
+    /// Matrices held (per instance and joint, or per joint for lanes).
+    pub fn len(&self) -> usize {
+        match self {
+            Palettes::Mat4(p) => p.len(),
+            Palettes::Mat3x4(p) => p.len(),
+            Palettes::Lanes(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Lane `k` of a joint's lane matrices as a 4×4 matrix.

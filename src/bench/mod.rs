@@ -15,7 +15,7 @@
 //! both schedules).
 
 pub mod bandwidth;
-pub mod machine;
+pub use crate::crowd::machine;
 pub mod report;
 
 use std::sync::Arc;
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::anim::hierarchy::HierarchyVariant;
+use crate::anim::hierarchy::{HierarchyVariant, ModelLayout};
 use crate::crowd::pipeline::available_threads;
 use crate::crowd::timing::Stats;
 use crate::crowd::{
@@ -31,41 +31,26 @@ use crate::crowd::{
 };
 use crate::prepare::PreparedRig;
 use crate::skin::SkinVariant;
-use crate::variant::Variant;
+use crate::variant::{PlainSpec, Variant};
 
 pub use bandwidth::StoreBandwidth;
 pub use machine::Machine;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Workload {
-    Hierarchy,
-    Skin,
-    Frame,
-}
-
-impl Variant for Workload {
-    const STAGE: &'static str = "workload";
-    const ALL: &'static [Self] = &[Self::Hierarchy, Self::Skin, Self::Frame];
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Hierarchy => "hierarchy",
-            Self::Skin => "skin",
-            Self::Frame => "frame",
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            Self::Hierarchy => {
-                "hierarchy stage alone (and with palette), 1000 instances, 1 thread, every hierarchy variant"
-            }
-            Self::Skin => "skin stage alone, 100 instances, 1 thread, every skin variant",
-            Self::Frame => {
-                "the whole CPU frame with the best variants, 100 and 1000 instances, 1..N threads, both schedules"
-            }
-        }
+crate::declare_variants! {
+    /// What a bench run measures.
+    pub enum Workload: PlainSpec in "workload" {
+        Hierarchy => PlainSpec {
+            name: "hierarchy",
+            description: "hierarchy stage alone (and with palette), 1000 instances, 1 thread, every hierarchy variant",
+        },
+        Skin => PlainSpec {
+            name: "skin",
+            description: "skin stage alone, 100 instances, 1 thread, every skin variant",
+        },
+        Frame => PlainSpec {
+            name: "frame",
+            description: "the whole CPU frame with the best variants, 100 and 1000 instances, 1..N threads, both schedules",
+        },
     }
 }
 
@@ -238,7 +223,7 @@ fn measure_interleaved(
         })
         .max()
         .unwrap_or(0);
-    let mut out = crate::crowd::pipeline::output_buffer(bytes);
+    let mut out = crate::skin::OutputBuffer::zeroed(bytes);
     let burst = if quick { 3 } else { 6 };
     let (min_frames, max_frames) = if quick { (6, 400) } else { (40, 4000) };
     let budget = budget_per_candidate * candidates.len() as u32;
@@ -249,11 +234,9 @@ fn measure_interleaved(
             // ran; it is run but not recorded.
             for f in 0..=burst {
                 crowd.advance(1.0 / 60.0);
-                let t = c.pipeline.run_frame_until(
-                    crowd.as_slice(),
-                    bytemuck::cast_slice_mut(&mut out),
-                    c.last,
-                )?;
+                let t = c
+                    .pipeline
+                    .run_frame_until(crowd.as_slice(), out.as_bytes_mut(), c.last)?;
                 if f > 0 {
                     c.frames.push(t);
                 }
@@ -358,8 +341,10 @@ pub fn run(
     let joints = rig.joint_count();
     let vertices = rig.vertex_count();
     // The bytes a skin variant writes per instance (`pulled` stores only distinct vertices).
-    let stored_bytes =
-        |skin: SkinVariant| skin.stored_vertices(&rig.mesh) * skin.output_format().vertex_size();
+    let stored_bytes = |skin: SkinVariant| {
+        let layout = skin.layout(&rig);
+        layout.stored_vertices * layout.vertex_size()
+    };
     let mut rows = Vec::new();
     // Single-thread workloads use the fused schedule: each group's intermediates are then
     // fresh in the core's cache, as in a real frame, so the stage is measured rather than
@@ -392,10 +377,10 @@ pub fn run(
                         .iter()
                         .find(|(v, _)| *v == h)
                         .map(|(_, ms)| *ms);
-                    let model_bytes = match h {
-                        HierarchyVariant::Tree => 128.0,
-                        HierarchyVariant::Flat => 64.0,
-                        _ => 48.0,
+                    let model_bytes = match h.layout() {
+                        ModelLayout::Tree => 128.0,
+                        ModelLayout::Mat4 => 64.0,
+                        ModelLayout::Qvs | ModelLayout::Lanes => 48.0,
                     };
                     let mut row = empty_row(
                         workload,
@@ -507,7 +492,7 @@ pub fn run(
         let n = crowd.len();
         let items = match workload {
             Workload::Hierarchy => (n * joints) as f64,
-            _ => (n * vertices) as f64,
+            Workload::Skin | Workload::Frame => (n * vertices) as f64,
         };
         let mut measured = candidates.iter();
         let mut baseline: Option<(f64, f64)> = None;

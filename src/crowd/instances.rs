@@ -7,7 +7,7 @@
 //! dense index and a generation counter. Despawning swaps the last instance into the hole
 //! (O(1)), fixes that instance's slot, and bumps the freed slot's generation, so a handle
 //! kept from before is detected as stale instead of silently naming whoever reuses the
-//! slot. The prepared rig and clips are shared by all instances; an instance is 20 bytes.
+//! slot. The prepared rig and clips are shared by all instances; an instance is 24 bytes.
 
 use crate::prepare::PreparedRig;
 

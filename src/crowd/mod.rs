@@ -8,7 +8,9 @@
 //! the f64 reference.
 
 pub mod instances;
+pub mod machine;
 pub mod pipeline;
+pub mod pose;
 pub mod timing;
 pub mod verify;
 

@@ -18,50 +18,40 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytemuck::{Pod, Zeroable};
 use glam::Mat4;
 use rayon::prelude::*;
 
 use super::instances::Instance;
 use super::timing::{Stage, StageClock, StageTimings};
-use crate::anim::Qvs;
-use crate::anim::blend::blend_poses;
+use crate::anim::blend::{blend_poses, blend_reference};
+use crate::anim::hierarchy::reference::LocalF64;
 use crate::anim::hierarchy::{
-    self, HierarchyVariant, JointTree, ModelLayout, ModelPoses, ModelPosesMut,
+    self, HierarchyError, HierarchyVariant, JointTree, ModelLayout, ModelPoses, ModelPosesMut,
 };
 use crate::anim::palette::{self, PaletteLayout, Palettes, PalettesMut};
 use crate::anim::sample::sample_clip;
 use crate::prepare::PreparedRig;
-use crate::simd::{LANES, Lanes3x4};
-use crate::skin::{self, Dest, SkinVariant};
-use crate::variant::Variant;
+use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinVariant};
+use crate::types::{CacheLine, LANES, Lanes3x4, Qvs};
+use crate::variant::{PlainSpec, Variant};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Schedule {
-    Staged,
-    Fused,
+crate::declare_variants! {
+    /// How a frame's stages are spread over the worker threads.
+    pub enum Schedule: PlainSpec in "schedule" {
+        Staged => PlainSpec {
+            name: "staged",
+            description: "each stage over all instances in parallel, a barrier between stages",
+        },
+        Fused => PlainSpec {
+            name: "fused",
+            description: "per group of 8 instances all stages in one task (palette stays in cache)",
+        },
+    }
 }
 
-impl Variant for Schedule {
-    const STAGE: &'static str = "schedule";
-    const ALL: &'static [Self] = &[Self::Staged, Self::Fused];
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Staged => "staged",
-            Self::Fused => "fused",
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            Self::Staged => "each stage over all instances in parallel, a barrier between stages",
-            Self::Fused => {
-                "per group of 8 instances all stages in one task (palette stays in cache)"
-            }
-        }
-    }
+impl Schedule {
+    /// The app's default: a group's intermediates stay in the core's cache.
+    pub const DEFAULT: Self = Self::Fused;
 }
 
 /// Everything that selects how a frame is computed.
@@ -87,32 +77,48 @@ impl PipelineConfig {
         }
     }
 
-    /// The fastest variants of every stage for `rig` on this CPU.
-    ///
-    /// With AVX2+FMA these are the lane variants: `simd` hierarchy and `pulled` skin
-    /// (`packed`, which stores half `simd`'s bytes, minus the work on vertex copies
-    /// (`distinct`), written as lane blocks with non-temporal stores (`streamed`), the
-    /// copies not stored at all; see bench-results/).
-    /// Without them the lane
-    /// kernels run their portable fallback, which is slower than the scalar variants
-    /// (`bench --portable-simd`), so the best are `flat_qvs` (or `flat` where `flat_qvs`
-    /// refuses the rig) and `tuned`.
+    /// The fastest variants of every stage for `rig` on this CPU: [`best_hierarchy`]
+    /// (or `flat` where that refuses the rig) and [`best_skin`], `fused`.
     pub fn best_for(rig: &PreparedRig, threads: usize) -> Self {
-        let lanes_are_fast = crate::simd::SimdLevel::detect() != crate::simd::SimdLevel::Portable;
-        let (hierarchy, skin) = if lanes_are_fast {
-            (HierarchyVariant::Simd, SkinVariant::Pulled)
-        } else if HierarchyVariant::FlatQvs.refusal(rig).is_none() {
-            (HierarchyVariant::FlatQvs, SkinVariant::Tuned)
-        } else {
-            (HierarchyVariant::Flat, SkinVariant::Tuned)
+        let hierarchy = match best_hierarchy().refusal(rig) {
+            None => best_hierarchy(),
+            Some(_) => HierarchyVariant::Flat,
         };
         PipelineConfig {
             hierarchy,
-            skin,
+            skin: best_skin(),
             schedule: Schedule::Fused,
             threads,
             blend_weight: 0.0,
         }
+    }
+}
+
+/// Whether the lane kernels run with AVX2+FMA here. Without, they run their portable
+/// fallback, which is slower than the scalar variants (`bench --portable-simd`).
+fn lanes_are_fast() -> bool {
+    crate::simd::SimdLevel::detect() != crate::simd::SimdLevel::Portable
+}
+
+/// The fastest hierarchy variant on this CPU (for rigs it accepts): `simd` with AVX2+FMA,
+/// else `flat_qvs`.
+pub fn best_hierarchy() -> HierarchyVariant {
+    if lanes_are_fast() {
+        HierarchyVariant::Simd
+    } else {
+        HierarchyVariant::FlatQvs
+    }
+}
+
+/// The fastest skin variant on this CPU: `pulled` with AVX2+FMA (`packed`, which stores
+/// half `simd`'s bytes, minus the work on vertex copies (`distinct`), written as lane
+/// blocks with non-temporal stores (`streamed`), the copies not stored at all; see
+/// bench-results/), else `tuned`.
+pub fn best_skin() -> SkinVariant {
+    if lanes_are_fast() {
+        SkinVariant::Pulled
+    } else {
+        SkinVariant::Tuned
     }
 }
 
@@ -133,29 +139,14 @@ pub enum FrameError {
     Threads { given: usize, max: usize },
     #[error("blend weight {0} is outside 0..=1")]
     BlendWeight(f32),
-    #[error("output buffer holds {given} bytes; {needed} are needed for {instances} instances")]
-    OutputTooSmall {
-        given: usize,
-        needed: usize,
-        instances: usize,
-    },
-    #[error("output buffer is not {align}-byte aligned (the skin variant's stores need it)")]
-    Misaligned { align: usize },
+    #[error(transparent)]
+    Output(#[from] BufferError),
+    #[error("hierarchy: {0}")]
+    Hierarchy(#[from] HierarchyError),
+    #[error("skin: {0}")]
+    Skin(#[from] SkinError),
     #[error("cannot start the worker threads: {0}")]
     Pool(String),
-}
-
-/// One cache line: the arena's unit, so every group block starts on a line, and the unit
-/// of CPU-side output buffers (see [`output_buffer`]).
-#[repr(C, align(64))]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct Line(pub [u8; 64]);
-
-/// A zeroed output buffer of at least `bytes` bytes, aligned to a cache line: what every
-/// skin variant's stores need (16 bytes, 32 for lane blocks), and no vertex store
-/// straddles two lines. View it with `bytemuck::cast_slice_mut`.
-pub fn output_buffer(bytes: usize) -> Vec<Line> {
-    vec![Line([0; 64]); bytes.div_ceil(64)]
 }
 
 /// Byte sizes of the parts of one group's block.
@@ -207,7 +198,7 @@ struct Parts<'a> {
     palette: &'a mut [u8],
 }
 
-fn split<'a>(layout: &GroupLayout, block: &'a mut [Line]) -> Parts<'a> {
+fn split<'a>(layout: &GroupLayout, block: &'a mut [CacheLine]) -> Parts<'a> {
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(block);
     let (locals, rest) = bytes.split_at_mut(layout.locals);
     let (locals_b, rest) = rest.split_at_mut(layout.locals_b);
@@ -264,7 +255,7 @@ struct FrameContext<'a> {
     rig: &'a PreparedRig,
     config: PipelineConfig,
     layout: GroupLayout,
-    stride: usize,
+    output: OutputLayout,
     clock: &'a StageClock,
 }
 
@@ -273,11 +264,11 @@ impl FrameContext<'_> {
     fn run(
         &self,
         stage: Stage,
-        block: &mut [Line],
+        block: &mut [CacheLine],
         instances: &[Instance],
         out: Dest<u8>,
         trees: &mut [JointTree],
-    ) {
+    ) -> Result<(), FrameError> {
         let rig = self.rig;
         let s = rig.joint_stride;
         let active = instances.len();
@@ -313,8 +304,8 @@ impl FrameContext<'_> {
             }),
             Stage::Hierarchy => self.clock.time(stage, || {
                 let model = model_mut(self.config.hierarchy.layout(), parts.model, trees);
-                hierarchy::run_group(self.config.hierarchy, rig, parts.locals, model, active);
-            }),
+                hierarchy::run_group(self.config.hierarchy, rig, parts.locals, model, active)
+            })?,
             Stage::Palette => self.clock.time(stage, || {
                 let model = model_ref(self.config.hierarchy.layout(), parts.model, trees);
                 let palettes = palettes_mut(self.config.skin.palette_layout(), parts.palette);
@@ -322,10 +313,12 @@ impl FrameContext<'_> {
             }),
             Stage::Skin => self.clock.time(stage, || {
                 let palettes = palettes_ref(self.config.skin.palette_layout(), parts.palette);
-                skin::run_group(self.config.skin, rig, palettes, out, self.stride, active);
-            }),
-            Stage::Upload | Stage::Render => unreachable!("not a CPU pipeline stage"),
+                skin::run_group(self.config.skin, rig, &self.output, palettes, out, active)
+            })?,
+            // Not CPU pipeline stages: `cpu_stages` never lists them.
+            Stage::Upload | Stage::Render => {}
         }
+        Ok(())
     }
 
     fn cpu_stages(&self) -> &'static [Stage] {
@@ -369,12 +362,14 @@ pub struct Pipeline {
     config: PipelineConfig,
     pool: rayon::ThreadPool,
     layout: GroupLayout,
-    arena: Vec<Line>,
+    /// Where the skin variant puts each instance's vertices.
+    output: OutputLayout,
+    arena: Vec<CacheLine>,
     trees: Vec<JointTree>,
     /// One group block per worker for the `fused` schedule: a group's intermediates are
     /// consumed by the same task, so they need not outlive it, and the same few blocks
     /// stay in the worker's cache instead of a whole arena streaming through memory.
-    scratch: Vec<std::sync::Mutex<Vec<Line>>>,
+    scratch: Vec<std::sync::Mutex<Vec<CacheLine>>>,
     /// Stand-in output chunks for frames that stop before skinning.
     no_output: Vec<u8>,
     clock: StageClock,
@@ -386,6 +381,7 @@ impl Pipeline {
         let pool = Self::build_pool(config.threads)?;
         Ok(Pipeline {
             layout: GroupLayout::new(&rig, &config),
+            output: config.skin.layout(&rig),
             rig,
             config,
             pool,
@@ -441,6 +437,7 @@ impl Pipeline {
             self.pool = Self::build_pool(config.threads)?;
         }
         self.config = config;
+        self.output = config.skin.layout(&self.rig);
         let layout = GroupLayout::new(&self.rig, &config);
         if layout != self.layout || config.threads != self.scratch.len() {
             self.layout = layout;
@@ -450,28 +447,15 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Bytes between instances in the output buffer.
-    pub fn instance_stride(&self) -> usize {
-        self.config.skin.instance_stride(self.stored_vertices())
-    }
-
-    /// Vertices each instance stores (all, or the distinct ones for `pulled`).
-    pub fn stored_vertices(&self) -> usize {
-        self.config.skin.stored_vertices(&self.rig.mesh)
+    /// Where the current skin variant puts each instance's vertices: the one answer the
+    /// uploads, the renderer and every read-back use.
+    pub fn output_layout(&self) -> &OutputLayout {
+        &self.output
     }
 
     /// Output bytes needed for `instances` instances.
     pub fn output_bytes(&self, instances: usize) -> usize {
-        self.config
-            .skin
-            .output_bytes(instances, self.stored_vertices())
-    }
-
-    /// Where instance `instance`'s vertex 0 is in the output buffer.
-    pub fn instance_offset(&self, instance: usize) -> usize {
-        self.config
-            .skin
-            .instance_offset(instance, self.stored_vertices())
+        self.output.bytes(instances)
     }
 
     pub fn memory_report(&self) -> MemoryReport {
@@ -487,7 +471,7 @@ impl Pipeline {
             } else {
                 0
             },
-            output_bytes: self.instance_stride(),
+            output_bytes: self.output.instance_stride,
         }
     }
 
@@ -498,7 +482,7 @@ impl Pipeline {
             Schedule::Staged => self.reserve_arena(n),
             Schedule::Fused => {
                 if self.scratch.len() != self.config.threads {
-                    let block = vec![Line([0; 64]); self.layout.lines()];
+                    let block = vec![CacheLine::ZERO; self.layout.lines()];
                     self.scratch = (0..self.config.threads)
                         .map(|_| std::sync::Mutex::new(block.clone()))
                         .collect();
@@ -520,18 +504,18 @@ impl Pipeline {
     fn reserve_arena(&mut self, n: usize) {
         let lines = n.div_ceil(LANES) * self.layout.lines();
         if self.arena.len() < lines {
-            self.arena.resize(lines, Line([0; 64]));
+            self.arena.resize(lines, CacheLine::ZERO);
         }
     }
 
-    /// Computes one frame for `instances` into `out` (instance `i` at `i * instance_stride`)
-    /// and returns its timings.
+    /// Computes one frame for `instances` into `out` (each instance where
+    /// [`Self::output_layout`] says) and returns its timings.
     pub fn run_frame(
         &mut self,
         instances: &[Instance],
-        out: &mut [u8],
+        out: &mut OutputBuffer,
     ) -> Result<StageTimings, FrameError> {
-        self.run_frame_until(instances, out, Stage::Skin)
+        self.run_frame_until(instances, out.as_bytes_mut(), Stage::Skin)
     }
 
     /// Runs the stages up to and including `last` (the bench times the hierarchy without
@@ -554,23 +538,12 @@ impl Pipeline {
         last: Stage,
     ) -> Result<StageTimings, FrameError> {
         let n = instances.len();
-        let stride = self.instance_stride();
-        let needed = if last == Stage::Skin {
-            self.output_bytes(n)
-        } else {
-            0
-        };
-        if out.len() < needed {
-            return Err(FrameError::OutputTooSmall {
-                given: out.len(),
-                needed,
-                instances: n,
-            });
+        let skinning = last == Stage::Skin;
+        if skinning {
+            self.output
+                .check_buffer(out.as_mut_ptr() as usize, out.len(), n)?;
         }
-        let align = self.config.skin.output_align();
-        if needed > 0 && !(out.as_mut_ptr() as usize).is_multiple_of(align) {
-            return Err(FrameError::Misaligned { align });
-        }
+        let needed = if skinning { self.output.bytes(n) } else { 0 };
         self.reserve(n);
         if self.no_output.len() < n.div_ceil(LANES) {
             self.no_output.resize(n.div_ceil(LANES), 0);
@@ -580,7 +553,7 @@ impl Pipeline {
             rig: &self.rig,
             config: self.config,
             layout: self.layout,
-            stride,
+            output: self.output,
             clock: &self.clock,
         };
         let group_lines = self.layout.lines();
@@ -595,7 +568,7 @@ impl Pipeline {
         };
         // Without skinning, each group gets a one-byte stand-in so the chunks still zip.
         let (mut out, out_chunk) = if needed > 0 {
-            (out.range(0, needed), LANES * stride)
+            (out.range(0, needed), self.output.group_bytes())
         } else {
             (Dest::from_mut(&mut self.no_output[..n.div_ceil(LANES)]), 1)
         };
@@ -605,17 +578,17 @@ impl Pipeline {
                 Schedule::Staged => {
                     let arena = &mut self.arena[..n.div_ceil(LANES) * group_lines];
                     self.pool.install(|| {
-                        for &stage in stages {
+                        stages.iter().try_for_each(|&stage| {
                             arena
                                 .par_chunks_mut(group_lines)
                                 .zip(instances.par_chunks(LANES))
                                 .zip(out.range(0, out.len()).par_chunks(out_chunk))
                                 .zip(trees.par_chunks_mut(LANES))
-                                .for_each(|(((block, group), out), trees)| {
+                                .try_for_each(|(((block, group), out), trees)| {
                                     context.run(stage, block, group, out, trees)
-                                });
-                        }
-                    });
+                                })
+                        })
+                    })?;
                 }
                 Schedule::Fused => {
                     let scratch = &self.scratch;
@@ -624,24 +597,24 @@ impl Pipeline {
                             .par_chunks(LANES)
                             .zip(out.par_chunks(out_chunk))
                             .zip(trees.par_chunks_mut(LANES))
-                            .for_each(|((group, mut out), trees)| {
+                            .try_for_each(|((group, mut out), trees)| {
                                 // Each worker has its own block; the lock is never contended
                                 // (a task runs to completion on its worker without yielding).
                                 let worker =
                                     rayon::current_thread_index().unwrap_or(0) % scratch.len();
                                 let mut block =
                                     scratch[worker].lock().unwrap_or_else(|e| e.into_inner());
-                                for &stage in stages {
+                                stages.iter().try_for_each(|&stage| {
                                     context.run(
                                         stage,
                                         &mut block,
                                         group,
                                         out.range(0, out.len()),
                                         trees,
-                                    );
-                                }
-                            });
-                    });
+                                    )
+                                })
+                            })
+                    })?;
                 }
             }
         }
@@ -661,7 +634,7 @@ impl Pipeline {
 
     /// The model-space pose (`model_from_joint`) of every instance, computed by the current
     /// hierarchy variant and converted to 4×4 matrices: for verification, not per frame.
-    pub fn model_poses(&mut self, instances: &[Instance]) -> Vec<Vec<Mat4>> {
+    pub fn model_poses(&mut self, instances: &[Instance]) -> Result<Vec<Vec<Mat4>>, FrameError> {
         let n = instances.len();
         self.reserve(n);
         self.reserve_arena(n);
@@ -671,7 +644,7 @@ impl Pipeline {
             rig: &self.rig,
             config: self.config,
             layout: self.layout,
-            stride: 0,
+            output: self.output,
             clock: &self.clock,
         };
         let group_lines = self.layout.lines();
@@ -684,7 +657,7 @@ impl Pipeline {
                 if stage == Stage::Palette {
                     break;
                 }
-                context.run(stage, block, group, Dest::from_mut(&mut no_output), trees);
+                context.run(stage, block, group, Dest::from_mut(&mut no_output), trees)?;
             }
             let parts = split(&self.layout, block);
             for k in 0..group.len() {
@@ -703,7 +676,7 @@ impl Pipeline {
                 poses.push(pose);
             }
         }
-        poses
+        Ok(poses)
     }
 
     /// The local pose every instance is given this frame (after the blend): the input of
@@ -718,5 +691,20 @@ impl Pipeline {
             blend_poses(&mut locals, &other, self.config.blend_weight);
         }
         locals
+    }
+
+    /// The local pose every instance is given this frame, through the oracles: each clip
+    /// sampled as the pipeline samples it, blended by the f64 blend oracle.
+    pub fn reference_local_pose(&self, instance: &Instance) -> Vec<LocalF64> {
+        let rig = &self.rig;
+        let mut locals = rig.rest_pose.clone();
+        sample_instance(rig, instance.clip, instance.time_secs, &mut locals);
+        if self.config.blend_weight > 0.0 {
+            let mut other = rig.rest_pose.clone();
+            sample_instance(rig, instance.blend_clip, instance.time_secs, &mut other);
+            blend_reference(&locals, &other, self.config.blend_weight as f64)
+        } else {
+            locals.iter().map(LocalF64::from).collect()
+        }
     }
 }

@@ -1,16 +1,28 @@
 //! Verification: how far a frame computed by the current variants is from the f64
-//! reference (the panel's "verify" button and the conformance tests).
+//! oracles (the panel's "verify" button, `--verify`, `pose` and the conformance tests).
 //!
-//! How it works: for a spread of instances, the same local pose the pipeline used (sample
-//! and blend are shared by all variants) goes through the reference hierarchy, palette and
-//! skinning in double precision; the variant's output is read back in file vertex order
-//! and the largest position and normal differences are reported, positions also relative
-//! to the rig's size.
+//! How it works: for a spread of instances, each clip is sampled (sampling is shared by
+//! all variants and tested on its own), then the oracles take over in double precision:
+//! the blend oracle (written independently of the blend stage), the reference hierarchy,
+//! palette and skinning. The variant's output is decoded through its
+//! [`OutputLayout`](crate::skin::OutputLayout) into file vertex order and the largest
+//! position and normal differences are reported, positions also relative to the rig's
+//! size. The blend and hierarchy stages are compared on their own as well, so a failure
+//! names its stage.
+
+use glam::DVec3;
 
 use super::instances::Instance;
-use super::pipeline::Pipeline;
+use super::pipeline::{FrameError, Pipeline};
 use crate::anim::hierarchy::reference;
-use crate::skin;
+use crate::skin::{self, BufferError};
+
+/// Largest position error a correct variant may show, relative to the rig's size.
+pub const POSITION_TOLERANCE: f64 = 1e-4;
+
+/// Largest blend or hierarchy error a correct variant may show (relative to the rig's size
+/// for translations, absolute for the rotation/scale part).
+pub const POSE_TOLERANCE: f64 = 1e-4;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Deviation {
@@ -20,9 +32,54 @@ pub struct Deviation {
     pub relative_position: f64,
     /// Largest normal component difference (normals are near unit length).
     pub max_normal: f64,
+    /// The most the output format may be off in a normal component.
+    pub normal_tolerance: f64,
     pub worst_instance: usize,
     pub worst_vertex: usize,
     pub instances_checked: usize,
+}
+
+impl Deviation {
+    /// Whether positions and normals are within tolerance.
+    pub fn within_tolerance(&self) -> bool {
+        self.relative_position <= POSITION_TOLERANCE && self.max_normal <= self.normal_tolerance
+    }
+}
+
+/// The deviation of each stage from its oracle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct FrameDeviation {
+    /// The blend stage's local poses against the blend oracle (0 with blending off).
+    pub blend: f64,
+    /// The hierarchy variant's model matrices against the reference hierarchy.
+    pub hierarchy: f64,
+    /// The skinned output (hierarchy, palette and skin together) against the references.
+    pub skin: Deviation,
+}
+
+impl FrameDeviation {
+    pub fn within_tolerance(&self) -> bool {
+        self.blend <= POSE_TOLERANCE
+            && self.hierarchy <= POSE_TOLERANCE
+            && self.skin.within_tolerance()
+    }
+
+    /// One line per stage, for the terminal.
+    pub fn to_text(&self) -> String {
+        let d = &self.skin;
+        format!(
+            "blend      {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
+             hierarchy  {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
+             skin       position {:.2e} of the rig size (tolerance {POSITION_TOLERANCE:.0e}), \
+             normal {:.2e} (tolerance {:.1e}), {} instances checked\n",
+            self.blend,
+            self.hierarchy,
+            d.relative_position,
+            d.max_normal,
+            d.normal_tolerance,
+            d.instances_checked
+        )
+    }
 }
 
 /// Up to `count` instance indices spread evenly over `0..n`, always including the last.
@@ -37,58 +94,71 @@ fn spread(n: usize, count: usize) -> Vec<usize> {
     v
 }
 
+fn finite_or_infinite(e: f64) -> f64 {
+    if e.is_nan() { f64::INFINITY } else { e }
+}
+
 /// Compares `out` (the frame `pipeline` just computed for `instances`) with the reference.
 pub fn verify_frame(
     pipeline: &Pipeline,
     instances: &[Instance],
     out: &[u8],
     max_instances: usize,
-) -> Deviation {
+) -> Result<Deviation, BufferError> {
     let rig = pipeline.rig();
-    let variant = pipeline.config().skin;
-    let mut d = Deviation::default();
+    let layout = pipeline.output_layout();
+    let unit_normals = layout.format.unit_normals();
+    let mut d = Deviation {
+        normal_tolerance: layout.format.normal_tolerance(),
+        ..Deviation::default()
+    };
     for i in spread(instances.len(), max_instances) {
-        let locals = pipeline.local_pose(&instances[i]);
-        let model = reference::model_from_joint(&rig.skeleton, &locals);
+        let locals = pipeline.reference_local_pose(&instances[i]);
+        let model = reference::model_from_joint_f64(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
         let (ref_positions, ref_normals) = skin::reference::skin(&rig.source_mesh, &palette);
-        let (positions, normals) = skin::read_instance(variant, rig, out, i);
-        // The packed output stores only the normal's direction.
-        let unit_normals = variant.output_format() == skin::OutputFormat::Packed;
+        let (positions, normals) = layout.read_instance(&rig.mesh, out, i)?;
         for v in 0..positions.len() {
-            let dp = (positions[v].as_dvec3() - ref_positions[v])
-                .abs()
-                .max_element();
+            let dp = finite_or_infinite(
+                (positions[v].as_dvec3() - ref_positions[v])
+                    .abs()
+                    .max_element(),
+            );
+            // The packed output stores only the normal's direction.
             let reference_normal = if unit_normals {
                 ref_normals[v].normalize_or_zero()
             } else {
                 ref_normals[v]
             };
-            let dn = (normals[v].as_dvec3() - reference_normal)
-                .abs()
-                .max_element();
-            if dp > d.max_position || dp.is_nan() {
-                d.max_position = if dp.is_nan() { f64::INFINITY } else { dp };
+            let dn = finite_or_infinite(
+                (normals[v].as_dvec3() - reference_normal)
+                    .abs()
+                    .max_element(),
+            );
+            if dp > d.max_position {
+                d.max_position = dp;
                 d.worst_instance = i;
                 d.worst_vertex = v;
             }
-            d.max_normal = d
-                .max_normal
-                .max(if dn.is_nan() { f64::INFINITY } else { dn });
+            d.max_normal = d.max_normal.max(dn);
         }
         d.instances_checked += 1;
     }
     d.relative_position = d.max_position / rig.bounds_size as f64;
-    d
+    Ok(d)
 }
 
 /// Largest difference between the current hierarchy variant's model matrices and the
 /// reference, relative to the rig's size (translations) or absolute (rotation/scale part).
-pub fn verify_hierarchy(pipeline: &mut Pipeline, instances: &[Instance]) -> f64 {
-    let poses = pipeline.model_poses(instances);
+pub fn verify_hierarchy(
+    pipeline: &mut Pipeline,
+    instances: &[Instance],
+) -> Result<f64, FrameError> {
+    let poses = pipeline.model_poses(instances)?;
     let rig = pipeline.rig().clone();
     let mut worst: f64 = 0.0;
     for (instance, pose) in instances.iter().zip(&poses) {
+        // The same local pose the variant was given, so only the hierarchy is compared.
         let locals = pipeline.local_pose(instance);
         let reference = reference::model_from_joint(&rig.skeleton, &locals);
         for (m, r) in pose.iter().zip(&reference) {
@@ -96,10 +166,54 @@ pub fn verify_hierarchy(pipeline: &mut Pipeline, instances: &[Instance]) -> f64 
             for c in 0..4 {
                 let diff = (m.col(c) - r.col(c)).abs().max_element();
                 let scale = if c == 3 { rig.bounds_size as f64 } else { 1.0 };
-                let e = diff / scale;
-                worst = worst.max(if e.is_nan() { f64::INFINITY } else { e });
+                worst = worst.max(finite_or_infinite(diff / scale));
             }
         }
     }
+    Ok(worst)
+}
+
+/// Largest difference between the blend stage's local poses and the blend oracle
+/// (translations relative to the rig's size; rotations and scales absolute).
+pub fn verify_blend(pipeline: &Pipeline, instances: &[Instance]) -> f64 {
+    let size = pipeline.rig().bounds_size as f64;
+    let mut worst: f64 = 0.0;
+    for instance in instances {
+        let blended = pipeline.local_pose(instance);
+        let oracle = pipeline.reference_local_pose(instance);
+        for (b, o) in blended.iter().zip(&oracle) {
+            let b = reference::LocalF64::from(b);
+            // q and -q are one rotation.
+            let rotation = (b.rotation - o.rotation)
+                .length()
+                .min((b.rotation + o.rotation).length());
+            let translation = max_abs(b.translation - o.translation) / size;
+            let scale = max_abs(b.scale - o.scale);
+            worst = worst.max(finite_or_infinite(rotation.max(translation).max(scale)));
+        }
+    }
     worst
+}
+
+fn max_abs(v: DVec3) -> f64 {
+    v.abs().max_element()
+}
+
+/// Every stage of the frame `out` holds against its oracle.
+pub fn verify_stages(
+    pipeline: &mut Pipeline,
+    instances: &[Instance],
+    out: &[u8],
+    max_instances: usize,
+) -> Result<FrameDeviation, FrameError> {
+    let sample: Vec<Instance> = spread(instances.len(), max_instances)
+        .into_iter()
+        .map(|i| instances[i])
+        .collect();
+    let skin = verify_frame(pipeline, instances, out, max_instances)?;
+    Ok(FrameDeviation {
+        blend: verify_blend(pipeline, &sample),
+        hierarchy: verify_hierarchy(pipeline, &sample)?,
+        skin,
+    })
 }

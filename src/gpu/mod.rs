@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::crowd::{InstanceStore, Pipeline, PipelineConfig};
 use crate::prepare::PreparedRig;
+use crate::skin::OutputLayout;
 
 pub use context::{AdapterSummary, GpuContext, GpuError};
 pub use renderer::{CrowdRenderer, FrameTargets, OrbitCamera};
@@ -124,7 +125,7 @@ pub fn crowd_pass(
     encoder: &mut wgpu::CommandEncoder,
     targets: &FrameTargets,
     renderer: &CrowdRenderer,
-    config: &PipelineConfig,
+    layout: &OutputLayout,
     instances: usize,
     viewport: Option<[f32; 4]>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
@@ -154,7 +155,7 @@ pub fn crowd_pass(
     if let Some([x, y, w, h]) = viewport {
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
-    renderer.draw(&mut pass, config.skin, instances);
+    renderer.draw(&mut pass, layout, instances);
 }
 
 /// Renders `instances` of `rig` offscreen (no window, no panel) and reads the image back:
@@ -197,7 +198,7 @@ pub fn render_offscreen(
         &mut encoder,
         &targets,
         &renderer,
-        &config,
+        pipeline.output_layout(),
         crowd.len(),
         None,
         None,
@@ -225,4 +226,52 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), String> {
     image
         .save_with_format(path, image::ImageFormat::Png)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Reads the first `bytes` of a buffer (made with `COPY_SRC`) back to the CPU. Blocks
+/// until the GPU is done with everything submitted before.
+pub fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<u8>, String> {
+    let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+    if size > buffer.size() {
+        return Err(format!(
+            "cannot read {bytes} bytes back from a buffer of {}",
+            buffer.size()
+        ));
+    }
+    if size == 0 {
+        return Ok(Vec::new());
+    }
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("buffer readback"),
+        size,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
+    queue.submit([encoder.finish()]);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = sender.send(r);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| format!("waiting for the GPU: {e}"))?;
+    receiver
+        .recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("mapping the readback buffer: {e}"))?;
+    let data = readback
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| format!("reading the readback buffer: {e}"))?;
+    let out = data[..bytes as usize].to_vec();
+    drop(data);
+    readback.unmap();
+    Ok(out)
 }

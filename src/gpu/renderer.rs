@@ -1,14 +1,17 @@
 //! The crowd renderer: long-lived pipelines and static buffers, separate from per-frame
 //! data (the `re_renderer` split).
 //!
-//! How it works: one pipeline per skinned vertex layout (interleaved float3 for `naive`,
-//! split float3 for `split`, float4 for the rest), all with the same shaders. Vertex slot 0
-//! is an instance's slice of the one dynamic skinned buffer; slot 1 is the static uv
-//! stream, uploaded once in file order and once in influence-sorted order (`naive` reads
-//! its uv from slot 0, as its interleaved layout includes it). Each instance is one draw:
-//! `instance_index` picks its transform and material colour from a storage buffer. The
-//! skinned buffer grows (by a quarter more than needed) or shrinks (when four times too
-//! big) by being recreated; the next frame fills it, so a resize costs no stall.
+//! How it works: one named pipeline per [`DrawPath`] (interleaved float3, split float3,
+//! float4, packed, packed lane blocks, pulled lane blocks), all from `crowd.wgsl`. The
+//! frame's [`OutputLayout`] says which one draws it and where each instance's vertices
+//! are; the renderer works nothing out again. Vertex slot 0 is an instance's part of the
+//! one dynamic skinned buffer (for `Pulled`, each vertex's distinct index, the blocks
+//! being read from a storage binding moved per group); slot 1 is the static uv stream,
+//! uploaded once in file order and once in influence-sorted order (the interleaved path
+//! reads its uv from slot 0). Each instance is one draw: `instance_index` picks its
+//! transform and material colour from a storage buffer. The skinned buffer grows (by a
+//! quarter more than needed) or shrinks (when four times too big) by being recreated; the
+//! next frame fills it, so a resize costs no stall.
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
@@ -16,8 +19,8 @@ use wgpu::util::DeviceExt;
 
 use crate::crowd::Instance;
 use crate::prepare::PreparedRig;
-use crate::simd::LANES;
-use crate::skin::{OutputFormat, SkinVariant};
+use crate::skin::{DrawPath, OutputLayout, VertexOrder};
+use crate::types::{LANES, VertexPacked};
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -120,11 +123,12 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
 }
 
 pub struct CrowdRenderer {
-    pipelines: [wgpu::RenderPipeline; 6],
+    /// One pipeline per draw path, in `DrawPath::ALL` order.
+    pipelines: [(DrawPath, wgpu::RenderPipeline); 6],
     blocks_layout: wgpu::BindGroupLayout,
-    /// One group's lane blocks of the skinned buffer (for `pulled`), when it is that big.
-    blocks_bind_group: Option<wgpu::BindGroup>,
-    pulled_group_bytes: u64,
+    /// One group's lane blocks of the skinned buffer (for `Pulled`) and the group's bytes,
+    /// when the buffer is that big.
+    blocks_bind_group: Option<(wgpu::BindGroup, u64)>,
     distinct_index: wgpu::Buffer,
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
@@ -140,7 +144,6 @@ pub struct CrowdRenderer {
     skinned: wgpu::Buffer,
     skinned_capacity: u64,
     max_buffer_size: u64,
-    vertex_count: usize,
     world_from_model: Mat4,
     instance_scratch: Vec<InstanceGpu>,
     pub color_format: wgpu::TextureFormat,
@@ -155,22 +158,6 @@ const PACKED: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
-
-/// The render pipeline (vertex layout) a skin variant's output is drawn with.
-fn layout_index(variant: SkinVariant) -> usize {
-    if variant == SkinVariant::Pulled {
-        return 5;
-    }
-    if variant.lane_blocks() {
-        return 4;
-    }
-    match variant.output_format() {
-        OutputFormat::Interleaved => 0,
-        OutputFormat::Float3 => 1,
-        OutputFormat::Float4 => 2,
-        OutputFormat::Packed => 3,
-    }
-}
 
 impl CrowdRenderer {
     pub fn new(
@@ -240,15 +227,19 @@ impl CrowdRenderer {
             };
         // Lane blocks are the packed vertex with a 128-byte stride: each instance reads
         // its slot of every block, so the shader is the packed one.
-        let block_stride = (LANES * std::mem::size_of::<crate::prepare::VertexPacked>()) as u64;
-        let layouts: [Vec<Option<wgpu::VertexBufferLayout>>; 6] = [
-            vec![Some(buffer(32, &INTERLEAVED))],
-            vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
-            vec![Some(buffer(32, &FLOAT4)), Some(buffer(8, &UV))],
-            vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
-            vec![Some(buffer(block_stride, &PACKED)), Some(buffer(8, &UV))],
-            vec![Some(buffer(4, &DISTINCT_INDEX)), Some(buffer(8, &UV))],
-        ];
+        let block_stride = (LANES * std::mem::size_of::<VertexPacked>()) as u64;
+        let buffers = |path: DrawPath| -> Vec<Option<wgpu::VertexBufferLayout>> {
+            match path {
+                DrawPath::Interleaved => vec![Some(buffer(32, &INTERLEAVED))],
+                DrawPath::Float3 => vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
+                DrawPath::Float4 => vec![Some(buffer(32, &FLOAT4)), Some(buffer(8, &UV))],
+                DrawPath::Packed => vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
+                DrawPath::PackedBlocks => {
+                    vec![Some(buffer(block_stride, &PACKED)), Some(buffer(8, &UV))]
+                }
+                DrawPath::Pulled => vec![Some(buffer(4, &DISTINCT_INDEX)), Some(buffer(8, &UV))],
+            }
+        };
         let depth = Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
             depth_write_enabled: Some(true),
@@ -296,35 +287,28 @@ impl CrowdRenderer {
             |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
                 make_with(&layout, label, vs, fs, buffers)
             };
-        let pipelines = [
-            make(
-                "crowd interleaved (naive)",
-                "vs_skinned",
-                "fs_skinned",
-                &layouts[0],
-            ),
-            make(
-                "crowd float3 split",
-                "vs_skinned",
-                "fs_skinned",
-                &layouts[1],
-            ),
-            make("crowd float4", "vs_skinned", "fs_skinned", &layouts[2]),
-            make("crowd packed", "vs_packed", "fs_skinned", &layouts[3]),
-            make(
-                "crowd packed, lane blocks",
-                "vs_packed",
-                "fs_skinned",
-                &layouts[4],
-            ),
-            make_with(
-                &pulled_layout,
-                "crowd pulled lane blocks",
-                "vs_pulled",
-                "fs_skinned",
-                &layouts[5],
-            ),
-        ];
+        let pipelines = DrawPath::ALL.map(|path| {
+            let (label, vs) = match path {
+                DrawPath::Interleaved => ("crowd interleaved (naive)", "vs_skinned"),
+                DrawPath::Float3 => ("crowd float3 split", "vs_skinned"),
+                DrawPath::Float4 => ("crowd float4", "vs_skinned"),
+                DrawPath::Packed => ("crowd packed", "vs_packed"),
+                DrawPath::PackedBlocks => ("crowd packed, lane blocks", "vs_packed"),
+                DrawPath::Pulled => ("crowd pulled lane blocks", "vs_pulled"),
+            };
+            let layout = match path {
+                DrawPath::Pulled => &pulled_layout,
+                DrawPath::Interleaved
+                | DrawPath::Float3
+                | DrawPath::Float4
+                | DrawPath::Packed
+                | DrawPath::PackedBlocks => &layout,
+            };
+            (
+                path,
+                make_with(layout, label, vs, "fs_skinned", &buffers(path)),
+            )
+        });
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
 
         let mesh = &rig.mesh;
@@ -368,9 +352,6 @@ impl CrowdRenderer {
             pipelines,
             blocks_layout,
             blocks_bind_group: None,
-            pulled_group_bytes: SkinVariant::Pulled
-                .output_bytes(LANES, SkinVariant::Pulled.stored_vertices(mesh))
-                as u64,
             distinct_index,
             ground_pipeline,
             bind_group_layout,
@@ -386,7 +367,6 @@ impl CrowdRenderer {
             skinned,
             skinned_capacity: 256,
             max_buffer_size: device.limits().max_buffer_size,
-            vertex_count: mesh.vertex_count,
             world_from_model: rig_normalization(rig),
             instance_scratch: Vec::new(),
             color_format,
@@ -406,9 +386,11 @@ impl CrowdRenderer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned vertices"),
             size,
+            // COPY_SRC: verify reads back exactly what is drawn.
             usage: wgpu::BufferUsages::VERTEX
                 | wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST,
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         })
     }
@@ -440,33 +422,52 @@ impl CrowdRenderer {
         self.max_buffer_size
     }
 
-    /// Makes the skinned buffer hold `bytes`; returns whether it was recreated.
-    pub fn ensure_skinned_capacity(&mut self, device: &wgpu::Device, bytes: u64) -> bool {
-        let bytes = bytes.max(256);
-        if bytes > self.skinned_capacity || bytes * 4 < self.skinned_capacity {
+    /// Makes the skinned buffer hold `instances` instances of `layout`; returns whether it
+    /// was recreated.
+    pub fn ensure_skinned_capacity(
+        &mut self,
+        device: &wgpu::Device,
+        layout: &OutputLayout,
+        instances: usize,
+    ) -> bool {
+        let bytes = (layout.bytes(instances) as u64).max(256);
+        let recreate = bytes > self.skinned_capacity || bytes * 4 < self.skinned_capacity;
+        if recreate {
             let size = (bytes + bytes / 4)
                 .next_multiple_of(256)
                 .min(self.max_buffer_size)
                 .max(bytes);
             self.skinned = Self::skinned_buffer(device, size);
             self.skinned_capacity = size;
-            self.blocks_bind_group = (size >= self.pulled_group_bytes).then(|| {
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("lane blocks"),
-                    layout: &self.blocks_layout,
-                    entries: &[wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &self.skinned,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(self.pulled_group_bytes),
-                        }),
-                    }],
-                })
-            });
-            return true;
+            self.blocks_bind_group = None;
         }
-        false
+        // `Pulled` binds one group of blocks at a time, at a dynamic offset per group.
+        let group = layout.group_bytes() as u64;
+        let wanted = match layout.draw_path {
+            DrawPath::Pulled => self.skinned_capacity >= group,
+            DrawPath::Interleaved
+            | DrawPath::Float3
+            | DrawPath::Float4
+            | DrawPath::Packed
+            | DrawPath::PackedBlocks => false,
+        };
+        let current = self.blocks_bind_group.as_ref().map(|(_, bytes)| *bytes);
+        if wanted && current != Some(group) {
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("lane blocks"),
+                layout: &self.blocks_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &self.skinned,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(group),
+                    }),
+                }],
+            });
+            self.blocks_bind_group = Some((bind_group, group));
+        }
+        recreate
     }
 
     pub fn skinned(&self) -> &wgpu::Buffer {
@@ -511,56 +512,69 @@ impl CrowdRenderer {
         }
     }
 
-    /// Records the ground and one draw per instance.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, variant: SkinVariant, instances: usize) {
+    /// Records the ground and one draw per instance, each reading its vertices where
+    /// `layout` says.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, layout: &OutputLayout, instances: usize) {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_pipeline(&self.ground_pipeline);
         pass.draw(0..6, 0..1);
         if instances == 0 {
             return;
         }
-        let format = variant.output_format();
-        pass.set_pipeline(&self.pipelines[layout_index(variant)]);
-        let (indices, uvs) = if variant.sorted_order() {
-            (&self.index_sorted, &self.uv_sorted)
-        } else {
-            (&self.index_file, &self.uv_file)
+        let Some((_, pipeline)) = self.pipelines.iter().find(|(p, _)| *p == layout.draw_path)
+        else {
+            return;
+        };
+        pass.set_pipeline(pipeline);
+        let (indices, uvs) = match layout.order {
+            VertexOrder::InfluenceSorted => (&self.index_sorted, &self.uv_sorted),
+            VertexOrder::File => (&self.index_file, &self.uv_file),
         };
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
-        if format != OutputFormat::Interleaved {
+        if layout.draw_path.reads_uv_stream() {
             pass.set_vertex_buffer(1, uvs.slice(..));
         }
-        if variant == SkinVariant::Pulled {
-            self.draw_pulled(pass, instances);
-            return;
-        }
-        // Every other variant stores every vertex. From an instance's first vertex to the
-        // end of its last:
-        let bytes = ((self.vertex_count.max(1) - 1) * variant.vertex_stride()
-            + format.vertex_size()) as u64;
-        for i in 0..instances as u64 {
-            let start = variant.instance_offset(i as usize, self.vertex_count) as u64;
-            if start + bytes > self.skinned_capacity {
-                break;
+        match layout.draw_path {
+            DrawPath::Pulled => self.draw_pulled(pass, layout, instances),
+            DrawPath::Interleaved
+            | DrawPath::Float3
+            | DrawPath::Float4
+            | DrawPath::Packed
+            | DrawPath::PackedBlocks => {
+                let bytes = layout.instance_span() as u64;
+                for i in 0..instances as u64 {
+                    let start = layout.instance_offset(i as usize) as u64;
+                    if start + bytes > self.skinned_capacity {
+                        break;
+                    }
+                    pass.set_vertex_buffer(0, self.skinned.slice(start..start + bytes));
+                    pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
+                }
             }
-            pass.set_vertex_buffer(0, self.skinned.slice(start..start + bytes));
-            pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
         }
     }
 
-    /// `pulled`: slot 0 is each vertex's distinct index, and the vertex shader reads the
+    /// `Pulled`: slot 0 is each vertex's distinct index, and the vertex shader reads the
     /// instance's group of lane blocks through bind group 1, moved per group.
-    fn draw_pulled(&self, pass: &mut wgpu::RenderPass<'_>, instances: usize) {
-        let Some(blocks) = &self.blocks_bind_group else {
+    fn draw_pulled(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        layout: &OutputLayout,
+        instances: usize,
+    ) {
+        let Some((blocks, group_bytes)) = &self.blocks_bind_group else {
             return;
         };
+        if *group_bytes != layout.group_bytes() as u64 {
+            return;
+        }
         pass.set_vertex_buffer(0, self.distinct_index.slice(..));
         for group in 0..instances.div_ceil(LANES) {
-            let offset = group as u64 * self.pulled_group_bytes;
+            let offset = group as u64 * group_bytes;
             let Ok(dynamic) = u32::try_from(offset) else {
                 break;
             };
-            if offset + self.pulled_group_bytes > self.skinned_capacity {
+            if offset + group_bytes > self.skinned_capacity {
                 break;
             }
             pass.set_bind_group(1, blocks, &[dynamic]);

@@ -16,47 +16,38 @@
 use std::num::NonZeroU64;
 use std::time::Instant;
 
-use crate::crowd::pipeline::{Line, output_buffer};
 use crate::crowd::{FrameError, Instance, Pipeline, Stage, StageTimings};
-use crate::skin::Dest;
-use crate::variant::Variant;
+use crate::skin::{BufferError, Dest, OutputBuffer};
+use crate::variant::PlainSpec;
 
 use super::renderer::CrowdRenderer;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UploadVariant {
-    WriteBuffer,
-    InPlace,
-    StagingBelt,
+crate::declare_variants! {
+    /// How the skinned stream reaches the GPU buffer.
+    pub enum UploadVariant: PlainSpec in "upload" {
+        WriteBuffer => PlainSpec {
+            name: "write_buffer",
+            description: "skin into a CPU buffer, then queue.write_buffer copies it",
+        },
+        InPlace => PlainSpec {
+            name: "in_place",
+            description: "skin straight into queue.write_buffer_with staging memory (no extra copy)",
+        },
+        StagingBelt => PlainSpec {
+            name: "staging_belt",
+            description: "skin straight into reused StagingBelt chunks",
+        },
+    }
 }
 
-impl Variant for UploadVariant {
-    const STAGE: &'static str = "upload";
-    const ALL: &'static [Self] = &[Self::WriteBuffer, Self::InPlace, Self::StagingBelt];
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::WriteBuffer => "write_buffer",
-            Self::InPlace => "in_place",
-            Self::StagingBelt => "staging_belt",
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            Self::WriteBuffer => "skin into a CPU buffer, then queue.write_buffer copies it",
-            Self::InPlace => {
-                "skin straight into queue.write_buffer_with staging memory (no extra copy)"
-            }
-            Self::StagingBelt => "skin straight into reused StagingBelt chunks",
-        }
-    }
+impl UploadVariant {
+    /// The app's default: no CPU-side copy.
+    pub const DEFAULT: Self = Self::InPlace;
 }
 
 /// Owns what the upload variants keep between frames.
 pub struct Uploader {
-    cpu: Vec<Line>,
+    cpu: OutputBuffer,
     belt: wgpu::util::StagingBelt,
     belt_chunk: u64,
     /// Set when a variant had to fall back this frame (shown in the panel).
@@ -66,7 +57,7 @@ pub struct Uploader {
 impl Uploader {
     pub fn new(device: &wgpu::Device) -> Self {
         Uploader {
-            cpu: Vec::new(),
+            cpu: OutputBuffer::default(),
             belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
             belt_chunk: 1 << 20,
             note: None,
@@ -89,21 +80,17 @@ impl Uploader {
     ) -> Result<StageTimings, FrameError> {
         self.note = None;
         let bytes = pipeline.output_bytes(instances.len()) as u64;
-        renderer.ensure_skinned_capacity(device, bytes);
+        renderer.ensure_skinned_capacity(device, pipeline.output_layout(), instances.len());
         let Some(size) = NonZeroU64::new(bytes) else {
-            return pipeline.run_frame(instances, &mut []);
+            return pipeline.run_frame_until(instances, &mut [], Stage::Skin);
         };
         let upload = Stage::Upload.index();
         match variant {
             UploadVariant::WriteBuffer => {
-                let lines = bytes.div_ceil(64) as usize;
-                if self.cpu.len() < lines {
-                    self.cpu = output_buffer(bytes as usize);
-                }
-                let cpu: &mut [u8] = bytemuck::cast_slice_mut(&mut self.cpu[..lines]);
-                let mut timings = pipeline.run_frame(instances, cpu)?;
+                self.cpu.resize(bytes as usize);
+                let mut timings = pipeline.run_frame(instances, &mut self.cpu)?;
                 let start = Instant::now();
-                queue.write_buffer(renderer.skinned(), 0, &cpu[..bytes as usize]);
+                queue.write_buffer(renderer.skinned(), 0, self.cpu.as_bytes());
                 timings.stage_us[upload] = start.elapsed().as_secs_f64() * 1e6;
                 Ok(timings)
             }
@@ -177,7 +164,7 @@ impl Uploader {
         // (possibly uninitialized, write-combined) memory requires.
         let dest = unsafe { Dest::from_raw(ptr, len) };
         let result = pipeline.run_frame_into(instances, dest, Stage::Skin);
-        if let Err(FrameError::Misaligned { align }) = result {
+        if let Err(FrameError::Output(BufferError::Misaligned { align })) = result {
             *note = Some(format!(
                 "the mapped staging memory is not {align}-byte aligned"
             ));

@@ -22,77 +22,14 @@
 //!
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
-use bytemuck::{Pod, Zeroable};
+pub mod clip;
+pub mod scale;
 
 use crate::rig::Mesh;
 
-/// Interleaved float3 position, float3 normal, float2 uv: the seed's original vertex.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct VertexInterleaved {
-    pub position: [f32; 3],
-    pub normal: [f32; 3],
-    pub uv: [f32; 2],
-}
-
-/// The skinned stream in float3: position and normal.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct VertexF3 {
-    pub position: [f32; 3],
-    pub normal: [f32; 3],
-}
-
-/// The skinned stream in float4, 16-byte aligned: position (w = 1) and normal (w = 0).
-#[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct VertexF4 {
-    pub position: [f32; 4],
-    pub normal: [f32; 4],
-}
-
-/// A compact skinned vertex (the `packed` variant): float3 position and the normal's
-/// direction in unorm 10:10:10:2 (16 bytes, half of [`VertexF4`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct VertexPacked {
-    pub position: [f32; 3],
-    /// x in bits 0..10, y in 10..20, z in 20..30 (WebGPU's `unorm10-10-10-2`); the top
-    /// two bits are zero.
-    pub normal: u32,
-}
-
-/// A normal's direction (any non-zero length) as unorm 10:10:10:2: each unit component
-/// `c` becomes `q = round(511 c + 512)`, in 1..=1023, and the shader maps the fetched
-/// `q / 1023` back to `(q - 512) / 511`, within half a step (1 / 1022) of `c`. (Not the
-/// symmetric `511.5 c + 511.5`: the vector encoder rounds by adding `2^23 + 512` to a
-/// float, and `2^23 + 511.5` is not one.) Ten bits per component are what shading needs
-/// and the encode is a handful of instructions (an octahedral snorm16 code was measured:
-/// more precise, but its encode cost more than the halved stores saved).
-pub fn pack_normal(n: glam::Vec3) -> u32 {
-    let scale = 511.0 / n.length_squared().max(1e-30).sqrt();
-    // Round half to even, as the vector encoder's float rounding does.
-    let q = |c: f32| ((c * scale + 512.0).round_ties_even() as u32).clamp(1, 1023);
-    q(n.x) | (q(n.y) << 10) | (q(n.z) << 20)
-}
-
-/// The unit direction of a packed normal (what the vertex shader computes).
-pub fn unpack_normal(bits: u32) -> glam::Vec3 {
-    let c = |shift: u32| (((bits >> shift) & 0x3FF) as f32 - 512.0) / 511.0;
-    glam::Vec3::new(c(0), c(10), c(20)).normalize_or_zero()
-}
-
-/// Largest component error of [`unpack_normal`]`(`[`pack_normal`]`(n))` against
-/// `n.normalize()`: half a step per component before renormalizing, at most √3 times that
-/// after.
-pub const PACKED_NORMAL_TOLERANCE: f32 = 1.8e-3;
-
-const _: () = {
-    assert!(std::mem::size_of::<VertexPacked>() == 16);
-    assert!(std::mem::size_of::<VertexInterleaved>() == 32);
-    assert!(std::mem::size_of::<VertexF3>() == 24);
-    assert!(std::mem::size_of::<VertexF4>() == 32);
-    assert!(std::mem::align_of::<VertexF4>() == 16);
+pub use crate::types::{
+    PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved, VertexPacked, pack_normal,
+    unpack_normal,
 };
 
 /// Influence-sorted streams: class c (c + 1 influences) occupies vertices
@@ -365,21 +302,21 @@ pub struct PreparedRig {
     /// File name or "reference", for messages and reports.
     pub name: String,
     pub skeleton: crate::rig::Skeleton,
-    pub clips: Vec<crate::anim::sample::ClipRt>,
+    pub clips: Vec<clip::ClipRt>,
     pub mesh: PreparedMesh,
     /// The imported mesh, file order: the input of the reference skinning.
     pub source_mesh: Mesh,
     /// Rest pose as the runtime transform type.
-    pub rest_pose: Vec<crate::anim::Qvs>,
+    pub rest_pose: Vec<crate::types::Qvs>,
     /// Joint count rounded up to a multiple of 4, so every per-instance array of 48- or
     /// 64-byte elements is a whole number of cache lines.
     pub joint_stride: usize,
     /// Bind-pose bounding-box diagonal: the scale of the conformance tolerance.
     pub bounds_size: f32,
     /// Why `flat_qvs` cannot pose this rig exactly, if it cannot.
-    pub qvs_refusal: Option<String>,
+    pub shear_reason: Option<String>,
     /// Each root's folded ancestor transform as QVS (used by `flat_qvs`).
-    pub root_parent_qvs: Vec<crate::anim::Qvs>,
+    pub root_parent_qvs: Vec<crate::types::Qvs>,
     pub summary: crate::rig::RigSummary,
 }
 
@@ -388,18 +325,14 @@ impl PreparedRig {
         let summary = crate::rig::RigSummary::new(&rig, report);
         let joint_count = rig.skeleton.joint_count();
         let mesh = PreparedMesh::new(&rig.mesh, joint_count);
-        let qvs_refusal = crate::anim::hierarchy::flat_qvs::refusal(&rig.skeleton, &rig.clips);
-        let clips = rig
-            .clips
-            .iter()
-            .map(crate::anim::sample::ClipRt::new)
-            .collect();
-        let root_parent_qvs = crate::anim::hierarchy::flat_qvs::root_parents(&rig.skeleton);
+        let shear_reason = scale::shear_reason(&rig.skeleton, &rig.clips);
+        let clips = rig.clips.iter().map(clip::ClipRt::new).collect();
+        let root_parent_qvs = scale::root_parents(&rig.skeleton);
         let rest_pose = rig
             .skeleton
             .rest_pose
             .iter()
-            .map(crate::anim::Qvs::from)
+            .map(crate::types::Qvs::from)
             .collect();
         PreparedRig {
             name: name.to_string(),
@@ -410,7 +343,7 @@ impl PreparedRig {
             mesh,
             source_mesh: rig.mesh,
             rest_pose,
-            qvs_refusal,
+            shear_reason,
             root_parent_qvs,
             summary,
         }
@@ -440,45 +373,5 @@ impl PreparedRig {
 
     pub fn vertex_count(&self) -> usize {
         self.mesh.vertex_count
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{PACKED_NORMAL_TOLERANCE, pack_normal, unpack_normal};
-    use glam::Vec3;
-
-    #[test]
-    fn packed_normals_round_trip_within_half_a_step() {
-        let mut worst: f32 = 0.0;
-        let mut check = |n: Vec3| {
-            let back = unpack_normal(pack_normal(n));
-            worst = worst.max((back - n.normalize()).abs().max_element());
-        };
-        for i in 0..20000 {
-            let t = i as f32 * 0.618;
-            let n = Vec3::new(
-                t.sin() * (t * 1.7).cos(),
-                (t * 0.3).cos(),
-                t.cos() * (t * 2.3).sin(),
-            ) * (0.25 + i as f32 % 3.0);
-            if n.length() > 1e-3 {
-                check(n);
-            }
-        }
-        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-            for length in [1e-3, 1.0, 7.5] {
-                check(axis * length);
-                check(-axis * length);
-            }
-        }
-        assert!(
-            worst <= PACKED_NORMAL_TOLERANCE,
-            "worst component error {worst}"
-        );
-        assert_eq!(pack_normal(Vec3::X) & 0x3FF, 1023);
-        assert_eq!(pack_normal(-Vec3::X) & 0x3FF, 1);
-        assert_eq!(pack_normal(Vec3::Y) & 0x3FF, 512, "zero is exact");
-        assert_eq!(pack_normal(Vec3::Y) >> 30, 0, "the two top bits stay clear");
     }
 }

@@ -298,11 +298,16 @@ pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
         "bufferViews": w.views,
         "buffers": [{ "byteLength": w.bin.len() }],
     });
-    let mut json_bytes = serde_json::to_vec(&document).expect("JSON of numbers and strings");
+    container(&document, &w.bin)
+}
+
+/// The GLB container: header, JSON chunk (space-padded) and BIN chunk.
+fn container(document: &Value, bin: &[u8]) -> Vec<u8> {
+    let mut json_bytes = serde_json::to_vec(document).expect("JSON of numbers and strings");
     while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
-    let total = 12 + 8 + json_bytes.len() + 8 + w.bin.len();
+    let total = 12 + 8 + json_bytes.len() + 8 + bin.len();
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(b"glTF");
     out.extend_from_slice(&2u32.to_le_bytes());
@@ -310,8 +315,55 @@ pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
     out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
     out.extend_from_slice(b"JSON");
     out.extend_from_slice(&json_bytes);
-    out.extend_from_slice(&(w.bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
     out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&w.bin);
+    out.extend_from_slice(bin);
     out
+}
+
+/// Serializes a static triangle mesh (one node, one primitive, no skin) as a `.glb` file:
+/// what `skinbench pose` writes. Vertices and indices stay in the order given.
+pub fn write_mesh_glb(
+    name: &str,
+    positions: &[Vec3],
+    normals: &[Vec3],
+    uvs: &[glam::Vec2],
+    indices: &[u32],
+    generator: &str,
+) -> Vec<u8> {
+    let mut w = Writer {
+        bin: Vec::new(),
+        views: Vec::new(),
+        accessors: Vec::new(),
+        time_accessors: HashMap::new(),
+    };
+    let flat3: Vec<f32> = positions.iter().flat_map(|p| p.to_array()).collect();
+    let position = w.floats(&flat3, 3, "VEC3", Some(ARRAY_BUFFER), true);
+    let flat3: Vec<f32> = normals.iter().flat_map(|n| n.to_array()).collect();
+    let normal = w.floats(&flat3, 3, "VEC3", Some(ARRAY_BUFFER), false);
+    let flat2: Vec<f32> = uvs.iter().flat_map(|t| t.to_array()).collect();
+    let uv = w.floats(&flat2, 2, "VEC2", Some(ARRAY_BUFFER), false);
+    let view = w.view(bytemuck::cast_slice(indices), Some(ELEMENT_ARRAY_BUFFER));
+    let index = w.accessor(view, UNSIGNED_INT, indices.len(), "SCALAR", json!({}));
+    while !w.bin.len().is_multiple_of(4) {
+        w.bin.push(0);
+    }
+    let document = json!({
+        "asset": { "version": "2.0", "generator": generator },
+        "scene": 0,
+        "scenes": [{ "nodes": [0] }],
+        "nodes": [{ "name": name, "mesh": 0 }],
+        "meshes": [{
+            "name": name,
+            "primitives": [{
+                "attributes": { "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv },
+                "indices": index,
+                "mode": 4,
+            }],
+        }],
+        "accessors": w.accessors,
+        "bufferViews": w.views,
+        "buffers": [{ "byteLength": w.bin.len() }],
+    });
+    container(&document, &w.bin)
 }

@@ -367,3 +367,13 @@ impl RigSummary {
         s
     }
 }
+
+impl From<&Transform> for crate::types::Qvs {
+    fn from(t: &Transform) -> Self {
+        crate::types::Qvs {
+            rotation: t.rotation,
+            translation: t.translation.into(),
+            scale: t.scale.into(),
+        }
+    }
+}

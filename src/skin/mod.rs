@@ -4,21 +4,23 @@
 //! `naive` (4 influences, 4×4 weighted sum, interleaved float3 output with the uv copied),
 //! `split` (only the skinned stream is written), `float4` (16-byte aligned float4 in and
 //! out), `sorted` (four loops by influence count), `tuned` (3×4 palette, checks hoisted),
-//! `simd` (eight instances per register), `packed` (16-byte output), `distinct` (each
-//! distinct vertex skinned once), `streamed` (lane blocks, non-temporal stores), `pulled`
-//! (copies not stored; the vertex shader reads them by index). Every variant is checked
-//! against
-//! [`reference`](mod@reference), the f64 oracle.
+//! then the lane kernels of [`simd`](mod@simd): `simd` (eight instances per register),
+//! `packed` (16-byte output), `distinct` (each distinct vertex skinned once), `streamed`
+//! (lane blocks, non-temporal stores), `pulled` (copies not stored; the vertex shader reads
+//! them by index). Every variant is checked against [`reference`](mod@reference), the f64
+//! oracle.
 //!
-//! Output: each instance owns one slice of the caller's buffer, `instance_stride` bytes
-//! apart (a multiple of 256, so slices are cache-line and GPU-offset aligned and no two
-//! threads ever write the same cache line). Lane blocks (`streamed`) interleave a group's
-//! eight slices vertex by vertex in the same space; [`SkinVariant::instance_offset`] and
-//! [`SkinVariant::vertex_stride`] say where an instance's vertices are either way.
+//! The variants are declared once, below: each row names the palette layout the variant
+//! reads and the output it writes (format, arrangement, which vertices, order). From that
+//! row [`OutputLayout`] derives where each instance's vertices are; the lane kernels are
+//! generic over an [`output`] writer, the store format as one type (ACL's output writer).
+//! [`run_group`] validates a group's inputs against the layout once, then runs the kernel.
 
 pub mod dest;
 pub mod float4;
+pub mod layout;
 pub mod naive;
+pub mod output;
 pub mod reference;
 pub mod simd;
 pub mod sorted;
@@ -26,120 +28,172 @@ pub mod split;
 pub mod tuned;
 
 pub use dest::Dest;
+pub use layout::{
+    Arrangement, BufferError, DrawPath, INSTANCE_ALIGN, OutputBuffer, OutputFormat, OutputLayout,
+    Stores, VertexOrder,
+};
 
 use crate::anim::palette::{PaletteLayout, Palettes};
-use crate::prepare::{
-    PreparedMesh, PreparedRig, VertexF3, VertexF4, VertexInterleaved, VertexPacked,
-};
-use crate::simd::LANES;
-use crate::variant::Variant;
+use crate::prepare::PreparedRig;
+use crate::types::LANES;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SkinVariant {
-    Naive,
-    Split,
-    Float4,
-    Sorted,
-    Tuned,
-    Simd,
-    Packed,
-    Distinct,
-    Streamed,
-    Pulled,
+crate::declare_variants! {
+    /// The skin stage's variants, baseline first, each the previous one plus one step.
+    pub enum SkinVariant: SkinSpec in "skin" {
+        Naive => SkinSpec {
+            name: "naive",
+            description: "always 4 influences, weighted 4x4 sum, interleaved float3 pos/normal + float2 uv out, uv copied every frame",
+            palette: PaletteLayout::Mat4,
+            format: OutputFormat::Interleaved,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::File,
+            lanes: 1,
+        },
+        Split => SkinSpec {
+            name: "split",
+            description: "+ only the skinned stream (pos, normal) is written; the uv stream is static",
+            palette: PaletteLayout::Mat4,
+            format: OutputFormat::Float3,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::File,
+            lanes: 1,
+        },
+        Float4 => SkinSpec {
+            name: "float4",
+            description: "+ float4 source and destination, 16-byte aligned",
+            palette: PaletteLayout::Mat4,
+            format: OutputFormat::Float4,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::File,
+            lanes: 1,
+        },
+        Sorted => SkinSpec {
+            name: "sorted",
+            description: "+ vertices sorted by influence count, four specialised loops",
+            palette: PaletteLayout::Mat4,
+            format: OutputFormat::Float4,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::InfluenceSorted,
+            lanes: 1,
+        },
+        Tuned => SkinSpec {
+            name: "tuned",
+            description: "+ 3x4 palette, FMA-friendly, bounds checks hoisted by validating once",
+            palette: PaletteLayout::Mat3x4,
+            format: OutputFormat::Float4,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::InfluenceSorted,
+            lanes: 1,
+        },
+        Simd => SkinSpec {
+            name: "simd",
+            description: "8 instances per register (palettes SoA, lane = instance), AVX2/FMA detected at run time",
+            palette: PaletteLayout::Lanes,
+            format: OutputFormat::Float4,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::InfluenceSorted,
+            lanes: LANES,
+        },
+        Packed => SkinSpec {
+            name: "packed",
+            description: "+ 16-byte output: float3 position, unorm10:10:10:2 normal (half the bytes to store and upload)",
+            palette: PaletteLayout::Lanes,
+            format: OutputFormat::Packed,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::InfluenceSorted,
+            lanes: LANES,
+        },
+        Distinct => SkinSpec {
+            name: "distinct",
+            description: "+ each distinct vertex skinned once, its copies (UV seams) stored from the same registers",
+            palette: PaletteLayout::Lanes,
+            format: OutputFormat::Packed,
+            arrangement: Arrangement::Slices,
+            skins: Skins::DistinctOnce,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::InfluenceSorted,
+            lanes: LANES,
+        },
+        Streamed => SkinSpec {
+            name: "streamed",
+            description: "+ a group's 8 instances interleaved per vertex (128-byte blocks), written with non-temporal stores",
+            palette: PaletteLayout::Lanes,
+            format: OutputFormat::Packed,
+            arrangement: Arrangement::LaneBlocks,
+            skins: Skins::DistinctOnce,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::InfluenceSorted,
+            lanes: LANES,
+        },
+        Pulled => SkinSpec {
+            name: "pulled",
+            description: "+ copies not stored: the vertex shader reads each vertex's block through a static index (vertex pulling)",
+            palette: PaletteLayout::Lanes,
+            format: OutputFormat::Packed,
+            arrangement: Arrangement::LaneBlocks,
+            skins: Skins::DistinctOnce,
+            stores: Stores::DistinctOnly,
+            order: VertexOrder::InfluenceSorted,
+            lanes: LANES,
+        },
+    }
 }
 
-impl Variant for SkinVariant {
-    const STAGE: &'static str = "skin";
-    const ALL: &'static [Self] = &[
-        Self::Naive,
-        Self::Split,
-        Self::Float4,
-        Self::Sorted,
-        Self::Tuned,
-        Self::Simd,
-        Self::Packed,
-        Self::Distinct,
-        Self::Streamed,
-        Self::Pulled,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Naive => "naive",
-            Self::Split => "split",
-            Self::Float4 => "float4",
-            Self::Sorted => "sorted",
-            Self::Tuned => "tuned",
-            Self::Simd => "simd",
-            Self::Packed => "packed",
-            Self::Distinct => "distinct",
-            Self::Streamed => "streamed",
-            Self::Pulled => "pulled",
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            Self::Naive => {
-                "always 4 influences, weighted 4x4 sum, interleaved float3 pos/normal + float2 uv out, uv copied every frame"
-            }
-            Self::Split => {
-                "+ only the skinned stream (pos, normal) is written; the uv stream is static"
-            }
-            Self::Float4 => "+ float4 source and destination, 16-byte aligned",
-            Self::Sorted => "+ vertices sorted by influence count, four specialised loops",
-            Self::Tuned => "+ 3x4 palette, FMA-friendly, bounds checks hoisted by validating once",
-            Self::Simd => {
-                "8 instances per register (palettes SoA, lane = instance), AVX2/FMA detected at run time"
-            }
-            Self::Packed => {
-                "+ 16-byte output: float3 position, unorm10:10:10:2 normal (half the bytes to store and upload)"
-            }
-            Self::Distinct => {
-                "+ each distinct vertex skinned once, its copies (UV seams) stored from the same registers"
-            }
-            Self::Streamed => {
-                "+ a group's 8 instances interleaved per vertex (128-byte blocks), written with non-temporal stores"
-            }
-            Self::Pulled => {
-                "+ copies not stored: the vertex shader reads each vertex's block through a static index (vertex pulling)"
-            }
-        }
-    }
-}
-
-/// How a variant's output vertices look in memory (and so on the GPU).
+/// A skin variant's properties (its row of the declaration).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// `VertexInterleaved`: float3 position, float3 normal, float2 uv (32 bytes).
-    Interleaved,
-    /// `VertexF3`: float3 position, float3 normal (24 bytes).
-    Float3,
-    /// `VertexF4`: float4 position, float4 normal (32 bytes, 16-byte aligned).
-    Float4,
-    /// `VertexPacked`: float3 position, unorm 10:10:10:2 normal direction (16 bytes).
-    Packed,
+pub struct SkinSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The palette layout it reads.
+    pub palette: PaletteLayout,
+    /// One output vertex's format.
+    pub format: OutputFormat,
+    /// Instance slices, or a group's instances interleaved in lane blocks.
+    pub arrangement: Arrangement,
+    /// Which vertices it computes: every one, or each distinct vertex once.
+    pub skins: Skins,
+    /// Which vertices it stores.
+    pub stores: Stores,
+    pub order: VertexOrder,
+    /// Instances per kernel call (1, or a group of [`LANES`] in one register).
+    pub lanes: usize,
 }
 
-impl OutputFormat {
-    /// Largest normal component difference from the reference a correct kernel may show:
-    /// float formats carry the blend's rounding only; `Packed` keeps ten bits per
-    /// component of the direction.
-    pub fn normal_tolerance(self) -> f64 {
-        match self {
-            OutputFormat::Packed => crate::prepare::PACKED_NORMAL_TOLERANCE as f64,
-            _ => 1e-3,
-        }
+/// Which vertices a variant computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skins {
+    EveryVertex,
+    /// UV-seam copies share position, normal and influences: computed once, from the
+    /// prepared mesh's distinct runs.
+    DistinctOnce,
+}
+
+impl SkinVariant {
+    pub fn palette_layout(self) -> PaletteLayout {
+        self.spec().palette
     }
 
-    pub fn vertex_size(self) -> usize {
-        match self {
-            OutputFormat::Interleaved => std::mem::size_of::<VertexInterleaved>(),
-            OutputFormat::Float3 => std::mem::size_of::<VertexF3>(),
-            OutputFormat::Float4 => std::mem::size_of::<VertexF4>(),
-            OutputFormat::Packed => std::mem::size_of::<VertexPacked>(),
-        }
+    pub fn output_format(self) -> OutputFormat {
+        self.spec().format
+    }
+
+    /// This variant's output layout for `rig`.
+    pub fn layout(self, rig: &PreparedRig) -> OutputLayout {
+        OutputLayout::new(self, &rig.mesh)
     }
 }
 
@@ -153,229 +207,173 @@ pub(crate) fn blend4(palette: &[glam::Mat4], joints: [u16; 4], weights: [f32; 4]
         + palette[joints[3] as usize] * weights[3]
 }
 
-/// Alignment of every instance's output slice, in bytes.
-pub const INSTANCE_ALIGN: usize = 256;
-
-impl SkinVariant {
-    pub fn palette_layout(self) -> PaletteLayout {
-        match self {
-            Self::Naive | Self::Split | Self::Float4 | Self::Sorted => PaletteLayout::Mat4,
-            Self::Tuned => PaletteLayout::Mat3x4,
-            Self::Simd | Self::Packed | Self::Distinct | Self::Streamed | Self::Pulled => {
-                PaletteLayout::Lanes
-            }
-        }
-    }
-
-    pub fn output_format(self) -> OutputFormat {
-        match self {
-            Self::Naive => OutputFormat::Interleaved,
-            Self::Split => OutputFormat::Float3,
-            Self::Packed | Self::Distinct | Self::Streamed | Self::Pulled => OutputFormat::Packed,
-            _ => OutputFormat::Float4,
-        }
-    }
-
-    /// Whether the output is in influence-sorted vertex order (else file order).
-    pub fn sorted_order(self) -> bool {
-        matches!(
-            self,
-            Self::Sorted
-                | Self::Tuned
-                | Self::Simd
-                | Self::Packed
-                | Self::Distinct
-                | Self::Streamed
-                | Self::Pulled
-        )
-    }
-
-    /// Whether the output is in lane blocks (vertex `v` of a group's eight instances in
-    /// one 128-byte block) instead of one contiguous slice per instance.
-    pub fn lane_blocks(self) -> bool {
-        matches!(self, Self::Streamed | Self::Pulled)
-    }
-
-    /// How many vertices each instance stores: every vertex, or for `pulled` only the
-    /// distinct ones (the vertex shader finds a copy's result through an index).
-    pub fn stored_vertices(self, mesh: &PreparedMesh) -> usize {
-        if self == Self::Pulled {
-            mesh.sorted.distinct.source.len()
-        } else {
-            mesh.vertex_count
-        }
-    }
-
-    /// The space each instance takes in the output buffer: the bytes between consecutive
-    /// instances' slices, or for lane blocks an eighth of a group's blocks (a group's
-    /// output is `LANES` times this either way). `stored` is
-    /// [`Self::stored_vertices`].
-    pub fn instance_stride(self, stored: usize) -> usize {
-        (stored * self.output_format().vertex_size()).next_multiple_of(INSTANCE_ALIGN)
-    }
-
-    /// Output bytes for `instances` instances. Lane blocks are written whole, so a
-    /// partial last group takes a whole group's space.
-    pub fn output_bytes(self, instances: usize, stored: usize) -> usize {
-        let instances = if self.lane_blocks() {
-            instances.next_multiple_of(LANES)
-        } else {
-            instances
-        };
-        instances * self.instance_stride(stored)
-    }
-
-    /// Where instance `instance`'s first stored vertex is in the output buffer.
-    pub fn instance_offset(self, instance: usize, stored: usize) -> usize {
-        let stride = self.instance_stride(stored);
-        if self.lane_blocks() {
-            let (group, lane) = (instance / LANES, instance % LANES);
-            group * LANES * stride
-                + crate::simd::block_slot(lane) * std::mem::size_of::<VertexPacked>()
-        } else {
-            instance * stride
-        }
-    }
-
-    /// Bytes from one of an instance's output vertices to its next.
-    pub fn vertex_stride(self) -> usize {
-        let size = self.output_format().vertex_size();
-        if self.lane_blocks() {
-            size * LANES
-        } else {
-            size
-        }
-    }
-
-    /// The alignment the output buffer needs (the non-temporal 32-byte stores of lane
-    /// blocks need 32).
-    pub fn output_align(self) -> usize {
-        if self.lane_blocks() { 32 } else { 16 }
-    }
+/// Why a skin call was refused (checked once per group, before any vertex is touched).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SkinError {
+    #[error("the {variant} skin variant reads {expected:?} palettes, given {given:?}")]
+    WrongPalette {
+        variant: &'static str,
+        expected: PaletteLayout,
+        given: PaletteLayout,
+    },
+    #[error("palettes hold {given} entries; {needed} are needed")]
+    PaletteTooShort { given: usize, needed: usize },
+    #[error("the output layout is the {layout} variant's, not {variant}'s")]
+    OtherVariant {
+        variant: &'static str,
+        layout: &'static str,
+    },
+    #[error("{active} live instances in a group; 1..={LANES} are allowed")]
+    Active { active: usize },
+    #[error(transparent)]
+    Buffer(#[from] BufferError),
 }
 
-/// Skins one group: `out` holds the group's instance slices (`active` of them,
-/// `stride` bytes apart, 16-byte aligned).
+/// Skins one group of `active` instances into `out`, the group's chunk of the output
+/// (instance `k`'s vertices where `layout` says, counted from the chunk's start).
+/// Validates everything once (ozz's `Validate()`), then runs the variant's kernel, which
+/// does no per-element checks.
 pub fn run_group(
     variant: SkinVariant,
     rig: &PreparedRig,
+    layout: &OutputLayout,
     palettes: Palettes,
     mut out: Dest<u8>,
-    stride: usize,
     active: usize,
-) {
-    debug_assert!(active <= LANES);
+) -> Result<(), SkinError> {
+    if layout.variant != variant {
+        return Err(SkinError::OtherVariant {
+            variant: variant.spec().name,
+            layout: layout.variant.spec().name,
+        });
+    }
+    if layout.vertex_count != rig.vertex_count() {
+        return Err(BufferError::OtherMesh {
+            layout: layout.vertex_count,
+            mesh: rig.vertex_count(),
+        }
+        .into());
+    }
+    if !(1..=LANES).contains(&active) {
+        return Err(SkinError::Active { active });
+    }
+    if palettes.layout() != variant.palette_layout() {
+        return Err(SkinError::WrongPalette {
+            variant: variant.spec().name,
+            expected: variant.palette_layout(),
+            given: palettes.layout(),
+        });
+    }
     let s = rig.joint_stride;
-    let bytes = rig.vertex_count() * variant.output_format().vertex_size();
-    match (variant, palettes) {
-        (SkinVariant::Simd, Palettes::Lanes(p)) => {
-            simd::run(rig, p, out, stride, active, simd::Output::Float4)
+    let needed = match palettes.layout() {
+        PaletteLayout::Mat4 | PaletteLayout::Mat3x4 => active * s,
+        PaletteLayout::Lanes => rig.mesh.sorted.joint_bound,
+    };
+    if palettes.len() < needed {
+        return Err(SkinError::PaletteTooShort {
+            given: palettes.len(),
+            needed,
+        });
+    }
+    let needed = layout.group_bytes_needed(active);
+    if out.len() < needed {
+        return Err(BufferError::TooSmall {
+            given: out.len(),
+            needed,
+            instances: active,
         }
-        (SkinVariant::Packed, Palettes::Lanes(p)) => {
-            simd::run(rig, p, out, stride, active, simd::Output::Packed)
+        .into());
+    }
+    if !(out.as_mut_ptr() as usize).is_multiple_of(layout.align) {
+        return Err(BufferError::Misaligned {
+            align: layout.align,
         }
-        (SkinVariant::Distinct, Palettes::Lanes(p)) => {
-            simd::run(rig, p, out, stride, active, simd::Output::PackedDistinct)
-        }
-        (SkinVariant::Streamed, Palettes::Lanes(p)) => {
-            simd::run(rig, p, out, stride, active, simd::Output::Blocks)
-        }
-        (SkinVariant::Pulled, Palettes::Lanes(p)) => simd::run(
-            rig,
-            p,
-            out,
-            stride,
-            active,
-            simd::Output::BlocksWithoutCopies,
-        ),
-        (variant, palettes) => {
+        .into());
+    }
+    let stride = layout.instance_stride;
+    let bytes = layout.stored_vertices * layout.vertex_size();
+    // One instance's slice, its palette: for the one-instance kernels.
+    macro_rules! each_instance {
+        ($p:ident, |$mesh:ident, $palette:ident, $dest:ident| $body:expr) => {
             for k in 0..active {
-                let instance = out.range(k * stride, bytes);
-                match (variant, palettes) {
-                    (SkinVariant::Naive, Palettes::Mat4(p)) => {
-                        naive::run(&rig.mesh, &p[k * s..k * s + s], &mut instance.cast())
-                    }
-                    (SkinVariant::Split, Palettes::Mat4(p)) => {
-                        split::run(&rig.mesh, &p[k * s..k * s + s], &mut instance.cast())
-                    }
-                    (SkinVariant::Float4, Palettes::Mat4(p)) => {
-                        float4::run(&rig.mesh, &p[k * s..k * s + s], &mut instance.cast())
-                    }
-                    (SkinVariant::Sorted, Palettes::Mat4(p)) => {
-                        sorted::run(&rig.mesh.sorted, &p[k * s..k * s + s], &mut instance.cast())
-                    }
-                    (SkinVariant::Tuned, Palettes::Mat3x4(p)) => {
-                        tuned::run(&rig.mesh.sorted, &p[k * s..k * s + s], &mut instance.cast())
-                    }
-                    _ => panic!("skin variant {variant:?} given the wrong palette layout"),
-                }
+                let $palette = &$p[k * s..(k + 1) * s];
+                let mut $dest = out.range(k * stride, bytes).cast();
+                let $mesh = &rig.mesh;
+                $body;
             }
+        };
+    }
+    let wrong = || SkinError::WrongPalette {
+        variant: variant.spec().name,
+        expected: variant.palette_layout(),
+        given: palettes.layout(),
+    };
+    match variant {
+        SkinVariant::Naive => {
+            let Palettes::Mat4(p) = palettes else {
+                return Err(wrong());
+            };
+            each_instance!(p, |mesh, palette, dest| naive::run(
+                mesh, palette, &mut dest
+            ));
+        }
+        SkinVariant::Split => {
+            let Palettes::Mat4(p) = palettes else {
+                return Err(wrong());
+            };
+            each_instance!(p, |mesh, palette, dest| split::run(
+                mesh, palette, &mut dest
+            ));
+        }
+        SkinVariant::Float4 => {
+            let Palettes::Mat4(p) = palettes else {
+                return Err(wrong());
+            };
+            each_instance!(p, |mesh, palette, dest| float4::run(
+                mesh, palette, &mut dest
+            ));
+        }
+        SkinVariant::Sorted => {
+            let Palettes::Mat4(p) = palettes else {
+                return Err(wrong());
+            };
+            each_instance!(p, |mesh, palette, dest| sorted::run(
+                &mesh.sorted,
+                palette,
+                &mut dest
+            ));
+        }
+        SkinVariant::Tuned => {
+            let Palettes::Mat3x4(p) = palettes else {
+                return Err(wrong());
+            };
+            each_instance!(p, |mesh, palette, dest| tuned::run(
+                &mesh.sorted,
+                palette,
+                &mut dest
+            ));
+        }
+        SkinVariant::Simd
+        | SkinVariant::Packed
+        | SkinVariant::Distinct
+        | SkinVariant::Streamed
+        | SkinVariant::Pulled => {
+            let Palettes::Lanes(p) = palettes else {
+                return Err(wrong());
+            };
+            simd::run(rig, p, out, layout, active);
         }
     }
+    Ok(())
 }
 
-/// Reads instance `instance`'s vertices from a frame's output `out`, in file vertex order,
-/// as (positions, normals).
+/// Instance `instance`'s vertices from a frame's output `out`, in file vertex order, as
+/// (positions, normals): [`OutputLayout::read_instance`] for `variant`'s layout.
 pub fn read_instance(
     variant: SkinVariant,
     rig: &PreparedRig,
     out: &[u8],
     instance: usize,
-) -> (Vec<glam::Vec3>, Vec<glam::Vec3>) {
-    use glam::Vec3;
-    let n = rig.vertex_count();
-    let size = variant.output_format().vertex_size();
-    let distinct = &rig.mesh.sorted.distinct;
-    let first = variant.instance_offset(instance, variant.stored_vertices(&rig.mesh));
-    let step = variant.vertex_stride();
-    // Where sorted vertex `v` is stored: at its distinct vertex for `pulled`.
-    let slot = |v: usize| match variant {
-        SkinVariant::Pulled => distinct.distinct_of_sorted[v] as usize,
-        _ => v,
-    };
-    let bytes: Vec<u8> = (0..n)
-        .flat_map(|v| &out[first + slot(v) * step..first + slot(v) * step + size])
-        .copied()
-        .collect();
-    let bytes = &bytes[..];
-    let (mut positions, mut normals): (Vec<Vec3>, Vec<Vec3>) = match variant.output_format() {
-        OutputFormat::Interleaved => bytemuck::pod_collect_to_vec::<u8, VertexInterleaved>(bytes)
-            .iter()
-            .map(|v| (Vec3::from(v.position), Vec3::from(v.normal)))
-            .unzip(),
-        OutputFormat::Float3 => bytemuck::pod_collect_to_vec::<u8, VertexF3>(bytes)
-            .iter()
-            .map(|v| (Vec3::from(v.position), Vec3::from(v.normal)))
-            .unzip(),
-        OutputFormat::Float4 => bytemuck::pod_collect_to_vec::<u8, VertexF4>(bytes)
-            .iter()
-            .map(|v| {
-                (
-                    Vec3::from_slice(&v.position[..3]),
-                    Vec3::from_slice(&v.normal[..3]),
-                )
-            })
-            .unzip(),
-        OutputFormat::Packed => bytemuck::pod_collect_to_vec::<u8, VertexPacked>(bytes)
-            .iter()
-            .map(|v| {
-                (
-                    Vec3::from(v.position),
-                    crate::prepare::unpack_normal(v.normal),
-                )
-            })
-            .unzip(),
-    };
-    if variant.sorted_order() {
-        let order = &rig.mesh.sorted.original_of_sorted;
-        let mut p = vec![Vec3::ZERO; n];
-        let mut q = vec![Vec3::ZERO; n];
-        for (sorted, &original) in order.iter().enumerate() {
-            p[original as usize] = positions[sorted];
-            q[original as usize] = normals[sorted];
-        }
-        positions = p;
-        normals = q;
-    }
-    (positions, normals)
+) -> Result<(Vec<glam::Vec3>, Vec<glam::Vec3>), BufferError> {
+    variant.layout(rig).read_instance(&rig.mesh, out, instance)
 }

@@ -42,29 +42,12 @@
 //! blocks are written whole: the output reserves a whole group for them).
 
 use super::Dest;
-use crate::prepare::{PreparedRig, Run, SortedMesh, VertexF4, VertexPacked};
-use crate::simd::{LANES, Lanes3x4, Simd};
-
-/// What the `simd`, `packed`, `distinct`, `streamed` and `pulled` kernels store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// `VertexF4` for every vertex.
-    Float4,
-    /// `VertexPacked` for every vertex.
-    Packed,
-    /// `VertexPacked`, each distinct vertex skinned once and stored to its copies too.
-    PackedDistinct,
-    /// As `PackedDistinct`, in lane blocks: vertex `v` of all eight instances in 128
-    /// contiguous bytes, written with non-temporal stores.
-    Blocks,
-    /// As `Blocks`, the distinct vertices only: the copies are not stored.
-    BlocksWithoutCopies,
-}
-
-/// How `emit` stores (a const parameter, so each kernel copy has one store path).
-const STORE_FLOAT4: u8 = 0;
-const STORE_PACKED: u8 = 1;
-const STORE_BLOCKS: u8 = 2;
+use super::Skins;
+use super::layout::{OutputLayout, Stores};
+use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
+use crate::prepare::{PreparedRig, Run, SortedMesh};
+use crate::simd::Simd;
+use crate::types::{LANES, Lanes3x4, VertexF4};
 
 /// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
 #[derive(Clone, Copy)]
@@ -114,45 +97,38 @@ impl<'a> Input<'a> {
     }
 }
 
-/// Skins `active` instances of one group; `out` holds their slices `stride` bytes apart.
-pub fn run(
+/// Skins `active` instances of one group into `out`, the group's chunk of the output,
+/// as `layout` says (its writer, and whether each distinct vertex is skinned once and
+/// whether its copies are stored). `skin::run_group` validated the palette layout, the
+/// output size and alignment; what the loops rely on is re-checked here once.
+pub(super) fn run(
     rig: &PreparedRig,
     palettes: &[Lanes3x4],
     mut out: Dest<u8>,
-    stride: usize,
+    layout: &OutputLayout,
     active: usize,
-    output: Output,
 ) {
     let mesh = &rig.mesh.sorted;
-    let n = mesh.source.len();
     let every_run: [Run; 4] = std::array::from_fn(|c| Run {
         influences: c + 1,
         copies: 0,
         len: mesh.class_counts[c],
     });
-    let input = match output {
-        Output::PackedDistinct | Output::Blocks | Output::BlocksWithoutCopies => {
-            Input::distinct(mesh)
-        }
-        _ => Input {
+    let input = match layout.variant.spec().skins {
+        Skins::DistinctOnce => Input::distinct(mesh),
+        Skins::EveryVertex => Input {
             runs: &every_run,
             source: &mesh.source,
             joints: &mesh.joints,
             weights: &mesh.weights,
         },
     };
-    let store = match output {
-        Output::Float4 => STORE_FLOAT4,
-        Output::Packed | Output::PackedDistinct => STORE_PACKED,
-        Output::Blocks | Output::BlocksWithoutCopies => STORE_BLOCKS,
+    let copies = match layout.stores {
+        Stores::EveryVertex => true,
+        Stores::DistinctOnly => false,
     };
-    let copies = output != Output::BlocksWithoutCopies;
-    // Output vertices per instance: the copies are stored, or not.
-    let stored = if copies { n } else { input.source.len() };
-    let size = if store == STORE_FLOAT4 {
-        std::mem::size_of::<VertexF4>()
-    } else {
-        std::mem::size_of::<VertexPacked>()
+    let Some(writer) = Writer::for_layout(layout) else {
+        panic!("{:?} is not a lane kernel's layout", layout.variant);
     };
     // Validate once; the loops below do no per-element checks.
     assert!((1..=LANES).contains(&active));
@@ -161,40 +137,33 @@ pub fn run(
         "palette shorter than the mesh's joints"
     );
     input.validate(mesh);
-    let base = out.as_mut_ptr();
-    if store == STORE_BLOCKS {
-        // The whole group's blocks, dead lanes included: every block is written whole.
-        assert!(out.len() >= stored * size * LANES, "output too small");
-        assert!(
-            (base as usize).is_multiple_of(32),
-            "output not 32-byte aligned"
-        );
+    let stored = if copies {
+        mesh.source.len()
     } else {
-        assert!(
-            out.len() >= (active - 1) * stride + n * size,
-            "output too small"
-        );
-        assert!(
-            (base as usize).is_multiple_of(16) && stride.is_multiple_of(16),
-            "output not 16-byte aligned"
-        );
-    }
+        input.source.len()
+    };
+    assert_eq!(stored, layout.stored_vertices, "layout of another mesh");
+    assert!(
+        out.len() >= layout.group_bytes_needed(active),
+        "output too small"
+    );
+    let base = out.as_mut_ptr();
+    assert!(
+        (base as usize).is_multiple_of(layout.align)
+            && layout.instance_stride.is_multiple_of(layout.align),
+        "output not aligned for the layout"
+    );
     // Lanes past `active` (a partial last group) keep lane 0's pointer, so every pointer
     // is valid, but the stores skip them. Lane blocks use `outs[0]` only.
-    let mut outs = [base; LANES];
-    if store != STORE_BLOCKS {
+    let mut outs: Outputs = [base; LANES];
+    if writer != Writer::Blocks {
         for (k, o) in outs.iter_mut().enumerate().take(active) {
             // SAFETY: k * stride < out.len() (asserted above).
-            *o = unsafe { base.add(k * stride) };
+            *o = unsafe { base.add(k * layout.instance_stride) };
         }
     }
-    skin_lanes(input, palettes, Outputs(outs), active, store, copies)
+    skin_lanes(input, palettes, outs, active, writer, copies)
 }
-
-/// Eight output pointers; the first `active` are each valid for `mesh.source.len()`
-/// vertices, or (lane blocks) the first is valid for that many blocks (checked in `run`).
-#[derive(Clone, Copy)]
-struct Outputs([*mut u8; LANES]);
 
 crate::dispatch_simd!(
     fn skin_lanes(
@@ -202,7 +171,7 @@ crate::dispatch_simd!(
         palettes: &[Lanes3x4],
         outs: Outputs,
         active: usize,
-        store: u8,
+        writer: Writer,
         copies: bool,
     ) -> () {
         kernel
@@ -210,8 +179,8 @@ crate::dispatch_simd!(
 );
 
 /// Full groups get a copy of the loops with `active` a constant, so the per-lane store
-/// tests vanish from the hot path; a partial last group keeps them. Lane blocks write
-/// every lane, so they need only one copy.
+/// tests vanish from the hot path; a partial last group keeps them. Writers that store
+/// whole groups (lane blocks) need only one copy.
 #[inline(always)]
 fn kernel<S: Simd>(
     s: S,
@@ -219,32 +188,50 @@ fn kernel<S: Simd>(
     palettes: &[Lanes3x4],
     outs: Outputs,
     active: usize,
-    store: u8,
+    writer: Writer,
     copies: bool,
 ) {
-    let outs = &outs.0;
-    // SAFETY: `run` checked every live pointer for the mesh's vertices, that the runs cover
-    // exactly those, and every joint index against a palette long enough.
+    // SAFETY (every call): `run` checked every live pointer for the layout's vertices,
+    // that the runs cover exactly those, and every joint index against a palette long
+    // enough.
     unsafe {
-        match (store, active == LANES) {
-            (STORE_BLOCKS, _) => {
-                if copies {
-                    runs::<S, STORE_BLOCKS, true>(s, input, palettes, outs, LANES);
-                } else {
-                    runs::<S, STORE_BLOCKS, false>(s, input, palettes, outs, LANES);
-                }
-                // The blocks were streamed past the caches: order them before the stores
-                // that tell other threads (and the GPU upload) this group is done.
-                s.store_fence();
+        match (writer, copies) {
+            (Writer::Blocks, true) => {
+                group::<S, _, true>(s, input, palettes, &outs, active, BlockWriter)
             }
-            (STORE_FLOAT4, true) => runs::<S, STORE_FLOAT4, true>(s, input, palettes, outs, LANES),
-            (STORE_FLOAT4, false) => {
-                runs::<S, STORE_FLOAT4, true>(s, input, palettes, outs, active)
+            (Writer::Blocks, false) => {
+                group::<S, _, false>(s, input, palettes, &outs, active, BlockWriter)
             }
-            (_, true) => runs::<S, STORE_PACKED, true>(s, input, palettes, outs, LANES),
-            (_, false) => runs::<S, STORE_PACKED, true>(s, input, palettes, outs, active),
+            (Writer::Float4, _) => {
+                group::<S, _, true>(s, input, palettes, &outs, active, Float4Writer)
+            }
+            (Writer::Packed, _) => {
+                group::<S, _, true>(s, input, palettes, &outs, active, PackedWriter)
+            }
         }
     }
+}
+
+/// # Safety
+/// As for [`runs`].
+#[inline(always)]
+unsafe fn group<S: Simd, W: OutputWriter, const COPIES: bool>(
+    s: S,
+    input: Input<'_>,
+    palettes: &[Lanes3x4],
+    outs: &Outputs,
+    active: usize,
+    writer: W,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if W::WHOLE_GROUP || active == LANES {
+            runs::<S, W, COPIES>(s, input, palettes, outs, LANES, writer);
+        } else {
+            runs::<S, W, COPIES>(s, input, palettes, outs, active, writer);
+        }
+    }
+    writer.finish(s);
 }
 
 #[inline(always)]
@@ -258,12 +245,13 @@ fn palette(palettes: &[Lanes3x4], j: u16) -> &Lanes3x4 {
 /// copies, or without for `COPIES == false`), and every joint index must be below
 /// `palettes.len()` (both checked in `run`).
 #[inline(always)]
-unsafe fn runs<S: Simd, const STORE: u8, const COPIES: bool>(
+unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool>(
     s: S,
     input: Input<'_>,
     palettes: &[Lanes3x4],
-    outs: &[*mut u8; LANES],
+    outs: &Outputs,
     active: usize,
+    writer: W,
 ) {
     let (mut first, mut j, mut w, mut v) = (0, 0, 0, 0);
     for run in input.runs {
@@ -277,17 +265,17 @@ unsafe fn runs<S: Simd, const STORE: u8, const COPIES: bool>(
         // v..v + run.len * count, inside what the runs cover.
         unsafe {
             match k {
-                1 => class::<S, STORE, 1>(
-                    s, source, joints, weights, palettes, outs, active, v, count,
+                1 => class::<S, W, 1>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                2 => class::<S, STORE, 2>(
-                    s, source, joints, weights, palettes, outs, active, v, count,
+                2 => class::<S, W, 2>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                3 => class::<S, STORE, 3>(
-                    s, source, joints, weights, palettes, outs, active, v, count,
+                3 => class::<S, W, 3>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                _ => class::<S, STORE, 4>(
-                    s, source, joints, weights, palettes, outs, active, v, count,
+                _ => class::<S, W, 4>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
             }
         }
@@ -304,16 +292,17 @@ unsafe fn runs<S: Simd, const STORE: u8, const COPIES: bool>(
 /// As for [`runs`], for output vertices `v..v + source.len() * count`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn class<S: Simd, const STORE: u8, const K: usize>(
+unsafe fn class<S: Simd, W: OutputWriter, const K: usize>(
     s: S,
     source: &[VertexF4],
     joints: &[u16],
     weights: &[f32],
     palettes: &[Lanes3x4],
-    outs: &[*mut u8; LANES],
+    outs: &Outputs,
     active: usize,
     mut v: usize,
     count: usize,
+    writer: W,
 ) {
     if K == 1 {
         for (&j0, vertex) in joints.iter().zip(source) {
@@ -323,7 +312,7 @@ unsafe fn class<S: Simd, const STORE: u8, const K: usize>(
                 r[e] = s.load(&m[e]);
             }
             // SAFETY: forwarded from the caller.
-            unsafe { emit::<S, STORE>(s, &r, vertex, outs, active, v, count) };
+            unsafe { emit(s, &r, vertex, outs, active, v, count, writer) };
             v += count;
         }
         return;
@@ -368,25 +357,27 @@ unsafe fn class<S: Simd, const STORE: u8, const K: usize>(
             }
         }
         // SAFETY: forwarded from the caller.
-        unsafe { emit::<S, STORE>(s, &r, vertex, outs, active, v, count) };
+        unsafe { emit(s, &r, vertex, outs, active, v, count, writer) };
         v += count;
     }
 }
 
-/// Transforms one vertex by the blended lane matrices and stores it to output vertices
-/// `v..v + count` of every live lane.
+/// Transforms one vertex by the blended lane matrices and has `writer` store it to output
+/// vertices `v..v + count` of every live lane.
 ///
 /// # Safety
-/// `outs[..active]` valid for writing vertices `v..v + count` of the output format.
+/// As for [`OutputWriter::write`].
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn emit<S: Simd, const STORE: u8>(
+unsafe fn emit<S: Simd, W: OutputWriter>(
     s: S,
     m: &[S::V; 12],
     src: &VertexF4,
-    outs: &[*mut u8; LANES],
+    outs: &Outputs,
     active: usize,
     v: usize,
     count: usize,
+    writer: W,
 ) {
     let [px, py, pz, _] = src.position;
     let [nx, ny, nz, _] = src.normal;
@@ -406,42 +397,6 @@ unsafe fn emit<S: Simd, const STORE: u8>(
             s.mul_add(m[r * 4 + 1], ny, s.mul(m[r * 4], nx)),
         );
     }
-    // SAFETY (all stores): the first `active` pointers are valid for `v..v + count`, or
-    // for lane blocks `outs[0]` is valid for blocks `v..v + count` and 32-byte aligned
-    // (caller).
-    if STORE == STORE_BLOCKS {
-        let bits = s.encode_normal_unorm10(normal);
-        unsafe {
-            s.store_blocks(
-                outs[0] as *mut [VertexPacked; LANES],
-                v,
-                count,
-                position,
-                bits,
-            )
-        };
-    } else if STORE == STORE_PACKED {
-        let bits = s.encode_normal_unorm10(normal);
-        unsafe {
-            s.store_packed(
-                &outs.map(|p| p as *mut VertexPacked),
-                v,
-                count,
-                position,
-                bits,
-                active,
-            )
-        };
-    } else {
-        unsafe {
-            s.store_vertices(
-                &outs.map(|p| p as *mut VertexF4),
-                v,
-                count,
-                position,
-                normal,
-                active,
-            )
-        };
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { writer.write(s, outs, v, count, position, normal, active) };
 }

@@ -1,11 +1,14 @@
 //! The egui panel: settings, per-stage timings, history plot, verify and screenshot.
 //!
-//! How it works: [`Settings`] is what the user can change; the app compares it with the
+//! How it works: [`Settings`] is what the user can change (the pipeline configuration
+//! itself, plus the upload, the crowd and the view); [`scene::Scene`] compares it with the
 //! running configuration every frame and applies the difference (a refused variant is
-//! reverted and the reason shown). The panel only reads the shared [`TimingHistory`] — the
-//! same struct the bench reads — and returns the actions the user asked for.
+//! reverted and the reason shown). The panel is a few small `*_ui` functions that only read
+//! the shared [`TimingHistory`] — the same struct the bench reads — and return the actions
+//! the user asked for. The window ([`app`]) and the panel tests drive the same `Scene`.
 
 pub mod app;
+pub mod scene;
 
 use std::time::Duration;
 
@@ -14,26 +17,22 @@ use egui_plot::{FilledArea, Legend, Plot};
 
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::pipeline::MemoryReport;
-use crate::crowd::verify::Deviation;
-use crate::crowd::{Schedule, Stage, TimingHistory};
+use crate::crowd::verify::FrameDeviation;
+use crate::crowd::{PipelineConfig, Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
 use crate::gpu::upload::UploadVariant;
-use crate::skin::SkinVariant;
 use crate::variant::Variant;
 
 /// Everything the user can change from the panel (and the command line).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Settings {
-    pub hierarchy: HierarchyVariant,
-    pub skin: SkinVariant,
+    /// Variants, schedule, threads and blend: what the frame pipeline runs.
+    pub pipeline: PipelineConfig,
     pub upload: UploadVariant,
-    pub schedule: Schedule,
-    pub threads: usize,
     pub instances: usize,
     pub speed: f32,
     pub paused: bool,
     pub vsync: bool,
-    pub blend_weight: f32,
     pub show_panel: bool,
 }
 
@@ -56,7 +55,7 @@ pub struct PanelInfo<'a> {
     pub max_instances: usize,
     pub refusals: &'a [(HierarchyVariant, String)],
     pub memory: MemoryReport,
-    pub verify: Option<&'a Result<Deviation, String>>,
+    pub verify: Option<&'a Result<FrameDeviation, String>>,
     pub screenshot: Option<&'a Result<String, String>>,
     pub notes: &'a [String],
     pub present_mode: String,
@@ -108,53 +107,90 @@ pub fn panel_ui(
     history: &mut TimingHistory,
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        header_ui(ui, info, history);
+        ui.separator();
+        variants_ui(ui, settings, info);
+        ui.separator();
+        timings_ui(ui, info, history);
+        ui.separator();
+        actions = actions_ui(ui, info);
+        ui.label(RichText::new("drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot").small());
+    });
+    actions
+}
+
+/// Frame rate, adapter, CPU and rig.
+fn header_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) {
+    let frame = history.stats(Some(Duration::from_secs(1)), |t| t.frame_us);
+    ui.heading("skinbench");
+    ui.label(format!(
+        "{:.2} ms / frame   {:.0} FPS   present: {}",
+        frame.mean / 1000.0,
+        if frame.mean > 0.0 {
+            1e6 / frame.mean
+        } else {
+            0.0
+        },
+        info.present_mode
+    ));
+    ui.label(format!(
+        "GPU: {} ({}, {})",
+        info.adapter.name, info.adapter.backend, info.adapter.device_type
+    ));
+    ui.label(format!(
+        "CPU: {} — {} threads, SIMD {}",
+        info.cpu, info.cores, info.simd
+    ));
+    ui.label(format!("rig: {} — {}", info.rig_name, info.rig_line));
+}
+
+/// The variant combo boxes and the crowd's settings.
+fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
+    let pipeline = &mut settings.pipeline;
+    ui.label(RichText::new("Variants").strong());
+    variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
+    variant_combo(ui, &mut pipeline.skin, &[]);
+    variant_combo(ui, &mut settings.upload, &[]);
+    variant_combo(ui, &mut pipeline.schedule, &[]);
+    for (v, reason) in info.refusals {
+        ui.label(
+            RichText::new(format!("{} refuses this rig: {reason}", v.name()))
+                .small()
+                .color(Color32::YELLOW),
+        );
+    }
+    ui.add(egui::Slider::new(&mut pipeline.threads, 1..=info.cores.max(1)).text("threads"));
+    ui.add(
+        egui::Slider::new(&mut settings.instances, 1..=info.max_instances.max(1))
+            .logarithmic(true)
+            .text("instances"),
+    );
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut settings.paused, "pause (Space)");
+        ui.add(egui::Slider::new(&mut settings.speed, 0.0..=3.0).text("speed"));
+    });
+    ui.horizontal(|ui| {
+        let mut blend = pipeline.blend_weight > 0.0;
+        if ui.checkbox(&mut blend, "blend").changed() {
+            pipeline.blend_weight = if blend { 0.5 } else { 0.0 };
+        }
+        if blend {
+            ui.add(egui::Slider::new(&mut pipeline.blend_weight, 0.01..=1.0).text("weight"));
+        }
+    });
+    ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
+}
+
+/// The per-stage table, the memory line and the history plot.
+fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) {
     let second = Some(Duration::from_secs(1));
     let frame = history.stats(second, |t| t.frame_us);
-    egui::ScrollArea::vertical().show(ui, |ui| {
-        ui.heading("skinbench");
-        ui.label(format!(
-            "{:.2} ms / frame   {:.0} FPS   present: {}",
-            frame.mean / 1000.0,
-            if frame.mean > 0.0 { 1e6 / frame.mean } else { 0.0 },
-            info.present_mode
-        ));
-        ui.label(format!("GPU: {} ({}, {})", info.adapter.name, info.adapter.backend, info.adapter.device_type));
-        ui.label(format!("CPU: {} — {} threads, SIMD {}", info.cpu, info.cores, info.simd));
-        ui.label(format!("rig: {} — {}", info.rig_name, info.rig_line));
-        ui.separator();
-
-        ui.label(RichText::new("Variants").strong());
-        variant_combo(ui, &mut settings.hierarchy, info.refusals);
-        variant_combo(ui, &mut settings.skin, &[]);
-        variant_combo(ui, &mut settings.upload, &[]);
-        variant_combo(ui, &mut settings.schedule, &[]);
-        for (v, reason) in info.refusals {
-            ui.label(RichText::new(format!("{} refuses this rig: {reason}", v.name())).small().color(Color32::YELLOW));
-        }
-        ui.add(egui::Slider::new(&mut settings.threads, 1..=info.cores.max(1)).text("threads"));
-        ui.add(
-            egui::Slider::new(&mut settings.instances, 1..=info.max_instances.max(1))
-                .logarithmic(true)
-                .text("instances"),
-        );
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut settings.paused, "pause (Space)");
-            ui.add(egui::Slider::new(&mut settings.speed, 0.0..=3.0).text("speed"));
-        });
-        ui.horizontal(|ui| {
-            let mut blend = settings.blend_weight > 0.0;
-            if ui.checkbox(&mut blend, "blend").changed() {
-                settings.blend_weight = if blend { 0.5 } else { 0.0 };
-            }
-            if blend {
-                ui.add(egui::Slider::new(&mut settings.blend_weight, 0.01..=1.0).text("weight"));
-            }
-        });
-        ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
-        ui.separator();
-
-        ui.label(RichText::new("Timings (last second, per frame)").strong());
-        egui::Grid::new("timings").striped(true).num_columns(4).show(ui, |ui| {
+    ui.label(RichText::new("Timings (last second, per frame)").strong());
+    egui::Grid::new("timings")
+        .striped(true)
+        .num_columns(4)
+        .show(ui, |ui| {
             ui.label("stage");
             ui.label("mean µs");
             ui.label("p95 µs");
@@ -163,13 +199,23 @@ pub fn panel_ui(
             let rows: Vec<(String, Color32, Metric)> = Stage::ALL
                 .iter()
                 .map(|&s| {
-                    let label = if s == Stage::Render { "render (encode)".to_string() } else { s.name().to_string() };
-                    (label, stage_color(s), Box::new(move |t: &crate::crowd::StageTimings| t.get(s)) as Box<dyn Fn(&_) -> f64>)
+                    let label = if s == Stage::Render {
+                        "render (encode)".to_string()
+                    } else {
+                        s.name().to_string()
+                    };
+                    (
+                        label,
+                        stage_color(s),
+                        Box::new(move |t: &crate::crowd::StageTimings| t.get(s))
+                            as Box<dyn Fn(&_) -> f64>,
+                    )
                 })
                 .chain(std::iter::once((
                     "GPU render".to_string(),
                     Color32::LIGHT_GRAY,
-                    Box::new(|t: &crate::crowd::StageTimings| t.gpu_render_us.unwrap_or(0.0)) as Box<dyn Fn(&_) -> f64>,
+                    Box::new(|t: &crate::crowd::StageTimings| t.gpu_render_us.unwrap_or(0.0))
+                        as Box<dyn Fn(&_) -> f64>,
                 )))
                 .collect();
             for (label, color, value) in rows {
@@ -177,68 +223,74 @@ pub fn panel_ui(
                 ui.label(RichText::new(label).color(color));
                 ui.label(format!("{:.0}", s.mean));
                 ui.label(format!("{:.0}", s.p95));
-                ui.label(if frame.mean > 0.0 { format!("{:.0} %", 100.0 * s.mean / frame.mean) } else { "-".into() });
+                ui.label(if frame.mean > 0.0 {
+                    format!("{:.0} %", 100.0 * s.mean / frame.mean)
+                } else {
+                    "-".into()
+                });
                 ui.end_row();
             }
         });
-        if !info.adapter.timestamps {
-            ui.label(RichText::new("GPU render time: this adapter has no timestamp queries").small());
-        }
-        let m = info.memory;
-        ui.label(
-            RichText::new(format!(
-                "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output",
-                m.instance_bytes,
-                m.pipeline_state_bytes,
-                m.tree_heap_bytes,
-                m.output_bytes / 1024
-            ))
-            .small(),
-        );
-        history_plot(ui, history);
-        ui.separator();
+    if !info.adapter.timestamps {
+        ui.label(RichText::new("GPU render time: this adapter has no timestamp queries").small());
+    }
+    let m = info.memory;
+    ui.label(
+        RichText::new(format!(
+            "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output",
+            m.instance_bytes,
+            m.pipeline_state_bytes,
+            m.tree_heap_bytes,
+            m.output_bytes / 1024
+        ))
+        .small(),
+    );
+    history_plot(ui, history);
+}
 
-        ui.horizontal(|ui| {
-            if ui.button("verify").on_hover_text("max deviation of the current variants from the f64 reference").clicked() {
-                actions.push(UiAction::Verify);
-            }
-            if ui.button("screenshot (F12)").clicked() {
-                actions.push(UiAction::Screenshot);
-            }
-            if ui.button("reset view (R)").clicked() {
-                actions.push(UiAction::ResetCamera);
-            }
-        });
-        match info.verify {
-            Some(Ok(d)) => {
-                let ok = d.relative_position <= 1e-4;
-                ui.label(
-                    RichText::new(format!(
-                        "max deviation: position {:.2e} ({:.1e} of rig size), normal {:.2e}, {} instances checked",
-                        d.max_position, d.relative_position, d.max_normal, d.instances_checked
-                    ))
-                    .color(if ok { Color32::LIGHT_GREEN } else { Color32::LIGHT_RED }),
-                );
-            }
-            Some(Err(e)) => {
-                ui.label(RichText::new(format!("verify failed: {e}")).color(Color32::LIGHT_RED));
-            }
-            None => {}
+/// Verify, screenshot and reset buttons, and what the last verify and screenshot gave.
+fn actions_ui(ui: &mut egui::Ui, info: &PanelInfo) -> Vec<UiAction> {
+    let mut actions = Vec::new();
+    ui.horizontal(|ui| {
+        if ui.button("verify").on_hover_text("max deviation of the current variants from the f64 reference, read back from the GPU buffer").clicked() {
+            actions.push(UiAction::Verify);
         }
-        match info.screenshot {
-            Some(Ok(path)) => {
-                ui.label(RichText::new(format!("saved {path}")).color(Color32::LIGHT_GREEN));
-            }
-            Some(Err(e)) => {
-                ui.label(RichText::new(format!("screenshot failed: {e}")).color(Color32::LIGHT_RED));
-            }
-            None => {}
+        if ui.button("screenshot (F12)").clicked() {
+            actions.push(UiAction::Screenshot);
         }
-        for note in info.notes {
-            ui.label(RichText::new(note).small().color(Color32::YELLOW));
+        if ui.button("reset view (R)").clicked() {
+            actions.push(UiAction::ResetCamera);
         }
-        ui.label(RichText::new("drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot").small());
     });
+    match info.verify {
+        Some(Ok(f)) => {
+            let d = &f.skin;
+            ui.label(
+                RichText::new(format!(
+                    "max deviation: position {:.2e} ({:.1e} of rig size), normal {:.2e}, hierarchy {:.1e}, blend {:.1e}, {} instances checked: {}",
+                    d.max_position, d.relative_position, d.max_normal, f.hierarchy, f.blend, d.instances_checked,
+                    if f.within_tolerance() { "within tolerance" } else { "BEYOND tolerance" }
+                ))
+                .color(if f.within_tolerance() { Color32::LIGHT_GREEN } else { Color32::LIGHT_RED }),
+            );
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(format!("verify failed: {e}")).color(Color32::LIGHT_RED));
+        }
+        None => {}
+    }
+    match info.screenshot {
+        Some(Ok(path)) => {
+            ui.label(RichText::new(format!("saved {path}")).color(Color32::LIGHT_GREEN));
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(format!("screenshot failed: {e}")).color(Color32::LIGHT_RED));
+        }
+        None => {}
+    }
+    for note in info.notes {
+        ui.label(RichText::new(note).small().color(Color32::YELLOW));
+    }
     actions
 }
 

@@ -208,3 +208,37 @@ pub fn lane_vs_per_track(clip: &skinbench::rig::Clip, rest: &[skinbench::anim::Q
     }
     worst
 }
+
+/// The built-in rig and every public rig (when present), prepared once per test process,
+/// with a short name for test case names.
+pub fn prepared_rigs() -> &'static [(String, std::sync::Arc<skinbench::prepare::PreparedRig>)] {
+    use std::sync::{Arc, OnceLock};
+    static RIGS: OnceLock<Vec<(String, Arc<skinbench::prepare::PreparedRig>)>> = OnceLock::new();
+    RIGS.get_or_init(|| {
+        let mut rigs = vec![(
+            "reference".to_string(),
+            Arc::new(skinbench::prepare::PreparedRig::reference()),
+        )];
+        if let Some(dir) = rigs_dir() {
+            for f in PUBLIC_RIGS {
+                let rig = skinbench::prepare::PreparedRig::load(&dir.join(f))
+                    .unwrap_or_else(|e| panic!("{f}: {e}"));
+                let name = std::path::Path::new(f)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                rigs.push((name, Arc::new(rig)));
+            }
+        }
+        rigs
+    })
+}
+
+/// Worker thread counts the tests run: 1, and 2 where the machine has two cores.
+pub fn thread_counts() -> Vec<usize> {
+    let mut t = vec![1];
+    if skinbench::crowd::pipeline::available_threads() >= 2 {
+        t.push(2);
+    }
+    t
+}

@@ -14,49 +14,65 @@ pub mod tree;
 
 use glam::Mat4;
 
-use super::Qvs;
 use crate::prepare::PreparedRig;
-use crate::simd::{LANES, Lanes3x4};
-use crate::variant::Variant;
+use crate::types::{LANES, Lanes3x4, Qvs};
 
 pub use tree::JointTree;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HierarchyVariant {
-    Tree,
-    Flat,
-    FlatQvs,
-    Simd,
+crate::declare_variants! {
+    /// The hierarchy stage's variants, baseline first.
+    pub enum HierarchyVariant: HierarchySpec in "hierarchy" {
+        Tree => HierarchySpec {
+            name: "tree",
+            description: "per-instance heap tree of joints (4x4 local + global, Vec of children), recursive walk",
+            layout: ModelLayout::Tree,
+            lanes: 1,
+            refuses: Refuses::Nothing,
+        },
+        Flat => HierarchySpec {
+            name: "flat",
+            description: "u16 parents in depth-first order, arrays of 4x4, one linear loop",
+            layout: ModelLayout::Mat4,
+            lanes: 1,
+            refuses: Refuses::Nothing,
+        },
+        FlatQvs => HierarchySpec {
+            name: "flat_qvs",
+            description: "the linear walk in quaternion + vector + scale; matrices built by the palette stage",
+            layout: ModelLayout::Qvs,
+            lanes: 1,
+            refuses: Refuses::ShearingScale,
+        },
+        Simd => HierarchySpec {
+            name: "simd",
+            description: "8 instances per register (lane = instance, same parent in every lane), 3x4 matrices",
+            layout: ModelLayout::Lanes,
+            lanes: LANES,
+            refuses: Refuses::Nothing,
+        },
+    }
 }
 
-impl Variant for HierarchyVariant {
-    const STAGE: &'static str = "hierarchy";
-    const ALL: &'static [Self] = &[Self::Tree, Self::Flat, Self::FlatQvs, Self::Simd];
+/// A hierarchy variant's properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HierarchySpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The representation it hands to the palette stage.
+    pub layout: ModelLayout,
+    /// Instances per kernel call (1, or a group of [`LANES`] in one register).
+    pub lanes: usize,
+    /// Which rigs it cannot pose exactly.
+    pub refuses: Refuses,
+}
 
-    fn name(self) -> &'static str {
-        match self {
-            Self::Tree => "tree",
-            Self::Flat => "flat",
-            Self::FlatQvs => "flat_qvs",
-            Self::Simd => "simd",
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            Self::Tree => {
-                "per-instance heap tree of joints (4x4 local + global, Vec of children), recursive walk"
-            }
-            Self::Flat => "u16 parents in depth-first order, arrays of 4x4, one linear loop",
-            Self::FlatQvs => {
-                "the linear walk in quaternion + vector + scale; matrices built by the palette stage"
-            }
-            Self::Simd => {
-                "8 instances per register (lane = instance, same parent in every lane), 3x4 matrices"
-            }
-        }
-    }
+/// Which rigs a variant refuses (and says so instead of producing wrong poses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refuses {
+    Nothing,
+    /// Rigs where a non-uniform scale is followed by a rotation (a shear): QVS cannot hold
+    /// it ([`crate::prepare::scale::shear_reason`]).
+    ShearingScale,
 }
 
 /// The representation a hierarchy variant hands to the palette stage.
@@ -71,19 +87,14 @@ pub enum ModelLayout {
 
 impl HierarchyVariant {
     pub fn layout(self) -> ModelLayout {
-        match self {
-            Self::Tree => ModelLayout::Tree,
-            Self::Flat => ModelLayout::Mat4,
-            Self::FlatQvs => ModelLayout::Qvs,
-            Self::Simd => ModelLayout::Lanes,
-        }
+        self.spec().layout
     }
 
     /// Why this variant cannot pose `rig` exactly, or `None` if it can.
     pub fn refusal(self, rig: &PreparedRig) -> Option<String> {
-        match self {
-            Self::FlatQvs => rig.qvs_refusal.clone(),
-            _ => None,
+        match self.spec().refuses {
+            Refuses::Nothing => None,
+            Refuses::ShearingScale => rig.shear_reason.clone(),
         }
     }
 }
@@ -105,24 +116,100 @@ pub enum ModelPoses<'a> {
     Lanes(&'a [Lanes3x4]),
 }
 
+impl ModelPosesMut<'_> {
+    pub fn layout(&self) -> ModelLayout {
+        match self {
+            Self::Tree(_) => ModelLayout::Tree,
+            Self::Mat4(_) => ModelLayout::Mat4,
+            Self::Qvs(_) => ModelLayout::Qvs,
+            Self::Lanes(_) => ModelLayout::Lanes,
+        }
+    }
+
+    /// Entries available per the layout's unit (trees, matrices, QVS or lane joints).
+    fn len(&self) -> usize {
+        match self {
+            Self::Tree(t) => t.len(),
+            Self::Mat4(m) => m.len(),
+            Self::Qvs(q) => q.len(),
+            Self::Lanes(l) => l.len(),
+        }
+    }
+}
+
+/// Why a hierarchy call was refused (checked once, before any joint is touched).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HierarchyError {
+    #[error("the {variant} hierarchy writes {expected:?} model poses, given {given:?}")]
+    WrongLayout {
+        variant: &'static str,
+        expected: ModelLayout,
+        given: ModelLayout,
+    },
+    #[error("{active} live instances in a group; 1..={LANES} are allowed")]
+    Active { active: usize },
+    #[error("local poses hold {given} transforms; {needed} are needed")]
+    LocalsTooShort { given: usize, needed: usize },
+    #[error("model poses hold {given} entries; {needed} are needed")]
+    OutputTooShort { given: usize, needed: usize },
+}
+
 /// Runs the hierarchy for one group: `locals` holds `LANES * rig.joint_stride` transforms
 /// (instance `k` at `k * joint_stride`), of which the first `active` instances are live.
+/// Everything is validated first (ozz's `Validate()`); the kernels then do no checks.
 pub fn run_group(
     variant: HierarchyVariant,
     rig: &PreparedRig,
     locals: &[Qvs],
     out: ModelPosesMut,
     active: usize,
-) {
+) -> Result<(), HierarchyError> {
     let stride = rig.joint_stride;
-    debug_assert!(active <= LANES && locals.len() >= LANES * stride);
-    match (variant, out) {
-        (HierarchyVariant::Tree, ModelPosesMut::Tree(trees)) => {
+    if !(1..=LANES).contains(&active) {
+        return Err(HierarchyError::Active { active });
+    }
+    if locals.len() < LANES * stride {
+        return Err(HierarchyError::LocalsTooShort {
+            given: locals.len(),
+            needed: LANES * stride,
+        });
+    }
+    if out.layout() != variant.layout() {
+        return Err(HierarchyError::WrongLayout {
+            variant: variant.spec().name,
+            expected: variant.layout(),
+            given: out.layout(),
+        });
+    }
+    let needed = match variant.layout() {
+        ModelLayout::Tree => active,
+        ModelLayout::Mat4 | ModelLayout::Qvs => LANES * stride,
+        ModelLayout::Lanes => rig.joint_count(),
+    };
+    if out.len() < needed {
+        return Err(HierarchyError::OutputTooShort {
+            given: out.len(),
+            needed,
+        });
+    }
+    let wrong = |out: &ModelPosesMut| HierarchyError::WrongLayout {
+        variant: variant.spec().name,
+        expected: variant.layout(),
+        given: out.layout(),
+    };
+    match variant {
+        HierarchyVariant::Tree => {
+            let ModelPosesMut::Tree(trees) = out else {
+                return Err(wrong(&out));
+            };
             for (k, tree) in trees.iter_mut().enumerate().take(active) {
                 tree::run(tree, &rig.skeleton, &locals[k * stride..(k + 1) * stride]);
             }
         }
-        (HierarchyVariant::Flat, ModelPosesMut::Mat4(model)) => {
+        HierarchyVariant::Flat => {
+            let ModelPosesMut::Mat4(model) = out else {
+                return Err(wrong(&out));
+            };
             for k in 0..active {
                 flat::run(
                     &rig.skeleton,
@@ -131,7 +218,10 @@ pub fn run_group(
                 );
             }
         }
-        (HierarchyVariant::FlatQvs, ModelPosesMut::Qvs(model)) => {
+        HierarchyVariant::FlatQvs => {
+            let ModelPosesMut::Qvs(model) = out else {
+                return Err(wrong(&out));
+            };
             for k in 0..active {
                 flat_qvs::run(
                     &rig.skeleton,
@@ -141,9 +231,12 @@ pub fn run_group(
                 );
             }
         }
-        (HierarchyVariant::Simd, ModelPosesMut::Lanes(model)) => {
+        HierarchyVariant::Simd => {
+            let ModelPosesMut::Lanes(model) = out else {
+                return Err(wrong(&out));
+            };
             simd::run(&rig.skeleton, locals, stride, model);
         }
-        _ => panic!("hierarchy variant {variant:?} given the wrong output layout"),
     }
+    Ok(())
 }

@@ -18,7 +18,7 @@ impl Machine {
     pub fn detect() -> Self {
         Machine {
             cpu: cpu_model(),
-            cores: crate::crowd::pipeline::available_threads(),
+            cores: super::pipeline::available_threads(),
             os: os_name(),
             rustc: env!("SKINBENCH_RUSTC_VERSION").to_string(),
             profile: if cfg!(debug_assertions) {

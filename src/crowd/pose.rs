@@ -1,0 +1,200 @@
+//! `skinbench pose`: one instance's skinned mesh at one time, as a file any viewer opens.
+//!
+//! How it works: one instance is put on the chosen clip and time and run through the same
+//! [`Pipeline`] as the app, into an [`OutputBuffer`]; its vertices are decoded through
+//! the variant's [`OutputLayout`](crate::skin::OutputLayout), the same read-back verify
+//! uses, so they come out in the rig file's own vertex order (the order `inspect` counts)
+//! whatever order and layout the variant stores. The mesh (positions, unit normals, the
+//! rig's UVs and index buffer) is written as glTF binary or Wavefront OBJ, whole or not at
+//! all: the bytes go to a temporary file in the same folder, renamed over the target at
+//! the end.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use super::instances::Instance;
+use super::pipeline::{FrameError, Pipeline, PipelineConfig};
+use super::verify::{FrameDeviation, verify_stages};
+use crate::prepare::PreparedRig;
+use crate::rig::glb::write_mesh_glb;
+use crate::skin::{BufferError, OutputBuffer};
+
+/// Why `pose` could not write its file.
+#[derive(Debug, thiserror::Error)]
+pub enum PoseError {
+    #[error("rig {rig} has no clip named {given:?}; its clips: {valid}")]
+    UnknownClip {
+        rig: String,
+        given: String,
+        valid: String,
+    },
+    #[error("--time {0} is not a finite number of seconds ≥ 0")]
+    Time(f32),
+    #[error("{}: the output must end in .glb or .obj", .0.display())]
+    Extension(PathBuf),
+    #[error("cannot write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    #[error(transparent)]
+    Buffer(#[from] BufferError),
+}
+
+/// The file formats `pose` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshFormat {
+    Glb,
+    Obj,
+}
+
+impl MeshFormat {
+    /// The format a path's extension names.
+    pub fn of(path: &Path) -> Result<Self, PoseError> {
+        match path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("glb") => Ok(MeshFormat::Glb),
+            Some("obj") => Ok(MeshFormat::Obj),
+            _ => Err(PoseError::Extension(path.to_path_buf())),
+        }
+    }
+}
+
+/// One instance's skinned mesh in the rig file's vertex order.
+pub struct PosedMesh {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    /// How far this frame is from the f64 oracles.
+    pub deviation: FrameDeviation,
+    pub clip: Option<String>,
+    pub time_secs: f32,
+}
+
+/// Poses `rig` with `config`'s variants: `clip` by name (default: the first clip, or the
+/// rest pose for a rig without clips) at `time_secs` (looping over the clip).
+pub fn pose(
+    rig: Arc<PreparedRig>,
+    clip: Option<&str>,
+    time_secs: f32,
+    config: PipelineConfig,
+) -> Result<PosedMesh, PoseError> {
+    if !(time_secs.is_finite() && time_secs >= 0.0) {
+        return Err(PoseError::Time(time_secs));
+    }
+    let clip_index = match clip {
+        None => 0,
+        Some(name) => match rig.clips.iter().position(|c| c.name == name) {
+            Some(i) => i,
+            None => {
+                return Err(PoseError::UnknownClip {
+                    rig: rig.name.clone(),
+                    given: name.to_string(),
+                    valid: if rig.clips.is_empty() {
+                        "none".to_string()
+                    } else {
+                        rig.clips
+                            .iter()
+                            .map(|c| format!("{:?}", c.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                });
+            }
+        },
+    };
+    let instance = Instance {
+        time_secs,
+        speed: 1.0,
+        ground_position: [0.0, 0.0],
+        // A clip index past the list samples the rest pose (a rig without clips).
+        clip: clip_index.min(u16::MAX as usize) as u16,
+        blend_clip: clip_index.min(u16::MAX as usize) as u16,
+        material: 0,
+    };
+    let instances = [instance];
+    let mut pipeline = Pipeline::new(rig.clone(), config)?;
+    let mut out = OutputBuffer::for_instances(pipeline.output_layout(), 1);
+    pipeline.run_frame(&instances, &mut out)?;
+    let (positions, normals) =
+        pipeline
+            .output_layout()
+            .read_instance(&rig.mesh, out.as_bytes(), 0)?;
+    let deviation = verify_stages(&mut pipeline, &instances, out.as_bytes(), 1)?;
+    Ok(PosedMesh {
+        positions,
+        normals: normals.iter().map(|n| n.normalize_or_zero()).collect(),
+        deviation,
+        clip: rig.clips.get(clip_index).map(|c| c.name.clone()),
+        time_secs,
+    })
+}
+
+impl PosedMesh {
+    /// The file's bytes in `format`, with `rig`'s UVs and index buffer.
+    pub fn encode(&self, rig: &PreparedRig, format: MeshFormat) -> Vec<u8> {
+        let mesh = &rig.source_mesh;
+        match format {
+            MeshFormat::Glb => write_mesh_glb(
+                &rig.name,
+                &self.positions,
+                &self.normals,
+                &mesh.uvs,
+                &mesh.indices,
+                concat!("skinbench pose ", env!("CARGO_PKG_VERSION")),
+            ),
+            MeshFormat::Obj => {
+                use std::fmt::Write as _;
+                let mut s = String::new();
+                let _ = writeln!(
+                    s,
+                    "# skinbench pose: {} clip {} at {} s, vertices in the rig file's order",
+                    rig.name,
+                    self.clip.as_deref().unwrap_or("(rest pose)"),
+                    self.time_secs
+                );
+                for p in &self.positions {
+                    let _ = writeln!(s, "v {} {} {}", p.x, p.y, p.z);
+                }
+                for n in &self.normals {
+                    let _ = writeln!(s, "vn {} {} {}", n.x, n.y, n.z);
+                }
+                // OBJ's v runs up the image; glTF's down.
+                for t in &mesh.uvs {
+                    let _ = writeln!(s, "vt {} {}", t.x, 1.0 - t.y);
+                }
+                for tri in mesh.indices.chunks_exact(3) {
+                    let [a, b, c] = [tri[0] + 1, tri[1] + 1, tri[2] + 1];
+                    let _ = writeln!(s, "f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}");
+                }
+                s.into_bytes()
+            }
+        }
+    }
+
+    /// Writes the file whole or not at all (a temporary file renamed over `path`).
+    pub fn write(&self, rig: &PreparedRig, path: &Path) -> Result<(), PoseError> {
+        let format = MeshFormat::of(path)?;
+        let bytes = self.encode(rig, format);
+        let write_err = |source| PoseError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| write_err(std::io::ErrorKind::InvalidInput.into()))?;
+        let temp = path.with_file_name(format!(".{}.partial", name.to_string_lossy()));
+        std::fs::write(&temp, &bytes).map_err(write_err)?;
+        std::fs::rename(&temp, path).map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            write_err(e)
+        })
+    }
+}

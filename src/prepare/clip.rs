@@ -1,0 +1,218 @@
+//! Load-time clip data: each glTF clip's tracks converted once into what sampling reads.
+//!
+//! How it works: every track gets a [`Timeline`] that knows whether its keys are evenly
+//! spaced (then a key is found with one multiply instead of a binary search); tracks keep
+//! only the animated joints; and LINEAR rotation tracks that share one timeline are moved
+//! into [`LaneRotations`], eight tracks per vector, key by key, so `anim::sample` finds the
+//! key once and slerps eight joints at a time. Nothing here runs per frame.
+
+use glam::{Quat, Vec3A};
+
+use crate::rig::{Clip, Interpolation, Track};
+use crate::types::{F32x8, LANES};
+
+/// Key times, and how to find the key before a time.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    pub times_secs: Vec<f32>,
+    /// `(first key time, keys per second)` when keys are evenly spaced.
+    pub(crate) uniform: Option<(f32, f32)>,
+}
+
+impl Timeline {
+    pub(crate) fn new(times: &[f32]) -> Self {
+        let uniform = if times.len() >= 2 {
+            let step = (times[times.len() - 1] - times[0]) / (times.len() - 1) as f32;
+            let even = times
+                .iter()
+                .enumerate()
+                .all(|(k, &t)| (t - (times[0] + step * k as f32)).abs() <= step * 1e-3);
+            (even && step > 0.0).then(|| (times[0], 1.0 / step))
+        } else {
+            None
+        };
+        Timeline {
+            times_secs: times.to_vec(),
+            uniform,
+        }
+    }
+
+    /// Key `k` and fraction `s` such that `times[k] <= t < times[k + 1]` (clamped).
+    #[inline]
+    pub(crate) fn locate(&self, t: f32) -> (usize, f32) {
+        let times = &self.times_secs;
+        let last = times.len() - 1;
+        if last == 0 || t <= times[0] {
+            return (0, 0.0);
+        }
+        if t >= times[last] {
+            return (last, 0.0);
+        }
+        let k = match self.uniform {
+            Some((start, rate)) => {
+                // The float estimate can be one key off at boundaries; fix it up.
+                let mut k = (((t - start) * rate) as usize).min(last - 1);
+                if times[k] > t {
+                    k -= 1;
+                } else if times[k + 1] <= t {
+                    k += 1;
+                }
+                k
+            }
+            None => times.partition_point(|&x| x <= t) - 1,
+        };
+        let s = (t - times[k]) / (times[k + 1] - times[k]);
+        (k, s)
+    }
+
+    pub(crate) fn interval(&self, k: usize) -> f32 {
+        self.times_secs[k + 1] - self.times_secs[k]
+    }
+}
+
+/// A track ready for sampling.
+#[derive(Clone, Debug)]
+pub struct TrackRt<T> {
+    pub interpolation: Interpolation,
+    pub timeline: Timeline,
+    /// One value per key, or (in-tangent, value, out-tangent) per key for CUBICSPLINE.
+    pub values: Vec<T>,
+}
+
+impl<T: Copy> TrackRt<T> {
+    fn new<S: Copy>(track: &Track<S>, convert: impl Fn(S) -> T) -> Self {
+        TrackRt {
+            interpolation: track.interpolation,
+            timeline: Timeline::new(&track.times_secs),
+            values: track.values.iter().map(|&v| convert(v)).collect(),
+        }
+    }
+}
+
+/// One joint's tracks in a clip.
+#[derive(Clone, Debug)]
+pub struct AnimatedJoint {
+    pub joint: u16,
+    pub translation: Option<TrackRt<Vec3A>>,
+    pub rotation: Option<TrackRt<Quat>>,
+    pub scale: Option<TrackRt<Vec3A>>,
+}
+
+/// A clip ready for sampling: only the animated joints are listed.
+#[derive(Clone, Debug)]
+pub struct ClipRt {
+    pub name: String,
+    pub duration_secs: f32,
+    pub channels: usize,
+    /// The joints with at least one track. Rotation tracks moved into `lane_rotations`
+    /// are `None` here.
+    pub animated: Vec<AnimatedJoint>,
+    /// The LINEAR rotation tracks that share one timeline, eight per vector.
+    pub lane_rotations: Option<LaneRotations>,
+}
+
+/// LINEAR rotation tracks with identical key times, in lanes: track `b * 8 + l` is lane
+/// `l` of block `b`; the keys of one time are `blocks` consecutive `[x, y, z, w]` vectors.
+#[derive(Clone, Debug)]
+pub struct LaneRotations {
+    /// How many tracks took this path (for tests and reports).
+    pub tracks: usize,
+    pub(crate) timeline: Timeline,
+    /// The joint each track animates.
+    pub(crate) joints: Vec<u16>,
+    /// One more than the largest of `joints`: a pose at least this long can take them all.
+    pub(crate) joint_bound: usize,
+    pub(crate) blocks: usize,
+    /// `keys[k * blocks + b]`: x, y, z, w of block `b`'s tracks at key `k` (unused lanes
+    /// hold the identity).
+    pub(crate) keys: Vec<[F32x8; 4]>,
+}
+
+impl LaneRotations {
+    /// Takes the LINEAR rotation tracks that share the first such track's key times out of
+    /// `animated`, if there are at least two (tracks with other times stay per-track).
+    pub(crate) fn take(animated: &mut [AnimatedJoint]) -> Option<LaneRotations> {
+        let shared = |t: &TrackRt<Quat>| {
+            t.interpolation == Interpolation::Linear && t.timeline.times_secs.len() >= 2
+        };
+        let first = animated
+            .iter()
+            .filter_map(|a| a.rotation.as_ref())
+            .find(|t| shared(t))?;
+        let timeline = first.timeline.clone();
+        let same = |t: &TrackRt<Quat>| shared(t) && t.timeline.times_secs == timeline.times_secs;
+        let count = animated
+            .iter()
+            .filter(|a| a.rotation.as_ref().is_some_and(same))
+            .count();
+        if count < 2 {
+            return None;
+        }
+        let blocks = count.div_ceil(LANES);
+        let identity = [
+            F32x8([0.0; LANES]),
+            F32x8([0.0; LANES]),
+            F32x8([0.0; LANES]),
+            F32x8([1.0; LANES]),
+        ];
+        let mut keys = vec![identity; timeline.times_secs.len() * blocks];
+        let mut joints = Vec::with_capacity(count);
+        for a in animated.iter_mut() {
+            if !a.rotation.as_ref().is_some_and(same) {
+                continue;
+            }
+            let track = a.rotation.take().expect("checked above");
+            let (b, l) = (joints.len() / LANES, joints.len() % LANES);
+            for (k, q) in track.values.iter().enumerate() {
+                let key = &mut keys[k * blocks + b];
+                for (c, v) in q.to_array().into_iter().enumerate() {
+                    key[c].0[l] = v;
+                }
+            }
+            joints.push(a.joint);
+        }
+        Some(LaneRotations {
+            tracks: joints.len(),
+            joint_bound: joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0),
+            timeline,
+            joints,
+            blocks,
+            keys,
+        })
+    }
+}
+
+impl ClipRt {
+    pub fn new(clip: &Clip) -> Self {
+        let mut rt = ClipRt::per_track(clip);
+        rt.lane_rotations = LaneRotations::take(&mut rt.animated);
+        // Joints whose only track moved into the lanes need no visit.
+        rt.animated
+            .retain(|a| a.translation.is_some() || a.rotation.is_some() || a.scale.is_some());
+        rt
+    }
+
+    /// Every track sampled on its own (no lane path): the plain sampler, which the lane
+    /// path is tested against.
+    pub fn per_track(clip: &Clip) -> Self {
+        let animated: Vec<AnimatedJoint> = clip
+            .joint_tracks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.translation.is_some() || t.rotation.is_some() || t.scale.is_some())
+            .map(|(j, t)| AnimatedJoint {
+                joint: j as u16,
+                translation: t.translation.as_ref().map(|t| TrackRt::new(t, Vec3A::from)),
+                rotation: t.rotation.as_ref().map(|t| TrackRt::new(t, |q| q)),
+                scale: t.scale.as_ref().map(|t| TrackRt::new(t, Vec3A::from)),
+            })
+            .collect();
+        ClipRt {
+            name: clip.name.clone(),
+            duration_secs: clip.duration_secs,
+            channels: clip.channel_count(),
+            animated,
+            lane_rotations: None,
+        }
+    }
+}

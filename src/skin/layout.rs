@@ -1,0 +1,460 @@
+//! The output layout: where instance `i`'s vertex `v` is, in which format, and which draw
+//! path reads it, answered in one place.
+//!
+//! How it works: [`OutputLayout::new`] derives one value from the skin variant's declared
+//! properties (format, arrangement, which vertices it stores, vertex order) and the
+//! prepared mesh. Everything else asks it: the kernels validate their destination against
+//! it, the pipeline and the uploads size buffers with [`OutputLayout::bytes`], the renderer
+//! picks its named pipeline from [`OutputLayout::draw_path`] and its per-instance offsets
+//! from [`OutputLayout::instance_offset`], and every read-back (verify, `pose`, the tests)
+//! decodes through [`OutputLayout::read_instance`]. CPU-side output lives in an
+//! [`OutputBuffer`], made of cache lines, so its alignment is right by construction.
+
+use glam::Vec3;
+
+use super::SkinVariant;
+use crate::prepare::PreparedMesh;
+use crate::types::{
+    CacheLine, LANES, PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved, VertexPacked,
+    block_slot, unpack_normal,
+};
+
+/// Alignment of every instance's output slice, in bytes: slices are cache-line and
+/// GPU-offset aligned, and no two threads ever write the same cache line.
+pub const INSTANCE_ALIGN: usize = 256;
+
+/// How one output vertex looks in memory (and so on the GPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// `VertexInterleaved`: float3 position, float3 normal, float2 uv (32 bytes).
+    Interleaved,
+    /// `VertexF3`: float3 position, float3 normal (24 bytes).
+    Float3,
+    /// `VertexF4`: float4 position, float4 normal (32 bytes, 16-byte aligned).
+    Float4,
+    /// `VertexPacked`: float3 position, unorm 10:10:10:2 normal direction (16 bytes).
+    Packed,
+}
+
+impl OutputFormat {
+    pub const fn vertex_size(self) -> usize {
+        match self {
+            OutputFormat::Interleaved => std::mem::size_of::<VertexInterleaved>(),
+            OutputFormat::Float3 => std::mem::size_of::<VertexF3>(),
+            OutputFormat::Float4 => std::mem::size_of::<VertexF4>(),
+            OutputFormat::Packed => std::mem::size_of::<VertexPacked>(),
+        }
+    }
+
+    /// Largest normal component difference from the reference a correct kernel may show:
+    /// float formats carry the blend's rounding only; `Packed` keeps ten bits per
+    /// component of the direction.
+    pub fn normal_tolerance(self) -> f64 {
+        match self {
+            OutputFormat::Packed => PACKED_NORMAL_TOLERANCE as f64,
+            OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4 => 1e-3,
+        }
+    }
+
+    /// Whether the format keeps only the normal's direction (compare unit normals).
+    pub fn unit_normals(self) -> bool {
+        match self {
+            OutputFormat::Packed => true,
+            OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4 => false,
+        }
+    }
+
+    /// The alignment the vertex stores need.
+    const fn store_align(self) -> usize {
+        match self {
+            OutputFormat::Float4 | OutputFormat::Packed => 16,
+            OutputFormat::Interleaved | OutputFormat::Float3 => 4,
+        }
+    }
+}
+
+/// How instances share the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrangement {
+    /// Each instance owns one contiguous slice, `instance_stride` bytes apart.
+    Slices,
+    /// Lane blocks: vertex `v` of a group's eight instances in `8 × vertex_size`
+    /// contiguous bytes, lane `k` in slot [`block_slot`]`(k)`, written whole with
+    /// non-temporal stores (so they need 32-byte alignment).
+    LaneBlocks,
+}
+
+/// Which vertices an instance's output holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stores {
+    /// Every vertex of the mesh.
+    EveryVertex,
+    /// The distinct vertices only; a UV-seam copy's result is found through
+    /// `distinct_of_sorted` (by the vertex shader, and by the read-back).
+    DistinctOnly,
+}
+
+/// The order of the stored vertices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VertexOrder {
+    /// The rig file's order (the index buffer as imported).
+    File,
+    /// Influence-sorted (`prepare`'s order, with the remapped index buffer).
+    InfluenceSorted,
+}
+
+/// The renderer's named pipeline (vertex layout and shader entry) for an output layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawPath {
+    /// Interleaved float3 position, normal and uv in slot 0.
+    Interleaved,
+    /// float3 position and normal in slot 0, uv in slot 1.
+    Float3,
+    /// float4 position and normal in slot 0, uv in slot 1.
+    Float4,
+    /// Packed vertices in slot 0, uv in slot 1.
+    Packed,
+    /// Packed vertices with a lane-block stride and a per-instance offset.
+    PackedBlocks,
+    /// Each vertex's distinct index in slot 0; the vertex shader reads the instance's slot
+    /// of that lane block from a storage buffer bound per group.
+    Pulled,
+}
+
+impl DrawPath {
+    pub const ALL: [DrawPath; 6] = [
+        DrawPath::Interleaved,
+        DrawPath::Float3,
+        DrawPath::Float4,
+        DrawPath::Packed,
+        DrawPath::PackedBlocks,
+        DrawPath::Pulled,
+    ];
+
+    /// Whether the draw path reads the uv stream from slot 1 (all but the interleaved one,
+    /// which carries its uv in slot 0).
+    pub fn reads_uv_stream(self) -> bool {
+        match self {
+            DrawPath::Interleaved => false,
+            DrawPath::Float3
+            | DrawPath::Float4
+            | DrawPath::Packed
+            | DrawPath::PackedBlocks
+            | DrawPath::Pulled => true,
+        }
+    }
+}
+
+/// Why a layout cannot be built for a variant's declared properties.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {variant} skin variant declares {format:?} vertices in {arrangement:?} storing \
+     {stores:?}, which no draw path reads"
+)]
+pub struct UnsupportedLayout {
+    pub variant: &'static str,
+    pub format: OutputFormat,
+    pub arrangement: Arrangement,
+    pub stores: Stores,
+}
+
+/// Where every instance's skinned vertices are (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputLayout {
+    pub variant: SkinVariant,
+    pub format: OutputFormat,
+    pub arrangement: Arrangement,
+    pub stores: Stores,
+    pub order: VertexOrder,
+    pub draw_path: DrawPath,
+    /// The mesh's vertex count (what a draw indexes).
+    pub vertex_count: usize,
+    /// Vertices each instance stores (all, or the distinct ones).
+    pub stored_vertices: usize,
+    /// Bytes between consecutive instances' slices, or for lane blocks an eighth of a
+    /// group's blocks (a group's output is `LANES` times this either way).
+    pub instance_stride: usize,
+    /// Alignment the output buffer needs.
+    pub align: usize,
+}
+
+impl OutputLayout {
+    /// The layout of `variant`'s output for `mesh`.
+    pub fn new(variant: SkinVariant, mesh: &PreparedMesh) -> Self {
+        match Self::try_new(variant, mesh) {
+            Ok(layout) => layout,
+            // Every declared variant has a draw path (tests/layout.rs); a declaration that
+            // has none is a programming error caught the first time the tests run.
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// As [`Self::new`], saying why a declaration has no draw path.
+    pub fn try_new(variant: SkinVariant, mesh: &PreparedMesh) -> Result<Self, UnsupportedLayout> {
+        let spec = variant.spec();
+        let unsupported = UnsupportedLayout {
+            variant: spec.name,
+            format: spec.format,
+            arrangement: spec.arrangement,
+            stores: spec.stores,
+        };
+        let draw_path = match (spec.format, spec.arrangement, spec.stores) {
+            (OutputFormat::Interleaved, Arrangement::Slices, Stores::EveryVertex) => {
+                DrawPath::Interleaved
+            }
+            (OutputFormat::Float3, Arrangement::Slices, Stores::EveryVertex) => DrawPath::Float3,
+            (OutputFormat::Float4, Arrangement::Slices, Stores::EveryVertex) => DrawPath::Float4,
+            (OutputFormat::Packed, Arrangement::Slices, Stores::EveryVertex) => DrawPath::Packed,
+            (OutputFormat::Packed, Arrangement::LaneBlocks, Stores::EveryVertex) => {
+                DrawPath::PackedBlocks
+            }
+            (OutputFormat::Packed, Arrangement::LaneBlocks, Stores::DistinctOnly) => {
+                DrawPath::Pulled
+            }
+            (_, Arrangement::Slices, Stores::DistinctOnly)
+            | (OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4, _, _) => {
+                return Err(unsupported);
+            }
+        };
+        let stored_vertices = match spec.stores {
+            Stores::EveryVertex => mesh.vertex_count,
+            Stores::DistinctOnly => mesh.sorted.distinct.source.len(),
+        };
+        let align = match spec.arrangement {
+            Arrangement::Slices => spec.format.store_align(),
+            Arrangement::LaneBlocks => 32,
+        };
+        Ok(OutputLayout {
+            variant,
+            format: spec.format,
+            arrangement: spec.arrangement,
+            stores: spec.stores,
+            order: spec.order,
+            draw_path,
+            vertex_count: mesh.vertex_count,
+            stored_vertices,
+            instance_stride: (stored_vertices * spec.format.vertex_size())
+                .next_multiple_of(INSTANCE_ALIGN),
+            align,
+        })
+    }
+
+    pub fn vertex_size(&self) -> usize {
+        self.format.vertex_size()
+    }
+
+    /// Output bytes for `instances` instances. Lane blocks are written whole, so a partial
+    /// last group takes a whole group's space.
+    pub fn bytes(&self, instances: usize) -> usize {
+        self.group_instances(instances) * self.instance_stride
+    }
+
+    /// Instances whose space `instances` instances take (a whole last group for lane blocks).
+    fn group_instances(&self, instances: usize) -> usize {
+        match self.arrangement {
+            Arrangement::Slices => instances,
+            Arrangement::LaneBlocks => instances.next_multiple_of(LANES),
+        }
+    }
+
+    /// Bytes of one group's output chunk (the unit handed to a group task).
+    pub fn group_bytes(&self) -> usize {
+        LANES * self.instance_stride
+    }
+
+    /// The bytes a group of `active` instances must be given: up to the end of the last
+    /// live slice, or every block.
+    pub fn group_bytes_needed(&self, active: usize) -> usize {
+        match self.arrangement {
+            Arrangement::Slices => {
+                active.saturating_sub(1) * self.instance_stride
+                    + self.stored_vertices * self.vertex_size()
+            }
+            Arrangement::LaneBlocks => self.stored_vertices * self.vertex_size() * LANES,
+        }
+    }
+
+    /// Where instance `instance`'s first stored vertex is.
+    pub fn instance_offset(&self, instance: usize) -> usize {
+        match self.arrangement {
+            Arrangement::Slices => instance * self.instance_stride,
+            Arrangement::LaneBlocks => {
+                let (group, lane) = (instance / LANES, instance % LANES);
+                group * self.group_bytes() + block_slot(lane) * self.vertex_size()
+            }
+        }
+    }
+
+    /// Bytes from one of an instance's stored vertices to its next.
+    pub fn vertex_stride(&self) -> usize {
+        match self.arrangement {
+            Arrangement::Slices => self.vertex_size(),
+            Arrangement::LaneBlocks => self.vertex_size() * LANES,
+        }
+    }
+
+    /// Bytes from an instance's first stored vertex to the end of its last.
+    pub fn instance_span(&self) -> usize {
+        self.stored_vertices.saturating_sub(1) * self.vertex_stride() + self.vertex_size()
+    }
+
+    /// Checks that `len` bytes at address `addr` can hold `instances` instances.
+    pub fn check_buffer(
+        &self,
+        addr: usize,
+        len: usize,
+        instances: usize,
+    ) -> Result<(), BufferError> {
+        let needed = self.bytes(instances);
+        if len < needed {
+            return Err(BufferError::TooSmall {
+                given: len,
+                needed,
+                instances,
+            });
+        }
+        if needed > 0 && !addr.is_multiple_of(self.align) {
+            return Err(BufferError::Misaligned { align: self.align });
+        }
+        Ok(())
+    }
+
+    /// Instance `instance`'s vertices decoded from a frame's output `out`, in the rig
+    /// file's vertex order, as (positions, normals). `mesh` must be the one the layout was
+    /// made for.
+    pub fn read_instance(
+        &self,
+        mesh: &PreparedMesh,
+        out: &[u8],
+        instance: usize,
+    ) -> Result<(Vec<Vec3>, Vec<Vec3>), BufferError> {
+        if mesh.vertex_count != self.vertex_count {
+            return Err(BufferError::OtherMesh {
+                layout: self.vertex_count,
+                mesh: mesh.vertex_count,
+            });
+        }
+        let first = self.instance_offset(instance);
+        let end = first + self.instance_span();
+        if out.len() < end {
+            return Err(BufferError::TooSmall {
+                given: out.len(),
+                needed: end,
+                instances: instance + 1,
+            });
+        }
+        let n = self.vertex_count;
+        let step = self.vertex_stride();
+        let size = self.vertex_size();
+        let mut positions = vec![Vec3::ZERO; n];
+        let mut normals = vec![Vec3::ZERO; n];
+        for v in 0..n {
+            // `v` is in the layout's order; where it is stored, and which file vertex it is.
+            let (stored, file) = match self.order {
+                VertexOrder::File => (v, v),
+                VertexOrder::InfluenceSorted => {
+                    let stored = match self.stores {
+                        Stores::EveryVertex => v,
+                        Stores::DistinctOnly => mesh.sorted.distinct.distinct_of_sorted[v] as usize,
+                    };
+                    (stored, mesh.sorted.original_of_sorted[v] as usize)
+                }
+            };
+            let at = first + stored * step;
+            let bytes = &out[at..at + size];
+            let (p, q) = decode(self.format, bytes);
+            positions[file] = p;
+            normals[file] = q;
+        }
+        Ok((positions, normals))
+    }
+}
+
+/// One vertex of `format` from its bytes (any alignment).
+fn decode(format: OutputFormat, bytes: &[u8]) -> (Vec3, Vec3) {
+    match format {
+        OutputFormat::Interleaved => {
+            let v: VertexInterleaved = bytemuck::pod_read_unaligned(bytes);
+            (Vec3::from(v.position), Vec3::from(v.normal))
+        }
+        OutputFormat::Float3 => {
+            let v: VertexF3 = bytemuck::pod_read_unaligned(bytes);
+            (Vec3::from(v.position), Vec3::from(v.normal))
+        }
+        OutputFormat::Float4 => {
+            let v: VertexF4 = bytemuck::pod_read_unaligned(bytes);
+            (
+                Vec3::from_slice(&v.position[..3]),
+                Vec3::from_slice(&v.normal[..3]),
+            )
+        }
+        OutputFormat::Packed => {
+            let v: VertexPacked = bytemuck::pod_read_unaligned(bytes);
+            (Vec3::from(v.position), unpack_normal(v.normal))
+        }
+    }
+}
+
+/// A buffer that does not fit an output layout.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BufferError {
+    #[error("output buffer holds {given} bytes; {needed} are needed for {instances} instances")]
+    TooSmall {
+        given: usize,
+        needed: usize,
+        instances: usize,
+    },
+    #[error("output buffer is not {align}-byte aligned (the skin variant's stores need it)")]
+    Misaligned { align: usize },
+    #[error("the output layout is for a mesh of {layout} vertices, given one of {mesh}")]
+    OtherMesh { layout: usize, mesh: usize },
+}
+
+/// CPU-side skinned output: whole cache lines, so every layout's alignment (at most 32)
+/// holds by construction. Every CPU caller (the `write_buffer` upload, verify, `pose`,
+/// the bench, the tests) uses this type.
+#[derive(Clone, Default)]
+pub struct OutputBuffer {
+    lines: Vec<CacheLine>,
+    len: usize,
+}
+
+impl OutputBuffer {
+    /// A zeroed buffer for `instances` instances of `layout`.
+    pub fn for_instances(layout: &OutputLayout, instances: usize) -> Self {
+        Self::zeroed(layout.bytes(instances))
+    }
+
+    /// A zeroed buffer of `bytes` bytes.
+    pub fn zeroed(bytes: usize) -> Self {
+        OutputBuffer {
+            lines: vec![CacheLine::ZERO; bytes.div_ceil(64)],
+            len: bytes,
+        }
+    }
+
+    /// Makes the buffer `bytes` long, reallocating only when it must grow.
+    pub fn resize(&mut self, bytes: usize) {
+        let lines = bytes.div_ceil(64);
+        if self.lines.len() < lines {
+            self.lines.resize(lines, CacheLine::ZERO);
+        }
+        self.len = bytes;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.lines)[..self.len]
+    }
+
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.lines)[..self.len]
+    }
+}

@@ -1,0 +1,353 @@
+//! The scene: everything a frame computes and draws, without a window.
+//!
+//! How it works: a [`Scene`] owns the GPU context, the crowd renderer and its offscreen
+//! targets, the frame pipeline, the instances, the upload variant's state, the settings,
+//! the timing history and the user's pending requests. Each frame [`Scene::begin_frame`]
+//! applies changed settings and advances the clocks, [`Scene::upload`] runs the CPU
+//! pipeline and the upload, [`Scene::draw`] records the crowd pass, and after submission
+//! [`Scene::finish_frame`] carries out what the panel asked for: verify reads back the
+//! skinned buffer the frame just drew and decodes it through the output layout, a
+//! screenshot reads back the offscreen frame. The window (`app`) adds the surface, egui
+//! and the blit around it; the panel tests drive the same `Scene` headless.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{PanelInfo, Settings, UiAction, panel_ui};
+use crate::anim::hierarchy::HierarchyVariant;
+use crate::crowd::machine::{Machine, timestamp};
+use crate::crowd::verify::{FrameDeviation, verify_stages};
+use crate::crowd::{InstanceStore, Pipeline, StageTimings, TimingHistory};
+use crate::gpu::{
+    CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent, crowd_pass,
+    read_buffer, renderer::read_texture, save_png,
+};
+use crate::prepare::PreparedRig;
+use crate::variant::Variant;
+
+/// Metres between neighbouring characters.
+pub const SPACING: f32 = 1.6;
+/// Upper bound of the instance slider.
+pub const MAX_INSTANCES: usize = 10_000;
+/// Instances verify compares with the reference (spread over the crowd).
+pub const VERIFY_INSTANCES: usize = 16;
+
+/// What the user asked for, and what the last request gave.
+#[derive(Default)]
+pub struct Requests {
+    pub verify: bool,
+    pub screenshot: bool,
+    pub last_verify: Option<Result<FrameDeviation, String>>,
+    pub last_screenshot: Option<Result<String, String>>,
+}
+
+pub struct Scene {
+    pub gpu: GpuContext,
+    pub renderer: CrowdRenderer,
+    pub targets: FrameTargets,
+    pub pipeline: Pipeline,
+    pub crowd: InstanceStore,
+    pub uploader: Uploader,
+    pub settings: Settings,
+    pub camera: OrbitCamera,
+    pub history: TimingHistory,
+    pub machine: Machine,
+    pub requests: Requests,
+    /// Where F12 and the screenshot button save (`bench-results/screenshots` by default).
+    pub screenshot_dir: PathBuf,
+    /// Messages for the panel, renewed every frame.
+    pub notes: Vec<String>,
+    /// The hierarchy variants that refuse this rig, and why (the rig never changes).
+    pub refusals: Vec<(HierarchyVariant, String)>,
+}
+
+impl Scene {
+    /// A scene rendering into `size` pixels of `format`.
+    pub fn new(
+        gpu: GpuContext,
+        rig: Arc<PreparedRig>,
+        settings: Settings,
+        format: wgpu::TextureFormat,
+        size: (u32, u32),
+    ) -> anyhow::Result<Self> {
+        let renderer = CrowdRenderer::new(&gpu.device, &rig, format);
+        let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
+        let pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
+        let mut crowd = InstanceStore::new();
+        crowd.resize(settings.instances, &rig, SPACING);
+        let camera = OrbitCamera::framing(crowd_extent(&crowd));
+        let uploader = Uploader::new(&gpu.device);
+        Ok(Scene {
+            refusals: HierarchyVariant::ALL
+                .iter()
+                .filter_map(|&v| v.refusal(&rig).map(|r| (v, r)))
+                .collect(),
+            gpu,
+            renderer,
+            targets,
+            pipeline,
+            crowd,
+            uploader,
+            settings,
+            camera,
+            history: TimingHistory::new(600),
+            machine: Machine::detect(),
+            requests: Requests::default(),
+            screenshot_dir: PathBuf::from("bench-results/screenshots"),
+            notes: Vec::new(),
+        })
+    }
+
+    pub fn rig(&self) -> &Arc<PreparedRig> {
+        self.pipeline.rig()
+    }
+
+    pub fn reset_camera(&mut self) {
+        self.camera = OrbitCamera::framing(crowd_extent(&self.crowd));
+    }
+
+    pub fn resize(&mut self, width: u32, height: u32) {
+        let format = self.targets.color.format();
+        self.targets = FrameTargets::new(&self.gpu.device, format, width, height);
+    }
+
+    /// Brings the pipeline and crowd in line with the settings. A refused configuration
+    /// is reverted and the reason noted.
+    pub fn apply_settings(&mut self) {
+        let wanted = self.settings.pipeline;
+        if wanted != *self.pipeline.config() {
+            if let Err(e) = self.pipeline.set_config(wanted) {
+                self.notes.push(e.to_string());
+                self.settings.pipeline = *self.pipeline.config();
+            }
+            self.history.clear();
+            self.requests.last_verify = None;
+        }
+        let max = self.max_instances();
+        self.settings.instances = self.settings.instances.clamp(1, max);
+        if self.settings.instances != self.crowd.len() {
+            self.crowd
+                .resize(self.settings.instances, self.pipeline.rig(), SPACING);
+            self.history.clear();
+        }
+    }
+
+    /// The most instances whose skinned vertices fit one GPU buffer.
+    pub fn max_instances(&self) -> usize {
+        let layout = self.pipeline.output_layout();
+        let max_bytes = self.renderer.max_skinned_bytes();
+        let mut n = MAX_INSTANCES
+            .min((max_bytes / layout.instance_stride.max(1) as u64) as usize)
+            .max(1);
+        // Lane blocks round up to whole groups.
+        while n > 1 && layout.bytes(n) as u64 > max_bytes {
+            n -= 1;
+        }
+        n
+    }
+
+    /// Starts a frame `dt_secs` after the previous one: settings, then the clocks.
+    pub fn begin_frame(&mut self, dt_secs: f32) {
+        self.notes.clear();
+        self.apply_settings();
+        if !self.settings.paused {
+            self.crowd.advance(dt_secs.min(0.1) * self.settings.speed);
+        }
+    }
+
+    /// Runs the CPU pipeline and gets the skinned stream into the GPU buffer with the
+    /// chosen upload variant (copies recorded into `encoder`).
+    pub fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> anyhow::Result<StageTimings> {
+        let timings = self.uploader.frame(
+            self.settings.upload,
+            &self.gpu.device,
+            &self.gpu.queue,
+            encoder,
+            &mut self.renderer,
+            &mut self.pipeline,
+            self.crowd.as_slice(),
+        )?;
+        if let Some(note) = &self.uploader.note {
+            self.notes.push(note.clone());
+        }
+        Ok(timings)
+    }
+
+    /// Records the crowd into the offscreen frame, within `viewport` (x, y, w, h).
+    pub fn draw(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        viewport: Option<[f32; 4]>,
+        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) {
+        let (width, height) = viewport.map_or(
+            (self.targets.width as f32, self.targets.height as f32),
+            |v| (v[2], v[3]),
+        );
+        let aspect = width / height.max(1.0);
+        let extent = crowd_extent(&self.crowd);
+        let camera = self.camera.uniform(aspect, extent + 12.0);
+        self.renderer.update(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &camera,
+            self.crowd.as_slice(),
+        );
+        crowd_pass(
+            encoder,
+            &self.targets,
+            &self.renderer,
+            self.pipeline.output_layout(),
+            self.crowd.len(),
+            viewport,
+            timestamp_writes,
+        );
+    }
+
+    /// Queues the panel's actions for the end of the frame.
+    pub fn request(&mut self, actions: &[UiAction]) {
+        for action in actions {
+            match action {
+                UiAction::Verify => self.requests.verify = true,
+                UiAction::Screenshot => self.requests.screenshot = true,
+                UiAction::ResetCamera => self.reset_camera(),
+            }
+        }
+    }
+
+    /// After the frame's command buffers were submitted: recycles upload memory and
+    /// carries out the pending verify and screenshot (into `screenshot_dir`).
+    pub fn finish_frame(&mut self) {
+        self.uploader.after_submit();
+        if std::mem::take(&mut self.requests.verify) {
+            self.requests.last_verify = Some(self.verify());
+        }
+        if std::mem::take(&mut self.requests.screenshot) {
+            let path = self.screenshot_dir.join(format!(
+                "{}_{}_{}_{}.png",
+                timestamp(),
+                self.settings.pipeline.hierarchy.name(),
+                self.settings.pipeline.skin.name(),
+                self.crowd.len()
+            ));
+            let result = self.save_screenshot(&path, None);
+            match &result {
+                Ok(p) => eprintln!("screenshot saved: {p}"),
+                Err(e) => eprintln!("error: screenshot failed: {e}"),
+            }
+            self.requests.last_screenshot = Some(result);
+        }
+    }
+
+    /// The frame the GPU buffer holds now (read back, decoded through the output layout)
+    /// against the f64 oracles, stage by stage. Call after the frame was submitted and
+    /// before the clocks advance.
+    pub fn verify(&mut self) -> Result<FrameDeviation, String> {
+        let bytes = self.pipeline.output_bytes(self.crowd.len()) as u64;
+        let out = read_buffer(
+            &self.gpu.device,
+            &self.gpu.queue,
+            self.renderer.skinned(),
+            bytes,
+        )?;
+        verify_stages(
+            &mut self.pipeline,
+            self.crowd.as_slice(),
+            &out,
+            VERIFY_INSTANCES,
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    /// Saves the offscreen frame as a PNG with a JSON sidecar of everything shown.
+    pub fn save_screenshot(
+        &self,
+        path: &Path,
+        present_mode: Option<&str>,
+    ) -> Result<String, String> {
+        let image = read_texture(&self.gpu.device, &self.gpu.queue, &self.targets.color)?;
+        save_png(&image, path)?;
+        let sidecar = path.with_extension("json");
+        let json = serde_json::to_string_pretty(&self.sidecar(
+            image.width(),
+            image.height(),
+            present_mode,
+        ))
+        .map_err(|e| e.to_string())?;
+        std::fs::write(&sidecar, json)
+            .map_err(|e| format!("cannot write {}: {e}", sidecar.display()))?;
+        Ok(path.display().to_string())
+    }
+
+    /// Builds the panel from the scene's state; returns the actions the user asked for.
+    pub fn panel_ui(&mut self, ui: &mut egui::Ui, present_mode: &str) -> Vec<UiAction> {
+        let rig = self.pipeline.rig().clone();
+        let info = PanelInfo {
+            adapter: &self.gpu.summary,
+            cpu: &self.machine.cpu,
+            cores: self.machine.cores,
+            simd: &self.machine.simd,
+            rig_name: &rig.name,
+            rig_line: format!(
+                "{} joints, {} vertices, {} triangles",
+                rig.joint_count(),
+                rig.vertex_count(),
+                rig.summary.triangles
+            ),
+            max_instances: self.max_instances(),
+            refusals: &self.refusals,
+            memory: self.pipeline.memory_report(),
+            verify: self.requests.last_verify.as_ref(),
+            screenshot: self.requests.last_screenshot.as_ref(),
+            notes: &self.notes,
+            present_mode: present_mode.to_string(),
+        };
+        panel_ui(ui, &mut self.settings, &info, &mut self.history)
+    }
+
+    fn sidecar(&self, width: u32, height: u32, present_mode: Option<&str>) -> serde_json::Value {
+        use crate::crowd::Stage;
+        use std::time::Duration;
+        // The panel's window (last second) and every frame but the first three (warm-up).
+        let summarize = |window: Option<Duration>, skip: usize| {
+            let mut h = TimingHistory::new(self.history.len().max(1));
+            for t in self.history.iter().skip(skip) {
+                h.push(*t);
+            }
+            let mut stages = serde_json::Map::new();
+            for stage in Stage::ALL {
+                let s = h.stats(window, |t: &StageTimings| t.get(stage));
+                stages.insert(
+                    stage.name().into(),
+                    serde_json::json!({ "mean_us": s.mean, "p95_us": s.p95, "median_us": s.median }),
+                );
+            }
+            let gpu = h.stats(window, |t| t.gpu_render_us.unwrap_or(0.0));
+            let frame = h.stats(window, |t| t.frame_us);
+            serde_json::json!({
+                "frames": frame.count,
+                "frame_mean_us": frame.mean,
+                "fps": if frame.mean > 0.0 { 1e6 / frame.mean } else { 0.0 },
+                "stages": stages,
+                "gpu_render_mean_us": if self.gpu.summary.timestamps { Some(gpu.mean) } else { None },
+            })
+        };
+        let rig = self.pipeline.rig();
+        serde_json::json!({
+            "timestamp": timestamp(),
+            "settings": self.settings,
+            "config": self.pipeline.config(),
+            "instances": self.crowd.len(),
+            "window": { "width": width, "height": height },
+            "present_mode": present_mode,
+            "adapter": self.gpu.summary,
+            "machine": self.machine,
+            "rig": { "name": rig.name, "joints": rig.joint_count(), "vertices": rig.vertex_count(), "triangles": rig.summary.triangles },
+            "timings_last_second": summarize(Some(Duration::from_secs(1)), 0),
+            "timings_after_warmup": summarize(None, 3),
+            "memory_per_instance": self.pipeline.memory_report(),
+            "verify": self.requests.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
+            "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),
+        })
+    }
+}
