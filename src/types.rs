@@ -105,7 +105,7 @@ impl F32x8 {
 /// `[F32x8; 12]` is 384 bytes: one joint's matrices of eight instances, contiguous.
 pub type Lanes3x4 = [F32x8; 12];
 
-/// One cache line: the unit of the pipeline's arena and of [`crate::skin::OutputBuffer`],
+/// One cache line: the unit of the pipeline's arena and of the skinned-output buffers,
 /// so every block and every output buffer starts on a line and no vertex store straddles
 /// two lines.
 #[repr(C, align(64))]

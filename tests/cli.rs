@@ -5,6 +5,11 @@ mod common;
 
 use std::process::Command;
 
+use skinbench::anim::hierarchy::HierarchyVariant;
+use skinbench::crowd::Schedule;
+use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
+use skinbench::gpu::UploadVariant;
+use skinbench::skin::SkinVariant;
 use skinbench::variant::Variant;
 
 fn skinbench(args: &[&str]) -> (i32, String, String) {
@@ -24,18 +29,14 @@ fn skinbench(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn unknown_variants_list_the_valid_ones() {
     for (flag, value, valid) in [
-        (
-            "--skin",
-            "fast",
-            "naive, split, float4, sorted, tuned, simd",
-        ),
-        ("--hierarchy", "bush", "tree, flat, flat_qvs, simd"),
-        ("--upload", "fax", "write_buffer, in_place, staging_belt"),
-        ("--schedule", "later", "staged, fused"),
+        ("--skin", "fast", names::<SkinVariant>()),
+        ("--hierarchy", "bush", names::<HierarchyVariant>()),
+        ("--upload", "fax", names::<UploadVariant>()),
+        ("--schedule", "later", names::<Schedule>()),
     ] {
         let (code, _, err) = skinbench(&[flag, value]);
         assert_ne!(code, 0);
-        assert!(err.contains(valid), "{flag} {value}: {err}");
+        assert!(err.contains(&valid.join(", ")), "{flag} {value}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
     let (code, _, err) = skinbench(&["--instances", "0"]);
@@ -49,6 +50,70 @@ fn unknown_variants_list_the_valid_ones() {
     let (code, _, err) = skinbench(&["--rig", "/nonexistent/rig.glb"]);
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/rig.glb"), "{err}");
+}
+
+fn names<V: Variant>() -> Vec<&'static str> {
+    V::ALL.iter().map(|v| v.name()).collect()
+}
+
+/// The values `--help` lists under `flag`, in order.
+fn listed_values(help: &str, flag: &str) -> Vec<String> {
+    let start = help
+        .lines()
+        .position(|l| l.trim_start().starts_with(flag))
+        .unwrap_or_else(|| panic!("{flag} is not in the help"));
+    help.lines()
+        .skip(start + 1)
+        .skip_while(|l| !l.contains("Possible values:"))
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with("- "))
+        .map(|l| {
+            let item = l.trim_start().trim_start_matches("- ");
+            item.split(':').next().unwrap_or("").trim().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
+    let (code, help, err) = skinbench(&["--help"]);
+    assert_eq!(code, 0, "{err}");
+    for (flag, valid) in [
+        ("--skin", names::<SkinVariant>()),
+        ("--hierarchy", names::<HierarchyVariant>()),
+        ("--upload", names::<UploadVariant>()),
+        ("--schedule", names::<Schedule>()),
+    ] {
+        assert_eq!(listed_values(&help, flag), valid, "{flag}");
+    }
+    // Each value's description is the declared one.
+    for &skin in SkinVariant::ALL {
+        assert!(help.contains(skin.description()), "{}", skin.name());
+    }
+    // The defaults are what the app runs.
+    assert!(
+        help.contains(&format!("the fastest on this CPU: {}", best_skin().name())),
+        "{help}"
+    );
+    assert!(
+        help.contains(&format!(
+            "the fastest on this CPU: {}",
+            best_hierarchy().name()
+        )),
+        "{help}"
+    );
+    assert!(help.contains(&format!("[default: {}]", UploadVariant::DEFAULT.name())));
+    assert!(help.contains(&format!("[default: {}]", Schedule::DEFAULT.name())));
+    // `pose` takes the same lists.
+    let (_, pose_help, _) = skinbench(&["pose", "--help"]);
+    assert_eq!(listed_values(&pose_help, "--skin"), names::<SkinVariant>());
+}
+
+#[test]
+fn verify_needs_frames() {
+    let (code, _, err) = skinbench(&["--verify"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--frames"), "{err}");
 }
 
 #[test]

@@ -239,6 +239,24 @@ impl Scene {
         }
     }
 
+    /// One whole frame without a window (the panel tests, headless use): starts it, uploads,
+    /// draws the crowd into the offscreen targets, submits, and carries out the requests.
+    pub fn render_frame(&mut self, dt_secs: f32) -> anyhow::Result<StageTimings> {
+        self.begin_frame(dt_secs);
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
+        let timings = self.upload(&mut encoder)?;
+        self.draw(&mut encoder, None, None);
+        self.gpu.queue.submit([encoder.finish()]);
+        self.finish_frame();
+        self.history.push(timings);
+        Ok(timings)
+    }
+
     /// The frame the GPU buffer holds now (read back, decoded through the output layout)
     /// against the f64 oracles, stage by stage. Call after the frame was submitted and
     /// before the clocks advance.

@@ -1,0 +1,244 @@
+//! The AVX2+FMA backend: [`Simd`] on `__m256`, one instruction per operation. A token
+//! [`Avx2`] can only be had from [`Avx2::detect`], so holding one proves the CPU has both
+//! features.
+#![cfg(target_arch = "x86_64")]
+
+use super::{F32x8, FORCE_PORTABLE, LANES, Simd};
+use crate::types::Qvs;
+
+/// AVX2 + FMA on `__m256`. The token proves the CPU has both features.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2 {
+    _proof: (),
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// The token, if this CPU has AVX2 and FMA (and [`force_portable`] is off).
+    pub fn detect() -> Option<Avx2> {
+        (!FORCE_PORTABLE.load(std::sync::atomic::Ordering::Relaxed)
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        .then_some(Avx2 { _proof: () })
+    }
+}
+
+// SAFETY (every `unsafe` block in this impl): an `Avx2` value exists only if `detect`
+// found AVX2 and FMA, so the intrinsics are supported; loads and stores go through
+// `F32x8`, which is 32-byte aligned. The methods are `#[inline(always)]` and the kernels
+// call them from `#[target_feature(enable = "avx2,fma")]` functions, where they compile to
+// single instructions.
+#[cfg(target_arch = "x86_64")]
+impl Simd for Avx2 {
+    type V = std::arch::x86_64::__m256;
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn load(self, x: &F32x8) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_load_ps(x.0.as_ptr()) }
+    }
+    #[inline(always)]
+    fn store(self, x: &mut F32x8, v: Self::V) {
+        unsafe { std::arch::x86_64::_mm256_store_ps(x.0.as_mut_ptr(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: Self::V, b: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_sub_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul(self, a: Self::V, b: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_mul_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    fn abs(self, a: Self::V) -> Self::V {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), a) }
+    }
+    #[inline(always)]
+    fn flip_sign(self, a: Self::V, sign: Self::V) -> Self::V {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_xor_ps(a, _mm256_and_ps(sign, _mm256_set1_ps(-0.0))) }
+    }
+    #[inline(always)]
+    fn below_mask(self, a: Self::V, b: Self::V) -> u32 {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) as u32 }
+    }
+
+    /// Three 16-byte loads per instance, then an in-register 4×4 transpose in each
+    /// 128-bit half: 24 loads and 36 shuffles for 80 values instead of 80 inserts.
+    #[inline(always)]
+    fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [Self::V; 10] {
+        use std::arch::x86_64::*;
+        assert!(locals.len() > (LANES - 1) * stride + joint);
+        let base = locals[joint..].as_ptr() as *const f32;
+        // SAFETY: see the impl comment; instance k's joint is `locals[k * stride + joint]`,
+        // in bounds (asserted above); `Qvs` is 16-byte aligned, so each of its three
+        // 16-byte parts is an aligned load. No closures: they would not inherit AVX.
+        unsafe {
+            macro_rules! transposed {
+                ($part:expr) => {{
+                    let a0 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 0, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 4, $part)),
+                    );
+                    let a1 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 1, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 5, $part)),
+                    );
+                    let a2 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 2, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 6, $part)),
+                    );
+                    let a3 = _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 3, $part))),
+                        _mm_load_ps(qvs_part(base, stride, 7, $part)),
+                    );
+                    transpose_halves([a0, a1, a2, a3])
+                }};
+            }
+            let r = transposed!(0);
+            let t = transposed!(1);
+            let sc = transposed!(2);
+            [
+                r[0], r[1], r[2], r[3], t[0], t[1], t[2], sc[0], sc[1], sc[2],
+            ]
+        }
+    }
+
+    #[inline(always)]
+    fn encode_normal_unorm10(self, normal: [Self::V; 3]) -> Self::V {
+        use std::arch::x86_64::*;
+        // SAFETY: see the impl comment.
+        unsafe {
+            let [nx, ny, nz] = normal;
+            let len2 = _mm256_fmadd_ps(nz, nz, _mm256_fmadd_ps(ny, ny, _mm256_mul_ps(nx, nx)));
+            // The approximate reciprocal square root (relative error < 1.5 * 2^-12) is
+            // enough: the shader renormalizes, and its overshoot (c * 511 off by at most
+            // 0.19) keeps every rounded component in 1..=1023.
+            let inv = _mm256_rsqrt_ps(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
+            let scale = _mm256_mul_ps(inv, _mm256_set1_ps(511.0));
+            // Adding 2^23 + 512 rounds c * 511 + 512 to an integer q (the float spacing at
+            // 2^23 is 1) and leaves q in the low mantissa bits: the float's bits are
+            // 0x4B00_0000 + q. Shifted left by 10 or 20, the 0x4B00_0000 part leaves the
+            // 32-bit word, so only x's needs subtracting: no float-to-int conversions, no
+            // clamps. (511 and 512, not 511.5 and 511.5: 2^23 + 511.5 is not a float.)
+            let magic = _mm256_set1_ps(8_388_608.0 + 512.0);
+            // A macro, not a closure: a closure would not inherit the kernel's target
+            // features (see the note before `mul_3x4`).
+            macro_rules! bits_of {
+                ($c:expr) => {
+                    _mm256_castps_si256(_mm256_fmadd_ps($c, scale, magic))
+                };
+            }
+            let (qx, qy, qz) = (bits_of!(nx), bits_of!(ny), bits_of!(nz));
+            let bits = _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_sub_epi32(qx, _mm256_set1_epi32(0x4B00_0000)),
+                    _mm256_slli_epi32::<10>(qy),
+                ),
+                _mm256_slli_epi32::<20>(qz),
+            );
+            _mm256_castsi256_ps(bits)
+        }
+    }
+
+    #[inline(always)]
+    fn transpose_halves(self, rows: [Self::V; 4]) -> [Self::V; 4] {
+        transpose_halves(rows)
+    }
+
+    #[inline(always)]
+    fn low_halves(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: see the impl comment.
+        unsafe { std::arch::x86_64::_mm256_permute2f128_ps::<0x20>(a, b) }
+    }
+
+    #[inline(always)]
+    fn high_halves(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: see the impl comment.
+        unsafe { std::arch::x86_64::_mm256_permute2f128_ps::<0x31>(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_half(self, out: *mut f32, v: Self::V, high: bool) {
+        use std::arch::x86_64::*;
+        // SAFETY: see the impl comment; the caller guarantees `out` is valid for four f32.
+        unsafe {
+            let half = if high {
+                _mm256_extractf128_ps::<1>(v)
+            } else {
+                _mm256_castps256_ps128(v)
+            };
+            _mm_storeu_ps(out, half)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, out: *mut f32, v: Self::V) {
+        // SAFETY: see the impl comment; the caller guarantees `out` is valid for eight f32.
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(out, v) }
+    }
+
+    #[inline(always)]
+    unsafe fn stream(self, out: *mut f32, v: Self::V) {
+        // SAFETY: see the impl comment; the caller guarantees `out` is 32-byte aligned and
+        // valid for eight f32.
+        unsafe { std::arch::x86_64::_mm256_stream_ps(out, v) }
+    }
+
+    #[inline(always)]
+    fn store_fence(self) {
+        // SAFETY: see the impl comment (SSE is part of x86-64).
+        unsafe { std::arch::x86_64::_mm_sfence() }
+    }
+}
+
+/// A 4×4 transpose in each 128-bit half of four vectors: result `i` holds element `i` of
+/// every input, from the low half in its low half and from the high half in its high half.
+/// Lane matrices to per-instance vertices (stores) and per-instance transforms to lanes
+/// (loads) are both this: four unpacks and four shuffles.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_halves(
+    [a, b, c, d]: [std::arch::x86_64::__m256; 4],
+) -> [std::arch::x86_64::__m256; 4] {
+    use std::arch::x86_64::*;
+    // SAFETY: only inlined into the AVX kernels (see the `Avx2` impl comment).
+    unsafe {
+        let ab_low = _mm256_unpacklo_ps(a, b);
+        let ab_high = _mm256_unpackhi_ps(a, b);
+        let cd_low = _mm256_unpacklo_ps(c, d);
+        let cd_high = _mm256_unpackhi_ps(c, d);
+        [
+            _mm256_shuffle_ps::<0x44>(ab_low, cd_low),
+            _mm256_shuffle_ps::<0xEE>(ab_low, cd_low),
+            _mm256_shuffle_ps::<0x44>(ab_high, cd_high),
+            _mm256_shuffle_ps::<0xEE>(ab_high, cd_high),
+        ]
+    }
+}
+
+/// Address of part `part` (0 rotation, 1 translation, 2 scale) of instance `k`'s joint,
+/// `base` pointing at instance 0's joint and instances `stride` joints apart.
+///
+/// # Safety
+/// The address must lie inside the slice `base` was taken from.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn qvs_part(base: *const f32, stride: usize, k: usize, part: usize) -> *const f32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { base.add(k * stride * 12 + part * 4) }
+}

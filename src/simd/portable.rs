@@ -1,0 +1,162 @@
+//! The portable backend: [`Simd`] on plain `[f32; 8]` arrays, which the compiler
+//! vectorizes with the build target's baseline (SSE2 on x86-64, NEON on aarch64). The
+//! same kernels run on it wherever AVX2+FMA are missing, or when forced for tests.
+
+use super::{F32x8, LANES, Simd};
+use crate::types::{Qvs, pack_normal};
+
+/// Plain arrays; the compiler vectorizes what it can for the build target.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Portable;
+
+impl Simd for Portable {
+    type V = F32x8;
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> F32x8 {
+        F32x8([x; LANES])
+    }
+    #[inline(always)]
+    fn load(self, x: &F32x8) -> F32x8 {
+        *x
+    }
+    #[inline(always)]
+    fn store(self, x: &mut F32x8, v: F32x8) {
+        *x = v;
+    }
+    #[inline(always)]
+    fn add(self, mut a: F32x8, b: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] += b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn sub(self, mut a: F32x8, b: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] -= b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn mul(self, mut a: F32x8, b: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] *= b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn mul_add(self, mut a: F32x8, b: F32x8, c: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] = a.0[i] * b.0[i] + c.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn abs(self, mut a: F32x8) -> F32x8 {
+        for x in &mut a.0 {
+            *x = x.abs();
+        }
+        a
+    }
+    #[inline(always)]
+    fn flip_sign(self, mut a: F32x8, sign: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] = f32::from_bits(a.0[i].to_bits() ^ (sign.0[i].to_bits() & 0x8000_0000));
+        }
+        a
+    }
+    #[inline(always)]
+    fn below_mask(self, a: F32x8, b: F32x8) -> u32 {
+        let mut mask = 0;
+        for i in 0..LANES {
+            mask |= ((a.0[i] < b.0[i]) as u32) << i;
+        }
+        mask
+    }
+    #[inline(always)]
+    fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [F32x8; 10] {
+        let mut v = [F32x8::ZERO; 10];
+        for k in 0..LANES {
+            let q = &locals[k * stride + joint];
+            let values = [
+                q.rotation.x,
+                q.rotation.y,
+                q.rotation.z,
+                q.rotation.w,
+                q.translation.x,
+                q.translation.y,
+                q.translation.z,
+                q.scale.x,
+                q.scale.y,
+                q.scale.z,
+            ];
+            for (c, value) in values.into_iter().enumerate() {
+                v[c].0[k] = value;
+            }
+        }
+        v
+    }
+
+    #[inline(always)]
+    fn encode_normal_unorm10(self, normal: [F32x8; 3]) -> F32x8 {
+        let mut r = F32x8::ZERO;
+        for k in 0..LANES {
+            let n = glam::Vec3::new(normal[0].0[k], normal[1].0[k], normal[2].0[k]);
+            r.0[k] = f32::from_bits(pack_normal(n));
+        }
+        r
+    }
+
+    #[inline(always)]
+    fn transpose_halves(self, rows: [F32x8; 4]) -> [F32x8; 4] {
+        let mut out = [F32x8::ZERO; 4];
+        for (i, o) in out.iter_mut().enumerate() {
+            for (j, row) in rows.iter().enumerate() {
+                o.0[j] = row.0[i];
+                o.0[j + 4] = row.0[i + 4];
+            }
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn low_halves(self, a: F32x8, b: F32x8) -> F32x8 {
+        let mut r = a;
+        r.0[4..].copy_from_slice(&b.0[..4]);
+        r
+    }
+
+    #[inline(always)]
+    fn high_halves(self, a: F32x8, b: F32x8) -> F32x8 {
+        let mut r = b;
+        r.0[..4].copy_from_slice(&a.0[4..]);
+        r
+    }
+
+    #[inline(always)]
+    unsafe fn store_half(self, out: *mut f32, v: F32x8, high: bool) {
+        let half: [f32; 4] = if high {
+            [v.0[4], v.0[5], v.0[6], v.0[7]]
+        } else {
+            [v.0[0], v.0[1], v.0[2], v.0[3]]
+        };
+        // SAFETY: the caller guarantees `out` is valid for four f32.
+        unsafe { (out as *mut [f32; 4]).write_unaligned(half) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, out: *mut f32, v: F32x8) {
+        // SAFETY: the caller guarantees `out` is valid for eight f32.
+        unsafe { (out as *mut [f32; LANES]).write_unaligned(v.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn stream(self, out: *mut f32, v: F32x8) {
+        // SAFETY: the caller guarantees `out` is aligned and valid for eight f32.
+        unsafe { (out as *mut F32x8).write(v) }
+    }
+
+    #[inline(always)]
+    fn store_fence(self) {}
+}

@@ -1,0 +1,178 @@
+//! The panel, driven the way a user drives it (egui_kittest): buttons clicked, combo boxes
+//! opened, the answers read back from the panel's own labels. The scene behind it is the
+//! app's own, rendering offscreen on whatever adapter exists (lavapipe without a GPU).
+
+mod common;
+
+use std::sync::Arc;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use skinbench::crowd::PipelineConfig;
+use skinbench::gpu::{GpuContext, UploadVariant};
+use skinbench::prepare::PreparedRig;
+use skinbench::skin::SkinVariant;
+use skinbench::ui::Settings;
+use skinbench::ui::scene::Scene;
+use skinbench::variant::Variant;
+
+fn context() -> Option<GpuContext> {
+    match GpuContext::offscreen() {
+        Ok(c) => Some(c),
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true requires a GPU adapter (install mesa-vulkan-drivers): {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping the panel test: {e}");
+            None
+        }
+    }
+}
+
+/// The app's scene with 13 characters (a full group and a partial one), its panel in a
+/// harness; every frame of the harness builds the panel and queues what was clicked.
+fn harness() -> Option<Harness<'static, Scene>> {
+    let gpu = context()?;
+    let rig = Arc::new(PreparedRig::reference());
+    let settings = Settings {
+        pipeline: PipelineConfig::best_for(&rig, 1),
+        upload: UploadVariant::DEFAULT,
+        instances: 13,
+        speed: 1.0,
+        paused: false,
+        vsync: false,
+        show_panel: true,
+    };
+    let scene = Scene::new(
+        gpu,
+        rig,
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        (320, 200),
+    )
+    .unwrap();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(520.0, 1400.0))
+        .build_ui_state(
+            |ui, scene: &mut Scene| {
+                let actions = scene.panel_ui(ui, "test");
+                scene.request(&actions);
+            },
+            scene,
+        );
+    // Two frames, so the history plot has something to draw.
+    for _ in 0..2 {
+        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    }
+    harness.run_steps(2);
+    Some(harness)
+}
+
+/// Clicks `label`, then lets the scene render a frame (which carries out the request) and
+/// the panel show the outcome.
+fn click_then_frame(harness: &mut Harness<'static, Scene>, label: &str) {
+    harness.get_by_label(label).click();
+    harness.run_steps(2);
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+}
+
+#[test]
+fn verify_is_within_tolerance_for_every_skin_and_upload_variant() {
+    let Some(mut harness) = harness() else { return };
+    for &upload in UploadVariant::ALL {
+        for &skin in SkinVariant::ALL {
+            let label = format!("{} {}", skin.name(), upload.name());
+            {
+                let scene = harness.state_mut();
+                scene.settings.pipeline.skin = skin;
+                scene.settings.upload = upload;
+                scene.render_frame(1.0 / 60.0).unwrap();
+                assert_eq!(scene.pipeline.config().skin, skin, "{label}");
+            }
+            harness.run_steps(2);
+            click_then_frame(&mut harness, "verify");
+            let shown = harness
+                .query_by_label_contains("max deviation")
+                .unwrap_or_else(|| {
+                    let err = harness.query_by_label_contains("verify failed");
+                    panic!(
+                        "{label}: no deviation shown ({:?})",
+                        err.map(|n| format!("{n:?}"))
+                    )
+                });
+            let text = format!("{shown:?}");
+            assert!(text.contains("within tolerance"), "{label}: {text}");
+            let result = harness.state().requests.last_verify.clone();
+            let deviation = result
+                .unwrap_or_else(|| panic!("{label}: verify did not run"))
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert!(deviation.within_tolerance(), "{label}: {deviation:?}");
+            assert_eq!(deviation.skin.instances_checked, 13, "{label}");
+        }
+    }
+}
+
+#[test]
+fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
+    let Some(mut harness) = harness() else { return };
+    let start = harness.state().pipeline.config().skin;
+    let wanted = if start == SkinVariant::Tuned {
+        SkinVariant::Sorted
+    } else {
+        SkinVariant::Tuned
+    };
+    // The combo box shows the current variant; its list shows every declared one.
+    let combo = harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "skin");
+    assert_eq!(combo.value().as_deref(), Some(start.name()));
+    combo.click();
+    harness.run_steps(2);
+    for &skin in SkinVariant::ALL {
+        assert!(
+            harness.query_all_by_label(skin.name()).next().is_some(),
+            "{} is not in the skin list",
+            skin.name()
+        );
+    }
+    harness.get_by_label(wanted.name()).click();
+    harness.run_steps(2);
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    assert_eq!(harness.state().settings.pipeline.skin, wanted);
+    assert_eq!(harness.state().pipeline.config().skin, wanted);
+    assert_eq!(
+        harness.state().pipeline.output_layout().variant,
+        wanted,
+        "the output layout follows the variant"
+    );
+}
+
+#[test]
+fn the_screenshot_button_says_where_the_file_went_or_why_not() {
+    let Some(mut harness) = harness() else { return };
+    let dir = common::temp_dir("panel-screenshots");
+    harness.state_mut().screenshot_dir = dir.clone();
+    click_then_frame(&mut harness, "screenshot (F12)");
+    let saved = harness.get_by_label_contains("saved ");
+    let text = format!("{saved:?}");
+    assert!(text.contains(&*dir.to_string_lossy()), "{text}");
+    let pngs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "png"))
+        .collect();
+    assert_eq!(pngs.len(), 1, "one PNG in {}", dir.display());
+    assert!(
+        pngs[0].path().with_extension("json").is_file(),
+        "its sidecar"
+    );
+
+    // A folder that cannot be made (a file is in the way): the panel says so, and the app
+    // goes on rendering.
+    let blocker = dir.join("not-a-folder");
+    std::fs::write(&blocker, b"x").unwrap();
+    harness.state_mut().screenshot_dir = blocker.join("shots");
+    click_then_frame(&mut harness, "screenshot (F12)");
+    let failed = harness.get_by_label_contains("screenshot failed");
+    assert!(format!("{failed:?}").contains("not-a-folder"), "{failed:?}");
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+}

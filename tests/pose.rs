@@ -1,0 +1,157 @@
+//! `skinbench pose`: one instance's skinned mesh, written as glTF or OBJ in the rig file's
+//! vertex order, on the built-in rig and every public rig; bad input is refused with the
+//! value named and no file left behind.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use skinbench::crowd::PipelineConfig;
+use skinbench::crowd::pose::pose;
+use skinbench::prepare::PreparedRig;
+
+fn skinbench(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The rig files `pose` is run on: the built-in one (as shipped in assets/) and the public ones.
+fn rig_files() -> Vec<PathBuf> {
+    let mut files = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb")];
+    if let Some(dir) = common::rigs_dir() {
+        files.extend(common::PUBLIC_RIGS.iter().map(|f| dir.join(f)));
+    }
+    files
+}
+
+/// Positions and normals of the one primitive of a .glb, read with the gltf crate (which
+/// also checks the file's structure).
+fn read_glb(path: &Path) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<u32>) {
+    let bytes = std::fs::read(path).unwrap();
+    let gltf = gltf::Gltf::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let blob = gltf.blob.clone().expect("a BIN chunk");
+    let mesh = gltf.meshes().next().expect("one mesh");
+    let primitive = mesh.primitives().next().expect("one primitive");
+    let reader = primitive.reader(|b| (b.index() == 0).then_some(&blob[..]));
+    let positions: Vec<[f32; 3]> = reader.read_positions().expect("positions").collect();
+    let normals: Vec<[f32; 3]> = reader.read_normals().expect("normals").collect();
+    let indices: Vec<u32> = reader.read_indices().expect("indices").into_u32().collect();
+    (positions, normals, indices)
+}
+
+fn read_obj_positions(path: &Path) -> Vec<[f32; 3]> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let v: Vec<f32> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect()
+}
+
+#[test]
+fn pose_writes_every_rig_in_file_order_as_glb_and_obj() {
+    let dir = common::temp_dir("pose");
+    for file in rig_files() {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let rig = Arc::new(PreparedRig::load(&file).unwrap());
+        let glb = dir.join(format!("{name}.glb"));
+        let obj = dir.join(format!("{name}.obj"));
+        for out in [&glb, &obj] {
+            let (code, stdout, err) = skinbench(&[
+                "pose",
+                file.to_str().unwrap(),
+                "--time",
+                "0.4",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "{name}: {err}");
+            assert!(stdout.contains("wrote"), "{name}: {stdout}");
+        }
+        let (positions, normals, indices) = read_glb(&glb);
+        assert_eq!(positions.len(), rig.source_mesh.vertex_count(), "{name}");
+        assert_eq!(
+            indices, rig.source_mesh.indices,
+            "{name}: the file's own index buffer"
+        );
+        assert_eq!(
+            read_obj_positions(&obj),
+            positions,
+            "{name}: OBJ and glTF agree"
+        );
+        for n in &normals {
+            let length = glam::Vec3::from(*n).length();
+            assert!(
+                length == 0.0 || (length - 1.0).abs() < 1e-4,
+                "{name}: normal {n:?}"
+            );
+        }
+        // The baseline variants store in file order without any layout to decode: the
+        // default (fastest) variant's file must agree with them vertex by vertex.
+        let baseline = pose(rig.clone(), None, 0.4, PipelineConfig::baseline(1)).unwrap();
+        let size = rig.bounds_size as f64;
+        for (v, (p, q)) in positions.iter().zip(&baseline.positions).enumerate() {
+            let d = (glam::Vec3::from(*p) - *q).abs().max_element() as f64 / size;
+            assert!(
+                d <= 1e-4,
+                "{name}: vertex {v} is {d:e} of the rig size from the baseline"
+            );
+        }
+        assert!(
+            baseline.deviation.within_tolerance(),
+            "{name}: {:?}",
+            baseline.deviation
+        );
+    }
+}
+
+#[test]
+fn pose_refuses_bad_input_and_writes_nothing() {
+    let dir = common::temp_dir("pose-bad");
+    let rig = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb");
+    let rig = rig.to_str().unwrap();
+    let out = dir.join("x.glb");
+    let out = out.to_str().unwrap();
+    let blocked = dir.join("file-not-folder");
+    std::fs::write(&blocked, b"x").unwrap();
+    let unwritable = blocked.join("x.glb");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["pose", rig, "--clip", "dance", "--out", out], "dance"),
+        (vec!["pose", rig, "--time", "-1", "--out", out], "-1"),
+        (vec!["pose", rig, "--time", "NaN", "--out", out], "NaN"),
+        (vec!["pose", rig, "--out", "/tmp/x.png"], ".png"),
+        (
+            vec!["pose", "/nonexistent/rig.glb", "--out", out],
+            "/nonexistent/rig.glb",
+        ),
+        (vec!["pose", rig, "--skin", "fast", "--out", out], "fast"),
+        (
+            vec!["pose", rig, "--out", unwritable.to_str().unwrap()],
+            "file-not-folder",
+        ),
+    ];
+    for (args, named) in cases {
+        let (code, _, err) = skinbench(&args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(err.contains(named), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "only the blocking file is there: {left:?}");
+}

@@ -1,0 +1,338 @@
+//! Every refusal of every kernel and pipeline entry point, reached (ozz's JobValidity
+//! tests): a call with one thing wrong returns that error and writes nothing; the same call
+//! with nothing wrong succeeds. Variants are taken from their declarations.
+
+mod common;
+
+use std::sync::Arc;
+
+use glam::Mat4;
+use skinbench::anim::Mat3x4;
+use skinbench::anim::hierarchy::{
+    self, HierarchyError, HierarchyVariant, JointTree, ModelLayout, ModelPosesMut,
+};
+use skinbench::anim::palette::{PaletteLayout, Palettes};
+use skinbench::crowd::pipeline::available_threads;
+use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Stage};
+use skinbench::prepare::PreparedRig;
+use skinbench::skin::{
+    self, BufferError, Dest, DrawPath, OutputBuffer, OutputLayout, SkinError, SkinVariant,
+};
+use skinbench::types::{F32x8, LANES, Lanes3x4, Qvs};
+use skinbench::variant::Variant;
+
+/// A one-triangle rig: a mesh of another size.
+fn tiny() -> PreparedRig {
+    let bytes = common::TinyGltf::new().glb_bytes();
+    let (rig, report) = skinbench::rig::import_slice(&bytes, "tiny.glb", None).unwrap();
+    PreparedRig::new(rig, &report, "tiny.glb")
+}
+
+fn reference() -> Arc<PreparedRig> {
+    Arc::new(PreparedRig::reference())
+}
+
+/// Palettes of `layout` for one group (`instances` instances, or all lanes).
+struct PaletteStore {
+    mat4: Vec<Mat4>,
+    mat3x4: Vec<Mat3x4>,
+    lanes: Vec<Lanes3x4>,
+}
+
+impl PaletteStore {
+    fn new(rig: &PreparedRig, shorten: usize) -> Self {
+        let n = LANES * rig.joint_stride - shorten;
+        PaletteStore {
+            mat4: vec![Mat4::IDENTITY; n],
+            mat3x4: vec![Mat3x4::from_mat4(&Mat4::IDENTITY); n],
+            // Lane palettes must reach the largest joint a vertex uses.
+            lanes: vec![[F32x8::ZERO; 12]; rig.mesh.sorted.joint_bound - shorten],
+        }
+    }
+
+    fn get(&self, layout: PaletteLayout) -> Palettes<'_> {
+        match layout {
+            PaletteLayout::Mat4 => Palettes::Mat4(&self.mat4),
+            PaletteLayout::Mat3x4 => Palettes::Mat3x4(&self.mat3x4),
+            PaletteLayout::Lanes => Palettes::Lanes(&self.lanes),
+        }
+    }
+}
+
+#[test]
+fn every_declared_skin_variant_has_a_layout_and_a_draw_path() {
+    let rig = reference();
+    let mut paths = Vec::new();
+    for &skin in SkinVariant::ALL {
+        let layout = OutputLayout::try_new(skin, &rig.mesh).unwrap();
+        assert_eq!(layout.variant, skin);
+        assert!(layout.instance_stride.is_multiple_of(skin::INSTANCE_ALIGN));
+        assert!(layout.bytes(1) >= layout.instance_span());
+        // Lane blocks take whole groups.
+        assert_eq!(
+            layout.bytes(3) == layout.bytes(8),
+            skin.spec().arrangement == skin::Arrangement::LaneBlocks
+        );
+        paths.push(layout.draw_path);
+    }
+    // Every draw path the renderer has is used by some variant.
+    for path in DrawPath::ALL {
+        assert!(paths.contains(&path), "{path:?} is drawn by no variant");
+    }
+}
+
+#[test]
+fn output_buffers_are_aligned_for_every_layout() {
+    let rig = reference();
+    for &skin in SkinVariant::ALL {
+        let layout = skin.layout(&rig);
+        for n in [1, 7, 13] {
+            let buffer = OutputBuffer::for_instances(&layout, n);
+            assert_eq!(buffer.len(), layout.bytes(n));
+            assert!((buffer.as_bytes().as_ptr() as usize).is_multiple_of(layout.align));
+            assert!(
+                layout
+                    .check_buffer(buffer.as_bytes().as_ptr() as usize, buffer.len(), n)
+                    .is_ok()
+            );
+        }
+    }
+}
+
+#[test]
+fn skin_refuses_every_wrong_input() {
+    let rig = reference();
+    let other = Arc::new(tiny());
+    for &skin in SkinVariant::ALL {
+        let name = skin.name();
+        let layout = skin.layout(&rig);
+        let palettes = PaletteStore::new(&rig, 0);
+        let good = palettes.get(skin.palette_layout());
+        let mut out = OutputBuffer::zeroed(layout.group_bytes() + 64);
+        let run = |layout: &OutputLayout, palettes: Palettes, out: &mut [u8], active| {
+            skin::run_group(skin, &rig, layout, palettes, Dest::from_mut(out), active)
+        };
+        // The good call works.
+        run(&layout, good, out.as_bytes_mut(), LANES).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Another variant's layout.
+        let other_variant = SkinVariant::ALL
+            .iter()
+            .copied()
+            .find(|&v| v != skin)
+            .unwrap();
+        assert!(
+            matches!(
+                run(&other_variant.layout(&rig), good, out.as_bytes_mut(), 1),
+                Err(SkinError::OtherVariant { .. })
+            ),
+            "{name}"
+        );
+        // A layout made for another mesh.
+        assert!(
+            matches!(
+                run(&skin.layout(&other), good, out.as_bytes_mut(), 1),
+                Err(SkinError::Buffer(BufferError::OtherMesh { .. }))
+            ),
+            "{name}"
+        );
+        // No live instance, or more than a group.
+        for active in [0, LANES + 1] {
+            assert_eq!(
+                run(&layout, good, out.as_bytes_mut(), active),
+                Err(SkinError::Active { active }),
+                "{name}"
+            );
+        }
+        // The wrong palette layout.
+        for wrong in [
+            PaletteLayout::Mat4,
+            PaletteLayout::Mat3x4,
+            PaletteLayout::Lanes,
+        ] {
+            if wrong == skin.palette_layout() {
+                continue;
+            }
+            assert!(
+                matches!(
+                    run(&layout, palettes.get(wrong), out.as_bytes_mut(), 1),
+                    Err(SkinError::WrongPalette { .. })
+                ),
+                "{name} given {wrong:?}"
+            );
+        }
+        // Palettes one matrix short of what the mesh reads.
+        let short = PaletteStore::new(&rig, 1);
+        assert!(
+            matches!(
+                run(
+                    &layout,
+                    short.get(skin.palette_layout()),
+                    out.as_bytes_mut(),
+                    LANES
+                ),
+                Err(SkinError::PaletteTooShort { .. })
+            ),
+            "{name}"
+        );
+        // Output one byte short.
+        let needed = layout.group_bytes_needed(LANES);
+        assert!(
+            matches!(
+                run(&layout, good, &mut out.as_bytes_mut()[..needed - 1], LANES),
+                Err(SkinError::Buffer(BufferError::TooSmall { .. }))
+            ),
+            "{name}"
+        );
+        // Output off its alignment.
+        assert_eq!(
+            run(&layout, good, &mut out.as_bytes_mut()[1..], 1),
+            Err(SkinError::Buffer(BufferError::Misaligned {
+                align: layout.align
+            })),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn hierarchy_refuses_every_wrong_input() {
+    let rig = reference();
+    let s = rig.joint_stride;
+    let locals = vec![Qvs::IDENTITY; LANES * s];
+    for &variant in HierarchyVariant::ALL {
+        let name = variant.name();
+        let mut trees: Vec<JointTree> = (0..LANES).map(|_| JointTree::new(&rig.skeleton)).collect();
+        let mut mat4 = vec![Mat4::IDENTITY; LANES * s];
+        let mut qvs = vec![Qvs::IDENTITY; LANES * s];
+        let mut lanes = vec![[F32x8::ZERO; 12]; s];
+        macro_rules! out {
+            ($layout:expr, $short:expr) => {
+                match $layout {
+                    ModelLayout::Tree => ModelPosesMut::Tree(&mut trees[$short..]),
+                    ModelLayout::Mat4 => ModelPosesMut::Mat4(&mut mat4[$short..]),
+                    ModelLayout::Qvs => ModelPosesMut::Qvs(&mut qvs[$short..]),
+                    ModelLayout::Lanes => ModelPosesMut::Lanes(&mut lanes[$short..]),
+                }
+            };
+        }
+        let layout = variant.layout();
+        hierarchy::run_group(variant, &rig, &locals, out!(layout, 0), LANES)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for active in [0, LANES + 1] {
+            assert_eq!(
+                hierarchy::run_group(variant, &rig, &locals, out!(layout, 0), active),
+                Err(HierarchyError::Active { active }),
+                "{name}"
+            );
+        }
+        assert!(
+            matches!(
+                hierarchy::run_group(variant, &rig, &locals[1..], out!(layout, 0), LANES),
+                Err(HierarchyError::LocalsTooShort { .. })
+            ),
+            "{name}"
+        );
+        for wrong in [
+            ModelLayout::Tree,
+            ModelLayout::Mat4,
+            ModelLayout::Qvs,
+            ModelLayout::Lanes,
+        ] {
+            if wrong != layout {
+                assert!(
+                    matches!(
+                        hierarchy::run_group(variant, &rig, &locals, out!(wrong, 0), 1),
+                        Err(HierarchyError::WrongLayout { .. })
+                    ),
+                    "{name} given {wrong:?}"
+                );
+            }
+        }
+        // One entry short: a tree short for a full group, arrays one joint short.
+        let short = match layout {
+            ModelLayout::Tree => 1,
+            ModelLayout::Mat4 | ModelLayout::Qvs => 1,
+            ModelLayout::Lanes => s - rig.joint_count() + 1,
+        };
+        assert!(
+            matches!(
+                hierarchy::run_group(variant, &rig, &locals, out!(layout, short), LANES),
+                Err(HierarchyError::OutputTooShort { .. })
+            ),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_pipeline_refuses_bad_configurations_and_buffers() {
+    let rig = reference();
+    let good = PipelineConfig::best_for(&rig, 1);
+    for threads in [0, available_threads() + 1] {
+        assert!(matches!(
+            Pipeline::new(rig.clone(), PipelineConfig { threads, ..good }),
+            Err(FrameError::Threads { .. })
+        ));
+    }
+    for blend_weight in [-0.1, 1.5, f32::NAN] {
+        assert!(matches!(
+            Pipeline::new(
+                rig.clone(),
+                PipelineConfig {
+                    blend_weight,
+                    ..good
+                }
+            ),
+            Err(FrameError::BlendWeight(_))
+        ));
+    }
+    let mut crowd = InstanceStore::new();
+    crowd.resize(13, &rig, 2.0);
+    for &skin in SkinVariant::ALL {
+        let mut pipeline = Pipeline::new(rig.clone(), PipelineConfig { skin, ..good }).unwrap();
+        let layout = *pipeline.output_layout();
+        let mut out = OutputBuffer::zeroed(layout.bytes(13) + 64);
+        let bytes = out.as_bytes_mut();
+        assert!(
+            matches!(
+                pipeline.run_frame_until(
+                    crowd.as_slice(),
+                    &mut bytes[..layout.bytes(13) - 1],
+                    Stage::Skin
+                ),
+                Err(FrameError::Output(BufferError::TooSmall { .. }))
+            ),
+            "{}",
+            skin.name()
+        );
+        assert_eq!(
+            pipeline
+                .run_frame_until(crowd.as_slice(), &mut bytes[1..], Stage::Skin)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            Err(BufferError::Misaligned {
+                align: layout.align
+            }
+            .to_string()),
+            "{}",
+            skin.name()
+        );
+        pipeline
+            .run_frame_until(
+                crowd.as_slice(),
+                &mut bytes[..layout.bytes(13)],
+                Stage::Skin,
+            )
+            .unwrap();
+        // Read-back refuses what the layout does not describe.
+        assert!(matches!(
+            layout.read_instance(&rig.mesh, &out.as_bytes()[..layout.instance_offset(12)], 12),
+            Err(BufferError::TooSmall { .. })
+        ));
+        let other = tiny();
+        assert!(matches!(
+            layout.read_instance(&other.mesh, out.as_bytes(), 0),
+            Err(BufferError::OtherMesh { .. })
+        ));
+    }
+}
