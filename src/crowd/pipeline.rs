@@ -149,6 +149,25 @@ pub enum FrameError {
     Pool(String),
 }
 
+/// The first error any group task returned (groups run on several workers).
+#[derive(Default)]
+struct FirstError(std::sync::OnceLock<FrameError>);
+
+impl FirstError {
+    fn keep(&self, result: Result<(), FrameError>) {
+        if let Err(e) = result {
+            let _ = self.0.set(e);
+        }
+    }
+
+    fn into_result(self) -> Result<(), FrameError> {
+        match self.0.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Byte sizes of the parts of one group's block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct GroupLayout {
@@ -572,23 +591,27 @@ impl Pipeline {
         } else {
             (Dest::from_mut(&mut self.no_output[..n.div_ceil(LANES)]), 1)
         };
+        // The frame was validated above, so no group fails; should one, its error is kept
+        // and returned (rayon's plain `for_each`, without `try_for_each`'s early-exit
+        // bookkeeping on every group).
+        let first_error = FirstError::default();
         let start = Instant::now();
         if n > 0 {
             match self.config.schedule {
                 Schedule::Staged => {
                     let arena = &mut self.arena[..n.div_ceil(LANES) * group_lines];
                     self.pool.install(|| {
-                        stages.iter().try_for_each(|&stage| {
+                        for &stage in stages {
                             arena
                                 .par_chunks_mut(group_lines)
                                 .zip(instances.par_chunks(LANES))
                                 .zip(out.range(0, out.len()).par_chunks(out_chunk))
                                 .zip(trees.par_chunks_mut(LANES))
-                                .try_for_each(|(((block, group), out), trees)| {
-                                    context.run(stage, block, group, out, trees)
-                                })
-                        })
-                    })?;
+                                .for_each(|(((block, group), out), trees)| {
+                                    first_error.keep(context.run(stage, block, group, out, trees))
+                                });
+                        }
+                    });
                 }
                 Schedule::Fused => {
                     let scratch = &self.scratch;
@@ -597,28 +620,29 @@ impl Pipeline {
                             .par_chunks(LANES)
                             .zip(out.par_chunks(out_chunk))
                             .zip(trees.par_chunks_mut(LANES))
-                            .try_for_each(|((group, mut out), trees)| {
+                            .for_each(|((group, mut out), trees)| {
                                 // Each worker has its own block; the lock is never contended
                                 // (a task runs to completion on its worker without yielding).
                                 let worker =
                                     rayon::current_thread_index().unwrap_or(0) % scratch.len();
                                 let mut block =
                                     scratch[worker].lock().unwrap_or_else(|e| e.into_inner());
-                                stages.iter().try_for_each(|&stage| {
-                                    context.run(
+                                for &stage in stages {
+                                    first_error.keep(context.run(
                                         stage,
                                         &mut block,
                                         group,
                                         out.range(0, out.len()),
                                         trees,
-                                    )
-                                })
+                                    ));
+                                }
                             })
-                    })?;
+                    });
                 }
             }
         }
         let wall_us = start.elapsed().as_secs_f64() * 1e6;
+        first_error.into_result()?;
         let cpu = self.clock.stage_us(self.config.threads);
         let mut stage_us = [0.0; 7];
         stage_us[..5].copy_from_slice(&cpu);
