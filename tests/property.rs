@@ -150,6 +150,19 @@ fn build(r: &RandomRig) -> Rig {
             values: vec![a, b],
         });
     }
+    // A second clip, the blend target: the rotations played backwards, and every joint
+    // moved away from its rest position, so blending changes rotations and translations.
+    let mut second = joint_tracks.clone();
+    for (tracks, rest) in second.iter_mut().zip(&skeleton.rest_pose) {
+        if let Some(rotation) = &mut tracks.rotation {
+            rotation.values.reverse();
+        }
+        tracks.translation = Some(Track {
+            interpolation: Interpolation::Linear,
+            times_secs: vec![0.0, 1.0],
+            values: vec![rest.translation * 1.3, rest.translation + Vec3::new(0.05, -0.02, 0.04)],
+        });
+    }
     let mut joints = Vec::new();
     let mut weights = Vec::new();
     for (_, _, j, w) in &r.vertices {
@@ -186,11 +199,18 @@ fn build(r: &RandomRig) -> Rig {
             weights,
             indices: (0..count as u32).collect(),
         },
-        clips: vec![Clip {
-            name: "random".into(),
-            duration_secs: 1.0,
-            joint_tracks,
-        }],
+        clips: vec![
+            Clip {
+                name: "random".into(),
+                duration_secs: 1.0,
+                joint_tracks,
+            },
+            Clip {
+                name: "random_second".into(),
+                duration_secs: 1.0,
+                joint_tracks: second,
+            },
+        ],
     }
 }
 
