@@ -56,7 +56,7 @@ pub struct UnknownVariant {
 
 /// Declares a stage's variants: the enum, `ALL`, and `spec()` from one row per variant.
 ///
-/// ```ignore
+/// ```text
 /// declare_variants! {
 ///     /// Doc of the enum.
 ///     pub enum Schedule: ScheduleSpec in "schedule" {

@@ -160,7 +160,10 @@ fn build(r: &RandomRig) -> Rig {
         tracks.translation = Some(Track {
             interpolation: Interpolation::Linear,
             times_secs: vec![0.0, 1.0],
-            values: vec![rest.translation * 1.3, rest.translation + Vec3::new(0.05, -0.02, 0.04)],
+            values: vec![
+                rest.translation * 1.3,
+                rest.translation + Vec3::new(0.05, -0.02, 0.04),
+            ],
         });
     }
     let mut joints = Vec::new();
