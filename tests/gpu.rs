@@ -1,6 +1,8 @@
 //! Offscreen rendering on whatever adapter exists (lavapipe on machines without a GPU):
 //! characters appear where they stand, and the UV pattern is on them.
 
+mod common;
+
 use std::sync::Arc;
 
 use glam::Vec3;
@@ -11,16 +13,7 @@ use skinbench::skin::SkinVariant;
 use skinbench::variant::Variant;
 
 fn context() -> Option<GpuContext> {
-    match GpuContext::offscreen() {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true requires a GPU adapter (install mesa-vulkan-drivers): {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping the GPU test: {e}");
-            None
-        }
-    }
+    common::gpu_context()
 }
 
 const SIZE: (u32, u32) = (640, 400);

@@ -17,16 +17,7 @@ use skinbench::ui::scene::Scene;
 use skinbench::variant::Variant;
 
 fn context() -> Option<GpuContext> {
-    match GpuContext::offscreen() {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true requires a GPU adapter (install mesa-vulkan-drivers): {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping the panel test: {e}");
-            None
-        }
-    }
+    common::gpu_context()
 }
 
 /// The app's scene with 13 characters (a full group and a partial one), its panel in a

@@ -706,12 +706,8 @@ impl Pipeline {
     /// The local pose every instance is given this frame (after the blend): the input of
     /// the reference hierarchy in verification.
     pub fn local_pose(&self, instance: &Instance) -> Vec<Qvs> {
-        let rig = &self.rig;
-        let mut locals = rig.rest_pose.clone();
-        sample_instance(rig, instance.clip, instance.time_secs, &mut locals);
-        if self.config.blend_weight > 0.0 {
-            let mut other = rig.rest_pose.clone();
-            sample_instance(rig, instance.blend_clip, instance.time_secs, &mut other);
+        let (mut locals, other) = self.sampled_poses(instance);
+        if let Some(other) = other {
             blend_poses(&mut locals, &other, self.config.blend_weight);
         }
         locals
@@ -720,15 +716,24 @@ impl Pipeline {
     /// The local pose every instance is given this frame, through the oracles: each clip
     /// sampled as the pipeline samples it, blended by the f64 blend oracle.
     pub fn reference_local_pose(&self, instance: &Instance) -> Vec<LocalF64> {
+        match self.sampled_poses(instance) {
+            (locals, Some(other)) => {
+                blend_reference(&locals, &other, self.config.blend_weight as f64)
+            }
+            (locals, None) => locals.iter().map(LocalF64::from).collect(),
+        }
+    }
+
+    /// An instance's clip sampled at its time, and its blend clip when blending is on.
+    fn sampled_poses(&self, instance: &Instance) -> (Vec<Qvs>, Option<Vec<Qvs>>) {
         let rig = &self.rig;
         let mut locals = rig.rest_pose.clone();
         sample_instance(rig, instance.clip, instance.time_secs, &mut locals);
-        if self.config.blend_weight > 0.0 {
+        let other = (self.config.blend_weight > 0.0).then(|| {
             let mut other = rig.rest_pose.clone();
             sample_instance(rig, instance.blend_clip, instance.time_secs, &mut other);
-            blend_reference(&locals, &other, self.config.blend_weight as f64)
-        } else {
-            locals.iter().map(LocalF64::from).collect()
-        }
+            other
+        });
+        (locals, other)
     }
 }

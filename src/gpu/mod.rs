@@ -255,8 +255,20 @@ pub fn read_buffer(
     let mut encoder = device.create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
     queue.submit([encoder.finish()]);
+    let data = map_for_reading(device, &readback)?;
+    let out = data[..bytes as usize].to_vec();
+    drop(data);
+    readback.unmap();
+    Ok(out)
+}
+
+/// Maps a `MAP_READ` buffer whose copy was submitted, waiting for the GPU.
+pub(crate) fn map_for_reading(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+) -> Result<wgpu::BufferView, String> {
     let (sender, receiver) = std::sync::mpsc::channel();
-    readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+    buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
         let _ = sender.send(r);
     });
     device
@@ -266,12 +278,8 @@ pub fn read_buffer(
         .recv()
         .map_err(|e| e.to_string())?
         .map_err(|e| format!("mapping the readback buffer: {e}"))?;
-    let data = readback
+    buffer
         .slice(..)
         .get_mapped_range()
-        .map_err(|e| format!("reading the readback buffer: {e}"))?;
-    let out = data[..bytes as usize].to_vec();
-    drop(data);
-    readback.unmap();
-    Ok(out)
+        .map_err(|e| format!("reading the readback buffer: {e}"))
 }

@@ -673,21 +673,7 @@ pub fn read_texture(
         texture.size(),
     );
     queue.submit([encoder.finish()]);
-    let (sender, receiver) = std::sync::mpsc::channel();
-    buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-        let _ = sender.send(r);
-    });
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| format!("waiting for the GPU: {e}"))?;
-    receiver
-        .recv()
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("mapping the readback buffer: {e}"))?;
-    let data = buffer
-        .slice(..)
-        .get_mapped_range()
-        .map_err(|e| format!("reading the readback buffer: {e}"))?;
+    let data = super::map_for_reading(device, &buffer)?;
     let mut pixels = Vec::with_capacity((width * height * 4) as usize);
     for y in 0..height as usize {
         let line = &data[y * row as usize..y * row as usize + width as usize * 4];

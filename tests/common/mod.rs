@@ -242,3 +242,18 @@ pub fn thread_counts() -> Vec<usize> {
     }
     t
 }
+
+/// An offscreen GPU context on whatever adapter exists (lavapipe without a GPU), or `None`
+/// with a message; under `CI=true` a missing adapter fails the test instead.
+pub fn gpu_context() -> Option<skinbench::gpu::GpuContext> {
+    match skinbench::gpu::GpuContext::offscreen() {
+        Ok(c) => Some(c),
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true requires a GPU adapter (install mesa-vulkan-drivers): {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping the GPU test: {e}");
+            None
+        }
+    }
+}
