@@ -59,7 +59,8 @@ fn vs_packed(
 // group's eight instances in 128 bytes, one vec4<u32> each: position bits, normal bits).
 // This binding is one group's blocks (a dynamic offset per group); each vertex brings the
 // index of its distinct vertex, and the instance's lane picks its slot in the block, in
-// the order the CPU's transpose left them (lanes 0-3 at slots 0, 2, 4, 6; 4-7 at 1, 3, 5, 7).
+// the order the CPU's transpose left them. `LANES` and `BLOCK_SLOT` are not written here:
+// the renderer prepends them from the Rust lane layout (`types::block_slot`).
 @group(1) @binding(0) var<storage, read> group_blocks: array<vec4<u32>>;
 
 @vertex
@@ -68,9 +69,8 @@ fn vs_pulled(
     @location(3) distinct_vertex: u32,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
-    let lane = instance % 8u;
-    let slot = select(2u * (lane - 4u) + 1u, 2u * lane, lane < 4u);
-    let v = group_blocks[distinct_vertex * 8u + slot];
+    var slots = BLOCK_SLOT;
+    let v = group_blocks[distinct_vertex * LANES + slots[instance % LANES]];
     let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
     return place(bitcast<vec3<f32>>(v.xyz), (q - 512.0) / 511.0, uv, instance);
 }

@@ -20,7 +20,7 @@ use wgpu::util::DeviceExt;
 use crate::crowd::Instance;
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputLayout, VertexOrder};
-use crate::types::{LANES, VertexPacked};
+use crate::types::{LANES, VertexPacked, block_slot};
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -159,6 +159,16 @@ const PACKED: [wgpu::VertexAttribute; 2] =
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
 
+/// The lane-block layout as WGSL constants, from the one Rust definition (`LANES`,
+/// [`block_slot`]), prepended to `crowd.wgsl` so the shader never restates it.
+fn lane_layout_wgsl() -> String {
+    let slots: Vec<String> = (0..LANES).map(|k| format!("{}u", block_slot(k))).collect();
+    format!(
+        "const LANES: u32 = {LANES}u;\nconst BLOCK_SLOT = array<u32, {LANES}>({});\n",
+        slots.join(", ")
+    )
+}
+
 impl CrowdRenderer {
     pub fn new(
         device: &wgpu::Device,
@@ -167,7 +177,9 @@ impl CrowdRenderer {
     ) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/crowd.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                (lane_layout_wgsl() + include_str!("../../shaders/crowd.wgsl")).into(),
+            ),
         });
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("crowd"),
