@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::anim::hierarchy::{HierarchyVariant, ModelLayout};
+use crate::anim::palette::PaletteLayout;
 use crate::crowd::pipeline::available_threads;
 use crate::crowd::timing::Stats;
 use crate::crowd::{
@@ -31,6 +32,7 @@ use crate::crowd::{
 };
 use crate::prepare::PreparedRig;
 use crate::skin::SkinVariant;
+use crate::types::LANES;
 use crate::variant::{PlainSpec, Variant};
 
 pub use bandwidth::StoreBandwidth;
@@ -366,11 +368,18 @@ pub fn run(
                 let n = options.instances.unwrap_or(1000);
                 crowd.resize(n, &rig, 2.0);
                 for &h in HierarchyVariant::ALL {
-                    // The palette layout the variant naturally feeds: lanes for simd.
-                    let skin = if h == HierarchyVariant::Simd {
-                        SkinVariant::Simd
+                    // The palette layout the variant naturally feeds: lanes for a lane
+                    // hierarchy, else the 3x4 rows; the first skin variant that reads it.
+                    let palette = if h.spec().lanes == LANES {
+                        PaletteLayout::Lanes
                     } else {
-                        SkinVariant::Tuned
+                        PaletteLayout::Mat3x4
+                    };
+                    let Some(&skin) = SkinVariant::ALL
+                        .iter()
+                        .find(|s| s.palette_layout() == palette)
+                    else {
+                        continue;
                     };
                     let config = single(h, skin);
                     let seed_ms = SEED_HIERARCHY_MS
