@@ -336,3 +336,80 @@ fn the_pipeline_refuses_bad_configurations_and_buffers() {
         ));
     }
 }
+
+#[test]
+fn palette_refuses_every_wrong_input() {
+    use skinbench::anim::hierarchy::ModelPoses;
+    use skinbench::anim::palette::{self, PaletteError, PalettesMut};
+    let rig = reference();
+    let s = rig.joint_stride;
+    let trees: Vec<JointTree> = (0..LANES).map(|_| JointTree::new(&rig.skeleton)).collect();
+    let unbuilt: Vec<JointTree> = (0..LANES).map(|_| JointTree::default()).collect();
+    let mat4 = vec![Mat4::IDENTITY; LANES * s];
+    let qvs = vec![Qvs::IDENTITY; LANES * s];
+    let lanes = vec![[F32x8::ZERO; 12]; s];
+    let models = [
+        ModelPoses::Tree(&trees),
+        ModelPoses::Mat4(&mat4),
+        ModelPoses::Qvs(&qvs),
+        ModelPoses::Lanes(&lanes),
+    ];
+    let mut out_mat4 = vec![Mat4::IDENTITY; LANES * s];
+    let mut out_mat3x4 = vec![Mat3x4::from_mat4(&Mat4::IDENTITY); LANES * s];
+    let mut out_lanes = vec![[F32x8::ZERO; 12]; s];
+    for model in models {
+        for layout in [
+            PaletteLayout::Mat4,
+            PaletteLayout::Mat3x4,
+            PaletteLayout::Lanes,
+        ] {
+            let label = format!("{:?} -> {layout:?}", std::mem::discriminant(&model));
+            macro_rules! out {
+                ($short:expr) => {
+                    match layout {
+                        PaletteLayout::Mat4 => PalettesMut::Mat4(&mut out_mat4[$short..]),
+                        PaletteLayout::Mat3x4 => PalettesMut::Mat3x4(&mut out_mat3x4[$short..]),
+                        PaletteLayout::Lanes => PalettesMut::Lanes(&mut out_lanes[$short..]),
+                    }
+                };
+            }
+            palette::run_group(&rig, model, out!(0), LANES)
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            for active in [0, LANES + 1] {
+                assert_eq!(
+                    palette::run_group(&rig, model, out!(0), active),
+                    Err(PaletteError::Active { active }),
+                    "{label}"
+                );
+            }
+            // The output one entry short of the last joint of the last instance.
+            let short = match layout {
+                PaletteLayout::Mat4 | PaletteLayout::Mat3x4 => {
+                    LANES * s - ((LANES - 1) * s + rig.joint_count()) + 1
+                }
+                PaletteLayout::Lanes => s - rig.joint_count() + 1,
+            };
+            assert!(
+                matches!(
+                    palette::run_group(&rig, model, out!(short), LANES),
+                    Err(PaletteError::OutputTooShort { .. })
+                ),
+                "{label}"
+            );
+        }
+    }
+    // Model poses one entry short, and trees that were never built.
+    let mut out = vec![Mat4::IDENTITY; LANES * s];
+    for short_model in [
+        ModelPoses::Tree(&unbuilt),
+        ModelPoses::Tree(&trees[1..]),
+        ModelPoses::Mat4(&mat4[..(LANES - 1) * s + rig.joint_count() - 1]),
+        ModelPoses::Qvs(&qvs[..(LANES - 1) * s + rig.joint_count() - 1]),
+        ModelPoses::Lanes(&lanes[..rig.joint_count() - 1]),
+    ] {
+        assert!(matches!(
+            palette::run_group(&rig, short_model, PalettesMut::Mat4(&mut out), LANES),
+            Err(PaletteError::ModelTooShort { .. })
+        ));
+    }
+}

@@ -12,7 +12,7 @@ use glam::Mat4;
 use super::hierarchy::ModelPoses;
 use crate::prepare::PreparedRig;
 use crate::simd::{Simd, load_3x4, mul_3x4_right_scalar, rows_3x4, store_3x4};
-use crate::types::{Lanes3x4, Mat3x4};
+use crate::types::{LANES, Lanes3x4, Mat3x4};
 
 /// The palette layout a skinning variant reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,8 +95,68 @@ fn each(
     }
 }
 
-/// Runs the palette stage for one group of `active` (≤ LANES) instances.
-pub fn run_group(rig: &PreparedRig, model: ModelPoses, out: PalettesMut, active: usize) {
+/// Why a palette call was refused (checked once, before any matrix is written).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PaletteError {
+    #[error("{active} live instances in a group; 1..={LANES} are allowed")]
+    Active { active: usize },
+    #[error("model poses hold {given} entries; {needed} are needed")]
+    ModelTooShort { given: usize, needed: usize },
+    #[error("palettes hold {given} entries; {needed} are needed")]
+    OutputTooShort { given: usize, needed: usize },
+}
+
+/// Checks that `model` and `out` hold `active` instances of `rig`'s joints.
+fn validate(
+    rig: &PreparedRig,
+    model: &ModelPoses,
+    out: &PalettesMut,
+    active: usize,
+) -> Result<(), PaletteError> {
+    if !(1..=LANES).contains(&active) {
+        return Err(PaletteError::Active { active });
+    }
+    let n = rig.joint_count();
+    // Per-instance arrays are `joint_stride` apart; lane arrays hold one entry per joint.
+    let per_instance = (active - 1) * rig.joint_stride + n;
+    let (given, needed) = match model {
+        // Every live instance's tree must hold every joint.
+        ModelPoses::Tree(trees) => (
+            trees
+                .iter()
+                .take(active)
+                .map(|t| t.joints.len())
+                .min()
+                .filter(|_| trees.len() >= active)
+                .unwrap_or(0),
+            n,
+        ),
+        ModelPoses::Mat4(m) => (m.len(), per_instance),
+        ModelPoses::Qvs(q) => (q.len(), per_instance),
+        ModelPoses::Lanes(l) => (l.len(), n),
+    };
+    if given < needed {
+        return Err(PaletteError::ModelTooShort { given, needed });
+    }
+    let (given, needed) = match out {
+        PalettesMut::Mat4(p) => (p.len(), per_instance),
+        PalettesMut::Mat3x4(p) => (p.len(), per_instance),
+        PalettesMut::Lanes(p) => (p.len(), n),
+    };
+    if given < needed {
+        return Err(PaletteError::OutputTooShort { given, needed });
+    }
+    Ok(())
+}
+
+/// Runs the palette stage for one group of `active` (≤ LANES) instances, validated first.
+pub fn run_group(
+    rig: &PreparedRig,
+    model: ModelPoses,
+    out: PalettesMut,
+    active: usize,
+) -> Result<(), PaletteError> {
+    validate(rig, &model, &out, active)?;
     let n = rig.joint_count();
     let s = rig.joint_stride;
     let jfb = &rig.skeleton.joint_from_bind;
@@ -139,6 +199,7 @@ pub fn run_group(rig: &PreparedRig, model: ModelPoses, out: PalettesMut, active:
             }
         },
     }
+    Ok(())
 }
 
 fn lanes_to_lanes(rig: &PreparedRig, model: &[Lanes3x4], out: &mut [Lanes3x4]) {

@@ -28,7 +28,7 @@ use crate::anim::hierarchy::reference::LocalF64;
 use crate::anim::hierarchy::{
     self, HierarchyError, HierarchyVariant, JointTree, ModelLayout, ModelPoses, ModelPosesMut,
 };
-use crate::anim::palette::{self, PaletteLayout, Palettes, PalettesMut};
+use crate::anim::palette::{self, PaletteError, PaletteLayout, Palettes, PalettesMut};
 use crate::anim::sample::sample_clip;
 use crate::prepare::PreparedRig;
 use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinVariant};
@@ -143,6 +143,8 @@ pub enum FrameError {
     Output(#[from] BufferError),
     #[error("hierarchy: {0}")]
     Hierarchy(#[from] HierarchyError),
+    #[error("palette: {0}")]
+    Palette(#[from] PaletteError),
     #[error("skin: {0}")]
     Skin(#[from] SkinError),
     #[error("cannot start the worker threads: {0}")]
@@ -328,8 +330,8 @@ impl FrameContext<'_> {
             Stage::Palette => self.clock.time(stage, || {
                 let model = model_ref(self.config.hierarchy.layout(), parts.model, trees);
                 let palettes = palettes_mut(self.config.skin.palette_layout(), parts.palette);
-                palette::run_group(rig, model, palettes, active);
-            }),
+                palette::run_group(rig, model, palettes, active)
+            })?,
             Stage::Skin => self.clock.time(stage, || {
                 let palettes = palettes_ref(self.config.skin.palette_layout(), parts.palette);
                 skin::run_group(self.config.skin, rig, &self.output, palettes, out, active)
