@@ -343,3 +343,122 @@ fn skinned_positions_match_the_file_evaluated_on_its_own() {
         }
     }
 }
+
+/// Fox with its non-joint root node (the parent of the first joint) animated in every clip:
+/// a quarter turn about Y and a translation of about half the fox's size.
+fn fox_with_animated_root(dir: &Path) -> Option<std::path::PathBuf> {
+    let source = common::rigs_dir()?.join("Fox/Fox.glb");
+    let bytes = std::fs::read(source).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut doc: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let bin_start = 20 + json_len + 8;
+    let mut bin = bytes[bin_start..].to_vec();
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let mut add = |doc: &mut serde_json::Value,
+                   floats: &[f32],
+                   kind: &str,
+                   bounds: bool|
+     -> usize {
+        let offset = bin.len();
+        for f in floats {
+            bin.extend_from_slice(&f.to_le_bytes());
+        }
+        let views = doc["bufferViews"].as_array_mut().unwrap();
+        views.push(serde_json::json!({ "buffer": 0, "byteOffset": offset, "byteLength": floats.len() * 4 }));
+        let view = views.len() - 1;
+        let n = match kind {
+            "SCALAR" => 1,
+            "VEC3" => 3,
+            _ => 4,
+        };
+        let mut accessor = serde_json::json!({ "bufferView": view, "componentType": 5126, "count": floats.len() / n, "type": kind });
+        if bounds {
+            accessor["min"] = serde_json::json!([floats[0]]);
+            accessor["max"] = serde_json::json!([floats[floats.len() - 1]]);
+        }
+        let accessors = doc["accessors"].as_array_mut().unwrap();
+        accessors.push(accessor);
+        accessors.len() - 1
+    };
+    let root = 0;
+    assert_eq!(doc["nodes"][root]["name"], "root");
+    let (s, c) = std::f32::consts::FRAC_PI_4.sin_cos();
+    for a in 0..doc["animations"].as_array().unwrap().len() {
+        let times = add(&mut doc, &[0.0, 0.5, 1.0], "SCALAR", true);
+        let rotations = add(
+            &mut doc,
+            &[0.0, 0.0, 0.0, 1.0, 0.0, s, 0.0, c, 0.0, 1.0, 0.0, 0.0],
+            "VEC4",
+            false,
+        );
+        let translations = add(
+            &mut doc,
+            &[0.0, 0.0, 0.0, 40.0, 10.0, -30.0, 80.0, 0.0, 20.0],
+            "VEC3",
+            false,
+        );
+        let animation = &mut doc["animations"][a];
+        for (output, path) in [(rotations, "rotation"), (translations, "translation")] {
+            let samplers = animation["samplers"].as_array_mut().unwrap();
+            samplers.push(
+                serde_json::json!({ "input": times, "output": output, "interpolation": "LINEAR" }),
+            );
+            let sampler = samplers.len() - 1;
+            animation["channels"].as_array_mut().unwrap().push(
+                serde_json::json!({ "sampler": sampler, "target": { "node": root, "path": path } }),
+            );
+        }
+    }
+    doc["buffers"][0]["byteLength"] = serde_json::json!(bin.len());
+    let path = dir.join("Fox_animated_root.glb");
+    std::fs::write(&path, common::glb(&serde_json::to_vec(&doc).unwrap(), &bin)).unwrap();
+    Some(path)
+}
+
+#[test]
+fn an_animated_ancestor_of_the_skeleton_moves_it() {
+    let dir = common::temp_dir("animated-root");
+    let Some(file) = fox_with_animated_root(&dir) else {
+        return;
+    };
+    let (_, report) = skinbench::rig::import_path(&file).unwrap();
+    assert_eq!(report.animated_ancestors, vec!["root".to_string()]);
+    assert_eq!(
+        report.ignored_node_channels, 0,
+        "the root's channels are used"
+    );
+    let rig = Arc::new(PreparedRig::load(&file).unwrap());
+    let gltf_bytes = std::fs::read(&file).unwrap();
+    let gltf = gltf::Gltf::from_slice(&gltf_bytes).unwrap();
+    for (a, clip) in rig.clips.iter().enumerate() {
+        assert_eq!(
+            gltf.animations().nth(a).unwrap().name(),
+            Some(clip.name.as_str())
+        );
+        // Mid-way through the root's motion (its keys end at 1 s).
+        let time = 0.7;
+        let expected = skin_from_file(&file, &[a], time);
+        for config in [
+            PipelineConfig::baseline(1),
+            PipelineConfig::best_for(&rig, 1),
+        ] {
+            let posed = pose(rig.clone(), Some(&clip.name), time as f32, config).unwrap();
+            let size = rig.bounds_size as f64;
+            let worst = posed
+                .positions
+                .iter()
+                .zip(&expected)
+                .map(|(p, e)| (p.as_dvec3() - *e).abs().max_element() / size)
+                .fold(0.0, f64::max);
+            assert!(
+                worst <= 1e-4,
+                "clip {} with {} {}: {worst:e} of the rig size from the file",
+                clip.name,
+                config.hierarchy.spec().name,
+                config.skin.spec().name
+            );
+        }
+    }
+}

@@ -125,6 +125,9 @@ pub struct ImportReport {
     pub unweighted_vertices: usize,
     /// Non-joint nodes lying between two joints, added to the skeleton.
     pub inserted_joints: usize,
+    /// Animated non-joint ancestors of the skeleton (and the nodes between them and it),
+    /// added to the skeleton so their channels move it, as glTF's global transforms say.
+    pub animated_ancestors: Vec<String>,
     pub ignored_node_channels: usize,
     pub ignored_morph_channels: usize,
     /// Unnamed single-part animations merged into one clip (0 when none were merged).
@@ -777,6 +780,29 @@ impl<'a> Importer<'a> {
             }
             is_member[n] = true;
         }
+        // Ancestors of the skeleton that an animation moves become joints (no vertex is
+        // bound to them): a joint's global transform includes every ancestor (glTF 2.0
+        // §3.7.3), so folding them into a static root-parent transform would drop their
+        // motion. The nodes between them and the skeleton follow as inserted joints below.
+        let mut animated = vec![false; node_count];
+        for animation in self.document.animations() {
+            for channel in animation.channels() {
+                if channel.target().property() != Property::MorphTargetWeights {
+                    animated[channel.target().node().index()] = true;
+                }
+            }
+        }
+        let mut ancestor_roots: Vec<usize> = Vec::new();
+        for &n in &skin_nodes {
+            let mut cur = node_parents[n];
+            while let Some(p) = cur {
+                if animated[p] && !is_member[p] {
+                    is_member[p] = true;
+                    ancestor_roots.push(p);
+                }
+                cur = node_parents[p];
+            }
+        }
         // Non-joint nodes between a joint and its nearest joint ancestor become joints.
         let mut inserted = 0;
         for &n in &skin_nodes {
@@ -802,6 +828,23 @@ impl<'a> Importer<'a> {
                 count: member_count,
             });
         }
+        if !ancestor_roots.is_empty() {
+            let nodes: Vec<gltf::Node> = self.document.nodes().collect();
+            self.report.animated_ancestors = ancestor_roots
+                .iter()
+                .map(|&n| {
+                    nodes[n]
+                        .name()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("node {n}"))
+                })
+                .collect();
+            self.report.notes.push(format!(
+                "{} animated non-joint ancestors of the skeleton became joints (their channels move it): {}",
+                ancestor_roots.len(),
+                self.report.animated_ancestors.join(", ")
+            ));
+        }
         self.report.inserted_joints = inserted;
         if inserted > 0 {
             self.report.notes.push(format!(
@@ -819,10 +862,11 @@ impl<'a> Importer<'a> {
             }
             None
         };
-        // Roots in skin order (inserted nodes are never roots), then depth-first.
+        // Roots in skin order (nodes inserted between joints are never roots; animated
+        // ancestors may be), then depth-first.
         let mut members: Vec<JointNode> = Vec::with_capacity(member_count);
         let mut joint_of_node: Vec<Option<u16>> = vec![None; node_count];
-        for &n in &skin_nodes {
+        for &n in skin_nodes.iter().chain(&ancestor_roots) {
             if nearest_member_parent(n).is_none() {
                 joint_of_node[n] = Some(members.len() as u16);
                 members.push(JointNode {
