@@ -430,6 +430,11 @@ fn an_animated_ancestor_of_the_skeleton_moves_it() {
         "the root's channels are used"
     );
     let rig = Arc::new(PreparedRig::load(&file).unwrap());
+    let text = rig.summary.to_text();
+    assert!(
+        text.contains("animated ancestors:  root (became joints)"),
+        "{text}"
+    );
     let gltf_bytes = std::fs::read(&file).unwrap();
     let gltf = gltf::Gltf::from_slice(&gltf_bytes).unwrap();
     for (a, clip) in rig.clips.iter().enumerate() {
@@ -461,4 +466,28 @@ fn an_animated_ancestor_of_the_skeleton_moves_it() {
             );
         }
     }
+}
+
+#[test]
+fn inspect_names_the_joints_with_non_uniform_scale() {
+    assert!(
+        PreparedRig::reference()
+            .summary
+            .nonuniform_scale_joints
+            .is_empty()
+    );
+    let Some(dir) = common::rigs_dir() else {
+        return;
+    };
+    let fox = PreparedRig::load(&dir.join("Fox/Fox.glb")).unwrap();
+    assert!(fox.summary.nonuniform_scale_joints.is_empty());
+    assert!(fox.summary.to_text().contains("non-uniform scale:   none"));
+    let scaled = PreparedRig::load(&dir.join("FoxVariants/Fox_nonuniform.glb")).unwrap();
+    let joints = &scaled.summary.nonuniform_scale_joints;
+    assert!(!joints.is_empty());
+    let text = scaled.summary.to_text();
+    assert!(
+        text.contains(&format!("non-uniform scale:   {} joints", joints.len())),
+        "{text}"
+    );
 }

@@ -8,7 +8,9 @@
 //! a malformed file must produce an error naming the file, never a panic.
 //!
 //! Then the skeleton is rebuilt: the skin with the most joints is chosen, non-joint nodes
-//! lying between two joints become joints, non-joint ancestors of the roots are folded into
+//! lying between two joints become joints, animated non-joint ancestors of the skeleton
+//! become joints too (a joint's global transform includes every ancestor, glTF 2.0
+//! §3.7.3), the remaining static ancestors of the roots are folded into
 //! `model_from_root_parent`, and the joints are ordered roots first, then depth-first.
 //! All triangle primitives of the meshes bound to that skin are merged; influences are
 //! reduced to the four heaviest and renormalized. Animation channels on joints become clip

@@ -267,6 +267,9 @@ pub struct RigSummary {
     pub bounds_min: [f32; 3],
     pub bounds_max: [f32; 3],
     pub clips: Vec<ClipSummary>,
+    /// Joints whose rest or animated scale is non-uniform: their normals need each joint's
+    /// normal matrix, not the position matrix.
+    pub nonuniform_scale_joints: Vec<String>,
     pub report: ImportReport,
 }
 
@@ -301,6 +304,7 @@ impl RigSummary {
                     interpolations: c.interpolations(),
                 })
                 .collect(),
+            nonuniform_scale_joints: nonuniform_scale_joints(rig),
             report: report.clone(),
         }
     }
@@ -361,11 +365,65 @@ impl RigSummary {
                 modes.join(", ")
             );
         }
+        match self.nonuniform_scale_joints.len() {
+            0 => {
+                let _ = writeln!(s, "non-uniform scale:   none");
+            }
+            n => {
+                let shown: Vec<&str> = self
+                    .nonuniform_scale_joints
+                    .iter()
+                    .take(5)
+                    .map(String::as_str)
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "non-uniform scale:   {n} joints ({}{}); their normals need the joints' normal \
+                     matrices, which skinning does not use yet (normals follow the position matrix)",
+                    shown.join(", "),
+                    if n > shown.len() { ", ..." } else { "" }
+                );
+            }
+        }
+        if !self.report.animated_ancestors.is_empty() {
+            let _ = writeln!(
+                s,
+                "animated ancestors:  {} (became joints)",
+                self.report.animated_ancestors.join(", ")
+            );
+        }
+        let _ = writeln!(
+            s,
+            "ignored channels:    {} on nodes that are neither joints nor ancestors of the skeleton, \
+             {} morph-target weights",
+            self.report.ignored_node_channels, self.report.ignored_morph_channels
+        );
         for note in &self.report.notes {
             let _ = writeln!(s, "note: {note}");
         }
         s
     }
+}
+
+/// Names of the joints whose rest scale or any scale key is non-uniform (components differ
+/// by more than 1e-5 of the largest).
+fn nonuniform_scale_joints(rig: &Rig) -> Vec<String> {
+    let uniform = |s: Vec3| {
+        let max = s.abs().max_element().max(1e-30);
+        (s.x - s.y).abs() <= 1e-5 * max && (s.x - s.z).abs() <= 1e-5 * max
+    };
+    (0..rig.skeleton.joint_count())
+        .filter(|&j| {
+            !uniform(rig.skeleton.rest_pose[j].scale)
+                || rig.clips.iter().any(|c| {
+                    c.joint_tracks[j]
+                        .scale
+                        .as_ref()
+                        .is_some_and(|t| t.values.iter().any(|&s| !uniform(s)))
+                })
+        })
+        .map(|j| rig.skeleton.names[j].clone())
+        .collect()
 }
 
 impl From<&Transform> for crate::types::Qvs {
