@@ -485,7 +485,7 @@ impl Running {
         self.frames_done += 1;
         let last_frame = options.frames.is_some_and(|n| self.frames_done >= n);
         self.scene.request(&actions);
-        self.scene.finish_frame();
+        self.scene.finish_frame(Some(&present_mode));
         if last_frame {
             self.last_frame_checks(options, &present_mode)?;
         }

@@ -216,8 +216,9 @@ impl Scene {
     }
 
     /// After the frame's command buffers were submitted: recycles upload memory and
-    /// carries out the pending verify and screenshot (into `screenshot_dir`).
-    pub fn finish_frame(&mut self) {
+    /// carries out the pending verify and screenshot (into `screenshot_dir`; the window's
+    /// present mode, where there is one, goes into the sidecar).
+    pub fn finish_frame(&mut self, present_mode: Option<&str>) {
         self.uploader.after_submit();
         if std::mem::take(&mut self.requests.verify) {
             self.requests.last_verify = Some(self.verify());
@@ -230,7 +231,7 @@ impl Scene {
                 self.settings.pipeline.skin.name(),
                 self.crowd.len()
             ));
-            let result = self.save_screenshot(&path, None);
+            let result = self.save_screenshot(&path, present_mode);
             match &result {
                 Ok(p) => eprintln!("screenshot saved: {p}"),
                 Err(e) => eprintln!("error: screenshot failed: {e}"),
@@ -252,7 +253,7 @@ impl Scene {
         let timings = self.upload(&mut encoder)?;
         self.draw(&mut encoder, None, None);
         self.gpu.queue.submit([encoder.finish()]);
-        self.finish_frame();
+        self.finish_frame(None);
         self.history.push(timings);
         Ok(timings)
     }
