@@ -6,12 +6,19 @@
 //! injector queue, a crossbeam linked list that allocates a new 63-slot block every 63
 //! pushes. The test proves the pipeline allocates nothing by checking that every
 //! allocation seen is exactly that block (same size, at most one per 63 frames).
+//!
+//! The allocator sees every thread of the process, so nothing else may run while it
+//! counts: this file has its own harness (libtest-mimic) held to one thread, running each
+//! case on the main thread. libtest's harness would print "has been running for over 60
+//! seconds" from its own thread mid-count, and that message's allocations were once
+//! blamed on the pipeline.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::crowd::pipeline::available_threads;
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule};
@@ -57,67 +64,83 @@ static GLOBAL: Counting = Counting;
 /// reference plus an 8-byte state word, and the `next` pointer.
 const INJECTOR_BLOCK_BYTES: usize = 63 * (16 + 8) + 8;
 
-#[test]
-fn steady_state_frames_allocate_nothing() {
-    SIZES.lock().unwrap().reserve(100_000);
+fn main() {
+    let mut args = Arguments::from_args();
+    args.test_threads = Some(1);
     let rig = Arc::new(PreparedRig::reference());
+    let mut trials = Vec::new();
+    // One case per variant pair, the seed's baselines included (`tree` builds its heap
+    // trees once, when the instance count grows).
+    for &hierarchy in HierarchyVariant::ALL {
+        for &skin in SkinVariant::ALL {
+            let rig = rig.clone();
+            let name = format!(
+                "steady_state_frames_allocate_nothing::{}::{}",
+                hierarchy.name(),
+                skin.name()
+            );
+            trials.push(Trial::test(name, move || {
+                steady_state_allocations(&rig, hierarchy, skin)
+            }));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn steady_state_allocations(
+    rig: &Arc<PreparedRig>,
+    hierarchy: HierarchyVariant,
+    skin: SkinVariant,
+) -> Result<(), Failed> {
+    SIZES.lock().unwrap().reserve(100_000);
     let mut crowd = InstanceStore::new();
-    crowd.resize(100, &rig, 2.0);
+    crowd.resize(100, rig, 2.0);
     let threads: Vec<usize> = if available_threads() >= 2 {
         vec![1, 2]
     } else {
         vec![1]
     };
     let frames = 200;
-    // Every variant: the seed's baselines must not allocate per frame either (`tree`
-    // builds its heap trees once, when the instance count grows).
-    for &hierarchy in HierarchyVariant::ALL {
-        for &skin in SkinVariant::ALL {
-            for &t in &threads {
-                for &schedule in Schedule::ALL {
-                    let config = PipelineConfig {
-                        hierarchy,
-                        skin,
-                        schedule,
-                        threads: t,
-                        blend_weight: 0.0,
-                    };
-                    let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
-                    let mut out =
-                        OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
-                    // Warm-up: buffers are sized here, and every new worker thread makes its
-                    // one-time registrations (crossbeam-epoch's per-thread handle on its first
-                    // steal, ~2.3 KB; thread-local destructors). Under load a worker may not
-                    // steal within a few frames, so the warm-up is long enough for all to.
-                    for _ in 0..50 {
-                        crowd.advance(0.016);
-                        pipeline.run_frame(crowd.as_slice(), &mut out).unwrap();
-                    }
-                    SIZES.lock().unwrap().clear();
-                    COUNTING.store(true, Ordering::SeqCst);
-                    for _ in 0..frames {
-                        crowd.advance(0.016);
-                        pipeline.run_frame(crowd.as_slice(), &mut out).unwrap();
-                    }
-                    COUNTING.store(false, Ordering::SeqCst);
-                    let sizes = SIZES.lock().unwrap().clone();
-                    let label = format!(
-                        "{} {} {} threads {t}",
-                        hierarchy.name(),
-                        skin.name(),
-                        schedule.name()
-                    );
-                    assert!(
-                        sizes.iter().all(|&s| s == INJECTOR_BLOCK_BYTES),
-                        "{label}: allocations other than rayon's injector block: {sizes:?}"
-                    );
-                    assert!(
-                        sizes.len() <= frames / 63 + 1,
-                        "{label}: {} allocations in {frames} frames",
-                        sizes.len()
-                    );
-                }
+    for &t in &threads {
+        for &schedule in Schedule::ALL {
+            let config = PipelineConfig {
+                hierarchy,
+                skin,
+                schedule,
+                threads: t,
+                blend_weight: 0.0,
+            };
+            let mut pipeline = Pipeline::new(rig.clone(), config)?;
+            let mut out = OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
+            // Warm-up: buffers are sized here, and every new worker thread makes its
+            // one-time registrations (crossbeam-epoch's per-thread handle on its first
+            // steal, ~2.3 KB; thread-local destructors). Under load a worker may not
+            // steal within a few frames, so the warm-up is long enough for all to.
+            for _ in 0..50 {
+                crowd.advance(0.016);
+                pipeline.run_frame(crowd.as_slice(), &mut out)?;
+            }
+            SIZES.lock().unwrap().clear();
+            COUNTING.store(true, Ordering::SeqCst);
+            for _ in 0..frames {
+                crowd.advance(0.016);
+                pipeline.run_frame(crowd.as_slice(), &mut out)?;
+            }
+            COUNTING.store(false, Ordering::SeqCst);
+            let sizes = SIZES.lock().unwrap().clone();
+            let label = format!("{} threads {t}", schedule.name());
+            if !sizes.iter().all(|&s| s == INJECTOR_BLOCK_BYTES) {
+                return Err(format!(
+                    "{label}: allocations other than rayon's injector block: {sizes:?}"
+                )
+                .into());
+            }
+            if sizes.len() > frames / 63 + 1 {
+                return Err(
+                    format!("{label}: {} allocations in {frames} frames", sizes.len()).into(),
+                );
             }
         }
     }
+    Ok(())
 }
