@@ -236,10 +236,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Inspect { file, json }) => {
             let (loaded, report) = rig::import_path(&file)?;
             let summary = RigSummary::new(&loaded, &report);
+            let name = file.display().to_string();
+            let prepared = PreparedRig::new(loaded, &report, &name);
+            let normals = skinbench::crowd::normals::measure(&prepared);
             if json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
+                let mut value = serde_json::to_value(&summary)?;
+                value["normal_matrix_reason"] =
+                    serde_json::to_value(&prepared.normal_matrix_reason)?;
+                value["normal_angles"] = serde_json::to_value(&normals)?;
+                println!("{}", serde_json::to_string_pretty(&value)?);
             } else {
                 print!("{}", summary.to_text());
+                print!("{}", normals.to_text(&prepared));
             }
             Ok(())
         }

@@ -28,6 +28,18 @@ fn tiny() -> PreparedRig {
     PreparedRig::new(rig, &report, "tiny.glb")
 }
 
+/// The one-triangle rig with its root stretched (scale 1, 2, 1): a rig whose palettes carry
+/// normal matrices.
+fn tiny_stretched() -> Arc<PreparedRig> {
+    let mut gltf = common::TinyGltf::new();
+    gltf.json["nodes"][0]["scale"] = serde_json::json!([1.0, 2.0, 1.0]);
+    let (rig, report) =
+        skinbench::rig::import_slice(&gltf.glb_bytes(), "stretched.glb", None).unwrap();
+    let rig = PreparedRig::new(rig, &report, "stretched.glb");
+    assert!(rig.own_normal_matrices());
+    Arc::new(rig)
+}
+
 fn reference() -> Arc<PreparedRig> {
     Arc::new(PreparedRig::reference())
 }
@@ -41,12 +53,16 @@ struct PaletteStore {
 
 impl PaletteStore {
     fn new(rig: &PreparedRig, shorten: usize) -> Self {
-        let n = LANES * rig.joint_stride - shorten;
+        let n = LANES * rig.palette_stride() - shorten;
         PaletteStore {
             mat4: vec![Mat4::IDENTITY; n],
             mat3x4: vec![Mat3x4::from_mat4(&Mat4::IDENTITY); n],
-            // Lane palettes must reach the largest joint a vertex uses.
-            lanes: vec![[F32x8::ZERO; 12]; rig.mesh.sorted.joint_bound - shorten],
+            // Lane palettes must reach the largest joint a vertex uses (of the normal
+            // matrices, where the rig has them).
+            lanes: vec![
+                [F32x8::ZERO; 12];
+                rig.normal_palette_offset() + rig.mesh.sorted.joint_bound - shorten
+            ],
         }
     }
 
@@ -101,8 +117,16 @@ fn output_buffers_are_aligned_for_every_layout() {
 
 #[test]
 fn skin_refuses_every_wrong_input() {
-    let rig = reference();
-    let other = Arc::new(tiny());
+    skin_refuses_every_wrong_input_on(reference(), Arc::new(tiny()));
+}
+
+#[test]
+fn skin_with_normal_matrices_refuses_every_wrong_input() {
+    skin_refuses_every_wrong_input_on(tiny_stretched(), reference());
+}
+
+/// `other` is a rig with another mesh.
+fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedRig>) {
     for &skin in SkinVariant::ALL {
         let name = skin.name();
         let layout = skin.layout(&rig);
@@ -339,10 +363,21 @@ fn the_pipeline_refuses_bad_configurations_and_buffers() {
 
 #[test]
 fn palette_refuses_every_wrong_input() {
+    palette_refuses_every_wrong_input_on(reference());
+}
+
+#[test]
+fn palette_with_normal_matrices_refuses_every_wrong_input() {
+    palette_refuses_every_wrong_input_on(tiny_stretched());
+}
+
+fn palette_refuses_every_wrong_input_on(rig: Arc<PreparedRig>) {
     use skinbench::anim::hierarchy::ModelPoses;
     use skinbench::anim::palette::{self, PaletteError, PalettesMut};
-    let rig = reference();
     let s = rig.joint_stride;
+    // Palettes: position matrices, then normal matrices where the rig has them.
+    let ps = rig.palette_stride();
+    let normals = rig.normal_palette_offset();
     let trees: Vec<JointTree> = (0..LANES).map(|_| JointTree::new(&rig.skeleton)).collect();
     let unbuilt: Vec<JointTree> = (0..LANES).map(|_| JointTree::default()).collect();
     let mat4 = vec![Mat4::IDENTITY; LANES * s];
@@ -354,9 +389,9 @@ fn palette_refuses_every_wrong_input() {
         ModelPoses::Qvs(&qvs),
         ModelPoses::Lanes(&lanes),
     ];
-    let mut out_mat4 = vec![Mat4::IDENTITY; LANES * s];
-    let mut out_mat3x4 = vec![Mat3x4::from_mat4(&Mat4::IDENTITY); LANES * s];
-    let mut out_lanes = vec![[F32x8::ZERO; 12]; s];
+    let mut out_mat4 = vec![Mat4::IDENTITY; LANES * ps];
+    let mut out_mat3x4 = vec![Mat3x4::from_mat4(&Mat4::IDENTITY); LANES * ps];
+    let mut out_lanes = vec![[F32x8::ZERO; 12]; ps];
     for model in models {
         for layout in [
             PaletteLayout::Mat4,
@@ -385,9 +420,9 @@ fn palette_refuses_every_wrong_input() {
             // The output one entry short of the last joint of the last instance.
             let short = match layout {
                 PaletteLayout::Mat4 | PaletteLayout::Mat3x4 => {
-                    LANES * s - ((LANES - 1) * s + rig.joint_count()) + 1
+                    LANES * ps - ((LANES - 1) * ps + normals + rig.joint_count()) + 1
                 }
-                PaletteLayout::Lanes => s - rig.joint_count() + 1,
+                PaletteLayout::Lanes => ps - (normals + rig.joint_count()) + 1,
             };
             assert!(
                 matches!(

@@ -6,12 +6,18 @@
 //! written as a 4×4 (`naive` … `sorted`), a 3×4 (`tuned`) or into lane layout (`simd`).
 //! From lanes to lanes the product is done eight instances at a time. Every combination is
 //! its own monomorphized loop, so no per-element dispatch remains.
+//!
+//! Where the rig needs them ([`PreparedRig::normal_matrix_reason`], decided at load), each
+//! product's normal matrix follows the position matrices, `joint_stride` entries later
+//! ([`PreparedRig::normal_palette_offset`]): the 3×3's cofactor matrix, signed and scaled
+//! as [`crate::skin::reference::normal_matrix`] defines it, translation zero. Other rigs
+//! get the loops without it.
 
 use glam::Mat4;
 
 use super::hierarchy::ModelPoses;
 use crate::prepare::PreparedRig;
-use crate::simd::{Simd, load_3x4, mul_3x4_right_scalar, rows_3x4, store_3x4};
+use crate::simd::{Simd, load_3x4, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4};
 use crate::types::{LANES, Lanes3x4, Mat3x4};
 
 /// The palette layout a skinning variant reads.
@@ -22,7 +28,8 @@ pub enum PaletteLayout {
     Lanes,
 }
 
-/// One group's palettes (instance `k` at `k * joint_stride`; lanes: one entry per joint).
+/// One group's palettes (instance `k` at `k * palette_stride()`; lanes: one entry per
+/// joint), normal matrices after the position ones where the rig needs them.
 pub enum PalettesMut<'a> {
     Mat4(&'a mut [Mat4]),
     Mat3x4(&'a mut [Mat3x4]),
@@ -80,17 +87,44 @@ fn set_lane(m: &mut Lanes3x4, k: usize, p: &Mat4) {
     }
 }
 
+/// The normal matrix of an affine matrix: [`normal_3x4`] for one matrix (the cofactor of
+/// the 3×3, signed by its determinant and scaled to norm √3), translation zero.
+pub fn normal_matrix(m: &Mat4) -> Mat4 {
+    let (a, b, c) = (
+        m.x_axis.truncate(),
+        m.y_axis.truncate(),
+        m.z_axis.truncate(),
+    );
+    let columns = [b.cross(c), c.cross(a), a.cross(b)];
+    let det = a.dot(columns[0]);
+    let norm2 = columns.iter().map(|x| x.length_squared()).sum::<f32>() + f32::MIN_POSITIVE;
+    let scale = (3f32.sqrt() / norm2.sqrt()).copysign(det);
+    Mat4::from_cols(
+        (columns[0] * scale).extend(0.0),
+        (columns[1] * scale).extend(0.0),
+        (columns[2] * scale).extend(0.0),
+        glam::Vec4::W,
+    )
+}
+
+/// Every (instance, joint) product, put at slot `joint`; with `NORMALS`, its normal matrix
+/// at slot `normal_offset + joint` too.
 #[inline(always)]
-fn each(
+fn each<const NORMALS: bool>(
     active: usize,
     joints: usize,
     get: impl Fn(usize, usize) -> Mat4,
     mut put: impl FnMut(usize, usize, Mat4),
     joint_from_bind: &[Mat4],
+    normal_offset: usize,
 ) {
     for k in 0..active {
         for (i, bind) in joint_from_bind.iter().enumerate().take(joints) {
-            put(k, i, get(k, i) * *bind);
+            let m = get(k, i) * *bind;
+            put(k, i, m);
+            if NORMALS {
+                put(k, normal_offset + i, normal_matrix(&m));
+            }
         }
     }
 }
@@ -119,6 +153,9 @@ fn validate(
     let n = rig.joint_count();
     // Per-instance arrays are `joint_stride` apart; lane arrays hold one entry per joint.
     let per_instance = (active - 1) * rig.joint_stride + n;
+    // Palettes are `palette_stride` apart, the normal matrices after the position ones.
+    let per_palette = (active - 1) * rig.palette_stride() + rig.normal_palette_offset() + n;
+    let per_group = rig.normal_palette_offset() + n;
     let (given, needed) = match model {
         // Every live instance's tree must hold every joint.
         ModelPoses::Tree(trees) => (
@@ -139,9 +176,9 @@ fn validate(
         return Err(PaletteError::ModelTooShort { given, needed });
     }
     let (given, needed) = match out {
-        PalettesMut::Mat4(p) => (p.len(), per_instance),
-        PalettesMut::Mat3x4(p) => (p.len(), per_instance),
-        PalettesMut::Lanes(p) => (p.len(), n),
+        PalettesMut::Mat4(p) => (p.len(), per_palette),
+        PalettesMut::Mat3x4(p) => (p.len(), per_palette),
+        PalettesMut::Lanes(p) => (p.len(), per_group),
     };
     if given < needed {
         return Err(PaletteError::OutputTooShort { given, needed });
@@ -157,23 +194,48 @@ pub fn run_group(
     active: usize,
 ) -> Result<(), PaletteError> {
     validate(rig, &model, &out, active)?;
+    if rig.own_normal_matrices() {
+        fill::<true>(rig, model, out, active);
+    } else {
+        fill::<false>(rig, model, out, active);
+    }
+    Ok(())
+}
+
+/// The palette stage's loops, with or without normal matrices.
+fn fill<const NORMALS: bool>(
+    rig: &PreparedRig,
+    model: ModelPoses,
+    out: PalettesMut,
+    active: usize,
+) {
     let n = rig.joint_count();
     let s = rig.joint_stride;
+    let ps = rig.palette_stride();
+    let no = rig.normal_palette_offset();
     let jfb = &rig.skeleton.joint_from_bind;
     macro_rules! from {
         ($get:expr) => {
             match out {
-                PalettesMut::Mat4(p) => each(active, n, $get, |k, i, m| p[k * s + i] = m, jfb),
-                PalettesMut::Mat3x4(p) => each(
+                PalettesMut::Mat4(p) => {
+                    each::<NORMALS>(active, n, $get, |k, i, m| p[k * ps + i] = m, jfb, no)
+                }
+                PalettesMut::Mat3x4(p) => each::<NORMALS>(
                     active,
                     n,
                     $get,
-                    |k, i, m| p[k * s + i] = Mat3x4::from_mat4(&m),
+                    |k, i, m| p[k * ps + i] = Mat3x4::from_mat4(&m),
                     jfb,
+                    no,
                 ),
-                PalettesMut::Lanes(p) => {
-                    each(active, n, $get, |k, i, m| set_lane(&mut p[i], k, &m), jfb)
-                }
+                PalettesMut::Lanes(p) => each::<NORMALS>(
+                    active,
+                    n,
+                    $get,
+                    |k, i, m| set_lane(&mut p[i], k, &m),
+                    jfb,
+                    no,
+                ),
             }
         };
     }
@@ -182,33 +244,41 @@ pub fn run_group(
         ModelPoses::Mat4(m) => from!(|k: usize, i: usize| m[k * s + i]),
         ModelPoses::Qvs(q) => from!(|k: usize, i: usize| q[k * s + i].to_mat4()),
         ModelPoses::Lanes(m) => match out {
-            PalettesMut::Lanes(p) => lanes_to_lanes(rig, m, p),
+            PalettesMut::Lanes(p) => lanes_to_lanes::<NORMALS>(rig, m, p),
             out => {
                 let get = |k: usize, i: usize| lane_matrix(&m[i], k);
                 match out {
-                    PalettesMut::Mat4(p) => each(active, n, get, |k, i, m| p[k * s + i] = m, jfb),
-                    PalettesMut::Mat3x4(p) => each(
+                    PalettesMut::Mat4(p) => {
+                        each::<NORMALS>(active, n, get, |k, i, m| p[k * ps + i] = m, jfb, no)
+                    }
+                    PalettesMut::Mat3x4(p) => each::<NORMALS>(
                         active,
                         n,
                         get,
-                        |k, i, m| p[k * s + i] = Mat3x4::from_mat4(&m),
+                        |k, i, m| p[k * ps + i] = Mat3x4::from_mat4(&m),
                         jfb,
+                        no,
                     ),
                     PalettesMut::Lanes(_) => unreachable!("handled above"),
                 }
             }
         },
     }
-    Ok(())
 }
 
-fn lanes_to_lanes(rig: &PreparedRig, model: &[Lanes3x4], out: &mut [Lanes3x4]) {
+fn lanes_to_lanes<const NORMALS: bool>(
+    rig: &PreparedRig,
+    model: &[Lanes3x4],
+    out: &mut [Lanes3x4],
+) {
     let n = rig.joint_count();
-    lanes_dispatch(
-        &model[..n],
-        &mut out[..n],
-        &rig.skeleton.joint_from_bind[..n],
-    );
+    let jfb = &rig.skeleton.joint_from_bind[..n];
+    if NORMALS {
+        let (positions, normals) = out.split_at_mut(rig.normal_palette_offset());
+        lanes_with_normals(&model[..n], &mut positions[..n], &mut normals[..n], jfb);
+    } else {
+        lanes_dispatch(&model[..n], &mut out[..n], jfb);
+    }
 }
 
 crate::dispatch_simd!(
@@ -217,10 +287,41 @@ crate::dispatch_simd!(
     }
 );
 
+crate::dispatch_simd!(
+    fn lanes_with_normals(
+        model: &[Lanes3x4],
+        out: &mut [Lanes3x4],
+        normals: &mut [Lanes3x4],
+        joint_from_bind: &[Mat4],
+    ) -> () {
+        lanes_normals_kernel
+    }
+);
+
 #[inline(always)]
 fn lanes_kernel<S: Simd>(s: S, model: &[Lanes3x4], out: &mut [Lanes3x4], joint_from_bind: &[Mat4]) {
     for ((m, p), bind) in model.iter().zip(out.iter_mut()).zip(joint_from_bind) {
         let product = mul_3x4_right_scalar(s, &load_3x4(s, m), &rows_3x4(bind));
+        store_3x4(s, p, product);
+    }
+}
+
+#[inline(always)]
+fn lanes_normals_kernel<S: Simd>(
+    s: S,
+    model: &[Lanes3x4],
+    out: &mut [Lanes3x4],
+    normals: &mut [Lanes3x4],
+    joint_from_bind: &[Mat4],
+) {
+    for (((m, p), n), bind) in model
+        .iter()
+        .zip(out.iter_mut())
+        .zip(normals.iter_mut())
+        .zip(joint_from_bind)
+    {
+        let product = mul_3x4_right_scalar(s, &load_3x4(s, m), &rows_3x4(bind));
+        store_3x4(s, n, normal_3x4(s, &product));
         store_3x4(s, p, product);
     }
 }

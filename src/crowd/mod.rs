@@ -5,10 +5,11 @@
 //! hierarchy → palette → skin for all of them, in groups of eight on a rayon pool, with
 //! the `staged` or `fused` schedule; [`timing`] is the one clock every stage is measured
 //! with, and the rolling history the UI and bench read; [`verify`] compares a frame with
-//! the f64 reference.
+//! the f64 reference; [`normals`] measures each normal rule against the skinned surface.
 
 pub mod instances;
 pub mod machine;
+pub mod normals;
 pub mod pipeline;
 pub mod pose;
 pub mod timing;

@@ -198,10 +198,11 @@ impl GroupLayout {
                 ModelLayout::Qvs => per_instance(qvs),
                 ModelLayout::Lanes => s * lanes,
             },
+            // Position matrices, and the normal matrices where the rig needs them.
             palette: match config.skin.palette_layout() {
-                PaletteLayout::Mat4 => per_instance(64),
-                PaletteLayout::Mat3x4 => per_instance(48),
-                PaletteLayout::Lanes => s * lanes,
+                PaletteLayout::Mat4 => LANES * rig.palette_stride() * 64,
+                PaletteLayout::Mat3x4 => LANES * rig.palette_stride() * 48,
+                PaletteLayout::Lanes => rig.palette_stride() * lanes,
             },
         }
     }

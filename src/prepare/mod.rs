@@ -317,6 +317,10 @@ pub struct PreparedRig {
     pub shear_reason: Option<String>,
     /// Each root's folded ancestor transform as QVS (used by `flat_qvs`).
     pub root_parent_qvs: Vec<crate::types::Qvs>,
+    /// Why normals need each joint's own normal matrix, if they do (decided once, here):
+    /// then the palette stage writes a normal matrix after each instance's position
+    /// matrices and every skin variant blends those for the normal.
+    pub normal_matrix_reason: Option<String>,
     pub summary: crate::rig::RigSummary,
 }
 
@@ -328,6 +332,7 @@ impl PreparedRig {
         let shear_reason = scale::shear_reason(&rig.skeleton, &rig.clips);
         let clips = rig.clips.iter().map(clip::ClipRt::new).collect();
         let root_parent_qvs = scale::root_parents(&rig.skeleton);
+        let normal_matrix_reason = scale::normal_matrix_reason(&rig.skeleton, &rig.clips);
         let rest_pose = rig
             .skeleton
             .rest_pose
@@ -345,6 +350,7 @@ impl PreparedRig {
             rest_pose,
             shear_reason,
             root_parent_qvs,
+            normal_matrix_reason,
             summary,
         }
     }
@@ -369,6 +375,27 @@ impl PreparedRig {
 
     pub fn joint_count(&self) -> usize {
         self.skeleton.joint_count()
+    }
+
+    /// Whether the palette carries a normal matrix per joint (see `normal_matrix_reason`).
+    pub fn own_normal_matrices(&self) -> bool {
+        self.normal_matrix_reason.is_some()
+    }
+
+    /// Palette entries per instance (per group for lane palettes): the position matrices,
+    /// `joint_stride` of them, then as many normal matrices where the rig needs them.
+    pub fn palette_stride(&self) -> usize {
+        self.joint_stride * (1 + self.own_normal_matrices() as usize)
+    }
+
+    /// Where an instance's normal matrices start in its palette: after the position
+    /// matrices, or at 0 (the position matrices serve) where the rig needs none.
+    pub fn normal_palette_offset(&self) -> usize {
+        if self.own_normal_matrices() {
+            self.joint_stride
+        } else {
+            0
+        }
     }
 
     pub fn vertex_count(&self) -> usize {

@@ -379,7 +379,7 @@ impl RigSummary {
                 let _ = writeln!(
                     s,
                     "non-uniform scale:   {n} joints ({}{}); their normals need the joints' normal \
-                     matrices, which skinning does not use yet (normals follow the position matrix)",
+                     matrices",
                     shown.join(", "),
                     if n > shown.len() { ", ..." } else { "" }
                 );

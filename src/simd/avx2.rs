@@ -62,6 +62,14 @@ impl Simd for Avx2 {
         unsafe { std::arch::x86_64::_mm256_fmadd_ps(a, b, c) }
     }
     #[inline(always)]
+    fn div(self, a: Self::V, b: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_div_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sqrt(self, a: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_sqrt_ps(a) }
+    }
+    #[inline(always)]
     fn abs(self, a: Self::V) -> Self::V {
         use std::arch::x86_64::*;
         unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), a) }

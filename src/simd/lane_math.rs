@@ -112,3 +112,44 @@ pub fn rows_3x4(m: &glam::Mat4) -> [[f32; 4]; 3] {
         m.row(2).to_array(),
     ]
 }
+
+#[inline(always)]
+fn cross<S: Simd>(s: S, u: [S::V; 3], v: [S::V; 3]) -> [S::V; 3] {
+    [
+        s.sub(s.mul(u[1], v[2]), s.mul(u[2], v[1])),
+        s.sub(s.mul(u[2], v[0]), s.mul(u[0], v[2])),
+        s.sub(s.mul(u[0], v[1]), s.mul(u[1], v[0])),
+    ]
+}
+
+/// Each lane's normal matrix, as [`crate::skin::reference::normal_matrix`] defines it
+/// (the 3×3's inverse transpose scaled to a rotation's norm √3), computed without an
+/// inverse: the cofactor matrix, whose columns are cross products of the 3×3's columns,
+/// is the inverse transpose times the determinant, so it is signed by the determinant
+/// and scaled. Translation entries are zero. A singular 3×3 gives zero.
+#[inline(always)]
+pub fn normal_3x4<S: Simd>(s: S, m: &[S::V; 12]) -> [S::V; 12] {
+    let a = [m[0], m[4], m[8]];
+    let b = [m[1], m[5], m[9]];
+    let c = [m[2], m[6], m[10]];
+    let columns = [cross(s, b, c), cross(s, c, a), cross(s, a, b)];
+    let det = s.mul_add(
+        a[2],
+        columns[0][2],
+        s.mul_add(a[1], columns[0][1], s.mul(a[0], columns[0][0])),
+    );
+    let mut norm2 = s.splat(f32::MIN_POSITIVE);
+    for column in &columns {
+        for &x in column {
+            norm2 = s.mul_add(x, x, norm2);
+        }
+    }
+    let scale = s.flip_sign(s.div(s.splat(3f32.sqrt()), s.sqrt(norm2)), det);
+    let mut n = [s.splat(0.0); 12];
+    for (col, column) in columns.iter().enumerate() {
+        for r in 0..3 {
+            n[r * 4 + col] = s.mul(column[r], scale);
+        }
+    }
+    n
+}

@@ -20,7 +20,8 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 pub use avx2::Avx2;
 pub use lane_math::{
-    load_3x4, mul_3x4, mul_3x4_left_scalar, mul_3x4_right_scalar, rows_3x4, store_3x4, trs_to_3x4,
+    load_3x4, mul_3x4, mul_3x4_left_scalar, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4,
+    trs_to_3x4,
 };
 pub use portable::Portable;
 
@@ -38,6 +39,10 @@ pub trait Simd: Copy {
     fn mul(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a * b + c` (one rounding with FMA).
     fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `a / b`.
+    fn div(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `√a` (correctly rounded).
+    fn sqrt(self, a: Self::V) -> Self::V;
     /// `|a|`.
     fn abs(self, a: Self::V) -> Self::V;
     /// `a` with its sign flipped where `sign` is negative (or -0.0).

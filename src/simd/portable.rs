@@ -53,6 +53,20 @@ impl Simd for Portable {
         a
     }
     #[inline(always)]
+    fn div(self, mut a: F32x8, b: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] /= b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
+    fn sqrt(self, mut a: F32x8) -> F32x8 {
+        for x in &mut a.0 {
+            *x = x.sqrt();
+        }
+        a
+    }
+    #[inline(always)]
     fn abs(self, mut a: F32x8) -> F32x8 {
         for x in &mut a.0 {
             *x = x.abs();

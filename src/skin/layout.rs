@@ -56,14 +56,6 @@ impl OutputFormat {
         }
     }
 
-    /// Whether the format keeps only the normal's direction (compare unit normals).
-    pub fn unit_normals(self) -> bool {
-        match self {
-            OutputFormat::Packed => true,
-            OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4 => false,
-        }
-    }
-
     /// The alignment the vertex stores need.
     const fn store_align(self) -> usize {
         match self {

@@ -264,10 +264,11 @@ pub fn run_group(
             given: palettes.layout(),
         });
     }
-    let s = rig.joint_stride;
+    let s = rig.palette_stride();
+    let normals = rig.normal_palette_offset();
     let needed = match palettes.layout() {
         PaletteLayout::Mat4 | PaletteLayout::Mat3x4 => active * s,
-        PaletteLayout::Lanes => rig.mesh.sorted.joint_bound,
+        PaletteLayout::Lanes => normals + rig.mesh.sorted.joint_bound,
     };
     if palettes.len() < needed {
         return Err(SkinError::PaletteTooShort {
@@ -292,14 +293,22 @@ pub fn run_group(
     }
     let stride = layout.instance_stride;
     let bytes = layout.stored_vertices * layout.vertex_size();
-    // One instance's slice, its palette: for the one-instance kernels.
+    // One instance's slice and its palettes (position matrices, and the normal matrices,
+    // which are the same slice where the rig needs no own ones): for the one-instance
+    // kernels, each monomorphized with and without own normal matrices.
+    let own = rig.own_normal_matrices();
     macro_rules! each_instance {
-        ($p:ident, |$mesh:ident, $palette:ident, $dest:ident| $body:expr) => {
+        ($p:ident, $kernel:ident, |$mesh:ident| $input:expr) => {
             for k in 0..active {
-                let $palette = &$p[k * s..(k + 1) * s];
-                let mut $dest = out.range(k * stride, bytes).cast();
+                let palette = &$p[k * s..(k + 1) * s];
+                let normal_palette = &palette[normals..];
+                let mut dest = out.range(k * stride, bytes).cast();
                 let $mesh = &rig.mesh;
-                $body;
+                if own {
+                    $kernel::run::<true>($input, palette, normal_palette, &mut dest);
+                } else {
+                    $kernel::run::<false>($input, palette, normal_palette, &mut dest);
+                }
             }
         };
     }
@@ -313,45 +322,31 @@ pub fn run_group(
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, |mesh, palette, dest| naive::run(
-                mesh, palette, &mut dest
-            ));
+            each_instance!(p, naive, |mesh| mesh);
         }
         SkinVariant::Split => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, |mesh, palette, dest| split::run(
-                mesh, palette, &mut dest
-            ));
+            each_instance!(p, split, |mesh| mesh);
         }
         SkinVariant::Float4 => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, |mesh, palette, dest| float4::run(
-                mesh, palette, &mut dest
-            ));
+            each_instance!(p, float4, |mesh| mesh);
         }
         SkinVariant::Sorted => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, |mesh, palette, dest| sorted::run(
-                &mesh.sorted,
-                palette,
-                &mut dest
-            ));
+            each_instance!(p, sorted, |mesh| &mesh.sorted);
         }
         SkinVariant::Tuned => {
             let Palettes::Mat3x4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, |mesh, palette, dest| tuned::run(
-                &mesh.sorted,
-                palette,
-                &mut dest
-            ));
+            each_instance!(p, tuned, |mesh| &mesh.sorted);
         }
         SkinVariant::Simd
         | SkinVariant::Packed

@@ -10,12 +10,24 @@ use super::{Dest, blend4};
 use crate::prepare::{PreparedMesh, VertexInterleaved};
 
 // The seed's loop, indexing every array by vertex, kept as written.
-pub fn run(mesh: &PreparedMesh, palette: &[Mat4], out: &mut Dest<VertexInterleaved>) {
+/// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
+/// the position matrices serve (`normal_palette` is unused).
+pub fn run<const OWN_NORMALS: bool>(
+    mesh: &PreparedMesh,
+    palette: &[Mat4],
+    normal_palette: &[Mat4],
+    out: &mut Dest<VertexInterleaved>,
+) {
     for v in 0..mesh.vertex_count {
         let m = blend4(palette, mesh.joints4[v], mesh.weights4[v]);
+        let n = if OWN_NORMALS {
+            blend4(normal_palette, mesh.joints4[v], mesh.weights4[v])
+        } else {
+            m
+        };
         let src = &mesh.interleaved[v];
         let position = m * Vec3::from(src.position).extend(1.0);
-        let normal = m * Vec4::from((Vec3::from(src.normal), 0.0));
+        let normal = n * Vec4::from((Vec3::from(src.normal), 0.0));
         out.write(
             v,
             VertexInterleaved {

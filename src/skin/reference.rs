@@ -1,21 +1,50 @@
 //! The skinning oracle: linear blend skinning in f64, file vertex order, obvious code.
+//!
+//! Positions follow glTF 2.0 §3.7.3.3: the weighted sum of the joint matrices (each the
+//! joint's global transform times its inverse bind matrix) applied to the bind position.
+//! A normal is a direction perpendicular to the surface, and a linear map `A` keeps it
+//! perpendicular only through `A`'s inverse transpose; so each joint's normal matrix is
+//! the inverse transpose of its joint matrix's 3×3, and normals are the weighted sum of
+//! those applied to the bind normal (the spec leaves normal skinning to implementations;
+//! this is Filament's model, the matrices blended instead of each result normalised).
+//!
+//! The normal matrices are scaled to the Frobenius norm of a rotation (√3), so that a
+//! joint matrix that is a rotation times a scale has that rotation as its normal matrix:
+//! joints blend as rotations, whatever their scale. Only directions are compared, since
+//! the renderer normalises.
 
-use glam::{DMat4, DVec3};
+use glam::{DMat3, DMat4, DVec3};
 
 use crate::rig::Mesh;
 
-/// Skinned positions and normals (normals are transformed by the same blended matrix and
-/// not renormalized, like every variant; the shader normalizes).
+/// The normal matrix of a joint matrix: its 3×3's inverse transpose, scaled to norm √3.
+/// A singular 3×3 (a joint scaled to zero) has none; its normals come out zero.
+pub fn normal_matrix(joint_matrix: &DMat4) -> DMat3 {
+    let m = DMat3::from_mat4(*joint_matrix);
+    if m.determinant() == 0.0 {
+        return DMat3::ZERO;
+    }
+    let n = m.inverse().transpose();
+    let norm = n.to_cols_array().iter().map(|x| x * x).sum::<f64>().sqrt();
+    n * (3f64.sqrt() / norm)
+}
+
+/// Skinned positions and normals (normals not renormalized; their direction is the
+/// result).
 pub fn skin(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
+    let normal_matrices: Vec<DMat3> = palette.iter().map(normal_matrix).collect();
     let mut positions = Vec::with_capacity(mesh.vertex_count());
     let mut normals = Vec::with_capacity(mesh.vertex_count());
     for v in 0..mesh.vertex_count() {
         let mut m = DMat4::ZERO;
+        let mut n = DMat3::ZERO;
         for k in 0..4 {
-            m += palette[mesh.joints[v][k] as usize] * mesh.weights[v][k] as f64;
+            let (j, w) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
+            m += palette[j] * w;
+            n += normal_matrices[j] * w;
         }
         positions.push(m.transform_point3(mesh.positions[v].as_dvec3()));
-        normals.push(m.transform_vector3(mesh.normals[v].as_dvec3()));
+        normals.push(n * mesh.normals[v].as_dvec3());
     }
     (positions, normals)
 }

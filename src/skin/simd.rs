@@ -40,6 +40,11 @@
 //!
 //! A partial last group runs the same vector code; its stores skip the dead lanes (lane
 //! blocks are written whole: the output reserves a whole group for them).
+//!
+//! Rigs that need normal matrices (decided at load) carry them in the same lane palette,
+//! after the position matrices; every kernel then blends the nine 3×3 entries of those
+//! as well and transforms the normal by that. Every loop exists with and without it
+//! (`OWN_NORMALS`), so rigs without pay nothing.
 
 use super::Dest;
 use super::Skins;
@@ -97,6 +102,32 @@ impl<'a> Input<'a> {
     }
 }
 
+/// A group's lane palettes: joint `j`'s position matrices at `j`, its normal matrices at
+/// `normals + j` (the same entries where the rig needs no own ones).
+#[derive(Clone, Copy)]
+pub(super) struct LanePalettes<'a> {
+    matrices: &'a [Lanes3x4],
+    normals: usize,
+}
+
+impl LanePalettes<'_> {
+    #[inline(always)]
+    fn position(&self, j: u16) -> &Lanes3x4 {
+        // SAFETY: every joint index is < mesh.joint_bound, and `run` checked that
+        // `matrices` holds `normals + joint_bound` entries.
+        unsafe { self.matrices.get_unchecked(j as usize) }
+    }
+
+    #[inline(always)]
+    fn normal(&self, j: u16) -> &Lanes3x4 {
+        // SAFETY: as for `position`.
+        unsafe { self.matrices.get_unchecked(self.normals + j as usize) }
+    }
+}
+
+/// The entries of a 3×4 lane matrix that make its 3×3 (the normal matrices' only ones).
+const ENTRIES_3X3: [usize; 9] = [0, 1, 2, 4, 5, 6, 8, 9, 10];
+
 /// Skins `active` instances of one group into `out`, the group's chunk of the output,
 /// as `layout` says (its writer, and whether each distinct vertex is skinned once and
 /// whether its copies are stored). `skin::run_group` validated the palette layout, the
@@ -132,10 +163,15 @@ pub(super) fn run(
     };
     // Validate once; the loops below do no per-element checks.
     assert!((1..=LANES).contains(&active));
+    let normals = rig.normal_palette_offset();
     assert!(
-        palettes.len() >= mesh.joint_bound,
+        palettes.len() >= normals + mesh.joint_bound,
         "palette shorter than the mesh's joints"
     );
+    let palettes = LanePalettes {
+        matrices: palettes,
+        normals,
+    };
     input.validate(mesh);
     let stored = if copies {
         mesh.source.len()
@@ -162,17 +198,30 @@ pub(super) fn run(
             *o = unsafe { base.add(k * layout.instance_stride) };
         }
     }
-    skin_lanes(input, palettes, outs, active, writer, copies)
+    let loops = Loops {
+        writer,
+        copies,
+        own_normals: rig.own_normal_matrices(),
+    };
+    skin_lanes(input, palettes, outs, active, loops)
+}
+
+/// Which copy of the loops a group runs: the store format, whether UV-seam copies are
+/// stored, whether normals blend their own matrices.
+#[derive(Clone, Copy)]
+struct Loops {
+    writer: Writer,
+    copies: bool,
+    own_normals: bool,
 }
 
 crate::dispatch_simd!(
     fn skin_lanes(
         input: Input<'_>,
-        palettes: &[Lanes3x4],
+        palettes: LanePalettes<'_>,
         outs: Outputs,
         active: usize,
-        writer: Writer,
-        copies: bool,
+        loops: Loops,
     ) -> () {
         kernel
     }
@@ -185,29 +234,29 @@ crate::dispatch_simd!(
 fn kernel<S: Simd>(
     s: S,
     input: Input<'_>,
-    palettes: &[Lanes3x4],
+    palettes: LanePalettes<'_>,
     outs: Outputs,
     active: usize,
-    writer: Writer,
-    copies: bool,
+    loops: Loops,
 ) {
+    macro_rules! with_normals {
+        ($copies:literal, $writer:expr) => {
+            if loops.own_normals {
+                group::<S, _, $copies, true>(s, input, palettes, &outs, active, $writer)
+            } else {
+                group::<S, _, $copies, false>(s, input, palettes, &outs, active, $writer)
+            }
+        };
+    }
     // SAFETY (every call): `run` checked every live pointer for the layout's vertices,
     // that the runs cover exactly those, and every joint index against a palette long
     // enough.
     unsafe {
-        match (writer, copies) {
-            (Writer::Blocks, true) => {
-                group::<S, _, true>(s, input, palettes, &outs, active, BlockWriter)
-            }
-            (Writer::Blocks, false) => {
-                group::<S, _, false>(s, input, palettes, &outs, active, BlockWriter)
-            }
-            (Writer::Float4, _) => {
-                group::<S, _, true>(s, input, palettes, &outs, active, Float4Writer)
-            }
-            (Writer::Packed, _) => {
-                group::<S, _, true>(s, input, palettes, &outs, active, PackedWriter)
-            }
+        match (loops.writer, loops.copies) {
+            (Writer::Blocks, true) => with_normals!(true, BlockWriter),
+            (Writer::Blocks, false) => with_normals!(false, BlockWriter),
+            (Writer::Float4, _) => with_normals!(true, Float4Writer),
+            (Writer::Packed, _) => with_normals!(true, PackedWriter),
         }
     }
 }
@@ -215,10 +264,10 @@ fn kernel<S: Simd>(
 /// # Safety
 /// As for [`runs`].
 #[inline(always)]
-unsafe fn group<S: Simd, W: OutputWriter, const COPIES: bool>(
+unsafe fn group<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS: bool>(
     s: S,
     input: Input<'_>,
-    palettes: &[Lanes3x4],
+    palettes: LanePalettes<'_>,
     outs: &Outputs,
     active: usize,
     writer: W,
@@ -226,18 +275,12 @@ unsafe fn group<S: Simd, W: OutputWriter, const COPIES: bool>(
     // SAFETY: forwarded from the caller.
     unsafe {
         if W::WHOLE_GROUP || active == LANES {
-            runs::<S, W, COPIES>(s, input, palettes, outs, LANES, writer);
+            runs::<S, W, COPIES, OWN_NORMALS>(s, input, palettes, outs, LANES, writer);
         } else {
-            runs::<S, W, COPIES>(s, input, palettes, outs, active, writer);
+            runs::<S, W, COPIES, OWN_NORMALS>(s, input, palettes, outs, active, writer);
         }
     }
     writer.finish(s);
-}
-
-#[inline(always)]
-fn palette(palettes: &[Lanes3x4], j: u16) -> &Lanes3x4 {
-    // SAFETY: every joint index is < mesh.joint_bound <= palettes.len() (checked in `run`).
-    unsafe { palettes.get_unchecked(j as usize) }
 }
 
 /// # Safety
@@ -245,10 +288,10 @@ fn palette(palettes: &[Lanes3x4], j: u16) -> &Lanes3x4 {
 /// copies, or without for `COPIES == false`), and every joint index must be below
 /// `palettes.len()` (both checked in `run`).
 #[inline(always)]
-unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool>(
+unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS: bool>(
     s: S,
     input: Input<'_>,
-    palettes: &[Lanes3x4],
+    palettes: LanePalettes<'_>,
     outs: &Outputs,
     active: usize,
     writer: W,
@@ -265,16 +308,16 @@ unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool>(
         // v..v + run.len * count, inside what the runs cover.
         unsafe {
             match k {
-                1 => class::<S, W, 1>(
+                1 => class::<S, W, 1, OWN_NORMALS>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                2 => class::<S, W, 2>(
+                2 => class::<S, W, 2, OWN_NORMALS>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                3 => class::<S, W, 3>(
+                3 => class::<S, W, 3, OWN_NORMALS>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                _ => class::<S, W, 4>(
+                _ => class::<S, W, 4, OWN_NORMALS>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
             }
@@ -286,18 +329,35 @@ unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool>(
     }
 }
 
+/// Influence `e` of `K` lane matrices blended by their weights: one multiply-add chain,
+/// or two summed for four influences (a shorter dependency than one chain of four).
+#[inline(always)]
+fn blend<S: Simd, const K: usize>(s: S, m: &[&Lanes3x4; K], w: &[S::V; K], e: usize) -> S::V {
+    let first = s.mul(s.load(&m[0][e]), w[0]);
+    if K == 4 {
+        let ab = s.mul_add(s.load(&m[1][e]), w[1], first);
+        let cd = s.mul_add(s.load(&m[3][e]), w[3], s.mul(s.load(&m[2][e]), w[2]));
+        return s.add(ab, cd);
+    }
+    let mut acc = first;
+    for i in 1..K {
+        acc = s.mul_add(s.load(&m[i][e]), w[i], acc);
+    }
+    acc
+}
+
 /// One run: `K` influences per vertex, each result stored `count` times.
 ///
 /// # Safety
 /// As for [`runs`], for output vertices `v..v + source.len() * count`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn class<S: Simd, W: OutputWriter, const K: usize>(
+unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: bool>(
     s: S,
     source: &[VertexF4],
     joints: &[u16],
     weights: &[f32],
-    palettes: &[Lanes3x4],
+    palettes: LanePalettes<'_>,
     outs: &Outputs,
     active: usize,
     mut v: usize,
@@ -306,13 +366,20 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize>(
 ) {
     if K == 1 {
         for (&j0, vertex) in joints.iter().zip(source) {
-            let m = palette(palettes, j0);
+            let m = palettes.position(j0);
             let mut r = [s.splat(0.0); 12];
             for e in 0..12 {
                 r[e] = s.load(&m[e]);
             }
+            let mut n = r;
+            if OWN_NORMALS {
+                let own = palettes.normal(j0);
+                for e in ENTRIES_3X3 {
+                    n[e] = s.load(&own[e]);
+                }
+            }
             // SAFETY: forwarded from the caller.
-            unsafe { emit(s, &r, vertex, outs, active, v, count, writer) };
+            unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
             v += count;
         }
         return;
@@ -322,48 +389,34 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize>(
         .zip(weights.chunks_exact(K))
         .zip(source)
     {
+        let mut m = [palettes.position(jj[0]); K];
+        let mut w = [s.splat(ww[0]); K];
+        for i in 1..K {
+            m[i] = palettes.position(jj[i]);
+            w[i] = s.splat(ww[i]);
+        }
         let mut r = [s.splat(0.0); 12];
-        if K == 2 {
-            let (a, b) = (palette(palettes, jj[0]), palette(palettes, jj[1]));
-            let (wa, wb) = (s.splat(ww[0]), s.splat(ww[1]));
-            for e in 0..12 {
-                r[e] = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
+        for (e, r) in r.iter_mut().enumerate() {
+            *r = blend::<S, K>(s, &m, &w, e);
+        }
+        let mut n = r;
+        if OWN_NORMALS {
+            for i in 0..K {
+                m[i] = palettes.normal(jj[i]);
             }
-        } else if K == 3 {
-            let (a, b, c) = (
-                palette(palettes, jj[0]),
-                palette(palettes, jj[1]),
-                palette(palettes, jj[2]),
-            );
-            let (wa, wb, wc) = (s.splat(ww[0]), s.splat(ww[1]), s.splat(ww[2]));
-            for e in 0..12 {
-                let acc = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
-                r[e] = s.mul_add(s.load(&c[e]), wc, acc);
-            }
-        } else {
-            let (a, b) = (palette(palettes, jj[0]), palette(palettes, jj[1]));
-            let (c, d) = (palette(palettes, jj[2]), palette(palettes, jj[3]));
-            let (wa, wb, wc, wd) = (
-                s.splat(ww[0]),
-                s.splat(ww[1]),
-                s.splat(ww[2]),
-                s.splat(ww[3]),
-            );
-            for e in 0..12 {
-                // Two independent chains, summed: shorter dependency than one chain of four.
-                let ab = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
-                let cd = s.mul_add(s.load(&d[e]), wd, s.mul(s.load(&c[e]), wc));
-                r[e] = s.add(ab, cd);
+            for e in ENTRIES_3X3 {
+                n[e] = blend::<S, K>(s, &m, &w, e);
             }
         }
         // SAFETY: forwarded from the caller.
-        unsafe { emit(s, &r, vertex, outs, active, v, count, writer) };
+        unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
         v += count;
     }
 }
 
-/// Transforms one vertex by the blended lane matrices and has `writer` store it to output
-/// vertices `v..v + count` of every live lane.
+/// Transforms one vertex by the blended lane matrices (`m` the position's, `n` the
+/// normal's 3×3) and has `writer` store it to output vertices `v..v + count` of every live
+/// lane.
 ///
 /// # Safety
 /// As for [`OutputWriter::write`].
@@ -372,6 +425,7 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize>(
 unsafe fn emit<S: Simd, W: OutputWriter>(
     s: S,
     m: &[S::V; 12],
+    n: &[S::V; 12],
     src: &VertexF4,
     outs: &Outputs,
     active: usize,
@@ -392,9 +446,9 @@ unsafe fn emit<S: Simd, W: OutputWriter>(
             s.mul_add(m[r * 4 + 1], py, s.mul_add(m[r * 4], px, m[r * 4 + 3])),
         );
         normal[r] = s.mul_add(
-            m[r * 4 + 2],
+            n[r * 4 + 2],
             nz,
-            s.mul_add(m[r * 4 + 1], ny, s.mul(m[r * 4], nx)),
+            s.mul_add(n[r * 4 + 1], ny, s.mul(n[r * 4], nx)),
         );
     }
     // SAFETY: forwarded from the caller.

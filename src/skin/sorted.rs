@@ -11,52 +11,66 @@ use super::Dest;
 use crate::prepare::{SortedMesh, VertexF4};
 
 #[inline(always)]
-fn skin(m: &Mat4, src: &VertexF4) -> VertexF4 {
+fn skin(m: &Mat4, n: &Mat4, src: &VertexF4) -> VertexF4 {
     VertexF4 {
         position: (*m * Vec4::from_array(src.position)).to_array(),
-        normal: (*m * Vec4::from_array(src.normal)).to_array(),
+        normal: (*n * Vec4::from_array(src.normal)).to_array(),
     }
 }
 
-pub fn run(mesh: &SortedMesh, palette: &[Mat4], out: &mut Dest<VertexF4>) {
+/// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
+/// the position matrices serve (`normal_palette` is unused).
+pub fn run<const OWN_NORMALS: bool>(
+    mesh: &SortedMesh,
+    palette: &[Mat4],
+    normal_palette: &[Mat4],
+    out: &mut Dest<VertexF4>,
+) {
     let [n1, n2, n3, n4] = mesh.class_counts;
     let src = &mesh.source[..];
     let (mut v, mut j, mut w) = (0, 0, 0);
+    // The same blend of `palette` or of `normal_palette` (a macro keeps it written once).
+    macro_rules! blend {
+        ($p:expr, $jj:expr, $ww:expr, $k:literal) => {{
+            let mut m = $p[$jj[0] as usize] * $ww[0];
+            for i in 1..$k {
+                m += $p[$jj[i] as usize] * $ww[i];
+            }
+            m
+        }};
+    }
 
     for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints[j..j + n1]) {
-        out.write(v, skin(&palette[j0 as usize], s));
+        let m = &palette[j0 as usize];
+        let n = if OWN_NORMALS {
+            &normal_palette[j0 as usize]
+        } else {
+            m
+        };
+        out.write(v, skin(m, n, s));
         v += 1;
     }
     j += n1;
 
-    let joints = mesh.joints[j..j + 2 * n2].chunks_exact(2);
-    let weights = mesh.weights[w..w + 2 * n2].chunks_exact(2);
-    for (s, (jj, ww)) in src[v..v + n2].iter().zip(joints.zip(weights)) {
-        let m = palette[jj[0] as usize] * ww[0] + palette[jj[1] as usize] * ww[1];
-        out.write(v, skin(&m, s));
-        v += 1;
+    macro_rules! class {
+        ($count:expr, $k:literal) => {
+            let joints = mesh.joints[j..j + $k * $count].chunks_exact($k);
+            let weights = mesh.weights[w..w + $k * $count].chunks_exact($k);
+            for (s, (jj, ww)) in src[v..v + $count].iter().zip(joints.zip(weights)) {
+                let m = blend!(palette, jj, ww, $k);
+                let n = if OWN_NORMALS {
+                    blend!(normal_palette, jj, ww, $k)
+                } else {
+                    m
+                };
+                out.write(v, skin(&m, &n, s));
+                v += 1;
+            }
+            (j, w) = (j + $k * $count, w + $k * $count);
+        };
     }
-    (j, w) = (j + 2 * n2, w + 2 * n2);
-
-    let joints = mesh.joints[j..j + 3 * n3].chunks_exact(3);
-    let weights = mesh.weights[w..w + 3 * n3].chunks_exact(3);
-    for (s, (jj, ww)) in src[v..v + n3].iter().zip(joints.zip(weights)) {
-        let m = palette[jj[0] as usize] * ww[0]
-            + palette[jj[1] as usize] * ww[1]
-            + palette[jj[2] as usize] * ww[2];
-        out.write(v, skin(&m, s));
-        v += 1;
-    }
-    (j, w) = (j + 3 * n3, w + 3 * n3);
-
-    let joints = mesh.joints[j..j + 4 * n4].chunks_exact(4);
-    let weights = mesh.weights[w..w + 4 * n4].chunks_exact(4);
-    for (s, (jj, ww)) in src[v..v + n4].iter().zip(joints.zip(weights)) {
-        let m = palette[jj[0] as usize] * ww[0]
-            + palette[jj[1] as usize] * ww[1]
-            + palette[jj[2] as usize] * ww[2]
-            + palette[jj[3] as usize] * ww[3];
-        out.write(v, skin(&m, s));
-        v += 1;
-    }
+    class!(n2, 2);
+    class!(n3, 3);
+    class!(n4, 4);
+    let _ = (j, w);
 }

@@ -13,22 +13,36 @@ use super::Dest;
 use crate::anim::Mat3x4;
 use crate::prepare::{SortedMesh, VertexF4};
 
+/// Rows → columns once per vertex (one 4×4 transpose, 8 shuffles), then position and
+/// normal are column multiply-adds: cheaper on SSE2 than six horizontal dot products.
 #[inline(always)]
-fn skin(r: &[Vec4; 3], src: &VertexF4) -> VertexF4 {
-    // Rows → columns once per vertex (one 4×4 transpose, 8 shuffles), then position and
-    // normal are column multiply-adds: cheaper on SSE2 than six horizontal dot products.
-    let m = Mat4::from_cols(r[0], r[1], r[2], Vec4::W).transpose();
+fn columns(r: &[Vec4; 3]) -> Mat4 {
+    Mat4::from_cols(r[0], r[1], r[2], Vec4::W).transpose()
+}
+
+#[inline(always)]
+fn skin<const OWN_NORMALS: bool>(r: &[Vec4; 3], n: &[Vec4; 3], src: &VertexF4) -> VertexF4 {
+    let m = columns(r);
+    let n = if OWN_NORMALS { columns(n) } else { m };
     VertexF4 {
         position: (m * Vec4::from_array(src.position)).to_array(),
-        normal: (m * Vec4::from_array(src.normal)).to_array(),
+        normal: (n * Vec4::from_array(src.normal)).to_array(),
     }
 }
 
-pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut Dest<VertexF4>) {
+/// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
+/// the position matrices serve (`normal_palette` is unused).
+pub fn run<const OWN_NORMALS: bool>(
+    mesh: &SortedMesh,
+    palette: &[Mat3x4],
+    normal_palette: &[Mat3x4],
+    out: &mut Dest<VertexF4>,
+) {
     // Validate once: every joint index is below `joint_bound`, checked when the mesh was
-    // prepared; the palette must hold that many matrices, the destination every vertex.
+    // prepared; the palettes must hold that many matrices, the destination every vertex.
     assert!(
-        palette.len() >= mesh.joint_bound,
+        palette.len() >= mesh.joint_bound
+            && (!OWN_NORMALS || normal_palette.len() >= mesh.joint_bound),
         "palette shorter than the mesh's joints"
     );
     assert!(
@@ -40,6 +54,30 @@ pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut Dest<VertexF4>) {
         // is one more than the largest index in `mesh.joints`, see `SortedMesh`).
         unsafe { &palette.get_unchecked(j as usize).rows }
     };
+    let normal_rows = |j: u16| -> &[Vec4; 3] {
+        if OWN_NORMALS {
+            // SAFETY: j < mesh.joint_bound <= normal_palette.len() (asserted above with
+            // OWN_NORMALS).
+            unsafe { &normal_palette.get_unchecked(j as usize).rows }
+        } else {
+            rows(j)
+        }
+    };
+    // One blend of three rows per influence, written once for both palettes: the rows of
+    // `$get(jj[i])` weighted by `ww[i]`, as one multiply-add chain per row.
+    macro_rules! blend {
+        ($get:ident, $jj:expr, $ww:expr, $k:literal) => {{
+            let first = $get($jj[0]);
+            let w0 = Vec4::splat($ww[0]);
+            let mut r = [first[0] * w0, first[1] * w0, first[2] * w0];
+            for i in 1..$k {
+                let m = $get($jj[i]);
+                let wi = Vec4::splat($ww[i]);
+                r = [r[0] + m[0] * wi, r[1] + m[1] * wi, r[2] + m[2] * wi];
+            }
+            r
+        }};
+    }
     let [n1, n2, n3, n4] = mesh.class_counts;
     let src = &mesh.source[..];
     // SAFETY (every `write_unchecked` below): `v` counts the vertices of the four classes,
@@ -47,57 +85,30 @@ pub fn run(mesh: &SortedMesh, palette: &[Mat3x4], out: &mut Dest<VertexF4>) {
     let (mut v, mut j, mut w) = (0, 0, 0);
 
     for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints[j..j + n1]) {
-        unsafe { out.write_unchecked(v, skin(rows(j0), s)) };
+        unsafe { out.write_unchecked(v, skin::<OWN_NORMALS>(rows(j0), normal_rows(j0), s)) };
         v += 1;
     }
     j += n1;
 
-    let joints = mesh.joints[j..j + 2 * n2].chunks_exact(2);
-    let weights = mesh.weights[w..w + 2 * n2].chunks_exact(2);
-    for (s, (jj, ww)) in src[v..v + n2].iter().zip(joints.zip(weights)) {
-        let (a, b) = (rows(jj[0]), rows(jj[1]));
-        let (wa, wb) = (Vec4::splat(ww[0]), Vec4::splat(ww[1]));
-        let r = [
-            a[0] * wa + b[0] * wb,
-            a[1] * wa + b[1] * wb,
-            a[2] * wa + b[2] * wb,
-        ];
-        unsafe { out.write_unchecked(v, skin(&r, s)) };
-        v += 1;
+    macro_rules! class {
+        ($count:expr, $k:literal) => {
+            let joints = mesh.joints[j..j + $k * $count].chunks_exact($k);
+            let weights = mesh.weights[w..w + $k * $count].chunks_exact($k);
+            for (s, (jj, ww)) in src[v..v + $count].iter().zip(joints.zip(weights)) {
+                let r = blend!(rows, jj, ww, $k);
+                let n = if OWN_NORMALS {
+                    blend!(normal_rows, jj, ww, $k)
+                } else {
+                    r
+                };
+                unsafe { out.write_unchecked(v, skin::<OWN_NORMALS>(&r, &n, s)) };
+                v += 1;
+            }
+            (j, w) = (j + $k * $count, w + $k * $count);
+        };
     }
-    (j, w) = (j + 2 * n2, w + 2 * n2);
-
-    let joints = mesh.joints[j..j + 3 * n3].chunks_exact(3);
-    let weights = mesh.weights[w..w + 3 * n3].chunks_exact(3);
-    for (s, (jj, ww)) in src[v..v + n3].iter().zip(joints.zip(weights)) {
-        let (a, b, c) = (rows(jj[0]), rows(jj[1]), rows(jj[2]));
-        let (wa, wb, wc) = (Vec4::splat(ww[0]), Vec4::splat(ww[1]), Vec4::splat(ww[2]));
-        let r = [
-            a[0] * wa + b[0] * wb + c[0] * wc,
-            a[1] * wa + b[1] * wb + c[1] * wc,
-            a[2] * wa + b[2] * wb + c[2] * wc,
-        ];
-        unsafe { out.write_unchecked(v, skin(&r, s)) };
-        v += 1;
-    }
-    (j, w) = (j + 3 * n3, w + 3 * n3);
-
-    let joints = mesh.joints[j..j + 4 * n4].chunks_exact(4);
-    let weights = mesh.weights[w..w + 4 * n4].chunks_exact(4);
-    for (s, (jj, ww)) in src[v..v + n4].iter().zip(joints.zip(weights)) {
-        let (a, b, c, e) = (rows(jj[0]), rows(jj[1]), rows(jj[2]), rows(jj[3]));
-        let (wa, wb, wc, we) = (
-            Vec4::splat(ww[0]),
-            Vec4::splat(ww[1]),
-            Vec4::splat(ww[2]),
-            Vec4::splat(ww[3]),
-        );
-        let r = [
-            a[0] * wa + b[0] * wb + c[0] * wc + e[0] * we,
-            a[1] * wa + b[1] * wb + c[1] * wc + e[1] * we,
-            a[2] * wa + b[2] * wb + c[2] * wc + e[2] * we,
-        ];
-        unsafe { out.write_unchecked(v, skin(&r, s)) };
-        v += 1;
-    }
+    class!(n2, 2);
+    class!(n3, 3);
+    class!(n4, 4);
+    let _ = (j, w);
 }
