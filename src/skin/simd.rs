@@ -118,6 +118,26 @@ impl LanePalettes<'_> {
         unsafe { self.matrices.get_unchecked(j as usize) }
     }
 
+    /// The position matrices of a vertex's `K` joints.
+    #[inline(always)]
+    fn position_all<const K: usize>(&self, joints: &[u16]) -> [&Lanes3x4; K] {
+        let mut m = [self.position(joints[0]); K];
+        for i in 1..K {
+            m[i] = self.position(joints[i]);
+        }
+        m
+    }
+
+    /// The normal matrices of a vertex's `K` joints.
+    #[inline(always)]
+    fn normal_all<const K: usize>(&self, joints: &[u16]) -> [&Lanes3x4; K] {
+        let mut m = [self.normal(joints[0]); K];
+        for i in 1..K {
+            m[i] = self.normal(joints[i]);
+        }
+        m
+    }
+
     #[inline(always)]
     fn normal(&self, j: u16) -> &Lanes3x4 {
         // SAFETY: as for `position`.
@@ -198,21 +218,13 @@ pub(super) fn run(
             *o = unsafe { base.add(k * layout.instance_stride) };
         }
     }
-    let loops = Loops {
-        writer,
-        copies,
-        own_normals: rig.own_normal_matrices(),
-    };
-    skin_lanes(input, palettes, outs, active, loops)
-}
-
-/// Which copy of the loops a group runs: the store format, whether UV-seam copies are
-/// stored, whether normals blend their own matrices.
-#[derive(Clone, Copy)]
-struct Loops {
-    writer: Writer,
-    copies: bool,
-    own_normals: bool,
+    // Rigs with and without own normal matrices run separately compiled entry points, so
+    // the loops without them are laid out as they were before normal matrices existed.
+    if rig.own_normal_matrices() {
+        skin_lanes_own_normals(input, palettes, outs, active, writer, copies)
+    } else {
+        skin_lanes(input, palettes, outs, active, writer, copies)
+    }
 }
 
 crate::dispatch_simd!(
@@ -221,15 +233,26 @@ crate::dispatch_simd!(
         palettes: LanePalettes<'_>,
         outs: Outputs,
         active: usize,
-        loops: Loops,
+        writer: Writer,
+        copies: bool,
     ) -> () {
         kernel
     }
 );
 
-/// Full groups get a copy of the loops with `active` a constant, so the per-lane store
-/// tests vanish from the hot path; a partial last group keeps them. Writers that store
-/// whole groups (lane blocks) need only one copy.
+crate::dispatch_simd!(
+    fn skin_lanes_own_normals(
+        input: Input<'_>,
+        palettes: LanePalettes<'_>,
+        outs: Outputs,
+        active: usize,
+        writer: Writer,
+        copies: bool,
+    ) -> () {
+        kernel_own_normals
+    }
+);
+
 #[inline(always)]
 fn kernel<S: Simd>(
     s: S,
@@ -237,26 +260,55 @@ fn kernel<S: Simd>(
     palettes: LanePalettes<'_>,
     outs: Outputs,
     active: usize,
-    loops: Loops,
+    writer: Writer,
+    copies: bool,
 ) {
-    macro_rules! with_normals {
-        ($copies:literal, $writer:expr) => {
-            if loops.own_normals {
-                group::<S, _, $copies, true>(s, input, palettes, &outs, active, $writer)
-            } else {
-                group::<S, _, $copies, false>(s, input, palettes, &outs, active, $writer)
-            }
-        };
-    }
+    loops::<S, false>(s, input, palettes, outs, active, writer, copies)
+}
+
+#[inline(always)]
+fn kernel_own_normals<S: Simd>(
+    s: S,
+    input: Input<'_>,
+    palettes: LanePalettes<'_>,
+    outs: Outputs,
+    active: usize,
+    writer: Writer,
+    copies: bool,
+) {
+    loops::<S, true>(s, input, palettes, outs, active, writer, copies)
+}
+
+/// Full groups get a copy of the loops with `active` a constant, so the per-lane store
+/// tests vanish from the hot path; a partial last group keeps them. Writers that store
+/// whole groups (lane blocks) need only one copy.
+#[inline(always)]
+fn loops<S: Simd, const OWN_NORMALS: bool>(
+    s: S,
+    input: Input<'_>,
+    palettes: LanePalettes<'_>,
+    outs: Outputs,
+    active: usize,
+    writer: Writer,
+    copies: bool,
+) {
     // SAFETY (every call): `run` checked every live pointer for the layout's vertices,
     // that the runs cover exactly those, and every joint index against a palette long
     // enough.
     unsafe {
-        match (loops.writer, loops.copies) {
-            (Writer::Blocks, true) => with_normals!(true, BlockWriter),
-            (Writer::Blocks, false) => with_normals!(false, BlockWriter),
-            (Writer::Float4, _) => with_normals!(true, Float4Writer),
-            (Writer::Packed, _) => with_normals!(true, PackedWriter),
+        match (writer, copies) {
+            (Writer::Blocks, true) => {
+                group::<S, _, true, OWN_NORMALS>(s, input, palettes, &outs, active, BlockWriter)
+            }
+            (Writer::Blocks, false) => {
+                group::<S, _, false, OWN_NORMALS>(s, input, palettes, &outs, active, BlockWriter)
+            }
+            (Writer::Float4, _) => {
+                group::<S, _, true, OWN_NORMALS>(s, input, palettes, &outs, active, Float4Writer)
+            }
+            (Writer::Packed, _) => {
+                group::<S, _, true, OWN_NORMALS>(s, input, palettes, &outs, active, PackedWriter)
+            }
         }
     }
 }
@@ -329,21 +381,46 @@ unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS: 
     }
 }
 
-/// Influence `e` of `K` lane matrices blended by their weights: one multiply-add chain,
-/// or two summed for four influences (a shorter dependency than one chain of four).
+/// Every entry of a 3×4 lane matrix.
+const ALL_ENTRIES: [usize; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+
+/// The `K` weights of a vertex, broadcast.
 #[inline(always)]
-fn blend<S: Simd, const K: usize>(s: S, m: &[&Lanes3x4; K], w: &[S::V; K], e: usize) -> S::V {
-    let first = s.mul(s.load(&m[0][e]), w[0]);
-    if K == 4 {
-        let ab = s.mul_add(s.load(&m[1][e]), w[1], first);
-        let cd = s.mul_add(s.load(&m[3][e]), w[3], s.mul(s.load(&m[2][e]), w[2]));
-        return s.add(ab, cd);
-    }
-    let mut acc = first;
+fn weights_of<S: Simd, const K: usize>(s: S, ww: &[f32]) -> [S::V; K] {
+    let mut w = [s.splat(ww[0]); K];
     for i in 1..K {
-        acc = s.mul_add(s.load(&m[i][e]), w[i], acc);
+        w[i] = s.splat(ww[i]);
     }
-    acc
+    w
+}
+
+/// Entries `entries` of `K` lane matrices blended by their weights into `out`: one
+/// multiply-add chain per entry, or two summed for four influences (a shorter dependency
+/// than one chain of four). The matrices are named one by one, as locals, so each stays a
+/// pointer in a register.
+#[inline(always)]
+fn blend_into<S: Simd, const K: usize>(
+    s: S,
+    m: [&Lanes3x4; K],
+    w: &[S::V; K],
+    out: &mut [S::V; 12],
+    entries: &[usize],
+) {
+    let a = m[0];
+    let b = m[if K > 1 { 1 } else { 0 }];
+    let c = m[if K > 2 { 2 } else { 0 }];
+    let d = m[if K > 3 { 3 } else { 0 }];
+    for &e in entries {
+        let ab = s.mul_add(s.load(&b[e]), w[1 % K], s.mul(s.load(&a[e]), w[0]));
+        out[e] = match K {
+            2 => ab,
+            3 => s.mul_add(s.load(&c[e]), w[2 % K], ab),
+            _ => s.add(
+                ab,
+                s.mul_add(s.load(&d[e]), w[3 % K], s.mul(s.load(&c[e]), w[2 % K])),
+            ),
+        };
+    }
 }
 
 /// One run: `K` influences per vertex, each result stored `count` times.
@@ -371,15 +448,17 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: boo
             for e in 0..12 {
                 r[e] = s.load(&m[e]);
             }
-            let mut n = r;
+            // SAFETY (both): forwarded from the caller.
             if OWN_NORMALS {
                 let own = palettes.normal(j0);
+                let mut n = r;
                 for e in ENTRIES_3X3 {
                     n[e] = s.load(&own[e]);
                 }
+                unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
+            } else {
+                unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
             }
-            // SAFETY: forwarded from the caller.
-            unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
             v += count;
         }
         return;
@@ -389,27 +468,17 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: boo
         .zip(weights.chunks_exact(K))
         .zip(source)
     {
-        let mut m = [palettes.position(jj[0]); K];
-        let mut w = [s.splat(ww[0]); K];
-        for i in 1..K {
-            m[i] = palettes.position(jj[i]);
-            w[i] = s.splat(ww[i]);
-        }
+        let w = weights_of::<S, K>(s, ww);
         let mut r = [s.splat(0.0); 12];
-        for (e, r) in r.iter_mut().enumerate() {
-            *r = blend::<S, K>(s, &m, &w, e);
-        }
-        let mut n = r;
+        blend_into::<S, K>(s, palettes.position_all::<K>(jj), &w, &mut r, &ALL_ENTRIES);
+        // SAFETY (both): forwarded from the caller.
         if OWN_NORMALS {
-            for i in 0..K {
-                m[i] = palettes.normal(jj[i]);
-            }
-            for e in ENTRIES_3X3 {
-                n[e] = blend::<S, K>(s, &m, &w, e);
-            }
+            let mut n = r;
+            blend_into::<S, K>(s, palettes.normal_all::<K>(jj), &w, &mut n, &ENTRIES_3X3);
+            unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
+        } else {
+            unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
         }
-        // SAFETY: forwarded from the caller.
-        unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
         v += count;
     }
 }
