@@ -170,6 +170,14 @@ impl FirstError {
     }
 }
 
+/// Each worker thread's stack. `tree`, the seed's baseline, walks the hierarchy
+/// recursively, one call per level, and import accepts chains as deep as
+/// [`crate::rig::MAX_JOINTS`]: 65,535 levels of at most 512 bytes each (a walk frame is
+/// under 200 bytes in release builds, tests/hostile.rs walks the deepest chain) fit in
+/// 32 MiB. The stack is reserved address space; only the pages a walk touches are used.
+/// Every stage, verification's included, runs on these workers.
+pub const WORKER_STACK_BYTES: usize = 32 << 20;
+
 /// Byte sizes of the parts of one group's block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct GroupLayout {
@@ -439,6 +447,7 @@ impl Pipeline {
     fn build_pool(threads: usize) -> Result<rayon::ThreadPool, FrameError> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
+            .stack_size(WORKER_STACK_BYTES)
             .thread_name(|i| format!("skinbench-worker-{i}"))
             .build()
             .map_err(|e| FrameError::Pool(e.to_string()))
@@ -677,19 +686,26 @@ impl Pipeline {
         let group_lines = self.layout.lines();
         let mut poses = Vec::with_capacity(n);
         let mut no_output: [u8; 0] = [];
-        for (g, group) in instances.chunks(LANES).enumerate() {
-            let block = &mut self.arena[g * group_lines..(g + 1) * group_lines];
-            let trees = &mut self.trees[g * LANES..g * LANES + group.len()];
-            for &stage in context.cpu_stages() {
-                if stage == Stage::Palette {
-                    break;
+        let (arena, trees_all, layout, hierarchy) = (
+            &mut self.arena,
+            &mut self.trees,
+            self.layout,
+            self.config.hierarchy,
+        );
+        // On a worker, whose stack holds the deepest `tree` walk (see WORKER_STACK_BYTES).
+        self.pool.install(|| -> Result<(), FrameError> {
+            for (g, group) in instances.chunks(LANES).enumerate() {
+                let block = &mut arena[g * group_lines..(g + 1) * group_lines];
+                let trees = &mut trees_all[g * LANES..g * LANES + group.len()];
+                for &stage in context.cpu_stages() {
+                    if stage == Stage::Palette {
+                        break;
+                    }
+                    context.run(stage, block, group, Dest::from_mut(&mut no_output), trees)?;
                 }
-                context.run(stage, block, group, Dest::from_mut(&mut no_output), trees)?;
-            }
-            let parts = split(&self.layout, block);
-            for k in 0..group.len() {
-                let pose: Vec<Mat4> =
-                    match model_ref(self.config.hierarchy.layout(), parts.model, trees) {
+                let parts = split(&layout, block);
+                for k in 0..group.len() {
+                    let pose: Vec<Mat4> = match model_ref(hierarchy.layout(), parts.model, trees) {
                         ModelPoses::Tree(t) => t[k].joints.iter().map(|j| j.global).collect(),
                         ModelPoses::Mat4(m) => m[k * s..k * s + joints].to_vec(),
                         ModelPoses::Qvs(q) => {
@@ -700,9 +716,11 @@ impl Pipeline {
                             .map(|m| palette::lane_matrix(m, k))
                             .collect(),
                     };
-                poses.push(pose);
+                    poses.push(pose);
+                }
             }
-        }
+            Ok(())
+        })?;
         Ok(poses)
     }
 

@@ -192,9 +192,11 @@ fn import_bytes(
         other => ImportErrorKind::Invalid(other.to_string()),
     })?;
     let buffers = load_buffers(&document, bin, base_dir)?;
+    let input_bytes = bytes.len() + buffers.iter().map(Vec::len).sum::<usize>();
     Importer {
         document: &document,
         buffers,
+        input_bytes,
         report: ImportReport::default(),
     }
     .run()
@@ -504,6 +506,8 @@ const ROTATIONS: Expect = Expect {
 struct Importer<'a> {
     document: &'a gltf::Document,
     buffers: Vec<Vec<u8>>,
+    /// The file's size plus its external buffers': what bounds the data it can hold.
+    input_bytes: usize,
     report: ImportReport,
 }
 
@@ -542,35 +546,57 @@ impl<'a> Importer<'a> {
         let csize = component_size(t);
         let element_size = components * csize;
         let count = accessor.count();
-        let mut values = vec![0f64; count * components];
+        // Every size the file claims is checked against the bytes that back it before
+        // anything is allocated by it (a 1 KB file must not make us allocate gigabytes).
+        let out_of_range = |detail: String| ImportErrorKind::OutOfRange {
+            what: what.clone(),
+            detail,
+        };
+        let values_len = count
+            .checked_mul(components)
+            .ok_or_else(|| out_of_range(format!("{count} elements overflow")))?;
 
-        if let Some(view) = accessor.view() {
+        let backing = if let Some(view) = accessor.view() {
             let bytes = self.view_bytes(&view, &what)?;
             let stride = view.stride().unwrap_or(element_size);
             if stride < element_size {
-                return Err(ImportErrorKind::OutOfRange {
-                    what,
-                    detail: format!(
-                        "byteStride {stride} is smaller than the element size {element_size}"
-                    ),
-                });
+                return Err(out_of_range(format!(
+                    "byteStride {stride} is smaller than the element size {element_size}"
+                )));
             }
-            let needed = if count == 0 {
-                0
-            } else {
-                accessor.offset() + stride * (count - 1) + element_size
+            let needed = match count {
+                0 => Some(0),
+                _ => stride
+                    .checked_mul(count - 1)
+                    .and_then(|n| n.checked_add(accessor.offset()))
+                    .and_then(|n| n.checked_add(element_size)),
             };
-            if needed > bytes.len() {
-                return Err(ImportErrorKind::OutOfRange {
-                    what,
-                    detail: format!(
-                        "{count} elements at byteOffset {} need {needed} bytes, but buffer view {} has {}",
-                        accessor.offset(),
-                        view.index(),
-                        bytes.len()
-                    ),
-                });
+            if needed.is_none_or(|needed| needed > bytes.len()) {
+                return Err(out_of_range(format!(
+                    "{count} elements at byteOffset {} need {} bytes, but buffer view {} has {}",
+                    accessor.offset(),
+                    needed.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+                    view.index(),
+                    bytes.len()
+                )));
             }
+            Some((bytes, stride))
+        } else {
+            // No buffer view: the elements are zeros (then sparse substitution). Nothing
+            // backs them, so they may take at most as much as the file's own bytes.
+            let limit = self.input_bytes.max(1 << 16);
+            if values_len.saturating_mul(std::mem::size_of::<f64>()) > 8 * limit {
+                return Err(out_of_range(format!(
+                    "{count} elements without a buffer view would decode to {} MB, more than \
+                     eight times the file's {} bytes",
+                    values_len.saturating_mul(8) >> 20,
+                    self.input_bytes
+                )));
+            }
+            None
+        };
+        let mut values = vec![0f64; values_len];
+        if let Some((bytes, stride)) = backing {
             for (i, chunk) in values.chunks_exact_mut(components).enumerate() {
                 let start = accessor.offset() + i * stride;
                 for (c, value) in chunk.iter_mut().enumerate() {
@@ -589,10 +615,16 @@ impl<'a> Importer<'a> {
             };
             let index_bytes = self.view_bytes(&indices.view(), &what)?;
             let index_size = component_size(index_type);
-            let index_end = indices.offset() + index_size * sparse_count;
+            let end = |offset: usize, size: usize| {
+                size.checked_mul(sparse_count)
+                    .and_then(|n| n.checked_add(offset))
+            };
+            let index_end = end(indices.offset(), index_size);
             let value_bytes = self.view_bytes(&sparse.values().view(), &what)?;
-            let value_end = sparse.values().offset() + element_size * sparse_count;
-            if index_end > index_bytes.len() || value_end > value_bytes.len() {
+            let value_end = end(sparse.values().offset(), element_size);
+            if index_end.is_none_or(|e| e > index_bytes.len())
+                || value_end.is_none_or(|e| e > value_bytes.len())
+            {
                 return Err(ImportErrorKind::OutOfRange {
                     what,
                     detail: format!(
