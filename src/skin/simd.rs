@@ -381,9 +381,6 @@ unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS: 
     }
 }
 
-/// Every entry of a 3×4 lane matrix.
-const ALL_ENTRIES: [usize; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
-
 /// The `K` weights of a vertex, broadcast.
 #[inline(always)]
 fn weights_of<S: Simd, const K: usize>(s: S, ww: &[f32]) -> [S::V; K] {
@@ -394,23 +391,26 @@ fn weights_of<S: Simd, const K: usize>(s: S, ww: &[f32]) -> [S::V; K] {
     w
 }
 
-/// Entries `entries` of `K` lane matrices blended by their weights into `out`: one
-/// multiply-add chain per entry, or two summed for four influences (a shorter dependency
-/// than one chain of four). The matrices are named one by one, as locals, so each stays a
-/// pointer in a register.
+/// `K` lane matrices blended by their weights into `out` (with `ONLY_3X3`, the nine
+/// entries of the 3×3, which is all a normal matrix has): one multiply-add chain per
+/// entry, or two summed for four influences (a shorter dependency than one chain of
+/// four). The matrices are named one by one, as locals, so each stays a pointer in a
+/// register, and the entry loop has constant bounds.
 #[inline(always)]
-fn blend_into<S: Simd, const K: usize>(
+fn blend_into<S: Simd, const K: usize, const ONLY_3X3: bool>(
     s: S,
     m: [&Lanes3x4; K],
     w: &[S::V; K],
     out: &mut [S::V; 12],
-    entries: &[usize],
 ) {
     let a = m[0];
     let b = m[if K > 1 { 1 } else { 0 }];
     let c = m[if K > 2 { 2 } else { 0 }];
     let d = m[if K > 3 { 3 } else { 0 }];
-    for &e in entries {
+    for e in 0..12 {
+        if ONLY_3X3 && e % 4 == 3 {
+            continue;
+        }
         let ab = s.mul_add(s.load(&b[e]), w[1 % K], s.mul(s.load(&a[e]), w[0]));
         out[e] = match K {
             2 => ab,
@@ -470,11 +470,11 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: boo
     {
         let w = weights_of::<S, K>(s, ww);
         let mut r = [s.splat(0.0); 12];
-        blend_into::<S, K>(s, palettes.position_all::<K>(jj), &w, &mut r, &ALL_ENTRIES);
+        blend_into::<S, K, false>(s, palettes.position_all::<K>(jj), &w, &mut r);
         // SAFETY (both): forwarded from the caller.
         if OWN_NORMALS {
             let mut n = r;
-            blend_into::<S, K>(s, palettes.normal_all::<K>(jj), &w, &mut n, &ENTRIES_3X3);
+            blend_into::<S, K, true>(s, palettes.normal_all::<K>(jj), &w, &mut n);
             unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
         } else {
             unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
