@@ -405,6 +405,15 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
         vsync: !args.no_vsync,
         show_panel: !args.hide_panel,
     };
+    // Refused here, before the window opens and anything is allocated; the GPU's buffer
+    // limit is applied by the scene once the device exists.
+    skinbench::crowd::budget::check(
+        &rig,
+        &settings.pipeline,
+        settings.instances,
+        1,
+        &skinbench::crowd::budget::Budget::this_machine(None),
+    )?;
     skinbench::ui::app::run(
         rig,
         AppOptions {

@@ -59,31 +59,6 @@ fn an_accessor_claiming_more_than_its_view_holds_is_refused_before_allocating() 
     assert!(err.contains("accessor 0"), "{err}");
 }
 
-/// The tiny rig with its two joints replaced by one chain of `depth` joints, the
-/// animated one second in the chain.
-fn chain_glb(depth: usize) -> Vec<u8> {
-    let mut gltf = common::TinyGltf::new();
-    // Node 0 is the root, node 1 the animated joint, node 2 the mesh; the chain goes on
-    // from node 3.
-    let mut nodes = vec![
-        json!({ "name": "root", "children": [1] }),
-        json!({ "name": "joint_1", "translation": [0.0, 1e-4, 0.0], "children": [3] }),
-        json!({ "name": "mesh", "mesh": 0, "skin": 0 }),
-    ];
-    let mut joints = vec![0, 1];
-    for i in 3..depth + 1 {
-        let mut node = json!({ "translation": [0.0, 1e-4, 0.0] });
-        if i < depth {
-            node["children"] = json!([i + 1]);
-        }
-        nodes.push(node);
-        joints.push(i);
-    }
-    gltf.json["nodes"] = json!(nodes);
-    gltf.json["skins"] = json!([{ "joints": joints }]);
-    gltf.glb_bytes()
-}
-
 /// A chain of 60,000 joints (inside the 65,535 limit) posed by `tree`, whose walk recurses
 /// once per level: it must not overflow a worker's stack, in the frame or in verify, and
 /// it must pose the chain as `flat` does (the same f32 products in the same order; against
@@ -91,7 +66,7 @@ fn chain_glb(depth: usize) -> Vec<u8> {
 #[test]
 fn tree_walks_a_chain_of_sixty_thousand_joints() {
     let depth = 60_000;
-    let (rig, report) = import_slice(&chain_glb(depth), "chain.glb", None).unwrap();
+    let (rig, report) = import_slice(&common::chain_glb(depth), "chain.glb", None).unwrap();
     assert_eq!(rig.skeleton.max_depth(), depth);
     let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb"));
     let mut crowd = InstanceStore::new();
@@ -130,6 +105,121 @@ fn tree_walks_a_chain_of_sixty_thousand_joints() {
         assert!(
             worst as f64 <= POSE_TOLERANCE * rig.bounds_size as f64,
             "{worst:e}"
+        );
+    }
+}
+
+/// Odd weights are handled and counted where `inspect` shows them: a vertex whose weights
+/// are all zero (bound to the first root joint) and a vertex that lists one joint twice
+/// (its weights added).
+#[test]
+fn odd_weights_are_counted_in_inspect() {
+    let mut gltf = common::TinyGltf::new();
+    gltf.weights = vec![0.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+    gltf.joints = vec![0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0];
+    let (rig, report) = import_slice(&gltf.glb_bytes(), "odd.glb", None).unwrap();
+    assert_eq!(report.unweighted_vertices, 1);
+    assert_eq!(report.repeated_joint_vertices, 1);
+    // The repeated joint is one influence of weight 1.
+    assert_eq!(rig.mesh.weights[1], [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(rig.mesh.joints[1][0], rig.mesh.joints[2][0]);
+    let text = skinbench::rig::RigSummary::new(&rig, &report).to_text();
+    assert!(
+        text.contains("unweighted (bound to the first root): 1")
+            && text.contains("a joint listed twice (weights added): 1"),
+        "{text}"
+    );
+}
+
+/// A configuration that would not fit is refused before allocating, with the figures and
+/// the largest instance count that fits (and that count does fit).
+#[test]
+fn a_configuration_too_big_for_memory_names_the_count_that_fits() {
+    use skinbench::crowd::budget::{Budget, Footprint, check};
+    let (rig, report) = import_slice(&common::chain_glb(60_000), "chain.glb", None).unwrap();
+    let rig = PreparedRig::new(rig, &report, "chain.glb");
+    let config = PipelineConfig {
+        hierarchy: HierarchyVariant::Tree,
+        skin: SkinVariant::Naive,
+        schedule: Schedule::Staged,
+        threads: 1,
+        blend_weight: 0.0,
+    };
+    let budget = Budget {
+        memory_bytes: 8_000_000_000,
+        gpu_buffer_bytes: None,
+    };
+    let err = check(&rig, &config, 10_000, 1, &budget).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("10000 instances of chain.glb")
+            && text.contains("8000.0 MB of memory is available")
+            && text.contains(&format!("at most {} instances fit", err.fits)),
+        "{text}"
+    );
+    assert!(err.fits > 0 && err.fits < 10_000, "{text}");
+    assert!(check(&rig, &config, err.fits, 1, &budget).is_ok());
+    assert!(check(&rig, &config, err.fits + 1, 1, &budget).is_err());
+    // The GPU limit: the skinned output must fit one buffer.
+    let gpu = Budget {
+        memory_bytes: u64::MAX,
+        gpu_buffer_bytes: Some(1 << 20),
+    };
+    let err = check(&rig, &config, 10_000, 1, &gpu).unwrap_err();
+    assert!(err.to_string().contains("largest buffer"), "{err}");
+    // The figure for the trees is what building them takes.
+    let tree = skinbench::anim::hierarchy::JointTree::new(&rig.skeleton);
+    assert_eq!(
+        skinbench::anim::hierarchy::JointTree::heap_bytes_for(&rig.skeleton),
+        tree.heap_bytes()
+    );
+    let one = Footprint::of(&rig, &config, 1, 0);
+    assert_eq!(
+        one.trees as usize,
+        tree.heap_bytes() + std::mem::size_of_val(&tree)
+    );
+}
+
+/// The CLI refuses such a configuration with exit 1 before it opens a window; so does the
+/// bench.
+#[test]
+fn the_app_and_the_bench_exit_1_on_a_configuration_too_big_for_memory() {
+    let dir = common::temp_dir("budget");
+    let file = dir.join("chain.glb");
+    std::fs::write(&file, common::chain_glb(60_000)).unwrap();
+    for args in [
+        vec![
+            "--rig",
+            file.to_str().unwrap(),
+            "--instances",
+            "10000",
+            "--schedule",
+            "staged",
+            "--hierarchy",
+            "tree",
+        ],
+        vec![
+            "bench",
+            "--rig",
+            file.to_str().unwrap(),
+            "--workload",
+            "hierarchy",
+            "--instances",
+            "10000",
+            "--quick",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_skinbench"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("instances fit") && stderr.contains("of memory is available"),
+            "{args:?}: {stderr}"
         );
     }
 }

@@ -23,12 +23,16 @@ fn context() -> Option<GpuContext> {
 /// The app's scene with 13 characters (a full group and a partial one), its panel in a
 /// harness; every frame of the harness builds the panel and queues what was clicked.
 fn harness() -> Option<Harness<'static, Scene>> {
+    harness_for(Arc::new(PreparedRig::reference()), 13)
+}
+
+/// The same for `instances` characters of `rig`.
+fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'static, Scene>> {
     let gpu = context()?;
-    let rig = Arc::new(PreparedRig::reference());
     let settings = Settings {
         pipeline: PipelineConfig::best_for(&rig, 1),
         upload: UploadVariant::DEFAULT,
-        instances: 13,
+        instances,
         speed: 1.0,
         paused: false,
         vsync: false,
@@ -166,4 +170,35 @@ fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     let failed = harness.get_by_label_contains("screenshot failed");
     assert!(format!("{failed:?}").contains("not-a-folder"), "{failed:?}");
     harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+}
+
+/// A change that would not fit in memory (a 60,000-joint chain, 10,000 instances of
+/// `tree` with the `staged` schedule: about 125 GB) is refused before anything is
+/// allocated: the scene keeps running as it was, and the panel says why and how many fit.
+#[test]
+fn a_change_too_big_for_memory_is_refused_and_the_panel_says_why() {
+    let (rig, report) =
+        skinbench::rig::import_slice(&common::chain_glb(60_000), "chain.glb", None).unwrap();
+    let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb"));
+    let Some(mut harness) = harness_for(rig, 9) else {
+        return;
+    };
+    let before = *harness.state().pipeline.config();
+    {
+        let scene = harness.state_mut();
+        scene.settings.instances = 10_000;
+        scene.settings.pipeline.hierarchy = skinbench::anim::hierarchy::HierarchyVariant::Tree;
+        scene.settings.pipeline.schedule = skinbench::crowd::Schedule::Staged;
+    }
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+    assert_eq!(harness.state().crowd.len(), 9);
+    assert_eq!(*harness.state().pipeline.config(), before);
+    assert_eq!(harness.state().settings.instances, 9);
+    for text in ["10000 instances of chain.glb", "instances fit"] {
+        assert!(
+            harness.query_by_label_contains(text).is_some(),
+            "the panel does not show the refusal ({text})"
+        );
+    }
 }

@@ -106,6 +106,8 @@ pub enum BenchError {
     ZeroInstances(usize),
     #[error("{0}")]
     Frame(#[from] FrameError),
+    #[error("{0}")]
+    Budget(#[from] crate::crowd::budget::BudgetError),
 }
 
 /// One measured configuration.
@@ -213,7 +215,22 @@ fn measure_interleaved(
     crowd: &mut InstanceStore,
     budget_per_candidate: Duration,
     quick: bool,
-) -> Result<(), FrameError> {
+) -> Result<(), BenchError> {
+    // Every candidate's state is allocated at its first frame and kept: check the sum
+    // first (their outputs share one buffer).
+    if let Some(first) = candidates.first() {
+        let rig = first.pipeline.rig().clone();
+        let configs: Vec<_> = candidates.iter().map(|c| *c.pipeline.config()).collect();
+        crate::crowd::budget::check_configs(
+            &rig,
+            &configs,
+            crate::crowd::budget::Outputs::Shared,
+            crowd.len(),
+            0,
+            &crate::crowd::budget::Budget::this_machine(None),
+            &format!("the {} configurations measured together", configs.len()),
+        )?;
+    }
     let bytes = candidates
         .iter()
         .map(|c| {

@@ -5,8 +5,10 @@
 //! hierarchy → palette → skin for all of them, in groups of eight on a rayon pool, with
 //! the `staged` or `fused` schedule; [`timing`] is the one clock every stage is measured
 //! with, and the rolling history the UI and bench read; [`verify`] compares a frame with
-//! the f64 reference; [`normals`] measures each normal rule against the skinned surface.
+//! the f64 reference; [`normals`] measures each normal rule against the skinned surface;
+//! [`budget`] checks a configuration's memory before it allocates.
 
+pub mod budget;
 pub mod instances;
 pub mod machine;
 pub mod normals;

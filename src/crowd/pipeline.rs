@@ -220,6 +220,12 @@ impl GroupLayout {
     }
 }
 
+/// Bytes of one group's block of intermediate state (local poses, model poses, palettes)
+/// for `config` on `rig`: what the memory budget multiplies.
+pub(crate) fn group_block_bytes(rig: &PreparedRig, config: &PipelineConfig) -> usize {
+    GroupLayout::new(rig, config).lines() * std::mem::size_of::<CacheLine>()
+}
+
 /// One group's typed parts.
 struct Parts<'a> {
     locals: &'a mut [Qvs],

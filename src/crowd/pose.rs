@@ -43,6 +43,8 @@ pub enum PoseError {
     #[error(transparent)]
     Frame(#[from] FrameError),
     #[error(transparent)]
+    Budget(#[from] super::budget::BudgetError),
+    #[error(transparent)]
     Buffer(#[from] BufferError),
 }
 
@@ -120,6 +122,13 @@ pub fn pose(
         material: 0,
     };
     let instances = [instance];
+    super::budget::check(
+        &rig,
+        &config,
+        1,
+        0,
+        &super::budget::Budget::this_machine(None),
+    )?;
     let mut pipeline = Pipeline::new(rig.clone(), config)?;
     let mut out = OutputBuffer::for_instances(pipeline.output_layout(), 1);
     pipeline.run_frame(&instances, &mut out)?;

@@ -123,8 +123,12 @@ pub struct ImportReport {
     pub reduced_influences: usize,
     /// Vertices whose weights did not sum to 1 (±1e-3) and were rescaled.
     pub renormalized_weights: usize,
-    /// Vertices with no weight at all, bound rigidly to the first root joint.
+    /// Vertices with no weight at all (every weight zero), bound rigidly to the first root
+    /// joint: glTF requires weights that sum to 1, so there is no right answer to keep.
     pub unweighted_vertices: usize,
+    /// Vertices that list the same joint more than once; its weights were added up (the
+    /// skinning sum is the same either way).
+    pub repeated_joint_vertices: usize,
     /// Non-joint nodes lying between two joints, added to the skeleton.
     pub inserted_joints: usize,
     /// Animated non-joint ancestors of the skeleton (and the nodes between them and it),
@@ -1184,6 +1188,7 @@ impl<'a> Importer<'a> {
                 }
                 for v in 0..count {
                     let mut influences: Vec<(u16, f32)> = Vec::with_capacity(8);
+                    let mut repeated = false;
                     for (joints, weights) in joint_sets.iter().zip(&weight_sets) {
                         for k in 0..4 {
                             let w = weights[v * 4 + k];
@@ -1206,11 +1211,15 @@ impl<'a> Importer<'a> {
                                 },
                             )?;
                             match influences.iter_mut().find(|(j, _)| *j == joint) {
-                                Some((_, existing)) => *existing += w,
+                                Some((_, existing)) => {
+                                    *existing += w;
+                                    repeated = true;
+                                }
                                 None => influences.push((joint, w)),
                             }
                         }
                     }
+                    self.report.repeated_joint_vertices += repeated as usize;
                     let (joints, weights) = self.reduce_influences(&mut influences);
                     mesh.joints.push(joints);
                     mesh.weights.push(weights);

@@ -353,6 +353,16 @@ impl RigSummary {
             "renormalized weights:                {}",
             self.renormalized_weights
         );
+        let _ = writeln!(
+            s,
+            "unweighted (bound to the first root): {}",
+            self.report.unweighted_vertices
+        );
+        let _ = writeln!(
+            s,
+            "a joint listed twice (weights added): {}",
+            self.report.repeated_joint_vertices
+        );
         let _ = writeln!(s, "clips:         {}", self.clips.len());
         for c in &self.clips {
             let modes: Vec<&str> = c.interpolations.iter().map(|m| m.name()).collect();

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use super::{PanelInfo, Settings, UiAction, panel_ui};
 use crate::anim::hierarchy::HierarchyVariant;
+use crate::crowd::budget::{self, Budget, Footprint};
 use crate::crowd::machine::{Machine, timestamp};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{InstanceStore, Pipeline, StageTimings, TimingHistory};
@@ -59,6 +60,9 @@ pub struct Scene {
     pub notes: Vec<String>,
     /// The hierarchy variants that refuse this rig, and why (the rig never changes).
     pub refusals: Vec<(HierarchyVariant, String)>,
+    /// Why the last change of configuration or instance count was refused for memory,
+    /// shown until a change is accepted.
+    pub budget_refusal: Option<String>,
 }
 
 impl Scene {
@@ -95,6 +99,7 @@ impl Scene {
             requests: Requests::default(),
             screenshot_dir: PathBuf::from("bench-results/screenshots"),
             notes: Vec::new(),
+            budget_refusal: None,
         })
     }
 
@@ -112,8 +117,29 @@ impl Scene {
     }
 
     /// Brings the pipeline and crowd in line with the settings. A refused configuration
-    /// is reverted and the reason noted.
+    /// is reverted and the reason noted; so is one that would not fit in memory (checked
+    /// before anything is allocated, see [`crate::crowd::budget`]).
     pub fn apply_settings(&mut self) {
+        let wanted = self.settings.pipeline;
+        let wanted_instances = self.settings.instances.clamp(1, MAX_INSTANCES);
+        if wanted != *self.pipeline.config() || wanted_instances != self.crowd.len() {
+            let rig = self.pipeline.rig().clone();
+            let mut budget = Budget::this_machine(Some(self.renderer.max_skinned_bytes()));
+            // What the current configuration holds is freed when it is replaced.
+            let current = Footprint::of(&rig, self.pipeline.config(), self.crowd.len(), 1);
+            budget.memory_bytes = budget.memory_bytes.saturating_add(current.total());
+            match budget::check(&rig, &wanted, wanted_instances, 1, &budget) {
+                Ok(_) => self.budget_refusal = None,
+                Err(e) => {
+                    self.budget_refusal = Some(e.to_string());
+                    self.settings.pipeline = *self.pipeline.config();
+                    self.settings.instances = self.crowd.len();
+                }
+            }
+        }
+        if let Some(refusal) = &self.budget_refusal {
+            self.notes.push(refusal.clone());
+        }
         let wanted = self.settings.pipeline;
         if wanted != *self.pipeline.config() {
             if let Err(e) = self.pipeline.set_config(wanted) {

@@ -257,3 +257,28 @@ pub fn gpu_context() -> Option<skinbench::gpu::GpuContext> {
         }
     }
 }
+
+/// The tiny rig with its two joints replaced by one chain of `depth` joints, the
+/// animated one second in the chain.
+pub fn chain_glb(depth: usize) -> Vec<u8> {
+    let mut gltf = TinyGltf::new();
+    // Node 0 is the root, node 1 the animated joint, node 2 the mesh; the chain goes on
+    // from node 3.
+    let mut nodes = vec![
+        json!({ "name": "root", "children": [1] }),
+        json!({ "name": "joint_1", "translation": [0.0, 1e-4, 0.0], "children": [3] }),
+        json!({ "name": "mesh", "mesh": 0, "skin": 0 }),
+    ];
+    let mut joints = vec![0, 1];
+    for i in 3..depth + 1 {
+        let mut node = json!({ "translation": [0.0, 1e-4, 0.0] });
+        if i < depth {
+            node["children"] = json!([i + 1]);
+        }
+        nodes.push(node);
+        joints.push(i);
+    }
+    gltf.json["nodes"] = json!(nodes);
+    gltf.json["skins"] = json!([{ "joints": joints }]);
+    gltf.glb_bytes()
+}

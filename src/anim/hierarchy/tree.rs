@@ -47,6 +47,27 @@ impl JointTree {
         JointTree { joints, roots }
     }
 
+    /// What [`Self::heap_bytes`] will be for `skeleton`, without building the tree: the
+    /// joint array, and each children vector as `Vec::push` grows it (capacity 4, then
+    /// doubling).
+    pub fn heap_bytes_for(skeleton: &Skeleton) -> usize {
+        let capacity = |n: usize| {
+            if n == 0 {
+                0
+            } else {
+                n.next_power_of_two().max(4)
+            }
+        };
+        let roots = skeleton.parents.iter().filter(|&&p| p == NO_PARENT).count();
+        skeleton.joint_count() * std::mem::size_of::<TreeJoint>()
+            + skeleton
+                .child_counts()
+                .iter()
+                .map(|&c| capacity(c as usize) * std::mem::size_of::<usize>())
+                .sum::<usize>()
+            + capacity(roots) * std::mem::size_of::<usize>()
+    }
+
     pub fn is_built(&self) -> bool {
         !self.joints.is_empty()
     }

@@ -1,0 +1,263 @@
+//! The memory budget: what a configuration will allocate for `n` instances, checked
+//! against the memory available before anything is allocated.
+//!
+//! How it works: every allocation that grows with the instance count is a product of
+//! figures known up front: the instance store, the intermediate state of the schedule
+//! (`staged` keeps a block per group of eight, `fused` one per worker), `tree`'s heap
+//! nodes, and the skinned output ([`crate::skin::OutputLayout::bytes`]), which the app
+//! holds twice (the CPU buffer and the GPU vertex buffer). [`Footprint::of`] adds them
+//! up; [`check`] compares the total with the memory the system reports available (Linux
+//! `MemAvailable`) and with the largest GPU buffer, and refuses with the figures and the
+//! largest instance count that fits. The app keeps its previous configuration and shows
+//! the message; the CLI, `bench` and `pose` exit 1 with it.
+
+use super::instances::Instance;
+use super::pipeline::{PipelineConfig, Schedule};
+use crate::anim::hierarchy::{HierarchyVariant, JointTree};
+use crate::prepare::PreparedRig;
+use crate::variant::Variant;
+
+/// Where a configuration's memory goes, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Footprint {
+    pub instances: usize,
+    /// The instance store.
+    pub instance_store: u64,
+    /// Local and model poses and palettes: per group for `staged`, per worker for `fused`.
+    pub pipeline_state: u64,
+    /// `tree`'s heap nodes (0 for the other hierarchy variants).
+    pub trees: u64,
+    /// The skinned vertices, once (the CPU output buffer).
+    pub skinned_output: u64,
+    /// Copies of the skinned output held elsewhere (the app's GPU vertex buffer: 1).
+    pub output_copies: u64,
+}
+
+impl Footprint {
+    /// What `config` allocates for `instances` instances of `rig`, with `output_copies`
+    /// more copies of the skinned output (0 on the CPU alone, 1 in the app).
+    pub fn of(
+        rig: &PreparedRig,
+        config: &PipelineConfig,
+        instances: usize,
+        output_copies: u64,
+    ) -> Self {
+        let n = instances as u64;
+        let groups = instances.div_ceil(crate::types::LANES) as u64;
+        let group_bytes = super::pipeline::group_block_bytes(rig, config) as u64;
+        let tree_bytes = if config.hierarchy == HierarchyVariant::Tree {
+            (JointTree::heap_bytes_for(&rig.skeleton) + std::mem::size_of::<JointTree>()) as u64
+        } else {
+            std::mem::size_of::<JointTree>() as u64
+        };
+        Footprint {
+            instances,
+            instance_store: n * std::mem::size_of::<Instance>() as u64,
+            pipeline_state: match config.schedule {
+                Schedule::Staged => groups.saturating_mul(group_bytes),
+                Schedule::Fused => config.threads as u64 * group_bytes,
+            },
+            trees: n.saturating_mul(tree_bytes),
+            skinned_output: config.skin.layout(rig).bytes(instances) as u64,
+            output_copies,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.instance_store
+            .saturating_add(self.pipeline_state)
+            .saturating_add(self.trees)
+            .saturating_add(self.skinned_output.saturating_mul(1 + self.output_copies))
+    }
+}
+
+/// What a configuration may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Memory the process may allocate, bytes.
+    pub memory_bytes: u64,
+    /// The largest GPU buffer (the skinned output must fit one), where there is a GPU.
+    pub gpu_buffer_bytes: Option<u64>,
+}
+
+impl Budget {
+    /// This machine's available memory (Linux `MemAvailable`; where it cannot be read, the
+    /// budget is unlimited and only the GPU limit applies).
+    pub fn this_machine(gpu_buffer_bytes: Option<u64>) -> Self {
+        Budget {
+            memory_bytes: available_memory_bytes().unwrap_or(u64::MAX),
+            gpu_buffer_bytes,
+        }
+    }
+}
+
+/// `MemAvailable` from `/proc/meminfo`, bytes.
+pub fn available_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A configuration that does not fit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{instances} instances of {subject} need {} ({}), but {limit}; at most {fits} instances fit",
+    mb(footprint.total()),
+    parts(footprint)
+)]
+pub struct BudgetError {
+    pub instances: usize,
+    /// The rig and the variants: "chain.glb with hierarchy tree, ...".
+    pub subject: String,
+    pub footprint: Box<Footprint>,
+    /// Which limit, and its figure.
+    pub limit: String,
+    /// The largest instance count that fits (0: not even one).
+    pub fits: usize,
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+fn parts(f: &Footprint) -> String {
+    let mut parts = vec![format!("pipeline state {}", mb(f.pipeline_state))];
+    if f.trees > 0 {
+        parts.push(format!("tree nodes {}", mb(f.trees)));
+    }
+    parts.push(format!(
+        "skinned output {}{}",
+        mb(f.skinned_output),
+        if f.output_copies > 0 {
+            format!(" × {}", 1 + f.output_copies)
+        } else {
+            String::new()
+        }
+    ));
+    parts.join(", ")
+}
+
+/// Which limit `footprint` breaks, if any (`largest_output`: the largest single skinned
+/// output, which must fit one GPU buffer).
+fn broken_limit(footprint: &Footprint, largest_output: u64, budget: &Budget) -> Option<String> {
+    if footprint.total() > budget.memory_bytes {
+        return Some(format!(
+            "{} of memory is available",
+            mb(budget.memory_bytes)
+        ));
+    }
+    match budget.gpu_buffer_bytes {
+        Some(max) if largest_output > max => Some(format!(
+            "the GPU's largest buffer is {} (the skinned output must fit one)",
+            mb(max)
+        )),
+        _ => None,
+    }
+}
+
+/// Checks `instances` instances of `rig` with `config` against `budget` before anything
+/// is allocated; `output_copies` as for [`Footprint::of`].
+pub fn check(
+    rig: &PreparedRig,
+    config: &PipelineConfig,
+    instances: usize,
+    output_copies: u64,
+    budget: &Budget,
+) -> Result<Footprint, BudgetError> {
+    let variants = format!(
+        "hierarchy {}, skin {}, schedule {}, {} thread(s)",
+        config.hierarchy.name(),
+        config.skin.name(),
+        config.schedule.name(),
+        config.threads
+    );
+    check_all(rig, &[*config], instances, output_copies, budget, &variants)
+}
+
+/// Whether several configurations each have their own skinned output or share one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outputs {
+    Each,
+    /// One buffer of the largest size (the bench measures them in turn).
+    Shared,
+}
+
+/// The same for several configurations held at once (the bench keeps every configuration
+/// of a workload alive, to interleave their frames): their state adds up, their outputs
+/// too unless `outputs` says they share one. `described` names them in the message.
+pub fn check_all(
+    rig: &PreparedRig,
+    configs: &[PipelineConfig],
+    instances: usize,
+    output_copies: u64,
+    budget: &Budget,
+    described: &str,
+) -> Result<Footprint, BudgetError> {
+    check_configs(
+        rig,
+        configs,
+        Outputs::Each,
+        instances,
+        output_copies,
+        budget,
+        described,
+    )
+}
+
+/// [`check_all`] with the outputs shared or not.
+pub fn check_configs(
+    rig: &PreparedRig,
+    configs: &[PipelineConfig],
+    outputs: Outputs,
+    instances: usize,
+    output_copies: u64,
+    budget: &Budget,
+    described: &str,
+) -> Result<Footprint, BudgetError> {
+    let sum = |n: usize| {
+        configs
+            .iter()
+            .map(|c| Footprint::of(rig, c, n, output_copies))
+            .fold(Footprint::default(), |a, b| Footprint {
+                instances: n,
+                instance_store: a.instance_store.max(b.instance_store),
+                pipeline_state: a.pipeline_state.saturating_add(b.pipeline_state),
+                trees: a.trees.saturating_add(b.trees),
+                skinned_output: match outputs {
+                    Outputs::Each => a.skinned_output.saturating_add(b.skinned_output),
+                    Outputs::Shared => a.skinned_output.max(b.skinned_output),
+                },
+                output_copies,
+            })
+    };
+    let largest_output = |n: usize| {
+        configs
+            .iter()
+            .map(|c| c.skin.layout(rig).bytes(n) as u64)
+            .max()
+            .unwrap_or(0)
+    };
+    let broken = |n: usize| broken_limit(&sum(n), largest_output(n), budget);
+    let footprint = sum(instances);
+    let Some(limit) = broken(instances) else {
+        return Ok(footprint);
+    };
+    // Every part grows with the count, so the largest count that fits is a binary search.
+    let (mut lo, mut hi) = (0usize, instances);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if broken(mid).is_none() {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Err(BudgetError {
+        instances,
+        subject: format!("{} with {described}", rig.name),
+        footprint: Box::new(footprint),
+        limit,
+        fits: lo,
+    })
+}
