@@ -21,7 +21,7 @@ use crate::variant::Variant;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Footprint {
     pub instances: usize,
-    /// The instance store.
+    /// The instance store, and each instance's (empty unless `tree`) joint-tree slot.
     pub instance_store: u64,
     /// Local and model poses and palettes: per group for `staged`, per worker for `fused`.
     pub pipeline_state: u64,
@@ -45,19 +45,21 @@ impl Footprint {
         let n = instances as u64;
         let groups = instances.div_ceil(crate::types::LANES) as u64;
         let group_bytes = super::pipeline::group_block_bytes(rig, config) as u64;
-        let tree_bytes = if config.hierarchy == HierarchyVariant::Tree {
-            (JointTree::heap_bytes_for(&rig.skeleton) + std::mem::size_of::<JointTree>()) as u64
+        // Every instance has a (possibly empty) tree slot; `tree` fills it with nodes.
+        let tree_slot = std::mem::size_of::<JointTree>() as u64;
+        let tree_nodes = if config.hierarchy == HierarchyVariant::Tree {
+            JointTree::heap_bytes_for(&rig.skeleton) as u64
         } else {
-            std::mem::size_of::<JointTree>() as u64
+            0
         };
         Footprint {
             instances,
-            instance_store: n * std::mem::size_of::<Instance>() as u64,
+            instance_store: n * (std::mem::size_of::<Instance>() as u64 + tree_slot),
             pipeline_state: match config.schedule {
                 Schedule::Staged => groups.saturating_mul(group_bytes),
                 Schedule::Fused => config.threads as u64 * group_bytes,
             },
-            trees: n.saturating_mul(tree_bytes),
+            trees: n.saturating_mul(tree_nodes),
             skinned_output: config.skin.layout(rig).bytes(instances) as u64,
             output_copies,
         }
@@ -74,18 +76,23 @@ impl Footprint {
 /// What a configuration may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    /// Memory the process may allocate, bytes.
+    /// Memory the configuration may allocate, bytes.
     pub memory_bytes: u64,
+    /// What the system reported available, where the budget came from it.
+    pub available_bytes: Option<u64>,
     /// The largest GPU buffer (the skinned output must fit one), where there is a GPU.
     pub gpu_buffer_bytes: Option<u64>,
 }
 
 impl Budget {
-    /// This machine's available memory (Linux `MemAvailable`; where it cannot be read, the
-    /// budget is unlimited and only the GPU limit applies).
+    /// Three quarters of this machine's available memory (Linux `MemAvailable`): the rest
+    /// is left to the renderer, the window system and whatever else runs. Where it cannot be
+    /// read, the budget is unlimited and only the GPU limit applies.
     pub fn this_machine(gpu_buffer_bytes: Option<u64>) -> Self {
+        let available = available_memory_bytes();
         Budget {
-            memory_bytes: available_memory_bytes().unwrap_or(u64::MAX),
+            memory_bytes: available.map_or(u64::MAX, |a| a / 4 * 3),
+            available_bytes: available,
             gpu_buffer_bytes,
         }
     }
@@ -142,10 +149,15 @@ fn parts(f: &Footprint) -> String {
 /// output, which must fit one GPU buffer).
 fn broken_limit(footprint: &Footprint, largest_output: u64, budget: &Budget) -> Option<String> {
     if footprint.total() > budget.memory_bytes {
-        return Some(format!(
-            "{} of memory is available",
-            mb(budget.memory_bytes)
-        ));
+        return Some(match budget.available_bytes {
+            Some(available) => format!(
+                "{} of memory may be used (three quarters of the {} the system reports \
+                 available)",
+                mb(budget.memory_bytes),
+                mb(available)
+            ),
+            None => format!("{} of memory may be used", mb(budget.memory_bytes)),
+        });
     }
     match budget.gpu_buffer_bytes {
         Some(max) if largest_output > max => Some(format!(
