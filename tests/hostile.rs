@@ -222,3 +222,70 @@ fn the_app_and_the_bench_exit_1_on_a_configuration_too_big_for_memory() {
         );
     }
 }
+
+/// A clip of one key is legal glTF (a constant pose, duration 0): it imports, and every
+/// variant poses it as that key, without dividing by the zero duration.
+#[test]
+fn a_clip_of_one_key_poses_its_key() {
+    let mut gltf = common::TinyGltf::new();
+    gltf.times = vec![0.0];
+    gltf.rotations = vec![
+        0.0,
+        0.0,
+        std::f32::consts::FRAC_1_SQRT_2,
+        std::f32::consts::FRAC_1_SQRT_2,
+    ];
+    let (rig, report) = import_slice(&gltf.glb_bytes(), "one-key.glb", None).unwrap();
+    let rig = Arc::new(PreparedRig::new(rig, &report, "one-key.glb"));
+    assert_eq!(rig.clips.len(), 1);
+    for config in [
+        PipelineConfig::baseline(1),
+        PipelineConfig::best_for(&rig, 1),
+    ] {
+        for time_secs in [0.0, 0.5, 7.25] {
+            let posed = skinbench::crowd::pose::pose(rig.clone(), None, time_secs, config).unwrap();
+            assert!(
+                posed.deviation.within_tolerance(),
+                "{time_secs} s: {}",
+                posed.deviation.to_text()
+            );
+            assert!(posed.positions.iter().all(|p| p.is_finite()));
+            // The tip (vertex 2, bound to the turned joint) is turned a quarter about z.
+            let tip = posed.positions[2];
+            assert!(
+                (tip - glam::Vec3::new(-1.0, 1.0, 0.0)).length() < 1e-5,
+                "{tip}"
+            );
+        }
+    }
+}
+
+/// A skin whose `skeleton` node is not an ancestor of its joints: noted by `inspect` and
+/// ignored (the joints' own hierarchy is used), so the rig poses as without it.
+#[test]
+fn a_skeleton_node_that_is_not_an_ancestor_is_noted_and_ignored() {
+    let plain = common::TinyGltf::new();
+    let mut odd = common::TinyGltf::new();
+    // Node 2 is the mesh node, not an ancestor of joints 0 and 1.
+    odd.json["skins"][0]["skeleton"] = json!(2);
+    let (rig, report) = import_slice(&odd.glb_bytes(), "skeleton.glb", None).unwrap();
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("skeleton node 2 is not an ancestor of joint node 0")),
+        "{:?}",
+        report.notes
+    );
+    let (expected, _) = import_slice(&plain.glb_bytes(), "plain.glb", None).unwrap();
+    assert_eq!(rig, expected);
+    // The root itself is a proper skeleton node: no note.
+    let mut good = common::TinyGltf::new();
+    good.json["skins"][0]["skeleton"] = json!(0);
+    let (_, report) = import_slice(&good.glb_bytes(), "good.glb", None).unwrap();
+    assert!(
+        !report.notes.iter().any(|n| n.contains("skeleton node")),
+        "{:?}",
+        report.notes
+    );
+}

@@ -702,6 +702,7 @@ impl<'a> Importer<'a> {
     fn run(mut self) -> Result<(Rig, ImportReport)> {
         let node_parents = self.node_parents()?;
         let skin = self.choose_skin()?;
+        self.check_skeleton_node(&skin, &node_parents);
         let (skeleton, joint_of_node, skin_to_joint) = self.build_skeleton(&skin, &node_parents)?;
         let mesh = self.build_mesh(&skin, &skin_to_joint)?;
         let clips = self.build_clips(&joint_of_node, &skeleton)?;
@@ -716,6 +717,35 @@ impl<'a> Importer<'a> {
     }
 
     /// Parent of every node, rejecting shared children and cycles.
+    /// glTF says a skin's `skeleton` node, where given, is the common root of its joints;
+    /// the skeleton is rebuilt from the joints' own hierarchy either way, so one that is not
+    /// an ancestor (or the node itself) of every joint is noted and ignored.
+    fn check_skeleton_node(&mut self, skin: &gltf::Skin, node_parents: &[Option<usize>]) {
+        let Some(root) = skin.skeleton() else { return };
+        let root = root.index();
+        // Walks up at most as many steps as there are nodes (the hierarchy has no cycles:
+        // `node_parents` refused them).
+        let under_root = |mut node: usize| {
+            for _ in 0..=node_parents.len() {
+                if node == root {
+                    return true;
+                }
+                match node_parents[node] {
+                    Some(parent) => node = parent,
+                    None => return false,
+                }
+            }
+            false
+        };
+        if let Some(joint) = skin.joints().map(|j| j.index()).find(|&j| !under_root(j)) {
+            self.report.notes.push(format!(
+                "skin {}: its skeleton node {root} is not an ancestor of joint node {joint}; \
+                 ignored (the joints' own hierarchy is used)",
+                skin.index()
+            ));
+        }
+    }
+
     fn node_parents(&self) -> Result<Vec<Option<usize>>> {
         let node_count = self.document.nodes().len();
         let mut parents: Vec<Option<usize>> = vec![None; node_count];
