@@ -10,7 +10,7 @@
 //! Where the rig needs them ([`PreparedRig::normal_matrix_reason`], decided at load), each
 //! product's normal matrix follows the position matrices, `joint_stride` entries later
 //! ([`PreparedRig::normal_palette_offset`]): the 3×3's cofactor matrix, signed and scaled
-//! as [`crate::skin::reference::normal_matrix`] defines it, translation zero. Other rigs
+//! as the skinning oracle defines it, translation zero. Other rigs
 //! get the loops without it.
 
 use glam::Mat4;

@@ -122,7 +122,7 @@ fn cross<S: Simd>(s: S, u: [S::V; 3], v: [S::V; 3]) -> [S::V; 3] {
     ]
 }
 
-/// Each lane's normal matrix, as [`crate::skin::reference::normal_matrix`] defines it
+/// Each lane's normal matrix, as the skinning oracle defines it
 /// (the 3×3's inverse transpose scaled to a rotation's norm √3), computed without an
 /// inverse: the cofactor matrix, whose columns are cross products of the 3×3's columns,
 /// is the inverse transpose times the determinant, so it is signed by the determinant
