@@ -184,7 +184,15 @@ pub fn check(
         config.schedule.name(),
         config.threads
     );
-    check_all(rig, &[*config], instances, output_copies, budget, &variants)
+    check_configs(
+        rig,
+        &[*config],
+        Outputs::Each,
+        instances,
+        output_copies,
+        budget,
+        &variants,
+    )
 }
 
 /// Whether several configurations each have their own skinned output or share one.
@@ -198,26 +206,6 @@ pub enum Outputs {
 /// The same for several configurations held at once (the bench keeps every configuration
 /// of a workload alive, to interleave their frames): their state adds up, their outputs
 /// too unless `outputs` says they share one. `described` names them in the message.
-pub fn check_all(
-    rig: &PreparedRig,
-    configs: &[PipelineConfig],
-    instances: usize,
-    output_copies: u64,
-    budget: &Budget,
-    described: &str,
-) -> Result<Footprint, BudgetError> {
-    check_configs(
-        rig,
-        configs,
-        Outputs::Each,
-        instances,
-        output_copies,
-        budget,
-        described,
-    )
-}
-
-/// [`check_all`] with the outputs shared or not.
 pub fn check_configs(
     rig: &PreparedRig,
     configs: &[PipelineConfig],

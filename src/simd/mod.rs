@@ -140,12 +140,13 @@ impl SimdLevel {
     }
 }
 
-/// Runs `$body` (a generic function call taking a `Simd` token) with AVX2 when the CPU
-/// has it, else with [`Portable`]. `$name` becomes the `#[target_feature]` wrapper.
+/// Runs `$kernel` (a generic function taking a `Simd` token first, named by a path that
+/// may fix its other generic parameters: `loops::<_, true>`) with AVX2 when the CPU has
+/// it, else with [`Portable`]. `$name` becomes the `#[target_feature]` wrapper.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! dispatch_simd {
-    (fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty { $kernel:ident }) => {
+    (fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty { $kernel:path }) => {
         fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
             {

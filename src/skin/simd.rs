@@ -236,7 +236,7 @@ crate::dispatch_simd!(
         writer: Writer,
         copies: bool,
     ) -> () {
-        kernel
+        loops::<_, false>
     }
 );
 
@@ -249,35 +249,9 @@ crate::dispatch_simd!(
         writer: Writer,
         copies: bool,
     ) -> () {
-        kernel_own_normals
+        loops::<_, true>
     }
 );
-
-#[inline(always)]
-fn kernel<S: Simd>(
-    s: S,
-    input: Input<'_>,
-    palettes: LanePalettes<'_>,
-    outs: Outputs,
-    active: usize,
-    writer: Writer,
-    copies: bool,
-) {
-    loops::<S, false>(s, input, palettes, outs, active, writer, copies)
-}
-
-#[inline(always)]
-fn kernel_own_normals<S: Simd>(
-    s: S,
-    input: Input<'_>,
-    palettes: LanePalettes<'_>,
-    outs: Outputs,
-    active: usize,
-    writer: Writer,
-    copies: bool,
-) {
-    loops::<S, true>(s, input, palettes, outs, active, writer, copies)
-}
 
 /// Full groups get a copy of the loops with `active` a constant, so the per-lane store
 /// tests vanish from the hot path; a partial last group keeps them. Writers that store
