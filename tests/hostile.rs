@@ -10,8 +10,14 @@ use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::crowd::verify::{POSE_TOLERANCE, verify_hierarchy};
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
-use skinbench::rig::import_slice;
+use skinbench::rig::{ImportError, ImportReport, Rig, import_slice};
 use skinbench::skin::{OutputBuffer, SkinVariant};
+
+/// Imports a file built here, saving it as a fuzz seed too (`common::save_fuzz_seed`).
+fn seeded_import(bytes: &[u8], name: &str) -> Result<(Rig, ImportReport), ImportError> {
+    common::save_fuzz_seed(name, bytes);
+    import_slice(bytes, name, None)
+}
 
 /// A 1 KB .gltf whose position accessor claims a billion elements: the file cannot back
 /// them, so import must say so before allocating anything by that count.
@@ -22,9 +28,7 @@ fn an_accessor_claiming_more_than_its_view_holds_is_refused_before_allocating() 
     doc["accessors"][0]["count"] = json!(1u64 << 31);
     let bytes = serde_json::to_vec(&doc).unwrap();
     assert!(bytes.len() < 4096);
-    let err = import_slice(&bytes, "huge.gltf", None)
-        .unwrap_err()
-        .to_string();
+    let err = seeded_import(&bytes, "huge.gltf").unwrap_err().to_string();
     assert!(
         err.contains("huge.gltf") && err.contains("accessor 0") && err.contains("2147483648"),
         "{err}"
@@ -41,7 +45,7 @@ fn an_accessor_claiming_more_than_its_view_holds_is_refused_before_allocating() 
         "values": { "bufferView": 0 }
     });
     let bytes = serde_json::to_vec(&doc).unwrap();
-    let err = import_slice(&bytes, "viewless.gltf", None)
+    let err = seeded_import(&bytes, "viewless.gltf")
         .unwrap_err()
         .to_string();
     assert!(
@@ -53,7 +57,7 @@ fn an_accessor_claiming_more_than_its_view_holds_is_refused_before_allocating() 
     doc["accessors"][0]["count"] = json!(u32::MAX);
     doc["bufferViews"][0]["byteStride"] = json!(252);
     let bytes = serde_json::to_vec(&doc).unwrap();
-    let err = import_slice(&bytes, "stride.gltf", None)
+    let err = seeded_import(&bytes, "stride.gltf")
         .unwrap_err()
         .to_string();
     assert!(err.contains("accessor 0"), "{err}");
@@ -66,7 +70,7 @@ fn an_accessor_claiming_more_than_its_view_holds_is_refused_before_allocating() 
 #[test]
 fn tree_walks_a_chain_of_sixty_thousand_joints() {
     let depth = 60_000;
-    let (rig, report) = import_slice(&common::chain_glb(depth), "chain.glb", None).unwrap();
+    let (rig, report) = seeded_import(&common::chain_glb(depth), "chain.glb").unwrap();
     assert_eq!(rig.skeleton.max_depth(), depth);
     let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb"));
     let mut crowd = InstanceStore::new();
@@ -117,7 +121,7 @@ fn odd_weights_are_counted_in_inspect() {
     let mut gltf = common::TinyGltf::new();
     gltf.weights = vec![0.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
     gltf.joints = vec![0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0];
-    let (rig, report) = import_slice(&gltf.glb_bytes(), "odd.glb", None).unwrap();
+    let (rig, report) = seeded_import(&gltf.glb_bytes(), "odd.glb").unwrap();
     assert_eq!(report.unweighted_vertices, 1);
     assert_eq!(report.repeated_joint_vertices, 1);
     // The repeated joint is one influence of weight 1.
@@ -136,7 +140,7 @@ fn odd_weights_are_counted_in_inspect() {
 #[test]
 fn a_configuration_too_big_for_memory_names_the_count_that_fits() {
     use skinbench::crowd::budget::{Budget, Footprint, check};
-    let (rig, report) = import_slice(&common::chain_glb(60_000), "chain.glb", None).unwrap();
+    let (rig, report) = seeded_import(&common::chain_glb(60_000), "chain.glb").unwrap();
     let rig = PreparedRig::new(rig, &report, "chain.glb");
     let config = PipelineConfig {
         hierarchy: HierarchyVariant::Tree,
@@ -235,7 +239,7 @@ fn a_clip_of_one_key_poses_its_key() {
         std::f32::consts::FRAC_1_SQRT_2,
         std::f32::consts::FRAC_1_SQRT_2,
     ];
-    let (rig, report) = import_slice(&gltf.glb_bytes(), "one-key.glb", None).unwrap();
+    let (rig, report) = seeded_import(&gltf.glb_bytes(), "one-key.glb").unwrap();
     let rig = Arc::new(PreparedRig::new(rig, &report, "one-key.glb"));
     assert_eq!(rig.clips.len(), 1);
     for config in [
@@ -268,7 +272,7 @@ fn a_skeleton_node_that_is_not_an_ancestor_is_noted_and_ignored() {
     let mut odd = common::TinyGltf::new();
     // Node 2 is the mesh node, not an ancestor of joints 0 and 1.
     odd.json["skins"][0]["skeleton"] = json!(2);
-    let (rig, report) = import_slice(&odd.glb_bytes(), "skeleton.glb", None).unwrap();
+    let (rig, report) = seeded_import(&odd.glb_bytes(), "skeleton.glb").unwrap();
     assert!(
         report
             .notes
@@ -277,12 +281,12 @@ fn a_skeleton_node_that_is_not_an_ancestor_is_noted_and_ignored() {
         "{:?}",
         report.notes
     );
-    let (expected, _) = import_slice(&plain.glb_bytes(), "plain.glb", None).unwrap();
+    let (expected, _) = seeded_import(&plain.glb_bytes(), "plain.glb").unwrap();
     assert_eq!(rig, expected);
     // The root itself is a proper skeleton node: no note.
     let mut good = common::TinyGltf::new();
     good.json["skins"][0]["skeleton"] = json!(0);
-    let (_, report) = import_slice(&good.glb_bytes(), "good.glb", None).unwrap();
+    let (_, report) = seeded_import(&good.glb_bytes(), "good.glb").unwrap();
     assert!(
         !report.notes.iter().any(|n| n.contains("skeleton node")),
         "{:?}",

@@ -297,6 +297,7 @@ fn non_joint_ancestor_is_folded_and_channels_on_other_nodes_are_counted() {
 }
 
 fn expect_error(bytes: &[u8], name: &str, check: impl Fn(&ImportErrorKind) -> bool) {
+    common::save_fuzz_seed(name, bytes);
     match import_slice(bytes, name, None) {
         Ok(_) => panic!("{name}: imported without error"),
         Err(e) => {

@@ -195,6 +195,7 @@ fn import_bytes(
         ),
         other => ImportErrorKind::Invalid(other.to_string()),
     })?;
+    check_channel_targets(&document)?;
     let buffers = load_buffers(&document, bin, base_dir)?;
     let input_bytes = bytes.len() + buffers.iter().map(Vec::len).sum::<usize>();
     Importer {
@@ -204,6 +205,31 @@ fn import_bytes(
         report: ImportReport::default(),
     }
     .run()
+}
+
+/// The gltf crate's validation skips animation channel targets (its `Animation` checks
+/// only sampler indices), and its accessors then panic on a node index past the list or a
+/// path it could not parse, so they are checked here, as the validator would report them.
+/// (Found by the `import_json` fuzz target.)
+fn check_channel_targets(document: &gltf::Document) -> Result<()> {
+    let node_count = document.as_json().nodes.len();
+    for (a, animation) in document.as_json().animations.iter().enumerate() {
+        for (c, channel) in animation.channels.iter().enumerate() {
+            let at = format!("animations[{a}].channels[{c}].target");
+            let node = channel.target.node.value();
+            if node >= node_count {
+                return Err(ImportErrorKind::Invalid(format!(
+                    "{at}.node: node {node} does not exist (the file has {node_count})"
+                )));
+            }
+            if let gltf::json::validation::Checked::Invalid = channel.target.path {
+                return Err(ImportErrorKind::Invalid(format!(
+                    "{at}.path: not one of translation, rotation, scale, weights"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Splits a file into its JSON text and optional GLB binary chunk.

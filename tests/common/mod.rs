@@ -282,3 +282,13 @@ pub fn chain_glb(depth: usize) -> Vec<u8> {
     gltf.json["skins"] = json!([{ "joints": joints }]);
     gltf.glb_bytes()
 }
+
+/// Also writes `bytes` as `name` into the folder `$SKINBENCH_FUZZ_SEEDS` names, when set:
+/// the files the tests build are the fuzz targets' starting corpus (see fuzz/README.md).
+pub fn save_fuzz_seed(name: &str, bytes: &[u8]) {
+    if let Some(dir) = std::env::var_os("SKINBENCH_FUZZ_SEEDS") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+}

@@ -1,0 +1,68 @@
+//! Every input with which the fuzz targets (`fuzz/`, see its README) once crashed the
+//! program, as a test on stable. The findings are edits of public rigs, so each is rebuilt
+//! here from `../shared/rigs` by the edit the fuzzer made (the rigs are not copied into
+//! the project); each test names the target that found it.
+
+mod common;
+
+use serde_json::Value;
+use skinbench::rig::import_slice;
+
+/// A public rig's JSON and binary chunk, or `None` when the rigs are absent (not on CI).
+fn public_glb(relative: &str) -> Option<(Value, Vec<u8>)> {
+    let bytes = std::fs::read(common::rigs_dir()?.join(relative)).unwrap();
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let json_len = u32_at(12);
+    let json = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let bin_at = 20 + json_len;
+    let bin = bytes[bin_at + 8..bin_at + 8 + u32_at(bin_at)].to_vec();
+    Some((json, bin))
+}
+
+/// Fox with one edit to its JSON must be refused with a message containing `expected`.
+fn fox_edited_is_refused(name: &str, edit: impl FnOnce(&mut Value), expected: &str) {
+    let Some((mut json, bin)) = public_glb("Fox/Fox.glb") else {
+        return;
+    };
+    edit(&mut json);
+    let bytes = common::glb(&serde_json::to_vec(&json).unwrap(), &bin);
+    let message = import_slice(&bytes, name, None).unwrap_err().to_string();
+    assert!(
+        message.contains(name) && message.contains(expected),
+        "{message}"
+    );
+}
+
+/// `import_json`, first minutes: a channel's path replaced by another glTF enum string.
+/// The gltf crate's validation does not look at channel targets, and its accessor
+/// panicked ("attempted to unwrap an invalid item").
+#[test]
+fn a_channel_path_that_names_no_property_is_refused() {
+    fox_edited_is_refused(
+        "scalar-path.glb",
+        |json| json["animations"][0]["channels"][19]["target"]["path"] = "SCALAR".into(),
+        "animations[0].channels[19].target.path: not one of translation",
+    );
+}
+
+/// `import_bytes`, first minutes: one byte of a path changed in the GLB's JSON
+/// (`"rotatio|"`), the same panic by the other road.
+#[test]
+fn a_misspelt_channel_path_is_refused() {
+    fox_edited_is_refused(
+        "misspelt-path.glb",
+        |json| json["animations"][0]["channels"][1]["target"]["path"] = "rotatio|".into(),
+        "animations[0].channels[1].target.path",
+    );
+}
+
+/// Found reading the gltf crate after the two above: channel target nodes are not checked
+/// either, and a node past the list panicked the same way.
+#[test]
+fn a_channel_on_a_node_that_does_not_exist_is_refused() {
+    fox_edited_is_refused(
+        "missing-node.glb",
+        |json| json["animations"][1]["channels"][0]["target"]["node"] = 4000.into(),
+        "animations[1].channels[0].target.node: node 4000 does not exist (the file has 26)",
+    );
+}
