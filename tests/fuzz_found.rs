@@ -66,3 +66,15 @@ fn a_channel_on_a_node_that_does_not_exist_is_refused() {
         "animations[1].channels[0].target.node: node 4000 does not exist (the file has 26)",
     );
 }
+
+/// `import_json`, 7 of its findings in the first 25 minutes: an edit that empties or
+/// shortens the accessor list. The gltf crate's own validation indexed the POSITION
+/// accessor without a bounds check and panicked inside `Document::from_json`.
+#[test]
+fn a_position_accessor_past_the_list_is_refused() {
+    fox_edited_is_refused(
+        "no-accessors.glb",
+        |json| json["accessors"] = serde_json::json!([]),
+        "meshes[0].primitives[0].attributes.POSITION: accessor 0 does not exist (the file has 0)",
+    );
+}

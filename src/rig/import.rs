@@ -184,6 +184,7 @@ fn import_bytes(
         column: e.column(),
         message: e.to_string(),
     })?;
+    check_position_accessors(&root)?;
     let document = gltf::Document::from_json(root).map_err(|e| match e {
         gltf::Error::Validation(errors) => ImportErrorKind::Invalid(
             errors
@@ -205,6 +206,28 @@ fn import_bytes(
         report: ImportReport::default(),
     }
     .run()
+}
+
+/// The gltf crate's own validation indexes a primitive's POSITION accessor without a bounds
+/// check (to look at its `min` and `max`), so a file whose POSITION names an accessor past
+/// the list panicked inside `Document::from_json`. Checked here first. (Found by the
+/// `import_json` fuzz target.)
+fn check_position_accessors(root: &gltf::json::Root) -> Result<()> {
+    let accessor_count = root.accessors.len();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            let position = gltf::json::validation::Checked::Valid(gltf::Semantic::Positions);
+            if let Some(index) = primitive.attributes.get(&position)
+                && index.value() >= accessor_count
+            {
+                return Err(ImportErrorKind::Invalid(format!(
+                    "meshes[{m}].primitives[{p}].attributes.POSITION: accessor {} does not exist (the file has {accessor_count})",
+                    index.value()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The gltf crate's validation skips animation channel targets (its `Animation` checks
