@@ -473,12 +473,16 @@ impl Pipeline {
         if config.threads != self.config.threads {
             self.pool = Self::build_pool(config.threads)?;
         }
+        if config.hierarchy != self.config.hierarchy {
+            // Only `tree` builds heap trees; another variant would keep them for nothing.
+            self.trees = Vec::new();
+        }
         self.config = config;
         self.output = config.skin.layout(&self.rig);
         let layout = GroupLayout::new(&self.rig, &config);
         if layout != self.layout || config.threads != self.scratch.len() {
             self.layout = layout;
-            self.arena.clear();
+            self.arena = Vec::new();
             self.scratch.clear();
         }
         Ok(())
@@ -528,6 +532,10 @@ impl Pipeline {
         }
         if self.trees.len() < n {
             self.trees.resize_with(n, JointTree::default);
+        } else if n.saturating_mul(4) < self.trees.len() {
+            // A crowd a quarter of the size it was gives the trees' memory back.
+            self.trees.truncate(n);
+            self.trees.shrink_to_fit();
         }
         if self.config.hierarchy == HierarchyVariant::Tree {
             for tree in &mut self.trees[..n] {
@@ -542,6 +550,9 @@ impl Pipeline {
         let lines = n.div_ceil(LANES) * self.layout.lines();
         if self.arena.len() < lines {
             self.arena.resize(lines, CacheLine::ZERO);
+        } else if lines.saturating_mul(4) < self.arena.len() {
+            // As the skinned buffer does: a crowd a quarter of the size gives memory back.
+            self.arena = vec![CacheLine::ZERO; lines];
         }
     }
 

@@ -79,6 +79,7 @@ impl Uploader {
         instances: &[Instance],
     ) -> Result<StageTimings, FrameError> {
         self.note = None;
+        self.release_unused(variant, device);
         let bytes = pipeline.output_bytes(instances.len()) as u64;
         renderer.ensure_skinned_capacity(device, pipeline.output_layout(), instances.len());
         let Some(size) = NonZeroU64::new(bytes) else {
@@ -119,9 +120,12 @@ impl Uploader {
             }
             UploadVariant::StagingBelt => {
                 let start = Instant::now();
-                if bytes > self.belt_chunk {
-                    // One chunk per frame's worth: the belt reuses it once recalled.
-                    self.belt_chunk = bytes.next_power_of_two();
+                let shrunk = bytes.saturating_mul(4) < self.belt_chunk && self.belt_chunk > 1 << 20;
+                if bytes > self.belt_chunk || shrunk {
+                    // One chunk per frame's worth: the belt reuses it once recalled. A new
+                    // belt when the frame outgrows the chunk, or needs under a quarter of it
+                    // (the old belt's chunks are freed with it).
+                    self.belt_chunk = bytes.next_power_of_two().max(1 << 20);
                     self.belt = wgpu::util::StagingBelt::new(device.clone(), self.belt_chunk);
                 }
                 let slice = self
@@ -145,6 +149,29 @@ impl Uploader {
                 self.belt.finish();
                 timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
                 Ok(timings)
+            }
+        }
+    }
+
+    /// Frees the memory of the variants not in use: the CPU copy of `write_buffer` and the
+    /// staging belt's chunks each hold a whole frame's skinned stream (a gigabyte for
+    /// 10,000 large characters), which would otherwise stay after switching away.
+    fn release_unused(&mut self, variant: UploadVariant, device: &wgpu::Device) {
+        match variant {
+            UploadVariant::WriteBuffer => {}
+            UploadVariant::InPlace | UploadVariant::StagingBelt => {
+                if !self.cpu.is_empty() {
+                    self.cpu = OutputBuffer::default();
+                }
+            }
+        }
+        match variant {
+            UploadVariant::StagingBelt => {}
+            UploadVariant::WriteBuffer | UploadVariant::InPlace => {
+                if self.belt_chunk > 1 << 20 {
+                    self.belt_chunk = 1 << 20;
+                    self.belt = wgpu::util::StagingBelt::new(device.clone(), self.belt_chunk);
+                }
             }
         }
     }

@@ -425,11 +425,13 @@ impl OutputBuffer {
         }
     }
 
-    /// Makes the buffer `bytes` long, reallocating only when it must grow.
+    /// Makes the buffer `bytes` long, reallocating only when it must grow or when it holds
+    /// more than four times what is asked (so a crowd that shrinks gives its memory back,
+    /// and one that wavers around a size does not reallocate every frame).
     pub fn resize(&mut self, bytes: usize) {
         let lines = bytes.div_ceil(64);
-        if self.lines.len() < lines {
-            self.lines.resize(lines, CacheLine::ZERO);
+        if self.lines.len() < lines || lines.saturating_mul(4) < self.lines.len() {
+            self.lines = vec![CacheLine::ZERO; lines];
         }
         self.len = bytes;
     }
@@ -448,5 +450,30 @@ impl OutputBuffer {
 
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
         &mut bytemuck::cast_slice_mut(&mut self.lines)[..self.len]
+    }
+
+    /// The bytes it holds now, whatever its length.
+    pub fn capacity_bytes(&self) -> usize {
+        self.lines.len() * 64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OutputBuffer;
+
+    #[test]
+    fn a_buffer_gives_memory_back_when_it_shrinks_to_under_a_quarter() {
+        let mut buffer = OutputBuffer::default();
+        buffer.resize(1 << 20);
+        assert_eq!(buffer.capacity_bytes(), 1 << 20);
+        // Down to a half: kept, so a wavering crowd does not reallocate every frame.
+        buffer.resize(1 << 19);
+        assert_eq!((buffer.len(), buffer.capacity_bytes()), (1 << 19, 1 << 20));
+        buffer.resize(1 << 20);
+        assert_eq!(buffer.capacity_bytes(), 1 << 20);
+        // Down to under a quarter: given back.
+        buffer.resize(1000);
+        assert_eq!((buffer.len(), buffer.capacity_bytes()), (1000, 1024));
     }
 }
