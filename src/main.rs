@@ -115,6 +115,26 @@ struct AppArgs {
     /// exit 1 beyond tolerance.
     #[arg(long, requires = "frames")]
     verify: bool,
+    /// Soak test: for SECS seconds, change variants, upload, schedule, threads, instance
+    /// count, blend, pause, speed and rig at random every frame; exit 1 on a wgpu
+    /// validation error, a verify beyond tolerance, or resident memory growing more than
+    /// 10 % from the first minute to the end (measured in the starting configuration).
+    #[arg(long, value_name = "SECS", conflicts_with_all = ["frames", "screenshot", "verify"], value_parser = parse_soak_secs)]
+    soak: Option<f64>,
+    /// With --soak: the seed of its random changes (the same seed replays the same changes).
+    #[arg(long, requires = "soak")]
+    seed: Option<u64>,
+    /// With --soak: a folder whose .gltf and .glb rigs it switches between, besides the
+    /// starting rig and the built-in one (default: ../shared/rigs where it exists).
+    #[arg(long, requires = "soak", value_name = "DIR")]
+    soak_rigs: Option<PathBuf>,
+}
+
+fn parse_soak_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (1.0..=86_400.0).contains(&secs) => Ok(secs),
+        _ => Err(format!("{s:?} is not a number of seconds in 1..=86400")),
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -381,6 +401,16 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
         );
     }
     let rig = load_rig(args.rig.as_deref())?;
+    let soak = match args.soak {
+        Some(secs) => Some(soak_plan(
+            rig.clone(),
+            secs,
+            args.seed.unwrap_or(1),
+            args.soak_rigs.as_deref(),
+            cores,
+        )?),
+        None => None,
+    };
     let best = PipelineConfig::best_for(&rig, threads);
     let hierarchy = args.hierarchy.unwrap_or(best.hierarchy);
     if let Some(reason) = hierarchy.refusal(&rig) {
@@ -422,6 +452,67 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             screenshot: args.screenshot,
             verify: args.verify,
             window_size: args.window,
+            soak,
         },
     )
+}
+
+/// The soak's rigs: the starting one, the built-in one, and every .gltf and .glb in
+/// `rigs_dir` and its subfolders (default: `../shared/rigs` where it exists).
+fn soak_plan(
+    start: std::sync::Arc<PreparedRig>,
+    secs: f64,
+    seed: u64,
+    rigs_dir: Option<&std::path::Path>,
+    cores: usize,
+) -> anyhow::Result<skinbench::ui::soak::SoakPlan> {
+    let mut rigs = vec![start.clone()];
+    if start.name != "reference" {
+        rigs.push(load_rig(None)?);
+    }
+    let default_dir = std::path::Path::new("../shared/rigs");
+    let dir = match rigs_dir {
+        Some(dir) => Some(dir),
+        None => default_dir.is_dir().then_some(default_dir),
+    };
+    if let Some(dir) = dir {
+        let mut files = Vec::new();
+        let entries = std::fs::read_dir(dir)
+            .with_context(|| format!("--soak-rigs {}: cannot read the folder", dir.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                for inner in std::fs::read_dir(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?
+                {
+                    files.push(inner?.path());
+                }
+            } else {
+                files.push(path);
+            }
+        }
+        files.retain(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
+        });
+        files.sort();
+        for file in files {
+            rigs.push(load_rig(Some(&file))?);
+        }
+    }
+    eprintln!(
+        "soak: {secs} s, seed {seed}, {} rigs: {}",
+        rigs.len(),
+        rigs.iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(skinbench::ui::soak::SoakPlan {
+        duration: std::time::Duration::from_secs_f64(secs),
+        seed,
+        rigs,
+        max_instances: skinbench::ui::app::MAX_INSTANCES,
+        max_threads: cores,
+    })
 }

@@ -25,6 +25,7 @@ use winit::window::{Window, WindowId};
 
 use super::Settings;
 use super::scene::Scene;
+use super::soak::{Soak, SoakPlan};
 use crate::crowd::Stage;
 use crate::gpu::{Blit, GpuContext};
 use crate::prepare::PreparedRig;
@@ -43,6 +44,8 @@ pub struct AppOptions {
     /// the screenshot sidecar, and fail beyond tolerance.
     pub verify: bool,
     pub window_size: (u32, u32),
+    /// Run a soak test instead of a fixed number of frames (`--soak`).
+    pub soak: Option<SoakPlan>,
 }
 
 /// Runs the app until the window closes (or `frames` are done).
@@ -105,6 +108,7 @@ struct Running {
     last_frame: Instant,
     frames_done: u64,
     last_gpu_render_us: Option<f64>,
+    soak: Option<Soak>,
 }
 
 impl ApplicationHandler for App {
@@ -333,6 +337,7 @@ impl Running {
         let format = surface.config.format;
         let scene = Scene::new(gpu, rig, options.settings.clone(), format, size)?;
         surface.bind_source(&scene.gpu.device, &scene.targets.color_view);
+        let soak = options.soak.clone().map(|plan| Soak::start(plan, &scene));
         Ok(Running {
             surface,
             egui,
@@ -342,6 +347,7 @@ impl Running {
             last_frame: Instant::now(),
             frames_done: 0,
             last_gpu_render_us: None,
+            soak,
         })
     }
 
@@ -374,6 +380,15 @@ impl Running {
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame);
         self.last_frame = now;
+        if let Some(soak) = &mut self.soak {
+            let rig_before = Arc::as_ptr(self.scene.rig());
+            soak.before_frame(&mut self.scene);
+            if Arc::as_ptr(self.scene.rig()) != rig_before {
+                self.surface
+                    .window
+                    .set_title(&format!("skinbench — {}", self.scene.rig().name));
+            }
+        }
         self.scene.begin_frame(dt.as_secs_f32());
         self.apply_present_mode();
 
@@ -508,6 +523,16 @@ impl Running {
         timings.gpu_render_us = self.last_gpu_render_us;
         timings.frame_us = dt.as_secs_f64() * 1e6;
         self.scene.history.push(timings);
+        if let Some(soak) = &mut self.soak {
+            soak.after_frame(&mut self.scene);
+            if soak.is_done() {
+                eprint!("{}", soak.report.to_text());
+                return match soak.report.failure() {
+                    Some(failure) => Err(anyhow::anyhow!("soak failed: {failure}")),
+                    None => Ok(FrameOutcome::Done),
+                };
+            }
+        }
         Ok(if last_frame {
             FrameOutcome::Done
         } else {

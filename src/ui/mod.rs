@@ -9,6 +9,7 @@
 
 pub mod app;
 pub mod scene;
+pub mod soak;
 
 use std::time::Duration;
 

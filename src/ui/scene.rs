@@ -158,6 +158,41 @@ impl Scene {
         }
     }
 
+    /// Switches to another rig: its own renderer (unskinned stream, index buffer), pipeline
+    /// and crowd, with the same settings where the new rig accepts them (a hierarchy variant
+    /// it refuses becomes the best one that accepts it). A rig whose crowd would not fit in
+    /// memory is refused with the reason, and the scene keeps the rig it had.
+    pub fn set_rig(&mut self, rig: Arc<PreparedRig>) -> Result<(), String> {
+        let mut config = self.settings.pipeline;
+        if config.hierarchy.refusal(&rig).is_some() {
+            config.hierarchy =
+                crate::crowd::PipelineConfig::best_for(&rig, config.threads).hierarchy;
+        }
+        let instances = self.settings.instances.clamp(1, MAX_INSTANCES);
+        let mut budget = Budget::this_machine(Some(self.renderer.max_skinned_bytes()));
+        // Everything the current rig holds is freed when it is replaced.
+        let current = Footprint::of(self.rig(), self.pipeline.config(), self.crowd.len(), 1);
+        budget.memory_bytes = budget.memory_bytes.saturating_add(current.total());
+        budget::check(&rig, &config, instances, 1, &budget).map_err(|e| e.to_string())?;
+        let pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+        let format = self.targets.color.format();
+        self.renderer = CrowdRenderer::new(&self.gpu.device, &rig, format);
+        self.pipeline = pipeline;
+        self.crowd = InstanceStore::new();
+        self.crowd.resize(instances, &rig, SPACING);
+        self.refusals = HierarchyVariant::ALL
+            .iter()
+            .filter_map(|&v| v.refusal(&rig).map(|r| (v, r)))
+            .collect();
+        self.settings.pipeline = config;
+        self.settings.instances = instances;
+        self.budget_refusal = None;
+        self.requests.last_verify = None;
+        self.history.clear();
+        self.reset_camera();
+        Ok(())
+    }
+
     /// The most instances whose skinned vertices fit one GPU buffer.
     pub fn max_instances(&self) -> usize {
         let layout = self.pipeline.output_layout();

@@ -1,0 +1,457 @@
+//! The soak test (`skinbench --soak SECS [--seed N]`): the app left running while random
+//! changes hit it, every frame, to find what no single test configuration shows.
+//!
+//! How it works: before each frame [`Soak::before_frame`] makes one change to the scene,
+//! drawn from a seeded generator (SplitMix64, so a seed replays the same sequence of
+//! changes): a variant of any stage, the upload, schedule, threads, instance count
+//! (log-uniform over 1..=10,000, so large crowds come up without every frame being one),
+//! blend, pause, speed, the rig (the built-in one and every rig given) or a verify
+//! request. The scene applies the change as the panel would, with the same refusals. After
+//! each frame [`Soak::after_frame`] fails the run on a wgpu validation error (collected by
+//! the device's uncaptured-error handler the soak installs) or a verify beyond tolerance;
+//! a panic ends the process with the soak's seed and last changes printed by its panic
+//! hook. Resident memory is read at checkpoints, every minute and at the end, each taken in
+//! the same configuration (the first rig and the starting settings, a few frames in), so
+//! the readings show growth and not the random crowd of the moment; the run fails when the
+//! last is more than 10 % above the first.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::Settings;
+use super::scene::Scene;
+use crate::anim::hierarchy::HierarchyVariant;
+use crate::crowd::Schedule;
+use crate::gpu::UploadVariant;
+use crate::prepare::PreparedRig;
+use crate::skin::SkinVariant;
+use crate::variant::Variant;
+
+/// How often a memory checkpoint is taken (the first after one such interval).
+pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(60);
+/// Frames rendered in the checkpoint configuration before resident memory is read.
+const CHECKPOINT_FRAMES: u32 = 5;
+/// How much resident memory may grow from the first checkpoint to the last.
+pub const RSS_GROWTH_LIMIT: f64 = 0.10;
+/// Changes kept for the report of a failure.
+const RECENT_CHANGES: usize = 12;
+
+/// What a soak runs.
+#[derive(Clone, Debug)]
+pub struct SoakPlan {
+    pub duration: Duration,
+    pub seed: u64,
+    /// The rigs it switches between; the first is the one the app started with.
+    pub rigs: Vec<Arc<PreparedRig>>,
+    /// Upper bound of the random instance count (the app's 10,000; tests use less).
+    pub max_instances: usize,
+    /// Worker threads it may choose, 1..=this.
+    pub max_threads: usize,
+}
+
+/// SplitMix64: small, seedable and good enough to pick settings.
+#[derive(Clone, Debug)]
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in 0.0..1.0.
+    fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn pick<V: Copy>(&mut self, all: &[V]) -> V {
+        all[self.below(all.len())]
+    }
+}
+
+/// The kinds of change, with how often each is drawn (out of their sum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    Hierarchy,
+    Skin,
+    Upload,
+    Schedule,
+    Threads,
+    Instances,
+    Blend,
+    Pause,
+    Speed,
+    Rig,
+    Verify,
+}
+
+const CHANGES: &[(Change, u32)] = &[
+    (Change::Hierarchy, 4),
+    (Change::Skin, 4),
+    (Change::Upload, 3),
+    (Change::Schedule, 2),
+    (Change::Threads, 2),
+    (Change::Instances, 4),
+    (Change::Blend, 2),
+    (Change::Pause, 1),
+    (Change::Speed, 1),
+    (Change::Rig, 2),
+    (Change::Verify, 1),
+];
+
+/// Where the run is with its memory checkpoints.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    Random,
+    /// Rendering in the checkpoint configuration; `frames_left` until the reading.
+    Checkpoint {
+        frames_left: u32,
+        last: bool,
+    },
+    Done,
+}
+
+/// What the soak saw; printed at the end and on failure.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SoakReport {
+    pub seed: u64,
+    pub seconds: f64,
+    pub frames: u64,
+    pub changes: u64,
+    pub rig_switches: u64,
+    pub verifies: u64,
+    pub refusals: u64,
+    pub largest_crowd: usize,
+    pub validation_errors: Vec<String>,
+    pub verify_failures: Vec<String>,
+    /// Resident memory at each checkpoint (every minute and at the end), bytes.
+    pub rss_checkpoints: Vec<u64>,
+}
+
+impl SoakReport {
+    /// Resident memory's growth from the first checkpoint to the last (0.05 = 5 %).
+    pub fn rss_growth(&self) -> Option<f64> {
+        match self.rss_checkpoints.as_slice() {
+            [first, .., last] if *first > 0 => Some(*last as f64 / *first as f64 - 1.0),
+            _ => None,
+        }
+    }
+
+    /// Why the run failed, if it did.
+    pub fn failure(&self) -> Option<String> {
+        if let Some(e) = self.validation_errors.first() {
+            return Some(format!(
+                "{} wgpu validation error(s), the first: {e}",
+                self.validation_errors.len()
+            ));
+        }
+        if let Some(e) = self.verify_failures.first() {
+            return Some(format!(
+                "{} verify failure(s), the first: {e}",
+                self.verify_failures.len()
+            ));
+        }
+        match self.rss_growth() {
+            Some(growth) if growth > RSS_GROWTH_LIMIT => Some(format!(
+                "resident memory grew {:.1} % from the first checkpoint to the last (limit {:.0} %)",
+                growth * 100.0,
+                RSS_GROWTH_LIMIT * 100.0
+            )),
+            _ => None,
+        }
+    }
+
+    pub fn to_text(&self) -> String {
+        let checkpoints: Vec<String> = self
+            .rss_checkpoints
+            .iter()
+            .map(|b| format!("{:.0}", *b as f64 / 1048576.0))
+            .collect();
+        format!(
+            "soak: seed {}, {:.0} s, {} frames, {} changes ({} rig switches, {} verifies, {} refused), largest crowd {}\n\
+             soak: resident memory at the checkpoints (each minute, then the end), MiB: {}{}\n\
+             soak: {} validation errors, {} verify failures\n",
+            self.seed,
+            self.seconds,
+            self.frames,
+            self.changes,
+            self.rig_switches,
+            self.verifies,
+            self.refusals,
+            self.largest_crowd,
+            if checkpoints.is_empty() {
+                "none (the soak was shorter than a minute)".to_string()
+            } else {
+                checkpoints.join(", ")
+            },
+            self.rss_growth()
+                .map_or(String::new(), |g| format!(" ({:+.1} %)", g * 100.0)),
+            self.validation_errors.len(),
+            self.verify_failures.len(),
+        )
+    }
+}
+
+/// A running soak.
+pub struct Soak {
+    plan: SoakPlan,
+    rng: Rng,
+    started: Instant,
+    phase: Phase,
+    rig_index: usize,
+    /// The settings the app started with: the checkpoint configuration.
+    start_settings: Settings,
+    recent: Arc<Mutex<VecDeque<String>>>,
+    validation_errors: Arc<Mutex<Vec<String>>>,
+    pub report: SoakReport,
+}
+
+impl Soak {
+    /// Starts a soak of `scene`: installs the validation-error handler on its device and a
+    /// panic hook that prints the seed and the last changes.
+    pub fn start(plan: SoakPlan, scene: &Scene) -> Self {
+        let validation_errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = validation_errors.clone();
+        scene.gpu.device.on_uncaptured_error(Arc::new(move |e| {
+            sink.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(e.to_string());
+        }));
+        let recent = Arc::new(Mutex::new(VecDeque::new()));
+        let hook_recent = recent.clone();
+        let seed = plan.seed;
+        let previous_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let changes: Vec<String> = hook_recent
+                .try_lock()
+                .map(|r| r.iter().cloned().collect())
+                .unwrap_or_default();
+            eprintln!(
+                "soak: panic (seed {seed}); the last changes, oldest first:\n  {}",
+                changes.join("\n  ")
+            );
+            previous_hook(info);
+        }));
+        Soak {
+            rng: Rng(plan.seed),
+            report: SoakReport {
+                seed: plan.seed,
+                ..SoakReport::default()
+            },
+            plan,
+            started: Instant::now(),
+            phase: Phase::Random,
+            rig_index: 0,
+            start_settings: scene.settings.clone(),
+            recent,
+            validation_errors,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// Makes this frame's change (or steers into a checkpoint).
+    pub fn before_frame(&mut self, scene: &mut Scene) {
+        let elapsed = self.started.elapsed();
+        if self.phase == Phase::Random {
+            let taken = self.report.rss_checkpoints.len() as u32;
+            let last_due = elapsed >= self.plan.duration;
+            let next_due = elapsed >= CHECKPOINT_INTERVAL * (taken + 1);
+            if last_due || next_due {
+                self.enter_checkpoint(scene, last_due);
+                return;
+            }
+            self.random_change(scene);
+        }
+    }
+
+    /// Checks the frame just rendered; advances a checkpoint.
+    pub fn after_frame(&mut self, scene: &mut Scene) {
+        self.report.frames += 1;
+        self.report.seconds = self.started.elapsed().as_secs_f64();
+        self.report.largest_crowd = self.report.largest_crowd.max(scene.crowd.len());
+        let errors: Vec<String> = std::mem::take(
+            &mut *self
+                .validation_errors
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        let context = self.context(scene);
+        for e in errors {
+            self.report
+                .validation_errors
+                .push(format!("{e} (after: {context})"));
+        }
+        if scene.budget_refusal.is_some() {
+            self.report.refusals += 1;
+            scene.budget_refusal = None;
+        }
+        if let Some(result) = scene.requests.last_verify.take() {
+            match result {
+                Ok(d) if d.within_tolerance() => {}
+                Ok(d) => self.report.verify_failures.push(format!(
+                    "beyond tolerance ({context}): {}",
+                    d.to_text().trim_end()
+                )),
+                Err(e) => self
+                    .report
+                    .verify_failures
+                    .push(format!("verify failed ({context}): {e}")),
+            }
+        }
+        if let Phase::Checkpoint { frames_left, last } = self.phase {
+            if frames_left > 1 {
+                self.phase = Phase::Checkpoint {
+                    frames_left: frames_left - 1,
+                    last,
+                };
+            } else {
+                self.report.rss_checkpoints.extend(resident_bytes());
+                self.phase = if last { Phase::Done } else { Phase::Random };
+            }
+        }
+        if !self.report.validation_errors.is_empty() || !self.report.verify_failures.is_empty() {
+            self.phase = Phase::Done;
+        }
+    }
+
+    /// The scene's configuration in a few words (for failure messages).
+    fn context(&self, scene: &Scene) -> String {
+        let p = scene.pipeline.config();
+        format!(
+            "rig {}, {} instances, {} {} {} {}, {} threads, blend {:.2}",
+            scene.rig().name,
+            scene.crowd.len(),
+            p.hierarchy.name(),
+            p.skin.name(),
+            scene.settings.upload.name(),
+            p.schedule.name(),
+            p.threads,
+            p.blend_weight
+        )
+    }
+
+    fn note(&mut self, change: String) {
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        if recent.len() == RECENT_CHANGES {
+            recent.pop_front();
+        }
+        recent.push_back(format!("frame {}: {change}", self.report.frames));
+    }
+
+    fn enter_checkpoint(&mut self, scene: &mut Scene, last: bool) {
+        if self.rig_index != 0 {
+            self.switch_rig(scene, 0);
+        }
+        scene.settings = self.start_settings.clone();
+        self.note(format!(
+            "checkpoint ({})",
+            if last { "last" } else { "first" }
+        ));
+        self.phase = Phase::Checkpoint {
+            frames_left: CHECKPOINT_FRAMES,
+            last,
+        };
+    }
+
+    fn switch_rig(&mut self, scene: &mut Scene, index: usize) {
+        let rig = self.plan.rigs[index].clone();
+        match scene.set_rig(rig) {
+            Ok(()) => {
+                self.rig_index = index;
+                self.report.rig_switches += 1;
+            }
+            Err(_) => self.report.refusals += 1,
+        }
+    }
+
+    fn random_change(&mut self, scene: &mut Scene) {
+        let total: u32 = CHANGES.iter().map(|(_, w)| w).sum();
+        let mut roll = (self.rng.next_u64() % u64::from(total)) as u32;
+        let change = CHANGES
+            .iter()
+            .find(|(_, w)| {
+                let hit = roll < *w;
+                roll = roll.saturating_sub(*w);
+                hit
+            })
+            .map_or(Change::Verify, |(c, _)| *c);
+        self.report.changes += 1;
+        let settings = &mut scene.settings;
+        let described = match change {
+            Change::Hierarchy => {
+                settings.pipeline.hierarchy = self.rng.pick(HierarchyVariant::ALL);
+                format!("hierarchy {}", settings.pipeline.hierarchy.name())
+            }
+            Change::Skin => {
+                settings.pipeline.skin = self.rng.pick(SkinVariant::ALL);
+                format!("skin {}", settings.pipeline.skin.name())
+            }
+            Change::Upload => {
+                settings.upload = self.rng.pick(UploadVariant::ALL);
+                format!("upload {}", settings.upload.name())
+            }
+            Change::Schedule => {
+                settings.pipeline.schedule = self.rng.pick(Schedule::ALL);
+                format!("schedule {}", settings.pipeline.schedule.name())
+            }
+            Change::Threads => {
+                settings.pipeline.threads = 1 + self.rng.below(self.plan.max_threads.max(1));
+                format!("threads {}", settings.pipeline.threads)
+            }
+            Change::Instances => {
+                // Log-uniform: as many changes land in 1..10 as in 1000..10,000.
+                let max = self.plan.max_instances.max(1) as f32;
+                settings.instances = (max.powf(self.rng.unit()).round() as usize).max(1);
+                format!("instances {}", settings.instances)
+            }
+            Change::Blend => {
+                settings.pipeline.blend_weight = if self.rng.below(2) == 0 {
+                    0.0
+                } else {
+                    self.rng.unit().max(0.01)
+                };
+                format!("blend {:.2}", settings.pipeline.blend_weight)
+            }
+            Change::Pause => {
+                settings.paused = !settings.paused;
+                format!("paused {}", settings.paused)
+            }
+            Change::Speed => {
+                settings.speed = 10.0 * self.rng.unit();
+                format!("speed {:.2}", settings.speed)
+            }
+            Change::Rig => {
+                let index = self.rng.below(self.plan.rigs.len());
+                self.switch_rig(scene, index);
+                format!("rig {}", self.plan.rigs[index].name)
+            }
+            Change::Verify => {
+                scene.requests.verify = true;
+                self.report.verifies += 1;
+                "verify".to_string()
+            }
+        };
+        self.note(described);
+    }
+}
+
+/// This process's resident memory (`VmRSS` in `/proc/self/status`; Linux only, `None`
+/// elsewhere).
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
