@@ -8,11 +8,9 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skinbench::crowd::PipelineConfig;
 use skinbench::gpu::{GpuContext, UploadVariant};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::SkinVariant;
-use skinbench::ui::Settings;
 use skinbench::ui::scene::Scene;
 use skinbench::variant::Variant;
 
@@ -29,15 +27,7 @@ fn harness() -> Option<Harness<'static, Scene>> {
 /// The same for `instances` characters of `rig`.
 fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'static, Scene>> {
     let gpu = context()?;
-    let settings = Settings {
-        pipeline: PipelineConfig::best_for(&rig, 1),
-        upload: UploadVariant::DEFAULT,
-        instances,
-        speed: 1.0,
-        paused: false,
-        vsync: false,
-        show_panel: true,
-    };
+    let settings = common::app_settings(&rig, instances);
     let scene = Scene::new(
         gpu,
         rig,

@@ -7,25 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use skinbench::anim::hierarchy::HierarchyVariant;
-use skinbench::crowd::PipelineConfig;
-use skinbench::gpu::UploadVariant;
 use skinbench::prepare::PreparedRig;
-use skinbench::ui::Settings;
 use skinbench::ui::scene::Scene;
 use skinbench::ui::soak::{Soak, SoakPlan};
 use skinbench::variant::Variant;
 
 fn scene(rig: Arc<PreparedRig>, instances: usize) -> Option<Scene> {
     let gpu = common::gpu_context()?;
-    let settings = Settings {
-        pipeline: PipelineConfig::best_for(&rig, 1),
-        upload: UploadVariant::DEFAULT,
-        instances,
-        speed: 1.0,
-        paused: false,
-        vsync: false,
-        show_panel: true,
-    };
+    let settings = common::app_settings(&rig, instances);
     Some(
         Scene::new(
             gpu,

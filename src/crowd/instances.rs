@@ -171,7 +171,7 @@ impl InstanceStore {
         while self.len() < count {
             let i = self.len();
             let mut random = SplitMix64(0x5EED_0000 + i as u64);
-            let clip = (random.next() % clips as u64) as u16;
+            let clip = (random.next_u64() % clips as u64) as u16;
             let duration = rig
                 .clips
                 .get(clip as usize)
@@ -183,7 +183,7 @@ impl InstanceStore {
                 ground_position: [x as f32 * spacing, z as f32 * spacing],
                 clip,
                 blend_clip: ((clip as usize + 1) % clips) as u16,
-                material: (random.next() % 3) as u32,
+                material: (random.next_u64() % 3) as u32,
             });
         }
     }
@@ -214,11 +214,13 @@ pub fn spiral(i: usize) -> [i32; 2] {
     [x as i32, z as i32]
 }
 
-/// A tiny deterministic generator for instance placement (no extra dependency).
-struct SplitMix64(u64);
+/// A tiny deterministic generator (no extra dependency): instance placement here, the
+/// soak test's changes in `ui::soak`. The same seed gives the same sequence.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -226,7 +228,18 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    /// Uniform in 0.0..1.0.
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in 0..n (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// One of `all` (not empty).
+    pub fn pick<V: Copy>(&mut self, all: &[V]) -> V {
+        all[self.below(all.len())]
     }
 }

@@ -23,6 +23,7 @@ use super::Settings;
 use super::scene::Scene;
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::Schedule;
+use crate::crowd::instances::SplitMix64;
 use crate::gpu::UploadVariant;
 use crate::prepare::PreparedRig;
 use crate::skin::SkinVariant;
@@ -48,34 +49,6 @@ pub struct SoakPlan {
     pub max_instances: usize,
     /// Worker threads it may choose, 1..=this.
     pub max_threads: usize,
-}
-
-/// SplitMix64: small, seedable and good enough to pick settings.
-#[derive(Clone, Debug)]
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// Uniform in 0.0..1.0.
-    fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn pick<V: Copy>(&mut self, all: &[V]) -> V {
-        all[self.below(all.len())]
-    }
 }
 
 /// The kinds of change, with how often each is drawn (out of their sum).
@@ -204,7 +177,7 @@ impl SoakReport {
 /// A running soak.
 pub struct Soak {
     plan: SoakPlan,
-    rng: Rng,
+    rng: SplitMix64,
     started: Instant,
     phase: Phase,
     rig_index: usize,
@@ -242,7 +215,7 @@ impl Soak {
             previous_hook(info);
         }));
         Soak {
-            rng: Rng(plan.seed),
+            rng: SplitMix64(plan.seed),
             report: SoakReport {
                 seed: plan.seed,
                 ..SoakReport::default()

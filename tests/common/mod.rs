@@ -243,6 +243,23 @@ pub fn thread_counts() -> Vec<usize> {
     t
 }
 
+/// The panel's starting settings for `instances` characters of `rig`: its best variants on
+/// one thread, the default upload, no vsync.
+pub fn app_settings(
+    rig: &skinbench::prepare::PreparedRig,
+    instances: usize,
+) -> skinbench::ui::Settings {
+    skinbench::ui::Settings {
+        pipeline: skinbench::crowd::PipelineConfig::best_for(rig, 1),
+        upload: skinbench::gpu::UploadVariant::DEFAULT,
+        instances,
+        speed: 1.0,
+        paused: false,
+        vsync: false,
+        show_panel: true,
+    }
+}
+
 /// An offscreen GPU context on whatever adapter exists (lavapipe without a GPU), or `None`
 /// with a message; under `CI=true` a missing adapter fails the test instead.
 pub fn gpu_context() -> Option<skinbench::gpu::GpuContext> {
