@@ -496,6 +496,12 @@ fn soak_plan(
                 .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
         });
         files.sort();
+        if files.is_empty() {
+            anyhow::bail!(
+                "--soak-rigs {}: no .gltf or .glb file in the folder or its subfolders",
+                dir.display()
+            );
+        }
         for file in files {
             rigs.push(load_rig(Some(&file))?);
         }

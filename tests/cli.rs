@@ -117,6 +117,34 @@ fn verify_needs_frames() {
 }
 
 #[test]
+fn soak_flags_are_checked_before_the_window_opens() {
+    for (args, code, expected) in [
+        (&["--soak", "0"][..], 2, "1..=86400"),
+        (&["--soak", "inf"][..], 2, "1..=86400"),
+        (&["--seed", "3"][..], 2, "--soak"),
+        (
+            &["--soak", "5", "--frames", "3"][..],
+            2,
+            "cannot be used with",
+        ),
+        (
+            &["--soak", "5", "--soak-rigs", "/nonexistent-rigs"][..],
+            1,
+            "--soak-rigs /nonexistent-rigs: cannot read the folder",
+        ),
+        (
+            &["--soak", "5", "--soak-rigs", "src"][..],
+            1,
+            "no .gltf or .glb file",
+        ),
+    ] {
+        let (got, _, err) = skinbench(args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn without_a_display_the_app_says_what_to_do() {
     let (code, _, err) = skinbench(&["--frames", "1"]);
     assert_eq!(code, 1, "{err}");
