@@ -10,6 +10,12 @@
 //! `MemAvailable`) and with the largest GPU buffer, and refuses with the figures and the
 //! largest instance count that fits. The app keeps its previous configuration and shows
 //! the message; the CLI, `bench` and `pose` exit 1 with it.
+//!
+//! The other way: when a configuration is replaced by one that needs much less,
+//! [`return_freed_memory`] asks the allocator to give its free pages back to the system.
+//! glibc keeps freed heap memory for reuse, so without it the app's resident memory would
+//! stay at the largest crowd it ever had (the soak test measured +40 % over 30 minutes,
+//! flat after the first 15).
 
 use super::instances::Instance;
 use super::pipeline::{PipelineConfig, Schedule};
@@ -260,4 +266,23 @@ pub fn check_configs(
         limit,
         fits: lo,
     })
+}
+
+/// Gives the allocator's free memory back to the system: glibc's `malloc_trim`, which
+/// returns the free pages of every arena (heap fragments that stay mapped otherwise). Call
+/// it when a configuration was replaced by a much smaller one; it walks the whole heap, so
+/// never per frame. Elsewhere (other allocators return memory on their own terms) it does
+/// nothing.
+pub fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: malloc_trim takes no pointers and has no preconditions; glibc locks each
+        // arena while it trims, so calling it while other threads allocate is sound.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
 }

@@ -30,6 +30,9 @@ use crate::variant::Variant;
 pub const SPACING: f32 = 1.6;
 /// Upper bound of the instance slider.
 pub const MAX_INSTANCES: usize = 10_000;
+/// Frames between a configuration shrinking and the freed memory going back to the system:
+/// buffers the GPU still reads are released only once its frames are done.
+const TRIM_DELAY_FRAMES: u8 = 2;
 /// Instances verify compares with the reference (spread over the crowd).
 pub const VERIFY_INSTANCES: usize = 16;
 
@@ -63,6 +66,12 @@ pub struct Scene {
     /// Why the last change of configuration or instance count was refused for memory,
     /// shown until a change is accepted.
     pub budget_refusal: Option<String>,
+    /// The footprint of the configuration running now, bytes.
+    footprint_bytes: u64,
+    /// Set when the configuration shrank to under half its footprint (or the rig
+    /// changed): this many frames later, when the GPU has let go of the old buffers, the
+    /// freed memory goes back to the system.
+    trim_after_frames: Option<u8>,
 }
 
 impl Scene {
@@ -81,7 +90,7 @@ impl Scene {
         crowd.resize(settings.instances, &rig, SPACING);
         let camera = OrbitCamera::framing(crowd_extent(&crowd));
         let uploader = Uploader::new(&gpu.device);
-        Ok(Scene {
+        let mut scene = Scene {
             refusals: HierarchyVariant::ALL
                 .iter()
                 .filter_map(|&v| v.refusal(&rig).map(|r| (v, r)))
@@ -100,7 +109,11 @@ impl Scene {
             screenshot_dir: PathBuf::from("bench-results/screenshots"),
             notes: Vec::new(),
             budget_refusal: None,
-        })
+            footprint_bytes: 0,
+            trim_after_frames: None,
+        };
+        scene.footprint_bytes = scene.footprint().total();
+        Ok(scene)
     }
 
     pub fn rig(&self) -> &Arc<PreparedRig> {
@@ -120,6 +133,7 @@ impl Scene {
     /// is reverted and the reason noted; so is one that would not fit in memory (checked
     /// before anything is allocated, see [`crate::crowd::budget`]).
     pub fn apply_settings(&mut self) {
+        let running_before = (*self.pipeline.config(), self.crowd.len());
         let wanted = self.settings.pipeline;
         let wanted_instances = self.settings.instances.clamp(1, MAX_INSTANCES);
         if wanted != *self.pipeline.config() || wanted_instances != self.crowd.len() {
@@ -156,6 +170,18 @@ impl Scene {
                 .resize(self.settings.instances, self.pipeline.rig(), SPACING);
             self.history.clear();
         }
+        if (*self.pipeline.config(), self.crowd.len()) != running_before {
+            let footprint = self.footprint().total();
+            if footprint.saturating_mul(2) < self.footprint_bytes {
+                self.trim_after_frames = Some(TRIM_DELAY_FRAMES);
+            }
+            self.footprint_bytes = footprint;
+        }
+    }
+
+    /// What the current rig, configuration and crowd hold (the budget's figure).
+    fn footprint(&self) -> Footprint {
+        Footprint::of(self.rig(), self.pipeline.config(), self.crowd.len(), 1)
     }
 
     /// Switches to another rig: its own renderer (unskinned stream, index buffer), pipeline
@@ -190,6 +216,8 @@ impl Scene {
         self.requests.last_verify = None;
         self.history.clear();
         self.reset_camera();
+        self.footprint_bytes = self.footprint().total();
+        self.trim_after_frames = Some(TRIM_DELAY_FRAMES);
         Ok(())
     }
 
@@ -281,6 +309,14 @@ impl Scene {
     /// present mode, where there is one, goes into the sidecar).
     pub fn finish_frame(&mut self, present_mode: Option<&str>) {
         self.uploader.after_submit();
+        self.trim_after_frames = match self.trim_after_frames {
+            Some(0) => {
+                budget::return_freed_memory();
+                None
+            }
+            Some(n) => Some(n - 1),
+            None => None,
+        };
         if std::mem::take(&mut self.requests.verify) {
             self.requests.last_verify = Some(self.verify());
         }
