@@ -91,10 +91,7 @@ impl Scene {
         let camera = OrbitCamera::framing(crowd_extent(&crowd));
         let uploader = Uploader::new(&gpu.device);
         let mut scene = Scene {
-            refusals: HierarchyVariant::ALL
-                .iter()
-                .filter_map(|&v| v.refusal(&rig).map(|r| (v, r)))
-                .collect(),
+            refusals: refusals_of(&rig),
             gpu,
             renderer,
             targets,
@@ -138,11 +135,7 @@ impl Scene {
         let wanted_instances = self.settings.instances.clamp(1, MAX_INSTANCES);
         if wanted != *self.pipeline.config() || wanted_instances != self.crowd.len() {
             let rig = self.pipeline.rig().clone();
-            let mut budget = Budget::this_machine(Some(self.renderer.max_skinned_bytes()));
-            // What the current configuration holds is freed when it is replaced.
-            let current = Footprint::of(&rig, self.pipeline.config(), self.crowd.len(), 1);
-            budget.memory_bytes = budget.memory_bytes.saturating_add(current.total());
-            match budget::check(&rig, &wanted, wanted_instances, 1, &budget) {
+            match budget::check(&rig, &wanted, wanted_instances, 1, &self.budget_replacing()) {
                 Ok(_) => self.budget_refusal = None,
                 Err(e) => {
                     self.budget_refusal = Some(e.to_string());
@@ -179,6 +172,14 @@ impl Scene {
         }
     }
 
+    /// The memory a replacement of the running configuration may use: what the system has
+    /// available plus what the running one holds (freed when it is replaced).
+    fn budget_replacing(&self) -> Budget {
+        let mut budget = Budget::this_machine(Some(self.renderer.max_skinned_bytes()));
+        budget.memory_bytes = budget.memory_bytes.saturating_add(self.footprint().total());
+        budget
+    }
+
     /// What the current rig, configuration and crowd hold (the budget's figure).
     fn footprint(&self) -> Footprint {
         Footprint::of(self.rig(), self.pipeline.config(), self.crowd.len(), 1)
@@ -195,21 +196,15 @@ impl Scene {
                 crate::crowd::PipelineConfig::best_for(&rig, config.threads).hierarchy;
         }
         let instances = self.settings.instances.clamp(1, MAX_INSTANCES);
-        let mut budget = Budget::this_machine(Some(self.renderer.max_skinned_bytes()));
-        // Everything the current rig holds is freed when it is replaced.
-        let current = Footprint::of(self.rig(), self.pipeline.config(), self.crowd.len(), 1);
-        budget.memory_bytes = budget.memory_bytes.saturating_add(current.total());
-        budget::check(&rig, &config, instances, 1, &budget).map_err(|e| e.to_string())?;
+        budget::check(&rig, &config, instances, 1, &self.budget_replacing())
+            .map_err(|e| e.to_string())?;
         let pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
         let format = self.targets.color.format();
         self.renderer = CrowdRenderer::new(&self.gpu.device, &rig, format);
         self.pipeline = pipeline;
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
-        self.refusals = HierarchyVariant::ALL
-            .iter()
-            .filter_map(|&v| v.refusal(&rig).map(|r| (v, r)))
-            .collect();
+        self.refusals = refusals_of(&rig);
         self.settings.pipeline = config;
         self.settings.instances = instances;
         self.budget_refusal = None;
@@ -466,4 +461,12 @@ impl Scene {
             "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),
         })
     }
+}
+
+/// The hierarchy variants that refuse `rig`, and why (shown disabled in the panel).
+fn refusals_of(rig: &PreparedRig) -> Vec<(HierarchyVariant, String)> {
+    HierarchyVariant::ALL
+        .iter()
+        .filter_map(|&v| v.refusal(rig).map(|r| (v, r)))
+        .collect()
 }
