@@ -203,3 +203,26 @@ fn switching_to_a_rig_the_hierarchy_refuses_takes_the_best_that_accepts_it() {
         .unwrap();
     assert!(verdict.within_tolerance(), "{}", verdict.to_text());
 }
+
+#[test]
+fn a_rig_switch_draws_with_the_same_pipelines() {
+    let rigs = common::prepared_rigs();
+    let Some(mut scene) = scene(rigs[0].1.clone(), 8) else {
+        return;
+    };
+    scene.render_frame(1.0 / 30.0).unwrap();
+    let pipelines = scene.renderer.pipelines().clone();
+    for (_, rig) in rigs.iter().skip(1).chain(rigs.first()) {
+        scene.set_rig(rig.clone()).unwrap();
+        assert!(scene.renderer.pipelines() == &pipelines, "{}", rig.name);
+        scene.requests.verify = true;
+        scene.render_frame(1.0 / 30.0).unwrap();
+        let verdict = scene.requests.last_verify.take().unwrap().unwrap();
+        assert!(
+            verdict.within_tolerance(),
+            "{}: {}",
+            rig.name,
+            verdict.to_text()
+        );
+    }
+}

@@ -122,16 +122,25 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
         * Mat4::from_translation(Vec3::new(-center.x, -min.y, -center.z))
 }
 
-pub struct CrowdRenderer {
+/// The crowd's pipelines and bind group layouts. Nothing in them depends on the rig, so
+/// they are built once per device and colour format and every rig's renderer shares them:
+/// a rig switch compiles no shader.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CrowdPipelines {
     /// One pipeline per draw path, in `DrawPath::ALL` order.
     pipelines: [(DrawPath, wgpu::RenderPipeline); 6],
+    ground_pipeline: wgpu::RenderPipeline,
+    bind_group_layout: wgpu::BindGroupLayout,
     blocks_layout: wgpu::BindGroupLayout,
+    pub color_format: wgpu::TextureFormat,
+}
+
+pub struct CrowdRenderer {
+    pipelines: CrowdPipelines,
     /// One group's lane blocks of the skinned buffer (for `Pulled`) and the group's bytes,
     /// when the buffer is that big.
     blocks_bind_group: Option<(wgpu::BindGroup, u64)>,
     distinct_index: wgpu::Buffer,
-    ground_pipeline: wgpu::RenderPipeline,
-    bind_group_layout: wgpu::BindGroupLayout,
     bind_group: wgpu::BindGroup,
     camera_buffer: wgpu::Buffer,
     instance_buffer: wgpu::Buffer,
@@ -146,7 +155,6 @@ pub struct CrowdRenderer {
     max_buffer_size: u64,
     world_from_model: Mat4,
     instance_scratch: Vec<InstanceGpu>,
-    pub color_format: wgpu::TextureFormat,
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
@@ -169,12 +177,8 @@ fn lane_layout_wgsl() -> String {
     )
 }
 
-impl CrowdRenderer {
-    pub fn new(
-        device: &wgpu::Device,
-        rig: &PreparedRig,
-        color_format: wgpu::TextureFormat,
-    ) -> Self {
+impl CrowdPipelines {
+    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
             source: wgpu::ShaderSource::Wgsl(
@@ -322,7 +326,33 @@ impl CrowdRenderer {
             )
         });
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
+        CrowdPipelines {
+            pipelines,
+            ground_pipeline,
+            bind_group_layout,
+            blocks_layout,
+            color_format,
+        }
+    }
+}
 
+impl CrowdRenderer {
+    /// A renderer for `rig` with its own pipelines (see [`CrowdRenderer::with_pipelines`]
+    /// to share them).
+    pub fn new(
+        device: &wgpu::Device,
+        rig: &PreparedRig,
+        color_format: wgpu::TextureFormat,
+    ) -> Self {
+        Self::with_pipelines(device, rig, CrowdPipelines::new(device, color_format))
+    }
+
+    /// A renderer for `rig` drawing with `pipelines` (those of the renderer it replaces).
+    pub fn with_pipelines(
+        device: &wgpu::Device,
+        rig: &PreparedRig,
+        pipelines: CrowdPipelines,
+    ) -> Self {
         let mesh = &rig.mesh;
         let index_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("indices (file order)"),
@@ -352,8 +382,12 @@ impl CrowdRenderer {
         });
         let instance_capacity = 64;
         let instance_buffer = Self::instance_buffer(device, instance_capacity);
-        let bind_group =
-            Self::bind_group(device, &bind_group_layout, &camera_buffer, &instance_buffer);
+        let bind_group = Self::bind_group(
+            device,
+            &pipelines.bind_group_layout,
+            &camera_buffer,
+            &instance_buffer,
+        );
         let distinct_index = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("distinct vertex of each sorted vertex"),
             contents: bytemuck::cast_slice(&mesh.sorted.distinct.distinct_of_sorted),
@@ -362,11 +396,8 @@ impl CrowdRenderer {
         let skinned = Self::skinned_buffer(device, 256);
         CrowdRenderer {
             pipelines,
-            blocks_layout,
             blocks_bind_group: None,
             distinct_index,
-            ground_pipeline,
-            bind_group_layout,
             bind_group,
             camera_buffer,
             instance_buffer,
@@ -381,8 +412,16 @@ impl CrowdRenderer {
             max_buffer_size: device.limits().max_buffer_size,
             world_from_model: rig_normalization(rig),
             instance_scratch: Vec::new(),
-            color_format,
         }
+    }
+
+    /// The pipelines it draws with (shared with the renderer of the next rig).
+    pub fn pipelines(&self) -> &CrowdPipelines {
+        &self.pipelines
+    }
+
+    pub fn color_format(&self) -> wgpu::TextureFormat {
+        self.pipelines.color_format
     }
 
     fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
@@ -467,7 +506,7 @@ impl CrowdRenderer {
         if wanted && current != Some(group) {
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("lane blocks"),
-                layout: &self.blocks_layout,
+                layout: &self.pipelines.blocks_layout,
                 entries: &[wgpu::BindGroupEntry {
                     binding: 0,
                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -499,7 +538,7 @@ impl CrowdRenderer {
             self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
             self.bind_group = Self::bind_group(
                 device,
-                &self.bind_group_layout,
+                &self.pipelines.bind_group_layout,
                 &self.camera_buffer,
                 &self.instance_buffer,
             );
@@ -528,12 +567,16 @@ impl CrowdRenderer {
     /// `layout` says.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, layout: &OutputLayout, instances: usize) {
         pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_pipeline(&self.ground_pipeline);
+        pass.set_pipeline(&self.pipelines.ground_pipeline);
         pass.draw(0..6, 0..1);
         if instances == 0 {
             return;
         }
-        let Some((_, pipeline)) = self.pipelines.iter().find(|(p, _)| *p == layout.draw_path)
+        let Some((_, pipeline)) = self
+            .pipelines
+            .pipelines
+            .iter()
+            .find(|(p, _)| *p == layout.draw_path)
         else {
             return;
         };

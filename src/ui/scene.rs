@@ -199,8 +199,9 @@ impl Scene {
         budget::check(&rig, &config, instances, 1, &self.budget_replacing())
             .map_err(|e| e.to_string())?;
         let pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
-        let format = self.targets.color.format();
-        self.renderer = CrowdRenderer::new(&self.gpu.device, &rig, format);
+        // The pipelines do not depend on the rig: the new renderer draws with the same.
+        let pipelines = self.renderer.pipelines().clone();
+        self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);
         self.pipeline = pipeline;
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
