@@ -55,6 +55,11 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
         return;
     };
     let mut soak = Soak::start(plan, &scene);
+    // The warm-up: one frame per rig (its own test below).
+    for _ in 0..rig_count {
+        frame(&mut soak, &mut scene);
+    }
+    let switches_in_warm_up = soak.report.rig_switches;
     let mut rigs_seen = std::collections::BTreeSet::new();
     let mut skins_seen = std::collections::BTreeSet::new();
     let mut crowd_sizes = std::collections::BTreeSet::new();
@@ -68,11 +73,11 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
         assert_eq!(scene.settings.instances, scene.crowd.len());
     }
     let report = &soak.report;
-    assert_eq!(report.frames, 240);
+    assert_eq!(report.frames, (rig_count + 240) as u64);
     assert_eq!(report.changes, 240, "one change a frame, no checkpoint yet");
     assert!(report.failure().is_none(), "{}", report.to_text());
     assert!(
-        report.verifies > 0 && report.rig_switches > 0,
+        report.verifies > 0 && report.rig_switches > switches_in_warm_up,
         "{}",
         report.to_text()
     );
@@ -225,4 +230,27 @@ fn a_rig_switch_draws_with_the_same_pipelines() {
             verdict.to_text()
         );
     }
+}
+
+#[test]
+fn the_soak_starts_with_every_rig_at_the_largest_crowd() {
+    let plan = plan(Duration::from_secs(3600));
+    let rigs: Vec<String> = plan.rigs.iter().map(|r| r.name.clone()).collect();
+    let max_instances = plan.max_instances;
+    let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
+        return;
+    };
+    let start = scene.settings.clone();
+    let mut soak = Soak::start(plan, &scene);
+    for name in &rigs {
+        frame(&mut soak, &mut scene);
+        assert_eq!(&scene.rig().name, name);
+        assert_eq!(scene.crowd.len(), max_instances);
+        assert_eq!(scene.settings.pipeline.skin, start.pipeline.skin);
+        assert_eq!(scene.settings.upload, start.upload);
+    }
+    assert_eq!(soak.report.changes, 0, "the warm-up draws no random change");
+    frame(&mut soak, &mut scene);
+    assert_eq!(soak.report.changes, 1);
+    assert!(soak.report.failure().is_none(), "{}", soak.report.to_text());
 }

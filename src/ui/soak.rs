@@ -1,7 +1,10 @@
 //! The soak test (`skinbench --soak SECS [--seed N]`): the app left running while random
 //! changes hit it, every frame, to find what no single test configuration shows.
 //!
-//! How it works: before each frame [`Soak::before_frame`] makes one change to the scene,
+//! How it works: the first frames draw every rig once with the largest crowd (a warm-up:
+//! the driver keeps some memory at the size of the largest frames it has drawn, and the
+//! first memory checkpoint must not come before that). Then before each frame
+//! [`Soak::before_frame`] makes one change to the scene,
 //! drawn from a seeded generator (SplitMix64, so a seed replays the same sequence of
 //! changes): a variant of any stage, the upload, schedule, threads, instance count
 //! (log-uniform over 1..=10,000, so large crowds come up without every frame being one),
@@ -84,6 +87,10 @@ const CHANGES: &[(Change, u32)] = &[
 /// Where the run is with its memory checkpoints.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {
+    /// The first frames: every rig once with the largest crowd (`rig` is the next one).
+    WarmUp {
+        rig: usize,
+    },
     Random,
     /// Rendering in the checkpoint configuration; `frames_left` until the reading.
     Checkpoint {
@@ -222,7 +229,7 @@ impl Soak {
             },
             plan,
             started: Instant::now(),
-            phase: Phase::Random,
+            phase: Phase::WarmUp { rig: 0 },
             rig_index: 0,
             start_settings: scene.settings.clone(),
             recent,
@@ -237,6 +244,14 @@ impl Soak {
     /// Makes this frame's change (or steers into a checkpoint).
     pub fn before_frame(&mut self, scene: &mut Scene) {
         let elapsed = self.started.elapsed();
+        if let Phase::WarmUp { rig } = self.phase {
+            if rig < self.plan.rigs.len() && elapsed < self.plan.duration {
+                self.warm_up(scene, rig);
+                self.phase = Phase::WarmUp { rig: rig + 1 };
+                return;
+            }
+            self.phase = Phase::Random;
+        }
         if self.phase == Phase::Random {
             let taken = self.report.rss_checkpoints.len() as u32;
             let last_due = elapsed >= self.plan.duration;
@@ -321,6 +336,24 @@ impl Soak {
             recent.pop_front();
         }
         recent.push_back(format!("frame {}: {change}", self.report.frames));
+    }
+
+    /// One warm-up frame: rig `index` with the largest crowd, in the starting variants.
+    /// The renderer's driver keeps some memory at the size of the largest frames it has
+    /// drawn (lavapipe keeps every binned scene it ever needed, each holding up to 36 MiB
+    /// of its last frame's data, and needs more of them the larger the frame), so the
+    /// first checkpoint would otherwise fall before the driver reached that size and
+    /// count it as growth.
+    fn warm_up(&mut self, scene: &mut Scene, index: usize) {
+        if self.rig_index != index {
+            self.switch_rig(scene, index);
+        }
+        scene.settings = self.start_settings.clone();
+        scene.settings.instances = self.plan.max_instances.max(1);
+        self.note(format!(
+            "warm-up: rig {}, {} instances",
+            self.plan.rigs[index].name, scene.settings.instances
+        ));
     }
 
     fn enter_checkpoint(&mut self, scene: &mut Scene, last: bool) {
