@@ -420,10 +420,6 @@ impl CrowdRenderer {
         &self.pipelines
     }
 
-    pub fn color_format(&self) -> wgpu::TextureFormat {
-        self.pipelines.color_format
-    }
-
     fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("instances"),

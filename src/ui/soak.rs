@@ -345,10 +345,7 @@ impl Soak {
     /// first checkpoint would otherwise fall before the driver reached that size and
     /// count it as growth.
     fn warm_up(&mut self, scene: &mut Scene, index: usize) {
-        if self.rig_index != index {
-            self.switch_rig(scene, index);
-        }
-        scene.settings = self.start_settings.clone();
+        self.start_settings_on(scene, index);
         scene.settings.instances = self.plan.max_instances.max(1);
         self.note(format!(
             "warm-up: rig {}, {} instances",
@@ -357,18 +354,23 @@ impl Soak {
     }
 
     fn enter_checkpoint(&mut self, scene: &mut Scene, last: bool) {
-        if self.rig_index != 0 {
-            self.switch_rig(scene, 0);
-        }
-        scene.settings = self.start_settings.clone();
+        self.start_settings_on(scene, 0);
         self.note(format!(
             "checkpoint ({})",
-            if last { "last" } else { "first" }
+            if last { "last" } else { "each minute" }
         ));
         self.phase = Phase::Checkpoint {
             frames_left: CHECKPOINT_FRAMES,
             last,
         };
+    }
+
+    /// The starting settings on rig `index` (switching to it unless it is the current one).
+    fn start_settings_on(&mut self, scene: &mut Scene, index: usize) {
+        if self.rig_index != index {
+            self.switch_rig(scene, index);
+        }
+        scene.settings = self.start_settings.clone();
     }
 
     fn switch_rig(&mut self, scene: &mut Scene, index: usize) {
