@@ -19,6 +19,7 @@ use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::gpu::UploadVariant;
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::{self, RigSummary};
+use skinbench::simd::SimdLevel;
 use skinbench::skin::SkinVariant;
 use skinbench::ui::Settings;
 use skinbench::ui::app::AppOptions;
@@ -168,10 +169,11 @@ enum Command {
         /// Instance count for every workload (default: 1000 hierarchy, 100 skin, 100 and 1000 frame).
         #[arg(long)]
         instances: Option<usize>,
-        /// Run the lane kernels on the portable fallback even where AVX2+FMA exist, to see
-        /// what the instructions buy (the report names the SIMD level; files end in `_portable`).
-        #[arg(long)]
-        portable_simd: bool,
+        /// Measure the lane kernels at these SIMD levels side by side (avx512, avx2,
+        /// portable, or `all` the CPU has; repeatable or comma-separated; default: the
+        /// best the CPU has). Rows name their level; the file name lists the levels.
+        #[arg(long = "simd-level", value_name = "LEVEL")]
+        simd_levels: Vec<String>,
     },
     /// Write one instance's skinned mesh at one time as .glb or .obj (vertices in the rig
     /// file's order), through the same pipeline and read-back as verify.
@@ -278,11 +280,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             workloads,
             instances,
-            portable_simd,
-        }) => {
-            skinbench::simd::force_portable(portable_simd);
-            bench(rig, quick, out, json, workloads, instances)
-        }
+            simd_levels,
+        }) => bench(rig, quick, out, json, workloads, instances, simd_levels),
         Some(Command::Pose {
             file,
             clip,
@@ -337,6 +336,33 @@ fn load_rig(path: Option<&std::path::Path>) -> anyhow::Result<std::sync::Arc<Pre
     }))
 }
 
+/// `--simd-level` values: names from the one declaration, comma-separated or repeated,
+/// `all` for every level the CPU has; the best level alone when none is given. A level
+/// the CPU lacks is refused with the ones it has.
+fn parse_simd_levels(given: &[String]) -> anyhow::Result<Vec<SimdLevel>> {
+    if given.is_empty() {
+        return Ok(vec![SimdLevel::native()]);
+    }
+    let mut levels = Vec::new();
+    for name in given.iter().flat_map(|g| g.split(',')) {
+        let named = if name == "all" {
+            SimdLevel::available().into_iter().rev().collect()
+        } else {
+            let level = SimdLevel::from_name(name)
+                .map_err(|e| anyhow::anyhow!("--simd-level: {e} (or all)"))?
+                .require()
+                .map_err(|e| anyhow::anyhow!("--simd-level: {e}"))?;
+            vec![level]
+        };
+        for level in named {
+            if !levels.contains(&level) {
+                levels.push(level);
+            }
+        }
+    }
+    Ok(levels)
+}
+
 fn bench(
     rig: Option<PathBuf>,
     quick: bool,
@@ -344,6 +370,7 @@ fn bench(
     json: bool,
     workloads: Vec<String>,
     instances: Option<usize>,
+    simd_levels: Vec<String>,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
     // and leaves no files behind.
@@ -359,12 +386,14 @@ fn bench(
     if instances == Some(0) {
         anyhow::bail!("--instances must be at least 1");
     }
+    let simd_levels = parse_simd_levels(&simd_levels)?;
     let rig = load_rig(rig.as_deref())?;
     report::check_writable(&out)?;
     let options = BenchOptions {
         quick,
         workloads,
         instances,
+        simd_levels,
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, |line| eprintln!("{line}"))?;

@@ -174,6 +174,12 @@ fn bench_refuses_bad_input_and_writes_nothing() {
     }
     let (_, _, err) = skinbench(&["bench", "--quick", "--out", out, "--workload", "everything"]);
     assert!(err.contains("hierarchy, skin, frame"), "{err}");
+    let (code, _, err) = skinbench(&["bench", "--quick", "--out", out, "--simd-level", "avx1024"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("avx1024") && err.contains("portable, avx2, avx512"),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         0,
@@ -260,4 +266,53 @@ fn bench_quick_writes_both_reports() {
         again.iter().any(|f| f.ends_with("_skin_8inst_2.json")),
         "{again:?}"
     );
+}
+
+#[test]
+fn bench_measures_every_simd_level_side_by_side() {
+    use skinbench::simd::SimdLevel;
+    let dir = common::temp_dir("bench-levels");
+    let (code, stdout, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--workload",
+        "skin",
+        "--instances",
+        "8",
+        "--simd-level",
+        "all",
+        "--json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let available = SimdLevel::available();
+    // Scalar variants once (no level), lane variants once per level, each naming it.
+    for &skin in SkinVariant::ALL {
+        let levels: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["variant"] == skin.name())
+            .map(|r| r["simd"].as_str().unwrap_or("none"))
+            .collect();
+        if skin.spec().lanes == 1 {
+            assert_eq!(levels, ["none"], "{}", skin.name());
+        } else {
+            let mut expected: Vec<&str> = available.iter().rev().map(|l| l.label()).collect();
+            expected.sort();
+            let mut got = levels.clone();
+            got.sort();
+            assert_eq!(got, expected, "{}", skin.name());
+        }
+    }
+    let md = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|f| f.ends_with(".md"))
+        .unwrap();
+    if available.len() > 1 {
+        let names: Vec<&str> = available.iter().rev().map(|l| l.name()).collect();
+        assert!(md.ends_with(&format!("_{}.md", names.join("-"))), "{md}");
+    }
 }

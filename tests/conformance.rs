@@ -1,6 +1,8 @@
 //! Every hierarchy and skin variant against the f64 oracles: one test case per (rig,
 //! hierarchy, skin, threads, schedule), generated from the variant declarations, so a
 //! failure names its case (`cargo test --test conformance -- fox/flat_qvs/pulled`).
+//! Those run at the CPU's best SIMD level; every pair with a lane kernel runs again at each
+//! lower level the CPU has (`…/threads_1/avx2`, `…/portable`), its pipeline set to it.
 //!
 //! The cases are listed at run time from `Variant::ALL` and the rigs present (libtest-mimic
 //! runs them in parallel like the built-in harness): a new variant is tested everywhere
@@ -17,6 +19,7 @@ use skinbench::crowd::verify::{
 };
 use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
+use skinbench::simd::SimdLevel;
 use skinbench::skin::{OutputBuffer, SkinVariant};
 use skinbench::variant::Variant;
 
@@ -26,8 +29,13 @@ const SHEARED_RIGS: &[&str] = &["fox_nonuniform"];
 
 /// Three frames of 13 instances (a full group of eight and a partial one) against the
 /// oracles: positions, normals, the hierarchy, and (with a blend weight) the blend.
-fn conformance(rig: &Arc<PreparedRig>, config: PipelineConfig) -> Result<(), Failed> {
+fn conformance(
+    rig: &Arc<PreparedRig>,
+    config: PipelineConfig,
+    level: Option<SimdLevel>,
+) -> Result<(), Failed> {
     let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+    pipeline.set_simd_level(level)?;
     let mut crowd = InstanceStore::new();
     crowd.resize(13, rig, 2.0);
     let mut out = OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
@@ -126,9 +134,32 @@ fn main() {
                                 skin.name(),
                                 schedule.name()
                             ),
-                            move || conformance(&rig, config),
+                            move || conformance(&rig, config, None),
                         ));
                     }
+                }
+                let lanes = hierarchy.spec().lanes > 1 || skin.spec().lanes > 1;
+                for level in SimdLevel::available() {
+                    if !lanes || level == SimdLevel::native() {
+                        continue;
+                    }
+                    let config = PipelineConfig {
+                        hierarchy,
+                        skin,
+                        schedule: Schedule::Fused,
+                        threads: 1,
+                        blend_weight: 0.0,
+                    };
+                    let rig = rig.clone();
+                    trials.push(Trial::test(
+                        format!(
+                            "{name}/{}/{}/fused/threads_1/{}",
+                            hierarchy.name(),
+                            skin.name(),
+                            level.name()
+                        ),
+                        move || conformance(&rig, config, Some(level)),
+                    ));
                 }
             }
         }
@@ -147,7 +178,7 @@ fn main() {
             let rig = reference.clone();
             trials.push(Trial::test(
                 format!("blend/reference/{}/{}", hierarchy.name(), skin.name()),
-                move || conformance(&rig, config),
+                move || conformance(&rig, config, None),
             ));
         }
     }

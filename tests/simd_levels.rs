@@ -1,10 +1,12 @@
-//! The lane kernels (skinning, hierarchy, sampling) on both instruction-set paths: whatever
-//! the CPU offers (AVX2+FMA on x86-64 machines that have it), then the portable fallback,
-//! forced. Without the forcing,
-//! an AVX2 machine would never run the portable kernels in a test.
+//! The lane kernels (skinning, hierarchy, sampling) at every SIMD level the CPU has
+//! (AVX-512, AVX2+FMA, portable), each forced in turn: without the forcing, a machine
+//! would only ever test its best level. The conformance tests also run every lane variant
+//! at every level, each case with its own pipeline level; this file adds what needs the
+//! process-wide level: the variant choice of `best_for`, the sampler, the bits compared
+//! across levels.
 //!
-//! One test function on purpose: `force_portable` is process-wide, and this file is its
-//! own test process, so nothing else runs while it is set.
+//! One test function on purpose: `force_level` is process-wide, and this file is its own
+//! test process, so nothing else runs while it is set.
 
 mod common;
 
@@ -15,7 +17,7 @@ use skinbench::anim::sample::ClipRt;
 use skinbench::crowd::verify::{verify_frame, verify_hierarchy};
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule, Stage};
 use skinbench::prepare::PreparedRig;
-use skinbench::simd::{SimdLevel, force_portable};
+use skinbench::simd::{SimdLevel, force_level};
 use skinbench::skin::{OutputBuffer, OutputFormat, OutputLayout, SkinVariant};
 use skinbench::types::LANES;
 use skinbench::variant::Variant;
@@ -25,7 +27,15 @@ const SENTINEL: f32 = 1234.5;
 /// Runs the lane variants on `instances` instances and checks them against the reference,
 /// and that nothing past the last instance's output was written (a partial group's dead
 /// lanes must not store; lane blocks are written whole, so their output includes them).
-fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
+/// Returns every variant's output bytes, for comparing levels. `pipeline_level` sets the
+/// pipelines' own level (else they run at the process's).
+fn check(
+    rig: &Arc<PreparedRig>,
+    instances: usize,
+    level: SimdLevel,
+    pipeline_level: Option<SimdLevel>,
+) -> Vec<Vec<u8>> {
+    let mut outputs = Vec::new();
     let mut crowd = InstanceStore::new();
     crowd.resize(instances, rig, 2.0);
     crowd.advance(0.37);
@@ -40,6 +50,8 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
             blend_weight: 0.3,
         };
         let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
+        pipeline.set_simd_level(pipeline_level).unwrap();
+        assert_eq!(pipeline.simd_level(), level);
         let used = pipeline.output_bytes(instances) / 4;
         // One spare instance's worth of sentinels after the used part.
         let spare = pipeline.output_bytes(1) / 4;
@@ -57,7 +69,7 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
             rig.name,
             instances,
             skin.name(),
-            level.name()
+            level.label()
         );
         let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX).unwrap();
         assert!(d.relative_position <= 1e-4, "{label}: {d:?}");
@@ -113,7 +125,9 @@ fn check(rig: &Arc<PreparedRig>, instances: usize, level: SimdLevel) {
         }
         let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).unwrap();
         assert!(h <= 1e-4, "{label}: hierarchy error {h:e}");
+        outputs.push(out.as_bytes()[..used * 4].to_vec());
     }
+    outputs
 }
 
 /// `best_for` picks the lane variants only where they are fast.
@@ -122,9 +136,9 @@ fn check_best(level: SimdLevel) {
     let best = PipelineConfig::best_for(&reference, 1);
     let expected = match level {
         SimdLevel::Portable => (HierarchyVariant::FlatQvs, SkinVariant::Tuned),
-        SimdLevel::Avx2Fma => (HierarchyVariant::Simd, SkinVariant::Pulled),
+        SimdLevel::Avx2Fma | SimdLevel::Avx512 => (HierarchyVariant::Simd, SkinVariant::Pulled),
     };
-    assert_eq!((best.hierarchy, best.skin), expected, "{}", level.name());
+    assert_eq!((best.hierarchy, best.skin), expected, "{}", level.label());
     if let Some(dir) = common::rigs_dir() {
         // flat_qvs refuses this rig, so the portable choice falls back to flat.
         let sheared = PreparedRig::load(&dir.join("FoxVariants/Fox_nonuniform.glb")).unwrap();
@@ -143,31 +157,64 @@ fn check_sampler(level: SimdLevel) {
     for clip in &rig.clips {
         assert!(ClipRt::new(clip).lane_rotations.is_some());
         let worst = common::lane_vs_per_track(clip, &rest);
-        assert!(worst < 2e-6, "{} on {}: {worst}", clip.name, level.name());
+        assert!(worst < 2e-6, "{} on {}: {worst}", clip.name, level.label());
     }
 }
 
 #[test]
-fn lane_kernels_match_the_reference_with_and_without_avx2() {
+fn lane_kernels_match_the_reference_at_every_level() {
     let mut rigs = vec![Arc::new(PreparedRig::reference())];
     if let Some(dir) = common::rigs_dir() {
         rigs.push(Arc::new(
             PreparedRig::load(&dir.join("CesiumMan/CesiumMan.glb")).unwrap(),
         ));
     }
-    let native = SimdLevel::detect();
-    for (portable, level) in [(false, native), (true, SimdLevel::Portable)] {
-        force_portable(portable);
+    let native = SimdLevel::native();
+    assert_eq!(SimdLevel::detect(), native);
+    let mut fused_outputs: Vec<(SimdLevel, Vec<Vec<Vec<u8>>>)> = Vec::new();
+    for level in SimdLevel::available() {
+        force_level(Some(level)).unwrap();
         assert_eq!(SimdLevel::detect(), level);
         check_best(level);
         check_sampler(level);
+        let mut outputs = Vec::new();
         for rig in &rigs {
             // A full group alone, full groups and a partial one, a partial group alone.
             for instances in [8, 13, 3] {
-                check(rig, instances, level);
+                outputs.push(check(rig, instances, level, None));
             }
         }
+        fused_outputs.push((level, outputs));
     }
-    force_portable(false);
+    // AVX-512 runs the same operations as AVX2 (multiply, fused multiply-add, the same
+    // order), so it must produce the same bits; the portable path rounds its unfused
+    // multiply-adds differently and is only held to the reference.
+    let avx = |l: SimdLevel| fused_outputs.iter().find(|(level, _)| *level == l);
+    if let (Some((_, avx512)), Some((_, avx2))) = (avx(SimdLevel::Avx512), avx(SimdLevel::Avx2Fma))
+    {
+        assert!(avx512 == avx2, "AVX-512 and AVX2 results differ");
+    }
+    force_level(None).unwrap();
     assert_eq!(SimdLevel::detect(), native);
+    // A pipeline's own level (what the bench and the conformance cases set) runs the same
+    // kernels as the process forced to it: the same bits. That the levels differ at all
+    // (the portable path's unfused multiply-adds) gives the comparison its teeth.
+    for (level, forced) in &fused_outputs {
+        let mut own = Vec::new();
+        for rig in &rigs {
+            for instances in [8, 13, 3] {
+                own.push(check(rig, instances, *level, Some(*level)));
+            }
+        }
+        assert!(
+            own == *forced,
+            "pipeline at {} differs from the process forced to it",
+            level.label()
+        );
+    }
+    if let (Some((_, portable)), Some((_, avx2))) =
+        (avx(SimdLevel::Portable), avx(SimdLevel::Avx2Fma))
+    {
+        assert!(portable != avx2, "portable and AVX2 gave the same bits");
+    }
 }

@@ -31,6 +31,7 @@ use crate::crowd::{
     FrameError, InstanceStore, Pipeline, PipelineConfig, Schedule, Stage, StageTimings,
 };
 use crate::prepare::PreparedRig;
+use crate::simd::{SimdLevel, with_level};
 use crate::skin::SkinVariant;
 use crate::types::LANES;
 use crate::variant::{PlainSpec, Variant};
@@ -75,6 +76,9 @@ pub struct BenchOptions {
     /// Overrides every workload's instance count.
     pub instances: Option<usize>,
     pub max_threads: usize,
+    /// The SIMD levels the lane kernels are measured at, side by side (each must be one
+    /// the CPU has; [`SimdLevel::available`]). Scalar variants run once.
+    pub simd_levels: Vec<SimdLevel>,
 }
 
 impl Default for BenchOptions {
@@ -84,6 +88,7 @@ impl Default for BenchOptions {
             workloads: Workload::ALL.to_vec(),
             instances: None,
             max_threads: available_threads(),
+            simd_levels: vec![SimdLevel::native()],
         }
     }
 }
@@ -108,6 +113,10 @@ pub enum BenchError {
     Frame(#[from] FrameError),
     #[error("{0}")]
     Budget(#[from] crate::crowd::budget::BudgetError),
+    #[error("{0}")]
+    Simd(#[from] crate::simd::UnsupportedLevel),
+    #[error("no SIMD level to measure (give at least one --simd-level)")]
+    NoSimdLevel,
 }
 
 /// One measured configuration.
@@ -119,6 +128,9 @@ pub struct Row {
     pub hierarchy: &'static str,
     pub skin: &'static str,
     pub schedule: &'static str,
+    /// The SIMD level the row's lane kernels ran at (`AVX-512`, `AVX2+FMA`, `portable`);
+    /// `None` where the measured stage has no lane kernel (the scalar variants).
+    pub simd: Option<&'static str>,
     pub instances: usize,
     pub threads: usize,
     pub median_us: Option<f64>,
@@ -171,11 +183,14 @@ pub struct Report {
     /// `--instances`, when it overrode the workloads' own counts.
     pub instances: Option<usize>,
     pub budget_secs: f64,
+    /// The SIMD levels measured side by side (rows name theirs).
+    pub simd_levels: Vec<&'static str>,
     pub rows: Vec<Row>,
 }
 
 /// One configuration under measurement.
 struct Candidate {
+    /// Runs its lane kernels at the candidate's SIMD level.
     pipeline: Pipeline,
     last: Stage,
     metric: fn(&StageTimings) -> f64,
@@ -183,13 +198,19 @@ struct Candidate {
 }
 
 impl Candidate {
-    fn new(pipeline: Pipeline, last: Stage, metric: fn(&StageTimings) -> f64) -> Self {
-        Candidate {
+    fn new(
+        mut pipeline: Pipeline,
+        level: SimdLevel,
+        last: Stage,
+        metric: fn(&StageTimings) -> f64,
+    ) -> Result<Self, BenchError> {
+        pipeline.set_simd_level(Some(level))?;
+        Ok(Candidate {
             pipeline,
             last,
             metric,
             frames: Vec::new(),
-        }
+        })
     }
 
     fn stats(&self, value: impl Fn(&StageTimings) -> f64) -> Stats {
@@ -284,6 +305,7 @@ fn empty_row(
     workload: Workload,
     variant: &'static str,
     config: &PipelineConfig,
+    simd: Option<SimdLevel>,
     instances: usize,
     item: &'static str,
     bytes_per_frame: f64,
@@ -296,6 +318,7 @@ fn empty_row(
         hierarchy: config.hierarchy.name(),
         skin: config.skin.name(),
         schedule: config.schedule.name(),
+        simd: simd.map(SimdLevel::label),
         instances,
         threads: config.threads,
         median_us: None,
@@ -338,6 +361,22 @@ pub fn run(
     {
         return Err(BenchError::ZeroInstances(n));
     }
+    if options.simd_levels.is_empty() {
+        return Err(BenchError::NoSimdLevel);
+    }
+    for &level in &options.simd_levels {
+        level.require()?;
+    }
+    let levels = &options.simd_levels;
+    // The levels a variant is measured at: every one for lane kernels, the first for the
+    // scalar variants (no lane kernel in the measured stage; the level changes nothing).
+    let levels_for = |lanes: usize| -> Vec<Option<SimdLevel>> {
+        if lanes == LANES {
+            levels.iter().map(|&l| Some(l)).collect()
+        } else {
+            vec![None]
+        }
+    };
     let passes = if options.quick { 2 } else { 5 };
     let mut store_bandwidth = Vec::new();
     for threads in 1..=options.max_threads {
@@ -398,60 +437,70 @@ pub fn run(
                     else {
                         continue;
                     };
-                    let config = single(h, skin);
-                    let seed_ms = SEED_HIERARCHY_MS
-                        .iter()
-                        .find(|(v, _)| *v == h)
-                        .map(|(_, ms)| *ms);
-                    let model_bytes = match h.layout() {
-                        ModelLayout::Tree => 128.0,
-                        ModelLayout::Mat4 => 64.0,
-                        ModelLayout::Qvs | ModelLayout::Lanes => 48.0,
-                    };
-                    let mut row = empty_row(
-                        workload,
-                        h.name(),
-                        &config,
-                        n,
-                        "joint",
-                        (n * joints) as f64 * model_bytes,
-                        seed_ms,
-                        seed_ms.map(|ms| SEED_HIERARCHY_MS[0].1 / ms),
-                    );
-                    match Pipeline::new(rig.clone(), config) {
-                        Err(FrameError::Refused { reason, .. }) => row.refused = Some(reason),
-                        Err(e) => return Err(e.into()),
-                        Ok(p) => {
-                            candidates.push(Candidate::new(p, Stage::Palette, hierarchy_metric))
+                    for level in levels_for(h.spec().lanes) {
+                        let config = single(h, skin);
+                        let seed_ms = SEED_HIERARCHY_MS
+                            .iter()
+                            .find(|(v, _)| *v == h)
+                            .map(|(_, ms)| *ms);
+                        let model_bytes = match h.layout() {
+                            ModelLayout::Tree => 128.0,
+                            ModelLayout::Mat4 => 64.0,
+                            ModelLayout::Qvs | ModelLayout::Lanes => 48.0,
+                        };
+                        let mut row = empty_row(
+                            workload,
+                            h.name(),
+                            &config,
+                            level,
+                            n,
+                            "joint",
+                            (n * joints) as f64 * model_bytes,
+                            seed_ms,
+                            seed_ms.map(|ms| SEED_HIERARCHY_MS[0].1 / ms),
+                        );
+                        match Pipeline::new(rig.clone(), config) {
+                            Err(FrameError::Refused { reason, .. }) => row.refused = Some(reason),
+                            Err(e) => return Err(e.into()),
+                            Ok(p) => candidates.push(Candidate::new(
+                                p,
+                                level.unwrap_or(levels[0]),
+                                Stage::Palette,
+                                hierarchy_metric,
+                            )?),
                         }
+                        workload_rows.push(row);
                     }
-                    workload_rows.push(row);
                 }
             }
             Workload::Skin => {
                 let n = options.instances.unwrap_or(100);
                 crowd.resize(n, &rig, 2.0);
                 for &skin in SkinVariant::ALL {
-                    let config = single(HierarchyVariant::Simd, skin);
-                    let seed_ms = SEED_SKIN_MS
-                        .iter()
-                        .find(|(v, _)| *v == skin)
-                        .map(|(_, ms)| *ms);
-                    workload_rows.push(empty_row(
-                        workload,
-                        skin.name(),
-                        &config,
-                        n,
-                        "vertex",
-                        (n * stored_bytes(skin)) as f64,
-                        seed_ms,
-                        seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
-                    ));
-                    candidates.push(Candidate::new(
-                        Pipeline::new(rig.clone(), config)?,
-                        Stage::Skin,
-                        skin_metric,
-                    ));
+                    for level in levels_for(skin.spec().lanes) {
+                        let config = single(HierarchyVariant::Simd, skin);
+                        let seed_ms = SEED_SKIN_MS
+                            .iter()
+                            .find(|(v, _)| *v == skin)
+                            .map(|(_, ms)| *ms);
+                        workload_rows.push(empty_row(
+                            workload,
+                            skin.name(),
+                            &config,
+                            level,
+                            n,
+                            "vertex",
+                            (n * stored_bytes(skin)) as f64,
+                            seed_ms,
+                            seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
+                        ));
+                        candidates.push(Candidate::new(
+                            Pipeline::new(rig.clone(), config)?,
+                            level.unwrap_or(levels[0]),
+                            Stage::Skin,
+                            skin_metric,
+                        )?);
+                    }
                 }
             }
             Workload::Frame => {}
@@ -467,36 +516,44 @@ pub fn run(
                 crowd.resize(n, &rig, 2.0);
                 let mut set = Vec::new();
                 let mut set_rows = Vec::new();
-                for threads in 1..=options.max_threads {
-                    for &schedule in Schedule::ALL {
-                        let config = PipelineConfig {
-                            schedule,
-                            ..PipelineConfig::best_for(&rig, threads)
-                        };
-                        set_rows.push(empty_row(
-                            workload,
-                            config.skin.name(),
-                            &config,
-                            n,
-                            "vertex",
-                            (n * stored_bytes(config.skin)) as f64,
-                            None,
-                            None,
-                        ));
-                        set.push(Candidate::new(
-                            Pipeline::new(rig.clone(), config)?,
-                            Stage::Skin,
-                            frame_metric,
-                        ));
+                for &level in levels {
+                    for threads in 1..=options.max_threads {
+                        for &schedule in Schedule::ALL {
+                            // The best variants at this level (the scalar ones where it is
+                            // portable).
+                            let config = PipelineConfig {
+                                schedule,
+                                ..with_level(Some(level), || {
+                                    PipelineConfig::best_for(&rig, threads)
+                                })
+                            };
+                            set_rows.push(empty_row(
+                                workload,
+                                config.skin.name(),
+                                &config,
+                                Some(level),
+                                n,
+                                "vertex",
+                                (n * stored_bytes(config.skin)) as f64,
+                                None,
+                                None,
+                            ));
+                            set.push(Candidate::new(
+                                Pipeline::new(rig.clone(), config)?,
+                                level,
+                                Stage::Skin,
+                                frame_metric,
+                            )?);
+                        }
                     }
                 }
                 measure_interleaved(&mut set, &mut crowd, budget, options.quick)?;
                 let baseline = set[0].stats(frame_metric).median;
-                let one_thread: Vec<(&'static str, f64)> = set_rows
+                let one_thread: Vec<(&'static str, Option<&'static str>, f64)> = set_rows
                     .iter()
                     .zip(&set)
                     .filter(|(row, _)| row.threads == 1)
-                    .map(|(row, c)| (row.schedule, c.stats(frame_metric).median))
+                    .map(|(row, c)| (row.schedule, row.simd, c.stats(frame_metric).median))
                     .collect();
                 for (row, c) in set_rows.iter_mut().zip(&set) {
                     let s = c.stats(frame_metric);
@@ -504,8 +561,8 @@ pub fn run(
                     row.ratio_to_baseline = Some(baseline / s.median);
                     row.ratio_to_one_thread = one_thread
                         .iter()
-                        .find(|(schedule, _)| *schedule == row.schedule)
-                        .map(|(_, median)| median / s.median);
+                        .find(|(schedule, simd, _)| (*schedule, *simd) == (row.schedule, row.simd))
+                        .map(|(_, _, median)| median / s.median);
                     row.stages_median_us = c.stage_medians();
                     row.frames = c.frames.len();
                     progress(&report::row_line(row));
@@ -546,6 +603,7 @@ pub fn run(
     let summary = &rig.summary;
     Ok(Report {
         machine: Machine::detect(),
+        simd_levels: levels.iter().map(|l| l.label()).collect(),
         rig: RigInfo {
             name: rig.name.clone(),
             joints,

@@ -13,6 +13,11 @@ fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".into(), |v| format!("{v:.digits$}"))
 }
 
+/// The level a row's lane kernels ran at; "scalar" for variants without lane kernels.
+fn simd(r: &Row) -> &'static str {
+    r.simd.unwrap_or("scalar")
+}
+
 fn ratio(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{v:.2}×"))
 }
@@ -23,9 +28,10 @@ pub fn row_line(row: &Row) -> String {
         return format!("{:<9} {:<9} refused: {reason}", row.workload, row.variant);
     }
     format!(
-        "{:<9} {:<9} {:>5} inst {} thr {:<6}  median {:>9} µs  ×{} (seed ×{})  {} ns/{}  {} GB/s",
+        "{:<9} {:<9} {:<8} {:>5} inst {} thr {:<6}  median {:>9} µs  ×{} (seed ×{})  {} ns/{}  {} GB/s",
         row.workload,
         row.variant,
+        simd(row),
         row.instances,
         row.threads,
         row.schedule,
@@ -46,8 +52,13 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(s, "| machine | |\n|---|---|");
     let _ = writeln!(
         s,
-        "| CPU | {} ({} threads, SIMD {}) |",
+        "| CPU | {} ({} threads, best SIMD level {}) |",
         m.cpu, m.cores, m.simd
+    );
+    let _ = writeln!(
+        s,
+        "| SIMD levels measured | {} (rows name theirs; scalar variants run once) |",
+        report.simd_levels.join(", ")
     );
     let _ = writeln!(s, "| OS | {} |", m.os);
     let _ = writeln!(s, "| compiler | {} ({} build) |", m.rustc, m.profile);
@@ -99,19 +110,28 @@ pub fn markdown(report: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "| variant | median µs | p95 µs | min µs | × tree | seed × | ns/joint | + palette µs | × tree with palette | GB/s | % store bw |"
+            "| variant | SIMD | median µs | p95 µs | min µs | × tree | seed × | ns/joint | + palette µs | × tree with palette | GB/s | % store bw |"
         );
-        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            s,
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
         let base_with_palette = first.with_palette_median_us;
         for r in rows("hierarchy") {
             if let Some(reason) = &r.refused {
-                let _ = writeln!(s, "| {} | refused: {reason} |||||||||| ", r.variant);
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | refused: {reason} |||||||||| ",
+                    r.variant,
+                    simd(r)
+                );
                 continue;
             }
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.variant,
+                simd(r),
                 opt(r.median_us, 1),
                 opt(r.p95_us, 1),
                 opt(r.min_us, 1),
@@ -138,14 +158,15 @@ pub fn markdown(report: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "| variant | median µs | p95 µs | min µs | × naive | seed ms | seed × | ns/vertex | GB/s | % store bw |"
+            "| variant | SIMD | median µs | p95 µs | min µs | × naive | seed ms | seed × | ns/vertex | GB/s | % store bw |"
         );
-        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for r in rows("skin") {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.variant,
+                simd(r),
                 opt(r.median_us, 1),
                 opt(r.p95_us, 1),
                 opt(r.min_us, 1),
@@ -162,16 +183,16 @@ pub fn markdown(report: &Report) -> String {
     if let Some(first) = rows("frame").next() {
         let _ = writeln!(
             s,
-            "## frame: sample → skin with the best variants ({} hierarchy, {} skin)\n",
+            "## frame: sample → skin with the best variants at each SIMD level (first: {} hierarchy, {} skin)\n",
             first.hierarchy, first.skin
         );
         let _ = writeln!(
             s,
-            "| instances | threads | schedule | median µs | p95 µs | min µs | × 1 thread staged | × 1 thread same schedule | ns/vertex | GB/s | % store bw | stages (median µs per thread) |"
+            "| instances | threads | schedule | SIMD | hierarchy, skin | median µs | p95 µs | min µs | × first row | × 1 thread same schedule and level | ns/vertex | GB/s | % store bw | stages (median µs per thread) |"
         );
         let _ = writeln!(
             s,
-            "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+            "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
         );
         for r in rows("frame") {
             let stages: Vec<String> = r
@@ -181,10 +202,13 @@ pub fn markdown(report: &Report) -> String {
                 .collect();
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {}, {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.instances,
                 r.threads,
                 r.schedule,
+                simd(r),
+                r.hierarchy,
+                r.skin,
                 opt(r.median_us, 1),
                 opt(r.p95_us, 1),
                 opt(r.min_us, 1),
@@ -209,8 +233,8 @@ pub fn markdown(report: &Report) -> String {
 
 /// Base file name: `<date>_<cpu>_<git-sha>`, then what makes the run partial or special,
 /// so runs of one commit do not share a name: `_<workload>-<workload>` when `--workload`
-/// chose a subset, `_<n>inst` with `--instances`, `_portable` when the lane kernels ran
-/// without the CPU's vector extensions (`--portable-simd`).
+/// chose a subset, `_<n>inst` with `--instances`, `_<level>-<level>` when the SIMD levels
+/// measured are not just the CPU's best (`--simd-level`).
 pub fn base_name(report: &Report) -> String {
     let mut name = format!(
         "{}_{}_{}",
@@ -218,7 +242,7 @@ pub fn base_name(report: &Report) -> String {
         report.machine.cpu_slug(),
         report.machine.git_sha
     );
-    use crate::variant::Variant as _;
+    use crate::variant::Variant;
     let all: Vec<&str> = super::Workload::ALL.iter().map(|w| w.name()).collect();
     if report.workloads != all {
         name += &format!("_{}", report.workloads.join("-"));
@@ -226,10 +250,18 @@ pub fn base_name(report: &Report) -> String {
     if let Some(n) = report.instances {
         name += &format!("_{n}inst");
     }
-    if report.machine.simd == crate::simd::SimdLevel::Portable.name()
-        && crate::simd::SimdLevel::native() != crate::simd::SimdLevel::Portable
-    {
-        name += "_portable";
+    if report.simd_levels != [report.machine.simd.as_str()] {
+        let levels: Vec<&str> = report
+            .simd_levels
+            .iter()
+            .filter_map(|label| {
+                <crate::simd::SimdLevel as Variant>::ALL
+                    .iter()
+                    .find(|l| l.label() == *label)
+                    .map(|l| l.name())
+            })
+            .collect();
+        name += &format!("_{}", levels.join("-"));
     }
     name
 }

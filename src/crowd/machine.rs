@@ -28,7 +28,7 @@ impl Machine {
             }
             .to_string(),
             git_sha: git_sha(),
-            simd: crate::simd::SimdLevel::detect().name().to_string(),
+            simd: crate::simd::SimdLevel::native().label().to_string(),
             date: today(),
         }
     }

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::Mat4;
-use rayon::prelude::*;
 
+use super::crew::{Crew, SliceChunks};
 use super::instances::Instance;
 use super::timing::{Stage, StageClock, StageTimings};
 use crate::anim::blend::{blend_poses, blend_reference};
@@ -31,6 +31,7 @@ use crate::anim::hierarchy::{
 use crate::anim::palette::{self, PaletteError, PaletteLayout, Palettes, PalettesMut};
 use crate::anim::sample::sample_clip;
 use crate::prepare::PreparedRig;
+use crate::simd::{SimdLevel, UnsupportedLevel, with_level};
 use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinVariant};
 use crate::types::{CacheLine, LANES, Lanes3x4, Qvs};
 use crate::variant::{PlainSpec, Variant};
@@ -95,7 +96,7 @@ impl PipelineConfig {
 }
 
 /// Whether the lane kernels run with AVX2+FMA here. Without, they run their portable
-/// fallback, which is slower than the scalar variants (`bench --portable-simd`).
+/// fallback, which is slower than the scalar variants (`bench --simd-level portable`).
 fn lanes_are_fast() -> bool {
     crate::simd::SimdLevel::detect() != crate::simd::SimdLevel::Portable
 }
@@ -396,7 +397,10 @@ pub struct MemoryReport {
 pub struct Pipeline {
     rig: Arc<PreparedRig>,
     config: PipelineConfig,
-    pool: rayon::ThreadPool,
+    /// `threads` workers; the calling thread joins them (see [`super::crew`]).
+    crew: Crew,
+    /// The SIMD level of this pipeline's lane kernels (`None`: the process's).
+    simd_level: Option<SimdLevel>,
     layout: GroupLayout,
     /// Where the skin variant puts each instance's vertices.
     output: OutputLayout,
@@ -414,13 +418,14 @@ pub struct Pipeline {
 impl Pipeline {
     pub fn new(rig: Arc<PreparedRig>, config: PipelineConfig) -> Result<Self, FrameError> {
         Self::validate(&rig, &config)?;
-        let pool = Self::build_pool(config.threads)?;
+        let crew = Self::build_crew(config.threads)?;
         Ok(Pipeline {
             layout: GroupLayout::new(&rig, &config),
             output: config.skin.layout(&rig),
             rig,
             config,
-            pool,
+            crew,
+            simd_level: None,
             arena: Vec::new(),
             trees: Vec::new(),
             scratch: Vec::new(),
@@ -450,13 +455,19 @@ impl Pipeline {
         Ok(())
     }
 
-    fn build_pool(threads: usize) -> Result<rayon::ThreadPool, FrameError> {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .stack_size(WORKER_STACK_BYTES)
-            .thread_name(|i| format!("skinbench-worker-{i}"))
-            .build()
-            .map_err(|e| FrameError::Pool(e.to_string()))
+    /// `threads` workers: the calling thread and `threads - 1` of them run a frame; the
+    /// last one stands in for the caller where a recursive hierarchy needs a worker's
+    /// stack.
+    fn build_crew(threads: usize) -> Result<Crew, FrameError> {
+        Crew::new(threads, WORKER_STACK_BYTES).map_err(|e| FrameError::Pool(e.to_string()))
+    }
+
+    /// Runs `f` once per index in `0..items` on `threads` participants: the caller and
+    /// `threads - 1` workers, or `threads` workers for a recursive hierarchy.
+    fn run_job(crew: &mut Crew, config: &PipelineConfig, items: usize, f: &(dyn Fn(usize) + Sync)) {
+        let caller_joins = !config.hierarchy.spec().recursive;
+        let helpers = config.threads - usize::from(caller_joins);
+        crew.run(items, helpers, caller_joins, f);
     }
 
     pub fn rig(&self) -> &Arc<PreparedRig> {
@@ -467,11 +478,27 @@ impl Pipeline {
         &self.config
     }
 
+    /// Runs this pipeline's lane kernels at `level` (`None`: the level of the process,
+    /// [`SimdLevel::detect`]), for comparing levels side by side and testing each. Refuses
+    /// a level the CPU lacks.
+    pub fn set_simd_level(&mut self, level: Option<SimdLevel>) -> Result<(), UnsupportedLevel> {
+        if let Some(level) = level {
+            level.require()?;
+        }
+        self.simd_level = level;
+        Ok(())
+    }
+
+    /// The SIMD level this pipeline's lane kernels run at.
+    pub fn simd_level(&self) -> SimdLevel {
+        self.simd_level.unwrap_or_else(SimdLevel::detect)
+    }
+
     /// Switches variants, schedule, threads or blend. On error nothing changes.
     pub fn set_config(&mut self, config: PipelineConfig) -> Result<(), FrameError> {
         Self::validate(&self.rig, &config)?;
         if config.threads != self.config.threads {
-            self.pool = Self::build_pool(config.threads)?;
+            self.crew = Self::build_crew(config.threads)?;
         }
         if config.hierarchy != self.config.hierarchy {
             // Only `tree` builds heap trees; another variant would keep them for nothing.
@@ -593,8 +620,9 @@ impl Pipeline {
         }
         let needed = if skinning { self.output.bytes(n) } else { 0 };
         self.reserve(n);
-        if self.no_output.len() < n.div_ceil(LANES) {
-            self.no_output.resize(n.div_ceil(LANES), 0);
+        let groups = n.div_ceil(LANES);
+        if self.no_output.len() < groups {
+            self.no_output.resize(groups, 0);
         }
         self.clock.reset();
         let context = FrameContext {
@@ -615,57 +643,67 @@ impl Pipeline {
             &all[..end]
         };
         // Without skinning, each group gets a one-byte stand-in so the chunks still zip.
-        let (mut out, out_chunk) = if needed > 0 {
+        let (out, out_chunk) = if needed > 0 {
             (out.range(0, needed), self.output.group_bytes())
         } else {
-            (Dest::from_mut(&mut self.no_output[..n.div_ceil(LANES)]), 1)
+            (Dest::from_mut(&mut self.no_output[..groups]), 1)
         };
+        let outs = out.chunks(out_chunk);
+        let trees = SliceChunks::new(trees, LANES);
+        debug_assert_eq!(outs.count(), groups);
         // The frame was validated above, so no group fails; should one, its error is kept
-        // and returned (rayon's plain `for_each`, without `try_for_each`'s early-exit
-        // bookkeeping on every group).
+        // and returned.
         let first_error = FirstError::default();
         let start = Instant::now();
+        let (crew, config, level) = (&mut self.crew, &self.config, self.simd_level);
         if n > 0 {
             match self.config.schedule {
                 Schedule::Staged => {
-                    let arena = &mut self.arena[..n.div_ceil(LANES) * group_lines];
-                    self.pool.install(|| {
-                        for &stage in stages {
-                            arena
-                                .par_chunks_mut(group_lines)
-                                .zip(instances.par_chunks(LANES))
-                                .zip(out.range(0, out.len()).par_chunks(out_chunk))
-                                .zip(trees.par_chunks_mut(LANES))
-                                .for_each(|(((block, group), out), trees)| {
-                                    first_error.keep(context.run(stage, block, group, out, trees))
-                                });
-                        }
-                    });
+                    let arena = &mut self.arena[..groups * group_lines];
+                    for &stage in stages {
+                        let blocks = SliceChunks::new(&mut *arena, group_lines);
+                        Self::run_job(crew, config, groups, &|g| {
+                            // SAFETY (all three): `Crew::run` calls this once per group
+                            // index, and each stage's job ends before the next one's chunks
+                            // are made.
+                            let (block, mut out, trees) =
+                                unsafe { (blocks.get(g), outs.get(g), trees.get(g)) };
+                            let group = &instances[g * LANES..(n.min((g + 1) * LANES))];
+                            with_level(level, || {
+                                first_error.keep(context.run(
+                                    stage,
+                                    block,
+                                    group,
+                                    out.range(0, out.len()),
+                                    trees,
+                                ))
+                            })
+                        });
+                    }
                 }
                 Schedule::Fused => {
                     let scratch = &self.scratch;
-                    self.pool.install(|| {
-                        instances
-                            .par_chunks(LANES)
-                            .zip(out.par_chunks(out_chunk))
-                            .zip(trees.par_chunks_mut(LANES))
-                            .for_each(|((group, mut out), trees)| {
-                                // Each worker has its own block; the lock is never contended
-                                // (a task runs to completion on its worker without yielding).
-                                let worker =
-                                    rayon::current_thread_index().unwrap_or(0) % scratch.len();
-                                let mut block =
-                                    scratch[worker].lock().unwrap_or_else(|e| e.into_inner());
-                                for &stage in stages {
-                                    first_error.keep(context.run(
-                                        stage,
-                                        &mut block,
-                                        group,
-                                        out.range(0, out.len()),
-                                        trees,
-                                    ));
-                                }
-                            })
+                    Self::run_job(crew, config, groups, &|g| {
+                        // SAFETY (both): `Crew::run` calls this once per group index.
+                        let (mut out, trees) = unsafe { (outs.get(g), trees.get(g)) };
+                        let group = &instances[g * LANES..(n.min((g + 1) * LANES))];
+                        // Each participant has its own block (participants are 0..threads,
+                        // or 1..=threads without the caller, whose last one maps to the
+                        // caller's unused 0); the lock is never contended.
+                        let mut block = scratch[super::crew::participant() % scratch.len()]
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner());
+                        with_level(level, || {
+                            for &stage in stages {
+                                first_error.keep(context.run(
+                                    stage,
+                                    &mut block,
+                                    group,
+                                    out.range(0, out.len()),
+                                    trees,
+                                ));
+                            }
+                        })
                     });
                 }
             }
@@ -710,7 +748,7 @@ impl Pipeline {
             self.config.hierarchy,
         );
         // On a worker, whose stack holds the deepest `tree` walk (see WORKER_STACK_BYTES).
-        self.pool.install(|| -> Result<(), FrameError> {
+        let job = || -> Result<(), FrameError> {
             for (g, group) in instances.chunks(LANES).enumerate() {
                 let block = &mut arena[g * group_lines..(g + 1) * group_lines];
                 let trees = &mut trees_all[g * LANES..g * LANES + group.len()];
@@ -737,7 +775,16 @@ impl Pipeline {
                 }
             }
             Ok(())
-        })?;
+        };
+        // One item, on one worker (never the caller); the mutex only makes the `FnMut`
+        // callable from the worker.
+        let job = std::sync::Mutex::new((job, Ok(())));
+        let level = self.simd_level;
+        self.crew.run(1, 1, false, &|_| {
+            let mut job = job.lock().unwrap_or_else(|e| e.into_inner());
+            job.1 = with_level(level, || (job.0)());
+        });
+        job.into_inner().unwrap_or_else(|e| e.into_inner()).1?;
         Ok(poses)
     }
 

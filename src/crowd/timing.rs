@@ -113,7 +113,7 @@ impl StageClock {
     pub fn time<R>(&self, stage: Stage, f: impl FnOnce() -> R) -> R {
         let start = Instant::now();
         let result = f();
-        let worker = rayon::current_thread_index().unwrap_or(0) % MAX_WORKERS;
+        let worker = super::crew::participant() % MAX_WORKERS;
         self.rows[worker][stage.index()]
             .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         result

@@ -3,7 +3,7 @@
 //! features.
 #![cfg(target_arch = "x86_64")]
 
-use super::{F32x8, FORCE_PORTABLE, LANES, Simd};
+use super::{F32x8, LANES, Simd, SimdLevel};
 use crate::types::Qvs;
 
 /// AVX2 + FMA on `__m256`. The token proves the CPU has both features.
@@ -15,12 +15,17 @@ pub struct Avx2 {
 
 #[cfg(target_arch = "x86_64")]
 impl Avx2 {
-    /// The token, if this CPU has AVX2 and FMA (and [`force_portable`] is off).
+    /// The token, if this CPU has AVX2 and FMA and the portable level is not forced
+    /// ([`super::force_level`]).
     pub fn detect() -> Option<Avx2> {
-        (!FORCE_PORTABLE.load(std::sync::atomic::Ordering::Relaxed)
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma"))
-        .then_some(Avx2 { _proof: () })
+        (SimdLevel::detect() != SimdLevel::Portable).then_some(Avx2 { _proof: () })
+    }
+
+    /// The token for an AVX-512 kernel: [`super::Avx512`] exists only where
+    /// `SimdLevel::supported` found AVX2 and FMA beside AVX-512.
+    #[inline(always)]
+    pub(super) fn implied_by_avx512() -> Avx2 {
+        Avx2 { _proof: () }
     }
 }
 

@@ -1,24 +1,29 @@
-//! Eight-lane f32 vectors and run-time CPU-feature dispatch for the `simd` variants.
+//! Eight-lane f32 vectors and run-time CPU-feature dispatch for the lane kernels.
 //!
 //! How it works: kernels are written once, generic over [`Simd`], a small set of vector
 //! operations on a token type. [`Avx2`] implements them with AVX2/FMA intrinsics on
-//! `__m256` (one instruction each); its token can only be obtained from
-//! [`Avx2::detect`], so holding one proves the CPU has the features, and the kernels are
-//! entered through `#[target_feature(enable = "avx2,fma")]` functions so every intrinsic
-//! is inlined. [`Portable`] implements the same operations on `[f32; 8]` arrays (the
+//! `__m256` (one instruction each); [`Avx512`] forwards to those, so its kernels differ
+//! only in what the compiler may use (EVEX encodings, 32 registers); their tokens can only be obtained from `detect`, so holding one proves the
+//! CPU has the features, and [`dispatch_simd!`](crate::dispatch_simd) enters each kernel
+//! through a `#[target_feature]` copy per level, so every intrinsic is inlined and
+//! compiled for it. [`Portable`] implements the same operations on `[f32; 8]` arrays (the
 //! compiler's baseline vectors: SSE2 on x86-64, NEON on aarch64). The same binary runs
-//! everywhere and uses AVX2/FMA where present.
+//! everywhere and uses the best level present ([`SimdLevel`]); tests and the bench force
+//! lower ones with [`force_level`].
 //!
 //! Storage is always [`F32x8`] (32-byte aligned `[f32; 8]`); lane `k` of a vector is
 //! instance `k` of a group. All instances share the skeleton and mesh, so every lane reads
 //! the same joint index and weight, and nothing is gathered.
 
 mod avx2;
+mod avx512;
 mod lane_math;
 mod portable;
 
 #[cfg(target_arch = "x86_64")]
 pub use avx2::Avx2;
+#[cfg(target_arch = "x86_64")]
+pub use avx512::Avx512;
 pub use lane_math::{
     load_3x4, mul_3x4, mul_3x4_left_scalar, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4,
     trs_to_3x4,
@@ -93,56 +98,183 @@ pub trait Simd: Copy {
     fn store_fence(self);
 }
 
-pub(crate) static FORCE_PORTABLE: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
-
-/// From now on, every lane kernel in the process takes the [`Portable`] path (`true`) or
-/// again the best the CPU has (`false`). For measuring what AVX2 buys (`--simd portable`)
-/// and for testing the fallback on machines that have AVX2.
-pub fn force_portable(portable: bool) {
-    FORCE_PORTABLE.store(portable, std::sync::atomic::Ordering::Relaxed);
+/// What a SIMD level is; one row per level in [`SimdLevel`]'s declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimdLevelSpec {
+    /// The CLI value (`--simd-level`).
+    pub name: &'static str,
+    pub description: &'static str,
+    /// How reports and the panel name it.
+    pub label: &'static str,
+    /// Higher is preferred where the CPU has it.
+    pub rank: u8,
 }
 
-/// Which instruction set the `simd` kernels run with on this machine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum SimdLevel {
-    /// x86-64 with AVX2 and FMA: 8 lanes per instruction, fused multiply-add.
-    Avx2Fma,
-    /// Everything else: the compiler's baseline vectors (SSE2 on x86-64, NEON on aarch64).
-    Portable,
+crate::declare_variants! {
+    /// Which instruction set the lane kernels (sampler, hierarchy, palette, skin) run
+    /// with: the best the CPU has, detected at run time, or a lower one forced with
+    /// [`force_level`] (`bench --simd-level`, the tests).
+    pub enum SimdLevel: SimdLevelSpec in "SIMD level" {
+        Portable => SimdLevelSpec {
+            name: "portable",
+            description: "plain arrays the compiler vectorizes for the build target (SSE2 on x86-64, NEON on aarch64)",
+            label: "portable",
+            rank: 0,
+        },
+        Avx2Fma => SimdLevelSpec {
+            name: "avx2",
+            description: "AVX2 and FMA: eight instances per 256-bit register, fused multiply-add",
+            label: "AVX2+FMA",
+            rank: 1,
+        },
+        Avx512 => SimdLevelSpec {
+            name: "avx512",
+            description: "AVX-512 F/VL/DQ: eight instances per 256-bit register, with 32 registers and EVEX encodings",
+            label: "AVX-512",
+            rank: 2,
+        },
+    }
+}
+
+/// A SIMD level this CPU does not have was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("SIMD level {asked:?} is not supported by this CPU; it has: {available}")]
+pub struct UnsupportedLevel {
+    pub asked: &'static str,
+    pub available: String,
+}
+
+/// The forced level's rank + 1; 0 for none.
+static FORCED_LEVEL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+thread_local! {
+    /// This thread's level (rank + 1; 0: the process's), set by [`with_level`].
+    static THREAD_LEVEL: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` with the lane kernels on this thread at `level` (`None`: the process's
+/// level), then restores the thread's previous one, also when `f` panics. A pipeline
+/// sets its own level around every group it runs, so pipelines at different levels (the
+/// bench's, the conformance tests') can run side by side in one process. The caller
+/// checks that the CPU has the level ([`SimdLevel::require`]): a level it lacks would
+/// run instructions it does not have.
+pub fn with_level<R>(level: Option<SimdLevel>, f: impl FnOnce() -> R) -> R {
+    struct Restore(u8);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THREAD_LEVEL.with(|l| l.set(self.0));
+        }
+    }
+    let value = level.map_or(0, |l| {
+        assert!(l.supported(), "SIMD level {} not supported here", l.label());
+        l.spec().rank + 1
+    });
+    let _restore = Restore(THREAD_LEVEL.with(|l| l.replace(value)));
+    f()
+}
+
+/// From now on every lane kernel in the process runs at `level` (`None`: the best the CPU
+/// has again). For measuring what each instruction set buys (`bench --simd-level`) and
+/// for testing every level on a machine that has a higher one. Refuses a level the CPU
+/// lacks.
+pub fn force_level(level: Option<SimdLevel>) -> Result<(), UnsupportedLevel> {
+    if let Some(level) = level {
+        level.require()?;
+    }
+    let value = level.map_or(0, |l| l.spec().rank + 1);
+    FORCED_LEVEL.store(value, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
 }
 
 impl SimdLevel {
-    /// What the CPU offers, whatever [`force_portable`] says.
-    pub fn native() -> SimdLevel {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            return SimdLevel::Avx2Fma;
-        }
-        SimdLevel::Portable
-    }
-
-    /// What the lane kernels run with now.
-    pub fn detect() -> SimdLevel {
-        #[cfg(target_arch = "x86_64")]
-        if Avx2::detect().is_some() {
-            return SimdLevel::Avx2Fma;
-        }
-        SimdLevel::Portable
-    }
-
-    pub fn name(self) -> &'static str {
+    /// Whether this CPU has the level's instructions.
+    pub fn supported(self) -> bool {
         match self {
-            SimdLevel::Avx2Fma => "AVX2+FMA",
-            SimdLevel::Portable => "portable",
+            SimdLevel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            SimdLevel::Avx2Fma => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(target_arch = "x86_64")]
+            SimdLevel::Avx512 => {
+                SimdLevel::Avx2Fma.supported()
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512dq")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            SimdLevel::Avx2Fma | SimdLevel::Avx512 => false,
         }
+    }
+
+    /// The level itself if this CPU has it, else an error listing the ones it has.
+    pub fn require(self) -> Result<SimdLevel, UnsupportedLevel> {
+        if self.supported() {
+            return Ok(self);
+        }
+        Err(UnsupportedLevel {
+            asked: self.spec().name,
+            available: SimdLevel::available()
+                .iter()
+                .map(|l| l.spec().name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
+    /// The levels this CPU has, lowest first.
+    pub fn available() -> Vec<SimdLevel> {
+        let mut levels: Vec<SimdLevel> = <SimdLevel as crate::variant::Variant>::ALL
+            .iter()
+            .copied()
+            .filter(|l| l.supported())
+            .collect();
+        levels.sort_by_key(|l| l.spec().rank);
+        levels
+    }
+
+    /// The best level the CPU has, whatever [`force_level`] says.
+    pub fn native() -> SimdLevel {
+        let mut best = SimdLevel::Portable;
+        for &level in <SimdLevel as crate::variant::Variant>::ALL {
+            if level.spec().rank > best.spec().rank && level.supported() {
+                best = level;
+            }
+        }
+        best
+    }
+
+    /// What the lane kernels run with now, on this thread: the level [`with_level`] set
+    /// here, else the one [`force_level`] set for the process, else the native one.
+    /// Called once per kernel call (a group of eight instances), it allocates nothing.
+    pub fn detect() -> SimdLevel {
+        let own = THREAD_LEVEL.with(std::cell::Cell::get);
+        let forced = if own != 0 {
+            own
+        } else {
+            FORCED_LEVEL.load(std::sync::atomic::Ordering::Relaxed)
+        };
+        SimdLevel::from_rank(forced.wrapping_sub(1)).unwrap_or_else(SimdLevel::native)
+    }
+
+    fn from_rank(rank: u8) -> Option<SimdLevel> {
+        <SimdLevel as crate::variant::Variant>::ALL
+            .iter()
+            .copied()
+            .find(|l| l.spec().rank == rank)
+    }
+
+    /// How reports and the panel name the level (`AVX-512`, `AVX2+FMA`, `portable`).
+    pub fn label(self) -> &'static str {
+        self.spec().label
     }
 }
 
 /// Runs `$kernel` (a generic function taking a `Simd` token first, named by a path that
-/// may fix its other generic parameters: `loops::<_, true>`) with AVX2 when the CPU has
-/// it, else with [`Portable`]. `$name` becomes the `#[target_feature]` wrapper.
+/// may fix its other generic parameters: `loops::<_, true>`) at the level
+/// [`SimdLevel::detect`] says: AVX-512, AVX2 or [`Portable`]. `$name` becomes the entry
+/// point; each x86 level gets its own `#[target_feature]` copy of the kernel.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! dispatch_simd {
@@ -150,9 +282,18 @@ macro_rules! dispatch_simd {
         fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+                fn with_avx512(token: $crate::simd::Avx512, $($arg: $ty),*) -> $ret {
+                    $kernel(token, $($arg),*)
+                }
                 #[target_feature(enable = "avx2,fma")]
                 fn with_avx2(token: $crate::simd::Avx2, $($arg: $ty),*) -> $ret {
                     $kernel(token, $($arg),*)
+                }
+                if let Some(token) = $crate::simd::Avx512::detect() {
+                    // SAFETY: `detect` proved the CPU supports AVX-512 F/VL/DQ, AVX2 and
+                    // FMA, which is all `with_avx512`'s target features require.
+                    return unsafe { with_avx512(token, $($arg),*) };
                 }
                 if let Some(token) = $crate::simd::Avx2::detect() {
                     // SAFETY: `detect` proved the CPU supports AVX2 and FMA, which is

@@ -112,31 +112,47 @@ impl<'a> Dest<'a, u8> {
     }
 }
 
-impl<'a, T: Copy + Send + Sync> Dest<'a, T> {
-    /// Consecutive chunks of `chunk` elements (the last may be shorter) as an indexed
-    /// parallel iterator, to zip with the other per-group data of a frame.
-    pub fn par_chunks(
-        self,
-        chunk: usize,
-    ) -> impl rayon::iter::IndexedParallelIterator<Item = Dest<'a, T>> {
-        use rayon::prelude::*;
+impl<'a, T: Copy + Send> Dest<'a, T> {
+    /// Consecutive chunks of `chunk` elements (the last may be shorter), taken by index
+    /// inside a frame job, beside the other per-group data.
+    pub fn chunks(self, chunk: usize) -> DestChunks<'a, T> {
         assert!(chunk > 0);
-        let count = self.len.div_ceil(chunk);
-        let shared = Shared {
-            ptr: self.ptr,
-            len: self.len,
-        };
-        // SAFETY: the range iterator yields each `i` exactly once, so the chunks handed out
-        // are disjoint and within the original range, which `self` (consumed) owned
-        // exclusively for 'a.
-        (0..count)
-            .into_par_iter()
-            .map(move |i| unsafe { shared.chunk(i, chunk) })
+        DestChunks {
+            shared: Shared {
+                ptr: self.ptr,
+                len: self.len,
+            },
+            chunk,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// The chunks of a consumed [`Dest`], handed out by index (see [`Dest::chunks`]).
+pub struct DestChunks<'a, T> {
+    shared: Shared<T>,
+    chunk: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T: Copy> DestChunks<'a, T> {
+    /// How many chunks there are.
+    pub fn count(&self) -> usize {
+        self.shared.len.div_ceil(self.chunk)
+    }
+
+    /// Chunk `i` (panics past the last).
+    ///
+    /// # Safety
+    /// Each `i` must be taken at most once while the chunks are alive.
+    pub unsafe fn get(&self, i: usize) -> Dest<'a, T> {
+        assert!(i < self.count(), "chunk {i} past the destination");
+        // SAFETY: i is in range (asserted); exclusivity is the caller's promise.
+        unsafe { self.shared.chunk(i, self.chunk) }
     }
 }
 
 /// The base pointer shared by the chunk producer (each chunk is handed out once).
-#[derive(Clone, Copy)]
 struct Shared<T> {
     ptr: NonNull<T>,
     len: usize,
@@ -154,7 +170,7 @@ impl<T: Copy> Shared<T> {
     }
 }
 
-// SAFETY: `Shared` is only used by `par_chunks` to build disjoint chunks; no two threads
+// SAFETY: `Shared` is only used by `DestChunks` to build disjoint chunks; no two threads
 // ever write through the same range.
 unsafe impl<T: Send> Send for Shared<T> {}
 // SAFETY: as above.

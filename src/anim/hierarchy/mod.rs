@@ -28,6 +28,7 @@ crate::declare_variants! {
             layout: ModelLayout::Tree,
             lanes: 1,
             refuses: Refuses::Nothing,
+            recursive: true,
         },
         Flat => HierarchySpec {
             name: "flat",
@@ -35,6 +36,7 @@ crate::declare_variants! {
             layout: ModelLayout::Mat4,
             lanes: 1,
             refuses: Refuses::Nothing,
+            recursive: false,
         },
         FlatQvs => HierarchySpec {
             name: "flat_qvs",
@@ -42,6 +44,7 @@ crate::declare_variants! {
             layout: ModelLayout::Qvs,
             lanes: 1,
             refuses: Refuses::ShearingScale,
+            recursive: false,
         },
         Simd => HierarchySpec {
             name: "simd",
@@ -49,6 +52,7 @@ crate::declare_variants! {
             layout: ModelLayout::Lanes,
             lanes: LANES,
             refuses: Refuses::Nothing,
+            recursive: false,
         },
     }
 }
@@ -64,6 +68,9 @@ pub struct HierarchySpec {
     pub lanes: usize,
     /// Which rigs it cannot pose exactly.
     pub refuses: Refuses,
+    /// Recurses once per hierarchy level, so it runs only on the pipeline's workers,
+    /// whose stacks hold the deepest chain import accepts (never on the calling thread).
+    pub recursive: bool,
 }
 
 /// Which rigs a variant refuses (and says so instead of producing wrong poses).

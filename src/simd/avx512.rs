@@ -1,0 +1,140 @@
+//! The AVX-512 backend: eight instances per 256-bit vector, as [`super::Avx2`], compiled
+//! with AVX-512 enabled.
+//!
+//! How it works: every [`Simd`] operation is AVX2's own (the methods forward to
+//! [`Avx2`]), but the kernels enter through `#[target_feature(enable = "avx512f,avx512vl,
+//! avx512dq,…")]` functions, so the compiler encodes them with EVEX, has 32 vector
+//! registers instead of 16 (fewer spills in the four-influence blend and the hierarchy's
+//! matrix products) and may use masked and ternary-logic forms.
+//!
+//! Why not wider vectors: two ways to use 512-bit registers were weighed on the skin
+//! kernel (bench-results/2026-11-23_avx512.md). Two matrix entries per register (the
+//! blend in half the instructions, eight instances still) was built and measured slower
+//! than these 256-bit kernels on the AMD EPYC (Zen 4 splits a 512-bit operation into two
+//! 256-bit halves, so the blend's floating-point work stays the same and the extracts
+//! back to 256 bits are added). Sixteen instances per group would halve the instruction
+//! count the same way, on the same split pipes, while doubling a group's lane palette
+//! (36 KiB → 72 KiB for the built-in rig, past a 32 KiB L1) and the output layout's group,
+//! so it was not built. The group stays eight instances at every level, and with it the
+//! output layout, lane blocks and shaders.
+#![cfg(target_arch = "x86_64")]
+
+use super::{Avx2, F32x8, Simd, SimdLevel};
+use crate::types::Qvs;
+use std::arch::x86_64::*;
+
+/// AVX-512 (F, VL, DQ) with AVX2 and FMA. The token proves the CPU has them all.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx512 {
+    _proof: (),
+}
+
+impl Avx512 {
+    /// The token, if this CPU has AVX-512 F, VL and DQ, AVX2 and FMA, and no lower level
+    /// is forced ([`super::force_level`]).
+    pub fn detect() -> Option<Avx512> {
+        (SimdLevel::detect() == SimdLevel::Avx512).then_some(Avx512 { _proof: () })
+    }
+
+    /// The AVX2 token: every AVX-512 CPU this token was made on has AVX2 and FMA
+    /// (`SimdLevel::supported` checks them with the AVX-512 features).
+    #[inline(always)]
+    fn avx2(self) -> Avx2 {
+        Avx2::implied_by_avx512()
+    }
+}
+
+// Every method forwards to `Avx2`'s (whose safety argument covers the intrinsics: an
+// `Avx512` exists only where AVX2 and FMA were found too). `#[inline(always)]` puts them
+// into the kernels' AVX-512 `#[target_feature]` copies, where they compile as such.
+impl Simd for Avx512 {
+    type V = __m256;
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> __m256 {
+        self.avx2().splat(x)
+    }
+    #[inline(always)]
+    fn load(self, x: &F32x8) -> __m256 {
+        self.avx2().load(x)
+    }
+    #[inline(always)]
+    fn store(self, x: &mut F32x8, v: __m256) {
+        self.avx2().store(x, v)
+    }
+    #[inline(always)]
+    fn add(self, a: __m256, b: __m256) -> __m256 {
+        self.avx2().add(a, b)
+    }
+    #[inline(always)]
+    fn sub(self, a: __m256, b: __m256) -> __m256 {
+        self.avx2().sub(a, b)
+    }
+    #[inline(always)]
+    fn mul(self, a: __m256, b: __m256) -> __m256 {
+        self.avx2().mul(a, b)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: __m256, b: __m256, c: __m256) -> __m256 {
+        self.avx2().mul_add(a, b, c)
+    }
+    #[inline(always)]
+    fn div(self, a: __m256, b: __m256) -> __m256 {
+        self.avx2().div(a, b)
+    }
+    #[inline(always)]
+    fn sqrt(self, a: __m256) -> __m256 {
+        self.avx2().sqrt(a)
+    }
+    #[inline(always)]
+    fn abs(self, a: __m256) -> __m256 {
+        self.avx2().abs(a)
+    }
+    #[inline(always)]
+    fn flip_sign(self, a: __m256, sign: __m256) -> __m256 {
+        self.avx2().flip_sign(a, sign)
+    }
+    #[inline(always)]
+    fn below_mask(self, a: __m256, b: __m256) -> u32 {
+        self.avx2().below_mask(a, b)
+    }
+    #[inline(always)]
+    fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [__m256; 10] {
+        self.avx2().load_qvs_lanes(locals, stride, joint)
+    }
+    #[inline(always)]
+    fn encode_normal_unorm10(self, normal: [__m256; 3]) -> __m256 {
+        self.avx2().encode_normal_unorm10(normal)
+    }
+    #[inline(always)]
+    fn transpose_halves(self, rows: [__m256; 4]) -> [__m256; 4] {
+        self.avx2().transpose_halves(rows)
+    }
+    #[inline(always)]
+    fn low_halves(self, a: __m256, b: __m256) -> __m256 {
+        self.avx2().low_halves(a, b)
+    }
+    #[inline(always)]
+    fn high_halves(self, a: __m256, b: __m256) -> __m256 {
+        self.avx2().high_halves(a, b)
+    }
+    #[inline(always)]
+    unsafe fn store_half(self, out: *mut f32, v: __m256, high: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.avx2().store_half(out, v, high) }
+    }
+    #[inline(always)]
+    unsafe fn store_unaligned(self, out: *mut f32, v: __m256) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.avx2().store_unaligned(out, v) }
+    }
+    #[inline(always)]
+    unsafe fn stream(self, out: *mut f32, v: __m256) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.avx2().stream(out, v) }
+    }
+    #[inline(always)]
+    fn store_fence(self) {
+        self.avx2().store_fence()
+    }
+}
