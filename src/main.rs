@@ -87,6 +87,10 @@ struct AppArgs {
     /// Schedule.
     #[arg(long, default_value = Schedule::DEFAULT.spec().name, value_parser = variant_parser::<Schedule>())]
     schedule: Schedule,
+    /// Run the lane kernels at this SIMD level instead of the best the CPU has (a level
+    /// the CPU lacks is refused; the panel's CPU line names the level in use).
+    #[arg(long = "simd-level", value_name = "LEVEL", value_parser = variant_parser::<SimdLevel>())]
+    simd_level: Option<SimdLevel>,
     /// Animation speed factor, 0..=10.
     #[arg(long, default_value_t = 1.0)]
     speed: f32,
@@ -428,6 +432,10 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             "--screenshot {}: the file name must end in .png",
             path.display()
         );
+    }
+    if let Some(level) = args.simd_level {
+        skinbench::simd::force_level(Some(level))
+            .map_err(|e| anyhow::anyhow!("--simd-level: {e}"))?;
     }
     let rig = load_rig(args.rig.as_deref())?;
     let soak = match args.soak {

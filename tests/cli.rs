@@ -9,6 +9,7 @@ use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::crowd::Schedule;
 use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
 use skinbench::gpu::UploadVariant;
+use skinbench::simd::SimdLevel;
 use skinbench::skin::SkinVariant;
 use skinbench::variant::Variant;
 
@@ -33,6 +34,7 @@ fn unknown_variants_list_the_valid_ones() {
         ("--hierarchy", "bush", names::<HierarchyVariant>()),
         ("--upload", "fax", names::<UploadVariant>()),
         ("--schedule", "later", names::<Schedule>()),
+        ("--simd-level", "avx1024", names::<SimdLevel>()),
     ] {
         let (code, _, err) = skinbench(&[flag, value]);
         assert_ne!(code, 0);
@@ -83,6 +85,7 @@ fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
         ("--hierarchy", names::<HierarchyVariant>()),
         ("--upload", names::<UploadVariant>()),
         ("--schedule", names::<Schedule>()),
+        ("--simd-level", names::<SimdLevel>()),
     ] {
         assert_eq!(listed_values(&help, flag), valid, "{flag}");
     }
@@ -270,7 +273,6 @@ fn bench_quick_writes_both_reports() {
 
 #[test]
 fn bench_measures_every_simd_level_side_by_side() {
-    use skinbench::simd::SimdLevel;
     let dir = common::temp_dir("bench-levels");
     let (code, stdout, err) = skinbench(&[
         "bench",

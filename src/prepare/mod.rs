@@ -321,6 +321,11 @@ pub struct PreparedRig {
     /// then the palette stage writes a normal matrix after each instance's position
     /// matrices and every skin variant blends those for the normal.
     pub normal_matrix_reason: Option<String>,
+    /// Every local scale a frame can hold is exactly 1: the rest pose's are and no clip
+    /// animates scale (the blend's lerp of 1 and 1 stays exactly 1 for weights in 0..=1:
+    /// `1 - w` rounds by less than half a step below 1, and ties round to 1). The `simd`
+    /// hierarchy then neither loads nor multiplies the scales, which changes no bit.
+    pub unit_scale: bool,
     pub summary: crate::rig::RigSummary,
 }
 
@@ -330,15 +335,19 @@ impl PreparedRig {
         let joint_count = rig.skeleton.joint_count();
         let mesh = PreparedMesh::new(&rig.mesh, joint_count);
         let shear_reason = scale::shear_reason(&rig.skeleton, &rig.clips);
-        let clips = rig.clips.iter().map(clip::ClipRt::new).collect();
+        let clips: Vec<clip::ClipRt> = rig.clips.iter().map(clip::ClipRt::new).collect();
         let root_parent_qvs = scale::root_parents(&rig.skeleton);
         let normal_matrix_reason = scale::normal_matrix_reason(&rig.skeleton, &rig.clips);
-        let rest_pose = rig
+        let rest_pose: Vec<crate::types::Qvs> = rig
             .skeleton
             .rest_pose
             .iter()
             .map(crate::types::Qvs::from)
             .collect();
+        let unit_scale = rest_pose.iter().all(|q| q.scale == glam::Vec3A::ONE)
+            && clips
+                .iter()
+                .all(|c| c.animated.iter().all(|a| a.scale.is_none()));
         PreparedRig {
             name: name.to_string(),
             joint_stride: joint_count.next_multiple_of(4),
@@ -351,6 +360,7 @@ impl PreparedRig {
             shear_reason,
             root_parent_qvs,
             normal_matrix_reason,
+            unit_scale,
             summary,
         }
     }

@@ -94,41 +94,16 @@ impl Simd for Avx2 {
     /// 128-bit half: 24 loads and 36 shuffles for 80 values instead of 80 inserts.
     #[inline(always)]
     fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [Self::V; 10] {
-        use std::arch::x86_64::*;
-        assert!(locals.len() > (LANES - 1) * stride + joint);
-        let base = locals[joint..].as_ptr() as *const f32;
-        // SAFETY: see the impl comment; instance k's joint is `locals[k * stride + joint]`,
-        // in bounds (asserted above); `Qvs` is 16-byte aligned, so each of its three
-        // 16-byte parts is an aligned load. No closures: they would not inherit AVX.
-        unsafe {
-            macro_rules! transposed {
-                ($part:expr) => {{
-                    let a0 = _mm256_insertf128_ps::<1>(
-                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 0, $part))),
-                        _mm_load_ps(qvs_part(base, stride, 4, $part)),
-                    );
-                    let a1 = _mm256_insertf128_ps::<1>(
-                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 1, $part))),
-                        _mm_load_ps(qvs_part(base, stride, 5, $part)),
-                    );
-                    let a2 = _mm256_insertf128_ps::<1>(
-                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 2, $part))),
-                        _mm_load_ps(qvs_part(base, stride, 6, $part)),
-                    );
-                    let a3 = _mm256_insertf128_ps::<1>(
-                        _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, 3, $part))),
-                        _mm_load_ps(qvs_part(base, stride, 7, $part)),
-                    );
-                    transpose_halves([a0, a1, a2, a3])
-                }};
-            }
-            let r = transposed!(0);
-            let t = transposed!(1);
-            let sc = transposed!(2);
-            [
-                r[0], r[1], r[2], r[3], t[0], t[1], t[2], sc[0], sc[1], sc[2],
-            ]
-        }
+        let [r, t, sc] = qvs_parts::<3>(locals, stride, joint);
+        [
+            r[0], r[1], r[2], r[3], t[0], t[1], t[2], sc[0], sc[1], sc[2],
+        ]
+    }
+
+    #[inline(always)]
+    fn load_qt_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [Self::V; 7] {
+        let [r, t] = qvs_parts::<2>(locals, stride, joint);
+        [r[0], r[1], r[2], r[3], t[0], t[1], t[2]]
     }
 
     #[inline(always)]
@@ -216,6 +191,38 @@ impl Simd for Avx2 {
     fn store_fence(self) {
         // SAFETY: see the impl comment (SSE is part of x86-64).
         unsafe { std::arch::x86_64::_mm_sfence() }
+    }
+}
+
+/// The first `PARTS` 16-byte parts (rotation, translation, scale) of joint `joint` of
+/// eight instances (instance `k` at `k * stride`), each transposed into four lane vectors.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn qvs_parts<const PARTS: usize>(
+    locals: &[Qvs],
+    stride: usize,
+    joint: usize,
+) -> [[std::arch::x86_64::__m256; 4]; PARTS] {
+    use std::arch::x86_64::*;
+    assert!(locals.len() > (LANES - 1) * stride + joint);
+    let base = locals[joint..].as_ptr() as *const f32;
+    // SAFETY: only inlined into the AVX kernels (see the `Avx2` impl comment); instance
+    // k's joint is `locals[k * stride + joint]`, in bounds (asserted above); `Qvs` is
+    // 16-byte aligned, so each of its three 16-byte parts is an aligned load. A loop over
+    // parts, not a closure: a closure would not inherit AVX.
+    unsafe {
+        let mut out = [[_mm256_setzero_ps(); 4]; PARTS];
+        for (part, o) in out.iter_mut().enumerate() {
+            let mut rows = [_mm256_setzero_ps(); 4];
+            for (k, row) in rows.iter_mut().enumerate() {
+                *row = _mm256_insertf128_ps::<1>(
+                    _mm256_castps128_ps256(_mm_load_ps(qvs_part(base, stride, k, part))),
+                    _mm_load_ps(qvs_part(base, stride, k + 4, part)),
+                );
+            }
+            *o = transpose_halves(rows);
+        }
+        out
     }
 }
 

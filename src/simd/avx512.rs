@@ -103,6 +103,10 @@ impl Simd for Avx512 {
         self.avx2().load_qvs_lanes(locals, stride, joint)
     }
     #[inline(always)]
+    fn load_qt_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [__m256; 7] {
+        self.avx2().load_qt_lanes(locals, stride, joint)
+    }
+    #[inline(always)]
     fn encode_normal_unorm10(self, normal: [__m256; 3]) -> __m256 {
         self.avx2().encode_normal_unorm10(normal)
     }

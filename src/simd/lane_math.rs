@@ -64,6 +64,20 @@ pub fn mul_3x4_right_scalar<S: Simd>(s: S, a: &[S::V; 12], b: &[[f32; 4]; 3]) ->
 /// Translation * rotation * scale as a 3×4 matrix per lane (`q` = x, y, z, w).
 #[inline(always)]
 pub fn trs_to_3x4<S: Simd>(s: S, q: [S::V; 4], t: [S::V; 3], scale: [S::V; 3]) -> [S::V; 12] {
+    let m = rt_to_3x4(s, q, t);
+    let mut out = m;
+    for r in 0..3 {
+        for c in 0..3 {
+            out[r * 4 + c] = s.mul(m[r * 4 + c], scale[c]);
+        }
+    }
+    out
+}
+
+/// Translation * rotation as a 3×4 matrix per lane (`q` = x, y, z, w): [`trs_to_3x4`]
+/// with every scale exactly 1, the same bits.
+#[inline(always)]
+pub fn rt_to_3x4<S: Simd>(s: S, q: [S::V; 4], t: [S::V; 3]) -> [S::V; 12] {
     let [x, y, z, w] = q;
     let (x2, y2, z2) = (s.add(x, x), s.add(y, y), s.add(z, z));
     let (xx, yy, zz) = (s.mul(x, x2), s.mul(y, y2), s.mul(z, z2));
@@ -71,17 +85,17 @@ pub fn trs_to_3x4<S: Simd>(s: S, q: [S::V; 4], t: [S::V; 3], scale: [S::V; 3]) -
     let (wx, wy, wz) = (s.mul(w, x2), s.mul(w, y2), s.mul(w, z2));
     let one = s.splat(1.0);
     [
-        s.mul(s.sub(one, s.add(yy, zz)), scale[0]),
-        s.mul(s.sub(xy, wz), scale[1]),
-        s.mul(s.add(xz, wy), scale[2]),
+        s.sub(one, s.add(yy, zz)),
+        s.sub(xy, wz),
+        s.add(xz, wy),
         t[0],
-        s.mul(s.add(xy, wz), scale[0]),
-        s.mul(s.sub(one, s.add(xx, zz)), scale[1]),
-        s.mul(s.sub(yz, wx), scale[2]),
+        s.add(xy, wz),
+        s.sub(one, s.add(xx, zz)),
+        s.sub(yz, wx),
         t[1],
-        s.mul(s.sub(xz, wy), scale[0]),
-        s.mul(s.add(yz, wx), scale[1]),
-        s.mul(s.sub(one, s.add(xx, yy)), scale[2]),
+        s.sub(xz, wy),
+        s.add(yz, wx),
+        s.sub(one, s.add(xx, yy)),
         t[2],
     ]
 }

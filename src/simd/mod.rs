@@ -25,8 +25,8 @@ pub use avx2::Avx2;
 #[cfg(target_arch = "x86_64")]
 pub use avx512::Avx512;
 pub use lane_math::{
-    load_3x4, mul_3x4, mul_3x4_left_scalar, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4,
-    trs_to_3x4,
+    load_3x4, mul_3x4, mul_3x4_left_scalar, mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4,
+    store_3x4, trs_to_3x4,
 };
 pub use portable::Portable;
 
@@ -58,6 +58,10 @@ pub trait Simd: Copy {
     /// Joint `joint` of eight instances' local poses (instance `k` at `k * stride`) as
     /// lanes: rotation x, y, z, w, translation x, y, z, scale x, y, z.
     fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [Self::V; 10];
+
+    /// As [`Simd::load_qvs_lanes`] without the scale: rotation x, y, z, w and translation
+    /// x, y, z (for rigs whose scales are all exactly 1).
+    fn load_qt_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [Self::V; 7];
 
     /// Eight normals (any non-zero length) as unorm 10:10:10:2 directions, the bits of
     /// each lane (see `prepare::pack_normal`).

@@ -113,6 +113,12 @@ impl Simd for Portable {
     }
 
     #[inline(always)]
+    fn load_qt_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [F32x8; 7] {
+        let v = self.load_qvs_lanes(locals, stride, joint);
+        [v[0], v[1], v[2], v[3], v[4], v[5], v[6]]
+    }
+
+    #[inline(always)]
     fn encode_normal_unorm10(self, normal: [F32x8; 3]) -> F32x8 {
         let mut r = F32x8::ZERO;
         for k in 0..LANES {
