@@ -7,16 +7,15 @@
 //! registers instead of 16 (fewer spills in the four-influence blend and the hierarchy's
 //! matrix products) and may use masked and ternary-logic forms.
 //!
-//! Why not wider vectors: two ways to use 512-bit registers were weighed on the skin
+//! Why not wider vectors yet: two ways to use 512-bit registers were measured on the skin
 //! kernel (bench-results/2026-11-23_avx512.md). Two matrix entries per register (the
-//! blend in half the instructions, eight instances still) was built and measured slower
-//! than these 256-bit kernels on the AMD EPYC (Zen 4 splits a 512-bit operation into two
-//! 256-bit halves, so the blend's floating-point work stays the same and the extracts
-//! back to 256 bits are added). Sixteen instances per group would halve the instruction
-//! count the same way, on the same split pipes, while doubling a group's lane palette
-//! (36 KiB → 72 KiB for the built-in rig, past a 32 KiB L1) and the output layout's group,
-//! so it was not built. The group stays eight instances at every level, and with it the
-//! output layout, lane blocks and shaders.
+//! blend in half the instructions, groups still of eight) was built and came out 3–13 %
+//! slower by min than these 256-bit kernels on the AMD EPYC (it adds an extract back to
+//! 256 bits per pair and leaves the transform at 256 bits). Sixteen instances per 512-bit register measured faster in
+//! a probe (`examples/lane_width.rs`: 0.89× the time by min, the same arithmetic and
+//! stores at both widths), but it makes the group size a property of the level in the
+//! output layout, the lane blocks, `pulled`'s storage groups and the shaders; that is not
+//! built, so every level runs groups of eight and shares one output layout.
 #![cfg(target_arch = "x86_64")]
 
 use super::{Avx2, F32x8, Simd, SimdLevel};

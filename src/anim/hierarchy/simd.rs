@@ -8,7 +8,7 @@
 //! layout for the palette stage. Runs at the best SIMD level the CPU has (AVX-512, AVX2,
 //! else the portable arrays).
 //!
-//! Most rigs never scale a joint (the built-in one, Fox, CesiumMan): their scales are
+//! Many rigs never scale a joint (the built-in one, Fox, SimpleSkin): their scales are
 //! exactly 1 in every frame ([`crate::prepare::PreparedRig::unit_scale`]), and a copy of
 //! the loop compiled for them skips transposing the scales into lanes and multiplying by
 //! them, the same bits for 15–19 % less time (bench-results/2026-11-23_avx512.md).
