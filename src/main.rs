@@ -88,7 +88,7 @@ struct AppArgs {
     #[arg(long, default_value = Schedule::DEFAULT.spec().name, value_parser = variant_parser::<Schedule>())]
     schedule: Schedule,
     /// Run the lane kernels at this SIMD level instead of the best the CPU has (a level
-    /// the CPU lacks is refused; the panel's CPU line names the level in use).
+    /// the CPU lacks is refused; the panel's "SIMD level" box changes it live).
     #[arg(long = "simd-level", value_name = "LEVEL", value_parser = variant_parser::<SimdLevel>())]
     simd_level: Option<SimdLevel>,
     /// Animation speed factor, 0..=10.
@@ -433,10 +433,12 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             path.display()
         );
     }
-    if let Some(level) = args.simd_level {
-        skinbench::simd::force_level(Some(level))
-            .map_err(|e| anyhow::anyhow!("--simd-level: {e}"))?;
-    }
+    let simd_level = match args.simd_level {
+        Some(level) => level
+            .require()
+            .map_err(|e| anyhow::anyhow!("--simd-level: {e}"))?,
+        None => SimdLevel::native(),
+    };
     let rig = load_rig(args.rig.as_deref())?;
     let soak = match args.soak {
         Some(secs) => Some(soak_plan(
@@ -458,6 +460,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
         );
     }
     let settings = Settings {
+        simd_level,
         pipeline: PipelineConfig {
             hierarchy,
             skin: args.skin.unwrap_or(best.skin),

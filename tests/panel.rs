@@ -132,6 +132,41 @@ fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
 }
 
 #[test]
+fn choosing_a_simd_level_runs_the_pipeline_at_it() {
+    use skinbench::simd::SimdLevel;
+    let Some(mut harness) = harness() else { return };
+    assert_eq!(harness.state().pipeline.simd_level(), SimdLevel::native());
+    let combo = harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "SIMD level");
+    assert_eq!(combo.value().as_deref(), Some(SimdLevel::native().name()));
+    for level in SimdLevel::available() {
+        let combo = harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "SIMD level");
+        combo.click();
+        harness.run_steps(2);
+        harness.get_by_label(level.name()).click();
+        harness.run_steps(2);
+        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        assert_eq!(harness.state().settings.simd_level, level);
+        assert_eq!(harness.state().pipeline.simd_level(), level);
+        // The frame at that level still verifies (two more frames first: the list closes
+        // only after the choice was drawn, and would take the click).
+        harness.run_steps(2);
+        click_then_frame(&mut harness, "verify");
+        let deviation = harness
+            .state()
+            .requests
+            .last_verify
+            .clone()
+            .unwrap_or_else(|| panic!("{}: verify did not run", level.name()))
+            .unwrap_or_else(|e| panic!("{}: {e}", level.name()));
+        assert!(
+            deviation.within_tolerance(),
+            "{}: {deviation:?}",
+            level.name()
+        );
+    }
+}
+
+#[test]
 fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     let Some(mut harness) = harness() else { return };
     let dir = common::temp_dir("panel-screenshots");

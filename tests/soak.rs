@@ -63,6 +63,7 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
     let mut rigs_seen = std::collections::BTreeSet::new();
     let mut skins_seen = std::collections::BTreeSet::new();
     let mut crowd_sizes = std::collections::BTreeSet::new();
+    let mut levels_seen = std::collections::BTreeSet::new();
     for _ in 0..240 {
         frame(&mut soak, &mut scene);
         rigs_seen.insert(scene.rig().name.clone());
@@ -70,7 +71,9 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
         crowd_sizes.insert(scene.crowd.len());
         // Whatever the change, the scene runs the configuration its settings name.
         assert_eq!(scene.settings.pipeline, *scene.pipeline.config());
+        assert_eq!(scene.settings.simd_level, scene.pipeline.simd_level());
         assert_eq!(scene.settings.instances, scene.crowd.len());
+        levels_seen.insert(scene.pipeline.simd_level().name());
     }
     let report = &soak.report;
     assert_eq!(report.frames, (rig_count + 240) as u64);
@@ -86,6 +89,11 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
     }
     assert!(skins_seen.len() > 3, "{skins_seen:?}");
     assert!(crowd_sizes.len() > 5, "{crowd_sizes:?}");
+    let levels = skinbench::simd::SimdLevel::available().len();
+    assert!(
+        levels_seen.len() == levels,
+        "{levels_seen:?} of {levels} levels"
+    );
 }
 
 #[test]

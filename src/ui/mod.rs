@@ -22,6 +22,7 @@ use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{PipelineConfig, Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
 use crate::gpu::upload::UploadVariant;
+use crate::simd::SimdLevel;
 use crate::variant::Variant;
 
 /// Everything the user can change from the panel (and the command line).
@@ -29,6 +30,8 @@ use crate::variant::Variant;
 pub struct Settings {
     /// Variants, schedule, threads and blend: what the frame pipeline runs.
     pub pipeline: PipelineConfig,
+    /// The SIMD level the pipeline's lane kernels run at (one the CPU has).
+    pub simd_level: SimdLevel,
     pub upload: UploadVariant,
     pub instances: usize,
     pub speed: f32,
@@ -140,7 +143,7 @@ fn header_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) {
         info.adapter.name, info.adapter.backend, info.adapter.device_type
     ));
     ui.label(format!(
-        "CPU: {} — {} threads, SIMD {}",
+        "CPU: {} — {} threads, best SIMD level {}",
         info.cpu, info.cores, info.simd
     ));
     ui.label(format!("rig: {} — {}", info.rig_name, info.rig_line));
@@ -154,6 +157,12 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     variant_combo(ui, &mut pipeline.skin, &[]);
     variant_combo(ui, &mut settings.upload, &[]);
     variant_combo(ui, &mut pipeline.schedule, &[]);
+    let unsupported: Vec<(SimdLevel, String)> = <SimdLevel as Variant>::ALL
+        .iter()
+        .filter(|l| !l.supported())
+        .map(|&l| (l, "this CPU does not have it".to_string()))
+        .collect();
+    variant_combo(ui, &mut settings.simd_level, &unsupported);
     for (v, reason) in info.refusals {
         ui.label(
             RichText::new(format!("{} refuses this rig: {reason}", v.name()))

@@ -85,7 +85,8 @@ impl Scene {
     ) -> anyhow::Result<Self> {
         let renderer = CrowdRenderer::new(&gpu.device, &rig, format);
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
-        let pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
+        let mut pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
+        pipeline.set_simd_level(Some(settings.simd_level))?;
         let mut crowd = InstanceStore::new();
         crowd.resize(settings.instances, &rig, SPACING);
         let camera = OrbitCamera::framing(crowd_extent(&crowd));
@@ -156,6 +157,18 @@ impl Scene {
             self.history.clear();
             self.requests.last_verify = None;
         }
+        if self.settings.simd_level != self.pipeline.simd_level() {
+            match self.pipeline.set_simd_level(Some(self.settings.simd_level)) {
+                Ok(()) => {
+                    self.history.clear();
+                    self.requests.last_verify = None;
+                }
+                Err(e) => {
+                    self.notes.push(e.to_string());
+                    self.settings.simd_level = self.pipeline.simd_level();
+                }
+            }
+        }
         let max = self.max_instances();
         self.settings.instances = self.settings.instances.clamp(1, max);
         if self.settings.instances != self.crowd.len() {
@@ -198,7 +211,10 @@ impl Scene {
         let instances = self.settings.instances.clamp(1, MAX_INSTANCES);
         budget::check(&rig, &config, instances, 1, &self.budget_replacing())
             .map_err(|e| e.to_string())?;
-        let pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+        let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+        pipeline
+            .set_simd_level(Some(self.settings.simd_level))
+            .map_err(|e| e.to_string())?;
         // The pipelines do not depend on the rig: the new renderer draws with the same.
         let pipelines = self.renderer.pipelines().clone();
         self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);

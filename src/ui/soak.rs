@@ -62,6 +62,7 @@ enum Change {
     Upload,
     Schedule,
     Threads,
+    SimdLevel,
     Instances,
     Blend,
     Pause,
@@ -76,6 +77,7 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::Upload, 3),
     (Change::Schedule, 2),
     (Change::Threads, 2),
+    (Change::SimdLevel, 1),
     (Change::Instances, 4),
     (Change::Blend, 2),
     (Change::Pause, 1),
@@ -417,6 +419,10 @@ impl Soak {
             Change::Threads => {
                 settings.pipeline.threads = 1 + self.rng.below(self.plan.max_threads.max(1));
                 format!("threads {}", settings.pipeline.threads)
+            }
+            Change::SimdLevel => {
+                settings.simd_level = self.rng.pick(&crate::simd::SimdLevel::available());
+                format!("SIMD level {}", settings.simd_level.name())
             }
             Change::Instances => {
                 // Log-uniform: as many changes land in 1..10 as in 1000..10,000.

@@ -251,6 +251,7 @@ pub fn app_settings(
 ) -> skinbench::ui::Settings {
     skinbench::ui::Settings {
         pipeline: skinbench::crowd::PipelineConfig::best_for(rig, 1),
+        simd_level: skinbench::simd::SimdLevel::native(),
         upload: skinbench::gpu::UploadVariant::DEFAULT,
         instances,
         speed: 1.0,
