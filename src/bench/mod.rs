@@ -13,6 +13,11 @@
 //! representations), `skin` (100 instances, 1 thread, every skin variant) and `frame`
 //! (sample through skin with the best variants at 100 and 1000 instances, 1..N threads,
 //! both schedules).
+//!
+//! SIMD levels (`--simd-level`): every lane variant is measured at each level asked for,
+//! its pipeline set to that level ([`Pipeline::set_simd_level`]), interleaved with all the
+//! other candidates, so the levels' rows sit side by side in one run and name their level;
+//! scalar variants run once. The frame workload takes each level's best variants.
 
 pub mod bandwidth;
 pub use crate::crowd::machine;

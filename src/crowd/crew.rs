@@ -15,7 +15,7 @@
 //! `threads` cores, and each frame pays up to three wake-ups: the first worker, the second
 //! (woken by the first), the caller at the end. On a virtual machine whose idle virtual
 //! CPUs halt, `perf sched` measured 35 µs on average per wake-up, on a 270 µs frame
-//! (bench-results/2026-11-23_thread_scaling.md).
+//! (bench-results/2026-11-23_avx512.md, section 5).
 //!
 //! The caller takes part only where the job allows it ([`Crew::run`]'s `caller_joins`):
 //! `tree` walks the hierarchy recursively and needs the workers' large stacks (see

@@ -7,8 +7,10 @@
 //! in one contiguous, cache-line aligned block of an arena, so splitting the arena, the
 //! instance array, the output buffer and the `tree` variant's trees into per-group chunks
 //! gives every task its own disjoint memory: no two threads ever write the same cache
-//! line, and no `unsafe` is needed to hand the chunks out. The arena is sized when the
-//! configuration or instance count changes; a steady-state frame allocates nothing.
+//! line. The calling thread and the crew's workers ([`super::crew`]) take group indices
+//! from one counter, each index once, and each takes its chunks by index. The arena is
+//! sized when the configuration or instance count changes; a steady-state frame allocates
+//! nothing.
 //!
 //! Schedules: `staged` runs each stage over all groups in parallel with a barrier between
 //! stages (the intermediate arrays make a round trip through L2/L3); `fused` runs all
@@ -176,7 +178,8 @@ impl FirstError {
 /// [`crate::rig::MAX_JOINTS`]: 65,535 levels of at most 512 bytes each (a walk frame is
 /// under 200 bytes in release builds, tests/hostile.rs walks the deepest chain) fit in
 /// 32 MiB. The stack is reserved address space; only the pages a walk touches are used.
-/// Every stage, verification's included, runs on these workers.
+/// A frame with `tree` runs on these workers alone, and so does verification's pose read;
+/// other frames also run on the calling thread.
 pub const WORKER_STACK_BYTES: usize = 32 << 20;
 
 /// Byte sizes of the parts of one group's block.
