@@ -97,14 +97,14 @@ impl PipelineConfig {
     }
 }
 
-/// Whether the lane kernels run with AVX2+FMA here. Without, they run their portable
-/// fallback, which is slower than the scalar variants (`bench --simd-level portable`).
+/// Whether the lane kernels run with AVX2+FMA or AVX-512 here. Without, they run their
+/// portable fallback, which is slower than the scalar variants (`bench --simd-level portable`).
 fn lanes_are_fast() -> bool {
     crate::simd::SimdLevel::detect() != crate::simd::SimdLevel::Portable
 }
 
-/// The fastest hierarchy variant on this CPU (for rigs it accepts): `simd` with AVX2+FMA,
-/// else `flat_qvs`.
+/// The fastest hierarchy variant on this CPU (for rigs it accepts): `simd` with AVX2+FMA
+/// or AVX-512, else `flat_qvs`.
 pub fn best_hierarchy() -> HierarchyVariant {
     if lanes_are_fast() {
         HierarchyVariant::Simd
@@ -113,7 +113,7 @@ pub fn best_hierarchy() -> HierarchyVariant {
     }
 }
 
-/// The fastest skin variant on this CPU: `pulled` with AVX2+FMA (`packed`, which stores
+/// The fastest skin variant on this CPU: `pulled` with AVX2+FMA or AVX-512 (`packed`, which stores
 /// half `simd`'s bytes, minus the work on vertex copies (`distinct`), written as lane
 /// blocks with non-temporal stores (`streamed`), the copies not stored at all; see
 /// bench-results/), else `tuned`.

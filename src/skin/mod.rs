@@ -97,7 +97,7 @@ crate::declare_variants! {
         },
         Simd => SkinSpec {
             name: "simd",
-            description: "8 instances per register (palettes SoA, lane = instance), AVX2/FMA detected at run time",
+            description: "8 instances per register (palettes SoA, lane = instance), AVX-512 or AVX2/FMA detected at run time",
             palette: PaletteLayout::Lanes,
             format: OutputFormat::Float4,
             arrangement: Arrangement::Slices,
