@@ -104,14 +104,11 @@ impl Crew {
         Ok(crew)
     }
 
-    /// The worker threads (the caller not counted).
-    pub fn workers(&self) -> usize {
-        self.workers.len()
-    }
-
-    /// Calls `f(i)` once for every `i` in `0..items`, on the caller (if `caller_joins`)
-    /// and up to `helpers` workers, and returns when all calls have returned. A panic in
-    /// any call is re-raised here after the others finished.
+    /// Calls `f(i)` exactly once for every `i` in `0..items` (never twice: what lets a job
+    /// take disjoint chunks by index), on the caller (if `caller_joins`) and up to
+    /// `helpers` workers, and returns when all calls have returned. A panic in a call is
+    /// re-raised here after the running calls finished; indices nobody had taken by then
+    /// are not called.
     pub fn run(
         &mut self,
         items: usize,
