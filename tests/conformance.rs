@@ -117,48 +117,39 @@ fn main() {
                 continue; // checked by the refusal case
             }
             for &skin in SkinVariant::ALL {
+                // Every thread count and schedule at the CPU's best level; with a lane
+                // kernel, one thread and `fused` again at each lower level.
+                let mut cases: Vec<(usize, Schedule, Option<SimdLevel>)> = Vec::new();
                 for threads in common::thread_counts() {
                     for &schedule in Schedule::ALL {
-                        let config = PipelineConfig {
-                            hierarchy,
-                            skin,
-                            schedule,
-                            threads,
-                            blend_weight: 0.0,
-                        };
-                        let rig = rig.clone();
-                        trials.push(Trial::test(
-                            format!(
-                                "{name}/{}/{}/{}/threads_{threads}",
-                                hierarchy.name(),
-                                skin.name(),
-                                schedule.name()
-                            ),
-                            move || conformance(&rig, config, None),
-                        ));
+                        cases.push((threads, schedule, None));
                     }
                 }
-                let lanes = hierarchy.spec().lanes > 1 || skin.spec().lanes > 1;
-                for level in SimdLevel::available() {
-                    if !lanes || level == SimdLevel::native() {
-                        continue;
+                if hierarchy.spec().lanes > 1 || skin.spec().lanes > 1 {
+                    for level in SimdLevel::available() {
+                        if level != SimdLevel::native() {
+                            cases.push((1, Schedule::Fused, Some(level)));
+                        }
                     }
+                }
+                for (threads, schedule, level) in cases {
                     let config = PipelineConfig {
                         hierarchy,
                         skin,
-                        schedule: Schedule::Fused,
-                        threads: 1,
+                        schedule,
+                        threads,
                         blend_weight: 0.0,
                     };
+                    let level_suffix = level.map_or(String::new(), |l| format!("/{}", l.name()));
                     let rig = rig.clone();
                     trials.push(Trial::test(
                         format!(
-                            "{name}/{}/{}/fused/threads_1/{}",
+                            "{name}/{}/{}/{}/threads_{threads}{level_suffix}",
                             hierarchy.name(),
                             skin.name(),
-                            level.name()
+                            schedule.name()
                         ),
-                        move || conformance(&rig, config, Some(level)),
+                        move || conformance(&rig, config, level),
                     ));
                 }
             }

@@ -10,6 +10,7 @@ pub struct Machine {
     pub rustc: String,
     pub profile: String,
     pub git_sha: String,
+    /// The best SIMD level the CPU has (rows and the panel name the one in use).
     pub simd: String,
     pub date: String,
 }
@@ -28,7 +29,7 @@ impl Machine {
             }
             .to_string(),
             git_sha: git_sha(),
-            simd: simd_line(),
+            simd: crate::simd::SimdLevel::native().label().to_string(),
             date: today(),
         }
     }
@@ -141,18 +142,6 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-/// The best SIMD level the CPU has, and the one forced where it differs
-/// (`AVX2+FMA (forced; the CPU has AVX-512)`).
-fn simd_line() -> String {
-    use crate::simd::SimdLevel;
-    let (native, now) = (SimdLevel::native(), SimdLevel::detect());
-    if now == native {
-        native.label().to_string()
-    } else {
-        format!("{} (forced; the CPU has {})", now.label(), native.label())
-    }
 }
 
 #[cfg(test)]

@@ -238,15 +238,19 @@ impl SimdLevel {
         levels
     }
 
-    /// The best level the CPU has, whatever [`force_level`] says.
+    /// The best level the CPU has, whatever [`force_level`] says (found once, then read
+    /// from a static: every kernel call asks).
     pub fn native() -> SimdLevel {
-        let mut best = SimdLevel::Portable;
-        for &level in <SimdLevel as crate::variant::Variant>::ALL {
-            if level.spec().rank > best.spec().rank && level.supported() {
-                best = level;
+        static NATIVE: std::sync::OnceLock<SimdLevel> = std::sync::OnceLock::new();
+        *NATIVE.get_or_init(|| {
+            let mut best = SimdLevel::Portable;
+            for &level in <SimdLevel as crate::variant::Variant>::ALL {
+                if level.spec().rank > best.spec().rank && level.supported() {
+                    best = level;
+                }
             }
-        }
-        best
+            best
+        })
     }
 
     /// What the lane kernels run with now, on this thread: the level [`with_level`] set
