@@ -1,7 +1,9 @@
 //! How wide should an AVX-512 skin group be? Eight instances per 256-bit register (what
 //! every level uses) against sixteen per 512-bit register, on the built-in rig's sorted
 //! mesh: the same blend, transform and normal encoding, the same lane-block stores
-//! (non-temporal), the same 96 instances (12 groups of eight or 6 of sixteen).
+//! (non-temporal), at 96 instances (12 groups of eight or 6 of sixteen) and at the bench's
+//! 100 and 1,000 on one and two threads (the project's crew hands the groups out), where a
+//! partial last group and the split of few groups between threads count too.
 //!
 //! A measuring probe, not a variant: the kernels here store each vertex's block as four
 //! planes (x, y, z, normal bits) instead of `streamed`'s transposed vertices, in both
@@ -9,10 +11,11 @@
 //! (a group's lane palette is 36 KiB at eight instances, 72 KiB at sixteen). Each width's
 //! output is checked against a scalar evaluation of the same formulas first.
 //!
-//! `cargo run --release --example lane_width` (x86-64 with AVX-512 F/VL/DQ only).
+//! `cargo run --release --example lane_width [rounds]` (x86-64 with AVX-512 F/VL/DQ only).
 
 #[cfg(target_arch = "x86_64")]
 mod probe {
+    pub use skinbench::crowd::crew::{Crew, SliceChunks};
     use skinbench::prepare::PreparedRig;
     use std::arch::x86_64::*;
     use std::time::Instant;
@@ -375,14 +378,24 @@ mod probe {
         v[v.len() / 2]
     }
 
-    /// One frame of `instances` instances at width `W` (groups run one after the other,
-    /// one thread, as the bench's 1-thread skin workload), in µs.
-    pub fn frame<W: Width>(input: &Input, palettes: &[Vec<Line>], out: &mut [Vec<Line>]) -> f64 {
+    /// One frame at width `W`: every group's kernel, taken from the crew's counter by the
+    /// caller and `threads - 1` workers (the pipeline's hand-out), in µs.
+    pub fn frame<W: Width>(
+        crew: &mut Crew,
+        threads: usize,
+        input: &Input,
+        palettes: &[Vec<Line>],
+        out: &mut [Vec<Line>],
+    ) -> f64 {
         let start = Instant::now();
-        for (palette, out) in palettes.iter().zip(out.iter_mut()) {
+        let groups = palettes.len();
+        let outs = SliceChunks::new(out, 1);
+        crew.run(groups, threads - 1, true, &|g| {
+            // SAFETY: the crew calls each index once, so each group's output is taken once.
+            let out = unsafe { outs.get(g) };
             // SAFETY: `main` checked the CPU features; the buffers are sized by `setup`.
-            unsafe { run_kernel::<W>(input, floats(palette), floats_mut(out)) };
-        }
+            unsafe { run_kernel::<W>(input, floats(&palettes[g]), floats_mut(&mut out[0])) };
+        });
         start.elapsed().as_secs_f64() * 1e6
     }
 
@@ -391,7 +404,9 @@ mod probe {
         lanes: usize,
         instances: usize,
     ) -> (Vec<Vec<Line>>, Vec<Vec<Line>>) {
-        let groups = instances / lanes;
+        // A partial last group costs a whole one: its lanes are computed (and, in lane
+        // blocks, stored) whatever the live count.
+        let groups = instances.div_ceil(lanes);
         let palettes = (0..groups).map(|g| palette(input, lanes, g)).collect();
         let outs = (0..groups)
             .map(|_| vec![Line([0.0; 16]); (input.source.len() * 4 * lanes).div_ceil(16)])
@@ -432,28 +447,10 @@ fn main() {
         return;
     }
     let input = Input::reference();
-    let instances = 96;
-    let (p8, mut o8) = setup(&input, 8, instances);
-    let (p16, mut o16) = setup(&input, 16, instances);
-    frame::<Ymm>(&input, &p8, &mut o8);
-    frame::<Zmm>(&input, &p16, &mut o16);
-    check::<Ymm>(&input, &p8, &o8);
-    check::<Zmm>(&input, &p16, &o16);
-    let items = (instances * input.source.len()) as f64;
     let rounds: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(20);
-    let (mut t8, mut t16) = (Vec::new(), Vec::new());
-    // Alternating bursts of frames, so both widths see the same machine.
-    for _ in 0..rounds {
-        for _ in 0..50 {
-            t8.push(frame::<Ymm>(&input, &p8, &mut o8));
-        }
-        for _ in 0..50 {
-            t16.push(frame::<Zmm>(&input, &p16, &mut o16));
-        }
-    }
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|c| {
@@ -462,29 +459,53 @@ fn main() {
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
         })
         .unwrap_or_default();
+    let mut crew = Crew::new(1, 1 << 20).expect("a worker thread");
     println!(
-        "{cpu}: {instances} instances, {} vertices, 1 thread, {} frames each",
-        input.source.len(),
-        t8.len()
+        "{cpu}: built-in rig, {} vertices, {rounds} rounds of 50 frames per width, alternating",
+        input.source.len()
     );
-    for (name, t) in [
-        ("8 instances per 256-bit register", &t8),
-        ("16 instances per 512-bit register", &t16),
-    ] {
-        let min = t.iter().copied().fold(f64::INFINITY, f64::min);
-        let med = median(t.to_vec());
+    // 96: whole groups at both widths; 100 and 1000: the bench's instance counts, where
+    // a partial last group of sixteen costs as much as a full one, and two threads share
+    // 7 (or 63) groups of sixteen against 13 (or 125) of eight.
+    for (instances, threads) in [(96, 1), (100, 1), (100, 2), (1000, 1), (1000, 2)] {
+        let (p8, mut o8) = setup(&input, 8, instances);
+        let (p16, mut o16) = setup(&input, 16, instances);
+        frame::<Ymm>(&mut crew, threads, &input, &p8, &mut o8);
+        frame::<Zmm>(&mut crew, threads, &input, &p16, &mut o16);
+        check::<Ymm>(&input, &p8, &o8);
+        check::<Zmm>(&input, &p16, &o16);
+        let (mut t8, mut t16) = (Vec::new(), Vec::new());
+        // Alternating bursts of frames, so both widths see the same machine.
+        for _ in 0..rounds {
+            for _ in 0..50 {
+                t8.push(frame::<Ymm>(&mut crew, threads, &input, &p8, &mut o8));
+            }
+            for _ in 0..50 {
+                t16.push(frame::<Zmm>(&mut crew, threads, &input, &p16, &mut o16));
+            }
+        }
+        let items = (instances * input.source.len()) as f64;
+        let min = |t: &[f64]| t.iter().copied().fold(f64::INFINITY, f64::min);
         println!(
-            "{name}: median {med:.1} µs ({:.3} ns/vertex), min {min:.1} µs ({:.3} ns/vertex)",
-            med * 1000.0 / items,
-            min * 1000.0 / items
+            "{instances} instances, {threads} thread{}: {} groups of 8 / {} of 16",
+            if threads == 1 { "" } else { "s" },
+            p8.len(),
+            p16.len()
+        );
+        for (name, t) in [("  8 per 256-bit", &t8), ("  16 per 512-bit", &t16)] {
+            let med = median(t.to_vec());
+            println!(
+                "{name}: median {med:.1} µs ({:.3} ns/vertex), min {:.1} µs",
+                med * 1000.0 / items,
+                min(t)
+            );
+        }
+        println!(
+            "  16 / 8: median {:.3}×, min {:.3}× the time",
+            median(t16.clone()) / median(t8.clone()),
+            min(&t16) / min(&t8)
         );
     }
-    println!(
-        "16 / 8 lanes: median {:.3}×, min {:.3}× the time",
-        median(t16.clone()) / median(t8.clone()),
-        t16.iter().copied().fold(f64::INFINITY, f64::min)
-            / t8.iter().copied().fold(f64::INFINITY, f64::min)
-    );
 }
 
 #[cfg(not(target_arch = "x86_64"))]

@@ -7,15 +7,17 @@
 //! registers instead of 16 (fewer spills in the four-influence blend and the hierarchy's
 //! matrix products) and may use masked and ternary-logic forms.
 //!
-//! Why not wider vectors yet: two ways to use 512-bit registers were measured on the skin
+//! Why not wider vectors: two ways to use 512-bit registers were measured on the skin
 //! kernel (bench-results/2026-11-23_avx512.md). Two matrix entries per register (the
 //! blend in half the instructions, groups still of eight) was built and came out 3–13 %
 //! slower by min than these 256-bit kernels on the AMD EPYC (it adds an extract back to
-//! 256 bits per pair and leaves the transform at 256 bits). Sixteen instances per 512-bit register measured faster in
-//! a probe (`examples/lane_width.rs`: 0.89× the time by min, the same arithmetic and
-//! stores at both widths), but it makes the group size a property of the level in the
-//! output layout, the lane blocks, `pulled`'s storage groups and the shaders; that is not
-//! built, so every level runs groups of eight and shares one output layout.
+//! 256 bits per pair and leaves the transform at 256 bits). Sixteen instances per 512-bit
+//! register were measured in a probe (`examples/lane_width.rs`): 11 % less time per instance
+//! in whole groups, but at 100 instances a partial last group of sixteen costs a whole one
+//! and two threads split 7 groups 4 to 3, so sixteen lanes came out 2–4 % faster on one
+//! thread and 2–8 % slower on two; at 1,000 instances 11–15 % faster. Groups stay eight at
+//! every level, so every level shares one output layout (the decision and what a
+//! per-instance-count width would cost: bench-results/2026-11-23_avx512.md, section 3b).
 #![cfg(target_arch = "x86_64")]
 
 use super::{Avx2, F32x8, Simd, SimdLevel};
