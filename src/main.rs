@@ -17,6 +17,7 @@ use skinbench::crowd::pipeline::{available_threads, best_hierarchy, best_skin};
 use skinbench::crowd::pose::{MeshFormat, pose};
 use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::gpu::UploadVariant;
+use skinbench::gpu::skin::ComputeShader;
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::{self, RigSummary};
 use skinbench::simd::SimdLevel;
@@ -91,6 +92,10 @@ struct AppArgs {
     /// the CPU lacks is refused; the panel's "SIMD level" box changes it live).
     #[arg(long = "simd-level", value_name = "LEVEL", value_parser = variant_parser::<SimdLevel>())]
     simd_level: Option<SimdLevel>,
+    /// The compute shader `--skin gpu_compute` skins with (the panel's "compute shader"
+    /// box changes it live).
+    #[arg(long = "compute-shader", default_value = ComputeShader::DEFAULT.spec().name, value_parser = variant_parser::<ComputeShader>())]
+    compute_shader: ComputeShader,
     /// Animation speed factor, 0..=10.
     #[arg(long, default_value_t = 1.0)]
     speed: f32,
@@ -461,6 +466,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
     }
     let settings = Settings {
         simd_level,
+        compute_shader: args.compute_shader,
         pipeline: PipelineConfig {
             hierarchy,
             skin: args.skin.unwrap_or(best.skin),

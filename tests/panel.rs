@@ -167,6 +167,46 @@ fn choosing_a_simd_level_runs_the_pipeline_at_it() {
 }
 
 #[test]
+fn choosing_a_compute_shader_skins_gpu_compute_with_it() {
+    use skinbench::gpu::skin::ComputeShader;
+    let Some(mut harness) = harness() else { return };
+    // The box is there only while a GPU variant runs.
+    assert!(
+        harness
+            .query_by_role_and_label(egui::accesskit::Role::ComboBox, "compute shader")
+            .is_none()
+    );
+    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+    for &shader in ComputeShader::ALL {
+        let combo =
+            harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "compute shader");
+        combo.click();
+        harness.run_steps(2);
+        harness.get_by_label(shader.name()).click();
+        harness.run_steps(2);
+        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        assert_eq!(harness.state().settings.compute_shader, shader);
+        assert_eq!(harness.state().renderer.compute_shader(), shader);
+        harness.run_steps(2);
+        click_then_frame(&mut harness, "verify");
+        let deviation = harness
+            .state()
+            .requests
+            .last_verify
+            .clone()
+            .unwrap_or_else(|| panic!("{}: verify did not run", shader.name()))
+            .unwrap_or_else(|e| panic!("{}: {e}", shader.name()));
+        assert!(
+            deviation.within_tolerance(),
+            "{}: {deviation:?}",
+            shader.name()
+        );
+    }
+}
+
+#[test]
 fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     let Some(mut harness) = harness() else { return };
     let dir = common::temp_dir("panel-screenshots");

@@ -481,7 +481,8 @@ pub fn run(
             Workload::Skin => {
                 let n = options.instances.unwrap_or(100);
                 crowd.resize(n, &rig, 2.0);
-                for &skin in SkinVariant::ALL {
+                // The CPU kernels; a GPU variant's CPU part is its palettes.
+                for &skin in SkinVariant::ALL.iter().filter(|s| s.skins_on_cpu()) {
                     for level in levels_for(skin.spec().lanes) {
                         let config = single(HierarchyVariant::Simd, skin);
                         let seed_ms = SEED_SKIN_MS

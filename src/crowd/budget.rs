@@ -37,6 +37,8 @@ pub struct Footprint {
     pub skinned_output: u64,
     /// Copies of the skinned output held elsewhere (the app's GPU vertex buffer: 1).
     pub output_copies: u64,
+    /// What a variant that skins on the GPU writes there (its CPU output is palettes).
+    pub gpu_skinned: u64,
 }
 
 impl Footprint {
@@ -68,6 +70,11 @@ impl Footprint {
             trees: n.saturating_mul(tree_nodes),
             skinned_output: config.skin.layout(rig).bytes(instances) as u64,
             output_copies,
+            gpu_skinned: config
+                .skin
+                .layout(rig)
+                .skinned_on_gpu()
+                .map_or(0, |l| l.bytes(instances) as u64),
         }
     }
 
@@ -76,6 +83,7 @@ impl Footprint {
             .saturating_add(self.pipeline_state)
             .saturating_add(self.trees)
             .saturating_add(self.skinned_output.saturating_mul(1 + self.output_copies))
+            .saturating_add(self.gpu_skinned)
     }
 }
 
@@ -148,6 +156,9 @@ fn parts(f: &Footprint) -> String {
             String::new()
         }
     ));
+    if f.gpu_skinned > 0 {
+        parts.push(format!("skinned on the GPU {}", mb(f.gpu_skinned)));
+    }
     parts.join(", ")
 }
 
@@ -235,6 +246,7 @@ pub fn check_configs(
                     Outputs::Shared => a.skinned_output.max(b.skinned_output),
                 },
                 output_copies,
+                gpu_skinned: a.gpu_skinned.saturating_add(b.gpu_skinned),
             })
     };
     let largest_output = |n: usize| {

@@ -152,6 +152,8 @@ pub enum FrameError {
     Skin(#[from] SkinError),
     #[error("cannot start the worker threads: {0}")]
     Pool(String),
+    #[error("GPU skinning: {0}")]
+    Gpu(String),
 }
 
 /// The first error any group task returned (groups run on several workers).

@@ -99,6 +99,8 @@ fn finite_or_infinite(e: f64) -> f64 {
 }
 
 /// Compares `out` (the frame `pipeline` just computed for `instances`) with the reference.
+/// For a variant that skins on the GPU, `out` is what the GPU skinned, read back (laid out
+/// as [`crate::skin::OutputLayout::skinned_on_gpu`] says), not the palettes the CPU wrote.
 pub fn verify_frame(
     pipeline: &Pipeline,
     instances: &[Instance],
@@ -107,6 +109,7 @@ pub fn verify_frame(
 ) -> Result<Deviation, BufferError> {
     let rig = pipeline.rig();
     let layout = pipeline.output_layout();
+    let layout = &layout.skinned_on_gpu().unwrap_or(*layout);
     let mut d = Deviation {
         normal_tolerance: layout.format.normal_tolerance(),
         ..Deviation::default()

@@ -7,6 +7,7 @@
 
 pub mod context;
 pub mod renderer;
+pub mod skin;
 pub mod upload;
 
 use std::path::Path;

@@ -17,6 +17,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
+use super::skin::{ComputeShader, GpuSkinner};
 use crate::crowd::Instance;
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputLayout, VertexOrder};
@@ -128,7 +129,7 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
 #[derive(Clone, PartialEq, Eq)]
 pub struct CrowdPipelines {
     /// One pipeline per draw path, in `DrawPath::ALL` order.
-    pipelines: [(DrawPath, wgpu::RenderPipeline); 6],
+    pipelines: [(DrawPath, wgpu::RenderPipeline); 7],
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
     blocks_layout: wgpu::BindGroupLayout,
@@ -155,6 +156,10 @@ pub struct CrowdRenderer {
     max_buffer_size: u64,
     world_from_model: Mat4,
     instance_scratch: Vec<InstanceGpu>,
+    /// `gpu_compute`'s skinning, made the first time a frame needs it.
+    gpu_skinner: Option<GpuSkinner>,
+    compute_shader: ComputeShader,
+    gpu_range_limit: Option<usize>,
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
@@ -254,6 +259,8 @@ impl CrowdPipelines {
                     vec![Some(buffer(block_stride, &PACKED)), Some(buffer(8, &UV))]
                 }
                 DrawPath::Pulled => vec![Some(buffer(4, &DISTINCT_INDEX)), Some(buffer(8, &UV))],
+                // The compute pass's output is packed vertices, one instance's after another.
+                DrawPath::GpuCompute => vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
             }
         };
         let depth = Some(wgpu::DepthStencilState {
@@ -311,6 +318,7 @@ impl CrowdPipelines {
                 DrawPath::Packed => ("crowd packed", "vs_packed"),
                 DrawPath::PackedBlocks => ("crowd packed, lane blocks", "vs_packed"),
                 DrawPath::Pulled => ("crowd pulled lane blocks", "vs_pulled"),
+                DrawPath::GpuCompute => ("crowd skinned by compute", "vs_packed"),
             };
             let layout = match path {
                 DrawPath::Pulled => &pulled_layout,
@@ -318,7 +326,8 @@ impl CrowdPipelines {
                 | DrawPath::Float3
                 | DrawPath::Float4
                 | DrawPath::Packed
-                | DrawPath::PackedBlocks => &layout,
+                | DrawPath::PackedBlocks
+                | DrawPath::GpuCompute => &layout,
             };
             (
                 path,
@@ -412,6 +421,9 @@ impl CrowdRenderer {
             max_buffer_size: device.limits().max_buffer_size,
             world_from_model: rig_normalization(rig),
             instance_scratch: Vec::new(),
+            gpu_skinner: None,
+            compute_shader: ComputeShader::DEFAULT,
+            gpu_range_limit: None,
         }
     }
 
@@ -496,7 +508,8 @@ impl CrowdRenderer {
             | DrawPath::Float3
             | DrawPath::Float4
             | DrawPath::Packed
-            | DrawPath::PackedBlocks => false,
+            | DrawPath::PackedBlocks
+            | DrawPath::GpuCompute => false,
         };
         let current = self.blocks_bind_group.as_ref().map(|(_, bytes)| *bytes);
         if wanted && current != Some(group) {
@@ -519,6 +532,84 @@ impl CrowdRenderer {
 
     pub fn skinned(&self) -> &wgpu::Buffer {
         &self.skinned
+    }
+
+    /// Which shader `gpu_compute` skins with.
+    pub fn set_compute_shader(&mut self, shader: ComputeShader) {
+        self.compute_shader = shader;
+    }
+
+    pub fn compute_shader(&self) -> ComputeShader {
+        self.compute_shader
+    }
+
+    /// Has `gpu_compute` split its instances into ranges of at most `instances`, as a
+    /// device with small binding limits would (see [`GpuSkinner::limit_ranges`]).
+    pub fn limit_gpu_ranges(&mut self, instances: Option<usize>) {
+        self.gpu_range_limit = instances;
+        if let Some(skinner) = &mut self.gpu_skinner {
+            skinner.limit_ranges(instances);
+        }
+    }
+
+    /// For a layout that skins on the GPU, records the compute pass that skins the
+    /// palettes just uploaded into the skinned buffer (after the upload, before the draw
+    /// passes); nothing for the others. `rig` must be the renderer's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_gpu_skinning(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        rig: &PreparedRig,
+        layout: &OutputLayout,
+        instances: usize,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> Result<(), String> {
+        match layout.draw_path {
+            DrawPath::GpuCompute => {}
+            DrawPath::Interleaved
+            | DrawPath::Float3
+            | DrawPath::Float4
+            | DrawPath::Packed
+            | DrawPath::PackedBlocks
+            | DrawPath::Pulled => return Ok(()),
+        }
+        let limit = self.gpu_range_limit;
+        let skinner = self.gpu_skinner.get_or_insert_with(|| {
+            let mut skinner = GpuSkinner::new(device, rig);
+            skinner.limit_ranges(limit);
+            skinner
+        });
+        skinner.record(
+            device,
+            queue,
+            encoder,
+            &self.skinned,
+            layout,
+            instances,
+            self.compute_shader,
+            timestamp_writes,
+        )
+    }
+
+    /// The vertices the GPU skinned for the first `instances` instances, read back and laid
+    /// out as `layout.skinned_on_gpu()` says (for verification). Blocks until the GPU is
+    /// done.
+    pub fn read_gpu_skinned(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        layout: &OutputLayout,
+        instances: usize,
+    ) -> Result<Vec<u8>, String> {
+        let (Some(skinner), Some(skinned)) = (&self.gpu_skinner, layout.skinned_on_gpu()) else {
+            return Err(format!(
+                "the {} variant has skinned nothing on the GPU",
+                layout.variant.spec().name
+            ));
+        };
+        skinner.read_back(device, queue, &skinned, instances)
     }
 
     /// Writes the camera and every instance's transform and colour.
@@ -587,6 +678,19 @@ impl CrowdRenderer {
         }
         match layout.draw_path {
             DrawPath::Pulled => self.draw_pulled(pass, layout, instances),
+            DrawPath::GpuCompute => {
+                let (Some(skinner), Some(skinned)) = (&self.gpu_skinner, layout.skinned_on_gpu())
+                else {
+                    return;
+                };
+                for i in 0..instances {
+                    let Some(slice) = skinner.instance_slice(&skinned, i) else {
+                        break;
+                    };
+                    pass.set_vertex_buffer(0, slice);
+                    pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
+                }
+            }
             DrawPath::Interleaved
             | DrawPath::Float3
             | DrawPath::Float4

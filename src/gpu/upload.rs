@@ -64,11 +64,42 @@ impl Uploader {
         }
     }
 
-    /// Runs the CPU pipeline for `instances` and gets the skinned stream into the
-    /// renderer's vertex buffer with `variant`. Copies recorded into `encoder` (staging belt)
+    /// Runs the CPU pipeline for `instances` and gets the skinned stream (for a variant
+    /// that skins on the GPU: the palettes, then the compute pass that skins them) into the
+    /// renderer's buffers with `variant`. Copies recorded into `encoder` (staging belt)
     /// must be submitted before [`Self::after_submit`].
     #[allow(clippy::too_many_arguments)]
     pub fn frame(
+        &mut self,
+        variant: UploadVariant,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &mut CrowdRenderer,
+        pipeline: &mut Pipeline,
+        instances: &[Instance],
+    ) -> Result<StageTimings, FrameError> {
+        let timings = self.upload_frame(
+            variant, device, queue, encoder, renderer, pipeline, instances,
+        )?;
+        // A GPU-skinning variant uploaded palettes: its compute pass goes after the upload
+        // and before every draw pass.
+        renderer
+            .record_gpu_skinning(
+                device,
+                queue,
+                encoder,
+                pipeline.rig(),
+                pipeline.output_layout(),
+                instances.len(),
+                None,
+            )
+            .map_err(FrameError::Gpu)?;
+        Ok(timings)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn upload_frame(
         &mut self,
         variant: UploadVariant,
         device: &wgpu::Device,
@@ -100,7 +131,7 @@ impl Uploader {
                 let Some(mut view) = queue.write_buffer_with(renderer.skinned(), 0, size) else {
                     self.note =
                         Some("write_buffer_with refused the write; used write_buffer".into());
-                    return self.frame(
+                    return self.upload_frame(
                         UploadVariant::WriteBuffer,
                         device,
                         queue,

@@ -12,8 +12,8 @@
 
 use glam::Vec3;
 
-use super::SkinVariant;
-use crate::prepare::PreparedMesh;
+use super::{SkinDevice, SkinVariant};
+use crate::prepare::{PreparedMesh, PreparedRig};
 use crate::types::{
     CacheLine, LANES, PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved, VertexPacked,
     block_slot, unpack_normal,
@@ -34,6 +34,9 @@ pub enum OutputFormat {
     Float4,
     /// `VertexPacked`: float3 position, unorm 10:10:10:2 normal direction (16 bytes).
     Packed,
+    /// Not vertices: a 3×4 palette matrix (48 bytes), what the CPU writes for a variant
+    /// that skins on the GPU; an instance "stores" its palette's entries.
+    Palette3x4,
 }
 
 impl OutputFormat {
@@ -43,6 +46,7 @@ impl OutputFormat {
             OutputFormat::Float3 => std::mem::size_of::<VertexF3>(),
             OutputFormat::Float4 => std::mem::size_of::<VertexF4>(),
             OutputFormat::Packed => std::mem::size_of::<VertexPacked>(),
+            OutputFormat::Palette3x4 => std::mem::size_of::<crate::types::Mat3x4>(),
         }
     }
 
@@ -52,14 +56,17 @@ impl OutputFormat {
     pub fn normal_tolerance(self) -> f64 {
         match self {
             OutputFormat::Packed => PACKED_NORMAL_TOLERANCE as f64,
-            OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4 => 1e-3,
+            OutputFormat::Interleaved
+            | OutputFormat::Float3
+            | OutputFormat::Float4
+            | OutputFormat::Palette3x4 => 1e-3,
         }
     }
 
     /// The alignment the vertex stores need.
     const fn store_align(self) -> usize {
         match self {
-            OutputFormat::Float4 | OutputFormat::Packed => 16,
+            OutputFormat::Float4 | OutputFormat::Packed | OutputFormat::Palette3x4 => 16,
             OutputFormat::Interleaved | OutputFormat::Float3 => 4,
         }
     }
@@ -111,16 +118,20 @@ pub enum DrawPath {
     /// Each vertex's distinct index in slot 0; the vertex shader reads the instance's slot
     /// of that lane block from a storage buffer bound per group.
     Pulled,
+    /// The uploaded buffer holds palettes: a compute pass skins them into packed vertices
+    /// first, which are then drawn as `Packed` is, from the compute pass's output.
+    GpuCompute,
 }
 
 impl DrawPath {
-    pub const ALL: [DrawPath; 6] = [
+    pub const ALL: [DrawPath; 7] = [
         DrawPath::Interleaved,
         DrawPath::Float3,
         DrawPath::Float4,
         DrawPath::Packed,
         DrawPath::PackedBlocks,
         DrawPath::Pulled,
+        DrawPath::GpuCompute,
     ];
 
     /// Whether the draw path reads the uv stream from slot 1 (all but the interleaved one,
@@ -132,7 +143,8 @@ impl DrawPath {
             | DrawPath::Float4
             | DrawPath::Packed
             | DrawPath::PackedBlocks
-            | DrawPath::Pulled => true,
+            | DrawPath::Pulled
+            | DrawPath::GpuCompute => true,
         }
     }
 }
@@ -168,12 +180,23 @@ pub struct OutputLayout {
     pub instance_stride: usize,
     /// Alignment the output buffer needs.
     pub align: usize,
+    /// For a variant that skins on the GPU: its vertices there (see
+    /// [`OutputLayout::skinned_on_gpu`]); the fields above then describe the palettes the
+    /// CPU writes.
+    pub gpu_vertices: Option<GpuVertices>,
+}
+
+/// Where a GPU-skinning variant's vertices are in the GPU's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuVertices {
+    /// Bytes between consecutive instances' packed vertices.
+    pub instance_stride: usize,
 }
 
 impl OutputLayout {
-    /// The layout of `variant`'s output for `mesh`.
-    pub fn new(variant: SkinVariant, mesh: &PreparedMesh) -> Self {
-        match Self::try_new(variant, mesh) {
+    /// The layout of `variant`'s output for `rig`.
+    pub fn new(variant: SkinVariant, rig: &PreparedRig) -> Self {
+        match Self::try_new(variant, rig) {
             Ok(layout) => layout,
             // Every declared variant has a draw path (tests/layout.rs); a declaration that
             // has none is a programming error caught the first time the tests run.
@@ -182,7 +205,36 @@ impl OutputLayout {
     }
 
     /// As [`Self::new`], saying why a declaration has no draw path.
-    pub fn try_new(variant: SkinVariant, mesh: &PreparedMesh) -> Result<Self, UnsupportedLayout> {
+    pub fn try_new(variant: SkinVariant, rig: &PreparedRig) -> Result<Self, UnsupportedLayout> {
+        let spec = variant.spec();
+        let vertices = Self::vertices(variant, &rig.mesh)?;
+        match spec.runs_on {
+            SkinDevice::Cpu => Ok(vertices),
+            // The CPU writes each instance's palette (position matrices, then the normal
+            // matrices where the rig has its own) as 3×4 rows; the GPU the vertices.
+            SkinDevice::GpuCompute => {
+                let entries = rig.palette_stride();
+                let format = OutputFormat::Palette3x4;
+                Ok(OutputLayout {
+                    format,
+                    arrangement: Arrangement::Slices,
+                    stores: Stores::EveryVertex,
+                    draw_path: DrawPath::GpuCompute,
+                    stored_vertices: entries,
+                    instance_stride: (entries * format.vertex_size())
+                        .next_multiple_of(INSTANCE_ALIGN),
+                    align: format.store_align(),
+                    gpu_vertices: Some(GpuVertices {
+                        instance_stride: vertices.instance_stride,
+                    }),
+                    ..vertices
+                })
+            }
+        }
+    }
+
+    /// Where the vertices of `variant`'s declared format, arrangement and order are.
+    fn vertices(variant: SkinVariant, mesh: &PreparedMesh) -> Result<Self, UnsupportedLayout> {
         let spec = variant.spec();
         let unsupported = UnsupportedLayout {
             variant: spec.name,
@@ -204,7 +256,14 @@ impl OutputLayout {
                 DrawPath::Pulled
             }
             (_, Arrangement::Slices, Stores::DistinctOnly)
-            | (OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4, _, _) => {
+            | (
+                OutputFormat::Interleaved
+                | OutputFormat::Float3
+                | OutputFormat::Float4
+                | OutputFormat::Palette3x4,
+                _,
+                _,
+            ) => {
                 return Err(unsupported);
             }
         };
@@ -228,6 +287,26 @@ impl OutputLayout {
             instance_stride: (stored_vertices * spec.format.vertex_size())
                 .next_multiple_of(INSTANCE_ALIGN),
             align,
+            gpu_vertices: None,
+        })
+    }
+
+    /// For a variant that skins on the GPU, where its vertices are in the GPU's output
+    /// (instance `i` at `i * instance_stride`, packed, influence-sorted): what the draw
+    /// passes read and verification decodes after reading it back. `None` for CPU
+    /// variants, whose vertices are where `self` says.
+    pub fn skinned_on_gpu(&self) -> Option<OutputLayout> {
+        let gpu = self.gpu_vertices?;
+        Some(OutputLayout {
+            format: self.variant.spec().format,
+            arrangement: self.variant.spec().arrangement,
+            stores: self.variant.spec().stores,
+            draw_path: DrawPath::Packed,
+            stored_vertices: self.vertex_count,
+            instance_stride: gpu.instance_stride,
+            align: self.variant.spec().format.store_align(),
+            gpu_vertices: None,
+            ..*self
         })
     }
 
@@ -320,6 +399,11 @@ impl OutputLayout {
         out: &[u8],
         instance: usize,
     ) -> Result<(Vec<Vec3>, Vec<Vec3>), BufferError> {
+        if self.format == OutputFormat::Palette3x4 {
+            return Err(BufferError::NotVertices {
+                variant: self.variant.spec().name,
+            });
+        }
         if mesh.vertex_count != self.vertex_count {
             return Err(BufferError::OtherMesh {
                 layout: self.vertex_count,
@@ -384,6 +468,8 @@ fn decode(format: OutputFormat, bytes: &[u8]) -> (Vec3, Vec3) {
             let v: VertexPacked = bytemuck::pod_read_unaligned(bytes);
             (Vec3::from(v.position), unpack_normal(v.normal))
         }
+        // `read_instance` refuses palettes before decoding.
+        OutputFormat::Palette3x4 => (Vec3::NAN, Vec3::NAN),
     }
 }
 
@@ -400,6 +486,11 @@ pub enum BufferError {
     Misaligned { align: usize },
     #[error("the output layout is for a mesh of {layout} vertices, given one of {mesh}")]
     OtherMesh { layout: usize, mesh: usize },
+    #[error(
+        "the {variant} variant's CPU output is palettes: its vertices are skinned on the GPU \
+         and must be read back from there"
+    )]
+    NotVertices { variant: &'static str },
 }
 
 /// CPU-side skinned output: whole cache lines, so every layout's alignment (at most 32)

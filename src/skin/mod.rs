@@ -50,6 +50,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::File,
             lanes: 1,
+            runs_on: SkinDevice::Cpu,
         },
         Split => SkinSpec {
             name: "split",
@@ -61,6 +62,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::File,
             lanes: 1,
+            runs_on: SkinDevice::Cpu,
         },
         Float4 => SkinSpec {
             name: "float4",
@@ -72,6 +74,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::File,
             lanes: 1,
+            runs_on: SkinDevice::Cpu,
         },
         Sorted => SkinSpec {
             name: "sorted",
@@ -83,6 +86,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::InfluenceSorted,
             lanes: 1,
+            runs_on: SkinDevice::Cpu,
         },
         Tuned => SkinSpec {
             name: "tuned",
@@ -94,6 +98,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::InfluenceSorted,
             lanes: 1,
+            runs_on: SkinDevice::Cpu,
         },
         Simd => SkinSpec {
             name: "simd",
@@ -105,6 +110,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
+            runs_on: SkinDevice::Cpu,
         },
         Packed => SkinSpec {
             name: "packed",
@@ -116,6 +122,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
+            runs_on: SkinDevice::Cpu,
         },
         Distinct => SkinSpec {
             name: "distinct",
@@ -127,6 +134,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
+            runs_on: SkinDevice::Cpu,
         },
         Streamed => SkinSpec {
             name: "streamed",
@@ -138,6 +146,7 @@ crate::declare_variants! {
             stores: Stores::EveryVertex,
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
+            runs_on: SkinDevice::Cpu,
         },
         Pulled => SkinSpec {
             name: "pulled",
@@ -149,6 +158,19 @@ crate::declare_variants! {
             stores: Stores::DistinctOnly,
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
+            runs_on: SkinDevice::Cpu,
+        },
+        GpuCompute => SkinSpec {
+            name: "gpu_compute",
+            description: "the GPU skins: the CPU uploads 3x4 palettes, a compute pass per influence class writes every instance's packed vertices once a frame, every draw pass reads them",
+            palette: PaletteLayout::Mat3x4,
+            format: OutputFormat::Packed,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::InfluenceSorted,
+            lanes: 1,
+            runs_on: SkinDevice::GpuCompute,
         },
     }
 }
@@ -171,6 +193,19 @@ pub struct SkinSpec {
     pub order: VertexOrder,
     /// Instances per kernel call (1, or a group of [`LANES`] in one register).
     pub lanes: usize,
+    /// Where the vertices are skinned. For a GPU variant, `format`, `arrangement`,
+    /// `stores` and `order` describe the vertices the GPU writes; what the CPU writes (and
+    /// uploads) is the palettes ([`OutputLayout`] says where).
+    pub runs_on: SkinDevice,
+}
+
+/// Where a skin variant skins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkinDevice {
+    /// A CPU kernel writes the vertices; they are uploaded.
+    Cpu,
+    /// The CPU writes 3×4 palettes; a compute pass skins them on the GPU once a frame.
+    GpuCompute,
 }
 
 /// Which vertices a variant computes.
@@ -191,9 +226,18 @@ impl SkinVariant {
         self.spec().format
     }
 
+    /// Whether a CPU kernel skins (the vertices are in the CPU's output); otherwise the
+    /// CPU writes palettes and the GPU skins.
+    pub fn skins_on_cpu(self) -> bool {
+        match self.spec().runs_on {
+            SkinDevice::Cpu => true,
+            SkinDevice::GpuCompute => false,
+        }
+    }
+
     /// This variant's output layout for `rig`.
     pub fn layout(self, rig: &PreparedRig) -> OutputLayout {
-        OutputLayout::new(self, &rig.mesh)
+        OutputLayout::new(self, rig)
     }
 }
 
@@ -357,6 +401,22 @@ pub fn run_group(
                 return Err(wrong());
             };
             simd::run(rig, p, out, layout, active);
+        }
+        SkinVariant::GpuCompute => {
+            let Palettes::Mat3x4(p) = palettes else {
+                return Err(wrong());
+            };
+            // The GPU skins; the CPU's part is the palettes, instance by instance where
+            // the layout says (its `stored_vertices` are the palette's entries).
+            for k in 0..active {
+                let mut dest: Dest<crate::anim::Mat3x4> = out.range(k * stride, bytes).cast();
+                debug_assert_eq!(dest.len(), s);
+                for (i, m) in p[k * s..(k + 1) * s].iter().enumerate() {
+                    // SAFETY: `dest` holds `bytes / 48 = s` entries (the layout's
+                    // `stored_vertices` is the palette stride) and `i < s`.
+                    unsafe { dest.write_unchecked(i, *m) };
+                }
+            }
         }
     }
     Ok(())

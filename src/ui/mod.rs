@@ -21,8 +21,10 @@ use crate::crowd::pipeline::MemoryReport;
 use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{PipelineConfig, Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
+use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
 use crate::simd::SimdLevel;
+use crate::skin::SkinVariant;
 use crate::variant::Variant;
 
 /// Everything the user can change from the panel (and the command line).
@@ -32,6 +34,8 @@ pub struct Settings {
     pub pipeline: PipelineConfig,
     /// The SIMD level the pipeline's lane kernels run at (one the CPU has).
     pub simd_level: SimdLevel,
+    /// The compute shader `gpu_compute` skins with.
+    pub compute_shader: ComputeShader,
     pub upload: UploadVariant,
     pub instances: usize,
     pub speed: f32,
@@ -58,6 +62,8 @@ pub struct PanelInfo<'a> {
     pub rig_line: String,
     pub max_instances: usize,
     pub refusals: &'a [(HierarchyVariant, String)],
+    /// The skin variants this adapter cannot run, and why.
+    pub skin_refusals: &'a [(SkinVariant, String)],
     pub memory: MemoryReport,
     pub verify: Option<&'a Result<FrameDeviation, String>>,
     pub screenshot: Option<&'a Result<String, String>>,
@@ -154,7 +160,10 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let pipeline = &mut settings.pipeline;
     ui.label(RichText::new("Variants").strong());
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
-    variant_combo(ui, &mut pipeline.skin, &[]);
+    variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
+    if !pipeline.skin.skins_on_cpu() {
+        variant_combo(ui, &mut settings.compute_shader, &[]);
+    }
     variant_combo(ui, &mut settings.upload, &[]);
     variant_combo(ui, &mut pipeline.schedule, &[]);
     let unsupported: Vec<(SimdLevel, String)> = <SimdLevel as Variant>::ALL

@@ -24,6 +24,7 @@ use crate::gpu::{
     read_buffer, renderer::read_texture, save_png,
 };
 use crate::prepare::PreparedRig;
+use crate::skin::SkinVariant;
 use crate::variant::Variant;
 
 /// Metres between neighbouring characters.
@@ -63,6 +64,8 @@ pub struct Scene {
     pub notes: Vec<String>,
     /// The hierarchy variants that refuse this rig, and why (the rig never changes).
     pub refusals: Vec<(HierarchyVariant, String)>,
+    /// The skin variants this adapter cannot run, and why.
+    pub skin_refusals: Vec<(SkinVariant, String)>,
     /// Why the last change of configuration or instance count was refused for memory,
     /// shown until a change is accepted.
     pub budget_refusal: Option<String>,
@@ -83,7 +86,19 @@ impl Scene {
         format: wgpu::TextureFormat,
         size: (u32, u32),
     ) -> anyhow::Result<Self> {
-        let renderer = CrowdRenderer::new(&gpu.device, &rig, format);
+        let skin_refusals = crate::gpu::skin::skin_refusals(&gpu);
+        if let Some((skin, reason)) = skin_refusals
+            .iter()
+            .find(|(s, _)| *s == settings.pipeline.skin)
+        {
+            anyhow::bail!(
+                "--skin {} cannot run on {}: {reason}",
+                skin.name(),
+                gpu.summary.name
+            );
+        }
+        let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
+        renderer.set_compute_shader(settings.compute_shader);
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
         let mut pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
         pipeline.set_simd_level(Some(settings.simd_level))?;
@@ -93,6 +108,7 @@ impl Scene {
         let uploader = Uploader::new(&gpu.device);
         let mut scene = Scene {
             refusals: refusals_of(&rig),
+            skin_refusals,
             gpu,
             renderer,
             targets,
@@ -147,6 +163,23 @@ impl Scene {
         }
         if let Some(refusal) = &self.budget_refusal {
             self.notes.push(refusal.clone());
+        }
+        if let Some((skin, reason)) = self
+            .skin_refusals
+            .iter()
+            .find(|(s, _)| *s == self.settings.pipeline.skin)
+        {
+            self.notes.push(format!(
+                "{} cannot run on this adapter: {reason}",
+                skin.name()
+            ));
+            self.settings.pipeline = *self.pipeline.config();
+        }
+        if self.settings.compute_shader != self.renderer.compute_shader() {
+            self.renderer
+                .set_compute_shader(self.settings.compute_shader);
+            self.history.clear();
+            self.requests.last_verify = None;
         }
         let wanted = self.settings.pipeline;
         if wanted != *self.pipeline.config() {
@@ -218,6 +251,8 @@ impl Scene {
         // The pipelines do not depend on the rig: the new renderer draws with the same.
         let pipelines = self.renderer.pipelines().clone();
         self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);
+        self.renderer
+            .set_compute_shader(self.settings.compute_shader);
         self.pipeline = pipeline;
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
@@ -371,13 +406,24 @@ impl Scene {
     /// against the f64 oracles, stage by stage. Call after the frame was submitted and
     /// before the clocks advance.
     pub fn verify(&mut self) -> Result<FrameDeviation, String> {
-        let bytes = self.pipeline.output_bytes(self.crowd.len()) as u64;
-        let out = read_buffer(
-            &self.gpu.device,
-            &self.gpu.queue,
-            self.renderer.skinned(),
-            bytes,
-        )?;
+        let layout = *self.pipeline.output_layout();
+        let out = if layout.skinned_on_gpu().is_some() {
+            // What the compute pass skinned, not the palettes uploaded for it.
+            self.renderer.read_gpu_skinned(
+                &self.gpu.device,
+                &self.gpu.queue,
+                &layout,
+                self.crowd.len(),
+            )?
+        } else {
+            let bytes = self.pipeline.output_bytes(self.crowd.len()) as u64;
+            read_buffer(
+                &self.gpu.device,
+                &self.gpu.queue,
+                self.renderer.skinned(),
+                bytes,
+            )?
+        };
         verify_stages(
             &mut self.pipeline,
             self.crowd.as_slice(),
@@ -424,6 +470,7 @@ impl Scene {
             ),
             max_instances: self.max_instances(),
             refusals: &self.refusals,
+            skin_refusals: &self.skin_refusals,
             memory: self.pipeline.memory_report(),
             verify: self.requests.last_verify.as_ref(),
             screenshot: self.requests.last_screenshot.as_ref(),

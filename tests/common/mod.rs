@@ -252,6 +252,7 @@ pub fn app_settings(
     skinbench::ui::Settings {
         pipeline: skinbench::crowd::PipelineConfig::best_for(rig, 1),
         simd_level: skinbench::simd::SimdLevel::native(),
+        compute_shader: skinbench::gpu::skin::ComputeShader::DEFAULT,
         upload: skinbench::gpu::UploadVariant::DEFAULT,
         instances,
         speed: 1.0,

@@ -1,0 +1,126 @@
+// GPU compute skinning (`gpu_compute`): every instance's vertices skinned once a frame
+// into packed vertices (float3 position, unorm 10:10:10:2 normal: the `packed` CPU
+// variant's format, drawn by the same vertex shader), read by every draw pass.
+//
+// Input is the prepared, influence-sorted mesh: vertices of one influence class are
+// contiguous, with k joint indices per vertex and k weights (none for one influence,
+// whose weight is 1). `cs_class` is specialised per class through the `INFLUENCES`
+// override (one pipeline each, one dispatch per class, so the influence loop has a
+// constant trip count and no branch on the class); `cs_all` is one shader for every
+// class (one dispatch; each invocation finds its vertex's class first). The palettes are
+// the CPU pipeline's 3x4 matrices (three row vec4s a joint), instance after instance,
+// `palette_stride` vec4s apart; a rig with its own normal matrices keeps them
+// `normal_offset` vec4s after its position matrices.
+//
+// One dispatch covers a range of instances (`id.y`): the renderer binds the palettes and
+// the output of that range, so no binding exceeds the device's storage binding limit.
+
+struct Class {
+    first_vertex: u32,
+    count: u32,
+    first_joint: u32,
+    first_weight: u32,
+};
+
+struct Params {
+    classes: array<Class, 4>,
+    vertex_count: u32,
+    // vec4s from one instance's palette to the next.
+    palette_stride: u32,
+    // vec4s from an instance's position matrices to its normal matrices (0: none of its own).
+    normal_offset: u32,
+    // vec4<u32> (packed vertices) from one instance's output to the next.
+    output_stride: u32,
+    // Instances in this dispatch's range.
+    instances: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+};
+
+@group(0) @binding(0) var<uniform> params: Params;
+// Two vec4s a vertex: position (w = 1), normal (w = 0).
+@group(0) @binding(1) var<storage, read> source: array<vec4<f32>>;
+// Every joint index, then every weight's bits (one buffer, so the shader needs four storage
+// bindings, what every adapter offers).
+@group(0) @binding(2) var<storage, read> influences: array<u32>;
+@group(0) @binding(3) var<storage, read> palettes: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<vec4<u32>>;
+
+override INFLUENCES: u32 = 4u;
+
+// The direction as unorm 10:10:10:2 (`types::pack_normal`): q = round(511 c + 512) per
+// unit component, in 1..=1023.
+fn pack_normal(n: vec3<f32>) -> u32 {
+    let scale = 511.0 / sqrt(max(dot(n, n), 1e-30));
+    let q = vec3<u32>(clamp(round(n * scale + 512.0), vec3<f32>(1.0), vec3<f32>(1023.0)));
+    return q.x | (q.y << 10u) | (q.z << 20u);
+}
+
+// Skins sorted vertex `v` (its `k` joints from `first_joint`, weights from `first_weight`)
+// for `instance` of the dispatch's range.
+fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u32) {
+    let base = instance * params.palette_stride;
+    var r0 = vec4<f32>(0.0);
+    var r1 = vec4<f32>(0.0);
+    var r2 = vec4<f32>(0.0);
+    var n0 = vec4<f32>(0.0);
+    var n1 = vec4<f32>(0.0);
+    var n2 = vec4<f32>(0.0);
+    for (var i = 0u; i < k; i = i + 1u) {
+        let w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
+        let at = base + influences[first_joint + i] * 3u;
+        r0 = r0 + w * palettes[at];
+        r1 = r1 + w * palettes[at + 1u];
+        r2 = r2 + w * palettes[at + 2u];
+        if (params.normal_offset != 0u) {
+            let nat = at + params.normal_offset;
+            n0 = n0 + w * palettes[nat];
+            n1 = n1 + w * palettes[nat + 1u];
+            n2 = n2 + w * palettes[nat + 2u];
+        }
+    }
+    if (params.normal_offset == 0u) {
+        n0 = r0;
+        n1 = r1;
+        n2 = r2;
+    }
+    let p = vec4<f32>(source[2u * v].xyz, 1.0);
+    let n = vec4<f32>(source[2u * v + 1u].xyz, 0.0);
+    let position = vec3<f32>(dot(r0, p), dot(r1, p), dot(r2, p));
+    let normal = vec3<f32>(dot(n0, n), dot(n1, n), dot(n2, n));
+    skinned[instance * params.output_stride + v] =
+        vec4<u32>(bitcast<vec3<u32>>(position), pack_normal(normal));
+}
+
+@compute @workgroup_size(64)
+fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = params.classes[INFLUENCES - 1u];
+    if (id.x >= c.count || id.y >= params.instances) {
+        return;
+    }
+    skin_vertex(
+        id.y,
+        c.first_vertex + id.x,
+        INFLUENCES,
+        c.first_joint + id.x * INFLUENCES,
+        c.first_weight + id.x * INFLUENCES,
+    );
+}
+
+@compute @workgroup_size(64)
+fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = id.x;
+    if (v >= params.vertex_count || id.y >= params.instances) {
+        return;
+    }
+    var k = 1u;
+    for (var c = 0u; c < 3u; c = c + 1u) {
+        if (v >= params.classes[c].first_vertex + params.classes[c].count) {
+            k = c + 2u;
+        }
+    }
+    let c = params.classes[k - 1u];
+    let i = v - c.first_vertex;
+    skin_vertex(id.y, v, k, c.first_joint + i * k, c.first_weight + i * k);
+}

@@ -1,0 +1,529 @@
+//! GPU compute skinning for the `gpu_compute` variant: the CPU samples, runs the hierarchy
+//! and builds 3×4 palettes; a compute pass skins every instance once per frame into packed
+//! vertices that every draw pass then reads.
+//!
+//! How it works: the influence-sorted mesh is uploaded once (positions and normals as two
+//! vec4s a vertex; joint indices, then weights, in one u32 buffer). Each frame the
+//! palettes arrive where the upload variants put a CPU variant's vertices (the renderer's
+//! dynamic buffer, laid out by the frame's [`OutputLayout`]). Instances are split into
+//! ranges that fit the device's storage-binding and buffer-size limits and its 65,535
+//! workgroups per dimension (10,000 instances of the built-in rig are 477 MB of output,
+//! several times wgpu's default 128 MiB binding): each range has its own output buffer and
+//! its own dispatches, so no instance count is refused. Two shaders do the same work
+//! ([`ComputeShader`]): one pipeline per influence class, specialised by a WGSL override
+//! so its influence loop has a constant trip count (seed 004's sorted loops, on the GPU),
+//! or one pipeline for every class.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::prepare::PreparedRig;
+use crate::skin::{OutputLayout, SkinDevice, SkinVariant};
+use crate::variant::{PlainSpec, Variant};
+
+crate::declare_variants! {
+    /// Which compute shader `gpu_compute` skins with.
+    pub enum ComputeShader: PlainSpec in "compute shader" {
+        PerClass => PlainSpec {
+            name: "per_class",
+            description: "one pipeline per influence class (1-4), specialised by an override constant: a dispatch per class, constant-length influence loops",
+        },
+        AllClasses => PlainSpec {
+            name: "all_classes",
+            description: "one pipeline for every class: one dispatch, each invocation finds its vertex's class and loops over its influences",
+        },
+    }
+}
+
+impl ComputeShader {
+    pub const DEFAULT: Self = Self::PerClass;
+}
+
+/// Invocations per workgroup (the shader's `@workgroup_size`).
+const WORKGROUP: u32 = 64;
+
+/// Bytes between two ranges' parameters in the uniform buffer (the dynamic-offset
+/// alignment every adapter accepts).
+const PARAMS_STRIDE: u64 = 256;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct ClassGpu {
+    first_vertex: u32,
+    count: u32,
+    first_joint: u32,
+    first_weight: u32,
+}
+
+/// `Params` in skin.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct ParamsGpu {
+    classes: [ClassGpu; 4],
+    vertex_count: u32,
+    palette_stride: u32,
+    normal_offset: u32,
+    output_stride: u32,
+    instances: u32,
+    _pad: [u32; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
+
+/// One range of instances: its own output buffer, sized for `capacity` instances.
+struct Range {
+    output: wgpu::Buffer,
+    capacity: usize,
+}
+
+/// The compute skinning of one rig (see the module docs).
+pub struct GpuSkinner {
+    per_class: Vec<wgpu::ComputePipeline>,
+    all_classes: wgpu::ComputePipeline,
+    bind_layout: wgpu::BindGroupLayout,
+    mesh: wgpu::Buffer,
+    influences: wgpu::Buffer,
+    params: wgpu::Buffer,
+    params_capacity: usize,
+    classes: [ClassGpu; 4],
+    vertex_count: u32,
+    /// vec4s from an instance's position matrices to its normal matrices (0: none).
+    normal_offset: u32,
+    ranges: Vec<Range>,
+    max_binding: u64,
+    max_buffer: u64,
+    max_workgroups: u32,
+    /// At most this many instances per range, below what the limits allow (tests).
+    range_limit: Option<usize>,
+    scratch: Vec<u8>,
+}
+
+/// The skin variants this adapter cannot run, each with the reason (greyed in the panel,
+/// refused on the command line).
+pub fn skin_refusals(gpu: &super::GpuContext) -> Vec<(SkinVariant, String)> {
+    let limits = gpu.device.limits();
+    let downlevel = gpu.adapter.get_downlevel_capabilities();
+    SkinVariant::ALL
+        .iter()
+        .filter_map(|&skin| match skin.spec().runs_on {
+            SkinDevice::Cpu => None,
+            SkinDevice::GpuCompute => compute_refusal(&limits, &downlevel).map(|r| (skin, r)),
+        })
+        .collect()
+}
+
+/// What `gpu_compute` needs of an adapter, or why it cannot run there.
+pub fn compute_refusal(
+    limits: &wgpu::Limits,
+    downlevel: &wgpu::DownlevelCapabilities,
+) -> Option<String> {
+    if !downlevel
+        .flags
+        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+    {
+        return Some("the adapter has no compute shaders".into());
+    }
+    if limits.max_storage_buffers_per_shader_stage < 4 {
+        return Some(format!(
+            "the adapter allows {} storage buffers per shader stage; the skinning shader needs 4",
+            limits.max_storage_buffers_per_shader_stage
+        ));
+    }
+    if limits.max_compute_invocations_per_workgroup < WORKGROUP
+        || limits.max_compute_workgroup_size_x < WORKGROUP
+    {
+        return Some(format!(
+            "the adapter's compute workgroups hold fewer than {WORKGROUP} invocations"
+        ));
+    }
+    None
+}
+
+impl GpuSkinner {
+    /// Uploads `rig`'s influence-sorted mesh and builds both shaders' pipelines.
+    pub fn new(device: &wgpu::Device, rig: &PreparedRig) -> Self {
+        use wgpu::util::DeviceExt;
+        let mesh = &rig.mesh.sorted;
+        let source: Vec<[f32; 4]> = mesh
+            .source
+            .iter()
+            .flat_map(|v| [v.position, v.normal])
+            .collect();
+        // Joint indices, then the weights' bits: `first_weight` counts from the start.
+        let mut influences: Vec<u32> = mesh.joints.iter().map(|&j| j as u32).collect();
+        influences.extend(mesh.weights.iter().map(|w| w.to_bits()));
+        // A binding may not be empty.
+        influences.push(0);
+        let mut classes = [ClassGpu::default(); 4];
+        let (mut vertex, mut joint, mut weight) = (0usize, 0usize, mesh.joints.len());
+        for (c, class) in classes.iter_mut().enumerate() {
+            let k = c + 1;
+            let count = mesh.class_counts[c];
+            *class = ClassGpu {
+                first_vertex: vertex as u32,
+                count: count as u32,
+                first_joint: joint as u32,
+                first_weight: weight as u32,
+            };
+            vertex += count;
+            joint += count * k;
+            if k > 1 {
+                weight += count * k;
+            }
+        }
+        let mut source_bytes: Vec<u8> = bytemuck::cast_slice(&source).to_vec();
+        source_bytes.resize(source_bytes.len().max(32), 0);
+        let mesh_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skin: sorted positions and normals"),
+            contents: &source_bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let influence_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skin: joints and weights"),
+            contents: bytemuck::cast_slice(&influences),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("skin.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/skin.wgsl").into()),
+        });
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("skin"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(
+                            std::mem::size_of::<ParamsGpu>() as u64
+                        ),
+                    },
+                    count: None,
+                },
+                storage(1, true),
+                storage(2, true),
+                storage(3, true),
+                storage(4, false),
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skin"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |label: &str, entry: &str, constants: &[(&str, f64)]| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    ..Default::default()
+                },
+                cache: None,
+            })
+        };
+        let per_class = (1..=4)
+            .map(|k| {
+                pipeline(
+                    &format!("skin: {k}-influence class"),
+                    "cs_class",
+                    &[("INFLUENCES", k as f64)],
+                )
+            })
+            .collect();
+        let all_classes = pipeline("skin: all classes", "cs_all", &[]);
+        let limits = device.limits();
+        let params_capacity = 4;
+        GpuSkinner {
+            per_class,
+            all_classes,
+            bind_layout,
+            mesh: mesh_buffer,
+            influences: influence_buffer,
+            params: Self::params_buffer(device, params_capacity),
+            params_capacity,
+            classes,
+            vertex_count: mesh.source.len() as u32,
+            normal_offset: if rig.own_normal_matrices() {
+                3 * rig.normal_palette_offset() as u32
+            } else {
+                0
+            },
+            ranges: Vec::new(),
+            max_binding: limits.max_storage_buffer_binding_size,
+            max_buffer: limits.max_buffer_size,
+            max_workgroups: limits.max_compute_workgroups_per_dimension,
+            range_limit: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn params_buffer(device: &wgpu::Device, ranges: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skin: parameters per range"),
+            size: ranges as u64 * PARAMS_STRIDE,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Instances one range may hold: its palettes and its output each fit one storage
+    /// binding and one buffer, and its instances one dispatch dimension.
+    fn range_instances(&self, upload: &OutputLayout, skinned: &OutputLayout) -> usize {
+        let binding = self.max_binding.min(self.max_buffer);
+        let by_output = binding / skinned.instance_stride.max(1) as u64;
+        let by_palettes = binding / upload.instance_stride.max(1) as u64;
+        (by_output.min(by_palettes) as usize)
+            .min(self.max_workgroups as usize)
+            .min(self.range_limit.unwrap_or(usize::MAX))
+            .max(1)
+    }
+
+    /// Splits the instances into ranges of at most `instances` (`None`: as many as the
+    /// device's limits allow), as a device with small binding limits would: lets the tests
+    /// check the split on any adapter.
+    pub fn limit_ranges(&mut self, instances: Option<usize>) {
+        self.range_limit = instances;
+    }
+
+    /// Bytes of GPU memory the skinned output takes now.
+    pub fn output_bytes(&self) -> u64 {
+        self.ranges.iter().map(|r| r.output.size()).sum()
+    }
+
+    /// Records the skinning of `instances` instances whose palettes `upload` laid out in
+    /// `palettes` (the renderer's dynamic buffer), with `shader`. Afterwards instance `i`'s
+    /// vertices are at [`Self::instance_slice`]`(i)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        palettes: &wgpu::Buffer,
+        upload: &OutputLayout,
+        instances: usize,
+        shader: ComputeShader,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> Result<(), String> {
+        let Some(skinned) = upload.skinned_on_gpu() else {
+            return Err(format!(
+                "the {} variant does not skin on the GPU",
+                upload.variant.spec().name
+            ));
+        };
+        if (palettes.size() as usize) < upload.bytes(instances) {
+            return Err(format!(
+                "the palette buffer holds {} bytes; {instances} instances need {}",
+                palettes.size(),
+                upload.bytes(instances)
+            ));
+        }
+        let per_range = self.range_instances(upload, &skinned);
+        let range_count = instances.div_ceil(per_range);
+        self.fit_ranges(device, &skinned, instances, per_range);
+        if range_count > self.params_capacity {
+            self.params_capacity = range_count.next_power_of_two();
+            self.params = Self::params_buffer(device, self.params_capacity);
+        }
+        // Every range's parameters in one write.
+        self.scratch.clear();
+        self.scratch.resize(range_count * PARAMS_STRIDE as usize, 0);
+        for r in 0..range_count {
+            let live = per_range.min(instances - r * per_range);
+            let params = ParamsGpu {
+                classes: self.classes,
+                vertex_count: self.vertex_count,
+                palette_stride: (upload.instance_stride / 16) as u32,
+                normal_offset: self.normal_offset,
+                output_stride: (skinned.instance_stride / 16) as u32,
+                instances: live as u32,
+                _pad: [0; 3],
+            };
+            let at = r * PARAMS_STRIDE as usize;
+            self.scratch[at..at + std::mem::size_of::<ParamsGpu>()]
+                .copy_from_slice(bytemuck::bytes_of(&params));
+        }
+        if range_count > 0 {
+            queue.write_buffer(&self.params, 0, &self.scratch);
+        }
+        let bind_groups: Vec<wgpu::BindGroup> = (0..range_count)
+            .map(|r| {
+                let live = per_range.min(instances - r * per_range);
+                let offset = (r * per_range * upload.instance_stride) as u64;
+                let size = (live * upload.instance_stride) as u64;
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("skin range"),
+                    layout: &self.bind_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: &self.params,
+                                offset: 0,
+                                size: wgpu::BufferSize::new(
+                                    std::mem::size_of::<ParamsGpu>() as u64
+                                ),
+                            }),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: self.mesh.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: self.influences.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: palettes,
+                                offset,
+                                size: wgpu::BufferSize::new(size),
+                            }),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 4,
+                            resource: self.ranges[r].output.as_entire_binding(),
+                        },
+                    ],
+                })
+            })
+            .collect();
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("skin"),
+            timestamp_writes,
+        });
+        for (r, bind_group) in bind_groups.iter().enumerate() {
+            let live = per_range.min(instances - r * per_range) as u32;
+            pass.set_bind_group(0, bind_group, &[(r as u64 * PARAMS_STRIDE) as u32]);
+            match shader {
+                ComputeShader::PerClass => {
+                    for (c, class) in self.classes.iter().enumerate() {
+                        if class.count > 0 {
+                            pass.set_pipeline(&self.per_class[c]);
+                            pass.dispatch_workgroups(class.count.div_ceil(WORKGROUP), live, 1);
+                        }
+                    }
+                }
+                ComputeShader::AllClasses => {
+                    if self.vertex_count > 0 {
+                        pass.set_pipeline(&self.all_classes);
+                        pass.dispatch_workgroups(self.vertex_count.div_ceil(WORKGROUP), live, 1);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes range `r` hold its share of `instances`: grown by a quarter when too small,
+    /// recreated when four times too big, dropped when no longer needed.
+    fn fit_ranges(
+        &mut self,
+        device: &wgpu::Device,
+        skinned: &OutputLayout,
+        instances: usize,
+        per_range: usize,
+    ) {
+        let count = instances.div_ceil(per_range);
+        self.ranges.truncate(count);
+        for r in 0..count {
+            let live = per_range.min(instances - r * per_range);
+            let fits = self.ranges.get(r).is_some_and(|range| {
+                range.capacity >= live
+                    && range.capacity <= live.saturating_mul(4)
+                    && range.output.size() == (range.capacity * skinned.instance_stride) as u64
+            });
+            if fits {
+                continue;
+            }
+            let capacity = (live + live / 4).clamp(1, per_range);
+            let output = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("skin: skinned vertices (one range of instances)"),
+                size: (capacity * skinned.instance_stride) as u64,
+                // VERTEX: the draw passes read it; COPY_SRC: verification reads it back.
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::VERTEX
+                    | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let range = Range { output, capacity };
+            if r < self.ranges.len() {
+                self.ranges[r] = range;
+            } else {
+                self.ranges.push(range);
+            }
+        }
+    }
+
+    /// Instance `instance`'s skinned vertices (after [`Self::record`] for at least
+    /// `instance + 1` instances), `None` past them.
+    pub fn instance_slice(
+        &self,
+        skinned: &OutputLayout,
+        instance: usize,
+    ) -> Option<wgpu::BufferSlice<'_>> {
+        // Every range but the last holds exactly its capacity (`fit_ranges`).
+        let mut base = 0;
+        for range in &self.ranges {
+            let held = (range.output.size() as usize) / skinned.instance_stride.max(1);
+            if instance < base + held {
+                let start = ((instance - base) * skinned.instance_stride) as u64;
+                let end = start + skinned.instance_span() as u64;
+                return Some(range.output.slice(start..end));
+            }
+            base += held;
+        }
+        None
+    }
+
+    /// The skinned vertices of the first `instances` instances read back to the CPU,
+    /// laid out as `skinned` says (instance `i` at `i * instance_stride`): for
+    /// verification and the conformance tests. Blocks until the GPU is done.
+    pub fn read_back(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        skinned: &OutputLayout,
+        instances: usize,
+    ) -> Result<Vec<u8>, String> {
+        let mut out = Vec::with_capacity(skinned.bytes(instances));
+        let mut left = instances;
+        for range in &self.ranges {
+            if left == 0 {
+                break;
+            }
+            let held = (range.output.size() as usize) / skinned.instance_stride.max(1);
+            let take = held.min(left);
+            let bytes = super::read_buffer(
+                device,
+                queue,
+                &range.output,
+                (take * skinned.instance_stride) as u64,
+            )?;
+            out.extend_from_slice(&bytes);
+            left -= take;
+        }
+        if left > 0 {
+            return Err(format!(
+                "{instances} instances asked for; the GPU skinned {}",
+                instances - left
+            ));
+        }
+        Ok(out)
+    }
+}
