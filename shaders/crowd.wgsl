@@ -4,7 +4,8 @@
 // float3, float4): the pipelines differ only in their vertex buffer layouts, and a vec3
 // input reads the first three components of a float4 attribute. `vs_packed` decodes the
 // packed normal (also for lane blocks, which are the packed vertex at a 128-byte stride);
-// `vs_pulled` fetches the packed vertex itself from a storage buffer. The fragment shader lights with
+// `vs_pulled` fetches the packed vertex itself from a storage buffer; `vs_gpu_skinned`
+// skins the static mesh with the instance's palette. The fragment shader lights with
 // a sun and a sky/ground hemisphere and modulates the material colour by a checker
 // pattern in UV space, so a wrong or missing unskinned (uv) stream shows at once.
 
@@ -73,6 +74,59 @@ fn vs_pulled(
     let v = group_blocks[distinct_vertex * LANES + slots[instance % LANES]];
     let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
     return place(bitcast<vec3<f32>>(v.xyz), (q - 512.0) / 511.0, uv, instance);
+}
+
+// `gpu_vertex`: the vertex shader skins. The mesh arrives as it is in the file (position,
+// normal, four joints and weights, unused ones weighing 0); this binding is the
+// instance's palette (a dynamic offset per draw): three row vec4s a joint, the normal
+// matrices `normal_offset` vec4s after the position matrices where the rig has its own.
+struct SkinParams {
+    normal_offset: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+};
+@group(1) @binding(0) var<storage, read> palette: array<vec4<f32>>;
+@group(1) @binding(1) var<uniform> skin_params: SkinParams;
+
+@vertex
+fn vs_gpu_skinned(
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(4) joints: vec4<u32>,
+    @location(5) weights: vec4<f32>,
+    @builtin(instance_index) instance: u32,
+) -> VsOut {
+    var r0 = vec4<f32>(0.0);
+    var r1 = vec4<f32>(0.0);
+    var r2 = vec4<f32>(0.0);
+    var n0 = vec4<f32>(0.0);
+    var n1 = vec4<f32>(0.0);
+    var n2 = vec4<f32>(0.0);
+    for (var i = 0u; i < 4u; i = i + 1u) {
+        let w = weights[i];
+        let at = joints[i] * 3u;
+        r0 = r0 + w * palette[at];
+        r1 = r1 + w * palette[at + 1u];
+        r2 = r2 + w * palette[at + 2u];
+        let nat = at + skin_params.normal_offset;
+        n0 = n0 + w * palette[nat];
+        n1 = n1 + w * palette[nat + 1u];
+        n2 = n2 + w * palette[nat + 2u];
+    }
+    let p = vec4<f32>(position, 1.0);
+    let n = vec4<f32>(normal, 0.0);
+    // The direction only, as the packed paths store it: a normal matrix that scales
+    // unevenly gives each vertex's normal another length, and interpolating those would
+    // weigh the vertices unevenly across a triangle.
+    let skinned_normal = vec3<f32>(dot(n0, n), dot(n1, n), dot(n2, n));
+    return place(
+        vec3<f32>(dot(r0, p), dot(r1, p), dot(r2, p)),
+        skinned_normal * inverseSqrt(max(dot(skinned_normal, skinned_normal), 1e-30)),
+        uv,
+        instance,
+    );
 }
 
 fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -> VsOut {

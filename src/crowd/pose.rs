@@ -32,6 +32,11 @@ pub enum PoseError {
     },
     #[error("--time {0} is not a finite number of seconds ≥ 0")]
     Time(f32),
+    #[error(
+        "--skin {0} skins on the GPU, and pose runs the CPU pipeline alone: pose with a CPU \
+         variant, or check {0} in the app (--skin {0} --frames N --verify)"
+    )]
+    SkinsOnGpu(&'static str),
     #[error("{}: the output must end in .glb or .obj", .0.display())]
     Extension(PathBuf),
     #[error("cannot write {}", path.display())]
@@ -90,6 +95,9 @@ pub fn pose(
 ) -> Result<PosedMesh, PoseError> {
     if !(time_secs.is_finite() && time_secs >= 0.0) {
         return Err(PoseError::Time(time_secs));
+    }
+    if !config.skin.skins_on_cpu() {
+        return Err(PoseError::SkinsOnGpu(config.skin.spec().name));
     }
     let clip_index = match clip {
         None => 0,

@@ -15,7 +15,7 @@ use glam::DVec3;
 use super::instances::Instance;
 use super::pipeline::{FrameError, Pipeline};
 use crate::anim::hierarchy::reference;
-use crate::skin::{self, BufferError};
+use crate::skin::{self, BufferError, OutputFormat};
 
 /// Largest position error a correct variant may show, relative to the rig's size.
 pub const POSITION_TOLERANCE: f64 = 1e-4;
@@ -99,8 +99,12 @@ fn finite_or_infinite(e: f64) -> f64 {
 }
 
 /// Compares `out` (the frame `pipeline` just computed for `instances`) with the reference.
-/// For a variant that skins on the GPU, `out` is what the GPU skinned, read back (laid out
-/// as [`crate::skin::OutputLayout::skinned_on_gpu`] says), not the palettes the CPU wrote.
+/// For `gpu_compute`, `out` is what the GPU skinned, read back (laid out as
+/// [`crate::skin::OutputLayout::skinned_on_gpu`] says), not the palettes the CPU wrote;
+/// for `gpu_vertex`, which stores no vertices, `out` is its palettes, and what is compared
+/// is those palettes skinned by the vertex shader's formula in f64
+/// ([`skin::reference::skin_rows`]): the palettes the shader is given are checked here,
+/// the shader by picture (tests/gpu_conformance.rs).
 pub fn verify_frame(
     pipeline: &Pipeline,
     instances: &[Instance],
@@ -119,7 +123,17 @@ pub fn verify_frame(
         let model = reference::model_from_joint_f64(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
         let (ref_positions, ref_normals) = skin::reference::skin(&rig.source_mesh, &palette);
-        let (positions, normals) = layout.read_instance(&rig.mesh, out, i)?;
+        let (positions, normals) = if layout.format == OutputFormat::Palette3x4 {
+            // `gpu_vertex` stores no vertices: its palettes, skinned by the shader's twin.
+            let (position_rows, normal_rows) = layout.read_palettes(rig, out, i)?;
+            let (p, n) = skin::reference::skin_rows(&rig.source_mesh, &position_rows, &normal_rows);
+            (
+                p.iter().map(|v| v.as_vec3()).collect::<Vec<_>>(),
+                n.iter().map(|v| v.as_vec3()).collect::<Vec<_>>(),
+            )
+        } else {
+            layout.read_instance(&rig.mesh, out, i)?
+        };
         for v in 0..positions.len() {
             let dp = finite_or_infinite(
                 (positions[v].as_dvec3() - ref_positions[v])

@@ -129,10 +129,11 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
 #[derive(Clone, PartialEq, Eq)]
 pub struct CrowdPipelines {
     /// One pipeline per draw path, in `DrawPath::ALL` order.
-    pipelines: [(DrawPath, wgpu::RenderPipeline); 7],
+    pipelines: [(DrawPath, wgpu::RenderPipeline); 8],
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
     blocks_layout: wgpu::BindGroupLayout,
+    palette_layout: wgpu::BindGroupLayout,
     pub color_format: wgpu::TextureFormat,
 }
 
@@ -160,6 +161,11 @@ pub struct CrowdRenderer {
     gpu_skinner: Option<GpuSkinner>,
     compute_shader: ComputeShader,
     gpu_range_limit: Option<usize>,
+    /// `gpu_vertex`'s static mesh and its uniform, and the bind group of one instance's
+    /// palette in the dynamic buffer with the palette's bytes (made when needed).
+    skin_mesh: wgpu::Buffer,
+    skin_params: wgpu::Buffer,
+    palette_bind_group: Option<(wgpu::BindGroup, u64)>,
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
@@ -171,6 +177,29 @@ const PACKED: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
+const SKIN_MESH: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 4 => Uint16x4, 5 => Float32x4
+];
+
+/// `gpu_vertex`'s static mesh, one per vertex in file order (`SKIN_MESH`).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct SkinMeshVertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+    joints: [u16; 4],
+    weights: [f32; 4],
+}
+
+/// `SkinParams` in crowd.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct SkinParamsGpu {
+    normal_offset: u32,
+    _pad: [u32; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<SkinMeshVertex>() == 48);
 
 /// The lane-block layout as WGSL constants, from the one Rust definition (`LANES`,
 /// [`block_slot`]), prepended to `crowd.wgsl` so the shader never restates it.
@@ -240,6 +269,38 @@ impl CrowdPipelines {
             bind_group_layouts: &[Some(&bind_group_layout), Some(&blocks_layout)],
             immediate_size: 0,
         });
+        // `gpu_vertex` reads the instance's palette from the dynamic buffer as storage, at
+        // a dynamic offset per draw, and the rig's normal-matrix offset from a uniform.
+        let palette_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("palette per instance"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: true,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let gpu_vertex_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd gpu_vertex"),
+            bind_group_layouts: &[Some(&bind_group_layout), Some(&palette_layout)],
+            immediate_size: 0,
+        });
         let buffer =
             |stride: u64, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
                 array_stride: stride,
@@ -261,6 +322,13 @@ impl CrowdPipelines {
                 DrawPath::Pulled => vec![Some(buffer(4, &DISTINCT_INDEX)), Some(buffer(8, &UV))],
                 // The compute pass's output is packed vertices, one instance's after another.
                 DrawPath::GpuCompute => vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
+                DrawPath::GpuVertex => vec![
+                    Some(buffer(
+                        std::mem::size_of::<SkinMeshVertex>() as u64,
+                        &SKIN_MESH,
+                    )),
+                    Some(buffer(8, &UV)),
+                ],
             }
         };
         let depth = Some(wgpu::DepthStencilState {
@@ -319,9 +387,11 @@ impl CrowdPipelines {
                 DrawPath::PackedBlocks => ("crowd packed, lane blocks", "vs_packed"),
                 DrawPath::Pulled => ("crowd pulled lane blocks", "vs_pulled"),
                 DrawPath::GpuCompute => ("crowd skinned by compute", "vs_packed"),
+                DrawPath::GpuVertex => ("crowd skinned in the vertex shader", "vs_gpu_skinned"),
             };
             let layout = match path {
                 DrawPath::Pulled => &pulled_layout,
+                DrawPath::GpuVertex => &gpu_vertex_layout,
                 DrawPath::Interleaved
                 | DrawPath::Float3
                 | DrawPath::Float4
@@ -340,6 +410,7 @@ impl CrowdPipelines {
             ground_pipeline,
             bind_group_layout,
             blocks_layout,
+            palette_layout,
             color_format,
         }
     }
@@ -403,6 +474,34 @@ impl CrowdRenderer {
             usage: wgpu::BufferUsages::VERTEX,
         });
         let skinned = Self::skinned_buffer(device, 256);
+        let skin_mesh_vertices: Vec<SkinMeshVertex> = (0..mesh.vertex_count)
+            .map(|v| {
+                let f3 = mesh.source_f3[v];
+                SkinMeshVertex {
+                    position: f3.position,
+                    normal: f3.normal,
+                    joints: mesh.joints4[v],
+                    weights: mesh.weights4[v],
+                }
+            })
+            .collect();
+        let skin_mesh = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("gpu_vertex mesh (file order, four influences)"),
+            contents: bytemuck::cast_slice(&skin_mesh_vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let skin_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("gpu_vertex parameters"),
+            contents: bytemuck::bytes_of(&SkinParamsGpu {
+                normal_offset: if rig.own_normal_matrices() {
+                    3 * rig.normal_palette_offset() as u32
+                } else {
+                    0
+                },
+                _pad: [0; 3],
+            }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
         CrowdRenderer {
             pipelines,
             blocks_bind_group: None,
@@ -424,6 +523,9 @@ impl CrowdRenderer {
             gpu_skinner: None,
             compute_shader: ComputeShader::DEFAULT,
             gpu_range_limit: None,
+            skin_mesh,
+            skin_params,
+            palette_bind_group: None,
         }
     }
 
@@ -499,6 +601,34 @@ impl CrowdRenderer {
             self.skinned = Self::skinned_buffer(device, size);
             self.skinned_capacity = size;
             self.blocks_bind_group = None;
+            self.palette_bind_group = None;
+        }
+        // `gpu_vertex` binds one instance's palette at a time, at a dynamic offset per draw.
+        let palette_bytes = layout.instance_stride as u64;
+        let current = self.palette_bind_group.as_ref().map(|(_, bytes)| *bytes);
+        if layout.draw_path == DrawPath::GpuVertex
+            && self.skinned_capacity >= palette_bytes
+            && current != Some(palette_bytes)
+        {
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("palette per instance"),
+                layout: &self.pipelines.palette_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &self.skinned,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(palette_bytes),
+                        }),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: self.skin_params.as_entire_binding(),
+                    },
+                ],
+            });
+            self.palette_bind_group = Some((bind_group, palette_bytes));
         }
         // `Pulled` binds one group of blocks at a time, at a dynamic offset per group.
         let group = layout.group_bytes() as u64;
@@ -509,7 +639,8 @@ impl CrowdRenderer {
             | DrawPath::Float4
             | DrawPath::Packed
             | DrawPath::PackedBlocks
-            | DrawPath::GpuCompute => false,
+            | DrawPath::GpuCompute
+            | DrawPath::GpuVertex => false,
         };
         let current = self.blocks_bind_group.as_ref().map(|(_, bytes)| *bytes);
         if wanted && current != Some(group) {
@@ -568,7 +699,8 @@ impl CrowdRenderer {
     ) -> Result<(), String> {
         match layout.draw_path {
             DrawPath::GpuCompute => {}
-            DrawPath::Interleaved
+            DrawPath::GpuVertex
+            | DrawPath::Interleaved
             | DrawPath::Float3
             | DrawPath::Float4
             | DrawPath::Packed
@@ -678,6 +810,26 @@ impl CrowdRenderer {
         }
         match layout.draw_path {
             DrawPath::Pulled => self.draw_pulled(pass, layout, instances),
+            DrawPath::GpuVertex => {
+                let Some((palettes, bytes)) = &self.palette_bind_group else {
+                    return;
+                };
+                if *bytes != layout.instance_stride as u64 {
+                    return;
+                }
+                pass.set_vertex_buffer(0, self.skin_mesh.slice(..));
+                for i in 0..instances {
+                    let offset = layout.instance_offset(i) as u64;
+                    let Ok(dynamic) = u32::try_from(offset) else {
+                        break;
+                    };
+                    if offset + bytes > self.skinned_capacity {
+                        break;
+                    }
+                    pass.set_bind_group(1, palettes, &[dynamic]);
+                    pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
+                }
+            }
             DrawPath::GpuCompute => {
                 let (Some(skinner), Some(skinned)) = (&self.gpu_skinner, layout.skinned_on_gpu())
                 else {

@@ -107,8 +107,18 @@ pub fn skin_refusals(gpu: &super::GpuContext) -> Vec<(SkinVariant, String)> {
         .filter_map(|&skin| match skin.spec().runs_on {
             SkinDevice::Cpu => None,
             SkinDevice::GpuCompute => compute_refusal(&limits, &downlevel).map(|r| (skin, r)),
+            SkinDevice::GpuVertex => vertex_refusal(&downlevel).map(|r| (skin, r)),
         })
         .collect()
+}
+
+/// What `gpu_vertex` needs of an adapter (a storage buffer the vertex shader reads), or
+/// why it cannot run there.
+pub fn vertex_refusal(downlevel: &wgpu::DownlevelCapabilities) -> Option<String> {
+    (!downlevel
+        .flags
+        .contains(wgpu::DownlevelFlags::VERTEX_STORAGE))
+    .then(|| "the adapter's vertex shaders cannot read storage buffers".to_string())
 }
 
 /// What `gpu_compute` needs of an adapter, or why it cannot run there.

@@ -15,8 +15,8 @@ use glam::Vec3;
 use super::{SkinDevice, SkinVariant};
 use crate::prepare::{PreparedMesh, PreparedRig};
 use crate::types::{
-    CacheLine, LANES, PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved, VertexPacked,
-    block_slot, unpack_normal,
+    CacheLine, LANES, Mat3x4, PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved,
+    VertexPacked, block_slot, unpack_normal,
 };
 
 /// Alignment of every instance's output slice, in bytes: slices are cache-line and
@@ -121,10 +121,13 @@ pub enum DrawPath {
     /// The uploaded buffer holds palettes: a compute pass skins them into packed vertices
     /// first, which are then drawn as `Packed` is, from the compute pass's output.
     GpuCompute,
+    /// The uploaded buffer holds palettes, bound per instance; the static mesh (position,
+    /// normal, four joints and weights) in slot 0; the vertex shader skins.
+    GpuVertex,
 }
 
 impl DrawPath {
-    pub const ALL: [DrawPath; 7] = [
+    pub const ALL: [DrawPath; 8] = [
         DrawPath::Interleaved,
         DrawPath::Float3,
         DrawPath::Float4,
@@ -132,6 +135,7 @@ impl DrawPath {
         DrawPath::PackedBlocks,
         DrawPath::Pulled,
         DrawPath::GpuCompute,
+        DrawPath::GpuVertex,
     ];
 
     /// Whether the draw path reads the uv stream from slot 1 (all but the interleaved one,
@@ -144,7 +148,8 @@ impl DrawPath {
             | DrawPath::Packed
             | DrawPath::PackedBlocks
             | DrawPath::Pulled
-            | DrawPath::GpuCompute => true,
+            | DrawPath::GpuCompute
+            | DrawPath::GpuVertex => true,
         }
     }
 }
@@ -211,22 +216,30 @@ impl OutputLayout {
         match spec.runs_on {
             SkinDevice::Cpu => Ok(vertices),
             // The CPU writes each instance's palette (position matrices, then the normal
-            // matrices where the rig has its own) as 3×4 rows; the GPU the vertices.
-            SkinDevice::GpuCompute => {
+            // matrices where the rig has its own) as 3×4 rows; the GPU the vertices (a
+            // compute pass), or nobody (the vertex shader skins in every pass).
+            SkinDevice::GpuCompute | SkinDevice::GpuVertex => {
+                let (draw_path, gpu_vertices) = match spec.runs_on {
+                    SkinDevice::GpuVertex => (DrawPath::GpuVertex, None),
+                    SkinDevice::GpuCompute | SkinDevice::Cpu => (
+                        DrawPath::GpuCompute,
+                        Some(GpuVertices {
+                            instance_stride: vertices.instance_stride,
+                        }),
+                    ),
+                };
                 let entries = rig.palette_stride();
                 let format = OutputFormat::Palette3x4;
                 Ok(OutputLayout {
                     format,
                     arrangement: Arrangement::Slices,
                     stores: Stores::EveryVertex,
-                    draw_path: DrawPath::GpuCompute,
+                    draw_path,
                     stored_vertices: entries,
                     instance_stride: (entries * format.vertex_size())
                         .next_multiple_of(INSTANCE_ALIGN),
                     align: format.store_align(),
-                    gpu_vertices: Some(GpuVertices {
-                        instance_stride: vertices.instance_stride,
-                    }),
+                    gpu_vertices,
                     ..vertices
                 })
             }
@@ -446,6 +459,43 @@ impl OutputLayout {
     }
 }
 
+impl OutputLayout {
+    /// Instance `instance`'s palette from a frame's output `out` of a layout that holds
+    /// palettes (a GPU variant's): its position matrices and its normal matrices (the same
+    /// where the rig has no own ones), `rig.joint_count()` each.
+    pub fn read_palettes(
+        &self,
+        rig: &PreparedRig,
+        out: &[u8],
+        instance: usize,
+    ) -> Result<(Vec<Mat3x4>, Vec<Mat3x4>), BufferError> {
+        if self.format != OutputFormat::Palette3x4 {
+            return Err(BufferError::NotPalettes {
+                variant: self.variant.spec().name,
+            });
+        }
+        let joints = rig.joint_count();
+        let first = self.instance_offset(instance);
+        let end = first + self.stored_vertices * self.vertex_size();
+        if out.len() < end || self.stored_vertices < rig.palette_stride() {
+            return Err(BufferError::TooSmall {
+                given: out.len(),
+                needed: end,
+                instances: instance + 1,
+            });
+        }
+        let entry = |k: usize| -> Mat3x4 {
+            let at = first + k * self.vertex_size();
+            bytemuck::pod_read_unaligned(&out[at..at + self.vertex_size()])
+        };
+        let normals = rig.normal_palette_offset();
+        Ok((
+            (0..joints).map(entry).collect(),
+            (normals..normals + joints).map(entry).collect(),
+        ))
+    }
+}
+
 /// One vertex of `format` from its bytes (any alignment).
 fn decode(format: OutputFormat, bytes: &[u8]) -> (Vec3, Vec3) {
     match format {
@@ -491,6 +541,8 @@ pub enum BufferError {
          and must be read back from there"
     )]
     NotVertices { variant: &'static str },
+    #[error("the {variant} variant's output is vertices, not palettes")]
+    NotPalettes { variant: &'static str },
 }
 
 /// CPU-side skinned output: whole cache lines, so every layout's alignment (at most 32)

@@ -172,6 +172,18 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::GpuCompute,
         },
+        GpuVertex => SkinSpec {
+            name: "gpu_vertex",
+            description: "the GPU skins in the vertex shader: the CPU uploads 3x4 palettes, the mesh (4 influences a vertex) is uploaded once, every draw pass skins again",
+            palette: PaletteLayout::Mat3x4,
+            format: OutputFormat::Float3,
+            arrangement: Arrangement::Slices,
+            skins: Skins::EveryVertex,
+            stores: Stores::EveryVertex,
+            order: VertexOrder::File,
+            lanes: 1,
+            runs_on: SkinDevice::GpuVertex,
+        },
     }
 }
 
@@ -194,7 +206,7 @@ pub struct SkinSpec {
     /// Instances per kernel call (1, or a group of [`LANES`] in one register).
     pub lanes: usize,
     /// Where the vertices are skinned. For a GPU variant, `format`, `arrangement`,
-    /// `stores` and `order` describe the vertices the GPU writes; what the CPU writes (and
+    /// `stores` and `order` describe the vertices the GPU computes; what the CPU writes (and
     /// uploads) is the palettes ([`OutputLayout`] says where).
     pub runs_on: SkinDevice,
 }
@@ -206,6 +218,9 @@ pub enum SkinDevice {
     Cpu,
     /// The CPU writes 3×4 palettes; a compute pass skins them on the GPU once a frame.
     GpuCompute,
+    /// The CPU writes 3×4 palettes; the vertex shader skins, in every pass, and nothing
+    /// is stored (`format` and `order` describe what the shader computes).
+    GpuVertex,
 }
 
 /// Which vertices a variant computes.
@@ -231,7 +246,7 @@ impl SkinVariant {
     pub fn skins_on_cpu(self) -> bool {
         match self.spec().runs_on {
             SkinDevice::Cpu => true,
-            SkinDevice::GpuCompute => false,
+            SkinDevice::GpuCompute | SkinDevice::GpuVertex => false,
         }
     }
 
@@ -402,7 +417,7 @@ pub fn run_group(
             };
             simd::run(rig, p, out, layout, active);
         }
-        SkinVariant::GpuCompute => {
+        SkinVariant::GpuCompute | SkinVariant::GpuVertex => {
             let Palettes::Mat3x4(p) = palettes else {
                 return Err(wrong());
             };

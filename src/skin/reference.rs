@@ -48,3 +48,39 @@ pub fn skin(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
     }
     (positions, normals)
 }
+
+/// What a vertex shader that skins with uploaded 3×4 palettes computes (`gpu_vertex`), in
+/// f64: each vertex's four weighted position rows applied to its bind position, and its
+/// weighted normal rows (`normals`: the rig's normal matrices, or the position matrices
+/// where it has none of its own) to its bind normal. The CPU twin of that shader, checking
+/// the palettes it is given; the shader itself is checked by picture.
+pub fn skin_rows(
+    mesh: &Mesh,
+    positions: &[crate::types::Mat3x4],
+    normals: &[crate::types::Mat3x4],
+) -> (Vec<DVec3>, Vec<DVec3>) {
+    let mut out_positions = Vec::with_capacity(mesh.vertex_count());
+    let mut out_normals = Vec::with_capacity(mesh.vertex_count());
+    for v in 0..mesh.vertex_count() {
+        let p = mesh.positions[v].as_dvec3().extend(1.0);
+        let n = mesh.normals[v].as_dvec3().extend(0.0);
+        let (mut sp, mut sn) = (DVec3::ZERO, DVec3::ZERO);
+        for k in 0..4 {
+            let (j, w) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
+            let (pm, nm) = (&positions[j].rows, &normals[j].rows);
+            sp += w * DVec3::new(
+                pm[0].as_dvec4().dot(p),
+                pm[1].as_dvec4().dot(p),
+                pm[2].as_dvec4().dot(p),
+            );
+            sn += w * DVec3::new(
+                nm[0].as_dvec4().dot(n),
+                nm[1].as_dvec4().dot(n),
+                nm[2].as_dvec4().dot(n),
+            );
+        }
+        out_positions.push(sp);
+        out_normals.push(sn);
+    }
+    (out_positions, out_normals)
+}

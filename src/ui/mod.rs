@@ -24,7 +24,7 @@ use crate::gpu::context::AdapterSummary;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
 use crate::simd::SimdLevel;
-use crate::skin::SkinVariant;
+use crate::skin::{SkinDevice, SkinVariant};
 use crate::variant::Variant;
 
 /// Everything the user can change from the panel (and the command line).
@@ -122,7 +122,7 @@ pub fn panel_ui(
         ui.separator();
         variants_ui(ui, settings, info);
         ui.separator();
-        timings_ui(ui, info, history);
+        timings_ui(ui, info, history, settings.pipeline.skin);
         ui.separator();
         actions = actions_ui(ui, info);
         ui.label(RichText::new("drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot").small());
@@ -161,7 +161,7 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     ui.label(RichText::new("Variants").strong());
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
     variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
-    if !pipeline.skin.skins_on_cpu() {
+    if pipeline.skin.spec().runs_on == SkinDevice::GpuCompute {
         variant_combo(ui, &mut settings.compute_shader, &[]);
     }
     variant_combo(ui, &mut settings.upload, &[]);
@@ -202,7 +202,7 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
 }
 
 /// The per-stage table, the memory line and the history plot.
-fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) {
+fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, skin: SkinVariant) {
     let second = Some(Duration::from_secs(1));
     let frame = history.stats(second, |t| t.frame_us);
     ui.label(RichText::new("Timings (last second, per frame)").strong());
@@ -218,10 +218,11 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) 
             let rows: Vec<(String, Color32, Metric)> = Stage::ALL
                 .iter()
                 .map(|&s| {
-                    let label = if s == Stage::Render {
-                        "render (encode)".to_string()
-                    } else {
-                        s.name().to_string()
+                    let label = match s {
+                        Stage::Render => "render (encode)".to_string(),
+                        // A GPU variant's CPU skin stage lays out the palettes to upload.
+                        Stage::Skin if !skin.skins_on_cpu() => "skin (palettes out)".to_string(),
+                        _ => s.name().to_string(),
                     };
                     (
                         label,
