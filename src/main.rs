@@ -172,10 +172,13 @@ enum Command {
         /// Print the JSON report to stdout (instead of the table).
         #[arg(long)]
         json: bool,
-        /// Run only these workloads (hierarchy, skin, frame); repeatable.
+        /// Run only these workloads (hierarchy, skin, frame: the CPU alone; gpu: CPU against
+        /// GPU skinning, whole frames rendered offscreen, needs an adapter and is run only
+        /// when named); repeatable or comma-separated.
         #[arg(long = "workload")]
         workloads: Vec<String>,
-        /// Instance count for every workload (default: 1000 hierarchy, 100 skin, 100 and 1000 frame).
+        /// Instance count for every workload (default: 1000 hierarchy, 100 skin, 100 and
+        /// 1000 frame, 100, 1000 and 10000 gpu).
         #[arg(long)]
         instances: Option<usize>,
         /// Measure the lane kernels at these SIMD levels side by side (avx512, avx2,
@@ -372,6 +375,9 @@ fn parse_simd_levels(given: &[String]) -> anyhow::Result<Vec<SimdLevel>> {
     Ok(levels)
 }
 
+/// The `--workload` name of the GPU module's workload.
+const GPU_WORKLOAD: &str = "gpu";
+
 fn bench(
     rig: Option<PathBuf>,
     quick: bool,
@@ -383,13 +389,18 @@ fn bench(
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
     // and leaves no files behind.
+    let named: Vec<&str> = workloads.iter().flat_map(|w| w.split(',')).collect();
+    // `gpu` is the GPU module's workload (the CPU bench never touches wgpu).
+    let gpu = named.contains(&GPU_WORKLOAD);
     let workloads = if workloads.is_empty() {
         Workload::ALL.to_vec()
     } else {
-        workloads
+        named
             .iter()
-            .flat_map(|w| w.split(','))
-            .map(Workload::from_name)
+            .filter(|&&w| w != GPU_WORKLOAD)
+            .map(|w| {
+                Workload::from_name(w).map_err(|e| anyhow::anyhow!("{e} (or {GPU_WORKLOAD})"))
+            })
             .collect::<Result<Vec<_>, _>>()?
     };
     if instances == Some(0) {
@@ -398,6 +409,36 @@ fn bench(
     let simd_levels = parse_simd_levels(&simd_levels)?;
     let rig = load_rig(rig.as_deref())?;
     report::check_writable(&out)?;
+    if gpu {
+        let context = skinbench::gpu::GpuContext::offscreen().map_err(|e| {
+            anyhow::anyhow!("the gpu workload renders on a GPU adapter, and there is none: {e}")
+        })?;
+        let options = skinbench::gpu::bench::GpuBenchOptions::new(quick, instances);
+        let gpu_report =
+            skinbench::gpu::bench::run(&context, rig.clone(), &options, |line| eprintln!("{line}"))
+                .map_err(|e| anyhow::anyhow!("gpu workload: {e}"))?;
+        let md = skinbench::gpu::bench::markdown(&gpu_report);
+        let m = &gpu_report.machine;
+        let mut base = format!("{}_{}_{}_gpu", m.date, m.cpu_slug(), m.git_sha);
+        if let Some(n) = instances {
+            base += &format!("_{n}inst");
+        }
+        let md_path = out.join(format!("{base}.md"));
+        let json_path = out.join(format!("{base}.json"));
+        std::fs::write(&md_path, &md)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", md_path.display()))?;
+        std::fs::write(&json_path, serde_json::to_string_pretty(&gpu_report)?)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json_path.display()))?;
+        if json {
+            println!("{}", serde_json::to_string_pretty(&gpu_report)?);
+        } else {
+            println!("{md}");
+        }
+        eprintln!("wrote {} and {}", md_path.display(), json_path.display());
+        if workloads.is_empty() {
+            return Ok(());
+        }
+    }
     let options = BenchOptions {
         quick,
         workloads,

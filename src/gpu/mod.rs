@@ -5,6 +5,7 @@
 //! panel on top) and copied to the swapchain by a full-screen triangle; a screenshot reads
 //! that offscreen texture back, so it works even where the surface does not allow copies.
 
+pub mod bench;
 pub mod context;
 pub mod renderer;
 pub mod skin;

@@ -79,6 +79,24 @@ impl Uploader {
         pipeline: &mut Pipeline,
         instances: &[Instance],
     ) -> Result<StageTimings, FrameError> {
+        self.frame_timed(
+            variant, device, queue, encoder, renderer, pipeline, instances, None,
+        )
+    }
+
+    /// As [`Self::frame`], with timestamps written around `gpu_compute`'s compute pass.
+    #[allow(clippy::too_many_arguments)]
+    pub fn frame_timed(
+        &mut self,
+        variant: UploadVariant,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &mut CrowdRenderer,
+        pipeline: &mut Pipeline,
+        instances: &[Instance],
+        compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> Result<StageTimings, FrameError> {
         let timings = self.upload_frame(
             variant, device, queue, encoder, renderer, pipeline, instances,
         )?;
@@ -92,7 +110,7 @@ impl Uploader {
                 pipeline.rig(),
                 pipeline.output_layout(),
                 instances.len(),
-                None,
+                compute_timestamps,
             )
             .map_err(FrameError::Gpu)?;
         Ok(timings)
