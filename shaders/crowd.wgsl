@@ -11,12 +11,18 @@
 
 struct Camera {
     view_proj: mat4x4<f32>,
+    // The sun's view and orthographic projection: world → shadow-map clip space.
+    light_view_proj: mat4x4<f32>,
     eye: vec4<f32>,
     // Direction the light travels (from the sun towards the scene).
     light_dir: vec4<f32>,
-    // x: ground half-extent in metres.
+    // x: ground half-extent in metres; y: 1 with shadows on, 0 off.
     ground: vec4<f32>,
 };
+
+// The shadow pass draws the characters with the same vertex shaders into the sun's depth
+// map: the pipelines differ only in this constant (and have no fragment stage).
+override SHADOW_PASS: bool = false;
 
 struct InstanceData {
     world_from_model: mat4x4<f32>,
@@ -133,7 +139,11 @@ fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -
     let data = instances[instance];
     let world = data.world_from_model * vec4<f32>(position, 1.0);
     var out: VsOut;
-    out.clip = camera.view_proj * world;
+    if (SHADOW_PASS) {
+        out.clip = camera.light_view_proj * world;
+    } else {
+        out.clip = camera.view_proj * world;
+    }
     out.normal = (data.world_from_model * vec4<f32>(normal, 0.0)).xyz;
     out.uv = uv;
     out.color = data.color.rgb;
@@ -141,9 +151,36 @@ fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -
     return out;
 }
 
-fn shade(base: vec3<f32>, normal: vec3<f32>) -> vec3<f32> {
+// The sun's depth map, drawn by the shadow pass this frame (main passes only).
+@group(2) @binding(0) var shadow_map: texture_depth_2d;
+@group(2) @binding(1) var shadow_sampler: sampler_comparison;
+
+// How much of the sun reaches `world`: 1 lit, 0 in shadow, a 3x3 percentage-closer filter
+// in between; 1 with shadows off and outside the map.
+fn sunlight(world: vec3<f32>) -> f32 {
+    if (camera.ground.y == 0.0) {
+        return 1.0;
+    }
+    let clip = camera.light_view_proj * vec4<f32>(world, 1.0);
+    let ndc = clip.xyz / clip.w;
+    let uv = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5);
+    if (any(uv < vec2<f32>(0.0)) || any(uv > vec2<f32>(1.0)) || ndc.z > 1.0) {
+        return 1.0;
+    }
+    let texel = 1.0 / vec2<f32>(textureDimensions(shadow_map));
+    var lit = 0.0;
+    for (var y = -1; y <= 1; y = y + 1) {
+        for (var x = -1; x <= 1; x = x + 1) {
+            let at = uv + vec2<f32>(f32(x), f32(y)) * texel;
+            lit = lit + textureSampleCompareLevel(shadow_map, shadow_sampler, at, ndc.z - 0.0015);
+        }
+    }
+    return lit / 9.0;
+}
+
+fn shade(base: vec3<f32>, normal: vec3<f32>, world: vec3<f32>) -> vec3<f32> {
     let n = normalize(normal);
-    let sun = max(dot(n, -camera.light_dir.xyz), 0.0);
+    let sun = max(dot(n, -camera.light_dir.xyz), 0.0) * sunlight(world);
     let sky = mix(vec3<f32>(0.28, 0.24, 0.22), vec3<f32>(0.55, 0.62, 0.75), n.y * 0.5 + 0.5);
     return base * (sun * vec3<f32>(1.0, 0.95, 0.85) * 0.85 + sky * 0.55);
 }
@@ -168,7 +205,7 @@ fn fs_skinned(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec
     if (seam < 0.04) {
         pattern = pattern * 0.7;
     }
-    return to_display(shade(in.color * pattern, n));
+    return to_display(shade(in.color * pattern, n, in.world));
 }
 
 // The ground: one quad generated in the vertex shader, with a 1 m grid.
@@ -197,5 +234,5 @@ fn fs_ground(in: GroundOut) -> @location(0) vec4<f32> {
     let line = select(0.0, 1.0, min(g.x, g.y) < 0.02);
     let fade = clamp(1.0 - length(in.world.xz) / camera.ground.x, 0.0, 1.0);
     let base = mix(vec3<f32>(0.30, 0.32, 0.30), vec3<f32>(0.22, 0.24, 0.22), line * fade);
-    return to_display(shade(base, vec3<f32>(0.0, 1.0, 0.0)));
+    return to_display(shade(base, vec3<f32>(0.0, 1.0, 0.0), in.world));
 }

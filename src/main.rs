@@ -96,6 +96,10 @@ struct AppArgs {
     /// box changes it live).
     #[arg(long = "compute-shader", default_value = ComputeShader::DEFAULT.spec().name, value_parser = variant_parser::<ComputeShader>())]
     compute_shader: ComputeShader,
+    /// The sun casts shadows from a shadow map onto the ground and the crowd (the panel's
+    /// "shadows" box changes it live).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off)]
+    shadows: bool,
     /// Animation speed factor, 0..=10.
     #[arg(long, default_value_t = 1.0)]
     speed: f32,
@@ -375,6 +379,15 @@ fn parse_simd_levels(given: &[String]) -> anyhow::Result<Vec<SimdLevel>> {
     Ok(levels)
 }
 
+/// `on` or `off`.
+fn on_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{value:?} is neither on nor off")),
+    }
+}
+
 /// The `--workload` name of the GPU module's workload.
 const GPU_WORKLOAD: &str = "gpu";
 
@@ -398,9 +411,7 @@ fn bench(
         named
             .iter()
             .filter(|&&w| w != GPU_WORKLOAD)
-            .map(|w| {
-                Workload::from_name(w).map_err(|e| anyhow::anyhow!("{e} (or {GPU_WORKLOAD})"))
-            })
+            .map(|w| Workload::from_name(w).map_err(|e| anyhow::anyhow!("{e} (or {GPU_WORKLOAD})")))
             .collect::<Result<Vec<_>, _>>()?
     };
     if instances == Some(0) {
@@ -508,6 +519,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
     let settings = Settings {
         simd_level,
         compute_shader: args.compute_shader,
+        shadows: args.shadows,
         pipeline: PipelineConfig {
             hierarchy,
             skin: args.skin.unwrap_or(best.skin),

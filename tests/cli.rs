@@ -322,3 +322,81 @@ fn bench_measures_every_simd_level_side_by_side() {
         assert!(md.ends_with(&format!("_{}.md", names.join("-"))), "{md}");
     }
 }
+
+#[test]
+fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
+    // An adapter is needed (lavapipe in CI, where its absence fails the test).
+    if common::gpu_context().is_none() {
+        return;
+    }
+    let dir = common::temp_dir("bench-gpu");
+    let (code, stdout, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--workload",
+        "gpu",
+        "--instances",
+        "9",
+        "--json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(!report["adapter"].as_str().unwrap().is_empty());
+    let rows = report["rows"].as_array().unwrap();
+    // The best CPU configuration first, then every GPU variant (compute with each shader).
+    let configs: Vec<&str> = rows.iter().map(|r| r["config"].as_str().unwrap()).collect();
+    assert!(configs[0].starts_with("best CPU"), "{configs:?}");
+    for wanted in [
+        "gpu_vertex",
+        "gpu_compute (per_class)",
+        "gpu_compute (all_classes)",
+    ] {
+        assert!(configs.contains(&wanted), "{wanted} missing: {configs:?}");
+    }
+    for row in rows {
+        assert_eq!(row["instances"], 9);
+        assert!(row["cpu_total_us"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(row["uploaded_bytes"].as_u64().unwrap() > 0, "{row}");
+        let compute = !row["gpu_compute_us"].is_null();
+        assert_eq!(
+            compute,
+            row["skin"] == "gpu_compute" && report_has_timestamps(&report),
+            "{row}"
+        );
+    }
+    // The GPU variants upload palettes, a fraction of the vertices.
+    let bytes = |name: &str| {
+        rows.iter().find(|r| r["config"] == name).unwrap()["uploaded_bytes"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(bytes("gpu_vertex") * 4 < bytes(configs[0]));
+    let files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for ext in ["md", "json"] {
+        assert!(
+            files
+                .iter()
+                .any(|f| f.ends_with(&format!("_gpu_9inst.{ext}"))),
+            "{files:?}"
+        );
+    }
+}
+
+/// Whether the run's adapter wrote timestamps (every row then has a render time).
+fn report_has_timestamps(report: &serde_json::Value) -> bool {
+    report["rows"][0]["gpu_render_us"].is_number()
+}
+
+#[test]
+fn an_unknown_workload_lists_gpu_too() {
+    let (code, _, err) = skinbench(&["bench", "--workload", "disk"]);
+    assert_ne!(code, 0);
+    for name in ["hierarchy", "skin", "frame", "gpu"] {
+        assert!(err.contains(name), "{err}");
+    }
+}

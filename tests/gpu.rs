@@ -61,6 +61,7 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
         UploadVariant::WriteBuffer,
         &camera,
         SIZE,
+        false,
     )
     .unwrap();
     // The baseline, then every skin variant with the best of the rest: every vertex layout
@@ -73,8 +74,17 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
     for &upload in UploadVariant::ALL {
         let mut packed_image = None;
         for &config in &configs {
-            let image =
-                render_offscreen(&gpu, rig.clone(), &crowd, config, upload, &camera, SIZE).unwrap();
+            let image = render_offscreen(
+                &gpu,
+                rig.clone(),
+                &crowd,
+                config,
+                upload,
+                &camera,
+                SIZE,
+                false,
+            )
+            .unwrap();
             // Every packed-format variant draws the same packed vertices, fetched its own
             // way (its own slices; lane blocks at a 128-byte stride; pulled through the
             // distinct index): the same picture as the first one, up to the rounding of the
@@ -158,4 +168,68 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
             );
         }
     }
+}
+
+#[test]
+fn the_sun_casts_the_characters_shadows_on_the_ground() {
+    let Some(gpu) = context() else { return };
+    let rig = Arc::new(PreparedRig::reference());
+    let mut crowd = InstanceStore::new();
+    crowd.resize(1, &rig, 2.5);
+    crowd.advance(0.3);
+    let camera = OrbitCamera {
+        target: Vec3::new(0.0, 0.5, 0.0),
+        yaw: 0.3,
+        pitch: 0.9,
+        distance: 7.0,
+    };
+    let config = PipelineConfig::best_for(&rig, 1);
+    let render = |crowd: &InstanceStore, shadows: bool| {
+        render_offscreen(
+            &gpu,
+            rig.clone(),
+            crowd,
+            config,
+            UploadVariant::WriteBuffer,
+            &camera,
+            SIZE,
+            shadows,
+        )
+        .unwrap()
+    };
+    // Nobody there: nothing casts a shadow, so the switch changes nothing.
+    let empty = InstanceStore::new();
+    assert_eq!(render(&empty, false), render(&empty, true));
+    // One character: the sun (travelling along -0.4, -1, -0.55) puts its shadow on the
+    // ground beyond it; only darker pixels, and a shadow of some size.
+    let lit = render(&crowd, false);
+    let shaded = render(&crowd, true);
+    let sum = |p: &image::Rgba<u8>| p.0[..3].iter().map(|&c| c as i32).sum::<i32>();
+    let mut darker = 0;
+    for (a, b) in lit.pixels().zip(shaded.pixels()) {
+        let (a, b) = (sum(a), sum(b));
+        assert!(b <= a + 6, "shadows made a pixel brighter: {a} -> {b}");
+        if b + 30 < a {
+            darker += 1;
+        }
+    }
+    assert!(darker > 300, "only {darker} pixels fell into shadow");
+    // The shadow lies where the sun throws it: the ground point 1 m along the light's
+    // ground direction from the character's feet is darker with shadows on.
+    let light = Vec3::new(-0.4, -1.0, -0.55).normalize();
+    let along = Vec3::new(light.x, 0.0, light.z).normalize() * 0.6;
+    let ground = Vec3::new(
+        crowd.as_slice()[0].ground_position[0],
+        0.0,
+        crowd.as_slice()[0].ground_position[1],
+    ) + along;
+    let (before, after) = (
+        pixel_at(&lit, ground, &camera).unwrap(),
+        pixel_at(&shaded, ground, &camera).unwrap(),
+    );
+    let total = |p: [u8; 3]| p.iter().map(|&c| c as i32).sum::<i32>();
+    assert!(
+        total(after) + 30 < total(before),
+        "the ground beyond the character is not in shadow: {before:?} -> {after:?}"
+    );
 }

@@ -7,7 +7,7 @@
 //! nothing to read back: it is checked by picture, the same image as the CPU `packed` path
 //! (no channel of any pixel more than 2 of 255 apart, but for edge pixels whose coverage
 //! flips with the last bit of a position, one per thousand drawn pixels at most) on every
-//! rig.
+//! rig, with shadows off and on (where `gpu_vertex` skins again in the shadow pass).
 
 mod common;
 
@@ -92,7 +92,7 @@ fn gpu_compute(
 const PICTURE_TOLERANCE: u8 = 2;
 
 /// `gpu_vertex` draws the same picture as `packed` does from the CPU's vertices.
-fn gpu_vertex_picture(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+fn gpu_vertex_picture(rig: &Arc<PreparedRig>, shadows: bool) -> Result<(), Failed> {
     let Some(gpu) = common::gpu_context() else {
         return Ok(());
     };
@@ -115,6 +115,7 @@ fn gpu_vertex_picture(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
             UploadVariant::WriteBuffer,
             &camera,
             size,
+            shadows,
         )
     };
     let expected = picture(SkinVariant::Packed)?;
@@ -127,6 +128,7 @@ fn gpu_vertex_picture(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         UploadVariant::WriteBuffer,
         &camera,
         size,
+        shadows,
     )?;
     // The characters must be in the picture, or equal pictures would prove nothing.
     let covered = expected
@@ -169,7 +171,7 @@ fn gpu_vertex_picture(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         }
     }
     let save = || {
-        let dir = common::temp_dir(&format!("gpu_vertex_picture_{}", rig.name));
+        let dir = common::temp_dir(&format!("gpu_vertex_picture_{}_{shadows}", rig.name));
         let _ = got.save(dir.join("gpu_vertex.png"));
         let _ = expected.save(dir.join("packed.png"));
         dir
@@ -206,11 +208,14 @@ fn main() {
         }
     }
     for (name, rig) in rigs {
-        let rig = rig.clone();
-        trials.push(Trial::test(
-            format!("gpu_vertex/{name}/same_picture_as_packed"),
-            move || gpu_vertex_picture(&rig),
-        ));
+        for shadows in [false, true] {
+            let rig = rig.clone();
+            let label = if shadows { "shadows_on" } else { "shadows_off" };
+            trials.push(Trial::test(
+                format!("gpu_vertex/{name}/same_picture_as_packed/{label}"),
+                move || gpu_vertex_picture(&rig, shadows),
+            ));
+        }
     }
     let (_, reference) = &rigs[0];
     for &shader in ComputeShader::ALL {

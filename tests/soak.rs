@@ -64,6 +64,7 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
     let mut skins_seen = std::collections::BTreeSet::new();
     let mut crowd_sizes = std::collections::BTreeSet::new();
     let mut levels_seen = std::collections::BTreeSet::new();
+    let mut shadows_seen = std::collections::BTreeSet::new();
     for _ in 0..240 {
         frame(&mut soak, &mut scene);
         rigs_seen.insert(scene.rig().name.clone());
@@ -72,6 +73,12 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
         // Whatever the change, the scene runs the configuration its settings name.
         assert_eq!(scene.settings.pipeline, *scene.pipeline.config());
         assert_eq!(scene.settings.simd_level, scene.pipeline.simd_level());
+        assert_eq!(scene.settings.shadows, scene.renderer.shadows());
+        assert_eq!(
+            scene.settings.compute_shader,
+            scene.renderer.compute_shader()
+        );
+        shadows_seen.insert(scene.renderer.shadows());
         assert_eq!(scene.settings.instances, scene.crowd.len());
         levels_seen.insert(scene.pipeline.simd_level().name());
     }
@@ -88,6 +95,7 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
         assert!(rigs_seen.len() > 1, "{rigs_seen:?}");
     }
     assert!(skins_seen.len() > 3, "{skins_seen:?}");
+    assert_eq!(shadows_seen.len(), 2, "shadows never switched");
     assert!(crowd_sizes.len() > 5, "{crowd_sizes:?}");
     let levels = skinbench::simd::SimdLevel::available().len();
     assert!(

@@ -4,10 +4,10 @@
 //!
 //! How it works: for each instance count, one scene per configuration (the best CPU
 //! variants; `gpu_vertex`; `gpu_compute` with each compute shader), all sharing one device,
-//! run frames in interleaved rounds so every configuration sees the same machine. A frame
-//! is the app's: the CPU pipeline into the upload buffer (`in_place`), `gpu_compute`'s
-//! compute pass, the crowd pass into an offscreen target; then the frame waits for the GPU
-//! and reads its timestamps back. On a CPU adapter (lavapipe) the GPU times are an
+//! run frames in interleaved rounds so every configuration sees the same machine, with
+//! shadows off and on. A frame is the app's: the CPU pipeline into the upload buffer
+//! (`in_place`), `gpu_compute`'s compute pass, the sun's shadow pass, the crowd pass into
+//! an offscreen target; then the frame waits for the GPU and reads its timestamps back. On a CPU adapter (lavapipe) the GPU times are an
 //! emulation on the same cores: the report says so.
 
 use std::sync::Arc;
@@ -32,6 +32,8 @@ pub struct GpuRow {
     pub config: String,
     pub skin: String,
     pub instances: usize,
+    /// Whether the sun's shadow pass ran (`gpu_vertex` skins again in it).
+    pub shadows: bool,
     pub frames: usize,
     /// The CPU pipeline's wall time (sample → skin, or → palettes for GPU variants), µs.
     pub cpu_stages_us: f64,
@@ -45,9 +47,12 @@ pub struct GpuRow {
     pub gpu_compute_us: Option<f64>,
     /// GPU time of the crowd pass, µs.
     pub gpu_render_us: Option<f64>,
+    /// GPU time of the shadow pass, µs (shadows on).
+    pub gpu_shadow_us: Option<f64>,
     /// Bytes the CPU wrote for the GPU each frame (vertices, or palettes).
     pub uploaded_bytes: u64,
-    /// `cpu_total_us` over the best CPU configuration's at the same instance count.
+    /// `cpu_total_us` over the best CPU configuration's at the same instance count and
+    /// shadow setting.
     pub cpu_ratio_to_best_cpu: f64,
 }
 
@@ -70,7 +75,11 @@ pub struct GpuReport {
 #[derive(Clone, Debug)]
 pub struct GpuBenchOptions {
     pub instances: Vec<usize>,
+    /// Measured frames per configuration (a fifth of them, at least 2, from 10,000
+    /// instances on, where a software adapter takes seconds a frame).
     pub frames: usize,
+    /// Shadows off, on, or both.
+    pub shadows: Vec<bool>,
     pub warmup: usize,
     /// Offscreen target size, pixels.
     pub size: (u32, u32),
@@ -81,6 +90,7 @@ impl GpuBenchOptions {
         GpuBenchOptions {
             instances: instances.map_or(vec![100, 1000, 10_000], |n| vec![n]),
             frames: if quick { 3 } else { 15 },
+            shadows: vec![false, true],
             warmup: if quick { 1 } else { 3 },
             size: (640, 360),
         }
@@ -104,6 +114,7 @@ struct FrameSample {
     encode_us: f64,
     gpu_compute_us: Option<f64>,
     gpu_render_us: Option<f64>,
+    gpu_shadow_us: Option<f64>,
 }
 
 /// Runs the workload on `gpu` (see the module docs).
@@ -135,7 +146,9 @@ pub fn run(
         let config = PipelineConfig { skin, ..best };
         match skin.spec().runs_on {
             SkinDevice::Cpu => {}
-            SkinDevice::GpuVertex => configs.push((skin.name().into(), config, ComputeShader::DEFAULT)),
+            SkinDevice::GpuVertex => {
+                configs.push((skin.name().into(), config, ComputeShader::DEFAULT))
+            }
             SkinDevice::GpuCompute => {
                 for &shader in ComputeShader::ALL {
                     configs.push((
@@ -155,18 +168,18 @@ pub fn run(
         gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("bench timestamps"),
             ty: wgpu::QueryType::Timestamp,
-            count: 4,
+            count: 6,
         })
     });
     let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("bench timestamps resolved"),
-        size: 32,
+        size: 48,
         usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
     let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("bench timestamps readback"),
-        size: 32,
+        size: 48,
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         mapped_at_creation: false,
     });
@@ -175,7 +188,16 @@ pub fn run(
     let targets = FrameTargets::new(&gpu.device, format, options.size.0, options.size.1);
     let upload = UploadVariant::DEFAULT;
     let mut rows = Vec::new();
-    for &n in &options.instances {
+    for (&n, &shadows) in options
+        .instances
+        .iter()
+        .flat_map(|n| options.shadows.iter().map(move |s| (n, s)))
+    {
+        let frames = if n >= 10_000 {
+            (options.frames / 5).max(2)
+        } else {
+            options.frames
+        };
         let mut crowd = InstanceStore::new();
         crowd.resize(n, &rig, 2.0);
         let camera = OrbitCamera::framing(crowd_extent(&crowd));
@@ -185,6 +207,7 @@ pub fn run(
         for (name, config, shader) in &configs {
             let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
             renderer.set_compute_shader(*shader);
+            renderer.set_shadows(shadows);
             scenes.push(Scene {
                 name: name.clone(),
                 skin: config.skin,
@@ -195,22 +218,19 @@ pub fn run(
             });
         }
         progress(&format!(
-            "gpu workload: {n} instances, {} configurations, {} frames each",
+            "gpu workload: {n} instances, shadows {}, {} configurations, {frames} frames each",
+            if shadows { "on" } else { "off" },
             scenes.len(),
-            options.frames
         ));
-        for round in 0..options.warmup + options.frames {
+        for round in 0..options.warmup + frames {
             for scene in &mut scenes {
                 crowd.advance(1.0 / 60.0);
                 let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                let compute_writes =
-                    queries
-                        .as_ref()
-                        .map(|q| wgpu::ComputePassTimestampWrites {
-                            query_set: q,
-                            beginning_of_pass_write_index: Some(0),
-                            end_of_pass_write_index: Some(1),
-                        });
+                let compute_writes = queries.as_ref().map(|q| wgpu::ComputePassTimestampWrites {
+                    query_set: q,
+                    beginning_of_pass_write_index: Some(0),
+                    end_of_pass_write_index: Some(1),
+                });
                 let timings = scene
                     .uploader
                     .frame_timed(
@@ -233,6 +253,11 @@ pub fn run(
                     beginning_of_pass_write_index: Some(2),
                     end_of_pass_write_index: Some(3),
                 });
+                let shadow_writes = queries.as_ref().map(|q| wgpu::RenderPassTimestampWrites {
+                    query_set: q,
+                    beginning_of_pass_write_index: Some(4),
+                    end_of_pass_write_index: Some(5),
+                });
                 crowd_pass(
                     &mut encoder,
                     &targets,
@@ -241,15 +266,16 @@ pub fn run(
                     n,
                     None,
                     render_writes,
+                    shadow_writes,
                 );
                 if let Some(q) = &queries {
-                    encoder.resolve_query_set(q, 0..4, &resolve, 0);
-                    encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, 32);
+                    encoder.resolve_query_set(q, 0..6, &resolve, 0);
+                    encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, 48);
                 }
                 let encode_us = encode_start.elapsed().as_secs_f64() * 1e6;
                 gpu.queue.submit([encoder.finish()]);
                 scene.uploader.after_submit();
-                let (gpu_compute_us, gpu_render_us) = if queries.is_some() {
+                let (gpu_compute_us, gpu_render_us, gpu_shadow_us) = if queries.is_some() {
                     let data = super::map_for_reading(&gpu.device, &readback)?;
                     let t: Vec<u64> = bytemuck::cast_slice::<u8, u64>(&data).to_vec();
                     drop(data);
@@ -258,12 +284,13 @@ pub fn run(
                     let compute = (!scene.skin.skins_on_cpu()
                         && scene.skin.spec().runs_on == SkinDevice::GpuCompute)
                         .then(|| span(t[0], t[1]));
-                    (compute, Some(span(t[2], t[3])))
+                    let shadow = shadows.then(|| span(t[4], t[5]));
+                    (compute, Some(span(t[2], t[3])), shadow)
                 } else {
                     gpu.device
                         .poll(wgpu::PollType::wait_indefinitely())
                         .map_err(|e| format!("waiting for the GPU: {e}"))?;
-                    (None, None)
+                    (None, None, None)
                 };
                 if round >= options.warmup {
                     scene.samples.push(FrameSample {
@@ -272,6 +299,7 @@ pub fn run(
                         encode_us,
                         gpu_compute_us,
                         gpu_render_us,
+                        gpu_shadow_us,
                     });
                 }
             }
@@ -279,9 +307,8 @@ pub fn run(
         let mut n_rows: Vec<GpuRow> = scenes
             .iter()
             .map(|scene| {
-                let med = |f: &dyn Fn(&FrameSample) -> f64| {
-                    median(scene.samples.iter().map(f).collect())
-                };
+                let med =
+                    |f: &dyn Fn(&FrameSample) -> f64| median(scene.samples.iter().map(f).collect());
                 let opt = |f: &dyn Fn(&FrameSample) -> Option<f64>| {
                     let v: Vec<f64> = scene.samples.iter().filter_map(f).collect();
                     (!v.is_empty()).then(|| median(v))
@@ -290,6 +317,7 @@ pub fn run(
                     config: scene.name.clone(),
                     skin: scene.skin.name().into(),
                     instances: n,
+                    shadows,
                     frames: scene.samples.len(),
                     cpu_stages_us: med(&|s| s.cpu_stages_us),
                     upload_us: med(&|s| s.upload_us),
@@ -297,6 +325,7 @@ pub fn run(
                     encode_us: med(&|s| s.encode_us),
                     gpu_compute_us: opt(&|s| s.gpu_compute_us),
                     gpu_render_us: opt(&|s| s.gpu_render_us),
+                    gpu_shadow_us: opt(&|s| s.gpu_shadow_us),
                     uploaded_bytes: scene.pipeline.output_bytes(n) as u64,
                     cpu_ratio_to_best_cpu: 0.0,
                 }
@@ -364,20 +393,22 @@ pub fn markdown(report: &GpuReport) -> String {
           GPU variants sample → palettes); upload = getting that output into the GPU \
           buffer; CPU / best = (CPU + upload) over the best CPU configuration's at the same \
           instance count.\n\n";
-    s += "| configuration | instances | CPU | upload | CPU + upload | CPU / best | encode | GPU compute | GPU render | uploaded |\n";
-    s += "|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "| configuration | instances | shadows | CPU | upload | CPU + upload | CPU / best | encode | GPU compute | GPU shadow | GPU render | uploaded |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in &report.rows {
         let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
         s += &format!(
-            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.0} | {} | {} | {:.1} MB |\n",
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.0} | {} | {} | {} | {:.1} MB |\n",
             r.config,
             r.instances,
+            if r.shadows { "on" } else { "off" },
             r.cpu_stages_us,
             r.upload_us,
             r.cpu_total_us,
             r.cpu_ratio_to_best_cpu,
             r.encode_us,
             opt(r.gpu_compute_us),
+            opt(r.gpu_shadow_us),
             opt(r.gpu_render_us),
             r.uploaded_bytes as f64 / 1e6,
         );

@@ -121,7 +121,8 @@ pub const CLEAR_COLOR: wgpu::Color = wgpu::Color {
     a: 1.0,
 };
 
-/// Records the crowd pass (ground and characters) into `targets`.
+/// Records the sun's shadow pass (when the renderer has shadows on: the characters into
+/// its depth map) and the crowd pass (ground and characters) into `targets`.
 #[allow(clippy::too_many_arguments)]
 pub fn crowd_pass(
     encoder: &mut wgpu::CommandEncoder,
@@ -131,7 +132,25 @@ pub fn crowd_pass(
     instances: usize,
     viewport: Option<[f32; 4]>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    shadow_timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) {
+    if renderer.shadows() {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("shadow"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: renderer.shadow_view(),
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: shadow_timestamp_writes,
+            ..Default::default()
+        });
+        renderer.draw_shadow(&mut pass, layout, instances);
+    }
     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("crowd"),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -162,6 +181,7 @@ pub fn crowd_pass(
 
 /// Renders `instances` of `rig` offscreen (no window, no panel) and reads the image back:
 /// the same pipeline, upload and renderer the app uses. For tests and headless use.
+#[allow(clippy::too_many_arguments)]
 pub fn render_offscreen(
     gpu: &GpuContext,
     rig: Arc<PreparedRig>,
@@ -170,9 +190,11 @@ pub fn render_offscreen(
     upload: UploadVariant,
     camera: &OrbitCamera,
     size: (u32, u32),
+    shadows: bool,
 ) -> Result<image::RgbaImage, String> {
     let format = wgpu::TextureFormat::Rgba8Unorm;
     let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
+    renderer.set_shadows(shadows);
     let mut pipeline = Pipeline::new(rig, config).map_err(|e| e.to_string())?;
     let mut uploader = Uploader::new(&gpu.device);
     let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
@@ -202,6 +224,7 @@ pub fn render_offscreen(
         &renderer,
         pipeline.output_layout(),
         crowd.len(),
+        None,
         None,
         None,
     );

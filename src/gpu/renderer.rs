@@ -33,6 +33,8 @@ pub const MATERIAL_COLORS: [[f32; 3]; 3] =
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct CameraUniform {
     pub view_proj: Mat4,
+    /// The sun's view-projection (world → shadow-map clip space).
+    pub light_view_proj: Mat4,
     pub eye: Vec4,
     pub light_dir: Vec4,
     pub ground: Vec4,
@@ -46,7 +48,7 @@ struct InstanceGpu {
 }
 
 const _: () = {
-    assert!(std::mem::size_of::<CameraUniform>() == 112);
+    assert!(std::mem::size_of::<CameraUniform>() == 176);
     assert!(std::mem::size_of::<InstanceGpu>() == 80);
 };
 
@@ -81,10 +83,13 @@ impl OrbitCamera {
         let view = Mat4::look_at_rh(eye, self.target, Vec3::Y);
         let far = (self.distance * 4.0 + ground_extent * 2.0).max(100.0);
         let proj = Mat4::perspective_rh(40f32.to_radians(), aspect.max(0.01), 0.1, far);
+        let light_dir = Vec3::new(-0.4, -1.0, -0.55).normalize();
         CameraUniform {
             view_proj: proj * view,
+            light_view_proj: light_view_proj(light_dir, ground_extent),
             eye: eye.extend(1.0),
-            light_dir: Vec3::new(-0.4, -1.0, -0.55).normalize().extend(0.0),
+            light_dir: light_dir.extend(0.0),
+            // y: shadows, set by the renderer.
             ground: Vec4::new(ground_extent, 0.0, 0.0, 0.0),
         }
     }
@@ -98,6 +103,19 @@ impl OrbitCamera {
         self.distance = (self.distance * (1.0 - 0.1 * steps)).clamp(1.0, 2000.0);
     }
 }
+
+/// The sun's view and orthographic projection over the ground (half-extent `extent`
+/// metres, characters up to a few metres tall): what the shadow map covers.
+pub fn light_view_proj(light_dir: Vec3, extent: f32) -> Mat4 {
+    let radius = extent.max(1.0) * std::f32::consts::SQRT_2;
+    let target = Vec3::ZERO;
+    let eye = target - light_dir * (radius * 2.0);
+    let view = Mat4::look_at_rh(eye, target, Vec3::Y);
+    Mat4::orthographic_rh(-radius, radius, -radius, radius, 0.1, radius * 4.0) * view
+}
+
+/// Side of the sun's square depth map, texels.
+pub const SHADOW_MAP_SIZE: u32 = 2048;
 
 /// `model → world` placement of one character: normalized to a 1.8 m height, feet on the
 /// ground, centred on its ground position.
@@ -130,10 +148,13 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
 pub struct CrowdPipelines {
     /// One pipeline per draw path, in `DrawPath::ALL` order.
     pipelines: [(DrawPath, wgpu::RenderPipeline); 8],
+    /// The same vertex shaders into the sun's depth map (no fragment stage).
+    shadow_pipelines: [(DrawPath, wgpu::RenderPipeline); 8],
     ground_pipeline: wgpu::RenderPipeline,
     bind_group_layout: wgpu::BindGroupLayout,
     blocks_layout: wgpu::BindGroupLayout,
     palette_layout: wgpu::BindGroupLayout,
+    shadow_layout: wgpu::BindGroupLayout,
     pub color_format: wgpu::TextureFormat,
 }
 
@@ -166,6 +187,11 @@ pub struct CrowdRenderer {
     skin_mesh: wgpu::Buffer,
     skin_params: wgpu::Buffer,
     palette_bind_group: Option<(wgpu::BindGroup, u64)>,
+    /// The sun's depth map (drawn by the shadow pass), and the main passes' bind group
+    /// that samples it.
+    shadow_view: wgpu::TextureView,
+    shadow_bind_group: wgpu::BindGroup,
+    shadows: bool,
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
@@ -244,8 +270,36 @@ impl CrowdPipelines {
                 },
             ],
         });
+        // The main passes' fragment shaders read the sun's depth map (group 2); the shadow
+        // pass, which writes it, has no group 2.
+        let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow map"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                    count: None,
+                },
+            ],
+        });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("crowd"),
+            bind_group_layouts: &[Some(&bind_group_layout), None, Some(&shadow_layout)],
+            immediate_size: 0,
+        });
+        let shadow_base_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd shadow"),
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
@@ -266,6 +320,15 @@ impl CrowdPipelines {
         });
         let pulled_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("crowd pulled"),
+            bind_group_layouts: &[
+                Some(&bind_group_layout),
+                Some(&blocks_layout),
+                Some(&shadow_layout),
+            ],
+            immediate_size: 0,
+        });
+        let pulled_shadow_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd pulled shadow"),
             bind_group_layouts: &[Some(&bind_group_layout), Some(&blocks_layout)],
             immediate_size: 0,
         });
@@ -298,9 +361,19 @@ impl CrowdPipelines {
         });
         let gpu_vertex_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("crowd gpu_vertex"),
-            bind_group_layouts: &[Some(&bind_group_layout), Some(&palette_layout)],
+            bind_group_layouts: &[
+                Some(&bind_group_layout),
+                Some(&palette_layout),
+                Some(&shadow_layout),
+            ],
             immediate_size: 0,
         });
+        let gpu_vertex_shadow_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("crowd gpu_vertex shadow"),
+                bind_group_layouts: &[Some(&bind_group_layout), Some(&palette_layout)],
+                immediate_size: 0,
+            });
         let buffer =
             |stride: u64, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
                 array_stride: stride,
@@ -404,13 +477,64 @@ impl CrowdPipelines {
                 make_with(layout, label, vs, "fs_skinned", &buffers(path)),
             )
         });
+        // Depth only, biased against self-shadowing acne; the vertex shaders write the
+        // sun's clip position with SHADOW_PASS set.
+        let shadow_constants: &[(&str, f64)] = &[("SHADOW_PASS", 1.0)];
+        let shadow_pipelines = DrawPath::ALL.map(|path| {
+            let (vs, layout) = match path {
+                DrawPath::Interleaved | DrawPath::Float3 | DrawPath::Float4 => {
+                    ("vs_skinned", &shadow_base_layout)
+                }
+                DrawPath::Packed | DrawPath::PackedBlocks | DrawPath::GpuCompute => {
+                    ("vs_packed", &shadow_base_layout)
+                }
+                DrawPath::Pulled => ("vs_pulled", &pulled_shadow_layout),
+                DrawPath::GpuVertex => ("vs_gpu_skinned", &gpu_vertex_shadow_layout),
+            };
+            let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("crowd shadow"),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some(vs),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: shadow_constants,
+                        ..Default::default()
+                    },
+                    buffers: &buffers(path),
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: wgpu::DepthBiasState {
+                        constant: 2,
+                        slope_scale: 2.0,
+                        clamp: 0.0,
+                    },
+                }),
+                multisample: Default::default(),
+                fragment: None,
+                multiview_mask: None,
+                cache: None,
+            });
+            (path, pipeline)
+        });
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
         CrowdPipelines {
             pipelines,
+            shadow_pipelines,
             ground_pipeline,
             bind_group_layout,
             blocks_layout,
             palette_layout,
+            shadow_layout,
             color_format,
         }
     }
@@ -502,7 +626,46 @@ impl CrowdRenderer {
             }),
             usage: wgpu::BufferUsages::UNIFORM,
         });
+        let shadow_map = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("shadow map"),
+            size: wgpu::Extent3d {
+                width: SHADOW_MAP_SIZE,
+                height: SHADOW_MAP_SIZE,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let shadow_view = shadow_map.create_view(&Default::default());
+        let shadow_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("shadow comparison"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            compare: Some(wgpu::CompareFunction::LessEqual),
+            ..Default::default()
+        });
+        let shadow_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("shadow map"),
+            layout: &pipelines.shadow_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&shadow_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(&shadow_sampler),
+                },
+            ],
+        });
         CrowdRenderer {
+            shadow_view,
+            shadow_bind_group,
+            shadows: false,
             pipelines,
             blocks_bind_group: None,
             distinct_index,
@@ -665,6 +828,20 @@ impl CrowdRenderer {
         &self.skinned
     }
 
+    /// Whether the sun casts shadows (a shadow pass before the main pass).
+    pub fn set_shadows(&mut self, on: bool) {
+        self.shadows = on;
+    }
+
+    pub fn shadows(&self) -> bool {
+        self.shadows
+    }
+
+    /// The sun's depth map, for the shadow pass's depth attachment.
+    pub fn shadow_view(&self) -> &wgpu::TextureView {
+        &self.shadow_view
+    }
+
     /// Which shader `gpu_compute` skins with.
     pub fn set_compute_shader(&mut self, shader: ComputeShader) {
         self.compute_shader = shader;
@@ -772,7 +949,9 @@ impl CrowdRenderer {
                 color: Vec4::new(color[0], color[1], color[2], 1.0),
             });
         }
-        queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(camera));
+        let mut camera = *camera;
+        camera.ground.y = if self.shadows { 1.0 } else { 0.0 };
+        queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&camera));
         if !self.instance_scratch.is_empty() {
             queue.write_buffer(
                 &self.instance_buffer,
@@ -786,17 +965,35 @@ impl CrowdRenderer {
     /// `layout` says.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, layout: &OutputLayout, instances: usize) {
         pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(2, &self.shadow_bind_group, &[]);
         pass.set_pipeline(&self.pipelines.ground_pipeline);
         pass.draw(0..6, 0..1);
+        self.draw_characters(pass, layout, instances, &self.pipelines.pipelines);
+    }
+
+    /// Records the characters into the sun's depth map: the same vertices (or, for
+    /// `gpu_vertex`, the same skinning again) through the shadow pipelines.
+    pub fn draw_shadow(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        layout: &OutputLayout,
+        instances: usize,
+    ) {
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        self.draw_characters(pass, layout, instances, &self.pipelines.shadow_pipelines);
+    }
+
+    fn draw_characters(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        layout: &OutputLayout,
+        instances: usize,
+        pipelines: &[(DrawPath, wgpu::RenderPipeline)],
+    ) {
         if instances == 0 {
             return;
         }
-        let Some((_, pipeline)) = self
-            .pipelines
-            .pipelines
-            .iter()
-            .find(|(p, _)| *p == layout.draw_path)
-        else {
+        let Some((_, pipeline)) = pipelines.iter().find(|(p, _)| *p == layout.draw_path) else {
             return;
         };
         pass.set_pipeline(pipeline);

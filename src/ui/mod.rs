@@ -36,6 +36,8 @@ pub struct Settings {
     pub simd_level: SimdLevel,
     /// The compute shader `gpu_compute` skins with.
     pub compute_shader: ComputeShader,
+    /// The sun casts shadows (a shadow pass before the main pass).
+    pub shadows: bool,
     pub upload: UploadVariant,
     pub instances: usize,
     pub speed: f32,
@@ -64,6 +66,8 @@ pub struct PanelInfo<'a> {
     pub refusals: &'a [(HierarchyVariant, String)],
     /// The skin variants this adapter cannot run, and why.
     pub skin_refusals: &'a [(SkinVariant, String)],
+    /// Bytes the CPU writes for the GPU each frame (vertices, or palettes).
+    pub uploaded_bytes: u64,
     pub memory: MemoryReport,
     pub verify: Option<&'a Result<FrameDeviation, String>>,
     pub screenshot: Option<&'a Result<String, String>>,
@@ -198,6 +202,10 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             ui.add(egui::Slider::new(&mut pipeline.blend_weight, 0.01..=1.0).text("weight"));
         }
     });
+    ui.checkbox(&mut settings.shadows, "shadows")
+        .on_hover_text(
+            "the sun's shadow map: a second pass over the characters; gpu_vertex skins again in it, the others draw the vertices they have",
+        );
     ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
 }
 
@@ -254,6 +262,14 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, 
     if !info.adapter.timestamps {
         ui.label(RichText::new("GPU render time: this adapter has no timestamp queries").small());
     }
+    if info.adapter.device_type.contains("Cpu") {
+        ui.label(
+            RichText::new(
+                "this adapter emulates a GPU on the CPU's cores: GPU times are not GPU speed",
+            )
+            .small(),
+        );
+    }
     let m = info.memory;
     ui.label(
         RichText::new(format!(
@@ -262,6 +278,18 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, 
             m.pipeline_state_bytes,
             m.tree_heap_bytes,
             m.output_bytes / 1024
+        ))
+        .small(),
+    );
+    ui.label(
+        RichText::new(format!(
+            "uploaded per frame: {:.2} MB ({})",
+            info.uploaded_bytes as f64 / 1e6,
+            if skin.skins_on_cpu() {
+                "skinned vertices"
+            } else {
+                "palettes"
+            }
         ))
         .small(),
     );

@@ -99,6 +99,7 @@ impl Scene {
         }
         let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
         renderer.set_compute_shader(settings.compute_shader);
+        renderer.set_shadows(settings.shadows);
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
         let mut pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
         pipeline.set_simd_level(Some(settings.simd_level))?;
@@ -174,6 +175,10 @@ impl Scene {
                 skin.name()
             ));
             self.settings.pipeline = *self.pipeline.config();
+        }
+        if self.settings.shadows != self.renderer.shadows() {
+            self.renderer.set_shadows(self.settings.shadows);
+            self.history.clear();
         }
         if self.settings.compute_shader != self.renderer.compute_shader() {
             self.renderer
@@ -253,6 +258,7 @@ impl Scene {
         self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);
         self.renderer
             .set_compute_shader(self.settings.compute_shader);
+        self.renderer.set_shadows(self.settings.shadows);
         self.pipeline = pipeline;
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
@@ -337,6 +343,7 @@ impl Scene {
             self.crowd.len(),
             viewport,
             timestamp_writes,
+            None,
         );
     }
 
@@ -472,6 +479,7 @@ impl Scene {
             refusals: &self.refusals,
             skin_refusals: &self.skin_refusals,
             memory: self.pipeline.memory_report(),
+            uploaded_bytes: self.pipeline.output_bytes(self.crowd.len()) as u64,
             verify: self.requests.last_verify.as_ref(),
             screenshot: self.requests.last_screenshot.as_ref(),
             notes: &self.notes,

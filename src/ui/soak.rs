@@ -63,6 +63,8 @@ enum Change {
     Schedule,
     Threads,
     SimdLevel,
+    Shadows,
+    ComputeShader,
     Instances,
     Blend,
     Pause,
@@ -78,6 +80,8 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::Schedule, 2),
     (Change::Threads, 2),
     (Change::SimdLevel, 1),
+    (Change::Shadows, 1),
+    (Change::ComputeShader, 1),
     (Change::Instances, 4),
     (Change::Blend, 2),
     (Change::Pause, 1),
@@ -423,6 +427,14 @@ impl Soak {
             Change::SimdLevel => {
                 settings.simd_level = self.rng.pick(&crate::simd::SimdLevel::available());
                 format!("SIMD level {}", settings.simd_level.name())
+            }
+            Change::Shadows => {
+                settings.shadows = !settings.shadows;
+                format!("shadows {}", if settings.shadows { "on" } else { "off" })
+            }
+            Change::ComputeShader => {
+                settings.compute_shader = self.rng.pick(crate::gpu::skin::ComputeShader::ALL);
+                format!("compute shader {}", settings.compute_shader.name())
             }
             Change::Instances => {
                 // Log-uniform: as many changes land in 1..10 as in 1000..10,000.

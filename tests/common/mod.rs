@@ -253,6 +253,7 @@ pub fn app_settings(
         pipeline: skinbench::crowd::PipelineConfig::best_for(rig, 1),
         simd_level: skinbench::simd::SimdLevel::native(),
         compute_shader: skinbench::gpu::skin::ComputeShader::DEFAULT,
+        shadows: true,
         upload: skinbench::gpu::UploadVariant::DEFAULT,
         instances,
         speed: 1.0,
