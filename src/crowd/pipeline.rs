@@ -721,6 +721,8 @@ impl Pipeline {
         Ok(StageTimings {
             stage_us,
             gpu_render_us: None,
+            gpu_shadow_us: None,
+            gpu_compute_us: None,
             cpu_pipeline_us: wall_us,
             frame_us: 0.0,
             threads: self.config.threads,

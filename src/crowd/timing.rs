@@ -69,6 +69,10 @@ pub struct StageTimings {
     pub stage_us: [f64; 7],
     /// GPU time of the render pass from timestamp queries, where the adapter has them.
     pub gpu_render_us: Option<f64>,
+    /// GPU time of the sun's shadow pass (shadows on), likewise.
+    pub gpu_shadow_us: Option<f64>,
+    /// GPU time of `gpu_compute`'s skinning pass, likewise.
+    pub gpu_compute_us: Option<f64>,
     /// Wall time of the CPU pipeline (sample through skin).
     pub cpu_pipeline_us: f64,
     /// Wall time of the whole frame (app only; 0 in the bench).

@@ -29,6 +29,7 @@ use super::soak::{Soak, SoakPlan};
 use crate::crowd::Stage;
 use crate::gpu::{Blit, GpuContext};
 use crate::prepare::PreparedRig;
+use crate::skin::SkinDevice;
 
 pub use super::scene::{MAX_INSTANCES, SPACING};
 
@@ -107,7 +108,8 @@ struct Running {
     pointer: PointerInput,
     last_frame: Instant,
     frames_done: u64,
-    last_gpu_render_us: Option<f64>,
+    /// The last finished frame's GPU times: render, shadow and compute passes.
+    last_gpu_us: [Option<f64>; 3],
     soak: Option<Soak>,
 }
 
@@ -346,7 +348,7 @@ impl Running {
             pointer: PointerInput::default(),
             last_frame: Instant::now(),
             frames_done: 0,
-            last_gpu_render_us: None,
+            last_gpu_us: [None; 3],
             soak,
         })
     }
@@ -413,7 +415,20 @@ impl Running {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
         });
-        let mut timings = self.scene.upload(&mut encoder)?;
+        // GPU timestamps around `gpu_compute`'s skinning pass, when it runs.
+        let compute_query = (self.scene.pipeline.config().skin.spec().runs_on
+            == SkinDevice::GpuCompute)
+            .then(|| self.profiler.begin_pass_query("compute", &mut encoder));
+        let uploaded = self.scene.upload(
+            &mut encoder,
+            compute_query
+                .as_ref()
+                .and_then(|q| q.compute_pass_timestamp_writes()),
+        );
+        if let Some(query) = compute_query {
+            self.profiler.end_query(&mut encoder, query);
+        }
+        let mut timings = uploaded?;
 
         // The panel (built from the timings of previous frames).
         let encode_start = Instant::now();
@@ -460,13 +475,24 @@ impl Running {
             (x * pixels_per_point).clamp(1.0, full_width)
         });
         let viewport = [0.0, 0.0, view_width, self.surface.config.height as f32];
+        let shadow_query = self
+            .scene
+            .renderer
+            .shadows()
+            .then(|| self.profiler.begin_pass_query("shadow", &mut encoder));
         let query = self.profiler.begin_pass_query("render", &mut encoder);
         self.scene.draw(
             &mut encoder,
             Some(viewport),
             query.render_pass_timestamp_writes(),
+            shadow_query
+                .as_ref()
+                .and_then(|q| q.render_pass_timestamp_writes()),
         );
         self.profiler.end_query(&mut encoder, query);
+        if let Some(query) = shadow_query {
+            self.profiler.end_query(&mut encoder, query);
+        }
         {
             let mut pass = encoder
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -514,13 +540,20 @@ impl Running {
             .profiler
             .process_finished_frame(queue.get_timestamp_period())
         {
-            self.last_gpu_render_us = results
-                .iter()
-                .find(|r| r.label == "render")
-                .and_then(|r| r.time.as_ref())
-                .map(|t| (t.end - t.start) * 1e6);
+            let pass_us = |label: &str| {
+                results
+                    .iter()
+                    .find(|r| r.label == label)
+                    .and_then(|r| r.time.as_ref())
+                    .map(|t| (t.end - t.start) * 1e6)
+            };
+            self.last_gpu_us = [pass_us("render"), pass_us("shadow"), pass_us("compute")];
         }
-        timings.gpu_render_us = self.last_gpu_render_us;
+        [
+            timings.gpu_render_us,
+            timings.gpu_shadow_us,
+            timings.gpu_compute_us,
+        ] = self.last_gpu_us;
         timings.frame_us = dt.as_secs_f64() * 1e6;
         self.scene.history.push(timings);
         if let Some(soak) = &mut self.soak {

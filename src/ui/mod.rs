@@ -239,12 +239,24 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, 
                             as Box<dyn Fn(&_) -> f64>,
                     )
                 })
-                .chain(std::iter::once((
-                    "GPU render".to_string(),
-                    Color32::LIGHT_GRAY,
-                    Box::new(|t: &crate::crowd::StageTimings| t.gpu_render_us.unwrap_or(0.0))
-                        as Box<dyn Fn(&_) -> f64>,
-                )))
+                .chain([
+                    (
+                        "GPU render".to_string(),
+                        Color32::LIGHT_GRAY,
+                        Box::new(|t: &crate::crowd::StageTimings| t.gpu_render_us.unwrap_or(0.0))
+                            as Box<dyn Fn(&_) -> f64>,
+                    ),
+                    (
+                        "GPU shadow".to_string(),
+                        Color32::LIGHT_GRAY,
+                        Box::new(|t: &crate::crowd::StageTimings| t.gpu_shadow_us.unwrap_or(0.0)),
+                    ),
+                    (
+                        "GPU compute skin".to_string(),
+                        Color32::LIGHT_GRAY,
+                        Box::new(|t: &crate::crowd::StageTimings| t.gpu_compute_us.unwrap_or(0.0)),
+                    ),
+                ])
                 .collect();
             for (label, color, value) in rows {
                 let s = history.stats(second, value);

@@ -299,8 +299,13 @@ impl Scene {
 
     /// Runs the CPU pipeline and gets the skinned stream into the GPU buffer with the
     /// chosen upload variant (copies recorded into `encoder`).
-    pub fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> anyhow::Result<StageTimings> {
-        let timings = self.uploader.frame(
+    /// `compute_timestamps` go around `gpu_compute`'s skinning pass.
+    pub fn upload(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> anyhow::Result<StageTimings> {
+        let timings = self.uploader.frame_timed(
             self.settings.upload,
             &self.gpu.device,
             &self.gpu.queue,
@@ -308,6 +313,7 @@ impl Scene {
             &mut self.renderer,
             &mut self.pipeline,
             self.crowd.as_slice(),
+            compute_timestamps,
         )?;
         if let Some(note) = &self.uploader.note {
             self.notes.push(note.clone());
@@ -316,11 +322,14 @@ impl Scene {
     }
 
     /// Records the crowd into the offscreen frame, within `viewport` (x, y, w, h).
+    /// `timestamp_writes` go around the crowd pass, `shadow_timestamp_writes` around the
+    /// shadow pass (recorded only with shadows on).
     pub fn draw(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         viewport: Option<[f32; 4]>,
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+        shadow_timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
         let (width, height) = viewport.map_or(
             (self.targets.width as f32, self.targets.height as f32),
@@ -343,7 +352,7 @@ impl Scene {
             self.crowd.len(),
             viewport,
             timestamp_writes,
-            None,
+            shadow_timestamp_writes,
         );
     }
 
@@ -401,8 +410,8 @@ impl Scene {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("frame"),
             });
-        let timings = self.upload(&mut encoder)?;
-        self.draw(&mut encoder, None, None);
+        let timings = self.upload(&mut encoder, None)?;
+        self.draw(&mut encoder, None, None, None);
         self.gpu.queue.submit([encoder.finish()]);
         self.finish_frame(None);
         self.history.push(timings);
@@ -506,13 +515,19 @@ impl Scene {
                 );
             }
             let gpu = h.stats(window, |t| t.gpu_render_us.unwrap_or(0.0));
+            let shadow = h.stats(window, |t| t.gpu_shadow_us.unwrap_or(0.0));
+            let compute = h.stats(window, |t| t.gpu_compute_us.unwrap_or(0.0));
             let frame = h.stats(window, |t| t.frame_us);
+            let timed = |mean: f64| self.gpu.summary.timestamps.then_some(mean);
             serde_json::json!({
                 "frames": frame.count,
                 "frame_mean_us": frame.mean,
                 "fps": if frame.mean > 0.0 { 1e6 / frame.mean } else { 0.0 },
                 "stages": stages,
-                "gpu_render_mean_us": if self.gpu.summary.timestamps { Some(gpu.mean) } else { None },
+                "gpu_render_mean_us": timed(gpu.mean),
+                "gpu_shadow_mean_us": timed(shadow.mean),
+                "gpu_compute_mean_us": timed(compute.mean),
+                "gpu_is_cpu_emulation": self.gpu.summary.device_type.contains("Cpu"),
             })
         };
         let rig = self.pipeline.rig();
