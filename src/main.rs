@@ -98,7 +98,7 @@ struct AppArgs {
     compute_shader: ComputeShader,
     /// The sun casts shadows from a shadow map onto the ground and the crowd (the panel's
     /// "shadows" box changes it live).
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off)]
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     shadows: bool,
     /// Animation speed factor, 0..=10.
     #[arg(long, default_value_t = 1.0)]

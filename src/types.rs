@@ -163,6 +163,10 @@ pub struct Mat3x4 {
 }
 
 impl Mat3x4 {
+    pub const ZERO: Mat3x4 = Mat3x4 {
+        rows: [Vec4::ZERO; 3],
+    };
+
     pub fn from_mat4(m: &Mat4) -> Self {
         Mat3x4 {
             rows: [m.row(0), m.row(1), m.row(2)],

@@ -35,6 +35,11 @@ fn unknown_variants_list_the_valid_ones() {
         ("--upload", "fax", names::<UploadVariant>()),
         ("--schedule", "later", names::<Schedule>()),
         ("--simd-level", "avx1024", names::<SimdLevel>()),
+        (
+            "--compute-shader",
+            "fastest",
+            names::<skinbench::gpu::skin::ComputeShader>(),
+        ),
     ] {
         let (code, _, err) = skinbench(&[flag, value]);
         assert_ne!(code, 0);
@@ -52,6 +57,18 @@ fn unknown_variants_list_the_valid_ones() {
     let (code, _, err) = skinbench(&["--rig", "/nonexistent/rig.glb"]);
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/rig.glb"), "{err}");
+    let (code, _, err) = skinbench(&["--shadows", "maybe"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("neither on nor off"), "{err}");
+    // Both values parse: the run gets as far as the missing rig.
+    for value in ["on", "off"] {
+        let (code, _, err) = skinbench(&["--shadows", value, "--rig", "/nonexistent/rig.glb"]);
+        assert_eq!(code, 1, "--shadows {value}: {err}");
+        assert!(
+            err.contains("/nonexistent/rig.glb"),
+            "--shadows {value}: {err}"
+        );
+    }
 }
 
 fn names<V: Variant>() -> Vec<&'static str> {

@@ -163,7 +163,7 @@ crate::declare_variants! {
         GpuCompute => SkinSpec {
             name: "gpu_compute",
             description: "the GPU skins: the CPU uploads 3x4 palettes, a compute pass per influence class writes every instance's packed vertices once a frame, every draw pass reads them",
-            palette: PaletteLayout::Mat3x4,
+            palette: PaletteLayout::Lanes,
             format: OutputFormat::Packed,
             arrangement: Arrangement::Slices,
             skins: Skins::EveryVertex,
@@ -175,7 +175,7 @@ crate::declare_variants! {
         GpuVertex => SkinSpec {
             name: "gpu_vertex",
             description: "the GPU skins in the vertex shader: the CPU uploads 3x4 palettes, the mesh (4 influences a vertex) is uploaded once, every draw pass skins again",
-            palette: PaletteLayout::Mat3x4,
+            palette: PaletteLayout::Lanes,
             format: OutputFormat::Float3,
             arrangement: Arrangement::Slices,
             skins: Skins::EveryVertex,
@@ -418,18 +418,41 @@ pub fn run_group(
             simd::run(rig, p, out, layout, active);
         }
         SkinVariant::GpuCompute | SkinVariant::GpuVertex => {
-            let Palettes::Mat3x4(p) = palettes else {
+            let Palettes::Lanes(p) = palettes else {
                 return Err(wrong());
             };
-            // The GPU skins; the CPU's part is the palettes, instance by instance where
-            // the layout says (its `stored_vertices` are the palette's entries).
-            for k in 0..active {
-                let mut dest: Dest<crate::anim::Mat3x4> = out.range(k * stride, bytes).cast();
-                debug_assert_eq!(dest.len(), s);
-                for (i, m) in p[k * s..(k + 1) * s].iter().enumerate() {
-                    // SAFETY: `dest` holds `bytes / 48 = s` entries (the layout's
-                    // `stored_vertices` is the palette stride) and `i < s`.
-                    unsafe { dest.write_unchecked(i, *m) };
+            // The GPU skins; the CPU's part is the palettes, each instance's as 3×4 rows
+            // where the layout says (its `stored_vertices` are the palette's entries): the
+            // lane palettes (built by the lane kernel from a lane hierarchy) transposed,
+            // each lane matrix read once and its eight instances' rows written. Entries
+            // past the lane palette (joints no vertex uses) are written as zeros, so the
+            // upload holds no uninitialised bytes.
+            let base = out.as_mut_ptr();
+            let entry = std::mem::size_of::<crate::anim::Mat3x4>();
+            debug_assert_eq!(bytes, s * entry);
+            for i in 0..s {
+                let lanes = p.get(i);
+                for k in 0..active {
+                    let m = lanes.map_or(crate::anim::Mat3x4::ZERO, |lanes| {
+                        let row = |r: usize| {
+                            glam::Vec4::new(
+                                lanes[r * 4].0[k],
+                                lanes[r * 4 + 1].0[k],
+                                lanes[r * 4 + 2].0[k],
+                                lanes[r * 4 + 3].0[k],
+                            )
+                        };
+                        crate::anim::Mat3x4 {
+                            rows: [row(0), row(1), row(2)],
+                        }
+                    });
+                    // SAFETY: `k * stride + (i + 1) * entry <= (active - 1) * stride + bytes
+                    // = group_bytes_needed(active) <= out.len()` (checked above), and the
+                    // address is 16-byte aligned: `out` is aligned to the layout's 16
+                    // (checked above), `stride` is a multiple of 256 and `entry` is 48.
+                    unsafe {
+                        (base.add(k * stride + i * entry) as *mut crate::anim::Mat3x4).write(m)
+                    };
                 }
             }
         }
