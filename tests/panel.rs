@@ -207,6 +207,18 @@ fn choosing_a_compute_shader_skins_gpu_compute_with_it() {
 }
 
 #[test]
+fn the_shadows_box_switches_the_shadow_pass() {
+    let Some(mut harness) = harness() else { return };
+    // The app starts with shadows on (common::app_settings, as the --shadows default).
+    assert!(harness.state().renderer.shadows());
+    for expected in [false, true] {
+        click_then_frame(&mut harness, "shadows");
+        assert_eq!(harness.state().settings.shadows, expected);
+        assert_eq!(harness.state().renderer.shadows(), expected);
+    }
+}
+
+#[test]
 fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     let Some(mut harness) = harness() else { return };
     let dir = common::temp_dir("panel-screenshots");

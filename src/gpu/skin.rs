@@ -537,3 +537,42 @@ impl GpuSkinner {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capable() -> (wgpu::Limits, wgpu::DownlevelCapabilities) {
+        (
+            wgpu::Limits::default(),
+            wgpu::DownlevelCapabilities::default(),
+        )
+    }
+
+    #[test]
+    fn an_adapter_with_what_the_shaders_need_refuses_nothing() {
+        let (limits, downlevel) = capable();
+        assert_eq!(compute_refusal(&limits, &downlevel), None);
+        assert_eq!(vertex_refusal(&downlevel), None);
+    }
+
+    #[test]
+    fn each_missing_capability_is_named() {
+        let (limits, mut downlevel) = capable();
+        downlevel
+            .flags
+            .remove(wgpu::DownlevelFlags::COMPUTE_SHADERS);
+        assert!(
+            compute_refusal(&limits, &downlevel).is_some_and(|r| r.contains("no compute shaders"))
+        );
+        let (mut limits, downlevel) = capable();
+        limits.max_storage_buffers_per_shader_stage = 3;
+        assert!(compute_refusal(&limits, &downlevel).is_some_and(|r| r.contains("needs 4")));
+        let (mut limits, downlevel) = capable();
+        limits.max_compute_invocations_per_workgroup = 32;
+        assert!(compute_refusal(&limits, &downlevel).is_some_and(|r| r.contains("workgroups")));
+        let (_, mut downlevel) = capable();
+        downlevel.flags.remove(wgpu::DownlevelFlags::VERTEX_STORAGE);
+        assert!(vertex_refusal(&downlevel).is_some_and(|r| r.contains("vertex shaders")));
+    }
+}
