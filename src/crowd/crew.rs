@@ -51,6 +51,8 @@ pub fn participant() -> usize {
 type JobFn<'a> = dyn Fn(usize) + Sync + 'a;
 
 struct Shared {
+    /// Workers that have started running (see [`Crew::new`]).
+    started: AtomicUsize,
     /// See [`CLOSED`].
     word: AtomicU64,
     /// The open job's function, lifetime erased; valid while the job is open and a worker
@@ -78,6 +80,7 @@ pub struct Crew {
 impl Crew {
     pub fn new(workers: usize, stack_bytes: usize) -> std::io::Result<Crew> {
         let shared = Arc::new(Shared {
+            started: AtomicUsize::new(0),
             word: AtomicU64::new(CLOSED),
             job: AtomicPtr::new(std::ptr::null_mut()),
             items: AtomicUsize::new(0),
@@ -100,6 +103,13 @@ impl Crew {
                 .stack_size(stack_bytes)
                 .spawn(move || worker_loop(&shared, i))?;
             crew.workers.push(handle);
+        }
+        // Return once every worker runs: a thread's start-up (the runtime's per-thread
+        // state, this crew's thread-locals) then happens here, not during some later frame
+        // that a slow-to-start worker first wakes in (where it showed up as an allocation
+        // in a steady-state frame).
+        while shared.started.load(Ordering::Acquire) < workers {
+            std::thread::yield_now();
         }
         Ok(crew)
     }
@@ -209,6 +219,8 @@ impl Drop for Crew {
 
 fn worker_loop(s: &Shared, index: usize) {
     PARTICIPANT.with(|p| p.set(1 + index));
+    let _ = std::thread::current();
+    s.started.fetch_add(1, Ordering::Release);
     // Generation 0 is the closed word the crew starts with; not the word read now, which
     // may already be the first job's if the caller was quicker than this thread's start.
     let mut seen = 0;
