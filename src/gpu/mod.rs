@@ -1,9 +1,12 @@
-//! gpu: everything that touches wgpu — context, crowd renderer, upload variants, the
-//! blit to the window, screenshots and the offscreen render used by tests.
+//! gpu: everything that touches wgpu — context, crowd renderer, upload variants, compute
+//! skinning (`gpu_compute`), the shadow pass, the blit to the window, screenshots, the
+//! offscreen render used by tests and the `gpu` bench workload.
 //!
-//! How it works: a frame is rendered into an offscreen texture (crowd, then the egui
-//! panel on top) and copied to the swapchain by a full-screen triangle; a screenshot reads
-//! that offscreen texture back, so it works even where the surface does not allow copies.
+//! How it works: a frame is the upload (vertices, or a GPU variant's palettes), then
+//! `gpu_compute`'s skinning pass, the sun's shadow pass (characters only, into a depth
+//! map) and the crowd pass, rendered into an offscreen texture (the egui panel on top)
+//! and copied to the swapchain by a full-screen triangle; a screenshot reads that
+//! offscreen texture back, so it works even where the surface does not allow copies.
 
 pub mod bench;
 pub mod context;

@@ -2,7 +2,10 @@
 //! data (the `re_renderer` split).
 //!
 //! How it works: one named pipeline per [`DrawPath`] (interleaved float3, split float3,
-//! float4, packed, packed lane blocks, pulled lane blocks), all from `crowd.wgsl`. The
+//! float4, packed, packed lane blocks, pulled lane blocks, `gpu_compute`'s output, and
+//! `gpu_vertex`, which skins in the vertex shader), all from `crowd.wgsl`, and each again
+//! as a depth-only shadow pipeline (the same vertex shader, the sun's projection chosen by
+//! an override constant) that draws the characters into the sun's shadow map. The
 //! frame's [`OutputLayout`] says which one draws it and where each instance's vertices
 //! are; the renderer works nothing out again. Vertex slot 0 is an instance's part of the
 //! one dynamic skinned buffer (for `Pulled`, each vertex's distinct index, the blocks
