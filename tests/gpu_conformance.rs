@@ -32,6 +32,17 @@ fn gpu_compute(
     instances: usize,
     range_limit: Option<usize>,
 ) -> Result<(), Failed> {
+    gpu_compute_frames(rig, shader, &[instances; 3], range_limit)
+}
+
+/// One frame per entry of `counts` (that many instances), each read back and compared with
+/// the oracle: a count that changes makes the skinner remake its ranges and bindings.
+fn gpu_compute_frames(
+    rig: &Arc<PreparedRig>,
+    shader: ComputeShader,
+    counts: &[usize],
+    range_limit: Option<usize>,
+) -> Result<(), Failed> {
     let Some(gpu) = common::gpu_context() else {
         return Ok(());
     };
@@ -45,8 +56,8 @@ fn gpu_compute(
     renderer.limit_gpu_ranges(range_limit);
     let mut uploader = Uploader::new(&gpu.device);
     let mut crowd = InstanceStore::new();
-    crowd.resize(instances, rig, 2.0);
-    for _ in 0..3 {
+    for &instances in counts {
+        crowd.resize(instances, rig, 2.0);
         crowd.advance(0.137);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         uploader
@@ -223,6 +234,16 @@ fn main() {
         trials.push(Trial::test(
             format!("gpu_compute/reference/{}/ranges_of_5", shader.name()),
             move || gpu_compute(&rig, shader, 13, Some(5)),
+        ));
+    }
+    for &shader in ComputeShader::ALL {
+        let rig = reference.clone();
+        trials.push(Trial::test(
+            format!(
+                "gpu_compute/reference/{}/changing_counts_in_ranges_of_7",
+                shader.name()
+            ),
+            move || gpu_compute_frames(&rig, shader, &[12, 13, 40, 40, 5, 29], Some(7)),
         ));
     }
     libtest_mimic::run(&args, trials).exit();

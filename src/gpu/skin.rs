@@ -95,6 +95,17 @@ pub struct GpuSkinner {
     /// At most this many instances per range, below what the limits allow (tests).
     range_limit: Option<usize>,
     scratch: Vec<u8>,
+    /// The ranges' bind groups and parameters, made for this palette buffer, instance
+    /// count and palette stride; remade only when one of them or a range's buffer changes,
+    /// so a steady frame records its dispatches and nothing else.
+    bound: Option<Bound>,
+}
+
+struct Bound {
+    palettes: wgpu::Buffer,
+    instances: usize,
+    upload_stride: usize,
+    groups: Vec<wgpu::BindGroup>,
 }
 
 /// The skin variants this adapter cannot run, each with the reason (greyed in the panel,
@@ -278,6 +289,7 @@ impl GpuSkinner {
             max_workgroups: limits.max_compute_workgroups_per_dimension,
             range_limit: None,
             scratch: Vec::new(),
+            bound: None,
         }
     }
 
@@ -307,6 +319,7 @@ impl GpuSkinner {
     /// check the split on any adapter.
     pub fn limit_ranges(&mut self, instances: Option<usize>) {
         self.range_limit = instances;
+        self.bound = None;
     }
 
     /// Bytes of GPU memory the skinned output takes now.
@@ -343,13 +356,65 @@ impl GpuSkinner {
             ));
         }
         let per_range = self.range_instances(upload, &skinned);
-        let range_count = instances.div_ceil(per_range);
         self.fit_ranges(device, &skinned, instances, per_range);
+        let current = self.bound.as_ref().is_some_and(|b| {
+            b.palettes == *palettes
+                && b.instances == instances
+                && b.upload_stride == upload.instance_stride
+        });
+        if !current {
+            self.bind(
+                device, queue, palettes, upload, &skinned, instances, per_range,
+            );
+        }
+        let Some(bound) = &self.bound else {
+            return Err("the skinning ranges were not bound".into());
+        };
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("skin"),
+            timestamp_writes,
+        });
+        for (r, bind_group) in bound.groups.iter().enumerate() {
+            let live = per_range.min(instances - r * per_range) as u32;
+            pass.set_bind_group(0, bind_group, &[(r as u64 * PARAMS_STRIDE) as u32]);
+            match shader {
+                ComputeShader::PerClass => {
+                    for (c, class) in self.classes.iter().enumerate() {
+                        if class.count > 0 {
+                            pass.set_pipeline(&self.per_class[c]);
+                            pass.dispatch_workgroups(class.count.div_ceil(WORKGROUP), live, 1);
+                        }
+                    }
+                }
+                ComputeShader::AllClasses => {
+                    if self.vertex_count > 0 {
+                        pass.set_pipeline(&self.all_classes);
+                        pass.dispatch_workgroups(self.vertex_count.div_ceil(WORKGROUP), live, 1);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every range's parameters and makes its bind group (palettes of its
+    /// instances, its output buffer).
+    #[allow(clippy::too_many_arguments)]
+    fn bind(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        palettes: &wgpu::Buffer,
+        upload: &OutputLayout,
+        skinned: &OutputLayout,
+        instances: usize,
+        per_range: usize,
+    ) {
+        let range_count = instances.div_ceil(per_range);
         if range_count > self.params_capacity {
             self.params_capacity = range_count.next_power_of_two();
             self.params = Self::params_buffer(device, self.params_capacity);
         }
-        // Every range's parameters in one write.
         self.scratch.clear();
         self.scratch.resize(range_count * PARAMS_STRIDE as usize, 0);
         for r in 0..range_count {
@@ -370,7 +435,7 @@ impl GpuSkinner {
         if range_count > 0 {
             queue.write_buffer(&self.params, 0, &self.scratch);
         }
-        let bind_groups: Vec<wgpu::BindGroup> = (0..range_count)
+        let groups = (0..range_count)
             .map(|r| {
                 let live = per_range.min(instances - r * per_range);
                 let offset = (r * per_range * upload.instance_stride) as u64;
@@ -413,31 +478,12 @@ impl GpuSkinner {
                 })
             })
             .collect();
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("skin"),
-            timestamp_writes,
+        self.bound = Some(Bound {
+            palettes: palettes.clone(),
+            instances,
+            upload_stride: upload.instance_stride,
+            groups,
         });
-        for (r, bind_group) in bind_groups.iter().enumerate() {
-            let live = per_range.min(instances - r * per_range) as u32;
-            pass.set_bind_group(0, bind_group, &[(r as u64 * PARAMS_STRIDE) as u32]);
-            match shader {
-                ComputeShader::PerClass => {
-                    for (c, class) in self.classes.iter().enumerate() {
-                        if class.count > 0 {
-                            pass.set_pipeline(&self.per_class[c]);
-                            pass.dispatch_workgroups(class.count.div_ceil(WORKGROUP), live, 1);
-                        }
-                    }
-                }
-                ComputeShader::AllClasses => {
-                    if self.vertex_count > 0 {
-                        pass.set_pipeline(&self.all_classes);
-                        pass.dispatch_workgroups(self.vertex_count.div_ceil(WORKGROUP), live, 1);
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Makes range `r` hold its share of `instances`: grown by a quarter when too small,
@@ -450,7 +496,10 @@ impl GpuSkinner {
         per_range: usize,
     ) {
         let count = instances.div_ceil(per_range);
-        self.ranges.truncate(count);
+        if self.ranges.len() > count {
+            self.ranges.truncate(count);
+            self.bound = None;
+        }
         for r in 0..count {
             let live = per_range.min(instances - r * per_range);
             let fits = self.ranges.get(r).is_some_and(|range| {
@@ -472,6 +521,7 @@ impl GpuSkinner {
                 mapped_at_creation: false,
             });
             let range = Range { output, capacity };
+            self.bound = None;
             if r < self.ranges.len() {
                 self.ranges[r] = range;
             } else {
