@@ -14,9 +14,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
-use skinbench::crowd::verify::{
-    POSE_TOLERANCE, POSITION_TOLERANCE, verify_blend, verify_frame, verify_hierarchy,
-};
+use skinbench::crowd::verify::{POSE_TOLERANCE, verify_blend, verify_frame, verify_hierarchy};
 use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
 use skinbench::simd::SimdLevel;
@@ -46,16 +44,7 @@ fn conformance(
             .map_err(|e| e.to_string())?;
         let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX)
             .map_err(|e| e.to_string())?;
-        if d.relative_position > POSITION_TOLERANCE {
-            return Err(format!(
-                "position error {:e} of the rig size: {d:?}",
-                d.relative_position
-            )
-            .into());
-        }
-        if d.max_normal > d.normal_tolerance {
-            return Err(format!("normal error {:e}: {d:?}", d.max_normal).into());
-        }
+        common::skin_within_tolerance(&d)?;
         let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).map_err(|e| e.to_string())?;
         if h > POSE_TOLERANCE {
             return Err(format!("hierarchy error {h:e}").into());

@@ -14,7 +14,7 @@ mod common;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use skinbench::crowd::verify::{POSITION_TOLERANCE, verify_frame};
+use skinbench::crowd::verify::verify_frame;
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::{
@@ -84,16 +84,7 @@ fn gpu_compute_frames(
         if d.instances_checked != instances {
             return Err(format!("checked {} instances of {instances}", d.instances_checked).into());
         }
-        if d.relative_position > POSITION_TOLERANCE {
-            return Err(format!(
-                "position error {:e} of the rig size: {d:?}",
-                d.relative_position
-            )
-            .into());
-        }
-        if d.max_normal > d.normal_tolerance {
-            return Err(format!("normal error {:e}: {d:?}", d.max_normal).into());
-        }
+        common::skin_within_tolerance(&d)?;
     }
     Ok(())
 }

@@ -62,6 +62,32 @@ fn click_then_frame(harness: &mut Harness<'static, Scene>, label: &str) {
     harness.run_steps(2);
 }
 
+/// Picks `name` in the combo box labelled `combo`, then runs a frame with it.
+fn choose(harness: &mut Harness<'static, Scene>, combo: &str, name: &str) {
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::ComboBox, combo)
+        .click();
+    harness.run_steps(2);
+    harness.get_by_label(name).click();
+    harness.run_steps(2);
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+}
+
+/// Clicks verify and expects the frame within tolerance (two steps first: the combo's list
+/// closes only after the choice was drawn, and would take the click).
+fn verify_passes(harness: &mut Harness<'static, Scene>, what: &str) {
+    harness.run_steps(2);
+    click_then_frame(harness, "verify");
+    let deviation = harness
+        .state()
+        .requests
+        .last_verify
+        .clone()
+        .unwrap_or_else(|| panic!("{what}: verify did not run"))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(deviation.within_tolerance(), "{what}: {deviation:?}");
+}
+
 #[test]
 fn verify_is_within_tolerance_for_every_skin_and_upload_variant() {
     let Some(mut harness) = harness() else { return };
@@ -139,30 +165,11 @@ fn choosing_a_simd_level_runs_the_pipeline_at_it() {
     let combo = harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "SIMD level");
     assert_eq!(combo.value().as_deref(), Some(SimdLevel::native().name()));
     for level in SimdLevel::available() {
-        let combo = harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "SIMD level");
-        combo.click();
-        harness.run_steps(2);
-        harness.get_by_label(level.name()).click();
-        harness.run_steps(2);
-        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        choose(&mut harness, "SIMD level", level.name());
         assert_eq!(harness.state().settings.simd_level, level);
         assert_eq!(harness.state().pipeline.simd_level(), level);
-        // The frame at that level still verifies (two more frames first: the list closes
-        // only after the choice was drawn, and would take the click).
-        harness.run_steps(2);
-        click_then_frame(&mut harness, "verify");
-        let deviation = harness
-            .state()
-            .requests
-            .last_verify
-            .clone()
-            .unwrap_or_else(|| panic!("{}: verify did not run", level.name()))
-            .unwrap_or_else(|e| panic!("{}: {e}", level.name()));
-        assert!(
-            deviation.within_tolerance(),
-            "{}: {deviation:?}",
-            level.name()
-        );
+        // The frame at that level still verifies.
+        verify_passes(&mut harness, level.name());
     }
 }
 
@@ -180,29 +187,10 @@ fn choosing_a_compute_shader_skins_gpu_compute_with_it() {
     harness.state_mut().render_frame(1.0 / 60.0).unwrap();
     harness.run_steps(2);
     for &shader in ComputeShader::ALL {
-        let combo =
-            harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "compute shader");
-        combo.click();
-        harness.run_steps(2);
-        harness.get_by_label(shader.name()).click();
-        harness.run_steps(2);
-        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        choose(&mut harness, "compute shader", shader.name());
         assert_eq!(harness.state().settings.compute_shader, shader);
         assert_eq!(harness.state().renderer.compute_shader(), shader);
-        harness.run_steps(2);
-        click_then_frame(&mut harness, "verify");
-        let deviation = harness
-            .state()
-            .requests
-            .last_verify
-            .clone()
-            .unwrap_or_else(|| panic!("{}: verify did not run", shader.name()))
-            .unwrap_or_else(|e| panic!("{}: {e}", shader.name()));
-        assert!(
-            deviation.within_tolerance(),
-            "{}: {deviation:?}",
-            shader.name()
-        );
+        verify_passes(&mut harness, shader.name());
     }
 }
 

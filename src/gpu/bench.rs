@@ -281,8 +281,7 @@ pub fn run(
                     drop(data);
                     readback.unmap();
                     let span = |a: u64, b: u64| b.saturating_sub(a) as f64 * period_ns / 1000.0;
-                    let compute = (!scene.skin.skins_on_cpu()
-                        && scene.skin.spec().runs_on == SkinDevice::GpuCompute)
+                    let compute = (scene.skin.spec().runs_on == SkinDevice::GpuCompute)
                         .then(|| span(t[0], t[1]));
                     let shadow = shadows.then(|| span(t[4], t[5]));
                     (compute, Some(span(t[2], t[3])), shadow)

@@ -312,3 +312,18 @@ pub fn save_fuzz_seed(name: &str, bytes: &[u8]) {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
 }
+
+/// The skinned vertices of a verified frame within the CPU variants' tolerances, or what
+/// is off (the conformance tests' check, on the CPU and on the GPU).
+pub fn skin_within_tolerance(d: &skinbench::crowd::verify::Deviation) -> Result<(), String> {
+    if d.relative_position > skinbench::crowd::verify::POSITION_TOLERANCE {
+        return Err(format!(
+            "position error {:e} of the rig size: {d:?}",
+            d.relative_position
+        ));
+    }
+    if d.max_normal > d.normal_tolerance {
+        return Err(format!("normal error {:e}: {d:?}", d.max_normal));
+    }
+    Ok(())
+}
