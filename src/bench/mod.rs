@@ -57,7 +57,7 @@ crate::declare_variants! {
         },
         Frame => PlainSpec {
             name: "frame",
-            description: "the whole CPU frame with the best variants, 100 and 1000 instances, 1..N threads, both schedules",
+            description: "the whole CPU frame with the best variants, 100 and 1000 instances, 1..N threads, both schedules; with N threads also the GPU variants' CPU part (sample → palettes)",
         },
     }
 }
@@ -145,6 +145,9 @@ pub struct Row {
     pub ratio_to_baseline: Option<f64>,
     /// Frame rows: the 1-thread median of the same schedule / this median (thread scaling).
     pub ratio_to_one_thread: Option<f64>,
+    /// Frame rows of a GPU skin variant (its CPU part: sample → palettes laid out for the
+    /// GPU): this median / the best CPU variant's at the same threads, schedule and level.
+    pub ratio_to_best_cpu: Option<f64>,
     /// The seed's published time for this step, where it has one (ms, its machine).
     pub seed_ms: Option<f64>,
     /// The seed's published speed-up over its baseline.
@@ -331,6 +334,7 @@ fn empty_row(
         min_us: None,
         ratio_to_baseline: None,
         ratio_to_one_thread: None,
+        ratio_to_best_cpu: None,
         seed_ms,
         seed_ratio,
         item,
@@ -550,25 +554,72 @@ pub fn run(
                                 Stage::Skin,
                                 frame_metric,
                             )?);
+                            // With every thread: the GPU variants' CPU part (sample →
+                            // palettes laid out for the GPU) beside the best CPU frame.
+                            // Every GPU variant shares it (the same palette layout and
+                            // output format), so the first one stands for them all.
+                            if threads == options.max_threads
+                                && let Some(&gpu) =
+                                    SkinVariant::ALL.iter().find(|s| !s.skins_on_cpu())
+                            {
+                                let config = PipelineConfig {
+                                    skin: gpu,
+                                    ..config
+                                };
+                                set_rows.push(empty_row(
+                                    workload,
+                                    gpu.name(),
+                                    &config,
+                                    Some(level),
+                                    n,
+                                    "vertex",
+                                    (n * stored_bytes(gpu)) as f64,
+                                    None,
+                                    None,
+                                ));
+                                set.push(Candidate::new(
+                                    Pipeline::new(rig.clone(), config)?,
+                                    level,
+                                    Stage::Skin,
+                                    frame_metric,
+                                )?);
+                            }
                         }
                     }
                 }
                 measure_interleaved(&mut set, &mut crowd, budget, options.quick)?;
                 let baseline = set[0].stats(frame_metric).median;
-                let one_thread: Vec<(&'static str, Option<&'static str>, f64)> = set_rows
+                type Key = (&'static str, &'static str, Option<&'static str>, usize);
+                let key = |row: &Row| -> Key { (row.skin, row.schedule, row.simd, row.threads) };
+                let medians: Vec<(Key, f64)> = set_rows
                     .iter()
                     .zip(&set)
-                    .filter(|(row, _)| row.threads == 1)
-                    .map(|(row, c)| (row.schedule, row.simd, c.stats(frame_metric).median))
+                    .map(|(row, c)| (key(row), c.stats(frame_metric).median))
                     .collect();
+                let median_of = |k: Key| {
+                    medians
+                        .iter()
+                        .find(|(m, _)| *m == k)
+                        .map(|(_, median)| *median)
+                };
                 for (row, c) in set_rows.iter_mut().zip(&set) {
                     let s = c.stats(frame_metric);
                     fill_timing(row, &s, bandwidth_for(row.threads), (n * vertices) as f64);
                     row.ratio_to_baseline = Some(baseline / s.median);
-                    row.ratio_to_one_thread = one_thread
-                        .iter()
-                        .find(|(schedule, simd, _)| (*schedule, *simd) == (row.schedule, row.simd))
-                        .map(|(_, _, median)| median / s.median);
+                    let (skin, schedule, simd, _) = key(row);
+                    row.ratio_to_one_thread =
+                        median_of((skin, schedule, simd, 1)).map(|one| one / s.median);
+                    if !skins_on_cpu(skin) {
+                        // The GPU skins: no CPU time per vertex to speak of.
+                        row.ns_per_item = None;
+                        row.ratio_to_best_cpu = medians
+                            .iter()
+                            .find(|((other, sc, si, t), _)| {
+                                skins_on_cpu(other)
+                                    && (*sc, *si, *t) == (schedule, simd, row.threads)
+                            })
+                            .map(|(_, best)| s.median / best);
+                    }
                     row.stages_median_us = c.stage_medians();
                     row.frames = c.frames.len();
                     progress(&report::row_line(row));
@@ -625,6 +676,13 @@ pub fn run(
         budget_secs: budget.as_secs_f64(),
         rows,
     })
+}
+
+/// Whether the skin variant named `name` skins on the CPU (rows keep variant names).
+fn skins_on_cpu(name: &str) -> bool {
+    SkinVariant::ALL
+        .iter()
+        .any(|v| v.name() == name && v.skins_on_cpu())
 }
 
 fn fill_timing(row: &mut Row, s: &Stats, bandwidth_gbs: f64, items: f64) {

@@ -221,6 +221,18 @@ pub fn markdown(report: &Report) -> String {
             );
         }
         let _ = writeln!(s);
+        for r in rows("frame") {
+            if let (Some(ratio), Some(median)) = (r.ratio_to_best_cpu, r.median_us) {
+                let _ = writeln!(
+                    s,
+                    "- {} instances, {} threads, {}: `{}`'s CPU part (sample → palettes laid out for the GPU, which skins) takes {median:.0} µs, **{ratio:.2}×** the best CPU variant's frame in the same run (no upload in this workload; `bench --workload gpu` adds it).",
+                    r.instances, r.threads, r.schedule, r.skin,
+                );
+            }
+        }
+        if rows("frame").any(|r| r.ratio_to_best_cpu.is_some()) {
+            let _ = writeln!(s);
+        }
     }
     let _ = writeln!(
         s,

@@ -422,39 +422,8 @@ pub fn run_group(
                 return Err(wrong());
             };
             // The GPU skins; the CPU's part is the palettes, each instance's as 3×4 rows
-            // where the layout says (its `stored_vertices` are the palette's entries): the
-            // lane palettes (built by the lane kernel from a lane hierarchy) transposed,
-            // each lane matrix read once and its eight instances' rows written. Entries
-            // past the lane palette (joints no vertex uses) are written as zeros, so the
-            // upload holds no uninitialised bytes.
-            let base = out.as_mut_ptr();
-            let entry = std::mem::size_of::<crate::anim::Mat3x4>();
-            debug_assert_eq!(bytes, s * entry);
-            for i in 0..s {
-                let lanes = p.get(i);
-                for k in 0..active {
-                    let m = lanes.map_or(crate::anim::Mat3x4::ZERO, |lanes| {
-                        let row = |r: usize| {
-                            glam::Vec4::new(
-                                lanes[r * 4].0[k],
-                                lanes[r * 4 + 1].0[k],
-                                lanes[r * 4 + 2].0[k],
-                                lanes[r * 4 + 3].0[k],
-                            )
-                        };
-                        crate::anim::Mat3x4 {
-                            rows: [row(0), row(1), row(2)],
-                        }
-                    });
-                    // SAFETY: `k * stride + (i + 1) * entry <= (active - 1) * stride + bytes
-                    // = group_bytes_needed(active) <= out.len()` (checked above), and the
-                    // address is 16-byte aligned: `out` is aligned to the layout's 16
-                    // (checked above), `stride` is a multiple of 256 and `entry` is 48.
-                    unsafe {
-                        (base.add(k * stride + i * entry) as *mut crate::anim::Mat3x4).write(m)
-                    };
-                }
-            }
+            // where the layout says.
+            simd::palette_rows(p, out, layout, active);
         }
     }
     Ok(())

@@ -474,3 +474,113 @@ unsafe fn emit<S: Simd, W: OutputWriter>(
     // SAFETY: forwarded from the caller.
     unsafe { writer.write(s, outs, v, count, position, normal, active) };
 }
+
+/// The bytes of one palette entry as the GPU reads it: three rows of a 3×4 matrix.
+const ROWS_3X4: usize = 48;
+
+/// A GPU variant's CPU part: a group's lane palettes written as each instance's 3×4 rows
+/// where `layout` says (its `stored_vertices` are the palette's entries, 48 bytes each).
+/// Each lane matrix is read once, its rows transposed in registers (one 4×4 transpose per
+/// row gives four instances' rows in each half) and stored as 16-byte rows into the eight
+/// instances' slices. Entries past the lane palette (joints no vertex uses) are written as
+/// zeros, so the upload holds no uninitialised bytes. `skin::run_group` validated the
+/// palette layout, the output size and alignment; what the loop relies on is re-checked
+/// here once.
+pub(super) fn palette_rows(
+    palettes: &[Lanes3x4],
+    mut out: Dest<u8>,
+    layout: &OutputLayout,
+    active: usize,
+) {
+    assert!((1..=LANES).contains(&active));
+    assert_eq!(layout.vertex_size(), ROWS_3X4, "not a palette layout");
+    let entries = layout.stored_vertices;
+    assert!(
+        out.len() >= layout.group_bytes_needed(active)
+            && (active - 1) * layout.instance_stride + entries * ROWS_3X4 <= out.len(),
+        "output too small"
+    );
+    let base = out.as_mut_ptr();
+    assert!(
+        (base as usize).is_multiple_of(16) && layout.instance_stride.is_multiple_of(16),
+        "output not aligned for 16-byte rows"
+    );
+    let mut outs: Outputs = [base; LANES];
+    for (k, o) in outs.iter_mut().enumerate().take(active) {
+        // SAFETY: k * stride < out.len() (asserted above).
+        *o = unsafe { base.add(k * layout.instance_stride) };
+    }
+    lay_out_palette_rows(palettes, outs, entries, active);
+}
+
+crate::dispatch_simd!(
+    fn lay_out_palette_rows(
+        palettes: &[Lanes3x4],
+        outs: Outputs,
+        entries: usize,
+        active: usize,
+    ) -> () {
+        palette_rows_loops
+    }
+);
+
+/// Full groups get a copy with `active` a constant (the per-lane stores unrolled).
+#[inline(always)]
+fn palette_rows_loops<S: Simd>(
+    s: S,
+    palettes: &[Lanes3x4],
+    outs: Outputs,
+    entries: usize,
+    active: usize,
+) {
+    if active == LANES {
+        palette_rows_group::<S, true>(s, palettes, outs, entries, active)
+    } else {
+        palette_rows_group::<S, false>(s, palettes, outs, entries, active)
+    }
+}
+
+#[inline(always)]
+fn palette_rows_group<S: Simd, const FULL: bool>(
+    s: S,
+    palettes: &[Lanes3x4],
+    outs: Outputs,
+    entries: usize,
+    active: usize,
+) {
+    let lanes = if FULL { LANES } else { active };
+    let written = entries.min(palettes.len());
+    for (i, m) in palettes[..written].iter().enumerate() {
+        for r in 0..3 {
+            // Instance `k`'s row `r` is lane `k` of the row's four column vectors: after
+            // the transpose, `t[k % 4]`'s low half for k < 4, its high half for k ≥ 4.
+            let t = s.transpose_halves([
+                s.load(&m[r * 4]),
+                s.load(&m[r * 4 + 1]),
+                s.load(&m[r * 4 + 2]),
+                s.load(&m[r * 4 + 3]),
+            ]);
+            store_rows(s, &outs, lanes, i, r, t);
+        }
+    }
+    let zero = [s.splat(0.0); 4];
+    for i in written..entries {
+        for r in 0..3 {
+            store_rows(s, &outs, lanes, i, r, zero);
+        }
+    }
+}
+
+/// Row `r` of entry `i` from `t` (the transposed row: instance `k` in `t[k % 4]`'s low half
+/// for k < 4, its high half for k ≥ 4) into the first `lanes` instances' slices. A
+/// function, not a closure: closures are not inlined into the `#[target_feature]` copies
+/// (one measured 2.5× slower, each store a call compiled without AVX).
+#[inline(always)]
+fn store_rows<S: Simd>(s: S, outs: &Outputs, lanes: usize, i: usize, r: usize, t: [S::V; 4]) {
+    for (k, out) in outs.iter().enumerate().take(lanes) {
+        // SAFETY: `palette_rows` asserted `(active - 1) * stride + entries * 48 <=
+        // out.len()`; `outs[k]` is `base + k * stride` for `k < lanes <= active`, so row
+        // `r` of entry `i < entries` (16 bytes at `i * 48 + r * 16`) lies inside it.
+        unsafe { s.store_half(out.add(i * ROWS_3X4 + r * 16) as *mut f32, t[k % 4], k >= 4) }
+    }
+}
