@@ -21,7 +21,7 @@ use skinbench::gpu::skin::ComputeShader;
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::{self, RigSummary};
 use skinbench::simd::SimdLevel;
-use skinbench::skin::SkinVariant;
+use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::ui::Settings;
 use skinbench::ui::app::AppOptions;
 use skinbench::variant::Variant;
@@ -82,6 +82,11 @@ struct AppArgs {
     /// Skinning variant (help text set in `command()`: the default depends on the CPU).
     #[arg(long, value_parser = variant_parser::<SkinVariant>())]
     skin: Option<SkinVariant>,
+    /// Skinning method: how a vertex's influences are combined (the panel's "method" box
+    /// changes it live). Dual quaternions run in the lane variants (simd … pulled) and
+    /// refuse rigs whose skinning matrices scale.
+    #[arg(long, default_value = SkinMethod::Linear.spec().name, value_parser = variant_parser::<SkinMethod>())]
+    method: SkinMethod,
     /// Upload variant.
     #[arg(long, default_value = UploadVariant::DEFAULT.spec().name, value_parser = variant_parser::<UploadVariant>())]
     upload: UploadVariant,
@@ -516,16 +521,26 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             rig.name
         );
     }
+    let skin = args.skin.unwrap_or(best.skin);
+    if let Some(reason) = skin.method_refusal(args.method, &rig) {
+        anyhow::bail!(
+            "--method {} cannot skin {} with --skin {}: {reason}",
+            args.method.name(),
+            rig.name,
+            skin.name()
+        );
+    }
     let settings = Settings {
         simd_level,
         compute_shader: args.compute_shader,
         shadows: args.shadows,
         pipeline: PipelineConfig {
             hierarchy,
-            skin: args.skin.unwrap_or(best.skin),
+            skin,
             schedule: args.schedule,
             threads,
             blend_weight: args.blend,
+            method: args.method,
         },
         upload: args.upload,
         instances: args.instances as usize,

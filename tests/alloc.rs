@@ -102,6 +102,7 @@ fn steady_state_allocations(
                 schedule,
                 threads: t,
                 blend_weight: 0.0,
+                method: skinbench::skin::SkinMethod::Linear,
             };
             let mut pipeline = Pipeline::new(rig.clone(), config)?;
             let mut out = OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());

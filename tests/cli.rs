@@ -40,12 +40,21 @@ fn unknown_variants_list_the_valid_ones() {
             "fastest",
             names::<skinbench::gpu::skin::ComputeShader>(),
         ),
+        ("--method", "slerp", names::<skinbench::skin::SkinMethod>()),
     ] {
         let (code, _, err) = skinbench(&[flag, value]);
         assert_ne!(code, 0);
         assert!(err.contains(&valid.join(", ")), "{flag} {value}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    // Dual quaternions with a variant that implements linear blending only: refused
+    // before the window opens, naming both.
+    let (code, _, err) = skinbench(&["--method", "dual_quat", "--skin", "tuned"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("--method dual_quat") && err.contains("tuned") && err.contains("linear only"),
+        "{err}"
+    );
     let (code, _, err) = skinbench(&["--instances", "0"]);
     assert_ne!(code, 0, "{err}");
     let (code, _, err) = skinbench(&["--threads", "100000"]);
@@ -236,14 +245,21 @@ fn bench_quick_writes_both_reports() {
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(report["store_bandwidth_gbs"].as_f64().unwrap() > 0.0);
     let rows = report["rows"].as_array().unwrap();
-    // The CPU's skin workload measures the variants that skin on the CPU.
+    // The CPU's skin workload measures the variants that skin on the CPU, each with every
+    // skinning method it implements.
     assert_eq!(
         rows.len(),
         skinbench::skin::SkinVariant::ALL
             .iter()
             .filter(|s| s.skins_on_cpu())
-            .count(),
-        "one row per CPU skin variant"
+            .map(|s| s.spec().methods.len())
+            .sum::<usize>(),
+        "one row per CPU skin variant and method"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["method"] == "dual_quat" && r["ratio_to_linear"].as_f64().is_some()),
+        "no dual-quaternion row with its ratio to linear"
     );
     for row in rows {
         for key in [
@@ -316,7 +332,7 @@ fn bench_measures_every_simd_level_side_by_side() {
     for &skin in SkinVariant::ALL.iter().filter(|s| s.skins_on_cpu()) {
         let levels: Vec<&str> = rows
             .iter()
-            .filter(|r| r["variant"] == skin.name())
+            .filter(|r| r["variant"] == skin.name() && r["method"] == "linear")
             .map(|r| r["simd"].as_str().unwrap_or("none"))
             .collect();
         if skin.spec().lanes == 1 {

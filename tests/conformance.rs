@@ -13,17 +13,22 @@ mod common;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use skinbench::anim::hierarchy::reference::{model_from_joint_f64, palette};
 use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
 use skinbench::crowd::verify::{POSE_TOLERANCE, verify_blend, verify_frame, verify_hierarchy};
 use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
 use skinbench::simd::SimdLevel;
-use skinbench::skin::{OutputBuffer, SkinDevice, SkinVariant};
+use skinbench::skin::{OutputBuffer, SkinDevice, SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 
 /// The public rigs that carry a shear (non-uniform scale above a rotated child), known
 /// from the files themselves (FoxVariants/README.md), not from the importer's analysis.
 const SHEARED_RIGS: &[&str] = &["fox_nonuniform"];
+
+/// The public rigs whose skinning matrices scale somewhere in their clips (the ones the
+/// conformance frames may happen not to reach), so dual quaternions refuse them.
+const SCALING_RIGS: &[&str] = &[];
 
 /// Three frames of 13 instances (a full group of eight and a partial one) against the
 /// oracles: positions, normals, the hierarchy, and (with a blend weight) the blend.
@@ -92,6 +97,47 @@ fn refusal(name: &str, rig: &Arc<PreparedRig>, hierarchy: HierarchyVariant) -> R
     }
 }
 
+/// Dual quaternions accept a rig exactly where its skinning matrices are rigid, judged
+/// here independently of the importer's analysis: the reference palette's 3×3 at the
+/// frames the conformance cases run (13 instances, three steps) must be a rotation where
+/// the rig is accepted; a refusal must name the scaling.
+fn dual_quat_refusal(name: &str, rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+    let refusal = SkinMethod::DualQuat.rig_refusal(rig);
+    let pipeline = Pipeline::new(rig.clone(), PipelineConfig::baseline(1))?;
+    let mut crowd = InstanceStore::new();
+    crowd.resize(13, rig, 2.0);
+    let mut worst: f64 = 0.0;
+    for _ in 0..3 {
+        crowd.advance(0.137);
+        for instance in crowd.as_slice() {
+            let locals = pipeline.reference_local_pose(instance);
+            let model = model_from_joint_f64(&rig.skeleton, &locals);
+            for m in palette(&rig.skeleton, &model) {
+                let r = glam::DMat3::from_mat4(m);
+                let off = (r.transpose() * r - glam::DMat3::IDENTITY)
+                    .to_cols_array()
+                    .iter()
+                    .fold(0.0f64, |a, x| a.max(x.abs()));
+                worst = worst.max(off);
+            }
+        }
+    }
+    match refusal {
+        None if worst > 10.0 * skinbench::skin::method::RIGID_TOLERANCE => Err(format!(
+            "{name}: accepted, but a skinning matrix is {worst:e} from a rotation"
+        )
+        .into()),
+        Some(reason) if !reason.contains("scales or shears") => {
+            Err(format!("{name}: refused for {reason}").into())
+        }
+        Some(reason) if worst < 1e-6 && !SCALING_RIGS.contains(&name) => Err(format!(
+            "{name}: refused ({reason}), but every matrix checked here is rigid"
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -134,12 +180,74 @@ fn main() {
                         schedule,
                         threads,
                         blend_weight: 0.0,
+                        method: SkinMethod::Linear,
                     };
                     let level_suffix = level.map_or(String::new(), |l| format!("/{}", l.name()));
                     let rig = rig.clone();
                     trials.push(Trial::test(
                         format!(
                             "{name}/{}/{}/{}/threads_{threads}{level_suffix}",
+                            hierarchy.name(),
+                            skin.name(),
+                            schedule.name()
+                        ),
+                        move || conformance(&rig, config, level),
+                    ));
+                }
+            }
+        }
+    }
+    // Dual quaternions: every variant that implements them, against the f64 dual-quaternion
+    // oracle, on every rig that accepts them (from every hierarchy with one thread, with
+    // the lane hierarchy at every thread count and schedule, and at each lower SIMD
+    // level); a rig they refuse must be one whose skinning matrices scale, said so.
+    for (name, rig) in common::prepared_rigs() {
+        let (n, r) = (name.clone(), rig.clone());
+        trials.push(Trial::test(
+            format!("dual_quat/refusal/{name}"),
+            move || dual_quat_refusal(&n, &r),
+        ));
+        if SkinMethod::DualQuat.rig_refusal(rig).is_some() {
+            continue;
+        }
+        for &skin in SkinVariant::ALL
+            .iter()
+            .filter(|s| s.spec().methods.contains(&SkinMethod::DualQuat))
+        {
+            for &hierarchy in HierarchyVariant::ALL {
+                if hierarchy.refusal(rig).is_some() {
+                    continue;
+                }
+                let mut cases: Vec<(usize, Schedule, Option<SimdLevel>)> =
+                    vec![(1, Schedule::Fused, None)];
+                if hierarchy == HierarchyVariant::Simd {
+                    for threads in common::thread_counts() {
+                        for &schedule in Schedule::ALL {
+                            if (threads, schedule) != (1, Schedule::Fused) {
+                                cases.push((threads, schedule, None));
+                            }
+                        }
+                    }
+                    for level in SimdLevel::available() {
+                        if level != SimdLevel::native() {
+                            cases.push((1, Schedule::Fused, Some(level)));
+                        }
+                    }
+                }
+                for (threads, schedule, level) in cases {
+                    let config = PipelineConfig {
+                        hierarchy,
+                        skin,
+                        schedule,
+                        threads,
+                        blend_weight: 0.0,
+                        method: SkinMethod::DualQuat,
+                    };
+                    let level_suffix = level.map_or(String::new(), |l| format!("/{}", l.name()));
+                    let rig = rig.clone();
+                    trials.push(Trial::test(
+                        format!(
+                            "dual_quat/{name}/{}/{}/{}/threads_{threads}{level_suffix}",
                             hierarchy.name(),
                             skin.name(),
                             schedule.name()
@@ -160,6 +268,7 @@ fn main() {
                 schedule: Schedule::Fused,
                 threads: 1,
                 blend_weight: 0.4,
+                method: skinbench::skin::SkinMethod::Linear,
             };
             let rig = reference.clone();
             trials.push(Trial::test(

@@ -83,6 +83,7 @@ fn tree_walks_a_chain_of_sixty_thousand_joints() {
             schedule,
             threads: 1,
             blend_weight: 0.0,
+            method: skinbench::skin::SkinMethod::Linear,
         };
         let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
         let mut out = OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
@@ -148,6 +149,7 @@ fn a_configuration_too_big_for_memory_names_the_count_that_fits() {
         schedule: Schedule::Staged,
         threads: 1,
         blend_weight: 0.0,
+        method: skinbench::skin::SkinMethod::Linear,
     };
     let budget = Budget {
         memory_bytes: 8_000_000_000,

@@ -89,6 +89,7 @@ fn rigid_normals_follow_the_surface(
         schedule: Schedule::Fused,
         threads: 1,
         blend_weight: 0.0,
+        method: skinbench::skin::SkinMethod::Linear,
     };
     let tolerance = angle_tolerance_deg(skin.output_format());
     let clips: Vec<Option<(&str, f32)>> = if rig.clips.is_empty() {

@@ -10,7 +10,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use skinbench::gpu::{GpuContext, UploadVariant};
 use skinbench::prepare::PreparedRig;
-use skinbench::skin::SkinVariant;
+use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::ui::scene::Scene;
 use skinbench::variant::Variant;
 
@@ -266,4 +266,35 @@ fn a_change_too_big_for_memory_is_refused_and_the_panel_says_why() {
             "the panel does not show the refusal ({text})"
         );
     }
+}
+
+#[test]
+fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant() {
+    let Some(mut harness) = harness() else { return };
+    choose(&mut harness, "skin", "pulled");
+    choose(&mut harness, "method", "dual_quat");
+    assert_eq!(
+        harness.state().pipeline.config().method,
+        SkinMethod::DualQuat
+    );
+    verify_passes(&mut harness, "pulled with dual quaternions");
+    // `tuned` implements linear blending only: choosing it keeps the running variant and
+    // says why.
+    choose(&mut harness, "skin", "tuned");
+    let config = *harness.state().pipeline.config();
+    assert_eq!(
+        (config.skin, config.method),
+        (SkinVariant::Pulled, SkinMethod::DualQuat)
+    );
+    assert!(
+        harness
+            .state()
+            .notes
+            .iter()
+            .any(|n| n.contains("linear only")),
+        "{:?}",
+        harness.state().notes
+    );
+    choose(&mut harness, "method", "linear");
+    assert_eq!(harness.state().pipeline.config().method, SkinMethod::Linear);
 }

@@ -230,7 +230,7 @@ proptest! {
             // GPU variants skin what the CPU variants' palettes are: tests/gpu_conformance.rs.
             for &skin in SkinVariant::ALL.iter().filter(|s| s.skins_on_cpu()) {
                 for &schedule in Schedule::ALL {
-                    let config = PipelineConfig { hierarchy, skin, schedule, threads: 1, blend_weight: 0.25 };
+                    let config = PipelineConfig { hierarchy, skin, schedule, threads: 1, blend_weight: 0.25, method: skinbench::skin::SkinMethod::Linear };
                     // The generator puts non-uniform scale on leaves only, which QVS
                     // composes exactly: no variant may refuse these rigs.
                     let mut pipeline = match Pipeline::new(rig.clone(), config) {

@@ -48,6 +48,7 @@ fn check(
             schedule: Schedule::Fused,
             threads: 1,
             blend_weight: 0.3,
+            method: skinbench::skin::SkinMethod::Linear,
         };
         let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
         pipeline.set_simd_level(pipeline_level).unwrap();

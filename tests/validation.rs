@@ -16,7 +16,8 @@ use skinbench::crowd::pipeline::available_threads;
 use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Stage};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{
-    self, BufferError, Dest, DrawPath, OutputBuffer, OutputLayout, SkinError, SkinVariant,
+    self, BufferError, Dest, DrawPath, OutputBuffer, OutputLayout, SkinError, SkinMethod,
+    SkinVariant,
 };
 use skinbench::types::{F32x8, LANES, Lanes3x4, Qvs};
 use skinbench::variant::Variant;
@@ -133,11 +134,39 @@ fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedR
         let palettes = PaletteStore::new(&rig, 0);
         let good = palettes.get(skin.palette_layout());
         let mut out = OutputBuffer::zeroed(layout.group_bytes() + 64);
+        let run_with =
+            |method, layout: &OutputLayout, palettes: Palettes, out: &mut [u8], active| {
+                skin::run_group(
+                    skin,
+                    &rig,
+                    layout,
+                    palettes,
+                    Dest::from_mut(out),
+                    active,
+                    method,
+                )
+            };
         let run = |layout: &OutputLayout, palettes: Palettes, out: &mut [u8], active| {
-            skin::run_group(skin, &rig, layout, palettes, Dest::from_mut(out), active)
+            run_with(SkinMethod::Linear, layout, palettes, out, active)
         };
-        // The good call works.
-        run(&layout, good, out.as_bytes_mut(), LANES).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The good call works, with every method the variant implements.
+        for &method in skin.spec().methods {
+            run_with(method, &layout, good, out.as_bytes_mut(), LANES)
+                .unwrap_or_else(|e| panic!("{name} {}: {e}", method.name()));
+        }
+        // A method it does not implement.
+        for &method in SkinMethod::ALL {
+            if !skin.spec().methods.contains(&method) {
+                assert!(
+                    matches!(
+                        run_with(method, &layout, good, out.as_bytes_mut(), LANES),
+                        Err(SkinError::Method { .. })
+                    ),
+                    "{name} {}",
+                    method.name()
+                );
+            }
+        }
         // Another variant's layout.
         let other_variant = SkinVariant::ALL
             .iter()

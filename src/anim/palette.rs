@@ -12,12 +12,20 @@
 //! ([`PreparedRig::normal_palette_offset`]): the 3×3's cofactor matrix, signed and scaled
 //! as the skinning oracle defines it, translation zero. Other rigs
 //! get the loops without it.
+//!
+//! Dual-quaternion skinning reads the same lane palettes converted in place
+//! ([`to_dual_quat`]): each joint's first eight lane vectors become its unit dual
+//! quaternion (rotation x, y, z, w, then the dual part), the other four are left as they
+//! were and never read. Converting after the product keeps one product loop for every
+//! hierarchy layout; the pass reads and writes the group's palette while it is in L1.
 
 use glam::Mat4;
 
 use super::hierarchy::ModelPoses;
 use crate::prepare::PreparedRig;
-use crate::simd::{Simd, load_3x4, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4};
+use crate::simd::{
+    Simd, dual_quat_from_3x4, load_3x4, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4,
+};
 use crate::types::{LANES, Lanes3x4, Mat3x4};
 
 /// The palette layout a skinning variant reads.
@@ -138,6 +146,8 @@ pub enum PaletteError {
     ModelTooShort { given: usize, needed: usize },
     #[error("palettes hold {given} entries; {needed} are needed")]
     OutputTooShort { given: usize, needed: usize },
+    #[error("dual quaternions are built from lane palettes only, given {0:?}")]
+    DualQuatLayout(PaletteLayout),
 }
 
 /// Checks that `model` and `out` hold `active` instances of `rig`'s joints.
@@ -323,5 +333,45 @@ fn lanes_normals_kernel<S: Simd>(
         let product = mul_3x4_right_scalar(s, &load_3x4(s, m), &rows_3x4(bind));
         store_3x4(s, n, normal_3x4(s, &product));
         store_3x4(s, p, product);
+    }
+}
+
+/// Converts a group's lane palettes (the position matrices of every joint, as
+/// [`run_group`] left them) into unit dual quaternions in place: entry `j`'s lane vectors
+/// 0–7 become joint `j`'s rotation quaternion and dual part for each lane. The matrices
+/// must be rigid (`skin::SkinMethod::DualQuat` refuses rigs whose are not).
+pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut) -> Result<(), PaletteError> {
+    let PalettesMut::Lanes(p) = out else {
+        let layout = match out {
+            PalettesMut::Mat4(_) => PaletteLayout::Mat4,
+            PalettesMut::Mat3x4(_) => PaletteLayout::Mat3x4,
+            PalettesMut::Lanes(_) => PaletteLayout::Lanes,
+        };
+        return Err(PaletteError::DualQuatLayout(layout));
+    };
+    let n = rig.joint_count();
+    if p.len() < n {
+        return Err(PaletteError::OutputTooShort {
+            given: p.len(),
+            needed: n,
+        });
+    }
+    dual_quat_dispatch(&mut p[..n]);
+    Ok(())
+}
+
+crate::dispatch_simd!(
+    fn dual_quat_dispatch(palettes: &mut [Lanes3x4]) -> () {
+        dual_quat_kernel
+    }
+);
+
+#[inline(always)]
+fn dual_quat_kernel<S: Simd>(s: S, palettes: &mut [Lanes3x4]) {
+    for p in palettes {
+        let dq = dual_quat_from_3x4(s, &load_3x4(s, p));
+        for (dst, v) in p.iter_mut().zip(dq) {
+            s.store(dst, v);
+        }
     }
 }

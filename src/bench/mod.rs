@@ -37,7 +37,7 @@ use crate::crowd::{
 };
 use crate::prepare::PreparedRig;
 use crate::simd::{SimdLevel, with_level};
-use crate::skin::SkinVariant;
+use crate::skin::{SkinMethod, SkinVariant};
 use crate::types::LANES;
 use crate::variant::{PlainSpec, Variant};
 
@@ -132,6 +132,8 @@ pub struct Row {
     pub variant: &'static str,
     pub hierarchy: &'static str,
     pub skin: &'static str,
+    /// The skinning method (`linear`, `dual_quat`).
+    pub method: &'static str,
     pub schedule: &'static str,
     /// The SIMD level the row's lane kernels ran at (`AVX-512`, `AVX2+FMA`, `portable`);
     /// `None` where the measured stage has no lane kernel (the scalar variants).
@@ -148,6 +150,9 @@ pub struct Row {
     /// Frame rows of a GPU skin variant (its CPU part: sample → palettes laid out for the
     /// GPU): this median / the best CPU variant's at the same threads, schedule and level.
     pub ratio_to_best_cpu: Option<f64>,
+    /// Skin rows with dual quaternions: this median / the same variant's with linear
+    /// blending at the same level, same run.
+    pub ratio_to_linear: Option<f64>,
     /// The seed's published time for this step, where it has one (ms, its machine).
     pub seed_ms: Option<f64>,
     /// The seed's published speed-up over its baseline.
@@ -325,6 +330,7 @@ fn empty_row(
         variant,
         hierarchy: config.hierarchy.name(),
         skin: config.skin.name(),
+        method: config.method.name(),
         schedule: config.schedule.name(),
         simd: simd.map(SimdLevel::label),
         instances,
@@ -335,6 +341,7 @@ fn empty_row(
         ratio_to_baseline: None,
         ratio_to_one_thread: None,
         ratio_to_best_cpu: None,
+        ratio_to_linear: None,
         seed_ms,
         seed_ratio,
         item,
@@ -422,6 +429,7 @@ pub fn run(
         schedule: Schedule::Fused,
         threads: 1,
         blend_weight: 0.0,
+        method: SkinMethod::Linear,
     };
 
     for &workload in &options.workloads {
@@ -486,30 +494,45 @@ pub fn run(
                 let n = options.instances.unwrap_or(100);
                 crowd.resize(n, &rig, 2.0);
                 // The CPU kernels; a GPU variant's CPU part is its palettes.
+                // Each variant with every skinning method it implements, dual quaternions
+                // beside linear at the same level (the rig may refuse them: then a row
+                // says why).
                 for &skin in SkinVariant::ALL.iter().filter(|s| s.skins_on_cpu()) {
                     for level in levels_for(skin.spec().lanes) {
-                        let config = single(HierarchyVariant::Simd, skin);
-                        let seed_ms = SEED_SKIN_MS
-                            .iter()
-                            .find(|(v, _)| *v == skin)
-                            .map(|(_, ms)| *ms);
-                        workload_rows.push(empty_row(
-                            workload,
-                            skin.name(),
-                            &config,
-                            level,
-                            n,
-                            "vertex",
-                            (n * stored_bytes(skin)) as f64,
-                            seed_ms,
-                            seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
-                        ));
-                        candidates.push(Candidate::new(
-                            Pipeline::new(rig.clone(), config)?,
-                            level.unwrap_or(levels[0]),
-                            Stage::Skin,
-                            skin_metric,
-                        )?);
+                        for &method in skin.spec().methods {
+                            let config = PipelineConfig {
+                                method,
+                                ..single(HierarchyVariant::Simd, skin)
+                            };
+                            let seed_ms = SEED_SKIN_MS
+                                .iter()
+                                .find(|(v, _)| *v == skin && method == SkinMethod::Linear)
+                                .map(|(_, ms)| *ms);
+                            let mut row = empty_row(
+                                workload,
+                                skin.name(),
+                                &config,
+                                level,
+                                n,
+                                "vertex",
+                                (n * stored_bytes(skin)) as f64,
+                                seed_ms,
+                                seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
+                            );
+                            match Pipeline::new(rig.clone(), config) {
+                                Err(FrameError::MethodRefused { reason, .. }) => {
+                                    row.refused = Some(reason)
+                                }
+                                Err(e) => return Err(e.into()),
+                                Ok(p) => candidates.push(Candidate::new(
+                                    p,
+                                    level.unwrap_or(levels[0]),
+                                    Stage::Skin,
+                                    skin_metric,
+                                )?),
+                            }
+                            workload_rows.push(row);
+                        }
                     }
                 }
             }
@@ -654,6 +677,21 @@ pub fn run(
                 row.ratio_to_baseline = Some(base.0 / s.median);
             }
             progress(&report::row_line(row));
+        }
+        let linear: Vec<(&'static str, Option<&'static str>, f64)> = workload_rows
+            .iter()
+            .filter(|r| r.method == SkinMethod::Linear.name())
+            .filter_map(|r| Some((r.variant, r.simd, r.median_us?)))
+            .collect();
+        for row in &mut workload_rows {
+            if row.method != SkinMethod::Linear.name()
+                && let Some(median) = row.median_us
+            {
+                row.ratio_to_linear = linear
+                    .iter()
+                    .find(|(v, simd, _)| (*v, *simd) == (row.variant, row.simd))
+                    .map(|(_, _, base)| median / base);
+            }
         }
         rows.extend(workload_rows);
     }

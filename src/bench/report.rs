@@ -158,14 +158,28 @@ pub fn markdown(report: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "| variant | SIMD | median µs | p95 µs | min µs | × naive | seed ms | seed × | ns/vertex | GB/s | % store bw |"
+            "| variant | method | SIMD | median µs | p95 µs | min µs | × naive | seed ms | seed × | ns/vertex | GB/s | % store bw |"
         );
-        let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            s,
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
         for r in rows("skin") {
+            if let Some(reason) = &r.refused {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | refused: {reason} |||||||||",
+                    r.variant,
+                    r.method,
+                    simd(r)
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.variant,
+                r.method,
                 simd(r),
                 opt(r.median_us, 1),
                 opt(r.p95_us, 1),
@@ -179,6 +193,23 @@ pub fn markdown(report: &Report) -> String {
             );
         }
         let _ = writeln!(s);
+        let mut any = false;
+        for r in rows("skin") {
+            if let Some(ratio) = r.ratio_to_linear {
+                any = true;
+                let _ = writeln!(
+                    s,
+                    "- `{}` at {}: {} ns/vertex with {}, **{ratio:.2}×** its linear blend's (the palette stage's conversion to dual quaternions is not in these figures; the frame's stage medians in the JSON hold it)",
+                    r.variant,
+                    simd(r),
+                    opt(r.ns_per_item, 2),
+                    r.method,
+                );
+            }
+        }
+        if any {
+            let _ = writeln!(s);
+        }
     }
     if let Some(first) = rows("frame").next() {
         let _ = writeln!(

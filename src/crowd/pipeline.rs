@@ -34,7 +34,9 @@ use crate::anim::palette::{self, PaletteError, PaletteLayout, Palettes, Palettes
 use crate::anim::sample::sample_clip;
 use crate::prepare::PreparedRig;
 use crate::simd::{SimdLevel, UnsupportedLevel, with_level};
-use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinVariant};
+use crate::skin::{
+    self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinMethod, SkinVariant,
+};
 use crate::types::{CacheLine, LANES, Lanes3x4, Qvs};
 use crate::variant::{PlainSpec, Variant};
 
@@ -66,6 +68,8 @@ pub struct PipelineConfig {
     pub threads: usize,
     /// Cross-fade weight towards each instance's `blend_clip`; 0 turns the blend stage off.
     pub blend_weight: f32,
+    /// How the skin stage combines a vertex's influences (linear or dual quaternions).
+    pub method: SkinMethod,
 }
 
 impl PipelineConfig {
@@ -77,6 +81,7 @@ impl PipelineConfig {
             schedule: Schedule::Staged,
             threads,
             blend_weight: 0.0,
+            method: SkinMethod::Linear,
         }
     }
 
@@ -93,6 +98,7 @@ impl PipelineConfig {
             schedule: Schedule::Fused,
             threads,
             blend_weight: 0.0,
+            method: SkinMethod::Linear,
         }
     }
 }
@@ -135,6 +141,12 @@ pub enum FrameError {
     #[error("the {variant} hierarchy variant refuses rig {rig}: {reason}")]
     Refused {
         variant: &'static str,
+        rig: String,
+        reason: String,
+    },
+    #[error("{method} skinning refuses rig {rig}: {reason}")]
+    MethodRefused {
+        method: &'static str,
         rig: String,
         reason: String,
     },
@@ -350,12 +362,26 @@ impl FrameContext<'_> {
             })?,
             Stage::Palette => self.clock.time(stage, || {
                 let model = model_ref(self.config.hierarchy.layout(), parts.model, trees);
-                let palettes = palettes_mut(self.config.skin.palette_layout(), parts.palette);
-                palette::run_group(rig, model, palettes, active)
+                let layout = self.config.skin.palette_layout();
+                palette::run_group(rig, model, palettes_mut(layout, parts.palette), active)?;
+                match self.config.method {
+                    SkinMethod::Linear => Ok(()),
+                    SkinMethod::DualQuat => {
+                        palette::to_dual_quat(rig, palettes_mut(layout, parts.palette))
+                    }
+                }
             })?,
             Stage::Skin => self.clock.time(stage, || {
                 let palettes = palettes_ref(self.config.skin.palette_layout(), parts.palette);
-                skin::run_group(self.config.skin, rig, &self.output, palettes, out, active)
+                skin::run_group(
+                    self.config.skin,
+                    rig,
+                    &self.output,
+                    palettes,
+                    out,
+                    active,
+                    self.config.method,
+                )
             })?,
             // Not CPU pipeline stages: `cpu_stages` never lists them.
             Stage::Upload | Stage::Render => {}
@@ -453,6 +479,13 @@ impl Pipeline {
         if let Some(reason) = config.hierarchy.refusal(rig) {
             return Err(FrameError::Refused {
                 variant: config.hierarchy.name(),
+                rig: rig.name.clone(),
+                reason,
+            });
+        }
+        if let Some(reason) = config.skin.method_refusal(config.method, rig) {
+            return Err(FrameError::MethodRefused {
+                method: config.method.name(),
                 rig: rig.name.clone(),
                 reason,
             });

@@ -15,7 +15,7 @@ use glam::DVec3;
 use super::instances::Instance;
 use super::pipeline::{FrameError, Pipeline};
 use crate::anim::hierarchy::reference;
-use crate::skin::{self, BufferError, OutputFormat};
+use crate::skin::{self, BufferError, OutputFormat, SkinMethod};
 
 /// Largest position error a correct variant may show, relative to the rig's size.
 pub const POSITION_TOLERANCE: f64 = 1e-4;
@@ -122,7 +122,10 @@ pub fn verify_frame(
         let locals = pipeline.reference_local_pose(&instances[i]);
         let model = reference::model_from_joint_f64(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
-        let (ref_positions, ref_normals) = skin::reference::skin(&rig.source_mesh, &palette);
+        let (ref_positions, ref_normals) = match pipeline.config().method {
+            SkinMethod::Linear => skin::reference::skin(&rig.source_mesh, &palette),
+            SkinMethod::DualQuat => skin::reference::skin_dual_quat(&rig.source_mesh, &palette),
+        };
         let (positions, normals) = if layout.format == OutputFormat::Palette3x4 {
             // `gpu_vertex` stores no vertices: its palettes, skinned by the shader's twin.
             let (position_rows, normal_rows) = layout.read_palettes(rig, out, i)?;

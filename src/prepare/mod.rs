@@ -327,6 +327,10 @@ pub struct PreparedRig {
     /// hierarchy then neither loads nor multiplies the scales, which changes no bit.
     pub unit_scale: bool,
     pub summary: crate::rig::RigSummary,
+    /// Why dual-quaternion skinning cannot skin this rig (its skinning matrices are not
+    /// rigid), or `None`: filled by `skin::SkinMethod::rig_refusal` on first ask, since
+    /// finding out samples every clip through the hierarchy (a layer above this one).
+    pub dual_quat_reason: std::sync::OnceLock<Option<String>>,
 }
 
 impl PreparedRig {
@@ -362,6 +366,7 @@ impl PreparedRig {
             normal_matrix_reason,
             unit_scale,
             summary,
+            dual_quat_reason: std::sync::OnceLock::new(),
         }
     }
 

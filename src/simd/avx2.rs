@@ -89,6 +89,17 @@ impl Simd for Avx2 {
         use std::arch::x86_64::*;
         unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) as u32 }
     }
+    #[inline(always)]
+    fn select_below(
+        self,
+        a: Self::V,
+        b: Self::V,
+        if_below: Self::V,
+        otherwise: Self::V,
+    ) -> Self::V {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_blendv_ps(otherwise, if_below, _mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) }
+    }
 
     /// Three 16-byte loads per instance, then an in-register 4×4 transpose in each
     /// 128-bit half: 24 loads and 36 shuffles for 80 values instead of 80 inserts.

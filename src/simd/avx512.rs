@@ -100,6 +100,10 @@ impl Simd for Avx512 {
         self.avx2().below_mask(a, b)
     }
     #[inline(always)]
+    fn select_below(self, a: __m256, b: __m256, if_below: __m256, otherwise: __m256) -> __m256 {
+        self.avx2().select_below(a, b, if_below, otherwise)
+    }
+    #[inline(always)]
     fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [__m256; 10] {
         self.avx2().load_qvs_lanes(locals, stride, joint)
     }

@@ -167,3 +167,138 @@ pub fn normal_3x4<S: Simd>(s: S, m: &[S::V; 12]) -> [S::V; 12] {
     }
     n
 }
+
+/// The unit dual quaternion of a rigid 3×4 matrix per lane, as eight lane vectors: the
+/// rotation quaternion x, y, z, w, then the dual part `½ (t, 0) ⊗ q` x, y, z, w.
+///
+/// The rotation comes from the 3×3 by Shepperd's method, branch-free: each of the four
+/// formulas (each divides by the component it takes a square root for) is computed, and
+/// every lane keeps the one whose pivot is largest (`trace`, `m00`, `m11` or `m22`), so
+/// no lane divides by a small number, including rotations by 180°, where the trace-only
+/// formula loses the axis's signs. The result is normalised (a matrix with rounding in its
+/// 3×3 gives a quaternion a hair off unit length). The quaternion's overall sign is
+/// whatever the pivot gives; skinning fixes antipodality per vertex.
+#[inline(always)]
+pub fn dual_quat_from_3x4<S: Simd>(s: S, m: &[S::V; 12]) -> [S::V; 8] {
+    let (m00, m01, m02, tx) = (m[0], m[1], m[2], m[3]);
+    let (m10, m11, m12, ty) = (m[4], m[5], m[6], m[7]);
+    let (m20, m21, m22, tz) = (m[8], m[9], m[10], m[11]);
+    let one = s.splat(1.0);
+    let trace = s.add(s.add(m00, m11), m22);
+    let root_w = s.sqrt(s.abs(s.add(one, trace)));
+    let root_x = s.sqrt(s.abs(s.add(one, s.sub(s.sub(m00, m11), m22))));
+    let root_y = s.sqrt(s.abs(s.add(one, s.sub(s.sub(m11, m00), m22))));
+    let root_z = s.sqrt(s.abs(s.add(one, s.sub(s.sub(m22, m00), m11))));
+    let tiny = s.splat(f32::MIN_POSITIVE);
+    let half = s.splat(0.5);
+    // 1 / (2·root) = 1 / (4c) where c = root / 2.
+    let inv_w = s.div(half, s.add(root_w, tiny));
+    let inv_x = s.div(half, s.add(root_x, tiny));
+    let inv_y = s.div(half, s.add(root_y, tiny));
+    let inv_z = s.div(half, s.add(root_z, tiny));
+    let (d21_12, d02_20, d10_01) = (s.sub(m21, m12), s.sub(m02, m20), s.sub(m10, m01));
+    let (s01_10, s02_20, s12_21) = (s.add(m01, m10), s.add(m02, m20), s.add(m12, m21));
+    let w_pivot = [
+        s.mul(d21_12, inv_w),
+        s.mul(d02_20, inv_w),
+        s.mul(d10_01, inv_w),
+        s.mul(root_w, half),
+    ];
+    let x_pivot = [
+        s.mul(root_x, half),
+        s.mul(s01_10, inv_x),
+        s.mul(s02_20, inv_x),
+        s.mul(d21_12, inv_x),
+    ];
+    let y_pivot = [
+        s.mul(s01_10, inv_y),
+        s.mul(root_y, half),
+        s.mul(s12_21, inv_y),
+        s.mul(d02_20, inv_y),
+    ];
+    let z_pivot = [
+        s.mul(s02_20, inv_z),
+        s.mul(s12_21, inv_z),
+        s.mul(root_z, half),
+        s.mul(d10_01, inv_z),
+    ];
+    // The largest of (trace, m00, m11, m22) picks the pivot.
+    let mut q = w_pivot;
+    let mut key = trace;
+    for (diagonal, pivot) in [(m00, x_pivot), (m11, y_pivot), (m22, z_pivot)] {
+        for c in 0..4 {
+            q[c] = s.select_below(key, diagonal, pivot[c], q[c]);
+        }
+        key = s.select_below(key, diagonal, diagonal, key);
+    }
+    let length_squared = s.mul_add(
+        q[3],
+        q[3],
+        s.mul_add(q[2], q[2], s.mul_add(q[1], q[1], s.mul(q[0], q[0]))),
+    );
+    let scale = s.div(one, s.sqrt(length_squared));
+    for c in &mut q {
+        *c = s.mul(*c, scale);
+    }
+    let [x, y, z, w] = q;
+    // ½ (t, 0) ⊗ q: xyz = ½ (w t + t × q.xyz), w = −½ t · q.xyz.
+    let cross = [
+        s.sub(s.mul(ty, z), s.mul(tz, y)),
+        s.sub(s.mul(tz, x), s.mul(tx, z)),
+        s.sub(s.mul(tx, y), s.mul(ty, x)),
+    ];
+    let dot = s.mul_add(tz, z, s.mul_add(ty, y, s.mul(tx, x)));
+    [
+        x,
+        y,
+        z,
+        w,
+        s.mul(half, s.mul_add(w, tx, cross[0])),
+        s.mul(half, s.mul_add(w, ty, cross[1])),
+        s.mul(half, s.mul_add(w, tz, cross[2])),
+        s.mul(s.splat(-0.5), dot),
+    ]
+}
+
+/// The rigid 3×4 matrix of a (not necessarily unit) dual quaternion per lane, normalised
+/// on the way (Kavan et al. 2008, the blended dual quaternion divided by its real part's
+/// length): with `n = |r|²`, the rotation is the quaternion's matrix divided by `n` and the
+/// translation `2 (r.w d.xyz − d.w r.xyz + r.xyz × d.xyz) / n`. One division, no square
+/// root.
+#[inline(always)]
+pub fn matrix_from_dual_quat<S: Simd>(s: S, dq: &[S::V; 8]) -> [S::V; 12] {
+    let [x, y, z, w, dx, dy, dz, dw] = *dq;
+    let n = s.mul_add(w, w, s.mul_add(z, z, s.mul_add(y, y, s.mul(x, x))));
+    let inv = s.div(s.splat(1.0), n);
+    let two_inv = s.add(inv, inv);
+    let (xx, yy, zz, ww) = (s.mul(x, x), s.mul(y, y), s.mul(z, z), s.mul(w, w));
+    let (xy, xz, yz) = (s.mul(x, y), s.mul(x, z), s.mul(y, z));
+    let (wx, wy, wz) = (s.mul(w, x), s.mul(w, y), s.mul(w, z));
+    // r.w d.xyz − d.w r.xyz + r.xyz × d.xyz
+    let tx = s.add(
+        s.sub(s.mul(w, dx), s.mul(dw, x)),
+        s.sub(s.mul(y, dz), s.mul(z, dy)),
+    );
+    let ty = s.add(
+        s.sub(s.mul(w, dy), s.mul(dw, y)),
+        s.sub(s.mul(z, dx), s.mul(x, dz)),
+    );
+    let tz = s.add(
+        s.sub(s.mul(w, dz), s.mul(dw, z)),
+        s.sub(s.mul(x, dy), s.mul(y, dx)),
+    );
+    [
+        s.mul(s.sub(s.add(ww, xx), s.add(yy, zz)), inv),
+        s.mul(s.sub(xy, wz), two_inv),
+        s.mul(s.add(xz, wy), two_inv),
+        s.mul(tx, two_inv),
+        s.mul(s.add(xy, wz), two_inv),
+        s.mul(s.sub(s.add(ww, yy), s.add(xx, zz)), inv),
+        s.mul(s.sub(yz, wx), two_inv),
+        s.mul(ty, two_inv),
+        s.mul(s.sub(xz, wy), two_inv),
+        s.mul(s.add(yz, wx), two_inv),
+        s.mul(s.sub(s.add(ww, zz), s.add(xx, yy)), inv),
+        s.mul(tz, two_inv),
+    ]
+}

@@ -25,8 +25,8 @@ pub use avx2::Avx2;
 #[cfg(target_arch = "x86_64")]
 pub use avx512::Avx512;
 pub use lane_math::{
-    load_3x4, mul_3x4, mul_3x4_left_scalar, mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4,
-    store_3x4, trs_to_3x4,
+    dual_quat_from_3x4, load_3x4, matrix_from_dual_quat, mul_3x4, mul_3x4_left_scalar,
+    mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4, trs_to_3x4,
 };
 pub use portable::Portable;
 
@@ -54,6 +54,10 @@ pub trait Simd: Copy {
     fn flip_sign(self, a: Self::V, sign: Self::V) -> Self::V;
     /// Bit `k` set where lane `k` of `a` is below lane `k` of `b`.
     fn below_mask(self, a: Self::V, b: Self::V) -> u32;
+
+    /// Per lane: `if_below` where `a < b`, else `otherwise` (a blend, no branch).
+    fn select_below(self, a: Self::V, b: Self::V, if_below: Self::V, otherwise: Self::V)
+    -> Self::V;
 
     /// Joint `joint` of eight instances' local poses (instance `k` at `k * stride`) as
     /// lanes: rotation x, y, z, w, translation x, y, z, scale x, y, z.

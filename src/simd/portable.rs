@@ -89,6 +89,15 @@ impl Simd for Portable {
         mask
     }
     #[inline(always)]
+    fn select_below(self, a: F32x8, b: F32x8, if_below: F32x8, mut otherwise: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            if a.0[i] < b.0[i] {
+                otherwise.0[i] = if_below.0[i];
+            }
+        }
+        otherwise
+    }
+    #[inline(always)]
     fn load_qvs_lanes(self, locals: &[Qvs], stride: usize, joint: usize) -> [F32x8; 10] {
         let mut v = [F32x8::ZERO; 10];
         for k in 0..LANES {

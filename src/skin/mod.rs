@@ -19,6 +19,7 @@
 pub mod dest;
 pub mod float4;
 pub mod layout;
+pub mod method;
 pub mod naive;
 pub mod output;
 pub mod reference;
@@ -33,9 +34,12 @@ pub use layout::{
     Stores, VertexOrder,
 };
 
+pub use method::{MethodSpec, SkinMethod};
+
 use crate::anim::palette::{PaletteLayout, Palettes};
 use crate::prepare::PreparedRig;
 use crate::types::LANES;
+use crate::variant::Variant;
 
 crate::declare_variants! {
     /// The skin stage's variants, baseline first, each the previous one plus one step.
@@ -51,6 +55,7 @@ crate::declare_variants! {
             order: VertexOrder::File,
             lanes: 1,
             runs_on: SkinDevice::Cpu,
+            methods: LINEAR_ONLY,
         },
         Split => SkinSpec {
             name: "split",
@@ -63,6 +68,7 @@ crate::declare_variants! {
             order: VertexOrder::File,
             lanes: 1,
             runs_on: SkinDevice::Cpu,
+            methods: LINEAR_ONLY,
         },
         Float4 => SkinSpec {
             name: "float4",
@@ -75,6 +81,7 @@ crate::declare_variants! {
             order: VertexOrder::File,
             lanes: 1,
             runs_on: SkinDevice::Cpu,
+            methods: LINEAR_ONLY,
         },
         Sorted => SkinSpec {
             name: "sorted",
@@ -87,6 +94,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: 1,
             runs_on: SkinDevice::Cpu,
+            methods: LINEAR_ONLY,
         },
         Tuned => SkinSpec {
             name: "tuned",
@@ -99,6 +107,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: 1,
             runs_on: SkinDevice::Cpu,
+            methods: LINEAR_ONLY,
         },
         Simd => SkinSpec {
             name: "simd",
@@ -111,6 +120,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
+            methods: BOTH_METHODS,
         },
         Packed => SkinSpec {
             name: "packed",
@@ -123,6 +133,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
+            methods: BOTH_METHODS,
         },
         Distinct => SkinSpec {
             name: "distinct",
@@ -135,6 +146,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
+            methods: BOTH_METHODS,
         },
         Streamed => SkinSpec {
             name: "streamed",
@@ -147,6 +159,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
+            methods: BOTH_METHODS,
         },
         Pulled => SkinSpec {
             name: "pulled",
@@ -159,6 +172,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
+            methods: BOTH_METHODS,
         },
         GpuCompute => SkinSpec {
             name: "gpu_compute",
@@ -171,6 +185,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: 1,
             runs_on: SkinDevice::GpuCompute,
+            methods: LINEAR_ONLY,
         },
         GpuVertex => SkinSpec {
             name: "gpu_vertex",
@@ -183,6 +198,7 @@ crate::declare_variants! {
             order: VertexOrder::File,
             lanes: 1,
             runs_on: SkinDevice::GpuVertex,
+            methods: LINEAR_ONLY,
         },
     }
 }
@@ -209,7 +225,12 @@ pub struct SkinSpec {
     /// `stores` and `order` describe the vertices the GPU computes; what the CPU writes (and
     /// uploads) is the palettes ([`OutputLayout`] says where).
     pub runs_on: SkinDevice,
+    /// The skinning methods its kernel implements (linear first).
+    pub methods: &'static [SkinMethod],
 }
+
+const LINEAR_ONLY: &[SkinMethod] = &[SkinMethod::Linear];
+const BOTH_METHODS: &[SkinMethod] = &[SkinMethod::Linear, SkinMethod::DualQuat];
 
 /// Where a skin variant skins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -250,6 +271,31 @@ impl SkinVariant {
         }
     }
 
+    /// Why this variant cannot skin with `method` (its kernel does not implement it, or
+    /// the rig's joints are not rigid for dual quaternions), or `None`.
+    pub fn method_refusal(self, method: SkinMethod, rig: &PreparedRig) -> Option<String> {
+        if !self.spec().methods.contains(&method) {
+            let with: Vec<&str> = SkinVariant::ALL
+                .iter()
+                .filter(|v| v.spec().methods.contains(&method))
+                .map(|v| v.name())
+                .collect();
+            return Some(format!(
+                "the {} skin variant implements {} only; {} skinning runs in {}",
+                self.name(),
+                self.spec()
+                    .methods
+                    .iter()
+                    .map(|m| m.name())
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                method.name(),
+                with.join(", ")
+            ));
+        }
+        method.rig_refusal(rig)
+    }
+
     /// This variant's output layout for `rig`.
     pub fn layout(self, rig: &PreparedRig) -> OutputLayout {
         OutputLayout::new(self, rig)
@@ -284,6 +330,11 @@ pub enum SkinError {
     },
     #[error("{active} live instances in a group; 1..={LANES} are allowed")]
     Active { active: usize },
+    #[error("the {variant} skin variant does not implement {method} skinning")]
+    Method {
+        variant: &'static str,
+        method: &'static str,
+    },
     #[error(transparent)]
     Buffer(#[from] BufferError),
 }
@@ -299,7 +350,14 @@ pub fn run_group(
     palettes: Palettes,
     mut out: Dest<u8>,
     active: usize,
+    method: SkinMethod,
 ) -> Result<(), SkinError> {
+    if !variant.spec().methods.contains(&method) {
+        return Err(SkinError::Method {
+            variant: variant.spec().name,
+            method: method.name(),
+        });
+    }
     if layout.variant != variant {
         return Err(SkinError::OtherVariant {
             variant: variant.spec().name,
@@ -415,7 +473,7 @@ pub fn run_group(
             let Palettes::Lanes(p) = palettes else {
                 return Err(wrong());
             };
-            simd::run(rig, p, out, layout, active);
+            simd::run(rig, p, out, layout, active, method);
         }
         SkinVariant::GpuCompute | SkinVariant::GpuVertex => {
             let Palettes::Lanes(p) = palettes else {

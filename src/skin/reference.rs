@@ -12,8 +12,14 @@
 //! joint matrix that is a rotation times a scale has that rotation as its normal matrix:
 //! joints blend as rotations, whatever their scale. Only directions are compared, since
 //! the renderer normalises.
+//!
+//! The dual-quaternion oracle ([`skin_dual_quat`]) follows Kavan et al. 2008 literally:
+//! each joint's rigid matrix as a unit dual quaternion, the vertex's influences summed by
+//! weight with the sign of each flipped where its rotation's dot product with the first
+//! influence's is negative, the sum divided by its real part's length, and that rigid
+//! transform applied to the position and the normal.
 
-use glam::{DMat3, DMat4, DVec3};
+use glam::{DMat3, DMat4, DQuat, DVec3};
 
 use crate::rig::Mesh;
 
@@ -83,4 +89,41 @@ pub fn skin_rows(
         out_normals.push(sn);
     }
     (out_positions, out_normals)
+}
+
+/// A rigid matrix as a unit dual quaternion: (rotation, dual part `½ (t, 0) ⊗ rotation`).
+pub fn dual_quat(m: &DMat4) -> (DQuat, DQuat) {
+    let rotation = DQuat::from_mat3(&DMat3::from_mat4(*m)).normalize();
+    let t = m.w_axis.truncate();
+    let dual = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * rotation * 0.5;
+    (rotation, dual)
+}
+
+/// Dual-quaternion skinned positions and normals (unit normals), file vertex order.
+pub fn skin_dual_quat(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
+    let dual_quats: Vec<(DQuat, DQuat)> = palette.iter().map(dual_quat).collect();
+    let mut positions = Vec::with_capacity(mesh.vertex_count());
+    let mut normals = Vec::with_capacity(mesh.vertex_count());
+    for v in 0..mesh.vertex_count() {
+        let pivot = dual_quats[mesh.joints[v][0] as usize].0;
+        let (mut real, mut dual) = (
+            DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        );
+        for k in 0..4 {
+            let (j, w) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
+            let (r, d) = dual_quats[j];
+            let w = if pivot.dot(r) < 0.0 { -w } else { w };
+            real += r * w;
+            dual += d * w;
+        }
+        let length = real.length();
+        let (real, dual) = (real * (1.0 / length), dual * (1.0 / length));
+        // Translation: 2 · dual ⊗ conj(real).
+        let t = dual * real.conjugate() * 2.0;
+        let p = mesh.positions[v].as_dvec3();
+        positions.push(real * p + DVec3::new(t.x, t.y, t.z));
+        normals.push(real * mesh.normals[v].as_dvec3());
+    }
+    (positions, normals)
 }

@@ -47,11 +47,12 @@
 //! (`OWN_NORMALS`), so rigs without pay nothing.
 
 use super::Dest;
+use super::SkinMethod;
 use super::Skins;
 use super::layout::{OutputLayout, Stores};
 use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
 use crate::prepare::{PreparedRig, Run, SortedMesh};
-use crate::simd::Simd;
+use crate::simd::{Simd, matrix_from_dual_quat};
 use crate::types::{LANES, Lanes3x4, VertexF4};
 
 /// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
@@ -138,6 +139,7 @@ pub(super) fn run(
     mut out: Dest<u8>,
     layout: &OutputLayout,
     active: usize,
+    method: SkinMethod,
 ) {
     let mesh = &rig.mesh.sorted;
     let every_run: [Run; 4] = std::array::from_fn(|c| Run {
@@ -200,10 +202,14 @@ pub(super) fn run(
     }
     // Rigs with and without own normal matrices run separately compiled entry points, so
     // the loops without them are laid out as they were before normal matrices existed.
-    if rig.own_normal_matrices() {
-        skin_lanes_own_normals(input, palettes, outs, active, writer, copies)
-    } else {
-        skin_lanes(input, palettes, outs, active, writer, copies)
+    // Dual quaternions are rigid: the rotation is the normal's transform, so they never
+    // read normal matrices.
+    match method {
+        SkinMethod::DualQuat => skin_lanes_dual_quat(input, palettes, outs, active, writer, copies),
+        SkinMethod::Linear if rig.own_normal_matrices() => {
+            skin_lanes_own_normals(input, palettes, outs, active, writer, copies)
+        }
+        SkinMethod::Linear => skin_lanes(input, palettes, outs, active, writer, copies),
     }
 }
 
@@ -216,7 +222,7 @@ crate::dispatch_simd!(
         writer: Writer,
         copies: bool,
     ) -> () {
-        loops::<_, false>
+        loops::<_, false, false>
     }
 );
 
@@ -229,7 +235,20 @@ crate::dispatch_simd!(
         writer: Writer,
         copies: bool,
     ) -> () {
-        loops::<_, true>
+        loops::<_, true, false>
+    }
+);
+
+crate::dispatch_simd!(
+    fn skin_lanes_dual_quat(
+        input: Input<'_>,
+        palettes: LanePalettes<'_>,
+        outs: Outputs,
+        active: usize,
+        writer: Writer,
+        copies: bool,
+    ) -> () {
+        loops::<_, false, true>
     }
 );
 
@@ -237,7 +256,7 @@ crate::dispatch_simd!(
 /// tests vanish from the hot path; a partial last group keeps them. Writers that store
 /// whole groups (lane blocks) need only one copy.
 #[inline(always)]
-fn loops<S: Simd, const OWN_NORMALS: bool>(
+fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool>(
     s: S,
     input: Input<'_>,
     palettes: LanePalettes<'_>,
@@ -251,18 +270,38 @@ fn loops<S: Simd, const OWN_NORMALS: bool>(
     // enough.
     unsafe {
         match (writer, copies) {
-            (Writer::Blocks, true) => {
-                group::<S, _, true, OWN_NORMALS>(s, input, palettes, &outs, active, BlockWriter)
-            }
-            (Writer::Blocks, false) => {
-                group::<S, _, false, OWN_NORMALS>(s, input, palettes, &outs, active, BlockWriter)
-            }
-            (Writer::Float4, _) => {
-                group::<S, _, true, OWN_NORMALS>(s, input, palettes, &outs, active, Float4Writer)
-            }
-            (Writer::Packed, _) => {
-                group::<S, _, true, OWN_NORMALS>(s, input, palettes, &outs, active, PackedWriter)
-            }
+            (Writer::Blocks, true) => group::<S, _, true, OWN_NORMALS, DUAL_QUAT>(
+                s,
+                input,
+                palettes,
+                &outs,
+                active,
+                BlockWriter,
+            ),
+            (Writer::Blocks, false) => group::<S, _, false, OWN_NORMALS, DUAL_QUAT>(
+                s,
+                input,
+                palettes,
+                &outs,
+                active,
+                BlockWriter,
+            ),
+            (Writer::Float4, _) => group::<S, _, true, OWN_NORMALS, DUAL_QUAT>(
+                s,
+                input,
+                palettes,
+                &outs,
+                active,
+                Float4Writer,
+            ),
+            (Writer::Packed, _) => group::<S, _, true, OWN_NORMALS, DUAL_QUAT>(
+                s,
+                input,
+                palettes,
+                &outs,
+                active,
+                PackedWriter,
+            ),
         }
     }
 }
@@ -270,7 +309,13 @@ fn loops<S: Simd, const OWN_NORMALS: bool>(
 /// # Safety
 /// As for [`runs`].
 #[inline(always)]
-unsafe fn group<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS: bool>(
+unsafe fn group<
+    S: Simd,
+    W: OutputWriter,
+    const COPIES: bool,
+    const OWN_NORMALS: bool,
+    const DUAL_QUAT: bool,
+>(
     s: S,
     input: Input<'_>,
     palettes: LanePalettes<'_>,
@@ -281,9 +326,9 @@ unsafe fn group<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS:
     // SAFETY: forwarded from the caller.
     unsafe {
         if W::WHOLE_GROUP || active == LANES {
-            runs::<S, W, COPIES, OWN_NORMALS>(s, input, palettes, outs, LANES, writer);
+            runs::<S, W, COPIES, OWN_NORMALS, DUAL_QUAT>(s, input, palettes, outs, LANES, writer);
         } else {
-            runs::<S, W, COPIES, OWN_NORMALS>(s, input, palettes, outs, active, writer);
+            runs::<S, W, COPIES, OWN_NORMALS, DUAL_QUAT>(s, input, palettes, outs, active, writer);
         }
     }
     writer.finish(s);
@@ -294,7 +339,13 @@ unsafe fn group<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS:
 /// copies, or without for `COPIES == false`), and every joint index must be below
 /// `palettes.len()` (both checked in `run`).
 #[inline(always)]
-unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS: bool>(
+unsafe fn runs<
+    S: Simd,
+    W: OutputWriter,
+    const COPIES: bool,
+    const OWN_NORMALS: bool,
+    const DUAL_QUAT: bool,
+>(
     s: S,
     input: Input<'_>,
     palettes: LanePalettes<'_>,
@@ -314,16 +365,16 @@ unsafe fn runs<S: Simd, W: OutputWriter, const COPIES: bool, const OWN_NORMALS: 
         // v..v + run.len * count, inside what the runs cover.
         unsafe {
             match k {
-                1 => class::<S, W, 1, OWN_NORMALS>(
+                1 => class::<S, W, 1, OWN_NORMALS, DUAL_QUAT>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                2 => class::<S, W, 2, OWN_NORMALS>(
+                2 => class::<S, W, 2, OWN_NORMALS, DUAL_QUAT>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                3 => class::<S, W, 3, OWN_NORMALS>(
+                3 => class::<S, W, 3, OWN_NORMALS, DUAL_QUAT>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                _ => class::<S, W, 4, OWN_NORMALS>(
+                _ => class::<S, W, 4, OWN_NORMALS, DUAL_QUAT>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
             }
@@ -381,7 +432,13 @@ fn blend_into<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
 /// As for [`runs`], for output vertices `v..v + source.len() * count`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: bool>(
+unsafe fn class<
+    S: Simd,
+    W: OutputWriter,
+    const K: usize,
+    const OWN_NORMALS: bool,
+    const DUAL_QUAT: bool,
+>(
     s: S,
     source: &[VertexF4],
     joints: &[u16],
@@ -393,6 +450,15 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: boo
     count: usize,
     writer: W,
 ) {
+    if DUAL_QUAT {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            dual_quat_class::<S, W, K>(
+                s, source, joints, weights, palettes, outs, active, v, count, writer,
+            )
+        };
+        return;
+    }
     if K == 1 {
         for (&j0, vertex) in joints.iter().zip(source) {
             let m = palettes.position(j0);
@@ -430,6 +496,82 @@ unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: boo
         } else {
             unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
         }
+        v += count;
+    }
+}
+
+/// One run with dual quaternions (the lane palette's entries 0–7 per joint, see
+/// `anim::palette::to_dual_quat`): the first influence's dual quaternion scaled by its
+/// weight, each further one added with its weight's sign flipped in the lanes where its
+/// rotation's dot product with the first's is negative (antipodality, Kavan 2008), the sum
+/// turned into a rigid 3×4 (normalised on the way, one division) and applied as the linear
+/// path applies its blend, the same matrix for the normal.
+///
+/// # Safety
+/// As for [`class`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
+    s: S,
+    source: &[VertexF4],
+    joints: &[u16],
+    weights: &[f32],
+    palettes: LanePalettes<'_>,
+    outs: &Outputs,
+    active: usize,
+    mut v: usize,
+    count: usize,
+    writer: W,
+) {
+    if K == 1 {
+        for (&j0, vertex) in joints.iter().zip(source) {
+            let q = palettes.position(j0);
+            let mut dq = [s.splat(0.0); 8];
+            for e in 0..8 {
+                dq[e] = s.load(&q[e]);
+            }
+            let m = matrix_from_dual_quat(s, &dq);
+            // SAFETY: forwarded from the caller.
+            unsafe { emit(s, &m, &m, vertex, outs, active, v, count, writer) };
+            v += count;
+        }
+        return;
+    }
+    for ((jj, ww), vertex) in joints
+        .chunks_exact(K)
+        .zip(weights.chunks_exact(K))
+        .zip(source)
+    {
+        let first = palettes.position(jj[0]);
+        let mut pivot = [s.splat(0.0); 4];
+        let mut dq = [s.splat(0.0); 8];
+        let w0 = s.splat(ww[0]);
+        for e in 0..8 {
+            let x = s.load(&first[e]);
+            if e < 4 {
+                pivot[e] = x;
+            }
+            dq[e] = s.mul(x, w0);
+        }
+        for i in 1..K {
+            let q = palettes.position(jj[i]);
+            let dot = s.mul_add(
+                s.load(&q[3]),
+                pivot[3],
+                s.mul_add(
+                    s.load(&q[2]),
+                    pivot[2],
+                    s.mul_add(s.load(&q[1]), pivot[1], s.mul(s.load(&q[0]), pivot[0])),
+                ),
+            );
+            let w = s.flip_sign(s.splat(ww[i]), dot);
+            for e in 0..8 {
+                dq[e] = s.mul_add(s.load(&q[e]), w, dq[e]);
+            }
+        }
+        let m = matrix_from_dual_quat(s, &dq);
+        // SAFETY: forwarded from the caller.
+        unsafe { emit(s, &m, &m, vertex, outs, active, v, count, writer) };
         v += count;
     }
 }

@@ -24,7 +24,7 @@ use crate::gpu::context::AdapterSummary;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
 use crate::simd::SimdLevel;
-use crate::skin::{SkinDevice, SkinVariant};
+use crate::skin::{SkinDevice, SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
 /// Everything the user can change from the panel (and the command line).
@@ -66,6 +66,8 @@ pub struct PanelInfo<'a> {
     pub refusals: &'a [(HierarchyVariant, String)],
     /// The skin variants this adapter cannot run, and why.
     pub skin_refusals: &'a [(SkinVariant, String)],
+    /// The skinning methods the chosen skin variant cannot run on this rig, and why.
+    pub method_refusals: Vec<(SkinMethod, String)>,
     /// Bytes the CPU writes for the GPU each frame (vertices, or palettes).
     pub uploaded_bytes: u64,
     pub memory: MemoryReport,
@@ -165,6 +167,7 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     ui.label(RichText::new("Variants").strong());
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
     variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
+    variant_combo(ui, &mut pipeline.method, &info.method_refusals);
     if pipeline.skin.spec().runs_on == SkinDevice::GpuCompute {
         variant_combo(ui, &mut settings.compute_shader, &[]);
     }

@@ -24,7 +24,7 @@ use crate::gpu::{
     read_buffer, renderer::read_texture, save_png,
 };
 use crate::prepare::PreparedRig;
-use crate::skin::SkinVariant;
+use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
 /// Metres between neighbouring characters.
@@ -487,6 +487,14 @@ impl Scene {
             max_instances: self.max_instances(),
             refusals: &self.refusals,
             skin_refusals: &self.skin_refusals,
+            method_refusals: SkinMethod::ALL
+                .iter()
+                .filter_map(|&m| {
+                    (self.settings.pipeline.skin)
+                        .method_refusal(m, &rig)
+                        .map(|reason| (m, reason))
+                })
+                .collect(),
             memory: self.pipeline.memory_report(),
             uploaded_bytes: self.pipeline.output_bytes(self.crowd.len()) as u64,
             verify: self.requests.last_verify.as_ref(),
