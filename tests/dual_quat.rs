@@ -2,10 +2,14 @@
 //! → unit dual quaternion (Shepperd's method, branch-free) → matrix again gives the
 //! matrix back, and the rotation is glam's up to sign. The rotations include half turns
 //! about axes off the coordinate axes, where a conversion that only uses the trace loses
-//! the axis's signs (the conformance rigs reach such poses rarely).
+//! the axis's signs (the conformance rigs reach such poses rarely). The skin kernels'
+//! direct transform by a blended (not unit) dual quaternion moves a point and a direction
+//! as the matrix does.
 
 use glam::{Mat3, Mat4, Quat, Vec3};
-use skinbench::simd::{F32x8, LANES, Portable, Simd, dual_quat_from_3x4, matrix_from_dual_quat};
+use skinbench::simd::{
+    F32x8, LANES, Portable, Simd, dual_quat_from_3x4, matrix_from_dual_quat, transform_by_dual_quat,
+};
 
 /// Rigid transforms, eight per group (one per lane).
 fn transforms() -> Vec<Mat4> {
@@ -60,6 +64,20 @@ fn check<S: Simd>(s: S, level: &str) {
         }
         let dq = dual_quat_from_3x4(s, &v);
         let back = matrix_from_dual_quat(s, &dq);
+        // A blend of unit dual quaternions is shorter than one: the transform normalises.
+        let blended = dq.map(|x| s.mul(x, s.splat(0.6)));
+        let (point, direction) = (Vec3::new(0.3, -1.2, 2.0), Vec3::new(0.5, 0.5, -0.7));
+        let (moved, turned) = transform_by_dual_quat(
+            s,
+            &blended,
+            point.to_array().map(|x| s.splat(x)),
+            direction.to_array().map(|x| s.splat(x)),
+        );
+        let mut moved_lanes = [F32x8::ZERO; 6];
+        for c in 0..3 {
+            s.store(&mut moved_lanes[c], moved[c]);
+            s.store(&mut moved_lanes[3 + c], turned[c]);
+        }
         let mut dq_lanes = [F32x8::ZERO; 8];
         let mut back_lanes = [F32x8::ZERO; 12];
         for e in 0..8 {
@@ -75,6 +93,19 @@ fn check<S: Simd>(s: S, level: &str) {
                 assert!(
                     (want - got).abs() < 2e-5,
                     "{level}: lane {k} entry {e}: {got} instead of {want} for {m:?}"
+                );
+            }
+            let want_point = m.transform_point3(point);
+            let want_direction = m.transform_vector3(direction);
+            for c in 0..3 {
+                let (got_point, got_direction) = (moved_lanes[c].0[k], moved_lanes[3 + c].0[k]);
+                assert!(
+                    (got_point - want_point[c]).abs() < 2e-5
+                        && (got_direction - want_direction[c]).abs() < 2e-5,
+                    "{level}: lane {k}: the direct transform moved the point to {got_point} \
+                     (want {}) and the direction to {got_direction} (want {}) in axis {c}",
+                    want_point[c],
+                    want_direction[c]
                 );
             }
             let q = Quat::from_xyzw(

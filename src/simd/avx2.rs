@@ -67,6 +67,10 @@ impl Simd for Avx2 {
         unsafe { std::arch::x86_64::_mm256_fmadd_ps(a, b, c) }
     }
     #[inline(always)]
+    fn neg_mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        unsafe { std::arch::x86_64::_mm256_fnmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
     fn div(self, a: Self::V, b: Self::V) -> Self::V {
         unsafe { std::arch::x86_64::_mm256_div_ps(a, b) }
     }

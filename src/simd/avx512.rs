@@ -80,6 +80,10 @@ impl Simd for Avx512 {
         self.avx2().mul_add(a, b, c)
     }
     #[inline(always)]
+    fn neg_mul_add(self, a: __m256, b: __m256, c: __m256) -> __m256 {
+        self.avx2().neg_mul_add(a, b, c)
+    }
+    #[inline(always)]
     fn div(self, a: __m256, b: __m256) -> __m256 {
         self.avx2().div(a, b)
     }

@@ -302,3 +302,72 @@ pub fn matrix_from_dual_quat<S: Simd>(s: S, dq: &[S::V; 8]) -> [S::V; 12] {
         s.mul(tz, two_inv),
     ]
 }
+
+/// A point `p` and a direction `n` moved by a (not necessarily unit) dual quaternion per
+/// lane, without building its matrix: with `L = |r|²`, `p' = p + 2/L · (r × (r × p + w p)
+/// + w d − d.w r + r × d)` and the direction the same without the translation terms. The
+/// same result as [`matrix_from_dual_quat`] applied to both, in about 54 operations where
+/// the matrix and its two products take about 82: what a vertex with several influences
+/// pays once it has blended its dual quaternions (one influence reuses a cached matrix).
+#[inline(always)]
+pub fn transform_by_dual_quat<S: Simd>(
+    s: S,
+    dq: &[S::V; 8],
+    p: [S::V; 3],
+    n: [S::V; 3],
+) -> ([S::V; 3], [S::V; 3]) {
+    let [x, y, z, w, dx, dy, dz, dw] = *dq;
+    let len2 = s.mul_add(w, w, s.mul_add(z, z, s.mul_add(y, y, s.mul(x, x))));
+    let two_inv = s.div(s.splat(2.0), len2);
+    // w d − d.w r + r × d: the translation times L/2.
+    let shift = [
+        s.mul_add(
+            w,
+            dx,
+            s.neg_mul_add(dw, x, s.neg_mul_add(z, dy, s.mul(y, dz))),
+        ),
+        s.mul_add(
+            w,
+            dy,
+            s.neg_mul_add(dw, y, s.neg_mul_add(x, dz, s.mul(z, dx))),
+        ),
+        s.mul_add(
+            w,
+            dz,
+            s.neg_mul_add(dw, z, s.neg_mul_add(y, dx, s.mul(x, dy))),
+        ),
+    ];
+    let moved = turn(s, [x, y, z, w], p, shift);
+    let zero = s.splat(0.0);
+    let turned = turn(s, [x, y, z, w], n, [zero; 3]);
+    (
+        [
+            s.mul_add(two_inv, moved[0], p[0]),
+            s.mul_add(two_inv, moved[1], p[1]),
+            s.mul_add(two_inv, moved[2], p[2]),
+        ],
+        [
+            s.mul_add(two_inv, turned[0], n[0]),
+            s.mul_add(two_inv, turned[1], n[1]),
+            s.mul_add(two_inv, turned[2], n[2]),
+        ],
+    )
+}
+
+/// `acc + r × (r × v + w v)` for the quaternion `[r, w]`: the rotation's change of `v`
+/// times `|q|²/2`. A function rather than a closure so that it is inlined into the
+/// `#[target_feature]` copies of the kernels.
+#[inline(always)]
+fn turn<S: Simd>(s: S, q: [S::V; 4], v: [S::V; 3], acc: [S::V; 3]) -> [S::V; 3] {
+    let [x, y, z, w] = q;
+    let c = [
+        s.mul_add(w, v[0], s.neg_mul_add(z, v[1], s.mul(y, v[2]))),
+        s.mul_add(w, v[1], s.neg_mul_add(x, v[2], s.mul(z, v[0]))),
+        s.mul_add(w, v[2], s.neg_mul_add(y, v[0], s.mul(x, v[1]))),
+    ];
+    [
+        s.mul_add(y, c[2], s.neg_mul_add(z, c[1], acc[0])),
+        s.mul_add(z, c[0], s.neg_mul_add(x, c[2], acc[1])),
+        s.mul_add(x, c[1], s.neg_mul_add(y, c[0], acc[2])),
+    ]
+}

@@ -26,7 +26,8 @@ pub use avx2::Avx2;
 pub use avx512::Avx512;
 pub use lane_math::{
     dual_quat_from_3x4, load_3x4, matrix_from_dual_quat, mul_3x4, mul_3x4_left_scalar,
-    mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4, trs_to_3x4,
+    mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4, transform_by_dual_quat,
+    trs_to_3x4,
 };
 pub use portable::Portable;
 
@@ -44,6 +45,8 @@ pub trait Simd: Copy {
     fn mul(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a * b + c` (one rounding with FMA).
     fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `c - a * b` (one rounding with FMA).
+    fn neg_mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
     /// `a / b`.
     fn div(self, a: Self::V, b: Self::V) -> Self::V;
     /// `√a` (correctly rounded).

@@ -53,6 +53,13 @@ impl Simd for Portable {
         a
     }
     #[inline(always)]
+    fn neg_mul_add(self, mut a: F32x8, b: F32x8, c: F32x8) -> F32x8 {
+        for i in 0..LANES {
+            a.0[i] = c.0[i] - a.0[i] * b.0[i];
+        }
+        a
+    }
+    #[inline(always)]
     fn div(self, mut a: F32x8, b: F32x8) -> F32x8 {
         for i in 0..LANES {
             a.0[i] /= b.0[i];

@@ -52,7 +52,7 @@ use super::Skins;
 use super::layout::{OutputLayout, Stores};
 use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
 use crate::prepare::{PreparedRig, Run, SortedMesh};
-use crate::simd::{Simd, matrix_from_dual_quat};
+use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
 use crate::types::{LANES, Lanes3x4, VertexF4};
 
 /// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
@@ -504,8 +504,9 @@ unsafe fn class<
 /// `anim::palette::to_dual_quat`): the first influence's dual quaternion scaled by its
 /// weight, each further one added with its weight's sign flipped in the lanes where its
 /// rotation's dot product with the first's is negative (antipodality, Kavan 2008), the sum
-/// turned into a rigid 3×4 (normalised on the way, one division) and applied as the linear
-/// path applies its blend, the same matrix for the normal.
+/// normalised (one division) and applied to position and normal directly
+/// ([`transform_by_dual_quat`]: building the 3×4 and multiplying costs half again as
+/// much).
 ///
 /// # Safety
 /// As for [`class`].
@@ -524,54 +525,79 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
     writer: W,
 ) {
     if K == 1 {
+        // One influence needs no blend and no normalisation: its joint's rigid matrix,
+        // built once per joint (vertices are sorted by joint within a class, so a class
+        // of one influence is runs of the same joint).
+        let mut cached = None;
+        let mut m = [s.splat(0.0); 12];
         for (&j0, vertex) in joints.iter().zip(source) {
-            let q = palettes.position(j0);
-            let mut dq = [s.splat(0.0); 8];
-            for e in 0..8 {
-                dq[e] = s.load(&q[e]);
+            if cached != Some(j0) {
+                let q = palettes.position(j0);
+                let mut dq = [s.splat(0.0); 8];
+                for e in 0..8 {
+                    dq[e] = s.load(&q[e]);
+                }
+                m = matrix_from_dual_quat(s, &dq);
+                cached = Some(j0);
             }
-            let m = matrix_from_dual_quat(s, &dq);
             // SAFETY: forwarded from the caller.
             unsafe { emit(s, &m, &m, vertex, outs, active, v, count, writer) };
             v += count;
         }
         return;
     }
+    // The antipodality signs depend only on the joints, and consecutive vertices of a
+    // class often share them (sorted by joints): their dot products are kept and
+    // recomputed only when the joints change.
+    let mut signs_of: [u16; K] = [u16::MAX; K];
+    let mut signs = [s.splat(0.0); K];
     for ((jj, ww), vertex) in joints
         .chunks_exact(K)
         .zip(weights.chunks_exact(K))
         .zip(source)
     {
         let first = palettes.position(jj[0]);
-        let mut pivot = [s.splat(0.0); 4];
+        if jj != signs_of {
+            for i in 1..K {
+                let q = palettes.position(jj[i]);
+                signs[i] = s.mul_add(
+                    s.load(&q[3]),
+                    s.load(&first[3]),
+                    s.mul_add(
+                        s.load(&q[2]),
+                        s.load(&first[2]),
+                        s.mul_add(
+                            s.load(&q[1]),
+                            s.load(&first[1]),
+                            s.mul(s.load(&q[0]), s.load(&first[0])),
+                        ),
+                    ),
+                );
+            }
+            signs_of.copy_from_slice(jj);
+        }
         let mut dq = [s.splat(0.0); 8];
         let w0 = s.splat(ww[0]);
         for e in 0..8 {
-            let x = s.load(&first[e]);
-            if e < 4 {
-                pivot[e] = x;
-            }
-            dq[e] = s.mul(x, w0);
+            dq[e] = s.mul(s.load(&first[e]), w0);
         }
         for i in 1..K {
             let q = palettes.position(jj[i]);
-            let dot = s.mul_add(
-                s.load(&q[3]),
-                pivot[3],
-                s.mul_add(
-                    s.load(&q[2]),
-                    pivot[2],
-                    s.mul_add(s.load(&q[1]), pivot[1], s.mul(s.load(&q[0]), pivot[0])),
-                ),
-            );
-            let w = s.flip_sign(s.splat(ww[i]), dot);
+            let w = s.flip_sign(s.splat(ww[i]), signs[i]);
             for e in 0..8 {
                 dq[e] = s.mul_add(s.load(&q[e]), w, dq[e]);
             }
         }
-        let m = matrix_from_dual_quat(s, &dq);
+        let [px, py, pz, _] = vertex.position;
+        let [nx, ny, nz, _] = vertex.normal;
+        let (position, normal) = transform_by_dual_quat(
+            s,
+            &dq,
+            [s.splat(px), s.splat(py), s.splat(pz)],
+            [s.splat(nx), s.splat(ny), s.splat(nz)],
+        );
         // SAFETY: forwarded from the caller.
-        unsafe { emit(s, &m, &m, vertex, outs, active, v, count, writer) };
+        unsafe { writer.write(s, outs, v, count, position, normal, active) };
         v += count;
     }
 }
