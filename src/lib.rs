@@ -21,3 +21,5 @@ pub mod variant;
 
 /// The built-in reference rig (`assets/reference.glb`), embedded so the app needs no path.
 pub const REFERENCE_RIG_GLB: &[u8] = include_bytes!("../assets/reference.glb");
+/// The built-in `twist` rig (`assets/twist.glb`, `rig::generate::twist`).
+pub const TWIST_RIG_GLB: &[u8] = include_bytes!("../assets/twist.glb");

@@ -19,6 +19,7 @@ use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::gpu::UploadVariant;
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::prepare::PreparedRig;
+use skinbench::rig::generate::BuiltInRig;
 use skinbench::rig::{self, RigSummary};
 use skinbench::simd::SimdLevel;
 use skinbench::skin::{SkinMethod, SkinVariant};
@@ -67,7 +68,8 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 /// The app's settings (all of them can also be changed in the panel).
 #[derive(clap::Args, Debug)]
 struct AppArgs {
-    /// A .gltf or .glb rig (default: the built-in reference rig).
+    /// A .gltf or .glb rig, or a built-in rig by name: reference (the default) or twist
+    /// (write ./twist for a file of that name).
     #[arg(long)]
     rig: Option<PathBuf>,
     /// Number of characters, 1..=10000.
@@ -111,6 +113,10 @@ struct AppArgs {
     /// Start paused.
     #[arg(long)]
     paused: bool,
+    /// Start every character at this time into its clip, instead of a random phase (with
+    /// --paused: a still of that pose, e.g. a rig's worst frame from the bench).
+    #[arg(long, value_name = "SECS", value_parser = clip_time)]
+    clip_time: Option<f32>,
     /// Cross-fade each character towards its second clip with this weight (0 = off).
     #[arg(long, default_value_t = 0.0)]
     blend: f32,
@@ -160,7 +166,7 @@ fn parse_soak_secs(s: &str) -> Result<f64, String> {
 enum Command {
     /// Print a summary of a glTF rig: joints, vertices, influences, clips.
     Inspect {
-        /// A .gltf or .glb file.
+        /// A .gltf or .glb file, or a built-in rig by name (reference, twist).
         #[arg(value_name = "RIG")]
         file: PathBuf,
         /// Print one JSON object instead of text.
@@ -169,7 +175,8 @@ enum Command {
     },
     /// Measure the CPU stages' variants and write tables to bench-results/.
     Bench {
-        /// A .gltf or .glb rig (default: the built-in reference rig).
+        /// A .gltf or .glb rig, or a built-in rig by name: reference (the default) or twist
+        /// (write ./twist for a file of that name).
         #[arg(long)]
         rig: Option<PathBuf>,
         /// Same workloads, fewer frames (under a minute).
@@ -199,7 +206,7 @@ enum Command {
     /// Write one instance's skinned mesh at one time as .glb or .obj (vertices in the rig
     /// file's order), through the same pipeline and read-back as verify.
     Pose {
-        /// A .gltf or .glb rig.
+        /// A .gltf or .glb rig, or a built-in rig by name (reference, twist).
         #[arg(value_name = "RIG")]
         file: PathBuf,
         /// The clip to pose (default: the rig's first clip; the rest pose without clips).
@@ -223,11 +230,15 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Generate the built-in reference rig as a .glb file.
+    /// Generate a built-in rig as a .glb file.
     GenRig {
-        /// Where to write it.
-        #[arg(long, default_value = "assets/reference.glb")]
-        out: PathBuf,
+        /// Which rig.
+        #[arg(long, default_value = "reference", value_parser = built_in_rig_parser())]
+        kind: BuiltInRig,
+        /// Where to write it (default: the rig's file under assets/, the copy the binary
+        /// embeds).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -277,7 +288,10 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Inspect { file, json }) => {
-            let (loaded, report) = rig::import_path(&file)?;
+            let (loaded, report) = match built_in_rig(&file) {
+                Some(built_in) => rig::import_slice(built_in.glb(), built_in.asset_path(), None)?,
+                None => rig::import_path(&file)?,
+            };
             let summary = RigSummary::new(&loaded, &report);
             let name = file.display().to_string();
             let prepared = PreparedRig::new(loaded, &report, &name);
@@ -338,9 +352,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Some(Command::GenRig { out }) => {
-            let bytes =
-                rig::glb::write_glb(&rig::generate::reference_rig(), rig::generate::GENERATOR);
+        Some(Command::GenRig { kind, out }) => {
+            let out = out.unwrap_or_else(|| PathBuf::from(kind.asset_path()));
+            let bytes = rig::glb::write_glb(&kind.generate(), rig::generate::GENERATOR);
             std::fs::write(&out, &bytes)
                 .with_context(|| format!("cannot write {}", out.display()))?;
             println!("wrote {} ({} bytes)", out.display(), bytes.len());
@@ -350,11 +364,29 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// `--rig`: a built-in rig's name, else a file (`./twist` reads a file of that name).
 fn load_rig(path: Option<&std::path::Path>) -> anyhow::Result<std::sync::Arc<PreparedRig>> {
     Ok(std::sync::Arc::new(match path {
-        Some(p) => PreparedRig::load(p)?,
+        Some(p) => match built_in_rig(p) {
+            Some(built_in) => PreparedRig::built_in(built_in),
+            None => PreparedRig::load(p)?,
+        },
         None => PreparedRig::reference(),
     }))
+}
+
+/// The built-in rig `path` names, if it is exactly one of their names.
+fn built_in_rig(path: &std::path::Path) -> Option<BuiltInRig> {
+    path.to_str().and_then(BuiltInRig::from_name)
+}
+
+fn built_in_rig_parser() -> impl TypedValueParser<Value = BuiltInRig> {
+    PossibleValuesParser::new(
+        BuiltInRig::ALL
+            .iter()
+            .map(|r| PossibleValue::new(r.name()).help(r.description())),
+    )
+    .map(|name: String| BuiltInRig::from_name(&name).expect("one of the possible values"))
 }
 
 /// `--simd-level` values: names from the one declaration, comma-separated or repeated,
@@ -382,6 +414,16 @@ fn parse_simd_levels(given: &[String]) -> anyhow::Result<Vec<SimdLevel>> {
         }
     }
     Ok(levels)
+}
+
+/// `--clip-time`: a finite time, 0 or later.
+fn clip_time(value: &str) -> Result<f32, String> {
+    match value.parse::<f32>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!(
+            "{value:?} is not a time in seconds (a number, 0 or more)"
+        )),
+    }
 }
 
 /// `on` or `off`.
@@ -567,11 +609,12 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             verify: args.verify,
             window_size: args.window,
             soak,
+            clip_time_secs: args.clip_time,
         },
     )
 }
 
-/// The soak's rigs: the starting one, the built-in one, and every .gltf and .glb in
+/// The soak's rigs: the starting one, the built-in ones, and every .gltf and .glb in
 /// `rigs_dir` and its subfolders (default: `../shared/rigs` where it exists).
 fn soak_plan(
     start: std::sync::Arc<PreparedRig>,
@@ -581,8 +624,10 @@ fn soak_plan(
     cores: usize,
 ) -> anyhow::Result<skinbench::ui::soak::SoakPlan> {
     let mut rigs = vec![start.clone()];
-    if start.name != "reference" {
-        rigs.push(load_rig(None)?);
+    for built_in in BuiltInRig::ALL {
+        if start.name != built_in.name() {
+            rigs.push(std::sync::Arc::new(PreparedRig::built_in(built_in)));
+        }
     }
     let default_dir = std::path::Path::new("../shared/rigs");
     let dir = match rigs_dir {

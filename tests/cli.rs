@@ -66,6 +66,17 @@ fn unknown_variants_list_the_valid_ones() {
     let (code, _, err) = skinbench(&["--rig", "/nonexistent/rig.glb"]);
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/rig.glb"), "{err}");
+    for time in ["-1", "soon", "inf"] {
+        let (code, _, err) = skinbench(&[&format!("--clip-time={time}")]);
+        assert_ne!(code, 0, "--clip-time {time}");
+        assert!(
+            err.contains("not a time in seconds"),
+            "--clip-time {time}: {err}"
+        );
+    }
+    let (code, _, err) = skinbench(&["gen-rig", "--kind", "pretzel"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("reference, twist"), "{err}");
     let (code, _, err) = skinbench(&["--shadows", "maybe"]);
     assert_ne!(code, 0);
     assert!(err.contains("neither on nor off"), "{err}");
@@ -233,6 +244,8 @@ fn bench_quick_writes_both_reports() {
     let run = [
         "bench",
         "--quick",
+        "--rig",
+        "twist",
         "--workload",
         "skin",
         "--instances",
@@ -261,6 +274,17 @@ fn bench_quick_writes_both_reports() {
             .any(|r| r["method"] == "dual_quat" && r["ratio_to_linear"].as_f64().is_some()),
         "no dual-quaternion row with its ratio to linear"
     );
+    // The twist rig is closed: each method's worst volume, linear's well below dual
+    // quaternions'.
+    let volumes = report["volumes"].as_array().unwrap();
+    let ratio = |method: &str| {
+        volumes
+            .iter()
+            .find(|v| v["method"] == method)
+            .and_then(|v| v["ratio"].as_f64())
+            .unwrap_or_else(|| panic!("no worst volume for {method}: {volumes:?}"))
+    };
+    assert!(ratio("linear") < 0.8 && (ratio("dual_quat") - 1.0).abs() < 0.01);
     for row in rows {
         for key in [
             "workload",
@@ -432,4 +456,23 @@ fn an_unknown_workload_lists_gpu_too() {
     for name in ["hierarchy", "skin", "frame", "gpu"] {
         assert!(err.contains(name), "{err}");
     }
+}
+
+/// `gen-rig --kind twist` writes the rig the binary embeds, and `inspect` and `--rig`
+/// know the built-in rigs by name.
+#[test]
+fn gen_rig_writes_the_embedded_twist_rig() {
+    let dir = common::temp_dir("gen-rig");
+    let out = dir.join("twist.glb");
+    let (code, stdout, err) =
+        skinbench(&["gen-rig", "--kind", "twist", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("twist.glb"), "{stdout}");
+    assert!(std::fs::read(&out).unwrap() == skinbench::TWIST_RIG_GLB);
+    let (code, stdout, err) = skinbench(&["inspect", "twist"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("joints:        4") && stdout.contains("twist"),
+        "{stdout}"
+    );
 }

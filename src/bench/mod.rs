@@ -199,6 +199,9 @@ pub struct Report {
     /// The SIMD levels measured side by side (rows name theirs).
     pub simd_levels: Vec<&'static str>,
     pub rows: Vec<Row>,
+    /// With the skin workload, on a closed mesh: for each method that accepts the rig, the
+    /// pose where it keeps the bind pose's volume worst (f64 oracle, every clip).
+    pub volumes: Vec<crate::skin::volume::WorstVolume>,
 }
 
 /// One configuration under measurement.
@@ -695,8 +698,17 @@ pub fn run(
         }
         rows.extend(workload_rows);
     }
+    let volumes = if options.workloads.contains(&Workload::Skin) {
+        SkinMethod::ALL
+            .iter()
+            .filter_map(|&m| crate::skin::volume::worst_volume(&rig, m))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let summary = &rig.summary;
     Ok(Report {
+        volumes,
         machine: Machine::detect(),
         simd_levels: levels.iter().map(|l| l.label()).collect(),
         rig: RigInfo {

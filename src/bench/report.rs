@@ -210,6 +210,21 @@ pub fn markdown(report: &Report) -> String {
         if any {
             let _ = writeln!(s);
         }
+        if !report.volumes.is_empty() {
+            let _ = writeln!(
+                s,
+                "Volume enclosed by the skinned surface at each method's worst pose ({} poses per clip, f64 oracle; every variant matches it within tolerance):",
+                crate::skin::volume::SAMPLES
+            );
+            for v in &report.volumes {
+                let _ = writeln!(
+                    s,
+                    "- {}: **{:.3}×** the bind pose's (clip `{}` at {:.2} s)",
+                    v.method, v.ratio, v.clip, v.time_secs
+                );
+            }
+            let _ = writeln!(s);
+        }
     }
     if let Some(first) = rows("frame").next() {
         let _ = writeln!(

@@ -152,6 +152,13 @@ impl InstanceStore {
         Ok(removed)
     }
 
+    /// Puts every instance at `time_secs` into its clip (clips loop, so any time is one).
+    pub fn set_all_times(&mut self, time_secs: f32) {
+        for i in &mut self.dense {
+            i.time_secs = time_secs;
+        }
+    }
+
     /// Advances every instance's clip time.
     pub fn advance(&mut self, dt_secs: f32) {
         for i in &mut self.dense {

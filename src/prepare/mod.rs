@@ -372,10 +372,14 @@ impl PreparedRig {
 
     /// The built-in reference rig, from the copy embedded in the binary.
     pub fn reference() -> Self {
-        let (rig, report) =
-            crate::rig::import_slice(crate::REFERENCE_RIG_GLB, "reference.glb", None)
-                .expect("the embedded reference rig imports (checked by tests)");
-        PreparedRig::new(rig, &report, "reference")
+        PreparedRig::built_in(crate::rig::generate::BuiltInRig::Reference)
+    }
+
+    /// A built-in rig, from the copy embedded in the binary.
+    pub fn built_in(rig: crate::rig::generate::BuiltInRig) -> Self {
+        let (loaded, report) = crate::rig::import_slice(rig.glb(), rig.asset_path(), None)
+            .expect("the embedded rigs import (checked by tests)");
+        PreparedRig::new(loaded, &report, rig.name())
     }
 
     /// Imports and prepares a glTF file.

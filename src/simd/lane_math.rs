@@ -304,8 +304,9 @@ pub fn matrix_from_dual_quat<S: Simd>(s: S, dq: &[S::V; 8]) -> [S::V; 12] {
 }
 
 /// A point `p` and a direction `n` moved by a (not necessarily unit) dual quaternion per
-/// lane, without building its matrix: with `L = |r|²`, `p' = p + 2/L · (r × (r × p + w p)
-/// + w d − d.w r + r × d)` and the direction the same without the translation terms. The
+/// lane, without building its matrix: with `L = |r|²`,
+/// `p' = p + 2/L · (r × (r × p + w p) + w d − d.w r + r × d)`
+/// and the direction the same without the translation terms. The
 /// same result as [`matrix_from_dual_quat`] applied to both, in about 54 operations where
 /// the matrix and its two products take about 82: what a vertex with several influences
 /// pays once it has blended its dual quaternions (one influence reuses a cached matrix).

@@ -27,6 +27,7 @@ pub mod simd;
 pub mod sorted;
 pub mod split;
 pub mod tuned;
+pub mod volume;
 
 pub use dest::Dest;
 pub use layout::{

@@ -47,6 +47,8 @@ pub struct AppOptions {
     pub window_size: (u32, u32),
     /// Run a soak test instead of a fixed number of frames (`--soak`).
     pub soak: Option<SoakPlan>,
+    /// Start every character at this clip time (`--clip-time`).
+    pub clip_time_secs: Option<f32>,
 }
 
 /// Runs the app until the window closes (or `frames` are done).
@@ -337,7 +339,10 @@ impl Running {
         .map_err(|e| anyhow::anyhow!("GPU profiler: {e:?}"))?;
         let size = (surface.config.width, surface.config.height);
         let format = surface.config.format;
-        let scene = Scene::new(gpu, rig, options.settings.clone(), format, size)?;
+        let mut scene = Scene::new(gpu, rig, options.settings.clone(), format, size)?;
+        if let Some(time_secs) = options.clip_time_secs {
+            scene.crowd.set_all_times(time_secs);
+        }
         surface.bind_source(&scene.gpu.device, &scene.targets.color_view);
         let soak = options.soak.clone().map(|plan| Soak::start(plan, &scene));
         Ok(Running {

@@ -238,13 +238,22 @@ impl Scene {
 
     /// Switches to another rig: its own renderer (unskinned stream, index buffer), pipeline
     /// and crowd, with the same settings where the new rig accepts them (a hierarchy variant
-    /// it refuses becomes the best one that accepts it). A rig whose crowd would not fit in
-    /// memory is refused with the reason, and the scene keeps the rig it had.
+    /// it refuses becomes the best one that accepts it, a skinning method it refuses becomes
+    /// linear blending, with a note). A rig whose crowd would not fit in memory is refused
+    /// with the reason, and the scene keeps the rig it had.
     pub fn set_rig(&mut self, rig: Arc<PreparedRig>) -> Result<(), String> {
         let mut config = self.settings.pipeline;
         if config.hierarchy.refusal(&rig).is_some() {
             config.hierarchy =
                 crate::crowd::PipelineConfig::best_for(&rig, config.threads).hierarchy;
+        }
+        if let Some(reason) = config.method.rig_refusal(&rig) {
+            self.notes.push(format!(
+                "{} cannot skin {}: {reason}; linear blending instead",
+                config.method.name(),
+                rig.name
+            ));
+            config.method = SkinMethod::Linear;
         }
         let instances = self.settings.instances.clamp(1, MAX_INSTANCES);
         budget::check(&rig, &config, instances, 1, &self.budget_replacing())

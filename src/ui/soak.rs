@@ -6,9 +6,9 @@
 //! first memory checkpoint must not come before that). Then before each frame
 //! [`Soak::before_frame`] makes one change to the scene,
 //! drawn from a seeded generator (SplitMix64, so a seed replays the same sequence of
-//! changes): a variant of any stage, the upload, schedule, threads, instance count
+//! changes): a variant of any stage, the skinning method, the upload, schedule, threads, instance count
 //! (log-uniform over 1..=10,000, so large crowds come up without every frame being one),
-//! blend, pause, speed, the rig (the built-in one and every rig given) or a verify
+//! blend, pause, speed, the rig (the built-in ones and every rig given) or a verify
 //! request. The scene applies the change as the panel would, with the same refusals. After
 //! each frame [`Soak::after_frame`] fails the run on a wgpu validation error (collected by
 //! the device's uncaptured-error handler the soak installs) or a verify beyond tolerance;
@@ -29,7 +29,7 @@ use crate::crowd::Schedule;
 use crate::crowd::instances::SplitMix64;
 use crate::gpu::UploadVariant;
 use crate::prepare::PreparedRig;
-use crate::skin::SkinVariant;
+use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
 /// How often a memory checkpoint is taken (the first after one such interval).
@@ -59,6 +59,7 @@ pub struct SoakPlan {
 enum Change {
     Hierarchy,
     Skin,
+    Method,
     Upload,
     Schedule,
     Threads,
@@ -76,6 +77,7 @@ enum Change {
 const CHANGES: &[(Change, u32)] = &[
     (Change::Hierarchy, 4),
     (Change::Skin, 4),
+    (Change::Method, 2),
     (Change::Upload, 3),
     (Change::Schedule, 2),
     (Change::Threads, 2),
@@ -411,6 +413,10 @@ impl Soak {
             Change::Skin => {
                 settings.pipeline.skin = self.rng.pick(SkinVariant::ALL);
                 format!("skin {}", settings.pipeline.skin.name())
+            }
+            Change::Method => {
+                settings.pipeline.method = self.rng.pick(SkinMethod::ALL);
+                format!("method {}", settings.pipeline.method.name())
             }
             Change::Upload => {
                 settings.upload = self.rng.pick(UploadVariant::ALL);

@@ -209,16 +209,20 @@ pub fn lane_vs_per_track(clip: &skinbench::rig::Clip, rest: &[skinbench::anim::Q
     worst
 }
 
-/// The built-in rig and every public rig (when present), prepared once per test process,
+/// The built-in rigs and every public rig (when present), prepared once per test process,
 /// with a short name for test case names.
 pub fn prepared_rigs() -> &'static [(String, std::sync::Arc<skinbench::prepare::PreparedRig>)] {
     use std::sync::{Arc, OnceLock};
     static RIGS: OnceLock<Vec<(String, Arc<skinbench::prepare::PreparedRig>)>> = OnceLock::new();
     RIGS.get_or_init(|| {
-        let mut rigs = vec![(
-            "reference".to_string(),
-            Arc::new(skinbench::prepare::PreparedRig::reference()),
-        )];
+        use skinbench::rig::generate::BuiltInRig;
+        let mut rigs: Vec<(String, Arc<skinbench::prepare::PreparedRig>)> = BuiltInRig::ALL
+            .iter()
+            .map(|&r| {
+                let rig = skinbench::prepare::PreparedRig::built_in(r);
+                (r.name().to_string(), Arc::new(rig))
+            })
+            .collect();
         if let Some(dir) = rigs_dir() {
             for f in PUBLIC_RIGS {
                 let rig = skinbench::prepare::PreparedRig::load(&dir.join(f))

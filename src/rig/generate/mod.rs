@@ -1,4 +1,7 @@
-//! The built-in reference rig: a 96-joint humanoid with a ~5,000-triangle skinned surface
+//! The built-in rigs: `reference`, below, and `twist` (a capsule for the candy-wrapper
+//! test, see [`twist`]), both embedded in the binary as .glb files (`assets/`).
+//!
+//! The reference rig: a 96-joint humanoid with a ~5,000-triangle skinned surface
 //! and three looping clips (`crouch`, `walk`, `run`), generated deterministically.
 //!
 //! How it works: the body is lofted from elliptic rings along straight "tubes" (torso and
@@ -26,6 +29,7 @@ use glam::{Mat4, Quat, Vec2, Vec3};
 mod clips;
 mod joints;
 mod mesh;
+pub mod twist;
 mod weights;
 
 use clips::*;
@@ -83,3 +87,62 @@ pub fn reference_rig() -> Rig {
 
 /// The `asset.generator` string written into the reference rig.
 pub const GENERATOR: &str = "skinbench gen-rig";
+
+/// The rigs skinbench carries, by the name `--rig` and `gen-rig --kind` take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltInRig {
+    Reference,
+    Twist,
+}
+
+impl BuiltInRig {
+    pub const ALL: [BuiltInRig; 2] = [BuiltInRig::Reference, BuiltInRig::Twist];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltInRig::Reference => "reference",
+            BuiltInRig::Twist => "twist",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            BuiltInRig::Reference => {
+                "96-joint humanoid, ~5,000 triangles, clips crouch, walk, run (the default)"
+            }
+            BuiltInRig::Twist => {
+                "a capsule on four joints whose end twists 180° and bends 90°: linear blending \
+                 collapses, dual quaternions keep the volume"
+            }
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<BuiltInRig> {
+        BuiltInRig::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The rig, generated (pure and deterministic).
+    pub fn generate(self) -> Rig {
+        match self {
+            BuiltInRig::Reference => reference_rig(),
+            BuiltInRig::Twist => twist::twist_rig(),
+        }
+    }
+
+    /// The copy embedded in the binary (what the app loads; tests check it equals a
+    /// fresh generation).
+    pub fn glb(self) -> &'static [u8] {
+        match self {
+            BuiltInRig::Reference => crate::REFERENCE_RIG_GLB,
+            BuiltInRig::Twist => crate::TWIST_RIG_GLB,
+        }
+    }
+
+    /// Where `gen-rig` writes it by default, and where the embedded copy comes from.
+    pub fn asset_path(self) -> &'static str {
+        match self {
+            BuiltInRig::Reference => "assets/reference.glb",
+            BuiltInRig::Twist => "assets/twist.glb",
+        }
+    }
+}
