@@ -85,10 +85,12 @@ fn vs_pulled(
 // `gpu_vertex`: the vertex shader skins. The mesh arrives as it is in the file (position,
 // normal, four joints and weights, unused ones weighing 0); this binding is the
 // instance's palette (a dynamic offset per draw): three row vec4s a joint, the normal
-// matrices `normal_offset` vec4s after the position matrices where the rig has its own.
+// matrices `normal_offset` vec4s after the position matrices where the rig has its own;
+// or, with dual quaternions, two vec4s a joint (`dual_quat_move`, from dual_quat.wgsl).
 struct SkinParams {
     normal_offset: u32,
-    _pad0: u32,
+    // 1: the palette holds dual quaternions (two vec4s a joint, `dual_quat_move`).
+    dual_quat: u32,
     _pad1: u32,
     _pad2: u32,
 };
@@ -104,6 +106,19 @@ fn vs_gpu_skinned(
     @location(5) weights: vec4<f32>,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
+    if (skin_params.dual_quat != 0u) {
+        let pivot = palette[joints[0] * 2u];
+        var real = vec4<f32>(0.0);
+        var dual = vec4<f32>(0.0);
+        for (var i = 0u; i < 4u; i = i + 1u) {
+            let q = palette[joints[i] * 2u];
+            let w = select(weights[i], -weights[i], dot(q, pivot) < 0.0);
+            real = real + w * q;
+            dual = dual + w * palette[joints[i] * 2u + 1u];
+        }
+        let moved = dual_quat_move(real, dual, position, normal);
+        return place(moved.position, normalize(moved.normal), uv, instance);
+    }
     var r0 = vec4<f32>(0.0);
     var r1 = vec4<f32>(0.0);
     var r2 = vec4<f32>(0.0);

@@ -10,7 +10,9 @@
 // class (one dispatch; each invocation finds its vertex's class first). The palettes are
 // the CPU pipeline's 3x4 matrices (three row vec4s a joint), instance after instance,
 // `palette_stride` vec4s apart; a rig with its own normal matrices keeps them
-// `normal_offset` vec4s after its position matrices.
+// `normal_offset` vec4s after its position matrices. With `dual_quat` set, each joint's
+// entry is its dual quaternion instead (two vec4s, `dual_quat_move`, prepended from
+// dual_quat.wgsl), which serves the normal too.
 //
 // One dispatch covers a range of instances (`id.y`): the renderer binds the palettes and
 // the output of that range, so no binding exceeds the device's storage binding limit.
@@ -33,7 +35,8 @@ struct Params {
     output_stride: u32,
     // Instances in this dispatch's range.
     instances: u32,
-    _pad0: u32,
+    // 1: the palettes are dual quaternions (dual-quaternion skinning), 0: 3x4 matrices.
+    dual_quat: u32,
     _pad1: u32,
     _pad2: u32,
 };
@@ -61,6 +64,25 @@ fn pack_normal(n: vec3<f32>) -> u32 {
 // for `instance` of the dispatch's range.
 fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u32) {
     let base = instance * params.palette_stride;
+    if (params.dual_quat != 0u) {
+        let pivot = palettes[base + influences[first_joint] * 2u];
+        var real = vec4<f32>(0.0);
+        var dual = vec4<f32>(0.0);
+        for (var i = 0u; i < k; i = i + 1u) {
+            var w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
+            let at = base + influences[first_joint + i] * 2u;
+            let q = palettes[at];
+            if (dot(q, pivot) < 0.0) {
+                w = -w;
+            }
+            real = real + w * q;
+            dual = dual + w * palettes[at + 1u];
+        }
+        let moved = dual_quat_move(real, dual, source[2u * v].xyz, source[2u * v + 1u].xyz);
+        skinned[instance * params.output_stride + v] =
+            vec4<u32>(bitcast<vec3<u32>>(moved.position), pack_normal(moved.normal));
+        return;
+    }
     var r0 = vec4<f32>(0.0);
     var r1 = vec4<f32>(0.0);
     var r2 = vec4<f32>(0.0);

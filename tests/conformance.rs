@@ -210,10 +210,11 @@ fn main() {
         if SkinMethod::DualQuat.rig_refusal(rig).is_some() {
             continue;
         }
-        for &skin in SkinVariant::ALL
-            .iter()
-            .filter(|s| s.spec().methods.contains(&SkinMethod::DualQuat))
-        {
+        // `gpu_compute` skins on the GPU: tests/gpu_conformance.rs reads its output back.
+        for &skin in SkinVariant::ALL.iter().filter(|s| {
+            s.spec().methods.contains(&SkinMethod::DualQuat)
+                && s.spec().runs_on != SkinDevice::GpuCompute
+        }) {
             for &hierarchy in HierarchyVariant::ALL {
                 if hierarchy.refusal(rig).is_some() {
                     continue;

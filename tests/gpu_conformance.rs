@@ -7,7 +7,8 @@
 //! nothing to read back: it is checked by picture, the same image as the CPU `packed` path
 //! (no channel of any pixel more than 2 of 255 apart, but for edge pixels whose coverage
 //! flips with the last bit of a position, one per thousand drawn pixels at most) on every
-//! rig, with shadows off and on (where `gpu_vertex` skins again in the shadow pass).
+//! rig, with shadows off and on (where `gpu_vertex` skins again in the shadow pass). Both
+//! again with dual quaternions (`dual_quat/...`) on every rig that accepts them.
 
 mod common;
 
@@ -21,7 +22,7 @@ use skinbench::gpu::{
     CrowdRenderer, OrbitCamera, UploadVariant, Uploader, crowd_extent, render_offscreen,
 };
 use skinbench::prepare::PreparedRig;
-use skinbench::skin::SkinVariant;
+use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 
 /// Three frames of `instances` instances skinned on the GPU, each read back and compared
@@ -31,8 +32,9 @@ fn gpu_compute(
     shader: ComputeShader,
     instances: usize,
     range_limit: Option<usize>,
+    method: SkinMethod,
 ) -> Result<(), Failed> {
-    gpu_compute_frames(rig, shader, &[instances; 3], range_limit)
+    gpu_compute_frames(rig, shader, &[instances; 3], range_limit, method)
 }
 
 /// One frame per entry of `counts` (that many instances), each read back and compared with
@@ -42,12 +44,14 @@ fn gpu_compute_frames(
     shader: ComputeShader,
     counts: &[usize],
     range_limit: Option<usize>,
+    method: SkinMethod,
 ) -> Result<(), Failed> {
     let Some(gpu) = common::gpu_context() else {
         return Ok(());
     };
     let config = PipelineConfig {
         skin: SkinVariant::GpuCompute,
+        method,
         ..PipelineConfig::best_for(rig, 1)
     };
     let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
@@ -93,8 +97,13 @@ fn gpu_compute_frames(
 /// and `packed`'s (the bound: the formulas are the same, the rounding is not).
 const PICTURE_TOLERANCE: u8 = 2;
 
-/// `gpu_vertex` draws the same picture as `packed` does from the CPU's vertices.
-fn gpu_vertex_picture(rig: &Arc<PreparedRig>, shadows: bool) -> Result<(), Failed> {
+/// `gpu_vertex` draws the same picture as `packed` does from the CPU's vertices, with the
+/// same skinning method.
+fn gpu_vertex_picture(
+    rig: &Arc<PreparedRig>,
+    shadows: bool,
+    method: SkinMethod,
+) -> Result<(), Failed> {
     let Some(gpu) = common::gpu_context() else {
         return Ok(());
     };
@@ -107,6 +116,7 @@ fn gpu_vertex_picture(rig: &Arc<PreparedRig>, shadows: bool) -> Result<(), Faile
     let picture = |skin: SkinVariant| {
         let config = PipelineConfig {
             skin,
+            method,
             ..PipelineConfig::best_for(rig, 1)
         };
         render_offscreen(
@@ -173,7 +183,11 @@ fn gpu_vertex_picture(rig: &Arc<PreparedRig>, shadows: bool) -> Result<(), Faile
         }
     }
     let save = || {
-        let dir = common::temp_dir(&format!("gpu_vertex_picture_{}_{shadows}", rig.name));
+        let dir = common::temp_dir(&format!(
+            "gpu_vertex_picture_{}_{}_{shadows}",
+            rig.name,
+            method.name()
+        ));
         let _ = got.save(dir.join("gpu_vertex.png"));
         let _ = expected.save(dir.join("packed.png"));
         dir
@@ -200,23 +214,29 @@ fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     let rigs = common::prepared_rigs();
-    for (name, rig) in rigs {
-        for &shader in ComputeShader::ALL {
-            let rig = rig.clone();
-            trials.push(Trial::test(
-                format!("gpu_compute/{name}/{}", shader.name()),
-                move || gpu_compute(&rig, shader, 13, None),
-            ));
-        }
-    }
-    for (name, rig) in rigs {
-        for shadows in [false, true] {
-            let rig = rig.clone();
-            let label = if shadows { "shadows_on" } else { "shadows_off" };
-            trials.push(Trial::test(
-                format!("gpu_vertex/{name}/same_picture_as_packed/{label}"),
-                move || gpu_vertex_picture(&rig, shadows),
-            ));
+    // Each method on every rig that accepts it: linear on all, dual quaternions on the
+    // rigid ones (named `dual_quat/...`).
+    for &method in SkinMethod::ALL {
+        let prefix = match method {
+            SkinMethod::Linear => String::new(),
+            SkinMethod::DualQuat => format!("{}/", method.name()),
+        };
+        for (name, rig) in rigs.iter().filter(|(_, r)| method.rig_refusal(r).is_none()) {
+            for &shader in ComputeShader::ALL {
+                let rig = rig.clone();
+                trials.push(Trial::test(
+                    format!("{prefix}gpu_compute/{name}/{}", shader.name()),
+                    move || gpu_compute(&rig, shader, 13, None, method),
+                ));
+            }
+            for shadows in [false, true] {
+                let rig = rig.clone();
+                let label = if shadows { "shadows_on" } else { "shadows_off" };
+                trials.push(Trial::test(
+                    format!("{prefix}gpu_vertex/{name}/same_picture_as_packed/{label}"),
+                    move || gpu_vertex_picture(&rig, shadows, method),
+                ));
+            }
         }
     }
     let (_, reference) = &rigs[0];
@@ -224,7 +244,7 @@ fn main() {
         let rig = reference.clone();
         trials.push(Trial::test(
             format!("gpu_compute/reference/{}/ranges_of_5", shader.name()),
-            move || gpu_compute(&rig, shader, 13, Some(5)),
+            move || gpu_compute(&rig, shader, 13, Some(5), SkinMethod::Linear),
         ));
     }
     for &shader in ComputeShader::ALL {
@@ -234,7 +254,15 @@ fn main() {
                 "gpu_compute/reference/{}/changing_counts_in_ranges_of_7",
                 shader.name()
             ),
-            move || gpu_compute_frames(&rig, shader, &[12, 13, 40, 40, 5, 29], Some(7)),
+            move || {
+                gpu_compute_frames(
+                    &rig,
+                    shader,
+                    &[12, 13, 40, 40, 5, 29],
+                    Some(7),
+                    SkinMethod::Linear,
+                )
+            },
         ));
     }
     libtest_mimic::run(&args, trials).exit();

@@ -364,7 +364,9 @@ fn assert_poses_match(
         let tolerance_deg = match config.skin.output_format() {
             OutputFormat::Packed => 0.5,
             OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4 => 0.02,
-            OutputFormat::Palette3x4 => panic!("a variant declares the vertices it skins"),
+            OutputFormat::Palette3x4 | OutputFormat::PaletteDualQuat => {
+                panic!("a variant declares the vertices it skins")
+            }
         };
         let (worst_deg, vertex) = posed
             .normals

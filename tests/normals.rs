@@ -69,7 +69,9 @@ fn angle_tolerance_deg(format: OutputFormat) -> f64 {
     match format {
         OutputFormat::Packed => 0.5,
         OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Float4 => 0.02,
-        OutputFormat::Palette3x4 => panic!("a variant declares the vertices it skins"),
+        OutputFormat::Palette3x4 | OutputFormat::PaletteDualQuat => {
+            panic!("a variant declares the vertices it skins")
+        }
     }
 }
 

@@ -16,8 +16,8 @@ use skinbench::crowd::pipeline::available_threads;
 use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Stage};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{
-    self, BufferError, Dest, DrawPath, OutputBuffer, OutputLayout, SkinError, SkinMethod,
-    SkinVariant,
+    self, BufferError, Dest, DrawPath, OutputBuffer, OutputLayout, SkinDevice, SkinError,
+    SkinMethod, SkinVariant,
 };
 use skinbench::types::{F32x8, LANES, Lanes3x4, Qvs};
 use skinbench::variant::Variant;
@@ -81,7 +81,7 @@ fn every_declared_skin_variant_has_a_layout_and_a_draw_path() {
     let rig = reference();
     let mut paths = Vec::new();
     for &skin in SkinVariant::ALL {
-        let layout = OutputLayout::try_new(skin, &rig).unwrap();
+        let layout = OutputLayout::try_new(skin, &rig, SkinMethod::Linear).unwrap();
         assert_eq!(layout.variant, skin);
         assert!(layout.instance_stride.is_multiple_of(skin::INSTANCE_ALIGN));
         assert!(layout.bytes(1) >= layout.instance_span());
@@ -102,7 +102,7 @@ fn every_declared_skin_variant_has_a_layout_and_a_draw_path() {
 fn output_buffers_are_aligned_for_every_layout() {
     let rig = reference();
     for &skin in SkinVariant::ALL {
-        let layout = skin.layout(&rig);
+        let layout = skin.layout(&rig, SkinMethod::Linear);
         for n in [1, 7, 13] {
             let buffer = OutputBuffer::for_instances(&layout, n);
             assert_eq!(buffer.len(), layout.bytes(n));
@@ -130,7 +130,7 @@ fn skin_with_normal_matrices_refuses_every_wrong_input() {
 fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedRig>) {
     for &skin in SkinVariant::ALL {
         let name = skin.name();
-        let layout = skin.layout(&rig);
+        let layout = skin.layout(&rig, SkinMethod::Linear);
         let palettes = PaletteStore::new(&rig, 0);
         let good = palettes.get(skin.palette_layout());
         let mut out = OutputBuffer::zeroed(layout.group_bytes() + 64);
@@ -149,10 +149,27 @@ fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedR
         let run = |layout: &OutputLayout, palettes: Palettes, out: &mut [u8], active| {
             run_with(SkinMethod::Linear, layout, palettes, out, active)
         };
-        // The good call works, with every method the variant implements.
+        // The good call works, with every method the variant implements (its layout for
+        // that method: a GPU variant's palettes hold 3×4 rows or dual quaternions).
         for &method in skin.spec().methods {
+            let layout = skin.layout(&rig, method);
             run_with(method, &layout, good, out.as_bytes_mut(), LANES)
                 .unwrap_or_else(|e| panic!("{name} {}: {e}", method.name()));
+            // The other method's palettes are refused.
+            for &other in SkinMethod::ALL {
+                let other_layout = skin.layout(&rig, other);
+                if skin.spec().runs_on != SkinDevice::Cpu && other != method {
+                    assert!(
+                        matches!(
+                            run_with(method, &other_layout, good, out.as_bytes_mut(), LANES),
+                            Err(SkinError::MethodLayout { .. })
+                        ),
+                        "{name}: {} skinning accepted {} palettes",
+                        method.name(),
+                        other.name()
+                    );
+                }
+            }
         }
         // A method it does not implement.
         for &method in SkinMethod::ALL {
@@ -175,7 +192,12 @@ fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedR
             .unwrap();
         assert!(
             matches!(
-                run(&other_variant.layout(&rig), good, out.as_bytes_mut(), 1),
+                run(
+                    &other_variant.layout(&rig, SkinMethod::Linear),
+                    good,
+                    out.as_bytes_mut(),
+                    1
+                ),
                 Err(SkinError::OtherVariant { .. })
             ),
             "{name}"
@@ -183,7 +205,12 @@ fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedR
         // A layout made for another mesh.
         assert!(
             matches!(
-                run(&skin.layout(&other), good, out.as_bytes_mut(), 1),
+                run(
+                    &skin.layout(&other, SkinMethod::Linear),
+                    good,
+                    out.as_bytes_mut(),
+                    1
+                ),
                 Err(SkinError::Buffer(BufferError::OtherMesh { .. }))
             ),
             "{name}"

@@ -418,8 +418,8 @@ pub fn run(
     let joints = rig.joint_count();
     let vertices = rig.vertex_count();
     // The bytes a skin variant writes per instance (`pulled` stores only distinct vertices).
-    let stored_bytes = |skin: SkinVariant| {
-        let layout = skin.layout(&rig);
+    let stored_bytes = |skin: SkinVariant, method: SkinMethod| {
+        let layout = skin.layout(&rig, method);
         layout.stored_vertices * layout.vertex_size()
     };
     let mut rows = Vec::new();
@@ -518,7 +518,7 @@ pub fn run(
                                 level,
                                 n,
                                 "vertex",
-                                (n * stored_bytes(skin)) as f64,
+                                (n * stored_bytes(skin, method)) as f64,
                                 seed_ms,
                                 seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
                             );
@@ -570,7 +570,7 @@ pub fn run(
                                 Some(level),
                                 n,
                                 "vertex",
-                                (n * stored_bytes(config.skin)) as f64,
+                                (n * stored_bytes(config.skin, config.method)) as f64,
                                 None,
                                 None,
                             ));
@@ -599,7 +599,7 @@ pub fn run(
                                     Some(level),
                                     n,
                                     "vertex",
-                                    (n * stored_bytes(gpu)) as f64,
+                                    (n * stored_bytes(gpu, config.method)) as f64,
                                     None,
                                     None,
                                 ));

@@ -68,11 +68,11 @@ impl Footprint {
                 Schedule::Fused => config.threads as u64 * group_bytes,
             },
             trees: n.saturating_mul(tree_nodes),
-            skinned_output: config.skin.layout(rig).bytes(instances) as u64,
+            skinned_output: config.skin.layout(rig, config.method).bytes(instances) as u64,
             output_copies,
             gpu_skinned: config
                 .skin
-                .layout(rig)
+                .layout(rig, config.method)
                 .skinned_on_gpu()
                 .map_or(0, |l| l.bytes(instances) as u64),
         }
@@ -252,7 +252,7 @@ pub fn check_configs(
     let largest_output = |n: usize| {
         configs
             .iter()
-            .map(|c| c.skin.layout(rig).bytes(n) as u64)
+            .map(|c| c.skin.layout(rig, c.method).bytes(n) as u64)
             .max()
             .unwrap_or(0)
     };

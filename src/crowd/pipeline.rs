@@ -452,7 +452,7 @@ impl Pipeline {
         let crew = Self::build_crew(config.threads)?;
         Ok(Pipeline {
             layout: GroupLayout::new(&rig, &config),
-            output: config.skin.layout(&rig),
+            output: config.skin.layout(&rig, config.method),
             rig,
             config,
             crew,
@@ -543,7 +543,7 @@ impl Pipeline {
             self.trees = Vec::new();
         }
         self.config = config;
-        self.output = config.skin.layout(&self.rig);
+        self.output = config.skin.layout(&self.rig, config.method);
         let layout = GroupLayout::new(&self.rig, &config);
         if layout != self.layout || config.threads != self.scratch.len() {
             self.layout = layout;

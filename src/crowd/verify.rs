@@ -126,16 +126,40 @@ pub fn verify_frame(
             SkinMethod::Linear => skin::reference::skin(&rig.source_mesh, &palette),
             SkinMethod::DualQuat => skin::reference::skin_dual_quat(&rig.source_mesh, &palette),
         };
-        let (positions, normals) = if layout.format == OutputFormat::Palette3x4 {
-            // `gpu_vertex` stores no vertices: its palettes, skinned by the shader's twin.
-            let (position_rows, normal_rows) = layout.read_palettes(rig, out, i)?;
-            let (p, n) = skin::reference::skin_rows(&rig.source_mesh, &position_rows, &normal_rows);
+        // `gpu_vertex` stores no vertices: its palettes, skinned by the shader's twin.
+        let twin = |(p, n): (Vec<glam::DVec3>, Vec<glam::DVec3>)| {
             (
                 p.iter().map(|v| v.as_vec3()).collect::<Vec<_>>(),
                 n.iter().map(|v| v.as_vec3()).collect::<Vec<_>>(),
             )
-        } else {
-            layout.read_instance(&rig.mesh, out, i)?
+        };
+        let (positions, normals) = match layout.format {
+            OutputFormat::Palette3x4 => {
+                let (position_rows, normal_rows) = layout.read_palettes(rig, out, i)?;
+                twin(skin::reference::skin_rows(
+                    &rig.source_mesh,
+                    &position_rows,
+                    &normal_rows,
+                ))
+            }
+            OutputFormat::PaletteDualQuat => {
+                let given: Vec<(glam::DQuat, glam::DQuat)> = layout
+                    .read_dual_quats(rig, out, i)?
+                    .iter()
+                    .map(|q| {
+                        let q = q.map(f64::from);
+                        (
+                            glam::DQuat::from_xyzw(q[0], q[1], q[2], q[3]),
+                            glam::DQuat::from_xyzw(q[4], q[5], q[6], q[7]),
+                        )
+                    })
+                    .collect();
+                twin(skin::reference::skin_dual_quats(&rig.source_mesh, &given))
+            }
+            OutputFormat::Interleaved
+            | OutputFormat::Float3
+            | OutputFormat::Float4
+            | OutputFormat::Packed => layout.read_instance(&rig.mesh, out, i)?,
         };
         for v in 0..positions.len() {
             let dp = finite_or_infinite(

@@ -23,7 +23,7 @@ use wgpu::util::DeviceExt;
 use super::skin::{ComputeShader, GpuSkinner};
 use crate::crowd::Instance;
 use crate::prepare::PreparedRig;
-use crate::skin::{DrawPath, OutputLayout, VertexOrder};
+use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
 use crate::types::{LANES, VertexPacked, block_slot};
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -185,11 +185,12 @@ pub struct CrowdRenderer {
     gpu_skinner: Option<GpuSkinner>,
     compute_shader: ComputeShader,
     gpu_range_limit: Option<usize>,
-    /// `gpu_vertex`'s static mesh and its uniform, and the bind group of one instance's
-    /// palette in the dynamic buffer with the palette's bytes (made when needed).
+    /// `gpu_vertex`'s static mesh and its uniforms (3×4 palettes, dual quaternions), and
+    /// the bind group of one instance's palette in the dynamic buffer with the palette's
+    /// bytes and format (made when needed).
     skin_mesh: wgpu::Buffer,
-    skin_params: wgpu::Buffer,
-    palette_bind_group: Option<(wgpu::BindGroup, u64)>,
+    skin_params: [wgpu::Buffer; 2],
+    palette_bind_group: Option<(wgpu::BindGroup, u64, OutputFormat)>,
     /// The sun's depth map (drawn by the shadow pass), and the main passes' bind group
     /// that samples it.
     shadow_view: wgpu::TextureView,
@@ -225,7 +226,8 @@ struct SkinMeshVertex {
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct SkinParamsGpu {
     normal_offset: u32,
-    _pad: [u32; 3],
+    dual_quat: u32,
+    _pad: [u32; 2],
 }
 
 const _: () = assert!(std::mem::size_of::<SkinMeshVertex>() == 48);
@@ -245,7 +247,10 @@ impl CrowdPipelines {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
             source: wgpu::ShaderSource::Wgsl(
-                (lane_layout_wgsl() + include_str!("../../shaders/crowd.wgsl")).into(),
+                (lane_layout_wgsl()
+                    + include_str!("../../shaders/dual_quat.wgsl")
+                    + include_str!("../../shaders/crowd.wgsl"))
+                .into(),
             ),
         });
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -617,17 +622,20 @@ impl CrowdRenderer {
             contents: bytemuck::cast_slice(&skin_mesh_vertices),
             usage: wgpu::BufferUsages::VERTEX,
         });
-        let skin_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("gpu_vertex parameters"),
-            contents: bytemuck::bytes_of(&SkinParamsGpu {
-                normal_offset: if rig.own_normal_matrices() {
-                    3 * rig.normal_palette_offset() as u32
-                } else {
-                    0
-                },
-                _pad: [0; 3],
-            }),
-            usage: wgpu::BufferUsages::UNIFORM,
+        let skin_params = [false, true].map(|dual_quat| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("gpu_vertex parameters"),
+                contents: bytemuck::bytes_of(&SkinParamsGpu {
+                    normal_offset: if rig.own_normal_matrices() && !dual_quat {
+                        3 * rig.normal_palette_offset() as u32
+                    } else {
+                        0
+                    },
+                    dual_quat: dual_quat as u32,
+                    _pad: [0; 2],
+                }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
         });
         let shadow_map = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("shadow map"),
@@ -771,11 +779,16 @@ impl CrowdRenderer {
         }
         // `gpu_vertex` binds one instance's palette at a time, at a dynamic offset per draw.
         let palette_bytes = layout.instance_stride as u64;
-        let current = self.palette_bind_group.as_ref().map(|(_, bytes)| *bytes);
+        let current = self
+            .palette_bind_group
+            .as_ref()
+            .map(|(_, bytes, format)| (*bytes, *format));
         if layout.draw_path == DrawPath::GpuVertex
             && self.skinned_capacity >= palette_bytes
-            && current != Some(palette_bytes)
+            && current != Some((palette_bytes, layout.format))
         {
+            let params =
+                &self.skin_params[(layout.format == OutputFormat::PaletteDualQuat) as usize];
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("palette per instance"),
                 layout: &self.pipelines.palette_layout,
@@ -790,11 +803,11 @@ impl CrowdRenderer {
                     },
                     wgpu::BindGroupEntry {
                         binding: 1,
-                        resource: self.skin_params.as_entire_binding(),
+                        resource: params.as_entire_binding(),
                     },
                 ],
             });
-            self.palette_bind_group = Some((bind_group, palette_bytes));
+            self.palette_bind_group = Some((bind_group, palette_bytes, layout.format));
         }
         // `Pulled` binds one group of blocks at a time, at a dynamic offset per group.
         let group = layout.group_bytes() as u64;
@@ -1011,10 +1024,10 @@ impl CrowdRenderer {
         match layout.draw_path {
             DrawPath::Pulled => self.draw_pulled(pass, layout, instances),
             DrawPath::GpuVertex => {
-                let Some((palettes, bytes)) = &self.palette_bind_group else {
+                let Some((palettes, bytes, format)) = &self.palette_bind_group else {
                     return;
                 };
-                if *bytes != layout.instance_stride as u64 {
+                if *bytes != layout.instance_stride as u64 || *format != layout.format {
                     return;
                 }
                 pass.set_vertex_buffer(0, self.skin_mesh.slice(..));

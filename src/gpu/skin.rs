@@ -17,7 +17,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::prepare::PreparedRig;
-use crate::skin::{OutputLayout, SkinDevice, SkinVariant};
+use crate::skin::{OutputFormat, OutputLayout, SkinDevice, SkinVariant};
 use crate::variant::{PlainSpec, Variant};
 
 crate::declare_variants! {
@@ -64,7 +64,9 @@ struct ParamsGpu {
     normal_offset: u32,
     output_stride: u32,
     instances: u32,
-    _pad: [u32; 3],
+    /// 1 where the palettes hold dual quaternions.
+    dual_quat: u32,
+    _pad: [u32; 2],
 }
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
@@ -105,6 +107,8 @@ struct Bound {
     palettes: wgpu::Buffer,
     instances: usize,
     upload_stride: usize,
+    /// What the palettes hold (3×4 rows or dual quaternions: the parameters say which).
+    upload_format: OutputFormat,
     groups: Vec<wgpu::BindGroup>,
 }
 
@@ -205,7 +209,13 @@ impl GpuSkinner {
         });
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("skin.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/skin.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                concat!(
+                    include_str!("../../shaders/dual_quat.wgsl"),
+                    include_str!("../../shaders/skin.wgsl")
+                )
+                .into(),
+            ),
         });
         let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
             binding,
@@ -361,6 +371,7 @@ impl GpuSkinner {
             b.palettes == *palettes
                 && b.instances == instances
                 && b.upload_stride == upload.instance_stride
+                && b.upload_format == upload.format
         });
         if !current {
             self.bind(
@@ -426,7 +437,8 @@ impl GpuSkinner {
                 normal_offset: self.normal_offset,
                 output_stride: (skinned.instance_stride / 16) as u32,
                 instances: live as u32,
-                _pad: [0; 3],
+                dual_quat: (upload.format == OutputFormat::PaletteDualQuat) as u32,
+                _pad: [0; 2],
             };
             let at = r * PARAMS_STRIDE as usize;
             self.scratch[at..at + std::mem::size_of::<ParamsGpu>()]
@@ -482,6 +494,7 @@ impl GpuSkinner {
             palettes: palettes.clone(),
             instances,
             upload_stride: upload.instance_stride,
+            upload_format: upload.format,
             groups,
         });
     }

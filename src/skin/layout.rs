@@ -12,7 +12,7 @@
 
 use glam::Vec3;
 
-use super::{SkinDevice, SkinVariant};
+use super::{SkinDevice, SkinMethod, SkinVariant};
 use crate::prepare::{PreparedMesh, PreparedRig};
 use crate::types::{
     CacheLine, LANES, Mat3x4, PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved,
@@ -37,6 +37,9 @@ pub enum OutputFormat {
     /// Not vertices: a 3×4 palette matrix (48 bytes), what the CPU writes for a variant
     /// that skins on the GPU; an instance "stores" its palette's entries.
     Palette3x4,
+    /// Not vertices: a unit dual quaternion (rotation xyzw, dual part xyzw: 32 bytes), what
+    /// the CPU writes for a GPU variant skinning with dual quaternions.
+    PaletteDualQuat,
 }
 
 impl OutputFormat {
@@ -47,6 +50,7 @@ impl OutputFormat {
             OutputFormat::Float4 => std::mem::size_of::<VertexF4>(),
             OutputFormat::Packed => std::mem::size_of::<VertexPacked>(),
             OutputFormat::Palette3x4 => std::mem::size_of::<crate::types::Mat3x4>(),
+            OutputFormat::PaletteDualQuat => std::mem::size_of::<[f32; 8]>(),
         }
     }
 
@@ -59,14 +63,18 @@ impl OutputFormat {
             OutputFormat::Interleaved
             | OutputFormat::Float3
             | OutputFormat::Float4
-            | OutputFormat::Palette3x4 => 1e-3,
+            | OutputFormat::Palette3x4
+            | OutputFormat::PaletteDualQuat => 1e-3,
         }
     }
 
     /// The alignment the vertex stores need.
     const fn store_align(self) -> usize {
         match self {
-            OutputFormat::Float4 | OutputFormat::Packed | OutputFormat::Palette3x4 => 16,
+            OutputFormat::Float4
+            | OutputFormat::Packed
+            | OutputFormat::Palette3x4
+            | OutputFormat::PaletteDualQuat => 16,
             OutputFormat::Interleaved | OutputFormat::Float3 => 4,
         }
     }
@@ -199,9 +207,10 @@ pub struct GpuVertices {
 }
 
 impl OutputLayout {
-    /// The layout of `variant`'s output for `rig`.
-    pub fn new(variant: SkinVariant, rig: &PreparedRig) -> Self {
-        match Self::try_new(variant, rig) {
+    /// The layout of `variant`'s output for `rig`, skinning with `method` (which changes
+    /// only what a GPU variant's palettes hold).
+    pub fn new(variant: SkinVariant, rig: &PreparedRig, method: SkinMethod) -> Self {
+        match Self::try_new(variant, rig, method) {
             Ok(layout) => layout,
             // Every declared variant has a draw path (tests/layout.rs); a declaration that
             // has none is a programming error caught the first time the tests run.
@@ -210,14 +219,19 @@ impl OutputLayout {
     }
 
     /// As [`Self::new`], saying why a declaration has no draw path.
-    pub fn try_new(variant: SkinVariant, rig: &PreparedRig) -> Result<Self, UnsupportedLayout> {
+    pub fn try_new(
+        variant: SkinVariant,
+        rig: &PreparedRig,
+        method: SkinMethod,
+    ) -> Result<Self, UnsupportedLayout> {
         let spec = variant.spec();
         let vertices = Self::vertices(variant, &rig.mesh)?;
         match spec.runs_on {
             SkinDevice::Cpu => Ok(vertices),
             // The CPU writes each instance's palette (position matrices, then the normal
-            // matrices where the rig has its own) as 3×4 rows; the GPU the vertices (a
-            // compute pass), or nobody (the vertex shader skins in every pass).
+            // matrices where the rig has its own) as 3×4 rows, or its joints' dual
+            // quaternions (which serve the normals too); the GPU the vertices (a compute
+            // pass), or nobody (the vertex shader skins in every pass).
             SkinDevice::GpuCompute | SkinDevice::GpuVertex => {
                 let (draw_path, gpu_vertices) = match spec.runs_on {
                     SkinDevice::GpuVertex => (DrawPath::GpuVertex, None),
@@ -228,8 +242,10 @@ impl OutputLayout {
                         }),
                     ),
                 };
-                let entries = rig.palette_stride();
-                let format = OutputFormat::Palette3x4;
+                let (entries, format) = match method {
+                    SkinMethod::Linear => (rig.palette_stride(), OutputFormat::Palette3x4),
+                    SkinMethod::DualQuat => (rig.joint_stride, OutputFormat::PaletteDualQuat),
+                };
                 Ok(OutputLayout {
                     format,
                     arrangement: Arrangement::Slices,
@@ -273,7 +289,8 @@ impl OutputLayout {
                 OutputFormat::Interleaved
                 | OutputFormat::Float3
                 | OutputFormat::Float4
-                | OutputFormat::Palette3x4,
+                | OutputFormat::Palette3x4
+                | OutputFormat::PaletteDualQuat,
                 _,
                 _,
             ) => {
@@ -412,7 +429,10 @@ impl OutputLayout {
         out: &[u8],
         instance: usize,
     ) -> Result<(Vec<Vec3>, Vec<Vec3>), BufferError> {
-        if self.format == OutputFormat::Palette3x4 {
+        if matches!(
+            self.format,
+            OutputFormat::Palette3x4 | OutputFormat::PaletteDualQuat
+        ) {
             return Err(BufferError::NotVertices {
                 variant: self.variant.spec().name,
             });
@@ -496,6 +516,38 @@ impl OutputLayout {
     }
 }
 
+impl OutputLayout {
+    /// Instance `instance`'s dual quaternions (rotation xyzw, dual part xyzw), one per
+    /// joint, from a frame's output `out` of a GPU variant skinning with dual quaternions.
+    pub fn read_dual_quats(
+        &self,
+        rig: &PreparedRig,
+        out: &[u8],
+        instance: usize,
+    ) -> Result<Vec<[f32; 8]>, BufferError> {
+        if self.format != OutputFormat::PaletteDualQuat {
+            return Err(BufferError::NotPalettes {
+                variant: self.variant.spec().name,
+            });
+        }
+        let first = self.instance_offset(instance);
+        let end = first + self.stored_vertices * self.vertex_size();
+        if out.len() < end || self.stored_vertices < rig.joint_count() {
+            return Err(BufferError::TooSmall {
+                given: out.len(),
+                needed: end,
+                instances: instance + 1,
+            });
+        }
+        Ok((0..rig.joint_count())
+            .map(|k| {
+                let at = first + k * self.vertex_size();
+                bytemuck::pod_read_unaligned(&out[at..at + self.vertex_size()])
+            })
+            .collect())
+    }
+}
+
 /// One vertex of `format` from its bytes (any alignment).
 fn decode(format: OutputFormat, bytes: &[u8]) -> (Vec3, Vec3) {
     match format {
@@ -519,7 +571,7 @@ fn decode(format: OutputFormat, bytes: &[u8]) -> (Vec3, Vec3) {
             (Vec3::from(v.position), unpack_normal(v.normal))
         }
         // `read_instance` refuses palettes before decoding.
-        OutputFormat::Palette3x4 => (Vec3::NAN, Vec3::NAN),
+        OutputFormat::Palette3x4 | OutputFormat::PaletteDualQuat => (Vec3::NAN, Vec3::NAN),
     }
 }
 

@@ -186,7 +186,7 @@ crate::declare_variants! {
             order: VertexOrder::InfluenceSorted,
             lanes: 1,
             runs_on: SkinDevice::GpuCompute,
-            methods: LINEAR_ONLY,
+            methods: BOTH_METHODS,
         },
         GpuVertex => SkinSpec {
             name: "gpu_vertex",
@@ -199,7 +199,7 @@ crate::declare_variants! {
             order: VertexOrder::File,
             lanes: 1,
             runs_on: SkinDevice::GpuVertex,
-            methods: LINEAR_ONLY,
+            methods: BOTH_METHODS,
         },
     }
 }
@@ -297,9 +297,9 @@ impl SkinVariant {
         method.rig_refusal(rig)
     }
 
-    /// This variant's output layout for `rig`.
-    pub fn layout(self, rig: &PreparedRig) -> OutputLayout {
-        OutputLayout::new(self, rig)
+    /// This variant's output layout for `rig`, skinning with `method`.
+    pub fn layout(self, rig: &PreparedRig, method: SkinMethod) -> OutputLayout {
+        OutputLayout::new(self, rig, method)
     }
 }
 
@@ -336,6 +336,11 @@ pub enum SkinError {
         variant: &'static str,
         method: &'static str,
     },
+    #[error("the output layout holds {format:?} palettes, not what {method} skinning needs")]
+    MethodLayout {
+        method: &'static str,
+        format: OutputFormat,
+    },
     #[error(transparent)]
     Buffer(#[from] BufferError),
 }
@@ -363,6 +368,17 @@ pub fn run_group(
         return Err(SkinError::OtherVariant {
             variant: variant.spec().name,
             layout: layout.variant.spec().name,
+        });
+    }
+    let palette_format = match method {
+        SkinMethod::Linear => OutputFormat::Palette3x4,
+        SkinMethod::DualQuat => OutputFormat::PaletteDualQuat,
+    };
+    // A GPU variant's palettes hold what its method's shaders read.
+    if variant.spec().runs_on != SkinDevice::Cpu && layout.format != palette_format {
+        return Err(SkinError::MethodLayout {
+            method: method.name(),
+            format: layout.format,
         });
     }
     if layout.vertex_count != rig.vertex_count() {
@@ -496,5 +512,7 @@ pub fn read_instance(
     out: &[u8],
     instance: usize,
 ) -> Result<(Vec<glam::Vec3>, Vec<glam::Vec3>), BufferError> {
-    variant.layout(rig).read_instance(&rig.mesh, out, instance)
+    variant
+        .layout(rig, SkinMethod::Linear)
+        .read_instance(&rig.mesh, out, instance)
 }

@@ -198,7 +198,13 @@ impl Writer {
             (OutputFormat::Float4, Arrangement::Slices) => Some(Writer::Float4),
             (OutputFormat::Packed, Arrangement::Slices) => Some(Writer::Packed),
             (OutputFormat::Packed, Arrangement::LaneBlocks) => Some(Writer::Blocks),
-            (OutputFormat::Interleaved | OutputFormat::Float3 | OutputFormat::Palette3x4, _)
+            (
+                OutputFormat::Interleaved
+                | OutputFormat::Float3
+                | OutputFormat::Palette3x4
+                | OutputFormat::PaletteDualQuat,
+                _,
+            )
             | (OutputFormat::Float4, Arrangement::LaneBlocks) => None,
         }
     }

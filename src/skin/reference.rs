@@ -102,6 +102,12 @@ pub fn dual_quat(m: &DMat4) -> (DQuat, DQuat) {
 /// Dual-quaternion skinned positions and normals (unit normals), file vertex order.
 pub fn skin_dual_quat(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
     let dual_quats: Vec<(DQuat, DQuat)> = palette.iter().map(dual_quat).collect();
+    skin_dual_quats(mesh, &dual_quats)
+}
+
+/// [`skin_dual_quat`] from given dual quaternions (rotation, dual part) per joint: the
+/// oracle's blend applied to what a GPU variant's shaders were given, in f64.
+pub fn skin_dual_quats(mesh: &Mesh, dual_quats: &[(DQuat, DQuat)]) -> (Vec<DVec3>, Vec<DVec3>) {
     let mut positions = Vec::with_capacity(mesh.vertex_count());
     let mut normals = Vec::with_capacity(mesh.vertex_count());
     for v in 0..mesh.vertex_count() {

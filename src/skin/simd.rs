@@ -49,7 +49,7 @@
 use super::Dest;
 use super::SkinMethod;
 use super::Skins;
-use super::layout::{OutputLayout, Stores};
+use super::layout::{OutputFormat, OutputLayout, Stores};
 use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
 use crate::prepare::{PreparedRig, Run, SortedMesh};
 use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
@@ -643,17 +643,19 @@ unsafe fn emit<S: Simd, W: OutputWriter>(
     unsafe { writer.write(s, outs, v, count, position, normal, active) };
 }
 
-/// The bytes of one palette entry as the GPU reads it: three rows of a 3×4 matrix.
-const ROWS_3X4: usize = 48;
+/// The bytes of one row (four floats) of a palette entry as the GPU reads it.
+const ROW_BYTES: usize = 16;
 
-/// A GPU variant's CPU part: a group's lane palettes written as each instance's 3×4 rows
-/// where `layout` says (its `stored_vertices` are the palette's entries, 48 bytes each).
-/// Each lane matrix is read once, its rows transposed in registers (one 4×4 transpose per
-/// row gives four instances' rows in each half) and stored as 16-byte rows into the eight
-/// instances' slices. Entries past the lane palette (joints no vertex uses) are written as
-/// zeros, so the upload holds no uninitialised bytes. `skin::run_group` validated the
-/// palette layout, the output size and alignment; what the loop relies on is re-checked
-/// here once.
+/// A GPU variant's CPU part: a group's lane palettes written as each instance's palette
+/// entries where `layout` says (its `stored_vertices` are the palette's entries): three
+/// rows of a 3×4 matrix each (48 bytes), or with dual quaternions two (the rotation and
+/// the dual part, 32 bytes: the first eight lane vectors of each entry, see
+/// `anim::palette::to_dual_quat`). Each lane row is read once, transposed in registers
+/// (one 4×4 transpose per row gives four instances' rows in each half) and stored as
+/// 16-byte rows into the eight instances' slices. Entries past the lane palette (joints no
+/// vertex uses) are written as zeros, so the upload holds no uninitialised bytes.
+/// `skin::run_group` validated the palette layout, the output size and alignment; what
+/// the loop relies on is re-checked here once.
 pub(super) fn palette_rows(
     palettes: &[Lanes3x4],
     mut out: Dest<u8>,
@@ -661,11 +663,19 @@ pub(super) fn palette_rows(
     active: usize,
 ) {
     assert!((1..=LANES).contains(&active));
-    assert_eq!(layout.vertex_size(), ROWS_3X4, "not a palette layout");
+    let rows = match layout.format {
+        OutputFormat::Palette3x4 => 3,
+        OutputFormat::PaletteDualQuat => 2,
+        OutputFormat::Interleaved
+        | OutputFormat::Float3
+        | OutputFormat::Float4
+        | OutputFormat::Packed => panic!("not a palette layout"),
+    };
+    assert_eq!(layout.vertex_size(), rows * ROW_BYTES);
     let entries = layout.stored_vertices;
     assert!(
         out.len() >= layout.group_bytes_needed(active)
-            && (active - 1) * layout.instance_stride + entries * ROWS_3X4 <= out.len(),
+            && (active - 1) * layout.instance_stride + entries * rows * ROW_BYTES <= out.len(),
         "output too small"
     );
     let base = out.as_mut_ptr();
@@ -678,7 +688,11 @@ pub(super) fn palette_rows(
         // SAFETY: k * stride < out.len() (asserted above).
         *o = unsafe { base.add(k * layout.instance_stride) };
     }
-    lay_out_palette_rows(palettes, outs, entries, active);
+    if rows == 3 {
+        lay_out_palette_rows(palettes, outs, entries, active);
+    } else {
+        lay_out_dual_quat_rows(palettes, outs, entries, active);
+    }
 }
 
 crate::dispatch_simd!(
@@ -688,13 +702,24 @@ crate::dispatch_simd!(
         entries: usize,
         active: usize,
     ) -> () {
-        palette_rows_loops
+        palette_rows_loops::<_, 3>
+    }
+);
+
+crate::dispatch_simd!(
+    fn lay_out_dual_quat_rows(
+        palettes: &[Lanes3x4],
+        outs: Outputs,
+        entries: usize,
+        active: usize,
+    ) -> () {
+        palette_rows_loops::<_, 2>
     }
 );
 
 /// Full groups get a copy with `active` a constant (the per-lane stores unrolled).
 #[inline(always)]
-fn palette_rows_loops<S: Simd>(
+fn palette_rows_loops<S: Simd, const ROWS: usize>(
     s: S,
     palettes: &[Lanes3x4],
     outs: Outputs,
@@ -702,14 +727,14 @@ fn palette_rows_loops<S: Simd>(
     active: usize,
 ) {
     if active == LANES {
-        palette_rows_group::<S, true>(s, palettes, outs, entries, active)
+        palette_rows_group::<S, ROWS, true>(s, palettes, outs, entries, active)
     } else {
-        palette_rows_group::<S, false>(s, palettes, outs, entries, active)
+        palette_rows_group::<S, ROWS, false>(s, palettes, outs, entries, active)
     }
 }
 
 #[inline(always)]
-fn palette_rows_group<S: Simd, const FULL: bool>(
+fn palette_rows_group<S: Simd, const ROWS: usize, const FULL: bool>(
     s: S,
     palettes: &[Lanes3x4],
     outs: Outputs,
@@ -719,7 +744,7 @@ fn palette_rows_group<S: Simd, const FULL: bool>(
     let lanes = if FULL { LANES } else { active };
     let written = entries.min(palettes.len());
     for (i, m) in palettes[..written].iter().enumerate() {
-        for r in 0..3 {
+        for r in 0..ROWS {
             // Instance `k`'s row `r` is lane `k` of the row's four column vectors: after
             // the transpose, `t[k % 4]`'s low half for k < 4, its high half for k ≥ 4.
             let t = s.transpose_halves([
@@ -728,27 +753,42 @@ fn palette_rows_group<S: Simd, const FULL: bool>(
                 s.load(&m[r * 4 + 2]),
                 s.load(&m[r * 4 + 3]),
             ]);
-            store_rows(s, &outs, lanes, i, r, t);
+            store_rows::<S, ROWS>(s, &outs, lanes, i, r, t);
         }
     }
     let zero = [s.splat(0.0); 4];
     for i in written..entries {
-        for r in 0..3 {
-            store_rows(s, &outs, lanes, i, r, zero);
+        for r in 0..ROWS {
+            store_rows::<S, ROWS>(s, &outs, lanes, i, r, zero);
         }
     }
 }
 
-/// Row `r` of entry `i` from `t` (the transposed row: instance `k` in `t[k % 4]`'s low half
-/// for k < 4, its high half for k ≥ 4) into the first `lanes` instances' slices. A
-/// function, not a closure: closures are not inlined into the `#[target_feature]` copies
-/// (one measured 2.5× slower, each store a call compiled without AVX).
+/// Row `r` of entry `i` (`ROWS` rows an entry) from `t` (the transposed row: instance `k`
+/// in `t[k % 4]`'s low half for k < 4, its high half for k ≥ 4) into the first `lanes`
+/// instances' slices. A function, not a closure: closures are not inlined into the
+/// `#[target_feature]` copies (one measured 2.5× slower, each store a call compiled
+/// without AVX).
 #[inline(always)]
-fn store_rows<S: Simd>(s: S, outs: &Outputs, lanes: usize, i: usize, r: usize, t: [S::V; 4]) {
+fn store_rows<S: Simd, const ROWS: usize>(
+    s: S,
+    outs: &Outputs,
+    lanes: usize,
+    i: usize,
+    r: usize,
+    t: [S::V; 4],
+) {
     for (k, out) in outs.iter().enumerate().take(lanes) {
-        // SAFETY: `palette_rows` asserted `(active - 1) * stride + entries * 48 <=
+        // SAFETY: `palette_rows` asserted `(active - 1) * stride + entries * ROWS * 16 <=
         // out.len()`; `outs[k]` is `base + k * stride` for `k < lanes <= active`, so row
-        // `r` of entry `i < entries` (16 bytes at `i * 48 + r * 16`) lies inside it.
-        unsafe { s.store_half(out.add(i * ROWS_3X4 + r * 16) as *mut f32, t[k % 4], k >= 4) }
+        // `r < ROWS` of entry `i < entries` (16 bytes at `(i * ROWS + r) * 16`) lies
+        // inside it.
+        unsafe {
+            s.store_half(
+                out.add((i * ROWS + r) * ROW_BYTES) as *mut f32,
+                t[k % 4],
+                k >= 4,
+            )
+        }
     }
 }
