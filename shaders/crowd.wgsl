@@ -83,7 +83,7 @@ fn vs_pulled(
 }
 
 // `gpu_vertex`: the vertex shader skins. The mesh arrives as it is in the file (position,
-// normal, four joints and weights, unused ones weighing 0); this binding is the
+// normal, up to eight joints and weights in two sets of four, unused ones weighing 0); this binding is the
 // instance's palette (a dynamic offset per draw): three row vec4s a joint, the normal
 // matrices `normal_offset` vec4s after the position matrices where the rig has its own;
 // or, with dual quaternions, two vec4s a joint (`dual_quat_move`, from dual_quat.wgsl).
@@ -91,7 +91,8 @@ struct SkinParams {
     normal_offset: u32,
     // 1: the palette holds dual quaternions (two vec4s a joint, `dual_quat_move`).
     dual_quat: u32,
-    _pad1: u32,
+    // The most influences a vertex has (the second set is read only above four).
+    influences: u32,
     _pad2: u32,
 };
 @group(1) @binding(0) var<storage, read> palette: array<vec4<f32>>;
@@ -102,19 +103,24 @@ fn vs_gpu_skinned(
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
-    @location(4) joints: vec4<u32>,
-    @location(5) weights: vec4<f32>,
+    @location(4) joints_lo: vec4<u32>,
+    @location(5) weights_lo: vec4<f32>,
+    @location(6) joints_hi: vec4<u32>,
+    @location(7) weights_hi: vec4<f32>,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
+    let count = select(4u, 8u, skin_params.influences > 4u);
     if (skin_params.dual_quat != 0u) {
-        let pivot = palette[joints[0] * 2u];
+        let pivot = palette[joints_lo[0] * 2u];
         var real = vec4<f32>(0.0);
         var dual = vec4<f32>(0.0);
-        for (var i = 0u; i < 4u; i = i + 1u) {
-            let q = palette[joints[i] * 2u];
-            let w = select(weights[i], -weights[i], dot(q, pivot) < 0.0);
+        for (var i = 0u; i < count; i = i + 1u) {
+            let j = select(joints_hi[i % 4u], joints_lo[i % 4u], i < 4u);
+            let weight = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
+            let q = palette[j * 2u];
+            let w = select(weight, -weight, dot(q, pivot) < 0.0);
             real = real + w * q;
-            dual = dual + w * palette[joints[i] * 2u + 1u];
+            dual = dual + w * palette[j * 2u + 1u];
         }
         let moved = dual_quat_move(real, dual, position, normal);
         return place(moved.position, normalize(moved.normal), uv, instance);
@@ -125,9 +131,10 @@ fn vs_gpu_skinned(
     var n0 = vec4<f32>(0.0);
     var n1 = vec4<f32>(0.0);
     var n2 = vec4<f32>(0.0);
-    for (var i = 0u; i < 4u; i = i + 1u) {
-        let w = weights[i];
-        let at = joints[i] * 3u;
+    for (var i = 0u; i < count; i = i + 1u) {
+        let j = select(joints_hi[i % 4u], joints_lo[i % 4u], i < 4u);
+        let w = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
+        let at = j * 3u;
         r0 = r0 + w * palette[at];
         r1 = r1 + w * palette[at + 1u];
         r2 = r2 + w * palette[at + 2u];

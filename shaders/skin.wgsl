@@ -25,7 +25,7 @@ struct Class {
 };
 
 struct Params {
-    classes: array<Class, 4>,
+    classes: array<Class, 8>,
     vertex_count: u32,
     // vec4s from one instance's palette to the next.
     palette_stride: u32,
@@ -137,7 +137,7 @@ fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     var k = 1u;
-    for (var c = 0u; c < 3u; c = c + 1u) {
+    for (var c = 0u; c < 7u; c = c + 1u) {
         if (v >= params.classes[c].first_vertex + params.classes[c].count) {
             k = c + 2u;
         }

@@ -19,6 +19,7 @@ use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::gpu::UploadVariant;
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::prepare::PreparedRig;
+use skinbench::rig::MAX_INFLUENCES;
 use skinbench::rig::generate::BuiltInRig;
 use skinbench::rig::{self, RigSummary};
 use skinbench::simd::SimdLevel;
@@ -72,6 +73,11 @@ struct AppArgs {
     /// (write ./twist for a file of that name).
     #[arg(long)]
     rig: Option<PathBuf>,
+    /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
+    /// loads; `4` keeps what engines' usual vertex formats and the seed's variants take
+    /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
+    max_influences: Option<u64>,
     /// Number of characters, 1..=10000.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     instances: u64,
@@ -179,6 +185,11 @@ enum Command {
         /// (write ./twist for a file of that name).
         #[arg(long)]
         rig: Option<PathBuf>,
+        /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
+        /// loads; `4` keeps what engines' usual vertex formats and the seed's variants take
+        /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
+        max_influences: Option<u64>,
         /// Same workloads, fewer frames (under a minute).
         #[arg(long)]
         quick: bool,
@@ -296,27 +307,53 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let name = file.display().to_string();
             let prepared = PreparedRig::new(loaded, &report, &name);
             let normals = skinbench::crowd::normals::measure(&prepared);
+            let cut = skinbench::skin::reduction::reduction_cost(&prepared, 4);
             if json {
                 let mut value = serde_json::to_value(&summary)?;
+                value["influence_cut"] = serde_json::to_value(&cut)?;
                 value["normal_matrix_reason"] =
                     serde_json::to_value(&prepared.normal_matrix_reason)?;
                 value["normal_angles"] = serde_json::to_value(&normals)?;
                 println!("{}", serde_json::to_string_pretty(&value)?);
             } else {
                 print!("{}", summary.to_text());
+                if let Some(cut) = &cut {
+                    println!(
+                        "cut to 4 influences (--max-influences 4): {} vertices; the largest move over the clips is {:.2e} of the rig size (vertex {}, {})",
+                        cut.vertices_cut,
+                        cut.relative_displacement,
+                        cut.vertex,
+                        cut.clip
+                            .as_deref()
+                            .map_or("bind pose".to_string(), |c| format!(
+                                "clip {c} at {:.2} s",
+                                cut.time_secs
+                            )),
+                    );
+                }
                 print!("{}", normals.to_text(&prepared));
             }
             Ok(())
         }
         Some(Command::Bench {
             rig,
+            max_influences,
             quick,
             out,
             json,
             workloads,
             instances,
             simd_levels,
-        }) => bench(rig, quick, out, json, workloads, instances, simd_levels),
+        }) => bench(
+            rig,
+            max_influences,
+            quick,
+            out,
+            json,
+            workloads,
+            instances,
+            simd_levels,
+        ),
         Some(Command::Pose {
             file,
             clip,
@@ -328,7 +365,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // Everything the user gave is checked before any work, and nothing is written
             // unless the whole file can be.
             MeshFormat::of(&out)?;
-            let rig = load_rig(Some(&file))?;
+            let rig = load_rig(Some(&file), None)?;
             let best = PipelineConfig::best_for(&rig, 1);
             let config = PipelineConfig {
                 hierarchy: hierarchy.unwrap_or(best.hierarchy),
@@ -365,13 +402,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// `--rig`: a built-in rig's name, else a file (`./twist` reads a file of that name).
-fn load_rig(path: Option<&std::path::Path>) -> anyhow::Result<std::sync::Arc<PreparedRig>> {
+/// `max_influences`: `--max-influences` (all the file has where not given).
+fn load_rig(
+    path: Option<&std::path::Path>,
+    max_influences: Option<u64>,
+) -> anyhow::Result<std::sync::Arc<PreparedRig>> {
+    let max = max_influences.map_or(MAX_INFLUENCES, |n| n as usize);
     Ok(std::sync::Arc::new(match path {
         Some(p) => match built_in_rig(p) {
-            Some(built_in) => PreparedRig::built_in(built_in),
-            None => PreparedRig::load(p)?,
+            Some(built_in) => PreparedRig::built_in_cut(built_in, max),
+            None => PreparedRig::load_cut(p, max)?,
         },
-        None => PreparedRig::reference(),
+        None => PreparedRig::built_in_cut(BuiltInRig::Reference, max),
     }))
 }
 
@@ -438,8 +480,10 @@ fn on_off(value: &str) -> Result<bool, String> {
 /// The `--workload` name of the GPU module's workload.
 const GPU_WORKLOAD: &str = "gpu";
 
+#[allow(clippy::too_many_arguments)]
 fn bench(
     rig: Option<PathBuf>,
+    max_influences: Option<u64>,
     quick: bool,
     out: PathBuf,
     json: bool,
@@ -465,7 +509,7 @@ fn bench(
         anyhow::bail!("--instances must be at least 1");
     }
     let simd_levels = parse_simd_levels(&simd_levels)?;
-    let rig = load_rig(rig.as_deref())?;
+    let rig = load_rig(rig.as_deref(), max_influences)?;
     report::check_writable(&out)?;
     if gpu {
         let context = skinbench::gpu::GpuContext::offscreen().map_err(|e| {
@@ -543,7 +587,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("--simd-level: {e}"))?,
         None => SimdLevel::native(),
     };
-    let rig = load_rig(args.rig.as_deref())?;
+    let rig = load_rig(args.rig.as_deref(), args.max_influences)?;
     let soak = match args.soak {
         Some(secs) => Some(soak_plan(
             rig.clone(),
@@ -564,7 +608,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
         );
     }
     let skin = args.skin.unwrap_or(best.skin);
-    if let Some(reason) = skin.method_refusal(args.method, &rig) {
+    if let Some(reason) = skin.refusal(args.method, &rig) {
         anyhow::bail!(
             "--method {} cannot skin {} with --skin {}: {reason}",
             args.method.name(),
@@ -662,7 +706,7 @@ fn soak_plan(
             );
         }
         for file in files {
-            rigs.push(load_rig(Some(&file))?);
+            rigs.push(load_rig(Some(&file), None)?);
         }
     }
     eprintln!(

@@ -77,7 +77,7 @@ fn refusal(name: &str, rig: &Arc<PreparedRig>, hierarchy: HierarchyVariant) -> R
     };
     let config = PipelineConfig {
         hierarchy,
-        ..PipelineConfig::baseline(1)
+        ..any_influences(PipelineConfig::baseline(1))
     };
     match (Pipeline::new(rig.clone(), config), expect_refusal) {
         (Ok(_), false) => Ok(()),
@@ -97,13 +97,45 @@ fn refusal(name: &str, rig: &Arc<PreparedRig>, hierarchy: HierarchyVariant) -> R
     }
 }
 
+/// `config` with a skin variant that takes every influence count (the baseline's takes
+/// four), for the cases that check another stage.
+fn any_influences(config: PipelineConfig) -> PipelineConfig {
+    PipelineConfig {
+        skin: SkinVariant::Tuned,
+        ..config
+    }
+}
+
+/// A skin variant that takes fewer influences than the rig has refuses it, naming the
+/// count and `--max-influences`; with the rig cut to what it takes (`--max-influences`),
+/// it conforms.
+fn influence_refusal(file: &str, skin: SkinVariant) -> Result<(), Failed> {
+    let dir = common::rigs_dir().ok_or("no rigs folder")?;
+    let rig = Arc::new(PreparedRig::load(&dir.join(file))?);
+    let config = PipelineConfig {
+        skin,
+        ..any_influences(PipelineConfig::baseline(1))
+    };
+    match Pipeline::new(rig.clone(), config) {
+        Err(FrameError::SkinRefused { reason, .. })
+            if reason.contains("influences") && reason.contains("--max-influences") => {}
+        Err(e) => return Err(format!("refused for another reason: {e}").into()),
+        Ok(_) => return Err("accepted more influences than it takes".into()),
+    }
+    let cut = Arc::new(PreparedRig::load_cut(
+        &dir.join(file),
+        skin.spec().max_influences,
+    )?);
+    conformance(&cut, config, None)
+}
+
 /// Dual quaternions accept a rig exactly where its skinning matrices are rigid, judged
 /// here independently of the importer's analysis: the reference palette's 3×3 at the
 /// frames the conformance cases run (13 instances, three steps) must be a rotation where
 /// the rig is accepted; a refusal must name the scaling.
 fn dual_quat_refusal(name: &str, rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     let refusal = SkinMethod::DualQuat.rig_refusal(rig);
-    let pipeline = Pipeline::new(rig.clone(), PipelineConfig::baseline(1))?;
+    let pipeline = Pipeline::new(rig.clone(), any_influences(PipelineConfig::baseline(1)))?;
     let mut crowd = InstanceStore::new();
     crowd.resize(13, rig, 2.0);
     let mut worst: f64 = 0.0;
@@ -158,6 +190,21 @@ fn main() {
                 .iter()
                 .filter(|s| s.spec().runs_on != SkinDevice::GpuCompute)
             {
+                // More influences than the variant takes: refused, and checked once with
+                // the rig cut to what it takes.
+                if rig.source_mesh.max_influences() > skin.spec().max_influences {
+                    if hierarchy == HierarchyVariant::ALL[0] {
+                        let file = common::PUBLIC_RIGS
+                            .iter()
+                            .find(|f| f.to_lowercase().contains(name.as_str()))
+                            .expect("a rig with more than four influences is a public one");
+                        trials.push(Trial::test(
+                            format!("influences/{name}/{}", skin.name()),
+                            move || influence_refusal(file, skin),
+                        ));
+                    }
+                    continue;
+                }
                 // Every thread count and schedule at the CPU's best level; with a lane
                 // kernel, one thread and `fused` again at each lower level.
                 let mut cases: Vec<(usize, Schedule, Option<SimdLevel>)> = Vec::new();
@@ -214,6 +261,7 @@ fn main() {
         for &skin in SkinVariant::ALL.iter().filter(|s| {
             s.spec().methods.contains(&SkinMethod::DualQuat)
                 && s.spec().runs_on != SkinDevice::GpuCompute
+                && rig.source_mesh.max_influences() <= s.spec().max_influences
         }) {
             for &hierarchy in HierarchyVariant::ALL {
                 if hierarchy.refusal(rig).is_some() {

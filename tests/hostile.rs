@@ -126,7 +126,10 @@ fn odd_weights_are_counted_in_inspect() {
     assert_eq!(report.unweighted_vertices, 1);
     assert_eq!(report.repeated_joint_vertices, 1);
     // The repeated joint is one influence of weight 1.
-    assert_eq!(rig.mesh.weights[1], [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        rig.mesh.weights[1],
+        [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    );
     assert_eq!(rig.mesh.joints[1][0], rig.mesh.joints[2][0]);
     let text = skinbench::rig::RigSummary::new(&rig, &report).to_text();
     assert!(

@@ -127,11 +127,33 @@ fn rig_specific_facts() {
     );
 
     let (eight, report) = import_path(&dir.join("FoxVariants/Fox_8influences.glb")).unwrap();
+    // The importer keeps both sets (5 to 8 influences, 432 vertices each); prepare keeps
+    // them, or cuts them where asked.
     assert_eq!(
-        report.reduced_influences, 1728,
-        "every vertex had 5 to 8 influences"
+        report.reduced_influences, 0,
+        "no vertex has more than eight"
     );
-    assert_eq!(eight.mesh.influence_histogram(), [0, 0, 0, 1728]);
+    assert_eq!(
+        eight.mesh.influence_histogram(),
+        [0, 0, 0, 0, 432, 432, 432, 432]
+    );
+    let kept = skinbench::prepare::PreparedRig::new(eight.clone(), &report, "eight");
+    assert_eq!(
+        kept.mesh.sorted.class_counts,
+        [0, 0, 0, 0, 432, 432, 432, 432]
+    );
+    assert!(kept.uncut_mesh.is_none());
+    // `--max-influences 4`.
+    let prepared = skinbench::prepare::PreparedRig::with_max_influences(eight, &report, "eight", 4);
+    assert_eq!(
+        prepared.source_mesh.influence_histogram(),
+        [0, 0, 0, 1728, 0, 0, 0, 0]
+    );
+    assert!(prepared.uncut_mesh.is_some());
+    for v in 0..prepared.source_mesh.vertex_count() {
+        let sum: f32 = prepared.source_mesh.weights[v].iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "vertex {v}: weights sum to {sum}");
+    }
 
     let (nonuniform, _) = import_path(&dir.join("FoxVariants/Fox_nonuniform.glb")).unwrap();
     let parent = nonuniform.skeleton.model_from_root_parent[0];
@@ -167,7 +189,7 @@ fn tiny_file_round_trips_in_both_containers() {
         let (rig, report) = import_slice(&bytes, name, None).unwrap();
         assert_eq!(rig.skeleton.names, vec!["root", "tip"]);
         assert_eq!(rig.mesh.vertex_count(), 3);
-        assert_eq!(rig.mesh.influence_histogram(), [2, 1, 0, 0]);
+        assert_eq!(rig.mesh.influence_histogram(), [2, 1, 0, 0, 0, 0, 0, 0]);
         assert_eq!(rig.clips[0].name, "bend");
         assert!(report.computed_normals && report.missing_uvs);
     }
@@ -577,8 +599,40 @@ fn inspect_json_has_the_documented_keys() {
     ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
-    assert_eq!(v["influences"].as_array().unwrap().len(), 4);
+    assert_eq!(v["influences"].as_array().unwrap().len(), 8);
     assert_eq!(v["clips"][0]["name"], "Survey");
     assert!(v["clips"][0]["duration_secs"].as_f64().unwrap() > 0.0);
     assert!(v["clips"][0]["channels"].as_u64().unwrap() > 0);
+    // Fox has four influences at most: nothing to cut.
+    assert!(v["influence_cut"].is_null(), "{}", v["influence_cut"]);
+}
+
+/// `inspect` says what cutting a rig's fifth to eighth influences moves.
+#[test]
+fn inspect_reports_what_cutting_to_four_influences_costs() {
+    let Some(dir) = rigs_dir() else { return };
+    let file = dir.join("FoxVariants/Fox_8influences.glb");
+    let json = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .args(["inspect", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(json.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let cut = &v["influence_cut"];
+    assert_eq!(cut["vertices_cut"], 1728, "{cut}");
+    // Fox is about 170 units tall; dropping up to half of each vertex's influences moves
+    // some by more than a thousandth of that, and by less than a tenth.
+    let moved = cut["relative_displacement"].as_f64().unwrap();
+    assert!((1e-3..0.1).contains(&moved), "{cut}");
+    let text = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .arg("inspect")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("5: 432 (25.0 %)") && text.contains("cut to 4 influences"),
+        "{text}"
+    );
 }

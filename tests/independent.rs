@@ -308,9 +308,9 @@ fn skin_from_file(
                     }
                 }
             }
-            // The project's documented reduction: the four heaviest, renormalized.
+            // The project's documented reduction: the eight heaviest, renormalized.
             influences.sort_by(|a, b| b.1.total_cmp(&a.1));
-            influences.truncate(4);
+            influences.truncate(8);
             let total: f64 = influences.iter().map(|x| x.1).sum();
             let mut m = DMat4::ZERO;
             let mut n = DMat3::ZERO;
@@ -342,7 +342,7 @@ fn assert_poses_match(
     name: &str,
 ) {
     for config in [
-        PipelineConfig::baseline(1),
+        PipelineConfig::baseline_for(rig, 1),
         PipelineConfig::best_for(rig, 1),
     ] {
         let posed = pose(rig.clone(), Some(clip), time_secs as f32, config).unwrap();

@@ -278,9 +278,23 @@ fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant
         SkinMethod::DualQuat
     );
     verify_passes(&mut harness, "pulled with dual quaternions");
-    // `tuned` implements linear blending only: choosing it keeps the running variant and
-    // says why.
-    choose(&mut harness, "skin", "tuned");
+    // `tuned` implements linear blending only: its entry is greyed (clicking it does
+    // nothing), and a setting that asks for it anyway is reverted with the reason.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::ComboBox, "skin")
+        .click();
+    harness.run_steps(2);
+    {
+        use egui_kittest::kittest::NodeT;
+        assert!(
+            harness.get_by_label("tuned").accesskit_node().is_disabled(),
+            "tuned is offered with dual quaternions"
+        );
+    }
+    harness.get_by_label("tuned").click();
+    harness.run_steps(2);
+    harness.state_mut().settings.pipeline.skin = SkinVariant::Tuned;
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
     let config = *harness.state().pipeline.config();
     assert_eq!(
         (config.skin, config.method),

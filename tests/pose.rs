@@ -100,7 +100,13 @@ fn pose_writes_every_rig_in_file_order_as_glb_and_obj() {
         }
         // The baseline variants store in file order without any layout to decode: the
         // default (fastest) variant's file must agree with them vertex by vertex.
-        let baseline = pose(rig.clone(), None, 0.4, PipelineConfig::baseline(1)).unwrap();
+        let baseline = pose(
+            rig.clone(),
+            None,
+            0.4,
+            PipelineConfig::baseline_for(&rig, 1),
+        )
+        .unwrap();
         let size = rig.bounds_size as f64;
         for (v, (p, q)) in positions.iter().zip(&baseline.positions).enumerate() {
             let d = (glam::Vec3::from(*p) - *q).abs().max_element() as f64 / size;

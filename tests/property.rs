@@ -182,8 +182,8 @@ fn build(r: &RandomRig) -> Rig {
         }
         inf.sort_by(|a, b| b.1.total_cmp(&a.1));
         let total: f32 = inf.iter().map(|x| x.1).sum();
-        let mut jj = [0u16; 4];
-        let mut ww = [0f32; 4];
+        let mut jj = [0u16; skinbench::rig::MAX_INFLUENCES];
+        let mut ww = [0f32; skinbench::rig::MAX_INFLUENCES];
         for (k, (joint, weight)) in inf.iter().enumerate() {
             jj[k] = *joint;
             ww[k] = weight / total;

@@ -180,7 +180,8 @@ pub struct RigInfo {
     pub joints: usize,
     pub vertices: usize,
     pub triangles: usize,
-    pub influences: [usize; 4],
+    /// Vertices with 1, 2, … 8 influences, as the kernels skin them.
+    pub influences: [usize; crate::rig::MAX_INFLUENCES],
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -523,7 +524,7 @@ pub fn run(
                                 seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
                             );
                             match Pipeline::new(rig.clone(), config) {
-                                Err(FrameError::MethodRefused { reason, .. }) => {
+                                Err(FrameError::SkinRefused { reason, .. }) => {
                                     row.refused = Some(reason)
                                 }
                                 Err(e) => return Err(e.into()),
@@ -716,7 +717,7 @@ pub fn run(
             joints,
             vertices,
             triangles: summary.triangles,
-            influences: summary.influences,
+            influences: rig.source_mesh.influence_histogram(),
         },
         store_bandwidth_gbs: store_bandwidth[0].regular_gbs,
         store_bandwidth,

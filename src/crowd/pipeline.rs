@@ -85,6 +85,18 @@ impl PipelineConfig {
         }
     }
 
+    /// [`PipelineConfig::baseline`] for `rig`: the first skin variant in declaration order
+    /// that takes the rig's influences (`naive` for four or fewer, `tuned` above).
+    pub fn baseline_for(rig: &PreparedRig, threads: usize) -> Self {
+        let baseline = PipelineConfig::baseline(threads);
+        let skin = SkinVariant::ALL
+            .iter()
+            .copied()
+            .find(|s| s.refusal(baseline.method, rig).is_none())
+            .unwrap_or(baseline.skin);
+        PipelineConfig { skin, ..baseline }
+    }
+
     /// The fastest variants of every stage for `rig` on this CPU: [`best_hierarchy`]
     /// (or `flat` where that refuses the rig) and [`best_skin`], `fused`.
     pub fn best_for(rig: &PreparedRig, threads: usize) -> Self {
@@ -144,8 +156,9 @@ pub enum FrameError {
         rig: String,
         reason: String,
     },
-    #[error("{method} skinning refuses rig {rig}: {reason}")]
-    MethodRefused {
+    #[error("the {variant} skin variant with {method} skinning refuses rig {rig}: {reason}")]
+    SkinRefused {
+        variant: &'static str,
         method: &'static str,
         rig: String,
         reason: String,
@@ -483,8 +496,9 @@ impl Pipeline {
                 reason,
             });
         }
-        if let Some(reason) = config.skin.method_refusal(config.method, rig) {
-            return Err(FrameError::MethodRefused {
+        if let Some(reason) = config.skin.refusal(config.method, rig) {
+            return Err(FrameError::SkinRefused {
+                variant: config.skin.name(),
                 method: config.method.name(),
                 rig: rig.name.clone(),
                 reason,

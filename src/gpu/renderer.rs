@@ -207,8 +207,9 @@ const PACKED: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
-const SKIN_MESH: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![
-    0 => Float32x3, 1 => Float32x3, 4 => Uint16x4, 5 => Float32x4
+const SKIN_MESH: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 4 => Uint16x4, 5 => Float32x4, 6 => Uint16x4,
+    7 => Float32x4
 ];
 
 /// `gpu_vertex`'s static mesh, one per vertex in file order (`SKIN_MESH`).
@@ -217,8 +218,11 @@ const SKIN_MESH: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![
 struct SkinMeshVertex {
     position: [f32; 3],
     normal: [f32; 3],
+    /// The first four influences, then the fifth to eighth (weight 0 where unused).
     joints: [u16; 4],
     weights: [f32; 4],
+    joints_hi: [u16; 4],
+    weights_hi: [f32; 4],
 }
 
 /// `SkinParams` in crowd.wgsl.
@@ -227,10 +231,12 @@ struct SkinMeshVertex {
 struct SkinParamsGpu {
     normal_offset: u32,
     dual_quat: u32,
-    _pad: [u32; 2],
+    /// The most influences a vertex has: 4 or less skips the second set.
+    influences: u32,
+    _pad: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<SkinMeshVertex>() == 48);
+const _: () = assert!(std::mem::size_of::<SkinMeshVertex>() == 72);
 
 /// The lane-block layout as WGSL constants, from the one Rust definition (`LANES`,
 /// [`block_slot`]), prepended to `crowd.wgsl` so the shader never restates it.
@@ -609,16 +615,19 @@ impl CrowdRenderer {
         let skin_mesh_vertices: Vec<SkinMeshVertex> = (0..mesh.vertex_count)
             .map(|v| {
                 let f3 = mesh.source_f3[v];
+                let (j, w) = (rig.source_mesh.joints[v], rig.source_mesh.weights[v]);
                 SkinMeshVertex {
                     position: f3.position,
                     normal: f3.normal,
-                    joints: mesh.joints4[v],
-                    weights: mesh.weights4[v],
+                    joints: [j[0], j[1], j[2], j[3]],
+                    weights: [w[0], w[1], w[2], w[3]],
+                    joints_hi: [j[4], j[5], j[6], j[7]],
+                    weights_hi: [w[4], w[5], w[6], w[7]],
                 }
             })
             .collect();
         let skin_mesh = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("gpu_vertex mesh (file order, four influences)"),
+            label: Some("gpu_vertex mesh (file order, eight influences)"),
             contents: bytemuck::cast_slice(&skin_mesh_vertices),
             usage: wgpu::BufferUsages::VERTEX,
         });
@@ -632,7 +641,8 @@ impl CrowdRenderer {
                         0
                     },
                     dual_quat: dual_quat as u32,
-                    _pad: [0; 2],
+                    influences: rig.source_mesh.max_influences() as u32,
+                    _pad: 0,
                 }),
                 usage: wgpu::BufferUsages::UNIFORM,
             })

@@ -17,6 +17,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::prepare::PreparedRig;
+use crate::rig::MAX_INFLUENCES;
 use crate::skin::{OutputFormat, OutputLayout, SkinDevice, SkinVariant};
 use crate::variant::{PlainSpec, Variant};
 
@@ -58,7 +59,7 @@ struct ClassGpu {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 struct ParamsGpu {
-    classes: [ClassGpu; 4],
+    classes: [ClassGpu; MAX_INFLUENCES],
     vertex_count: u32,
     palette_stride: u32,
     normal_offset: u32,
@@ -69,7 +70,7 @@ struct ParamsGpu {
     _pad: [u32; 2],
 }
 
-const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 160);
 
 /// One range of instances: its own output buffer, sized for `capacity` instances.
 struct Range {
@@ -86,7 +87,7 @@ pub struct GpuSkinner {
     influences: wgpu::Buffer,
     params: wgpu::Buffer,
     params_capacity: usize,
-    classes: [ClassGpu; 4],
+    classes: [ClassGpu; MAX_INFLUENCES],
     vertex_count: u32,
     /// vec4s from an instance's position matrices to its normal matrices (0: none).
     normal_offset: u32,
@@ -178,7 +179,7 @@ impl GpuSkinner {
         influences.extend(mesh.weights.iter().map(|w| w.to_bits()));
         // A binding may not be empty.
         influences.push(0);
-        let mut classes = [ClassGpu::default(); 4];
+        let mut classes = [ClassGpu::default(); MAX_INFLUENCES];
         let (mut vertex, mut joint, mut weight) = (0usize, 0usize, mesh.joints.len());
         for (c, class) in classes.iter_mut().enumerate() {
             let k = c + 1;
@@ -266,7 +267,7 @@ impl GpuSkinner {
                 cache: None,
             })
         };
-        let per_class = (1..=4)
+        let per_class = (1..=MAX_INFLUENCES)
             .map(|k| {
                 pipeline(
                     &format!("skin: {k}-influence class"),

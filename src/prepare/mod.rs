@@ -10,7 +10,7 @@
 //! - the float4 layout: position and normal padded to four floats, 16-byte aligned, so a
 //!   vertex is loaded and stored as whole SIMD registers;
 //! - influence-sorted: vertices reordered so all 1-influence vertices come first, then 2,
-//!   3 and 4, with the index buffer remapped and the four class counts kept. Joint indices
+//!   3, … up to 8, with the index buffer remapped and the eight class counts kept. Joint indices
 //!   and weights are packed per class (k per vertex), and 1-influence vertices store no
 //!   weight at all since it is always 1. Within a class, vertices are ordered by their
 //!   joints (consecutive vertices reuse the same palette matrices, which stay in L1), and
@@ -25,7 +25,7 @@
 pub mod clip;
 pub mod scale;
 
-use crate::rig::Mesh;
+use crate::rig::{MAX_INFLUENCES, Mesh};
 
 pub use crate::types::{
     PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved, VertexPacked, pack_normal,
@@ -36,8 +36,8 @@ pub use crate::types::{
 /// `class_start(c)..class_start(c) + class_counts[c]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SortedMesh {
-    /// Vertices with 1, 2, 3 and 4 influences.
-    pub class_counts: [usize; 4],
+    /// Vertices with 1, 2, … 8 influences.
+    pub class_counts: [usize; MAX_INFLUENCES],
     pub source: Vec<VertexF4>,
     pub uvs: Vec<[f32; 2]>,
     /// Joint indices, `c + 1` per vertex of class `c`, classes in order.
@@ -58,7 +58,7 @@ pub struct SortedMesh {
 /// of copies: each of its `len` vertices occupies `1 + copies` consecutive output slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Run {
-    /// 1..=4.
+    /// 1..=8.
     pub influences: usize,
     pub copies: usize,
     pub len: usize,
@@ -193,7 +193,7 @@ impl PreparedMesh {
         // the same few palette matrices: a group's lane palette (384 bytes a joint, 37 KB
         // for the reference rig) does not fit L1, the few in use at a time do.
         let joints_of = |v: usize| {
-            let mut j = [0u16; 4];
+            let mut j = [0u16; MAX_INFLUENCES];
             j[..classes[v] + 1].copy_from_slice(&mesh.joints[v][..classes[v] + 1]);
             j
         };
@@ -206,7 +206,7 @@ impl PreparedMesh {
         for (s, &o) in original_of_sorted.iter().enumerate() {
             sorted_of_original[o as usize] = s as u32;
         }
-        let mut class_counts = [0usize; 4];
+        let mut class_counts = [0usize; MAX_INFLUENCES];
         for &c in &classes {
             class_counts[c] += 1;
         }
@@ -287,8 +287,16 @@ impl PreparedMesh {
             source_f3,
             source_f4,
             uvs,
-            joints4: mesh.joints.clone(),
-            weights4: mesh.weights.clone(),
+            joints4: mesh
+                .joints
+                .iter()
+                .map(|j| [j[0], j[1], j[2], j[3]])
+                .collect(),
+            weights4: mesh
+                .weights
+                .iter()
+                .map(|w| [w[0], w[1], w[2], w[3]])
+                .collect(),
             indices: mesh.indices.clone(),
             sorted,
         }
@@ -304,8 +312,12 @@ pub struct PreparedRig {
     pub skeleton: crate::rig::Skeleton,
     pub clips: Vec<clip::ClipRt>,
     pub mesh: PreparedMesh,
-    /// The imported mesh, file order: the input of the reference skinning.
+    /// The imported mesh, file order (cut to `--max-influences` where given): the input of
+    /// the reference skinning (what every kernel skins).
     pub source_mesh: Mesh,
+    /// The imported mesh as the file has it (up to eight influences), where a cut changed
+    /// any vertex.
+    pub uncut_mesh: Option<Mesh>,
     /// Rest pose as the runtime transform type.
     pub rest_pose: Vec<crate::types::Qvs>,
     /// Joint count rounded up to a multiple of 4, so every per-instance array of 48- or
@@ -335,7 +347,21 @@ pub struct PreparedRig {
 
 impl PreparedRig {
     pub fn new(rig: crate::rig::Rig, report: &crate::rig::ImportReport, name: &str) -> Self {
+        PreparedRig::with_max_influences(rig, report, name, MAX_INFLUENCES)
+    }
+
+    /// As [`PreparedRig::new`], each vertex cut to its `max_influences` heaviest
+    /// influences (renormalised): what the skin variants with fewer classes need, and
+    /// what `--max-influences` asks for.
+    pub fn with_max_influences(
+        mut rig: crate::rig::Rig,
+        report: &crate::rig::ImportReport,
+        name: &str,
+        max_influences: usize,
+    ) -> Self {
         let summary = crate::rig::RigSummary::new(&rig, report);
+        let (cut, cut_vertices) = rig.mesh.reduced_to(max_influences);
+        let uncut_mesh = (cut_vertices > 0).then(|| std::mem::replace(&mut rig.mesh, cut));
         let joint_count = rig.skeleton.joint_count();
         let mesh = PreparedMesh::new(&rig.mesh, joint_count);
         let shear_reason = scale::shear_reason(&rig.skeleton, &rig.clips);
@@ -360,6 +386,7 @@ impl PreparedRig {
             clips,
             mesh,
             source_mesh: rig.mesh,
+            uncut_mesh,
             rest_pose,
             shear_reason,
             root_parent_qvs,
@@ -377,19 +404,37 @@ impl PreparedRig {
 
     /// A built-in rig, from the copy embedded in the binary.
     pub fn built_in(rig: crate::rig::generate::BuiltInRig) -> Self {
+        PreparedRig::built_in_cut(rig, MAX_INFLUENCES)
+    }
+
+    /// [`PreparedRig::built_in`] with at most `max_influences` a vertex.
+    pub fn built_in_cut(rig: crate::rig::generate::BuiltInRig, max_influences: usize) -> Self {
         let (loaded, report) = crate::rig::import_slice(rig.glb(), rig.asset_path(), None)
             .expect("the embedded rigs import (checked by tests)");
-        PreparedRig::new(loaded, &report, rig.name())
+        PreparedRig::with_max_influences(loaded, &report, rig.name(), max_influences)
     }
 
     /// Imports and prepares a glTF file.
     pub fn load(path: &std::path::Path) -> Result<Self, crate::rig::ImportError> {
+        PreparedRig::load_cut(path, MAX_INFLUENCES)
+    }
+
+    /// [`PreparedRig::load`] with at most `max_influences` a vertex.
+    pub fn load_cut(
+        path: &std::path::Path,
+        max_influences: usize,
+    ) -> Result<Self, crate::rig::ImportError> {
         let (rig, report) = crate::rig::import_path(path)?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
-        Ok(PreparedRig::new(rig, &report, &name))
+        Ok(PreparedRig::with_max_influences(
+            rig,
+            &report,
+            &name,
+            max_influences,
+        ))
     }
 
     pub fn joint_count(&self) -> usize {

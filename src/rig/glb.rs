@@ -192,20 +192,44 @@ pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
     let positions: Vec<f32> = mesh.positions.iter().flat_map(|p| p.to_array()).collect();
     let normals: Vec<f32> = mesh.normals.iter().flat_map(|n| n.to_array()).collect();
     let uvs: Vec<f32> = mesh.uvs.iter().flat_map(|t| t.to_array()).collect();
-    let weights: Vec<f32> = mesh.weights.iter().flatten().copied().collect();
     let position = w.floats(&positions, 3, "VEC3", Some(ARRAY_BUFFER), true);
     let normal = w.floats(&normals, 3, "VEC3", Some(ARRAY_BUFFER), false);
     let uv = w.floats(&uvs, 2, "VEC2", Some(ARRAY_BUFFER), false);
-    let joints = if joint_count <= 256 {
-        let bytes: Vec<u8> = mesh.joints.iter().flatten().map(|&j| j as u8).collect();
-        let view = w.view(&bytes, Some(ARRAY_BUFFER));
-        w.accessor(view, UNSIGNED_BYTE, mesh.vertex_count(), "VEC4", json!({}))
-    } else {
-        let shorts: Vec<u16> = mesh.joints.iter().flatten().copied().collect();
-        let view = w.view(bytemuck::cast_slice(&shorts), Some(ARRAY_BUFFER));
-        w.accessor(view, UNSIGNED_SHORT, mesh.vertex_count(), "VEC4", json!({}))
+    // Influence set `set` (0: JOINTS_0/WEIGHTS_0, 1: the fifth to eighth): its joints and
+    // weights accessors.
+    let influence_set = |w: &mut Writer, set: usize| {
+        let four = |k: usize| set * 4 + k;
+        let weights: Vec<f32> = mesh
+            .weights
+            .iter()
+            .flat_map(|ws| (0..4).map(move |k| ws[four(k)]))
+            .collect();
+        let joints = if joint_count <= 256 {
+            let bytes: Vec<u8> = mesh
+                .joints
+                .iter()
+                .flat_map(|js| (0..4).map(move |k| js[four(k)] as u8))
+                .collect();
+            let view = w.view(&bytes, Some(ARRAY_BUFFER));
+            w.accessor(view, UNSIGNED_BYTE, mesh.vertex_count(), "VEC4", json!({}))
+        } else {
+            let shorts: Vec<u16> = mesh
+                .joints
+                .iter()
+                .flat_map(|js| (0..4).map(move |k| js[four(k)]))
+                .collect();
+            let view = w.view(bytemuck::cast_slice(&shorts), Some(ARRAY_BUFFER));
+            w.accessor(view, UNSIGNED_SHORT, mesh.vertex_count(), "VEC4", json!({}))
+        };
+        (
+            joints,
+            w.floats(&weights, 4, "VEC4", Some(ARRAY_BUFFER), false),
+        )
     };
-    let weight = w.floats(&weights, 4, "VEC4", Some(ARRAY_BUFFER), false);
+    let (joints, weight) = influence_set(&mut w, 0);
+    // The second set only where some vertex has more than four influences, so a rig
+    // without writes the same file as before there were two.
+    let second_set = (mesh.max_influences() > 4).then(|| influence_set(&mut w, 1));
     let indices = if mesh.vertex_count() <= u16::MAX as usize {
         let shorts: Vec<u16> = mesh.indices.iter().map(|&i| i as u16).collect();
         let view = w.view(bytemuck::cast_slice(&shorts), Some(ELEMENT_ARRAY_BUFFER));
@@ -269,6 +293,17 @@ pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
     while !w.bin.len().is_multiple_of(4) {
         w.bin.push(0);
     }
+    let mut attributes = json!({
+        "POSITION": position,
+        "NORMAL": normal,
+        "TEXCOORD_0": uv,
+        "JOINTS_0": joints,
+        "WEIGHTS_0": weight,
+    });
+    if let Some((joints, weight)) = second_set {
+        attributes["JOINTS_1"] = json!(joints);
+        attributes["WEIGHTS_1"] = json!(weight);
+    }
     let document = json!({
         "asset": { "version": "2.0", "generator": generator },
         "scene": 0,
@@ -277,13 +312,7 @@ pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
         "meshes": [{
             "name": "body",
             "primitives": [{
-                "attributes": {
-                    "POSITION": position,
-                    "NORMAL": normal,
-                    "TEXCOORD_0": uv,
-                    "JOINTS_0": joints,
-                    "WEIGHTS_0": weight,
-                },
+                "attributes": attributes,
                 "indices": indices,
                 "mode": 4,
             }],

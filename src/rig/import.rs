@@ -12,8 +12,9 @@
 //! become joints too (a joint's global transform includes every ancestor, glTF 2.0
 //! §3.7.3), the remaining static ancestors of the roots are folded into
 //! `model_from_root_parent`, and the joints are ordered roots first, then depth-first.
-//! All triangle primitives of the meshes bound to that skin are merged; influences are
-//! reduced to the four heaviest and renormalized. Animation channels on joints become clip
+//! All triangle primitives of the meshes bound to that skin are merged; influences (both
+//! glTF sets, JOINTS_0/1 and WEIGHTS_0/1) are reduced to the eight heaviest and
+//! renormalized (`prepare` cuts them to what the skin kernels take). Animation channels on joints become clip
 //! tracks; channels on other nodes and morph weights are counted and skipped.
 
 use std::collections::HashMap;
@@ -26,7 +27,8 @@ use gltf::animation::Property;
 use gltf::mesh::{Mode, Semantic};
 
 use super::{
-    Clip, Interpolation, JointTracks, MAX_JOINTS, Mesh, NO_PARENT, Rig, Skeleton, Track, Transform,
+    Clip, Interpolation, JointTracks, MAX_INFLUENCES, MAX_JOINTS, Mesh, NO_PARENT, Rig, Skeleton,
+    Track, Transform,
 };
 
 /// An import failure: the file and what is wrong with it.
@@ -119,7 +121,8 @@ pub struct ImportReport {
     pub skipped_primitives: usize,
     pub computed_normals: bool,
     pub missing_uvs: bool,
-    /// Vertices that had more than four non-zero influences and were cut to four.
+    /// Vertices that had more than eight non-zero influences and were cut to eight (the
+    /// reduction to four for the skin kernels happens in `prepare`).
     pub reduced_influences: usize,
     /// Vertices whose weights did not sum to 1 (±1e-3) and were rescaled.
     pub renormalized_weights: usize,
@@ -1348,23 +1351,26 @@ impl<'a> Importer<'a> {
         Ok(mesh)
     }
 
-    /// Keeps the four heaviest influences, sorted heaviest first, summing to 1.
-    fn reduce_influences(&mut self, influences: &mut [(u16, f32)]) -> ([u16; 4], [f32; 4]) {
+    /// Keeps the eight heaviest influences, sorted heaviest first, summing to 1.
+    fn reduce_influences(
+        &mut self,
+        influences: &mut [(u16, f32)],
+    ) -> ([u16; MAX_INFLUENCES], [f32; MAX_INFLUENCES]) {
         influences.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut joints = [0u16; 4];
-        let mut weights = [0f32; 4];
+        let mut joints = [0u16; MAX_INFLUENCES];
+        let mut weights = [0f32; MAX_INFLUENCES];
         if influences.is_empty() {
             self.report.unweighted_vertices += 1;
             weights[0] = 1.0;
             return (joints, weights);
         }
-        if influences.len() > 4 {
+        if influences.len() > MAX_INFLUENCES {
             self.report.reduced_influences += 1;
         }
-        let kept = &influences[..influences.len().min(4)];
+        let kept = &influences[..influences.len().min(MAX_INFLUENCES)];
         let total_all: f32 = influences.iter().map(|i| i.1).sum();
         let total_kept: f32 = kept.iter().map(|i| i.1).sum();
-        if influences.len() <= 4 && (total_all - 1.0).abs() > 1e-3 {
+        if influences.len() <= MAX_INFLUENCES && (total_all - 1.0).abs() > 1e-3 {
             self.report.renormalized_weights += 1;
         }
         for (k, &(j, w)) in kept.iter().enumerate() {

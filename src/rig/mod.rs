@@ -95,16 +95,19 @@ impl Skeleton {
     }
 }
 
+/// Influences a vertex may keep: glTF's two sets (JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1).
+pub const MAX_INFLUENCES: usize = 8;
+
 /// The skinned mesh, all primitives merged, in the file's vertex order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mesh {
     pub positions: Vec<Vec3>,
     pub normals: Vec<Vec3>,
     pub uvs: Vec<Vec2>,
-    /// Up to four joints per vertex, heaviest first; unused slots hold joint 0 with weight 0.
-    pub joints: Vec<[u16; 4]>,
+    /// Up to eight joints per vertex, heaviest first; unused slots hold joint 0 with weight 0.
+    pub joints: Vec<[u16; MAX_INFLUENCES]>,
     /// Weights matching `joints`, summing to 1, sorted descending, zeros last.
-    pub weights: Vec<[f32; 4]>,
+    pub weights: Vec<[f32; MAX_INFLUENCES]>,
     /// Triangle list.
     pub indices: Vec<u32>,
 }
@@ -118,7 +121,7 @@ impl Mesh {
         self.indices.len() / 3
     }
 
-    /// Number of non-zero weights of a vertex (1..=4).
+    /// Number of non-zero weights of a vertex (1..=8).
     pub fn influence_count(&self, vertex: usize) -> usize {
         self.weights[vertex]
             .iter()
@@ -127,13 +130,45 @@ impl Mesh {
             .max(1)
     }
 
-    /// Vertices with 1, 2, 3 and 4 influences.
-    pub fn influence_histogram(&self) -> [usize; 4] {
-        let mut histogram = [0usize; 4];
+    /// Vertices with 1, 2, … 8 influences.
+    pub fn influence_histogram(&self) -> [usize; MAX_INFLUENCES] {
+        let mut histogram = [0usize; MAX_INFLUENCES];
         for v in 0..self.vertex_count() {
             histogram[self.influence_count(v) - 1] += 1;
         }
         histogram
+    }
+
+    /// The largest number of influences any vertex has.
+    pub fn max_influences(&self) -> usize {
+        (0..self.vertex_count())
+            .map(|v| self.influence_count(v))
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// The same mesh with each vertex cut to its `max` heaviest influences (1..=8),
+    /// renormalised to sum to 1; the number of vertices that lost any.
+    pub fn reduced_to(&self, max: usize) -> (Mesh, usize) {
+        let max = max.clamp(1, MAX_INFLUENCES);
+        let mut reduced = self.clone();
+        let mut cut = 0;
+        for (joints, weights) in reduced.joints.iter_mut().zip(&mut reduced.weights) {
+            if weights[max..].iter().all(|&w| w == 0.0) {
+                continue;
+            }
+            cut += 1;
+            let kept: f32 = weights[..max].iter().sum();
+            for k in 0..MAX_INFLUENCES {
+                if k < max {
+                    weights[k] /= kept;
+                } else {
+                    weights[k] = 0.0;
+                    joints[k] = 0;
+                }
+            }
+        }
+        (reduced, cut)
     }
 
     /// Axis-aligned bounds of the bind-pose positions.
@@ -260,8 +295,9 @@ pub struct RigSummary {
     pub max_depth: usize,
     pub vertices: usize,
     pub triangles: usize,
-    /// Vertices with 1, 2, 3 and 4 influences (after reduction to four).
-    pub influences: [usize; 4],
+    /// Vertices with 1, 2, … 8 influences, as imported (before `prepare` cuts them to
+    /// the kernels' four).
+    pub influences: [usize; MAX_INFLUENCES],
     pub reduced_influences: usize,
     pub renormalized_weights: usize,
     pub bounds_min: [f32; 3],
@@ -343,9 +379,23 @@ impl RigSummary {
             self.influences[3],
             percent(self.influences[3])
         );
+        if self.influences[4..].iter().any(|&n| n > 0) {
+            let _ = writeln!(
+                s,
+                "               5: {} ({:.1} %)  6: {} ({:.1} %)  7: {} ({:.1} %)  8: {} ({:.1} %)",
+                self.influences[4],
+                percent(self.influences[4]),
+                self.influences[5],
+                percent(self.influences[5]),
+                self.influences[6],
+                percent(self.influences[6]),
+                self.influences[7],
+                percent(self.influences[7])
+            );
+        }
         let _ = writeln!(
             s,
-            "reduced from more than 4 influences: {}",
+            "reduced from more than 8 influences: {}",
             self.reduced_influences
         );
         let _ = writeln!(

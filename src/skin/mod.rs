@@ -22,6 +22,7 @@ pub mod layout;
 pub mod method;
 pub mod naive;
 pub mod output;
+pub mod reduction;
 pub mod reference;
 pub mod simd;
 pub mod sorted;
@@ -39,6 +40,7 @@ pub use method::{MethodSpec, SkinMethod};
 
 use crate::anim::palette::{PaletteLayout, Palettes};
 use crate::prepare::PreparedRig;
+use crate::rig::MAX_INFLUENCES;
 use crate::types::LANES;
 use crate::variant::Variant;
 
@@ -57,6 +59,7 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::Cpu,
             methods: LINEAR_ONLY,
+            max_influences: 4,
         },
         Split => SkinSpec {
             name: "split",
@@ -70,6 +73,7 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::Cpu,
             methods: LINEAR_ONLY,
+            max_influences: 4,
         },
         Float4 => SkinSpec {
             name: "float4",
@@ -83,6 +87,7 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::Cpu,
             methods: LINEAR_ONLY,
+            max_influences: 4,
         },
         Sorted => SkinSpec {
             name: "sorted",
@@ -96,6 +101,7 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::Cpu,
             methods: LINEAR_ONLY,
+            max_influences: 4,
         },
         Tuned => SkinSpec {
             name: "tuned",
@@ -109,6 +115,7 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::Cpu,
             methods: LINEAR_ONLY,
+            max_influences: MAX_INFLUENCES,
         },
         Simd => SkinSpec {
             name: "simd",
@@ -122,6 +129,7 @@ crate::declare_variants! {
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
             methods: BOTH_METHODS,
+            max_influences: MAX_INFLUENCES,
         },
         Packed => SkinSpec {
             name: "packed",
@@ -135,6 +143,7 @@ crate::declare_variants! {
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
             methods: BOTH_METHODS,
+            max_influences: MAX_INFLUENCES,
         },
         Distinct => SkinSpec {
             name: "distinct",
@@ -148,6 +157,7 @@ crate::declare_variants! {
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
             methods: BOTH_METHODS,
+            max_influences: MAX_INFLUENCES,
         },
         Streamed => SkinSpec {
             name: "streamed",
@@ -161,6 +171,7 @@ crate::declare_variants! {
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
             methods: BOTH_METHODS,
+            max_influences: MAX_INFLUENCES,
         },
         Pulled => SkinSpec {
             name: "pulled",
@@ -174,6 +185,7 @@ crate::declare_variants! {
             lanes: LANES,
             runs_on: SkinDevice::Cpu,
             methods: BOTH_METHODS,
+            max_influences: MAX_INFLUENCES,
         },
         GpuCompute => SkinSpec {
             name: "gpu_compute",
@@ -187,10 +199,11 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::GpuCompute,
             methods: BOTH_METHODS,
+            max_influences: MAX_INFLUENCES,
         },
         GpuVertex => SkinSpec {
             name: "gpu_vertex",
-            description: "the GPU skins in the vertex shader: the CPU uploads 3x4 palettes, the mesh (4 influences a vertex) is uploaded once, every draw pass skins again",
+            description: "the GPU skins in the vertex shader: the CPU uploads 3x4 palettes, the mesh (up to 8 influences a vertex) is uploaded once, every draw pass skins again",
             palette: PaletteLayout::Lanes,
             format: OutputFormat::Float3,
             arrangement: Arrangement::Slices,
@@ -200,6 +213,7 @@ crate::declare_variants! {
             lanes: 1,
             runs_on: SkinDevice::GpuVertex,
             methods: BOTH_METHODS,
+            max_influences: MAX_INFLUENCES,
         },
     }
 }
@@ -228,6 +242,9 @@ pub struct SkinSpec {
     pub runs_on: SkinDevice,
     /// The skinning methods its kernel implements (linear first).
     pub methods: &'static [SkinMethod],
+    /// The most influences a vertex may have (its kernel's classes, or the seed's four);
+    /// a rig with more is refused (`--max-influences` cuts a rig's to fewer).
+    pub max_influences: usize,
 }
 
 const LINEAR_ONLY: &[SkinMethod] = &[SkinMethod::Linear];
@@ -272,9 +289,21 @@ impl SkinVariant {
         }
     }
 
-    /// Why this variant cannot skin with `method` (its kernel does not implement it, or
-    /// the rig's joints are not rigid for dual quaternions), or `None`.
-    pub fn method_refusal(self, method: SkinMethod, rig: &PreparedRig) -> Option<String> {
+    /// Why this variant cannot skin `rig` with `method` (the rig has more influences a
+    /// vertex than the kernel takes, the kernel does not implement the method, or the
+    /// rig's joints are not rigid for dual quaternions), or `None`.
+    pub fn refusal(self, method: SkinMethod, rig: &PreparedRig) -> Option<String> {
+        let most = rig.source_mesh.max_influences();
+        if most > self.spec().max_influences {
+            return Some(format!(
+                "the {} skin variant takes {} influences a vertex; {} has vertices with {most} \
+                 (--max-influences {} cuts them)",
+                self.name(),
+                self.spec().max_influences,
+                rig.name,
+                self.spec().max_influences
+            ));
+        }
         if !self.spec().methods.contains(&method) {
             let with: Vec<&str> = SkinVariant::ALL
                 .iter()

@@ -44,7 +44,7 @@ pub fn skin(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
     for v in 0..mesh.vertex_count() {
         let mut m = DMat4::ZERO;
         let mut n = DMat3::ZERO;
-        for k in 0..4 {
+        for k in 0..crate::rig::MAX_INFLUENCES {
             let (j, w) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
             m += palette[j] * w;
             n += normal_matrices[j] * w;
@@ -56,7 +56,7 @@ pub fn skin(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
 }
 
 /// What a vertex shader that skins with uploaded 3×4 palettes computes (`gpu_vertex`), in
-/// f64: each vertex's four weighted position rows applied to its bind position, and its
+/// f64: each vertex's weighted position rows (up to eight) applied to its bind position, and its
 /// weighted normal rows (`normals`: the rig's normal matrices, or the position matrices
 /// where it has none of its own) to its bind normal. The CPU twin of that shader, checking
 /// the palettes it is given; the shader itself is checked by picture.
@@ -71,7 +71,7 @@ pub fn skin_rows(
         let p = mesh.positions[v].as_dvec3().extend(1.0);
         let n = mesh.normals[v].as_dvec3().extend(0.0);
         let (mut sp, mut sn) = (DVec3::ZERO, DVec3::ZERO);
-        for k in 0..4 {
+        for k in 0..crate::rig::MAX_INFLUENCES {
             let (j, w) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
             let (pm, nm) = (&positions[j].rows, &normals[j].rows);
             sp += w * DVec3::new(
@@ -116,7 +116,7 @@ pub fn skin_dual_quats(mesh: &Mesh, dual_quats: &[(DQuat, DQuat)]) -> (Vec<DVec3
             DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
             DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
         );
-        for k in 0..4 {
+        for k in 0..crate::rig::MAX_INFLUENCES {
             let (j, w) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
             let (r, d) = dual_quats[j];
             let w = if pivot.dot(r) < 0.0 { -w } else { w };

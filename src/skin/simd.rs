@@ -52,6 +52,7 @@ use super::Skins;
 use super::layout::{OutputFormat, OutputLayout, Stores};
 use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
 use crate::prepare::{PreparedRig, Run, SortedMesh};
+use crate::rig::MAX_INFLUENCES;
 use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
 use crate::types::{LANES, Lanes3x4, VertexF4};
 
@@ -79,7 +80,10 @@ impl<'a> Input<'a> {
     /// vertices: what lets the kernels index without per-element checks.
     pub fn validate(&self, mesh: &SortedMesh) {
         let runs = self.runs;
-        assert!(runs.iter().all(|r| (1..=4).contains(&r.influences)));
+        assert!(
+            runs.iter()
+                .all(|r| (1..=MAX_INFLUENCES).contains(&r.influences))
+        );
         assert_eq!(runs.iter().map(|r| r.len).sum::<usize>(), self.source.len());
         assert_eq!(
             runs.iter().map(|r| r.len * r.influences).sum::<usize>(),
@@ -142,7 +146,7 @@ pub(super) fn run(
     method: SkinMethod,
 ) {
     let mesh = &rig.mesh.sorted;
-    let every_run: [Run; 4] = std::array::from_fn(|c| Run {
+    let every_run: [Run; MAX_INFLUENCES] = std::array::from_fn(|c| Run {
         influences: c + 1,
         copies: 0,
         len: mesh.class_counts[c],
@@ -374,7 +378,19 @@ unsafe fn runs<
                 3 => class::<S, W, 3, OWN_NORMALS, DUAL_QUAT>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
-                _ => class::<S, W, 4, OWN_NORMALS, DUAL_QUAT>(
+                4 => class::<S, W, 4, OWN_NORMALS, DUAL_QUAT>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
+                ),
+                5 => class::<S, W, 5, OWN_NORMALS, DUAL_QUAT>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
+                ),
+                6 => class::<S, W, 6, OWN_NORMALS, DUAL_QUAT>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
+                ),
+                7 => class::<S, W, 7, OWN_NORMALS, DUAL_QUAT>(
+                    s, source, joints, weights, palettes, outs, active, v, count, writer,
+                ),
+                _ => class::<S, W, 8, OWN_NORMALS, DUAL_QUAT>(
                     s, source, joints, weights, palettes, outs, active, v, count, writer,
                 ),
             }
@@ -423,6 +439,33 @@ fn blend_into<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
                 s.add(ab, cd)
             }
         };
+    }
+}
+
+/// [`blend_into`] for any `K` in 2..=8: the first four as there, each further influence
+/// added with one multiply-add per entry (a class of eight costs its four extra
+/// influences twelve operations each, the first four five per entry for four).
+#[inline(always)]
+fn blend_any<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
+    s: S,
+    matrix: impl Fn(u16) -> &'p Lanes3x4 + Copy,
+    jj: &[u16],
+    ww: &[f32],
+    out: &mut [S::V; 12],
+) {
+    if K <= 4 {
+        blend_into::<S, K, ONLY_3X3>(s, matrix, jj, ww, out);
+        return;
+    }
+    blend_into::<S, 4, ONLY_3X3>(s, matrix, &jj[..4], &ww[..4], out);
+    for i in 4..K {
+        let (m, w) = (matrix(jj[i]), s.splat(ww[i]));
+        for e in 0..12 {
+            if ONLY_3X3 && e % 4 == 3 {
+                continue;
+            }
+            out[e] = s.mul_add(s.load(&m[e]), w, out[e]);
+        }
     }
 }
 
@@ -487,11 +530,11 @@ unsafe fn class<
         .zip(source)
     {
         let mut r = [s.splat(0.0); 12];
-        blend_into::<S, K, false>(s, |j| palettes.position(j), jj, ww, &mut r);
+        blend_any::<S, K, false>(s, |j| palettes.position(j), jj, ww, &mut r);
         // SAFETY (both): forwarded from the caller.
         if OWN_NORMALS {
             let mut n = r;
-            blend_into::<S, K, true>(s, |j| palettes.normal(j), jj, ww, &mut n);
+            blend_any::<S, K, true>(s, |j| palettes.normal(j), jj, ww, &mut n);
             unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
         } else {
             unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };

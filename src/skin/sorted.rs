@@ -26,7 +26,8 @@ pub fn run<const OWN_NORMALS: bool>(
     normal_palette: &[Mat4],
     out: &mut Dest<VertexF4>,
 ) {
-    let [n1, n2, n3, n4] = mesh.class_counts;
+    // Four classes: a rig with more influences is refused (`SkinSpec::max_influences`).
+    let [n1, n2, n3, n4, ..] = mesh.class_counts;
     let src = &mesh.source[..];
     let (mut v, mut j, mut w) = (0, 0, 0);
     // The same blend of `palette` or of `normal_palette` (a macro keeps it written once).

@@ -78,9 +78,9 @@ pub fn run<const OWN_NORMALS: bool>(
             r
         }};
     }
-    let [n1, n2, n3, n4] = mesh.class_counts;
+    let [n1, n2, n3, n4, n5, n6, n7, n8] = mesh.class_counts;
     let src = &mesh.source[..];
-    // SAFETY (every `write_unchecked` below): `v` counts the vertices of the four classes,
+    // SAFETY (every `write_unchecked` below): `v` counts the vertices of the eight classes,
     // which sum to mesh.source.len() <= out.len() (asserted above).
     let (mut v, mut j, mut w) = (0, 0, 0);
 
@@ -110,5 +110,9 @@ pub fn run<const OWN_NORMALS: bool>(
     class!(n2, 2);
     class!(n3, 3);
     class!(n4, 4);
+    class!(n5, 5);
+    class!(n6, 6);
+    class!(n7, 7);
+    class!(n8, 8);
     let _ = (j, w);
 }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use glam::DVec3;
+use glam::{DMat4, DVec3};
 
 use crate::anim::hierarchy::reference::{LocalF64, model_from_joint_f64, palette};
 use crate::anim::sample::sample_clip;
@@ -87,33 +87,40 @@ pub fn worst_volume(rig: &PreparedRig, method: SkinMethod) -> Option<WorstVolume
     if bind_volume.abs() < f64::MIN_POSITIVE {
         return None;
     }
-    let mut locals = rig.rest_pose.clone();
     let mut worst: Option<WorstVolume> = None;
+    for_each_pose(rig, SAMPLES, |clip, time_secs, skinning| {
+        let positions = match method {
+            SkinMethod::Linear => skin(mesh, skinning).0,
+            SkinMethod::DualQuat => skin_dual_quat(mesh, skinning).0,
+        };
+        let ratio = enclosed_volume(&positions, &mesh.indices) / bind_volume;
+        if worst
+            .as_ref()
+            .is_none_or(|w| (ratio - 1.0).abs() > (w.ratio - 1.0).abs())
+        {
+            worst = Some(WorstVolume {
+                method: method.name(),
+                ratio,
+                clip: clip.to_string(),
+                time_secs,
+            });
+        }
+    });
+    worst
+}
+
+/// Calls `f` with each clip's name, a time and the rig's skinning matrices there (f64
+/// oracle), at `samples` evenly spaced times per clip.
+pub fn for_each_pose(rig: &PreparedRig, samples: usize, mut f: impl FnMut(&str, f32, &[DMat4])) {
+    let mut locals = rig.rest_pose.clone();
     for clip in &rig.clips {
-        for i in 0..SAMPLES {
-            let time_secs = clip.duration_secs * i as f32 / SAMPLES as f32;
+        for i in 0..samples {
+            let time_secs = clip.duration_secs * i as f32 / samples as f32;
             locals.copy_from_slice(&rig.rest_pose);
             sample_clip(clip, &rig.rest_pose, time_secs, &mut locals);
             let locals64: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();
             let model = model_from_joint_f64(&rig.skeleton, &locals64);
-            let skinning = palette(&rig.skeleton, &model);
-            let positions = match method {
-                SkinMethod::Linear => skin(mesh, &skinning).0,
-                SkinMethod::DualQuat => skin_dual_quat(mesh, &skinning).0,
-            };
-            let ratio = enclosed_volume(&positions, &mesh.indices) / bind_volume;
-            if worst
-                .as_ref()
-                .is_none_or(|w| (ratio - 1.0).abs() > (w.ratio - 1.0).abs())
-            {
-                worst = Some(WorstVolume {
-                    method: method.name(),
-                    ratio,
-                    clip: clip.name.clone(),
-                    time_secs,
-                });
-            }
+            f(&clip.name, time_secs, &palette(&rig.skeleton, &model));
         }
     }
-    worst
 }

@@ -65,7 +65,7 @@ pub struct PanelInfo<'a> {
     pub max_instances: usize,
     pub refusals: &'a [(HierarchyVariant, String)],
     /// The skin variants this adapter cannot run, and why.
-    pub skin_refusals: &'a [(SkinVariant, String)],
+    pub skin_refusals: Vec<(SkinVariant, String)>,
     /// The skinning methods the chosen skin variant cannot run on this rig, and why.
     pub method_refusals: Vec<(SkinMethod, String)>,
     /// Bytes the CPU writes for the GPU each frame (vertices, or palettes).
@@ -166,7 +166,7 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let pipeline = &mut settings.pipeline;
     ui.label(RichText::new("Variants").strong());
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
-    variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
+    variant_combo(ui, &mut pipeline.skin, &info.skin_refusals);
     variant_combo(ui, &mut pipeline.method, &info.method_refusals);
     if pipeline.skin.spec().runs_on == SkinDevice::GpuCompute {
         variant_combo(ui, &mut settings.compute_shader, &[]);

@@ -238,14 +238,27 @@ impl Scene {
 
     /// Switches to another rig: its own renderer (unskinned stream, index buffer), pipeline
     /// and crowd, with the same settings where the new rig accepts them (a hierarchy variant
-    /// it refuses becomes the best one that accepts it, a skinning method it refuses becomes
-    /// linear blending, with a note). A rig whose crowd would not fit in memory is refused
+    /// it refuses becomes the best one that accepts it, as does a skin variant that takes
+    /// fewer influences than the rig has, and a skinning method it refuses becomes linear
+    /// blending, each with a note). A rig whose crowd would not fit in memory is refused
     /// with the reason, and the scene keeps the rig it had.
     pub fn set_rig(&mut self, rig: Arc<PreparedRig>) -> Result<(), String> {
         let mut config = self.settings.pipeline;
         if config.hierarchy.refusal(&rig).is_some() {
             config.hierarchy =
                 crate::crowd::PipelineConfig::best_for(&rig, config.threads).hierarchy;
+        }
+        let most = rig.source_mesh.max_influences();
+        if most > config.skin.spec().max_influences {
+            let best = crate::crowd::PipelineConfig::best_for(&rig, config.threads).skin;
+            self.notes.push(format!(
+                "{} takes {} influences a vertex and {} has {most}; {} instead",
+                config.skin.name(),
+                config.skin.spec().max_influences,
+                rig.name,
+                best.name()
+            ));
+            config.skin = best;
         }
         if let Some(reason) = config.method.rig_refusal(&rig) {
             self.notes.push(format!(
@@ -495,12 +508,22 @@ impl Scene {
             ),
             max_instances: self.max_instances(),
             refusals: &self.refusals,
-            skin_refusals: &self.skin_refusals,
+            // What this adapter cannot run, and what cannot skin this rig with the method
+            // (more influences than the variant takes, or a method it lacks).
+            skin_refusals: self
+                .skin_refusals
+                .iter()
+                .cloned()
+                .chain(SkinVariant::ALL.iter().filter_map(|&s| {
+                    s.refusal(self.settings.pipeline.method, &rig)
+                        .map(|reason| (s, reason))
+                }))
+                .collect(),
             method_refusals: SkinMethod::ALL
                 .iter()
                 .filter_map(|&m| {
                     (self.settings.pipeline.skin)
-                        .method_refusal(m, &rig)
+                        .refusal(m, &rig)
                         .map(|reason| (m, reason))
                 })
                 .collect(),

@@ -37,7 +37,10 @@ use joints::*;
 use mesh::*;
 use weights::*;
 
-use super::{Clip, Interpolation, JointTracks, Mesh, NO_PARENT, Rig, Skeleton, Track, Transform};
+use super::{
+    Clip, Interpolation, JointTracks, MAX_INFLUENCES, Mesh, NO_PARENT, Rig, Skeleton, Track,
+    Transform,
+};
 
 /// Names of the clips, in file order.
 pub const CLIP_NAMES: [&str; 3] = ["crouch", "walk", "run"];

@@ -13,7 +13,10 @@
 //! pose is exactly the half turn, where the two rotations' hemispheres tie and the
 //! blended direction of the twist is arbitrary.
 
-use super::{Clip, Interpolation, JointTracks, Mesh, NO_PARENT, Rig, Skeleton, Track, Transform};
+use super::{
+    Clip, Interpolation, JointTracks, MAX_INFLUENCES, Mesh, NO_PARENT, Rig, Skeleton, Track,
+    Transform,
+};
 use glam::{Mat4, Quat, Vec2, Vec3};
 use std::f32::consts::{PI, TAU};
 
@@ -154,7 +157,7 @@ fn capsule(heights: &[f32]) -> Mesh {
 
 /// A vertex at height `y`: each joint weighs `1 − |y − h| / (1.5 SPACING)` where that is
 /// positive, heaviest first, cut to four and normalised.
-fn tent_weights(heights: &[f32], y: f32) -> ([u16; 4], [f32; 4]) {
+fn tent_weights(heights: &[f32], y: f32) -> ([u16; MAX_INFLUENCES], [f32; MAX_INFLUENCES]) {
     let y = y.clamp(heights[0], heights[heights.len() - 1]);
     let mut pairs: Vec<(u16, f32)> = heights
         .iter()
@@ -165,8 +168,8 @@ fn tent_weights(heights: &[f32], y: f32) -> ([u16; 4], [f32; 4]) {
     pairs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     pairs.truncate(4);
     let total: f32 = pairs.iter().map(|p| p.1).sum();
-    let mut joints = [0u16; 4];
-    let mut weights = [0.0f32; 4];
+    let mut joints = [0u16; MAX_INFLUENCES];
+    let mut weights = [0.0f32; MAX_INFLUENCES];
     for (i, (j, w)) in pairs.into_iter().enumerate() {
         joints[i] = j;
         weights[i] = w / total;

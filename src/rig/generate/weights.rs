@@ -119,8 +119,8 @@ pub(super) fn finish_mesh(b: MeshBuilder, groups: &WeightGroups, joints: &JointT
             .push(normal_sums[g].try_normalize().unwrap_or(Vec3::Y));
         let kept = &geo_influences[g][..class_of[g]];
         let total: f32 = kept.iter().map(|x| x.1).sum();
-        let mut j = [0u16; 4];
-        let mut w = [0f32; 4];
+        let mut j = [0u16; MAX_INFLUENCES];
+        let mut w = [0f32; MAX_INFLUENCES];
         for (k, &(joint, weight)) in kept.iter().enumerate() {
             j[k] = joint;
             w[k] = weight / total;
