@@ -314,7 +314,7 @@ fn bench_quick_writes_both_reports() {
     let files = names();
     assert_eq!(files.len(), 2, "{files:?}");
     assert!(
-        files[0].ends_with("_skin_8inst.json") && files[1].ends_with("_skin_8inst.md"),
+        files[0].ends_with("_skin_8inst_twist.json") && files[1].ends_with("_skin_8inst_twist.md"),
         "a partial run says so in its name: {files:?}"
     );
     // The same run again must not replace the first report.
@@ -323,11 +323,13 @@ fn bench_quick_writes_both_reports() {
     let again = names();
     assert_eq!(again.len(), 4, "{again:?}");
     assert!(
-        again.iter().any(|f| f.ends_with("_skin_8inst_2.md")),
+        again.iter().any(|f| f.ends_with("_skin_8inst_twist_2.md")),
         "{again:?}"
     );
     assert!(
-        again.iter().any(|f| f.ends_with("_skin_8inst_2.json")),
+        again
+            .iter()
+            .any(|f| f.ends_with("_skin_8inst_twist_2.json")),
         "{again:?}"
     );
 }

@@ -182,6 +182,8 @@ pub struct RigInfo {
     pub triangles: usize,
     /// Vertices with 1, 2, … 8 influences, as the kernels skin them.
     pub influences: [usize; crate::rig::MAX_INFLUENCES],
+    /// `--max-influences`, where it cut any vertex's influences.
+    pub cut_to_influences: Option<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -718,6 +720,10 @@ pub fn run(
             vertices,
             triangles: summary.triangles,
             influences: rig.source_mesh.influence_histogram(),
+            cut_to_influences: rig
+                .uncut_mesh
+                .as_ref()
+                .map(|_| rig.source_mesh.max_influences()),
         },
         store_bandwidth_gbs: store_bandwidth[0].regular_gbs,
         store_bandwidth,

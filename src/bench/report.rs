@@ -64,17 +64,31 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(s, "| compiler | {} ({} build) |", m.rustc, m.profile);
     let _ = writeln!(s, "| git | {} |", m.git_sha);
     let r = &report.rig;
+    let classes = r
+        .influences
+        .iter()
+        .rposition(|&n| n > 0)
+        .map_or(4, |c| c + 1)
+        .max(4);
     let _ = writeln!(
         s,
-        "| rig | {}: {} joints, {} vertices, {} triangles, influences 1/2/3/4 = {}/{}/{}/{} |",
+        "| rig | {}: {} joints, {} vertices, {} triangles, influences {} = {}{} |",
         r.name,
         r.joints,
         r.vertices,
         r.triangles,
-        r.influences[0],
-        r.influences[1],
-        r.influences[2],
-        r.influences[3]
+        (1..=classes)
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>()
+            .join("/"),
+        r.influences[..classes]
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("/"),
+        r.cut_to_influences.map_or(String::new(), |n| format!(
+            " (cut to {n} by --max-influences)"
+        ))
     );
     let bw: Vec<String> = report
         .store_bandwidth
@@ -307,6 +321,22 @@ pub fn base_name(report: &Report) -> String {
     }
     if let Some(n) = report.instances {
         name += &format!("_{n}inst");
+    }
+    // Other rigs than the built-in reference one, and a cut, are in the name.
+    if report.rig.name != "reference" {
+        let stem = report
+            .rig
+            .name
+            .rsplit_once('.')
+            .map_or(report.rig.name.as_str(), |(stem, _)| stem);
+        let slug: String = stem
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        name += &format!("_{slug}");
+    }
+    if let Some(n) = report.rig.cut_to_influences {
+        name += &format!("_max{n}infl");
     }
     if report.simd_levels != [report.machine.simd.as_str()] {
         let levels: Vec<&str> = report
