@@ -610,10 +610,10 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
     let skin = args.skin.unwrap_or(best.skin);
     if let Some(reason) = skin.refusal(args.method, &rig) {
         anyhow::bail!(
-            "--method {} cannot skin {} with --skin {}: {reason}",
+            "--skin {} with --method {} cannot skin {}: {reason}",
+            skin.name(),
             args.method.name(),
-            rig.name,
-            skin.name()
+            rig.name
         );
     }
     let settings = Settings {
