@@ -109,9 +109,8 @@ fn any_influences(config: PipelineConfig) -> PipelineConfig {
 /// A skin variant that takes fewer influences than the rig has refuses it, naming the
 /// count and `--max-influences`; with the rig cut to what it takes (`--max-influences`),
 /// it conforms.
-fn influence_refusal(file: &str, skin: SkinVariant) -> Result<(), Failed> {
-    let dir = common::rigs_dir().ok_or("no rigs folder")?;
-    let rig = Arc::new(PreparedRig::load(&dir.join(file))?);
+fn influence_refusal(name: &str, skin: SkinVariant) -> Result<(), Failed> {
+    let rig = common::prepared_rig_cut(name, skinbench::rig::MAX_INFLUENCES);
     let config = PipelineConfig {
         skin,
         ..any_influences(PipelineConfig::baseline(1))
@@ -122,10 +121,7 @@ fn influence_refusal(file: &str, skin: SkinVariant) -> Result<(), Failed> {
         Err(e) => return Err(format!("refused for another reason: {e}").into()),
         Ok(_) => return Err("accepted more influences than it takes".into()),
     }
-    let cut = Arc::new(PreparedRig::load_cut(
-        &dir.join(file),
-        skin.spec().max_influences,
-    )?);
+    let cut = common::prepared_rig_cut(name, skin.spec().max_influences);
     conformance(&cut, config, None)
 }
 
@@ -194,13 +190,10 @@ fn main() {
                 // the rig cut to what it takes.
                 if rig.source_mesh.max_influences() > skin.spec().max_influences {
                     if hierarchy == HierarchyVariant::ALL[0] {
-                        let file = common::PUBLIC_RIGS
-                            .iter()
-                            .find(|f| f.to_lowercase().contains(name.as_str()))
-                            .expect("a rig with more than four influences is a public one");
+                        let n = name.clone();
                         trials.push(Trial::test(
                             format!("influences/{name}/{}", skin.name()),
-                            move || influence_refusal(file, skin),
+                            move || influence_refusal(&n, skin),
                         ));
                     }
                     continue;
