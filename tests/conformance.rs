@@ -188,7 +188,7 @@ fn main() {
             {
                 // More influences than the variant takes: refused, and checked once with
                 // the rig cut to what it takes.
-                if rig.source_mesh.max_influences() > skin.spec().max_influences {
+                if rig.max_influences > skin.spec().max_influences {
                     if hierarchy == HierarchyVariant::ALL[0] {
                         let n = name.clone();
                         trials.push(Trial::test(
@@ -254,7 +254,7 @@ fn main() {
         for &skin in SkinVariant::ALL.iter().filter(|s| {
             s.spec().methods.contains(&SkinMethod::DualQuat)
                 && s.spec().runs_on != SkinDevice::GpuCompute
-                && rig.source_mesh.max_influences() <= s.spec().max_influences
+                && rig.max_influences <= s.spec().max_influences
         }) {
             for &hierarchy in HierarchyVariant::ALL {
                 if hierarchy.refusal(rig).is_some() {

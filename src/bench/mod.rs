@@ -720,10 +720,7 @@ pub fn run(
             vertices,
             triangles: summary.triangles,
             influences: rig.source_mesh.influence_histogram(),
-            cut_to_influences: rig
-                .uncut_mesh
-                .as_ref()
-                .map(|_| rig.source_mesh.max_influences()),
+            cut_to_influences: rig.uncut_mesh.as_ref().map(|_| rig.max_influences),
         },
         store_bandwidth_gbs: store_bandwidth[0].regular_gbs,
         store_bandwidth,

@@ -641,7 +641,7 @@ impl CrowdRenderer {
                         0
                     },
                     dual_quat: dual_quat as u32,
-                    influences: rig.source_mesh.max_influences() as u32,
+                    influences: rig.max_influences as u32,
                     _pad: 0,
                 }),
                 usage: wgpu::BufferUsages::UNIFORM,

@@ -318,6 +318,9 @@ pub struct PreparedRig {
     /// The imported mesh as the file has it (up to eight influences), where a cut changed
     /// any vertex.
     pub uncut_mesh: Option<Mesh>,
+    /// The most influences any vertex of `source_mesh` has (what a skin variant's
+    /// `max_influences` is checked against, also by the panel every frame).
+    pub max_influences: usize,
     /// Rest pose as the runtime transform type.
     pub rest_pose: Vec<crate::types::Qvs>,
     /// Joint count rounded up to a multiple of 4, so every per-instance array of 48- or
@@ -385,6 +388,7 @@ impl PreparedRig {
             skeleton: rig.skeleton,
             clips,
             mesh,
+            max_influences: rig.mesh.max_influences(),
             source_mesh: rig.mesh,
             uncut_mesh,
             rest_pose,

@@ -293,7 +293,7 @@ impl SkinVariant {
     /// vertex than the kernel takes, the kernel does not implement the method, or the
     /// rig's joints are not rigid for dual quaternions), or `None`.
     pub fn refusal(self, method: SkinMethod, rig: &PreparedRig) -> Option<String> {
-        let most = rig.source_mesh.max_influences();
+        let most = rig.max_influences;
         if most > self.spec().max_influences {
             return Some(format!(
                 "the {} skin variant takes {} influences a vertex; {} has vertices with {most} \

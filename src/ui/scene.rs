@@ -248,7 +248,7 @@ impl Scene {
             config.hierarchy =
                 crate::crowd::PipelineConfig::best_for(&rig, config.threads).hierarchy;
         }
-        let most = rig.source_mesh.max_influences();
+        let most = rig.max_influences;
         if most > config.skin.spec().max_influences {
             let best = crate::crowd::PipelineConfig::best_for(&rig, config.threads).skin;
             self.notes.push(format!(
