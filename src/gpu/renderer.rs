@@ -1108,11 +1108,11 @@ impl CrowdRenderer {
                 break;
             }
             pass.set_bind_group(1, blocks, &[dynamic]);
+            // One instanced draw per group: the shader picks each instance's slot in the
+            // blocks from `instance_index % LANES` and its place from `instance_index`.
             let first = (group * LANES) as u32;
             let last = instances.min((group + 1) * LANES) as u32;
-            for i in first..last {
-                pass.draw_indexed(0..self.index_count, 0, i..i + 1);
-            }
+            pass.draw_indexed(0..self.index_count, 0, first..last);
         }
     }
 }
