@@ -44,6 +44,16 @@ pub enum PalettesMut<'a> {
     Lanes(&'a mut [Lanes3x4]),
 }
 
+impl PalettesMut<'_> {
+    pub fn layout(&self) -> PaletteLayout {
+        match self {
+            PalettesMut::Mat4(_) => PaletteLayout::Mat4,
+            PalettesMut::Mat3x4(_) => PaletteLayout::Mat3x4,
+            PalettesMut::Lanes(_) => PaletteLayout::Lanes,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub enum Palettes<'a> {
     Mat4(&'a [Mat4]),
@@ -341,12 +351,8 @@ fn lanes_normals_kernel<S: Simd>(
 /// 0–7 become joint `j`'s rotation quaternion and dual part for each lane. The matrices
 /// must be rigid (`skin::SkinMethod::DualQuat` refuses rigs whose are not).
 pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut) -> Result<(), PaletteError> {
+    let layout = out.layout();
     let PalettesMut::Lanes(p) = out else {
-        let layout = match out {
-            PalettesMut::Mat4(_) => PaletteLayout::Mat4,
-            PalettesMut::Mat3x4(_) => PaletteLayout::Mat3x4,
-            PalettesMut::Lanes(_) => PaletteLayout::Lanes,
-        };
         return Err(PaletteError::DualQuatLayout(layout));
     };
     let n = rig.joint_count();

@@ -65,9 +65,9 @@ pub struct PanelInfo<'a> {
     pub max_instances: usize,
     pub refusals: &'a [(HierarchyVariant, String)],
     /// The skin variants this adapter cannot run, and why.
-    pub skin_refusals: Vec<(SkinVariant, String)>,
+    pub skin_refusals: &'a [(SkinVariant, String)],
     /// The skinning methods the chosen skin variant cannot run on this rig, and why.
-    pub method_refusals: Vec<(SkinMethod, String)>,
+    pub method_refusals: &'a [(SkinMethod, String)],
     /// Bytes the CPU writes for the GPU each frame (vertices, or palettes).
     pub uploaded_bytes: u64,
     pub memory: MemoryReport,
@@ -166,8 +166,8 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let pipeline = &mut settings.pipeline;
     ui.label(RichText::new("Variants").strong());
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
-    variant_combo(ui, &mut pipeline.skin, &info.skin_refusals);
-    variant_combo(ui, &mut pipeline.method, &info.method_refusals);
+    variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
+    variant_combo(ui, &mut pipeline.method, info.method_refusals);
     if pipeline.skin.spec().runs_on == SkinDevice::GpuCompute {
         variant_combo(ui, &mut settings.compute_shader, &[]);
     }

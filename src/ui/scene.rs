@@ -66,6 +66,9 @@ pub struct Scene {
     pub refusals: Vec<(HierarchyVariant, String)>,
     /// The skin variants this adapter cannot run, and why.
     pub skin_refusals: Vec<(SkinVariant, String)>,
+    /// What cannot skin this rig (with the adapter's refusals), for the panel's skin and
+    /// method boxes: decided when the rig changes, not every frame.
+    pub rig_skin_refusals: SkinRigRefusals,
     /// Why the last change of configuration or instance count was refused for memory,
     /// shown until a change is accepted.
     pub budget_refusal: Option<String>,
@@ -109,6 +112,7 @@ impl Scene {
         let uploader = Uploader::new(&gpu.device);
         let mut scene = Scene {
             refusals: refusals_of(&rig),
+            rig_skin_refusals: SkinRigRefusals::of(&rig, &skin_refusals),
             skin_refusals,
             gpu,
             renderer,
@@ -285,6 +289,7 @@ impl Scene {
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
         self.refusals = refusals_of(&rig);
+        self.rig_skin_refusals = SkinRigRefusals::of(&rig, &self.skin_refusals);
         self.settings.pipeline = config;
         self.settings.instances = instances;
         self.budget_refusal = None;
@@ -508,25 +513,10 @@ impl Scene {
             ),
             max_instances: self.max_instances(),
             refusals: &self.refusals,
-            // What this adapter cannot run, and what cannot skin this rig with the method
-            // (more influences than the variant takes, or a method it lacks).
             skin_refusals: self
-                .skin_refusals
-                .iter()
-                .cloned()
-                .chain(SkinVariant::ALL.iter().filter_map(|&s| {
-                    s.refusal(self.settings.pipeline.method, &rig)
-                        .map(|reason| (s, reason))
-                }))
-                .collect(),
-            method_refusals: SkinMethod::ALL
-                .iter()
-                .filter_map(|&m| {
-                    (self.settings.pipeline.skin)
-                        .refusal(m, &rig)
-                        .map(|reason| (m, reason))
-                })
-                .collect(),
+                .rig_skin_refusals
+                .variants(self.settings.pipeline.method),
+            method_refusals: self.rig_skin_refusals.methods(self.settings.pipeline.skin),
             memory: self.pipeline.memory_report(),
             uploaded_bytes: self.pipeline.output_bytes(self.crowd.len()) as u64,
             verify: self.requests.last_verify.as_ref(),
@@ -587,6 +577,65 @@ impl Scene {
             "verify": self.requests.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
             "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),
         })
+    }
+}
+
+/// What cannot skin a rig, per method and per skin variant (shown disabled in the panel).
+#[derive(Debug, Default)]
+pub struct SkinRigRefusals {
+    /// For each method: the skin variants this adapter cannot run, and those that cannot
+    /// skin the rig with the method (more influences than they take, or the method
+    /// missing).
+    by_method: Vec<(SkinMethod, Vec<(SkinVariant, String)>)>,
+    /// For each skin variant: the methods it cannot skin the rig with.
+    by_skin: Vec<(SkinVariant, Vec<(SkinMethod, String)>)>,
+}
+
+impl SkinRigRefusals {
+    fn of(rig: &PreparedRig, adapter: &[(SkinVariant, String)]) -> Self {
+        SkinRigRefusals {
+            by_method: SkinMethod::ALL
+                .iter()
+                .map(|&m| {
+                    let refused = adapter
+                        .iter()
+                        .cloned()
+                        .chain(
+                            SkinVariant::ALL
+                                .iter()
+                                .filter_map(|&s| s.refusal(m, rig).map(|r| (s, r))),
+                        )
+                        .collect();
+                    (m, refused)
+                })
+                .collect(),
+            by_skin: SkinVariant::ALL
+                .iter()
+                .map(|&s| {
+                    let refused = SkinMethod::ALL
+                        .iter()
+                        .filter_map(|&m| s.refusal(m, rig).map(|r| (m, r)))
+                        .collect();
+                    (s, refused)
+                })
+                .collect(),
+        }
+    }
+
+    /// The skin variants refused with `method`.
+    pub fn variants(&self, method: SkinMethod) -> &[(SkinVariant, String)] {
+        self.by_method
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map_or(&[], |(_, refused)| refused)
+    }
+
+    /// The methods `skin` refuses.
+    pub fn methods(&self, skin: SkinVariant) -> &[(SkinMethod, String)] {
+        self.by_skin
+            .iter()
+            .find(|(s, _)| *s == skin)
+            .map_or(&[], |(_, refused)| refused)
     }
 }
 
