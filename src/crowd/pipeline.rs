@@ -179,6 +179,8 @@ pub enum FrameError {
     Pool(String),
     #[error("GPU skinning: {0}")]
     Gpu(String),
+    #[error("frame groups: {0}")]
+    Runs(String),
 }
 
 /// The first error any group task returned (groups run on several workers).
@@ -456,6 +458,10 @@ pub struct Pipeline {
     scratch: Vec<std::sync::Mutex<Vec<CacheLine>>>,
     /// Stand-in output chunks for frames that stop before skinning.
     no_output: Vec<u8>,
+    /// The frame's group tasks: (destination, chunk in it, group), reused every frame.
+    jobs: Vec<(u32, u32, u32)>,
+    /// The frame's destinations as (address, bytes), reused every frame.
+    dest_scratch: Vec<(usize, usize)>,
     clock: StageClock,
 }
 
@@ -474,6 +480,8 @@ impl Pipeline {
             trees: Vec::new(),
             scratch: Vec::new(),
             no_output: Vec::new(),
+            jobs: Vec::new(),
+            dest_scratch: Vec::new(),
             clock: StageClock::default(),
         })
     }
@@ -661,20 +669,65 @@ impl Pipeline {
     pub fn run_frame_into(
         &mut self,
         instances: &[Instance],
-        mut out: Dest<u8>,
+        out: Dest<u8>,
+        last: Stage,
+    ) -> Result<StageTimings, FrameError> {
+        let groups = instances.len().div_ceil(LANES);
+        self.run_groups_into(instances, &[0..groups], &mut [out], last)
+    }
+
+    /// Computes only the groups of eight instances in `runs` (each a range of group
+    /// indices, ascending and disjoint): what update-rate LOD and the dirty check ask for.
+    /// Run `r`'s output goes to `outs[r]`, which starts where the layout puts group
+    /// `runs[r].start` (so instance `i` of the run is at `instance_offset(i - first)`); the
+    /// other groups' output is not touched. The timings count the groups computed.
+    pub fn run_groups_into(
+        &mut self,
+        instances: &[Instance],
+        runs: &[std::ops::Range<usize>],
+        outs: &mut [Dest<'_, u8>],
         last: Stage,
     ) -> Result<StageTimings, FrameError> {
         let n = instances.len();
-        let skinning = last == Stage::Skin;
-        if skinning {
-            self.output
-                .check_buffer(out.as_mut_ptr() as usize, out.len(), n)?;
-        }
-        let needed = if skinning { self.output.bytes(n) } else { 0 };
-        self.reserve(n);
         let groups = n.div_ceil(LANES);
+        let skinning = last == Stage::Skin;
+        if outs.len() != runs.len() {
+            return Err(FrameError::Runs(format!(
+                "{} runs of groups but {} destinations",
+                runs.len(),
+                outs.len()
+            )));
+        }
+        let mut previous_end = 0;
+        for run in runs {
+            if run.start < previous_end || run.end > groups || run.start > run.end {
+                return Err(FrameError::Runs(format!(
+                    "group run {run:?} is not ascending, disjoint and within 0..{groups}"
+                )));
+            }
+            previous_end = run.end;
+        }
+        if skinning {
+            for (run, out) in runs.iter().zip(outs.iter_mut()) {
+                let first = run.start * LANES;
+                let count = n.min(run.end * LANES) - first;
+                self.output
+                    .check_buffer(out.as_mut_ptr() as usize, out.len(), count)?;
+            }
+        }
+        self.reserve(n);
         if self.no_output.len() < groups {
             self.no_output.resize(groups, 0);
+        }
+        // A mesh without stored vertices writes nothing: its groups get stand-ins too.
+        let writes = skinning && self.output.group_bytes() > 0;
+        // Every computed group once: (destination, chunk in it, group index).
+        self.jobs.clear();
+        for (r, run) in runs.iter().enumerate() {
+            for g in run.clone() {
+                let (dest, chunk) = if writes { (r, g - run.start) } else { (0, g) };
+                self.jobs.push((dest as u32, chunk as u32, g as u32));
+            }
         }
         self.clock.reset();
         let context = FrameContext {
@@ -694,32 +747,61 @@ impl Pipeline {
                 .map_or(all.len(), |i| i + 1);
             &all[..end]
         };
-        // Without skinning, each group gets a one-byte stand-in so the chunks still zip.
-        let (out, out_chunk) = if needed > 0 {
-            (out.range(0, needed), self.output.group_bytes())
+        // Each destination's start and the bytes its groups write, as addresses: kept in a
+        // reused vector (a steady-state frame allocates nothing). Without skinning, each
+        // group gets a one-byte stand-in so every job still has a chunk.
+        self.dest_scratch.clear();
+        let chunk_bytes = if writes {
+            for (run, out) in runs.iter().zip(outs.iter_mut()) {
+                let count = n.min(run.end * LANES) - run.start * LANES;
+                let needed = self.output.bytes(count);
+                self.dest_scratch.push((out.as_mut_ptr() as usize, needed));
+            }
+            self.output.group_bytes()
         } else {
-            (Dest::from_mut(&mut self.no_output[..groups]), 1)
+            self.dest_scratch
+                .push((self.no_output.as_mut_ptr() as usize, groups));
+            1
         };
-        let outs = out.chunks(out_chunk);
+        let dests = &self.dest_scratch;
+        // SAFETY (the caller's, for every use below): `dest`'s entry was made from a `Dest`
+        // borrowed exclusively for this whole call (or from `no_output`, borrowed by this
+        // `&mut self` call), holding `len` bytes; chunk `chunk` lies within it, and every
+        // (destination, chunk) pair is in one job, run once.
+        let chunk_of = |dest: u32, chunk: u32| -> Dest<'_, u8> {
+            let (base, len) = dests[dest as usize];
+            let start = chunk as usize * chunk_bytes;
+            assert!(start < len, "chunk {chunk} past its destination");
+            let len = chunk_bytes.min(len - start);
+            // SAFETY: see above; start < len, so the pointer is inside the destination.
+            unsafe {
+                Dest::from_raw(
+                    std::ptr::NonNull::new_unchecked((base + start) as *mut u8),
+                    len,
+                )
+            }
+        };
         let trees = SliceChunks::new(trees, LANES);
-        debug_assert_eq!(outs.count(), groups);
+        let jobs = &self.jobs;
         // The frame was validated above, so no group fails; should one, its error is kept
         // and returned.
         let first_error = FirstError::default();
         let start = Instant::now();
         let (crew, config, level) = (&mut self.crew, &self.config, self.simd_level);
-        if n > 0 {
+        if !jobs.is_empty() {
             match self.config.schedule {
                 Schedule::Staged => {
                     let arena = &mut self.arena[..groups * group_lines];
                     for &stage in stages {
                         let blocks = SliceChunks::new(&mut *arena, group_lines);
-                        Self::run_job(crew, config, groups, &|g| {
-                            // SAFETY (all three): `Crew::run` calls this once per group
-                            // index, and each stage's job ends before the next one's chunks
-                            // are made.
-                            let (block, mut out, trees) =
-                                unsafe { (blocks.get(g), outs.get(g), trees.get(g)) };
+                        Self::run_job(crew, config, jobs.len(), &|j| {
+                            let (dest, chunk, g) = jobs[j];
+                            let g = g as usize;
+                            let mut out = chunk_of(dest, chunk);
+                            // SAFETY (both): `Crew::run` calls this once per job index, each
+                            // job names a distinct group, and each stage's job ends before the
+                            // next one's chunks are made.
+                            let (block, trees) = unsafe { (blocks.get(g), trees.get(g)) };
                             let group = &instances[g * LANES..(n.min((g + 1) * LANES))];
                             with_level(level, || {
                                 first_error.keep(context.run(
@@ -735,9 +817,13 @@ impl Pipeline {
                 }
                 Schedule::Fused => {
                     let scratch = &self.scratch;
-                    Self::run_job(crew, config, groups, &|g| {
-                        // SAFETY (both): `Crew::run` calls this once per group index.
-                        let (mut out, trees) = unsafe { (outs.get(g), trees.get(g)) };
+                    Self::run_job(crew, config, jobs.len(), &|j| {
+                        let (dest, chunk, g) = jobs[j];
+                        let g = g as usize;
+                        let mut out = chunk_of(dest, chunk);
+                        // SAFETY: `Crew::run` calls this once per job index, and each job
+                        // names a distinct group.
+                        let trees = unsafe { trees.get(g) };
                         let group = &instances[g * LANES..(n.min((g + 1) * LANES))];
                         // Each participant has its own block (participants are 0..threads,
                         // or 1..=threads without the caller, whose last one maps to the
