@@ -13,11 +13,12 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
 use skinbench::bench::{BenchOptions, Workload, report};
+use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::pipeline::{available_threads, best_hierarchy, best_skin};
 use skinbench::crowd::pose::{MeshFormat, pose};
 use skinbench::crowd::{PipelineConfig, Schedule};
-use skinbench::gpu::UploadVariant;
 use skinbench::gpu::skin::ComputeShader;
+use skinbench::gpu::{CameraStart, UploadVariant};
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::MAX_INFLUENCES;
 use skinbench::rig::generate::BuiltInRig;
@@ -113,6 +114,21 @@ struct AppArgs {
     /// "shadows" box changes it live).
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     shadows: bool,
+    /// Update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, chosen so
+    /// that its screen-space error stays under --lod-threshold; characters outside the
+    /// view are not drawn (the panel's "LOD" box changes it live).
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = on_off, action = clap::ArgAction::Set)]
+    lod: bool,
+    /// The screen-space error LOD allows, pixels (0.01 to 100).
+    #[arg(long = "lod-threshold", value_name = "PX", default_value_t = 1.0, value_parser = lod_threshold)]
+    lod_threshold: f32,
+    /// The longest LOD update period, frames: 1, 2, 4 or 8.
+    #[arg(long = "lod-max-period", value_name = "FRAMES", default_value_t = 8, value_parser = lod_max_period)]
+    lod_max_period: u8,
+    /// Where the camera starts: `overview` frames the whole crowd from above, `street`
+    /// stands at its edge at eye height looking across it.
+    #[arg(long, default_value = CameraStart::Overview.spec().name, value_parser = variant_parser::<CameraStart>())]
+    camera: CameraStart,
     /// Animation speed factor, 0..=10.
     #[arg(long, default_value_t = 1.0)]
     speed: f32,
@@ -468,6 +484,22 @@ fn clip_time(value: &str) -> Result<f32, String> {
     }
 }
 
+/// `--lod-threshold`.
+fn lod_threshold(value: &str) -> Result<f32, String> {
+    let px = value
+        .parse::<f32>()
+        .map_err(|_| format!("{value:?} is not a number of pixels"))?;
+    LodSettings::check_threshold(px).map_err(|e| e.to_string())
+}
+
+/// `--lod-max-period`.
+fn lod_max_period(value: &str) -> Result<u8, String> {
+    let frames = value
+        .parse::<u32>()
+        .map_err(|_| format!("{value:?} is not a number of frames"))?;
+    LodSettings::check_max_period(frames).map_err(|e| e.to_string())
+}
+
 /// `on` or `off`.
 fn on_off(value: &str) -> Result<bool, String> {
     match value {
@@ -629,6 +661,11 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             method: args.method,
         },
         upload: args.upload,
+        lod: LodSettings {
+            enabled: args.lod,
+            threshold_px: args.lod_threshold,
+            max_period: args.lod_max_period,
+        },
         instances: args.instances as usize,
         speed: args.speed,
         paused: args.paused,
@@ -654,6 +691,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
             window_size: args.window,
             soak,
             clip_time_secs: args.clip_time,
+            camera: args.camera,
         },
     )
 }

@@ -152,6 +152,15 @@ impl InstanceStore {
         Ok(removed)
     }
 
+    /// Swaps the instances at packed indices `a` and `b` (their handles follow them): LOD
+    /// moves characters that update at the same rate into the same group of eight.
+    pub fn swap(&mut self, a: usize, b: usize) {
+        self.dense.swap(a, b);
+        self.dense_slot.swap(a, b);
+        self.slots[self.dense_slot[a] as usize].dense = a as u32;
+        self.slots[self.dense_slot[b] as usize].dense = b as u32;
+    }
+
     /// Puts every instance at `time_secs` into its clip (clips loop, so any time is one).
     pub fn set_all_times(&mut self, time_secs: f32) {
         for i in &mut self.dense {

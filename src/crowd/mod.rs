@@ -11,6 +11,7 @@
 pub mod budget;
 pub mod crew;
 pub mod instances;
+pub mod lod;
 pub mod machine;
 pub mod normals;
 pub mod pipeline;

@@ -419,7 +419,7 @@ impl FrameContext<'_> {
     }
 }
 
-fn sample_instance(rig: &PreparedRig, clip: u16, time_secs: f32, out: &mut [Qvs]) {
+pub(crate) fn sample_instance(rig: &PreparedRig, clip: u16, time_secs: f32, out: &mut [Qvs]) {
     match rig.clips.get(clip as usize) {
         Some(clip) => sample_clip(clip, &rig.rest_pose, time_secs, out),
         None => out[..rig.rest_pose.len()].copy_from_slice(&rig.rest_pose),
@@ -673,7 +673,8 @@ impl Pipeline {
         last: Stage,
     ) -> Result<StageTimings, FrameError> {
         let groups = instances.len().div_ceil(LANES);
-        self.run_groups_into(instances, &[0..groups], &mut [out], last)
+        let all = 0..groups;
+        self.run_groups_into(instances, std::slice::from_ref(&all), &mut [out], last)
     }
 
     /// Computes only the groups of eight instances in `runs` (each a range of group

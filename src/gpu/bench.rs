@@ -241,6 +241,7 @@ pub fn run(
                         &mut scene.renderer,
                         &mut scene.pipeline,
                         crowd.as_slice(),
+                        &[0..n.div_ceil(crate::types::LANES)],
                         compute_writes,
                     )
                     .map_err(|e| format!("{}: {e}", scene.name))?;
@@ -264,6 +265,7 @@ pub fn run(
                     &scene.renderer,
                     scene.pipeline.output_layout(),
                     n,
+                    None,
                     None,
                     render_writes,
                     shadow_writes,

@@ -22,7 +22,7 @@ use crate::prepare::PreparedRig;
 use crate::skin::OutputLayout;
 
 pub use context::{AdapterSummary, GpuContext, GpuError};
-pub use renderer::{CrowdRenderer, FrameTargets, OrbitCamera};
+pub use renderer::{CameraStart, CrowdRenderer, FrameTargets, OrbitCamera};
 pub use upload::{UploadVariant, Uploader};
 
 /// Copies the offscreen frame to the swapchain texture.
@@ -125,7 +125,9 @@ pub const CLEAR_COLOR: wgpu::Color = wgpu::Color {
 };
 
 /// Records the sun's shadow pass (when the renderer has shadows on: the characters into
-/// its depth map) and the crowd pass (ground and characters) into `targets`.
+/// its depth map) and the crowd pass (ground and characters) into `targets`. With
+/// `visible` (LOD's culling) the crowd pass draws only the characters marked visible; the
+/// shadow pass draws every one (a character outside the view may cast a shadow into it).
 #[allow(clippy::too_many_arguments)]
 pub fn crowd_pass(
     encoder: &mut wgpu::CommandEncoder,
@@ -133,6 +135,7 @@ pub fn crowd_pass(
     renderer: &CrowdRenderer,
     layout: &OutputLayout,
     instances: usize,
+    visible: Option<&[bool]>,
     viewport: Option<[f32; 4]>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     shadow_timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
@@ -179,7 +182,7 @@ pub fn crowd_pass(
     if let Some([x, y, w, h]) = viewport {
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
-    renderer.draw(&mut pass, layout, instances);
+    renderer.draw(&mut pass, layout, instances, visible);
 }
 
 /// Renders `instances` of `rig` offscreen (no window, no panel) and reads the image back:
@@ -227,6 +230,7 @@ pub fn render_offscreen(
         &renderer,
         pipeline.output_layout(),
         crowd.len(),
+        None,
         None,
         None,
         None,

@@ -22,9 +22,11 @@ use wgpu::util::DeviceExt;
 
 use super::skin::{ComputeShader, GpuSkinner};
 use crate::crowd::Instance;
+use crate::crowd::lod::LodView;
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
 use crate::types::{LANES, VertexPacked, block_slot};
+use crate::variant::PlainSpec;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -55,6 +57,20 @@ const _: () = {
     assert!(std::mem::size_of::<InstanceGpu>() == 80);
 };
 
+crate::declare_variants! {
+    /// Where the camera starts (`--camera`), and the bench's `crowd` workload's views.
+    pub enum CameraStart: PlainSpec in "camera" {
+        Overview => PlainSpec {
+            name: "overview",
+            description: "frames the whole crowd from above",
+        },
+        Street => PlainSpec {
+            name: "street",
+            description: "at the crowd's corner at eye height, looking across it to its centre",
+        },
+    }
+}
+
 /// An orbit camera around a target point.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OrbitCamera {
@@ -75,17 +91,51 @@ impl OrbitCamera {
         }
     }
 
+    /// The view `start` names over a crowd spread over `extent` metres.
+    pub fn start(start: CameraStart, extent: f32) -> Self {
+        match start {
+            CameraStart::Overview => Self::framing(extent),
+            CameraStart::Street => {
+                let target = Vec3::new(0.0, 1.0, 0.0);
+                // Half a metre beyond the corner, 1.7 m up (0.7 m above the target).
+                let distance = (extent * std::f32::consts::SQRT_2 + 0.5).max(3.0);
+                OrbitCamera {
+                    target,
+                    yaw: std::f32::consts::FRAC_PI_4,
+                    pitch: (0.7 / distance).asin(),
+                    distance,
+                }
+            }
+        }
+    }
+
     pub fn eye(&self) -> Vec3 {
         let (sy, cy) = self.yaw.sin_cos();
         let (sp, cp) = self.pitch.sin_cos();
         self.target + Vec3::new(sy * cp, sp, cy * cp) * self.distance
     }
 
+    /// Vertical field of view, radians.
+    pub const FOV_Y_RAD: f32 = 40.0 * std::f32::consts::PI / 180.0;
+    pub const NEAR: f32 = 0.1;
+
+    fn view_and_far(&self, ground_extent: f32) -> (Mat4, f32) {
+        let view = Mat4::look_at_rh(self.eye(), self.target, Vec3::Y);
+        let far = (self.distance * 4.0 + ground_extent * 2.0).max(100.0);
+        (view, far)
+    }
+
+    /// The same view as [`Self::uniform`], for LOD's culling and error bound, drawn into
+    /// `viewport_px` pixels.
+    pub fn lod_view(&self, viewport_px: glam::Vec2, ground_extent: f32) -> LodView {
+        let (view, far) = self.view_and_far(ground_extent);
+        LodView::new(view, Self::FOV_Y_RAD, Self::NEAR, far, viewport_px)
+    }
+
     pub fn uniform(&self, aspect: f32, ground_extent: f32) -> CameraUniform {
         let eye = self.eye();
-        let view = Mat4::look_at_rh(eye, self.target, Vec3::Y);
-        let far = (self.distance * 4.0 + ground_extent * 2.0).max(100.0);
-        let proj = Mat4::perspective_rh(40f32.to_radians(), aspect.max(0.01), 0.1, far);
+        let (view, far) = self.view_and_far(ground_extent);
+        let proj = Mat4::perspective_rh(Self::FOV_Y_RAD, aspect.max(0.01), Self::NEAR, far);
         let light_dir = Vec3::new(-0.4, -1.0, -0.55).normalize();
         CameraUniform {
             view_proj: proj * view,
@@ -713,6 +763,11 @@ impl CrowdRenderer {
         }
     }
 
+    /// Model → world of a character standing at the origin.
+    pub fn world_from_model(&self) -> Mat4 {
+        self.world_from_model
+    }
+
     /// The pipelines it draws with (shared with the renderer of the next rig).
     pub fn pipelines(&self) -> &CrowdPipelines {
         &self.pipelines
@@ -987,14 +1042,20 @@ impl CrowdRenderer {
         }
     }
 
-    /// Records the ground and one draw per instance, each reading its vertices where
-    /// `layout` says.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, layout: &OutputLayout, instances: usize) {
+    /// Records the ground and the characters, each reading its vertices where `layout`
+    /// says; with `visible`, only the characters marked visible.
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        layout: &OutputLayout,
+        instances: usize,
+        visible: Option<&[bool]>,
+    ) {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_bind_group(2, &self.shadow_bind_group, &[]);
         pass.set_pipeline(&self.pipelines.ground_pipeline);
         pass.draw(0..6, 0..1);
-        self.draw_characters(pass, layout, instances, &self.pipelines.pipelines);
+        self.draw_characters(pass, layout, instances, visible, &self.pipelines.pipelines);
     }
 
     /// Records the characters into the sun's depth map: the same vertices (or, for
@@ -1006,7 +1067,13 @@ impl CrowdRenderer {
         instances: usize,
     ) {
         pass.set_bind_group(0, &self.bind_group, &[]);
-        self.draw_characters(pass, layout, instances, &self.pipelines.shadow_pipelines);
+        self.draw_characters(
+            pass,
+            layout,
+            instances,
+            None,
+            &self.pipelines.shadow_pipelines,
+        );
     }
 
     fn draw_characters(
@@ -1014,11 +1081,13 @@ impl CrowdRenderer {
         pass: &mut wgpu::RenderPass<'_>,
         layout: &OutputLayout,
         instances: usize,
+        visible: Option<&[bool]>,
         pipelines: &[(DrawPath, wgpu::RenderPipeline)],
     ) {
         if instances == 0 {
             return;
         }
+        let hidden = |i: usize| visible.is_some_and(|v| !v.get(i).copied().unwrap_or(true));
         let Some((_, pipeline)) = pipelines.iter().find(|(p, _)| *p == layout.draw_path) else {
             return;
         };
@@ -1032,7 +1101,7 @@ impl CrowdRenderer {
             pass.set_vertex_buffer(1, uvs.slice(..));
         }
         match layout.draw_path {
-            DrawPath::Pulled => self.draw_pulled(pass, layout, instances),
+            DrawPath::Pulled => self.draw_pulled(pass, layout, instances, &hidden),
             DrawPath::GpuVertex => {
                 let Some((palettes, bytes, format)) = &self.palette_bind_group else {
                     return;
@@ -1041,7 +1110,7 @@ impl CrowdRenderer {
                     return;
                 }
                 pass.set_vertex_buffer(0, self.skin_mesh.slice(..));
-                for i in 0..instances {
+                for i in (0..instances).filter(|&i| !hidden(i)) {
                     let offset = layout.instance_offset(i) as u64;
                     let Ok(dynamic) = u32::try_from(offset) else {
                         break;
@@ -1058,7 +1127,7 @@ impl CrowdRenderer {
                 else {
                     return;
                 };
-                for i in 0..instances {
+                for i in (0..instances).filter(|&i| !hidden(i)) {
                     let Some(slice) = skinner.instance_slice(&skinned, i) else {
                         break;
                     };
@@ -1072,7 +1141,7 @@ impl CrowdRenderer {
             | DrawPath::Packed
             | DrawPath::PackedBlocks => {
                 let bytes = layout.instance_span() as u64;
-                for i in 0..instances as u64 {
+                for i in (0..instances as u64).filter(|&i| !hidden(i as usize)) {
                     let start = layout.instance_offset(i as usize) as u64;
                     if start + bytes > self.skinned_capacity {
                         break;
@@ -1091,6 +1160,7 @@ impl CrowdRenderer {
         pass: &mut wgpu::RenderPass<'_>,
         layout: &OutputLayout,
         instances: usize,
+        hidden: &dyn Fn(usize) -> bool,
     ) {
         let Some((blocks, group_bytes)) = &self.blocks_bind_group else {
             return;
@@ -1107,12 +1177,27 @@ impl CrowdRenderer {
             if offset + group_bytes > self.skinned_capacity {
                 break;
             }
-            pass.set_bind_group(1, blocks, &[dynamic]);
-            // One instanced draw per group: the shader picks each instance's slot in the
-            // blocks from `instance_index % LANES` and its place from `instance_index`.
-            let first = (group * LANES) as u32;
-            let last = instances.min((group + 1) * LANES) as u32;
-            pass.draw_indexed(0..self.index_count, 0, first..last);
+            // One instanced draw per run of visible instances in the group (one per group
+            // without culling): the shader picks each instance's slot in the blocks from
+            // `instance_index % LANES` and its place from `instance_index`.
+            let members = group * LANES..instances.min((group + 1) * LANES);
+            let mut bound = false;
+            let mut i = members.start;
+            while i < members.end {
+                if hidden(i) {
+                    i += 1;
+                    continue;
+                }
+                let first = i;
+                while i < members.end && !hidden(i) {
+                    i += 1;
+                }
+                if !bound {
+                    pass.set_bind_group(1, blocks, &[dynamic]);
+                    bound = true;
+                }
+                pass.draw_indexed(0..self.index_count, 0, first as u32..i as u32);
+            }
         }
     }
 }

@@ -14,10 +14,12 @@
 //! copy for `write_buffer`, acquiring and releasing the mapping for the other two.
 
 use std::num::NonZeroU64;
+use std::ops::Range;
 use std::time::Instant;
 
 use crate::crowd::{FrameError, Instance, Pipeline, Stage, StageTimings};
 use crate::skin::{BufferError, Dest, OutputBuffer};
+use crate::types::LANES;
 use crate::variant::PlainSpec;
 
 use super::renderer::CrowdRenderer;
@@ -79,12 +81,16 @@ impl Uploader {
         pipeline: &mut Pipeline,
         instances: &[Instance],
     ) -> Result<StageTimings, FrameError> {
+        let all = [0..instances.len().div_ceil(LANES)];
         self.frame_timed(
-            variant, device, queue, encoder, renderer, pipeline, instances, None,
+            variant, device, queue, encoder, renderer, pipeline, instances, &all, None,
         )
     }
 
-    /// As [`Self::frame`], with timestamps written around `gpu_compute`'s compute pass.
+    /// As [`Self::frame`], computing and uploading only the groups in `runs` (ranges of
+    /// group indices, see [`crate::crowd::lod`]): the other groups keep the vertices (or
+    /// palettes) already in the GPU buffer. Timestamps go around `gpu_compute`'s compute
+    /// pass.
     #[allow(clippy::too_many_arguments)]
     pub fn frame_timed(
         &mut self,
@@ -95,10 +101,11 @@ impl Uploader {
         renderer: &mut CrowdRenderer,
         pipeline: &mut Pipeline,
         instances: &[Instance],
+        runs: &[Range<usize>],
         compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<StageTimings, FrameError> {
         let timings = self.upload_frame(
-            variant, device, queue, encoder, renderer, pipeline, instances,
+            variant, device, queue, encoder, renderer, pipeline, instances, runs,
         )?;
         // A GPU-skinning variant uploaded palettes: its compute pass goes after the upload
         // and before every draw pass.
@@ -116,6 +123,22 @@ impl Uploader {
         Ok(timings)
     }
 
+    /// Where each run's bytes go in the skinned buffer: (offset, bytes).
+    fn run_spans<'r>(
+        pipeline: &'r Pipeline,
+        instances: usize,
+        runs: &'r [Range<usize>],
+    ) -> impl Iterator<Item = (u64, u64)> + 'r {
+        let layout = pipeline.output_layout();
+        runs.iter().map(move |run| {
+            let count = instances.min(run.end * LANES) - run.start * LANES;
+            (
+                (run.start * layout.group_bytes()) as u64,
+                layout.bytes(count) as u64,
+            )
+        })
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn upload_frame(
         &mut self,
@@ -126,74 +149,135 @@ impl Uploader {
         renderer: &mut CrowdRenderer,
         pipeline: &mut Pipeline,
         instances: &[Instance],
+        runs: &[Range<usize>],
     ) -> Result<StageTimings, FrameError> {
         self.note = None;
         self.release_unused(variant, device);
-        let bytes = pipeline.output_bytes(instances.len()) as u64;
-        renderer.ensure_skinned_capacity(device, pipeline.output_layout(), instances.len());
-        let Some(size) = NonZeroU64::new(bytes) else {
-            return pipeline.run_frame_until(instances, &mut [], Stage::Skin);
-        };
+        let n = instances.len();
+        let bytes = pipeline.output_bytes(n) as u64;
+        renderer.ensure_skinned_capacity(device, pipeline.output_layout(), n);
+        if bytes == 0 || runs.is_empty() {
+            return pipeline.run_groups_into(instances, &[], &mut [], Stage::Skin);
+        }
+        let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
+        let total: u64 = spans.iter().map(|s| s.1).sum();
         let upload = Stage::Upload.index();
         match variant {
             UploadVariant::WriteBuffer => {
+                // The CPU buffer holds every instance; a run writes only its own part.
                 self.cpu.resize(bytes as usize);
-                let mut timings = pipeline.run_frame(instances, &mut self.cpu)?;
+                let mut outs = Vec::with_capacity(spans.len());
+                let mut rest = Dest::from_mut(self.cpu.as_bytes_mut());
+                let mut at = 0;
+                for &(offset, len) in &spans {
+                    let (_, tail) = rest.split_at((offset - at) as usize);
+                    let (out, tail) = tail.split_at(len as usize);
+                    outs.push(out);
+                    rest = tail;
+                    at = offset + len;
+                }
+                let mut timings =
+                    pipeline.run_groups_into(instances, runs, &mut outs, Stage::Skin)?;
                 let start = Instant::now();
-                queue.write_buffer(renderer.skinned(), 0, self.cpu.as_bytes());
+                let cpu = self.cpu.as_bytes();
+                for &(offset, len) in &spans {
+                    let range = offset as usize..(offset + len) as usize;
+                    queue.write_buffer(renderer.skinned(), offset, &cpu[range]);
+                }
                 timings.stage_us[upload] = start.elapsed().as_secs_f64() * 1e6;
                 Ok(timings)
             }
             UploadVariant::InPlace => {
                 let start = Instant::now();
-                let Some(mut view) = queue.write_buffer_with(renderer.skinned(), 0, size) else {
-                    self.note =
-                        Some("write_buffer_with refused the write; used write_buffer".into());
-                    return self.upload_frame(
-                        UploadVariant::WriteBuffer,
-                        device,
-                        queue,
-                        encoder,
-                        renderer,
-                        pipeline,
-                        instances,
-                    );
-                };
+                let mut views = Vec::with_capacity(spans.len());
+                for &(offset, len) in &spans {
+                    let Some(view) = NonZeroU64::new(len)
+                        .and_then(|size| queue.write_buffer_with(renderer.skinned(), offset, size))
+                    else {
+                        self.note =
+                            Some("write_buffer_with refused the write; used write_buffer".into());
+                        drop(views);
+                        return self.upload_frame(
+                            UploadVariant::WriteBuffer,
+                            device,
+                            queue,
+                            encoder,
+                            renderer,
+                            pipeline,
+                            instances,
+                            runs,
+                        );
+                    };
+                    views.push(view);
+                }
                 let acquire = start.elapsed();
+                let mut outs: Vec<Dest<'_, u8>> = views
+                    .iter_mut()
+                    .map(|view| {
+                        let mut mapping = view.slice(..);
+                        let len = mapping.len();
+                        let ptr = mapping.as_raw_element_ptr();
+                        // SAFETY: `mapping` views `len` mapped bytes of `view`, which stays
+                        // alive, exclusively borrowed by this iteration, until after the
+                        // frame below; nothing else touches it while the `Dest` exists, and
+                        // the pipeline only writes through it, never reads, as mapped
+                        // (possibly uninitialized, write-combined) memory requires.
+                        unsafe { Dest::from_raw(ptr, len) }
+                    })
+                    .collect();
                 let mut timings =
-                    Self::skin_into_mapping(pipeline, instances, view.slice(..), &mut self.note)?;
+                    Self::skin_into_mapping(pipeline, instances, runs, &mut outs, &mut self.note)?;
                 let release = Instant::now();
-                drop(view);
+                drop(outs);
+                drop(views);
                 timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
                 Ok(timings)
             }
             UploadVariant::StagingBelt => {
                 let start = Instant::now();
-                let shrunk = bytes.saturating_mul(4) < self.belt_chunk && self.belt_chunk > 1 << 20;
-                if bytes > self.belt_chunk || shrunk {
+                let shrunk = total.saturating_mul(4) < self.belt_chunk && self.belt_chunk > 1 << 20;
+                if total > self.belt_chunk || shrunk {
                     // One chunk per frame's worth: the belt reuses it once recalled. A new
                     // belt when the frame outgrows the chunk, or needs under a quarter of it
                     // (the old belt's chunks are freed with it).
-                    self.belt_chunk = bytes.next_power_of_two().max(1 << 20);
+                    self.belt_chunk = total.next_power_of_two().max(1 << 20);
                     self.belt = wgpu::util::StagingBelt::new(device.clone(), self.belt_chunk);
                 }
+                let size = NonZeroU64::new(total).expect("runs hold bytes");
                 let slice = self
                     .belt
                     .allocate(size, NonZeroU64::new(256).expect("non-zero"));
-                encoder.copy_buffer_to_buffer(
-                    slice.buffer(),
-                    slice.offset(),
-                    renderer.skinned(),
-                    0,
-                    bytes,
-                );
+                // The runs lie back to back in the belt; one copy each to its place.
+                let mut from = slice.offset();
+                for &(offset, len) in &spans {
+                    encoder.copy_buffer_to_buffer(
+                        slice.buffer(),
+                        from,
+                        renderer.skinned(),
+                        offset,
+                        len,
+                    );
+                    from += len;
+                }
                 let mut view = slice
                     .get_mapped_range_mut()
                     .map_err(|e| FrameError::Pool(format!("staging belt: {e}")))?;
                 let acquire = start.elapsed();
+                let mut mapping = view.slice(..);
+                let ptr = mapping.as_raw_element_ptr();
+                // SAFETY: as in `in_place`: `view` stays mapped and exclusively ours until
+                // dropped below, after the frame, and is only written.
+                let mut rest = unsafe { Dest::from_raw(ptr, mapping.len()) };
+                let mut outs = Vec::with_capacity(spans.len());
+                for &(_, len) in &spans {
+                    let (out, tail) = rest.split_at(len as usize);
+                    outs.push(out);
+                    rest = tail;
+                }
                 let mut timings =
-                    Self::skin_into_mapping(pipeline, instances, view.slice(..), &mut self.note)?;
+                    Self::skin_into_mapping(pipeline, instances, runs, &mut outs, &mut self.note)?;
                 let release = Instant::now();
+                drop(outs);
                 drop(view);
                 self.belt.finish();
                 timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
@@ -225,21 +309,15 @@ impl Uploader {
         }
     }
 
-    /// Skins straight into mapped staging memory.
+    /// Skins straight into mapped staging memory, one destination per run.
     fn skin_into_mapping(
         pipeline: &mut Pipeline,
         instances: &[Instance],
-        mut mapping: wgpu::WriteOnly<'_, [u8]>,
+        runs: &[Range<usize>],
+        outs: &mut [Dest<'_, u8>],
         note: &mut Option<String>,
     ) -> Result<StageTimings, FrameError> {
-        let len = mapping.len();
-        let ptr = mapping.as_raw_element_ptr();
-        // SAFETY: `mapping` is an exclusive view of `len` mapped bytes, borrowed for this
-        // whole call, so the memory stays mapped and untouched by anything else while the
-        // `Dest` exists; the pipeline only writes through it, never reads, as mapped
-        // (possibly uninitialized, write-combined) memory requires.
-        let dest = unsafe { Dest::from_raw(ptr, len) };
-        let result = pipeline.run_frame_into(instances, dest, Stage::Skin);
+        let result = pipeline.run_groups_into(instances, runs, outs, Stage::Skin);
         if let Err(FrameError::Output(BufferError::Misaligned { align })) = result {
             *note = Some(format!(
                 "the mapped staging memory is not {align}-byte aligned"

@@ -49,6 +49,8 @@ pub struct AppOptions {
     pub soak: Option<SoakPlan>,
     /// Start every character at this clip time (`--clip-time`).
     pub clip_time_secs: Option<f32>,
+    /// Where the camera starts (`--camera`).
+    pub camera: crate::gpu::CameraStart,
 }
 
 /// Runs the app until the window closes (or `frames` are done).
@@ -343,6 +345,8 @@ impl Running {
         if let Some(time_secs) = options.clip_time_secs {
             scene.crowd.set_all_times(time_secs);
         }
+        scene.camera =
+            crate::gpu::OrbitCamera::start(options.camera, crate::gpu::crowd_extent(&scene.crowd));
         surface.bind_source(&scene.gpu.device, &scene.targets.color_view);
         let soak = options.soak.clone().map(|plan| Soak::start(plan, &scene));
         Ok(Running {

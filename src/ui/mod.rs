@@ -17,6 +17,7 @@ use egui::{Color32, RichText};
 use egui_plot::{FilledArea, Legend, Plot};
 
 use crate::anim::hierarchy::HierarchyVariant;
+use crate::crowd::lod::{LodSettings, LodStats, MeasuredError, PERIODS};
 use crate::crowd::pipeline::MemoryReport;
 use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{PipelineConfig, Stage, TimingHistory};
@@ -39,6 +40,8 @@ pub struct Settings {
     /// The sun casts shadows (a shadow pass before the main pass).
     pub shadows: bool,
     pub upload: UploadVariant,
+    /// Update-rate LOD: on/off, the pixel threshold, the period cap.
+    pub lod: LodSettings,
     pub instances: usize,
     pub speed: f32,
     pub paused: bool,
@@ -75,6 +78,9 @@ pub struct PanelInfo<'a> {
     pub screenshot: Option<&'a Result<String, String>>,
     pub notes: &'a [String],
     pub present_mode: String,
+    /// With LOD on: the last frame's periods, culling and updates, and the last
+    /// measurement of the screen-space error.
+    pub lod: Option<(LodStats, Option<&'a Result<MeasuredError, String>>)>,
 }
 
 /// One timing column of the table.
@@ -210,6 +216,62 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             "the sun's shadow map: a second pass over the characters; gpu_vertex skins again in it, the others draw the vertices they have",
         );
     ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
+    lod_ui(ui, settings, info);
+}
+
+/// LOD's switch, threshold and period cap, and what it did last frame.
+fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
+    let lod = &mut settings.lod;
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut lod.enabled, "LOD").on_hover_text(
+            "update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, the \
+             longest whose screen-space error stays under the threshold; characters outside \
+             the view are not drawn",
+        );
+        ui.add_enabled(
+            lod.enabled,
+            egui::Slider::new(&mut lod.threshold_px, 0.1..=10.0)
+                .logarithmic(true)
+                .text("px"),
+        );
+        ui.add_enabled_ui(lod.enabled, |ui| {
+            egui::ComboBox::from_label("period cap")
+                .selected_text(format!("{}", lod.max_period))
+                .width(40.0)
+                .show_ui(ui, |ui| {
+                    for p in PERIODS {
+                        ui.selectable_value(&mut lod.max_period, p, format!("{p}"));
+                    }
+                });
+        });
+    });
+    let Some((stats, error)) = &info.lod else {
+        return;
+    };
+    let [p1, p2, p4, p8] = stats.at_period;
+    ui.label(
+        RichText::new(format!(
+            "period 1/2/4/8: {p1} / {p2} / {p4} / {p8} · culled {} · updated {} · unchanged {}",
+            stats.culled, stats.updated, stats.unchanged
+        ))
+        .small(),
+    );
+    let line = match error {
+        None => "measured error: next second".to_string(),
+        Some(Ok(e)) => format!(
+            "measured error: {:.2} px ({}) over {} of {} stale characters",
+            e.max_px,
+            if e.max_px <= lod.threshold_px {
+                "within the threshold"
+            } else {
+                "OVER the threshold"
+            },
+            e.compared,
+            e.stale_characters
+        ),
+        Some(Err(e)) => format!("measured error: failed: {e}"),
+    };
+    ui.label(RichText::new(line).small());
 }
 
 /// The per-stage table, the memory line and the history plot.

@@ -12,13 +12,17 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
+
+use glam::Vec2;
 
 use super::{PanelInfo, Settings, UiAction, panel_ui};
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, Footprint};
+use crate::crowd::lod::{Lod, MeasuredError, PlanInput, measure_error};
 use crate::crowd::machine::{Machine, timestamp};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
-use crate::crowd::{InstanceStore, Pipeline, StageTimings, TimingHistory};
+use crate::crowd::{InstanceStore, Pipeline, PipelineConfig, StageTimings, TimingHistory};
 use crate::gpu::{
     CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent, crowd_pass,
     read_buffer, renderer::read_texture, save_png,
@@ -36,6 +40,10 @@ pub const MAX_INSTANCES: usize = 10_000;
 const TRIM_DELAY_FRAMES: u8 = 2;
 /// Instances verify compares with the reference (spread over the crowd).
 pub const VERIFY_INSTANCES: usize = 16;
+/// Seconds between two measurements of LOD's screen-space error.
+pub const LOD_MEASURE_EVERY_SECS: f32 = 1.0;
+/// Stale characters the app's error measurement compares at most (the bench: all).
+pub const LOD_MEASURE_LIMIT: usize = 1_000;
 
 /// What the user asked for, and what the last request gave.
 #[derive(Default)]
@@ -78,6 +86,19 @@ pub struct Scene {
     /// changed): this many frames later, when the GPU has let go of the old buffers, the
     /// freed memory goes back to the system.
     trim_after_frames: Option<u8>,
+    /// Update-rate LOD: which groups each frame computes, what each shown pose is.
+    pub lod: Lod,
+    /// The last measurement of LOD's screen-space error (once a second while LOD is on).
+    pub lod_error: Option<Result<MeasuredError, String>>,
+    /// The CPU pipeline the error measurement skins with, and what it was made for.
+    lod_aside: Option<(Pipeline, PipelineConfig)>,
+    lod_measured_at: Option<Instant>,
+    /// What the GPU's vertices were computed for (a change recomputes every group).
+    lod_key: Option<(PipelineConfig, usize, usize)>,
+    /// Clip-seconds this frame advances an instance of speed 1.
+    frame_clip_secs: f32,
+    /// The size of the image the crowd was last drawn into, pixels.
+    viewport_px: Vec2,
 }
 
 impl Scene {
@@ -130,6 +151,13 @@ impl Scene {
             budget_refusal: None,
             footprint_bytes: 0,
             trim_after_frames: None,
+            lod: Lod::new(),
+            lod_error: None,
+            lod_aside: None,
+            lod_measured_at: None,
+            lod_key: None,
+            frame_clip_secs: 0.0,
+            viewport_px: Vec2::new(size.0 as f32, size.1 as f32),
         };
         scene.footprint_bytes = scene.footprint().total();
         Ok(scene)
@@ -288,6 +316,8 @@ impl Scene {
         self.pipeline = pipeline;
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
+        self.lod.reset();
+        self.lod_aside = None;
         self.refusals = refusals_of(&rig);
         self.rig_skin_refusals = SkinRigRefusals::of(&rig, &self.skin_refusals);
         self.settings.pipeline = config;
@@ -319,9 +349,101 @@ impl Scene {
     pub fn begin_frame(&mut self, dt_secs: f32) {
         self.notes.clear();
         self.apply_settings();
-        if !self.settings.paused {
-            self.crowd.advance(dt_secs.min(0.1) * self.settings.speed);
+        self.frame_clip_secs = if self.settings.paused {
+            0.0
+        } else {
+            dt_secs.min(0.1) * self.settings.speed
+        };
+        if self.frame_clip_secs != 0.0 {
+            self.crowd.advance(self.frame_clip_secs);
         }
+    }
+
+    /// Decides which groups of eight characters this frame computes (all, with LOD off):
+    /// the GPU buffer keeps the others' vertices from their last update.
+    fn plan_lod(&mut self) {
+        let n = self.crowd.len();
+        let layout = *self.pipeline.output_layout();
+        if self
+            .renderer
+            .ensure_skinned_capacity(&self.gpu.device, &layout, n)
+        {
+            self.lod.invalidate();
+        }
+        let key = (
+            *self.pipeline.config(),
+            n,
+            Arc::as_ptr(self.pipeline.rig()) as usize,
+        );
+        if self.lod_key != Some(key) {
+            self.lod.invalidate();
+            self.lod_key = Some(key);
+        }
+        let view = self
+            .camera
+            .lod_view(self.viewport_px, crowd_extent(&self.crowd) + 12.0);
+        let config = *self.pipeline.config();
+        let input = PlanInput {
+            rig: self.pipeline.rig(),
+            settings: self.settings.lod,
+            view: &view,
+            world_from_model: self.renderer.world_from_model(),
+            frame_clip_secs: self.frame_clip_secs,
+            blend_weight: config.blend_weight,
+            method: config.method,
+        };
+        self.lod.plan(&input, &mut self.crowd);
+    }
+
+    /// Bytes the last frame wrote for the GPU: every instance's, or with LOD the groups
+    /// it updated.
+    pub fn uploaded_bytes(&self) -> u64 {
+        let layout = self.pipeline.output_layout();
+        let n = self.crowd.len();
+        self.lod
+            .runs()
+            .iter()
+            .map(|run| {
+                let count = n
+                    .min(run.end * crate::types::LANES)
+                    .saturating_sub(run.start * crate::types::LANES);
+                layout.bytes(count) as u64
+            })
+            .sum()
+    }
+
+    /// LOD's screen-space error now: what is shown against a full-rate frame, both skinned
+    /// aside on the CPU (at most `limit` stale characters compared).
+    pub fn measure_lod_error(&mut self, limit: Option<usize>) -> Result<MeasuredError, String> {
+        let rig = self.pipeline.rig().clone();
+        let main = *self.pipeline.config();
+        let config = PipelineConfig {
+            method: main.method,
+            blend_weight: main.blend_weight,
+            ..PipelineConfig::best_for(&rig, main.threads)
+        };
+        let stale =
+            !matches!(&self.lod_aside, Some((p, c)) if *c == config && Arc::ptr_eq(p.rig(), &rig));
+        if stale {
+            let pipeline = Pipeline::new(rig, config).map_err(|e| e.to_string())?;
+            self.lod_aside = Some((pipeline, config));
+        }
+        let Some((aside, _)) = &mut self.lod_aside else {
+            return Err("no pipeline for the measurement".into());
+        };
+        let view = self
+            .camera
+            .lod_view(self.viewport_px, crowd_extent(&self.crowd) + 12.0);
+        measure_error(
+            aside,
+            self.lod.shown(),
+            self.crowd.as_slice(),
+            self.lod.visible(),
+            self.renderer.world_from_model(),
+            &view,
+            limit,
+        )
+        .map_err(|e| e.to_string())
     }
 
     /// Runs the CPU pipeline and gets the skinned stream into the GPU buffer with the
@@ -332,6 +454,7 @@ impl Scene {
         encoder: &mut wgpu::CommandEncoder,
         compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> anyhow::Result<StageTimings> {
+        self.plan_lod();
         let timings = self.uploader.frame_timed(
             self.settings.upload,
             &self.gpu.device,
@@ -340,6 +463,7 @@ impl Scene {
             &mut self.renderer,
             &mut self.pipeline,
             self.crowd.as_slice(),
+            self.lod.runs(),
             compute_timestamps,
         )?;
         if let Some(note) = &self.uploader.note {
@@ -362,6 +486,7 @@ impl Scene {
             (self.targets.width as f32, self.targets.height as f32),
             |v| (v[2], v[3]),
         );
+        self.viewport_px = Vec2::new(width, height);
         let aspect = width / height.max(1.0);
         let extent = crowd_extent(&self.crowd);
         let camera = self.camera.uniform(aspect, extent + 12.0);
@@ -377,6 +502,7 @@ impl Scene {
             &self.renderer,
             self.pipeline.output_layout(),
             self.crowd.len(),
+            self.settings.lod.enabled.then(|| self.lod.visible()),
             viewport,
             timestamp_writes,
             shadow_timestamp_writes,
@@ -409,6 +535,16 @@ impl Scene {
         };
         if std::mem::take(&mut self.requests.verify) {
             self.requests.last_verify = Some(self.verify());
+        }
+        if !self.settings.lod.enabled {
+            self.lod_error = None;
+            self.lod_measured_at = None;
+        } else if self
+            .lod_measured_at
+            .is_none_or(|t| t.elapsed().as_secs_f32() >= LOD_MEASURE_EVERY_SECS)
+        {
+            self.lod_error = Some(self.measure_lod_error(Some(LOD_MEASURE_LIMIT)));
+            self.lod_measured_at = Some(Instant::now());
         }
         if std::mem::take(&mut self.requests.screenshot) {
             let path = self.screenshot_dir.join(format!(
@@ -467,13 +603,14 @@ impl Scene {
                 bytes,
             )?
         };
-        verify_stages(
-            &mut self.pipeline,
-            self.crowd.as_slice(),
-            &out,
-            VERIFY_INSTANCES,
-        )
-        .map_err(|e| e.to_string())
+        // What the buffer's vertices were computed from: with LOD, a character not updated
+        // this frame shows an older pose.
+        let shown = if self.lod.shown().len() == self.crowd.len() {
+            self.lod.shown()
+        } else {
+            self.crowd.as_slice()
+        };
+        verify_stages(&mut self.pipeline, shown, &out, VERIFY_INSTANCES).map_err(|e| e.to_string())
     }
 
     /// Saves the offscreen frame as a PNG with a JSON sidecar of everything shown.
@@ -518,11 +655,16 @@ impl Scene {
                 .variants(self.settings.pipeline.method),
             method_refusals: self.rig_skin_refusals.methods(self.settings.pipeline.skin),
             memory: self.pipeline.memory_report(),
-            uploaded_bytes: self.pipeline.output_bytes(self.crowd.len()) as u64,
+            uploaded_bytes: self.uploaded_bytes(),
             verify: self.requests.last_verify.as_ref(),
             screenshot: self.requests.last_screenshot.as_ref(),
             notes: &self.notes,
             present_mode: present_mode.to_string(),
+            lod: self
+                .settings
+                .lod
+                .enabled
+                .then(|| (self.lod.stats, self.lod_error.as_ref())),
         };
         panel_ui(ui, &mut self.settings, &info, &mut self.history)
     }
@@ -573,6 +715,13 @@ impl Scene {
             "rig": { "name": rig.name, "joints": rig.joint_count(), "vertices": rig.vertex_count(), "triangles": rig.summary.triangles },
             "timings_last_second": summarize(Some(Duration::from_secs(1)), 0),
             "timings_after_warmup": summarize(None, 3),
+            "lod": self.settings.lod.enabled.then(|| serde_json::json!({
+                "stats": self.lod.stats,
+                "measured_error": self.lod_error.as_ref().map(|r| match r {
+                    Ok(e) => serde_json::json!(e),
+                    Err(e) => serde_json::json!({ "error": e }),
+                }),
+            })),
             "memory_per_instance": self.pipeline.memory_report(),
             "verify": self.requests.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
             "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),

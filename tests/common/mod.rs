@@ -317,6 +317,7 @@ pub fn app_settings(
         compute_shader: skinbench::gpu::skin::ComputeShader::DEFAULT,
         shadows: true,
         upload: skinbench::gpu::UploadVariant::DEFAULT,
+        lod: skinbench::crowd::lod::LodSettings::default(),
         instances,
         speed: 1.0,
         paused: false,

@@ -1,0 +1,385 @@
+//! Update-rate LOD without a GPU: the plan (periods, stagger, culling, the dirty check),
+//! the persistent output it implies, and the bound it promises (the measured screen-space
+//! error stays under the threshold).
+
+mod common;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use glam::Vec2;
+use skinbench::crowd::lod::{
+    ClipMotion, Lod, LodSettings, LodView, PERIODS, PlanInput, STAGGER_RUN, measure_error,
+};
+use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Stage};
+use skinbench::gpu::renderer::rig_normalization;
+use skinbench::gpu::{CameraStart, OrbitCamera, crowd_extent};
+use skinbench::prepare::PreparedRig;
+use skinbench::skin::{Dest, OutputBuffer, OutputFormat, SkinMethod, SkinVariant};
+use skinbench::types::LANES;
+use skinbench::variant::Variant;
+
+const FRAME_SECS: f32 = 1.0 / 60.0;
+
+fn crowd(rig: &PreparedRig, n: usize) -> InstanceStore {
+    let mut crowd = InstanceStore::new();
+    crowd.resize(n, rig, 1.6);
+    crowd
+}
+
+/// The street camera over `crowd`, drawn into 1600×900 pixels.
+fn street_view(crowd: &InstanceStore) -> LodView {
+    let extent = crowd_extent(crowd);
+    OrbitCamera::start(CameraStart::Street, extent)
+        .lod_view(Vec2::new(1600.0, 900.0), extent + 12.0)
+}
+
+/// The crowd from 60 m away, where at 1 and 4 px the clips' speeds give a mix of periods.
+fn far_view(crowd: &InstanceStore) -> LodView {
+    let camera = OrbitCamera {
+        target: glam::Vec3::new(0.0, 0.9, 0.0),
+        yaw: 0.55,
+        pitch: 0.3,
+        distance: 60.0,
+    };
+    camera.lod_view(Vec2::new(1600.0, 900.0), crowd_extent(crowd) + 12.0)
+}
+
+fn on(threshold_px: f32) -> LodSettings {
+    LodSettings {
+        enabled: true,
+        threshold_px,
+        max_period: 8,
+    }
+}
+
+fn input<'a>(rig: &'a PreparedRig, settings: LodSettings, view: &'a LodView) -> PlanInput<'a> {
+    PlanInput {
+        rig,
+        settings,
+        view,
+        world_from_model: rig_normalization(rig),
+        frame_clip_secs: FRAME_SECS,
+        blend_weight: 0.0,
+        method: SkinMethod::Linear,
+    }
+}
+
+fn groups_in(runs: &[Range<usize>]) -> usize {
+    runs.iter().map(|r| r.len()).sum()
+}
+
+#[test]
+fn lod_off_computes_every_group_every_frame() {
+    let rig = PreparedRig::reference();
+    let mut crowd = crowd(&rig, 100);
+    let view = street_view(&crowd);
+    let mut lod = Lod::new();
+    for _ in 0..5 {
+        let runs = lod.plan(&input(&rig, LodSettings::default(), &view), &mut crowd);
+        assert_eq!(runs, &[0..13]);
+        assert_eq!(lod.stats.updated, 100);
+        assert_eq!(lod.shown(), crowd.as_slice());
+        crowd.advance(FRAME_SECS);
+    }
+}
+
+#[test]
+fn the_first_lod_frame_and_one_after_invalidate_compute_everything() {
+    let rig = PreparedRig::reference();
+    let mut crowd = crowd(&rig, 100);
+    let view = street_view(&crowd);
+    let mut lod = Lod::new();
+    let settings = on(1.0);
+    assert_eq!(
+        lod.plan(&input(&rig, settings, &view), &mut crowd),
+        &[0..13]
+    );
+    crowd.advance(FRAME_SECS);
+    let second = groups_in(lod.plan(&input(&rig, settings, &view), &mut crowd));
+    assert!(
+        second < 13,
+        "the second frame computed {second} of 13 groups"
+    );
+    lod.invalidate();
+    crowd.advance(FRAME_SECS);
+    assert_eq!(
+        lod.plan(&input(&rig, settings, &view), &mut crowd),
+        &[0..13]
+    );
+}
+
+#[test]
+fn periods_grow_with_distance_and_stay_within_the_cap() {
+    let rig = PreparedRig::reference();
+    let mut crowd = crowd(&rig, 2000);
+    let view = street_view(&crowd);
+    for cap in PERIODS {
+        let mut lod = Lod::new();
+        // At 1 px and 60 Hz a walking hand (3.9 m/s) may skip a frame only beyond ~100 m;
+        // 10 px spreads this crowd over every period.
+        let settings = LodSettings {
+            max_period: cap,
+            ..on(10.0)
+        };
+        lod.plan(&input(&rig, settings, &view), &mut crowd);
+        lod.plan(&input(&rig, settings, &view), &mut crowd);
+        let stats = lod.stats;
+        assert_eq!(stats.at_period.iter().sum::<usize>() + stats.culled, 2000);
+        for (k, &p) in PERIODS.iter().enumerate() {
+            if p > cap {
+                assert_eq!(stats.at_period[k], 0, "cap {cap}: {stats:?}");
+            }
+        }
+        if cap == 8 {
+            // From the corner at eye height: the nearest characters need every frame, the
+            // far side of the crowd every eighth, and some stand outside the view.
+            assert!(stats.at_period[0] > 0, "{stats:?}");
+            assert!(stats.at_period[3] > 0, "{stats:?}");
+            assert!(stats.culled > 0, "{stats:?}");
+        }
+    }
+}
+
+#[test]
+fn updates_are_staggered_in_runs() {
+    let rig = PreparedRig::reference();
+    let mut crowd = crowd(&rig, 4000);
+    let view = street_view(&crowd);
+    let mut lod = Lod::new();
+    let settings = on(1.0);
+    lod.plan(&input(&rig, settings, &view), &mut crowd);
+    let mut counts = Vec::new();
+    for _ in 0..16 {
+        crowd.advance(FRAME_SECS);
+        let runs = lod.plan(&input(&rig, settings, &view), &mut crowd);
+        assert!(
+            runs.windows(2).all(|w| w[0].end < w[1].start),
+            "runs merge: {runs:?}"
+        );
+        counts.push(lod.stats.updated);
+    }
+    let (min, max) = (*counts.iter().min().unwrap(), *counts.iter().max().unwrap());
+    // Without the stagger every eighth frame would update all period-8 groups at once.
+    assert!(
+        max - min <= max / 2,
+        "updates per frame vary too much: {counts:?} (stagger runs of {STAGGER_RUN} groups)"
+    );
+}
+
+#[test]
+fn paused_and_still_characters_are_not_recomputed() {
+    let rig = PreparedRig::reference();
+    let mut crowd = crowd(&rig, 40);
+    let view = street_view(&crowd);
+    let mut lod = Lod::new();
+    let settings = LodSettings {
+        max_period: 1,
+        ..on(1.0)
+    };
+    lod.plan(&input(&rig, settings, &view), &mut crowd);
+    // Paused: nothing advances, so nothing is due a recomputation.
+    let runs = lod.plan(&input(&rig, settings, &view), &mut crowd);
+    assert!(runs.is_empty(), "{runs:?}");
+    assert_eq!(lod.stats.unchanged, 40);
+    // Speed 0 for the first group only: the other groups move and are recomputed.
+    for i in 0..LANES {
+        crowd.as_mut_slice()[i].speed = 0.0;
+    }
+    lod.plan(&input(&rig, settings, &view), &mut crowd);
+    crowd.advance(FRAME_SECS);
+    let runs = lod.plan(&input(&rig, settings, &view), &mut crowd);
+    assert_eq!(runs, &[1..5]);
+    assert_eq!(lod.stats.unchanged, LANES);
+}
+
+#[test]
+fn characters_outside_the_view_are_culled_at_the_longest_period() {
+    let rig = PreparedRig::reference();
+    let mut crowd = crowd(&rig, 64);
+    // Looking straight up from below the ground: nobody in view.
+    let view = LodView::new(
+        glam::Mat4::look_at_rh(
+            glam::Vec3::new(0.0, -50.0, 0.0),
+            glam::Vec3::new(0.0, -100.0, 0.0),
+            glam::Vec3::X,
+        ),
+        OrbitCamera::FOV_Y_RAD,
+        OrbitCamera::NEAR,
+        500.0,
+        Vec2::new(800.0, 600.0),
+    );
+    let mut lod = Lod::new();
+    lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
+    lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
+    assert_eq!(lod.stats.culled, 64);
+    assert!(lod.visible().iter().all(|v| !v));
+}
+
+#[test]
+fn a_clips_sphere_holds_every_pose() {
+    let rig = Arc::new(PreparedRig::reference());
+    let crowd = crowd(&rig, 24);
+    let config = PipelineConfig::best_for(&rig, 1);
+    let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
+    let layout = *pipeline.output_layout();
+    let mut out = OutputBuffer::for_instances(&layout, crowd.len());
+    pipeline.run_frame(crowd.as_slice(), &mut out).unwrap();
+    for (k, instance) in crowd.as_slice().iter().enumerate() {
+        let motion = ClipMotion::measure(&rig, instance.clip, None, SkinMethod::Linear);
+        assert!(motion.max_vertex_speed > 0.0);
+        let (positions, _) = layout.read_instance(&rig.mesh, out.as_bytes(), k).unwrap();
+        for p in positions {
+            let d = p.distance(motion.center);
+            assert!(d <= motion.radius * 1.0001, "{d} outside {motion:?}");
+        }
+    }
+}
+
+/// Runs `frames` LOD frames of `skin` into one persistent buffer, computing only the
+/// planned groups, and checks after each that the buffer holds exactly what a full frame
+/// of the shown instances computes, and that the screen-space error stays under the
+/// threshold.
+fn lod_frames_keep_the_shown_poses(skin: SkinVariant, threads: usize, threshold_px: f32) {
+    let rig = Arc::new(PreparedRig::reference());
+    let mut crowd = crowd(&rig, 150);
+    let view = far_view(&crowd);
+    let config = PipelineConfig {
+        skin,
+        ..PipelineConfig::best_for(&rig, threads)
+    };
+    let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
+    let mut check = Pipeline::new(rig.clone(), config).unwrap();
+    let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, threads)).unwrap();
+    let layout = *pipeline.output_layout();
+    let mut out = OutputBuffer::for_instances(&layout, crowd.len());
+    let mut full = OutputBuffer::for_instances(&layout, crowd.len());
+    let mut lod = Lod::new();
+    let settings = on(threshold_px);
+    let mut partial_frames = 0;
+    let mut worst_px = 0.0f32;
+    for frame in 0..9 {
+        let runs = lod.plan(&input(&rig, settings, &view), &mut crowd).to_vec();
+        if frame > 0 && groups_in(&runs) < crowd.len().div_ceil(LANES) {
+            partial_frames += 1;
+        }
+        let mut outs = Vec::new();
+        let mut rest = Dest::from_mut(out.as_bytes_mut());
+        let mut at = 0;
+        for run in &runs {
+            let start = run.start * layout.group_bytes();
+            let count = crowd.len().min(run.end * LANES) - run.start * LANES;
+            let (_, tail) = rest.split_at(start - at);
+            let (this, tail) = tail.split_at(layout.bytes(count));
+            outs.push(this);
+            rest = tail;
+            at = start + layout.bytes(count);
+        }
+        pipeline
+            .run_groups_into(crowd.as_slice(), &runs, &mut outs, Stage::Skin)
+            .unwrap();
+        check.run_frame(lod.shown(), &mut full).unwrap();
+        // Instance by instance (a partial last group's unused lanes hold whatever the
+        // worker's scratch had, in both buffers).
+        for i in 0..crowd.len() {
+            let decode = |bytes: &[u8]| match layout.format {
+                OutputFormat::Palette3x4 => layout
+                    .read_palettes(&rig, bytes, i)
+                    .map(|p| format!("{p:?}"))
+                    .unwrap(),
+                OutputFormat::PaletteDualQuat => layout
+                    .read_dual_quats(&rig, bytes, i)
+                    .map(|p| format!("{p:?}"))
+                    .unwrap(),
+                _ => String::new(),
+            };
+            let vertices = |bytes: &[u8]| match layout.format {
+                OutputFormat::Palette3x4 | OutputFormat::PaletteDualQuat => None,
+                _ => Some(layout.read_instance(&rig.mesh, bytes, i).unwrap()),
+            };
+            assert!(
+                vertices(out.as_bytes()) == vertices(full.as_bytes()),
+                "{}: frame {frame}: instance {i} is not its shown pose (runs {runs:?})",
+                skin.name()
+            );
+            assert!(
+                decode(out.as_bytes()) == decode(full.as_bytes()),
+                "{}: frame {frame}: instance {i} is not its shown pose (runs {runs:?})",
+                skin.name()
+            );
+        }
+        let error = measure_error(
+            &mut aside,
+            lod.shown(),
+            crowd.as_slice(),
+            lod.visible(),
+            rig_normalization(&rig),
+            &view,
+            None,
+        )
+        .unwrap();
+        worst_px = worst_px.max(error.max_px);
+        assert!(
+            error.max_px <= settings.threshold_px,
+            "{}: frame {frame}: {error:?}",
+            skin.name()
+        );
+        crowd.advance(FRAME_SECS);
+    }
+    assert!(partial_frames > 0, "no frame skipped any group");
+    assert!(worst_px > 0.0, "no visible character was ever shown late");
+    eprintln!(
+        "{}: worst error {worst_px} px of {threshold_px}",
+        skin.name()
+    );
+}
+
+macro_rules! lod_frame_cases {
+    ($($name:ident: $skin:expr,)*) => {
+        mod lod_frames_keep_the_shown_poses {
+            use super::*;
+            $(
+                #[test]
+                fn $name() {
+                    // 1 px (the default) and 4 px, where more characters skip frames and
+                    // the bound is nearer the measured error.
+                    for threads in common::thread_counts() {
+                        for threshold_px in [1.0, 4.0] {
+                            lod_frames_keep_the_shown_poses($skin, threads, threshold_px);
+                        }
+                    }
+                }
+            )*
+        }
+    };
+}
+
+lod_frame_cases! {
+    naive: SkinVariant::Naive,
+    split: SkinVariant::Split,
+    float4: SkinVariant::Float4,
+    sorted: SkinVariant::Sorted,
+    tuned: SkinVariant::Tuned,
+    simd: SkinVariant::Simd,
+    packed: SkinVariant::Packed,
+    distinct: SkinVariant::Distinct,
+    streamed: SkinVariant::Streamed,
+    pulled: SkinVariant::Pulled,
+    gpu_compute: SkinVariant::GpuCompute,
+    gpu_vertex: SkinVariant::GpuVertex,
+}
+
+#[test]
+fn every_skin_variant_has_a_lod_frame_case() {
+    // The macro above names each variant; this fails when one is added without a case.
+    assert_eq!(SkinVariant::ALL.len(), 12);
+}
+
+#[test]
+fn lod_settings_refuse_bad_values() {
+    assert!(LodSettings::check_threshold(0.0).is_err());
+    assert!(LodSettings::check_threshold(f32::NAN).is_err());
+    assert!(LodSettings::check_threshold(1.0).is_ok());
+    assert!(LodSettings::check_max_period(3).is_err());
+    assert_eq!(LodSettings::check_max_period(4), Ok(4));
+}
