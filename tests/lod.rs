@@ -1,3 +1,5 @@
+#![allow(clippy::single_range_in_vec_init)] // runs of groups are ranges
+
 //! Update-rate LOD without a GPU: the plan (periods, stagger, culling, the dirty check),
 //! the persistent output it implies, and the bound it promises (the measured screen-space
 //! error stays under the threshold).

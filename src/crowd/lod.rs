@@ -500,8 +500,9 @@ impl Lod {
         }
         let mut moved = Vec::new();
         self.moved_characters = 0;
-        for a in 0..4 {
-            for b in a + 1..4 {
+        let classes = (0..4).flat_map(|a| (a + 1..4).map(move |b| (a, b)));
+        for (a, b) in classes {
+            {
                 let pairs: Vec<(usize, usize)> = misplaced[a][b]
                     .iter()
                     .copied()

@@ -241,7 +241,7 @@ pub fn run(
                         &mut scene.renderer,
                         &mut scene.pipeline,
                         crowd.as_slice(),
-                        &[0..n.div_ceil(crate::types::LANES)],
+                        std::slice::from_ref(&(0..n.div_ceil(crate::types::LANES))),
                         compute_writes,
                     )
                     .map_err(|e| format!("{}: {e}", scene.name))?;

@@ -81,9 +81,17 @@ impl Uploader {
         pipeline: &mut Pipeline,
         instances: &[Instance],
     ) -> Result<StageTimings, FrameError> {
-        let all = [0..instances.len().div_ceil(LANES)];
+        let all = 0..instances.len().div_ceil(LANES);
         self.frame_timed(
-            variant, device, queue, encoder, renderer, pipeline, instances, &all, None,
+            variant,
+            device,
+            queue,
+            encoder,
+            renderer,
+            pipeline,
+            instances,
+            std::slice::from_ref(&all),
+            None,
         )
     }
 

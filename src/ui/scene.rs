@@ -664,7 +664,7 @@ impl Scene {
                 .settings
                 .lod
                 .enabled
-                .then(|| (self.lod.stats, self.lod_error.as_ref())),
+                .then_some((self.lod.stats, self.lod_error.as_ref())),
         };
         panel_ui(ui, &mut self.settings, &info, &mut self.history)
     }
