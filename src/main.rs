@@ -216,12 +216,13 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Run only these workloads (hierarchy, skin, frame: the CPU alone; gpu: CPU against
-        /// GPU skinning, whole frames rendered offscreen, needs an adapter and is run only
-        /// when named); repeatable or comma-separated.
+        /// GPU skinning, whole frames rendered offscreen; crowd: 10,000 characters from two
+        /// fixed cameras with update-rate LOD off and on, 1, 2 and all threads; gpu and
+        /// crowd need an adapter and run only when named); repeatable or comma-separated.
         #[arg(long = "workload")]
         workloads: Vec<String>,
         /// Instance count for every workload (default: 1000 hierarchy, 100 skin, 100 and
-        /// 1000 frame, 100, 1000 and 10000 gpu).
+        /// 1000 frame, 100, 1000 and 10000 gpu, 10000 crowd).
         #[arg(long)]
         instances: Option<usize>,
         /// Measure the lane kernels at these SIMD levels side by side (avx512, avx2,
@@ -509,8 +510,9 @@ fn on_off(value: &str) -> Result<bool, String> {
     }
 }
 
-/// The `--workload` name of the GPU module's workload.
+/// The `--workload` names of the GPU module's workloads.
 const GPU_WORKLOAD: &str = "gpu";
+const CROWD_WORKLOAD: &str = "crowd";
 
 #[allow(clippy::too_many_arguments)]
 fn bench(
@@ -528,13 +530,17 @@ fn bench(
     let named: Vec<&str> = workloads.iter().flat_map(|w| w.split(',')).collect();
     // `gpu` is the GPU module's workload (the CPU bench never touches wgpu).
     let gpu = named.contains(&GPU_WORKLOAD);
+    let crowd = named.contains(&CROWD_WORKLOAD);
     let workloads = if workloads.is_empty() {
         Workload::ALL.to_vec()
     } else {
         named
             .iter()
-            .filter(|&&w| w != GPU_WORKLOAD)
-            .map(|w| Workload::from_name(w).map_err(|e| anyhow::anyhow!("{e} (or {GPU_WORKLOAD})")))
+            .filter(|&&w| w != GPU_WORKLOAD && w != CROWD_WORKLOAD)
+            .map(|w| {
+                Workload::from_name(w)
+                    .map_err(|e| anyhow::anyhow!("{e} (or {GPU_WORKLOAD}, {CROWD_WORKLOAD})"))
+            })
             .collect::<Result<Vec<_>, _>>()?
     };
     if instances == Some(0) {
@@ -569,9 +575,41 @@ fn bench(
             println!("{md}");
         }
         eprintln!("wrote {} and {}", md_path.display(), json_path.display());
-        if workloads.is_empty() {
-            return Ok(());
+    }
+    if crowd {
+        let context = skinbench::gpu::GpuContext::offscreen().map_err(|e| {
+            anyhow::anyhow!("the crowd workload uploads to a GPU adapter, and there is none: {e}")
+        })?;
+        let options = skinbench::gpu::crowd_bench::CrowdBenchOptions::new(quick, instances);
+        let crowd_report =
+            skinbench::gpu::crowd_bench::run(&context, rig.clone(), &options, |line| {
+                eprintln!("{line}")
+            })
+            .map_err(|e| anyhow::anyhow!("crowd workload: {e}"))?;
+        let md = skinbench::gpu::crowd_bench::markdown(&crowd_report);
+        let m = &crowd_report.machine;
+        let base = format!(
+            "{}_{}_{}_crowd_{}inst",
+            m.date,
+            m.cpu_slug(),
+            m.git_sha,
+            crowd_report.instances
+        );
+        let md_path = out.join(format!("{base}.md"));
+        let json_path = out.join(format!("{base}.json"));
+        std::fs::write(&md_path, &md)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", md_path.display()))?;
+        std::fs::write(&json_path, serde_json::to_string_pretty(&crowd_report)?)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json_path.display()))?;
+        if json {
+            println!("{}", serde_json::to_string_pretty(&crowd_report)?);
+        } else {
+            println!("{md}");
         }
+        eprintln!("wrote {} and {}", md_path.display(), json_path.display());
+    }
+    if (gpu || crowd) && workloads.is_empty() {
+        return Ok(());
     }
     let options = BenchOptions {
         quick,

@@ -11,6 +11,10 @@
 
 use crate::prepare::PreparedRig;
 
+/// Metres between neighbouring characters on the spawn spiral (the app's and the crowd
+/// bench's).
+pub const SPACING_METRES: f32 = 1.6;
+
 /// Everything one instance owns: which clip, where in it, how it looks, where it stands.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]

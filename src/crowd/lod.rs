@@ -473,53 +473,59 @@ impl Lod {
         }
     }
 
-    /// Swaps characters between groups so that a group's members want its period: a
-    /// group's period is the one most of its members want (the shorter on a tie), and a
-    /// character sitting in a group of period `b` that wants `a` swaps with one sitting in
-    /// a group of period `a` that wants `b`. A character that finds no partner stays (its
-    /// group runs at the shortest period any member wants). Returns the groups whose
-    /// members changed: their vertices on the GPU belong to other characters now.
+    /// Swaps characters between groups so that a group's members want one period. Each
+    /// period with `c` characters gets `c / 8` whole groups, chosen among the groups where
+    /// most members already want it (so a still camera settles and moves nobody after);
+    /// every slot of such a group taken by a character of another period is swapped with
+    /// a character of this period sitting outside its period's groups. What is left over
+    /// shares mixed groups, which run at the shortest period a member wants. Returns the
+    /// groups whose members changed: their vertices on the GPU belong to other characters
+    /// now.
     fn regroup(&mut self, crowd: &mut InstanceStore) -> Vec<usize> {
         let n = crowd.len();
-        let mut misplaced: [[Vec<usize>; 4]; 4] = Default::default();
+        let groups = n.div_ceil(LANES);
         let class = |p: u8| PERIODS.iter().position(|&q| q == p).unwrap_or(0);
-        for g in 0..n.div_ceil(LANES) {
-            let members = g * LANES..n.min((g + 1) * LANES);
-            let mut votes = [0usize; 4];
-            for i in members.clone() {
-                votes[class(self.want[i])] += 1;
-            }
-            let most = *votes.iter().max().unwrap_or(&0);
-            let group_class = votes.iter().position(|&v| v == most).unwrap_or(0);
-            for i in members {
-                let wanted = class(self.want[i]);
-                if wanted != group_class {
-                    misplaced[wanted][group_class].push(i);
-                }
+        const MIXED: u8 = u8::MAX;
+        let mut counts = [0usize; 4];
+        let mut votes = vec![[0u8; 4]; groups];
+        for (i, &p) in self.want.iter().enumerate() {
+            counts[class(p)] += 1;
+            votes[i / LANES][class(p)] += 1;
+        }
+        // Whole groups only: a partial last group stays mixed.
+        let whole = n / LANES;
+        let mut group_class = vec![MIXED; groups];
+        for c in 0..4 {
+            let mut candidates: Vec<usize> = (0..whole)
+                .filter(|&g| group_class[g] == MIXED && votes[g][c] > 0)
+                .collect();
+            candidates.sort_by_key(|&g| std::cmp::Reverse(votes[g][c]));
+            for &g in candidates.iter().take(counts[c] / LANES) {
+                group_class[g] = c as u8;
             }
         }
         let mut moved = Vec::new();
         self.moved_characters = 0;
-        let classes = (0..4).flat_map(|a| (a + 1..4).map(move |b| (a, b)));
-        for (a, b) in classes {
-            {
-                let pairs: Vec<(usize, usize)> = misplaced[a][b]
-                    .iter()
-                    .copied()
-                    .zip(misplaced[b][a].iter().copied())
-                    .collect();
-                for (i, j) in pairs {
-                    crowd.swap(i, j);
-                    self.want.swap(i, j);
-                    self.visible.swap(i, j);
-                    // What each slot shows is the other character's old pose: it must be
-                    // recomputed, whatever the dirty check would say.
-                    self.shown[i].time_secs = f32::NAN;
-                    self.shown[j].time_secs = f32::NAN;
-                    moved.push(i / LANES);
-                    moved.push(j / LANES);
-                    self.moved_characters += 2;
-                }
+        for c in 0..4u8 {
+            // Characters of period `c` outside its groups, and the slots in its groups that
+            // others hold.
+            let movers: Vec<usize> = (0..n)
+                .filter(|&i| class(self.want[i]) == c as usize && group_class[i / LANES] != c)
+                .collect();
+            let holes: Vec<usize> = (0..n)
+                .filter(|&i| group_class[i / LANES] == c && class(self.want[i]) != c as usize)
+                .collect();
+            for (&i, &j) in holes.iter().zip(&movers) {
+                crowd.swap(i, j);
+                self.want.swap(i, j);
+                self.visible.swap(i, j);
+                // What each slot shows is the other character's old pose: it must be
+                // recomputed, whatever the dirty check would say.
+                self.shown[i].time_secs = f32::NAN;
+                self.shown[j].time_secs = f32::NAN;
+                moved.push(i / LANES);
+                moved.push(j / LANES);
+                self.moved_characters += 2;
             }
         }
         moved.sort_unstable();

@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod context;
+pub mod crowd_bench;
 pub mod renderer;
 pub mod skin;
 pub mod upload;

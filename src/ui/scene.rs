@@ -32,7 +32,7 @@ use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
 /// Metres between neighbouring characters.
-pub const SPACING: f32 = 1.6;
+pub const SPACING: f32 = crate::crowd::instances::SPACING_METRES;
 /// Upper bound of the instance slider.
 pub const MAX_INSTANCES: usize = 10_000;
 /// Frames between a configuration shrinking and the freed memory going back to the system:
