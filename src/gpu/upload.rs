@@ -54,8 +54,8 @@ pub struct Uploader {
     belt_chunk: u64,
     /// Set when a variant had to fall back this frame (shown in the panel).
     pub note: Option<String>,
-    /// Treats `in_place`'s staging memory as misaligned (lavapipe's never is; the tests
-    /// exercise the fallback with it).
+    /// Treats `in_place`'s and the staging belt's memory as misaligned (lavapipe's never
+    /// is; the tests exercise the fallbacks with it).
     #[doc(hidden)]
     pub simulate_misaligned_staging: bool,
 }
@@ -164,8 +164,9 @@ impl Uploader {
         instances: &[Instance],
         runs: &[Range<usize>],
     ) -> Result<StageTimings, FrameError> {
-        self.note = None;
+        // Last frame's note says whether a fallback still needs the CPU buffer.
         self.release_unused(variant, device);
+        self.note = None;
         let n = instances.len();
         let bytes = pipeline.output_bytes(n) as u64;
         renderer.ensure_skinned_capacity(device, pipeline.output_layout(), n);
@@ -177,20 +178,8 @@ impl Uploader {
         let upload = Stage::Upload.index();
         match variant {
             UploadVariant::WriteBuffer => {
-                // The CPU buffer holds every instance; a run writes only its own part.
-                self.cpu.resize(bytes as usize);
-                let mut outs = Vec::with_capacity(spans.len());
-                let mut rest = Dest::from_mut(self.cpu.as_bytes_mut());
-                let mut at = 0;
-                for &(offset, len) in &spans {
-                    let (_, tail) = rest.split_at((offset - at) as usize);
-                    let (out, tail) = tail.split_at(len as usize);
-                    outs.push(out);
-                    rest = tail;
-                    at = offset + len;
-                }
                 let mut timings =
-                    pipeline.run_groups_into(instances, runs, &mut outs, Stage::Skin)?;
+                    Self::skin_into_cpu(&mut self.cpu, pipeline, instances, runs, &spans, bytes)?;
                 let start = Instant::now();
                 let cpu = self.cpu.as_bytes();
                 for &(offset, len) in &spans {
@@ -224,8 +213,8 @@ impl Uploader {
                     views.push(view);
                 }
                 // wgpu promises staging memory 4-byte aligned; the skin variants' stores want
-                // up to 64 (on an H100, NVIDIA's driver's was not 32-byte aligned). Such memory goes to the
-                // staging belt, whose chunks are 256-byte aligned: still no CPU copy.
+                // up to 64 (on an H100, NVIDIA's driver's was not 32-byte aligned): then the
+                // frame is skinned into the CPU buffer and copied (`write_buffer`).
                 let align = pipeline.output_layout().align;
                 let misaligned = self.simulate_misaligned_staging
                     || views.iter_mut().any(|view| {
@@ -235,7 +224,7 @@ impl Uploader {
                 if misaligned {
                     drop(views);
                     let result = self.upload_frame(
-                        UploadVariant::StagingBelt,
+                        UploadVariant::WriteBuffer,
                         device,
                         queue,
                         encoder,
@@ -246,7 +235,7 @@ impl Uploader {
                     );
                     self.note = Some(format!(
                         "write_buffer_with's staging memory is not {align}-byte aligned on this \
-                         adapter; used staging_belt"
+                         adapter; used write_buffer"
                     ));
                     return result;
                 }
@@ -305,6 +294,40 @@ impl Uploader {
                 let acquire = start.elapsed();
                 let mut mapping = view.slice(..);
                 let ptr = mapping.as_raw_element_ptr();
+                let align = pipeline.output_layout().align;
+                if self.simulate_misaligned_staging
+                    || !(ptr.as_ptr() as usize).is_multiple_of(align)
+                {
+                    // The belt's chunks are 256-byte aligned within their buffer, but a
+                    // driver may map the buffer itself at a lesser alignment (an H100's did
+                    // for small chunks): skin into the CPU buffer and copy each run.
+                    let mut timings = Self::skin_into_cpu(
+                        &mut self.cpu,
+                        pipeline,
+                        instances,
+                        runs,
+                        &spans,
+                        bytes,
+                    )?;
+                    let copy = Instant::now();
+                    let cpu = self.cpu.as_bytes();
+                    let mut from = 0usize;
+                    for &(offset, len) in &spans {
+                        let (offset, len) = (offset as usize, len as usize);
+                        mapping
+                            .slice(from..from + len)
+                            .copy_from_slice(&cpu[offset..offset + len]);
+                        from += len;
+                    }
+                    drop(view);
+                    self.belt.finish();
+                    self.note = Some(format!(
+                        "the staging belt's memory is not {align}-byte aligned on this adapter; \
+                         skinned into a CPU buffer and copied"
+                    ));
+                    timings.stage_us[upload] = (acquire + copy.elapsed()).as_secs_f64() * 1e6;
+                    return Ok(timings);
+                }
                 // SAFETY: as in `in_place`: `view` stays mapped and exclusively ours until
                 // dropped below, after the frame, and is only written.
                 let mut rest = unsafe { Dest::from_raw(ptr, mapping.len()) };
@@ -332,6 +355,8 @@ impl Uploader {
     fn release_unused(&mut self, variant: UploadVariant, device: &wgpu::Device) {
         match variant {
             UploadVariant::WriteBuffer => {}
+            // Kept while the mapping's alignment sends every frame through it.
+            UploadVariant::InPlace | UploadVariant::StagingBelt if self.note.is_some() => {}
             UploadVariant::InPlace | UploadVariant::StagingBelt => {
                 if !self.cpu.is_empty() {
                     self.cpu = OutputBuffer::default();
@@ -339,15 +364,38 @@ impl Uploader {
             }
         }
         match variant {
-            // `in_place` falls back to the belt where its staging memory is misaligned.
-            UploadVariant::StagingBelt | UploadVariant::InPlace => {}
-            UploadVariant::WriteBuffer => {
+            UploadVariant::StagingBelt => {}
+            UploadVariant::WriteBuffer | UploadVariant::InPlace => {
                 if self.belt_chunk > 1 << 20 {
                     self.belt_chunk = 1 << 20;
                     self.belt = wgpu::util::StagingBelt::new(device.clone(), self.belt_chunk);
                 }
             }
         }
+    }
+
+    /// Skins the runs into the CPU buffer (which holds every instance; a run writes only
+    /// its own part).
+    fn skin_into_cpu(
+        cpu: &mut OutputBuffer,
+        pipeline: &mut Pipeline,
+        instances: &[Instance],
+        runs: &[Range<usize>],
+        spans: &[(u64, u64)],
+        bytes: u64,
+    ) -> Result<StageTimings, FrameError> {
+        cpu.resize(bytes as usize);
+        let mut outs = Vec::with_capacity(spans.len());
+        let mut rest = Dest::from_mut(cpu.as_bytes_mut());
+        let mut at = 0;
+        for &(offset, len) in spans {
+            let (_, tail) = rest.split_at((offset - at) as usize);
+            let (out, tail) = tail.split_at(len as usize);
+            outs.push(out);
+            rest = tail;
+            at = offset + len;
+        }
+        pipeline.run_groups_into(instances, runs, &mut outs, Stage::Skin)
     }
 
     /// Skins straight into mapped staging memory, one destination per run.
