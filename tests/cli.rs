@@ -74,6 +74,17 @@ fn unknown_variants_list_the_valid_ones() {
             "--clip-time {time}: {err}"
         );
     }
+    for (flag, value, says) in [
+        ("--lod-threshold", "0", "LOD threshold 0 px"),
+        ("--lod-threshold", "wide", "not a number of pixels"),
+        ("--lod-max-period", "3", "not one of 1, 2, 4, 8"),
+        ("--lod", "maybe", "neither on nor off"),
+        ("--camera", "drone", "overview"),
+    ] {
+        let (code, _, err) = skinbench(&[flag, value]);
+        assert_ne!(code, 0, "{flag} {value}");
+        assert!(err.contains(says), "{flag} {value}: {err}");
+    }
     let (code, _, err) = skinbench(&["gen-rig", "--kind", "pretzel"]);
     assert_ne!(code, 0);
     assert!(err.contains("reference, twist"), "{err}");
@@ -383,6 +394,45 @@ fn bench_measures_every_simd_level_side_by_side() {
 }
 
 #[test]
+fn bench_crowd_workload_compares_lod_off_and_on() {
+    // An adapter is needed for the uploads (lavapipe in CI, where its absence fails).
+    if common::gpu_context().is_none() {
+        return;
+    }
+    let dir = common::temp_dir("bench-crowd");
+    let (code, stdout, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--workload",
+        "crowd",
+        "--instances",
+        "300",
+        "--json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["instances"], 300);
+    let rows = report["rows"].as_array().unwrap();
+    // Both cameras, every thread count, LOD off then on.
+    assert!(rows.len() >= 4, "{rows:?}");
+    for row in rows {
+        assert!(row["cpu_total_us"].as_f64().unwrap() > 0.0, "{row}");
+        let lod = row["lod"].as_bool().unwrap();
+        assert_eq!(row["measured_error_px"].is_null(), !lod, "{row}");
+        if lod {
+            let error = row["measured_error_px"].as_f64().unwrap();
+            assert!(error <= row["threshold_px"].as_f64().unwrap(), "{row}");
+        } else {
+            assert_eq!(row["ratio_to_lod_off"], 1.0, "{row}");
+        }
+    }
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), 2, "the .md and the .json");
+}
+
+#[test]
 fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
     // An adapter is needed (lavapipe in CI, where its absence fails the test).
     if common::gpu_context().is_none() {
@@ -452,10 +502,10 @@ fn report_has_timestamps(report: &serde_json::Value) -> bool {
 }
 
 #[test]
-fn an_unknown_workload_lists_gpu_too() {
+fn an_unknown_workload_lists_gpu_and_crowd_too() {
     let (code, _, err) = skinbench(&["bench", "--workload", "disk"]);
     assert_ne!(code, 0);
-    for name in ["hierarchy", "skin", "frame", "gpu"] {
+    for name in ["hierarchy", "skin", "frame", "gpu", "crowd"] {
         assert!(err.contains(name), "{err}");
     }
 }

@@ -207,6 +207,30 @@ fn the_shadows_box_switches_the_shadow_pass() {
 }
 
 #[test]
+fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error() {
+    let Some(mut harness) = harness() else { return };
+    assert!(harness.query_by_label_contains("period 1/2/4/8").is_none());
+    click_then_frame(&mut harness, "LOD");
+    assert!(harness.state().settings.lod.enabled);
+    // Its first frame computes everything; the next plan periods, and the error is
+    // measured once a second (the first time at once).
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+    let stats = harness.state().lod.stats;
+    assert_eq!(
+        stats.at_period.iter().sum::<usize>() + stats.culled,
+        13,
+        "{stats:?}"
+    );
+    harness.get_by_label_contains("period 1/2/4/8");
+    harness.get_by_label_contains("measured error:");
+    assert!(matches!(harness.state().lod_error, Some(Ok(_))));
+    click_then_frame(&mut harness, "LOD");
+    assert!(!harness.state().settings.lod.enabled);
+    assert!(harness.query_by_label_contains("period 1/2/4/8").is_none());
+}
+
+#[test]
 fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     let Some(mut harness) = harness() else { return };
     let dir = common::temp_dir("panel-screenshots");

@@ -14,8 +14,10 @@
 //! threshold wins, up to the cap.
 //!
 //! The pipeline computes groups of eight instances (the lane width), so a group runs at
-//! its members' shortest period; the crowd is spawned along a spiral, so a group is eight
-//! neighbours at about the same distance. A group updates when `(frame + phase) % period
+//! its members' shortest period. Characters play random clips at different speeds, so
+//! neighbours rarely want the same period: [`Lod::plan`] swaps characters between groups
+//! (their handles follow) until most groups hold one period, and a swapped slot is
+//! recomputed once. A group updates when `(frame + phase) % period
 //! == 0`, or when it is `period` frames old (after its period shrank); the phase is the
 //! group's index divided by [`STAGGER_RUN`]: every frame updates about the same number, in
 //! runs of consecutive groups (one upload each). Seed 003's dirty idea: a group whose
