@@ -116,7 +116,7 @@ impl OrbitCamera {
     }
 
     /// Vertical field of view, radians.
-    pub const FOV_Y_RAD: f32 = 40.0 * std::f32::consts::PI / 180.0;
+    pub const FOV_Y_RAD: f32 = 40f32.to_radians();
     pub const NEAR: f32 = 0.1;
 
     fn view_and_far(&self, ground_extent: f32) -> (Mat4, f32) {
