@@ -510,6 +510,31 @@ fn on_off(value: &str) -> Result<bool, String> {
     }
 }
 
+/// Writes a GPU-module workload's report as `base.md` and `base.json` in `out`, and prints
+/// one of them.
+fn write_gpu_report(
+    out: &std::path::Path,
+    base: &str,
+    md: &str,
+    report: &serde_json::Value,
+    json: bool,
+) -> anyhow::Result<()> {
+    let md_path = out.join(format!("{base}.md"));
+    let json_path = out.join(format!("{base}.json"));
+    let pretty = serde_json::to_string_pretty(report)?;
+    std::fs::write(&md_path, md)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", md_path.display()))?;
+    std::fs::write(&json_path, &pretty)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json_path.display()))?;
+    if json {
+        println!("{pretty}");
+    } else {
+        println!("{md}");
+    }
+    eprintln!("wrote {} and {}", md_path.display(), json_path.display());
+    Ok(())
+}
+
 /// The `--workload` names of the GPU module's workloads.
 const GPU_WORKLOAD: &str = "gpu";
 const CROWD_WORKLOAD: &str = "crowd";
@@ -563,18 +588,7 @@ fn bench(
         if let Some(n) = instances {
             base += &format!("_{n}inst");
         }
-        let md_path = out.join(format!("{base}.md"));
-        let json_path = out.join(format!("{base}.json"));
-        std::fs::write(&md_path, &md)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", md_path.display()))?;
-        std::fs::write(&json_path, serde_json::to_string_pretty(&gpu_report)?)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json_path.display()))?;
-        if json {
-            println!("{}", serde_json::to_string_pretty(&gpu_report)?);
-        } else {
-            println!("{md}");
-        }
-        eprintln!("wrote {} and {}", md_path.display(), json_path.display());
+        write_gpu_report(&out, &base, &md, &serde_json::to_value(&gpu_report)?, json)?;
     }
     if crowd {
         let context = skinbench::gpu::GpuContext::offscreen().map_err(|e| {
@@ -595,18 +609,13 @@ fn bench(
             m.git_sha,
             crowd_report.instances
         );
-        let md_path = out.join(format!("{base}.md"));
-        let json_path = out.join(format!("{base}.json"));
-        std::fs::write(&md_path, &md)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", md_path.display()))?;
-        std::fs::write(&json_path, serde_json::to_string_pretty(&crowd_report)?)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json_path.display()))?;
-        if json {
-            println!("{}", serde_json::to_string_pretty(&crowd_report)?);
-        } else {
-            println!("{md}");
-        }
-        eprintln!("wrote {} and {}", md_path.display(), json_path.display());
+        write_gpu_report(
+            &out,
+            &base,
+            &md,
+            &serde_json::to_value(&crowd_report)?,
+            json,
+        )?;
     }
     if (gpu || crowd) && workloads.is_empty() {
         return Ok(());
