@@ -710,8 +710,7 @@ impl Pipeline {
         }
         if skinning {
             for (run, out) in runs.iter().zip(outs.iter_mut()) {
-                let first = run.start * LANES;
-                let count = n.min(run.end * LANES) - first;
+                let count = n.min(run.end * LANES) - run.start * LANES;
                 self.output
                     .check_buffer(out.as_mut_ptr() as usize, out.len(), count)?;
             }
@@ -754,8 +753,7 @@ impl Pipeline {
         self.dest_scratch.clear();
         let chunk_bytes = if writes {
             for (run, out) in runs.iter().zip(outs.iter_mut()) {
-                let count = n.min(run.end * LANES) - run.start * LANES;
-                let needed = self.output.bytes(count);
+                let (_, needed) = self.output.groups_span(n, run);
                 self.dest_scratch.push((out.as_mut_ptr() as usize, needed));
             }
             self.output.group_bytes()

@@ -97,8 +97,9 @@ impl OrbitCamera {
             CameraStart::Overview => Self::framing(extent),
             CameraStart::Street => {
                 let target = Vec3::new(0.0, 1.0, 0.0);
-                // Half a metre beyond the corner, 1.7 m up (0.7 m above the target).
-                let distance = (extent * std::f32::consts::SQRT_2 + 0.5).max(3.0);
+                // Three metres beyond the corner character, 1.7 m up (0.7 m above the
+                // target): nearer, the eye stood inside that character's head.
+                let distance = (extent * std::f32::consts::SQRT_2 + 3.0).max(3.0);
                 OrbitCamera {
                     target,
                     yaw: std::f32::consts::FRAC_PI_4,

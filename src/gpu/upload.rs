@@ -144,11 +144,8 @@ impl Uploader {
     ) -> impl Iterator<Item = (u64, u64)> + 'r {
         let layout = pipeline.output_layout();
         runs.iter().map(move |run| {
-            let count = instances.min(run.end * LANES) - run.start * LANES;
-            (
-                (run.start * layout.group_bytes()) as u64,
-                layout.bytes(count) as u64,
-            )
+            let (offset, bytes) = layout.groups_span(instances, run);
+            (offset as u64, bytes as u64)
         })
     }
 

@@ -363,6 +363,14 @@ impl OutputLayout {
         LANES * self.instance_stride
     }
 
+    /// Where the groups `groups` of a crowd of `instances` write in the output, as
+    /// (offset, bytes): the span a run of groups is computed into and uploaded from.
+    pub fn groups_span(&self, instances: usize, groups: &std::ops::Range<usize>) -> (usize, usize) {
+        let first = groups.start * LANES;
+        let count = instances.min(groups.end * LANES).saturating_sub(first);
+        (groups.start * self.group_bytes(), self.bytes(count))
+    }
+
     /// The bytes a group of `active` instances must be given: up to the end of the last
     /// live slice, or every block.
     pub fn group_bytes_needed(&self, active: usize) -> usize {

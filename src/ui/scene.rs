@@ -403,12 +403,7 @@ impl Scene {
         self.lod
             .runs()
             .iter()
-            .map(|run| {
-                let count = n
-                    .min(run.end * crate::types::LANES)
-                    .saturating_sub(run.start * crate::types::LANES);
-                layout.bytes(count) as u64
-            })
+            .map(|run| layout.groups_span(n, run).1 as u64)
             .sum()
     }
 
