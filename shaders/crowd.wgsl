@@ -1,8 +1,8 @@
 // The crowd: skinned characters and the ground they stand on.
 //
-// One vertex shader serves the float skinned vertex layouts (interleaved float3, split
-// float3, float4): the pipelines differ only in their vertex buffer layouts, and a vec3
-// input reads the first three components of a float4 attribute. `vs_packed` decodes the
+// `vs_skinned` serves the interleaved layout and `vs_split` the split float3 and float4
+// ones (their uv from storage): the pipelines differ only in their vertex buffer layouts,
+// and a vec3 input reads the first three components of a float4 attribute. `vs_packed` decodes the
 // packed normal (also for lane blocks, which are the packed vertex at a 128-byte stride);
 // `vs_pulled` fetches the packed vertex itself from a storage buffer; `vs_gpu_skinned`
 // skins the static mesh with the instance's palette. The fragment shader lights with
@@ -31,6 +31,15 @@ struct InstanceData {
 
 @group(0) @binding(0) var<uniform> camera: Camera;
 @group(0) @binding(1) var<storage, read> instances: array<InstanceData>;
+// The paths drawn with a base vertex per instance (one vertex buffer binding for many
+// characters) read the static uv stream here: as vertex slot 1 it would be offset by the
+// base vertex too. `vertex_index - vertex_base[instance]` is the mesh's own vertex.
+@group(0) @binding(2) var<storage, read> vertex_base: array<u32>;
+@group(0) @binding(3) var<storage, read> static_uv: array<vec2<f32>>;
+
+fn stored_uv(vertex: u32, instance: u32) -> vec2<f32> {
+    return static_uv[vertex - vertex_base[instance]];
+}
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
@@ -50,25 +59,49 @@ fn vs_skinned(
     return place(position, normal, uv, instance);
 }
 
+// Split float3 and float4: the uv stream from storage.
+@vertex
+fn vs_split(
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @builtin(vertex_index) vertex: u32,
+    @builtin(instance_index) instance: u32,
+) -> VsOut {
+    return place(position, normal, stored_uv(vertex, instance), instance);
+}
+
 // The `packed` layout: the normal's direction arrives as unorm 10:10:10:2, q / 1023 per
 // component; the encoder stored q = round(511 c + 512), so c = (q - 512) / 511.
 @vertex
 fn vs_packed(
     @location(0) position: vec3<f32>,
     @location(1) packed_normal: vec4<f32>,
-    @location(2) uv: vec2<f32>,
+    @builtin(vertex_index) vertex: u32,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
-    return place(position, (packed_normal.xyz * 1023.0 - 512.0) / 511.0, uv, instance);
+    let normal = (packed_normal.xyz * 1023.0 - 512.0) / 511.0;
+    return place(position, normal, stored_uv(vertex, instance), instance);
 }
+
+// A storage binding that holds a chunk of the crowd: `instances` instances, one unit
+// (a group of lane blocks, an instance's palette) every `stride_vec4s` vec4s. Chunks start
+// at multiples of `instances`, so `instance_index % instances` is the instance's place in
+// its chunk: one binding serves an instanced draw of many characters.
+struct Chunk {
+    instances: u32,
+    stride_vec4s: u32,
+    _pad0: u32,
+    _pad1: u32,
+};
 
 // The `pulled` layout: only distinct vertices are stored, as lane blocks (vertex d of a
 // group's eight instances in 128 bytes, one vec4<u32> each: position bits, normal bits).
-// This binding is one group's blocks (a dynamic offset per group); each vertex brings the
-// index of its distinct vertex, and the instance's lane picks its slot in the block, in
-// the order the CPU's transpose left them. `LANES` and `BLOCK_SLOT` are not written here:
-// the renderer prepends them from the Rust lane layout (`types::block_slot`).
+// This binding is a chunk of groups' blocks; each vertex brings the index of its distinct
+// vertex, the instance's group in the chunk picks the blocks, and its lane its slot in the
+// block, in the order the CPU's transpose left them. `LANES` and `BLOCK_SLOT` are not
+// written here: the renderer prepends them from the Rust lane layout (`types::block_slot`).
 @group(1) @binding(0) var<storage, read> group_blocks: array<vec4<u32>>;
+@group(1) @binding(1) var<uniform> blocks_chunk: Chunk;
 
 @vertex
 fn vs_pulled(
@@ -77,14 +110,16 @@ fn vs_pulled(
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
     var slots = BLOCK_SLOT;
-    let v = group_blocks[distinct_vertex * LANES + slots[instance % LANES]];
+    let group = (instance % blocks_chunk.instances) / LANES;
+    let v = group_blocks[group * blocks_chunk.stride_vec4s + distinct_vertex * LANES
+        + slots[instance % LANES]];
     let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
     return place(bitcast<vec3<f32>>(v.xyz), (q - 512.0) / 511.0, uv, instance);
 }
 
 // `gpu_vertex`: the vertex shader skins. The mesh arrives as it is in the file (position,
-// normal, up to eight joints and weights in two sets of four, unused ones weighing 0); this binding is the
-// instance's palette (a dynamic offset per draw): three row vec4s a joint, the normal
+// normal, up to eight joints and weights in two sets of four, unused ones weighing 0); this
+// binding is a chunk of instances' palettes, each: three row vec4s a joint, the normal
 // matrices `normal_offset` vec4s after the position matrices where the rig has its own;
 // or, with dual quaternions, two vec4s a joint (`dual_quat_move`, from dual_quat.wgsl).
 struct SkinParams {
@@ -97,6 +132,7 @@ struct SkinParams {
 };
 @group(1) @binding(0) var<storage, read> palette: array<vec4<f32>>;
 @group(1) @binding(1) var<uniform> skin_params: SkinParams;
+@group(1) @binding(2) var<uniform> palette_chunk: Chunk;
 
 @vertex
 fn vs_gpu_skinned(
@@ -110,17 +146,18 @@ fn vs_gpu_skinned(
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
     let count = select(4u, 8u, skin_params.influences > 4u);
+    let base = (instance % palette_chunk.instances) * palette_chunk.stride_vec4s;
     if (skin_params.dual_quat != 0u) {
-        let pivot = palette[joints_lo[0] * 2u];
+        let pivot = palette[base + joints_lo[0] * 2u];
         var real = vec4<f32>(0.0);
         var dual = vec4<f32>(0.0);
         for (var i = 0u; i < count; i = i + 1u) {
             let j = select(joints_hi[i % 4u], joints_lo[i % 4u], i < 4u);
             let weight = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
-            let q = palette[j * 2u];
+            let q = palette[base + j * 2u];
             let w = select(weight, -weight, dot(q, pivot) < 0.0);
             real = real + w * q;
-            dual = dual + w * palette[j * 2u + 1u];
+            dual = dual + w * palette[base + j * 2u + 1u];
         }
         let moved = dual_quat_move(real, dual, position, normal);
         return place(moved.position, normalize(moved.normal), uv, instance);
@@ -134,7 +171,7 @@ fn vs_gpu_skinned(
     for (var i = 0u; i < count; i = i + 1u) {
         let j = select(joints_hi[i % 4u], joints_lo[i % 4u], i < 4u);
         let w = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
-        let at = j * 3u;
+        let at = base + j * 3u;
         r0 = r0 + w * palette[at];
         r1 = r1 + w * palette[at + 1u];
         r2 = r2 + w * palette[at + 2u];

@@ -114,6 +114,11 @@ struct AppArgs {
     /// "shadows" box changes it live).
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     shadows: bool,
+    /// Draw the crowd with one indirect multi-draw per vertex binding where the adapter
+    /// can (off: the same draws one by one; the panel's "indirect draws" box changes it
+    /// live).
+    #[arg(long = "indirect-draws", value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    indirect_draws: bool,
     /// Update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, chosen so
     /// that its screen-space error stays under --lod-threshold; characters outside the
     /// view are not drawn (the panel's "LOD" box changes it live).
@@ -699,6 +704,7 @@ fn run_app(args: AppArgs) -> anyhow::Result<()> {
         simd_level,
         compute_shader: args.compute_shader,
         shadows: args.shadows,
+        indirect_draws: args.indirect_draws,
         pipeline: PipelineConfig {
             hierarchy,
             skin,

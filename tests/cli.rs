@@ -88,9 +88,12 @@ fn unknown_variants_list_the_valid_ones() {
     let (code, _, err) = skinbench(&["gen-rig", "--kind", "pretzel"]);
     assert_ne!(code, 0);
     assert!(err.contains("reference, twist"), "{err}");
-    let (code, _, err) = skinbench(&["--shadows", "maybe"]);
-    assert_ne!(code, 0);
-    assert!(err.contains("neither on nor off"), "{err}");
+    for flag in ["--shadows", "--indirect-draws"] {
+        let (code, _, err) = skinbench(&[flag, "maybe"]);
+        assert_ne!(code, 0);
+        assert!(err.contains("neither on nor off"), "{flag}: {err}");
+        assert!(err.contains(flag), "{flag}: {err}");
+    }
     // Both values parse: the run gets as far as the missing rig.
     for value in ["on", "off"] {
         let (code, _, err) = skinbench(&["--shadows", value, "--rig", "/nonexistent/rig.glb"]);

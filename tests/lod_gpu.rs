@@ -1,13 +1,15 @@
 //! Update-rate LOD through the app's scene on a real adapter (lavapipe without a GPU): the
 //! GPU buffer keeps the poses of characters not updated this frame, with every upload
 //! variant (and their fallbacks for misaligned staging memory), and verify checks what is
-//! drawn against the f64 oracle.
+//! drawn against the f64 oracle. And the draws of a culled crowd: indirect multi-draws
+//! make the same picture as the same draws issued one by one, per skin variant.
 
 mod common;
 
 use std::sync::Arc;
 
 use skinbench::crowd::lod::LodSettings;
+use skinbench::gpu::renderer::read_texture;
 use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::SkinVariant;
@@ -81,4 +83,112 @@ fn misaligned_staging_memory_falls_back_and_still_verifies() {
         let note = scene.uploader.note.clone().unwrap_or_default();
         assert!(note.contains("aligned"), "{}: {note:?}", upload.name());
     }
+}
+
+/// The picture of the scene as it stands, with indirect draws on or off: frames that
+/// advance no time, until every group LOD left stale has caught up (the longest period).
+fn still_picture(scene: &mut Scene, indirect: bool) -> image::RgbaImage {
+    scene.settings.indirect_draws = indirect;
+    for _ in 0..=scene.settings.lod.max_period {
+        scene.render_frame(0.0).unwrap();
+    }
+    assert_eq!(
+        scene.lod.stats.updated, 0,
+        "a still frame recomputed characters"
+    );
+    assert_eq!(scene.renderer.indirect_draws(), indirect);
+    read_texture(&scene.gpu.device, &scene.gpu.queue, &scene.targets.color).unwrap()
+}
+
+/// From the street camera (characters behind it culled), shadows on: the multi-draws'
+/// picture is the one-by-one draws' picture, pixel for pixel, and takes a handful of
+/// commands.
+fn indirect_draws_match_direct_draws(skin: &str) {
+    let Some(mut scene) = scene() else { return };
+    let skin = SkinVariant::from_name(skin).unwrap();
+    if scene.skin_refusals.iter().any(|(s, _)| *s == skin) {
+        return;
+    }
+    assert!(scene.renderer.indirect_supported(), "{}", skin.name());
+    scene.settings.pipeline.skin = skin;
+    scene.settings.shadows = true;
+    scene.camera = OrbitCamera::start(CameraStart::Street, crowd_extent(&scene.crowd));
+    for _ in 0..3 {
+        scene.render_frame(1.0 / 60.0).unwrap();
+    }
+    let indirect = still_picture(&mut scene, true);
+    let indirect_commands = scene.renderer.draw_commands();
+    let direct = still_picture(&mut scene, false);
+    let direct_commands = scene.renderer.draw_commands();
+    let culled = scene.lod.stats.culled;
+    assert!(culled > 0, "{}: nothing culled", skin.name());
+    let differing = indirect
+        .pixels()
+        .zip(direct.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(differing, 0, "{}: pixels differ", skin.name());
+    // Indirect: a multi-draw per binding (a lane-block slot each at most).
+    assert!(
+        indirect_commands.iter().all(|&c| (1..=8).contains(&c)),
+        "{}: {indirect_commands:?}",
+        skin.name()
+    );
+    // One by one: through a storage chunk, a draw per run of visible characters (the
+    // shadow pass: one run); through vertex buffers, a draw per visible character.
+    match direct_commands {
+        [main, 1] => assert!(main >= 1, "{}: {direct_commands:?}", skin.name()),
+        [main, all] => {
+            assert_eq!(all, scene.crowd.len(), "{}", skin.name());
+            assert_eq!(main, all - culled, "{}", skin.name());
+        }
+    }
+}
+
+macro_rules! indirect_draw_cases {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                indirect_draws_match_direct_draws(
+                    stringify!($name).trim_start_matches("indirect_draws_match_direct_"),
+                );
+            }
+        )*
+    };
+}
+
+indirect_draw_cases!(
+    indirect_draws_match_direct_naive,
+    indirect_draws_match_direct_split,
+    indirect_draws_match_direct_float4,
+    indirect_draws_match_direct_sorted,
+    indirect_draws_match_direct_tuned,
+    indirect_draws_match_direct_simd,
+    indirect_draws_match_direct_packed,
+    indirect_draws_match_direct_distinct,
+    indirect_draws_match_direct_streamed,
+    indirect_draws_match_direct_pulled,
+    indirect_draws_match_direct_gpu_compute,
+    indirect_draws_match_direct_gpu_vertex,
+);
+
+#[test]
+fn the_indirect_draw_cases_name_every_skin_variant() {
+    let named = [
+        "naive",
+        "split",
+        "float4",
+        "sorted",
+        "tuned",
+        "simd",
+        "packed",
+        "distinct",
+        "streamed",
+        "pulled",
+        "gpu_compute",
+        "gpu_vertex",
+    ];
+    let all: Vec<&str> = SkinVariant::ALL.iter().map(|v| v.name()).collect();
+    assert_eq!(all, named);
 }

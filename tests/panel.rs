@@ -207,6 +207,27 @@ fn the_shadows_box_switches_the_shadow_pass() {
 }
 
 #[test]
+fn the_indirect_draws_box_switches_to_draws_one_by_one() {
+    let Some(mut harness) = harness() else { return };
+    // On by default (as --indirect-draws); lavapipe and the GPUs tried draw indirectly.
+    assert!(harness.state().renderer.indirect_supported());
+    assert!(harness.state().renderer.indirect_draws());
+    // 13 characters of `packed`: one vertex binding, so one multi-draw a pass; one by
+    // one, a draw per character.
+    choose(&mut harness, "skin", "packed");
+    for (expected, commands) in [(false, "13 + 13 shadow"), (true, "1 + 1 shadow")] {
+        click_then_frame(&mut harness, "indirect draws");
+        assert_eq!(harness.state().settings.indirect_draws, expected);
+        assert_eq!(harness.state().renderer.indirect_draws(), expected);
+        let label = format!("draw commands: {commands}");
+        assert!(
+            harness.query_by_label_contains(&label).is_some(),
+            "no {label:?}"
+        );
+    }
+}
+
+#[test]
 fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error() {
     let Some(mut harness) = harness() else { return };
     assert!(harness.query_by_label_contains("period 1/2/4/8").is_none());

@@ -249,6 +249,13 @@ pub fn run(
                 scene
                     .renderer
                     .update(&gpu.device, &gpu.queue, &uniform, crowd.as_slice());
+                scene.renderer.prepare_draws(
+                    &gpu.queue,
+                    &gpu.device,
+                    scene.pipeline.output_layout(),
+                    n,
+                    None,
+                );
                 let render_writes = queries.as_ref().map(|q| wgpu::RenderPassTimestampWrites {
                     query_set: q,
                     beginning_of_pass_write_index: Some(2),
@@ -265,7 +272,6 @@ pub fn run(
                     &scene.renderer,
                     scene.pipeline.output_layout(),
                     n,
-                    None,
                     None,
                     render_writes,
                     shadow_writes,

@@ -92,10 +92,21 @@ impl GpuContext {
         let info = adapter.get_info();
         let timer_features =
             wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES & adapter.features();
+        // Indirect draws whose arguments name their first instance: the renderer's whole
+        // crowd in a few commands (without it, it draws the same list one by one).
+        let indirect_features = if adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
+        {
+            wgpu::Features::INDIRECT_FIRST_INSTANCE & adapter.features()
+        } else {
+            wgpu::Features::empty()
+        };
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("skinbench device"),
-            required_features: timer_features,
+            required_features: timer_features | indirect_features,
             // The crowd's skinned vertices go into one buffer: take what the adapter allows.
             required_limits: wgpu::Limits {
                 max_buffer_size: limits.max_buffer_size,

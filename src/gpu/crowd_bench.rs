@@ -219,6 +219,13 @@ pub fn run(
                         gpu.queue.submit([encoder.finish()]);
                         uploader.after_submit();
                         let encode_start = Instant::now();
+                        renderer.prepare_draws(
+                            &gpu.queue,
+                            &gpu.device,
+                            pipeline.output_layout(),
+                            n,
+                            lod_settings.enabled.then_some(lod.visible()),
+                        );
                         let mut draw = gpu.device.create_command_encoder(&Default::default());
                         crowd_pass(
                             &mut draw,
@@ -226,7 +233,6 @@ pub fn run(
                             &renderer,
                             pipeline.output_layout(),
                             n,
-                            lod_settings.enabled.then_some(lod.visible()),
                             None,
                             None,
                             None,

@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod context;
 pub mod crowd_bench;
+pub mod draws;
 pub mod renderer;
 pub mod skin;
 pub mod upload;
@@ -126,9 +127,10 @@ pub const CLEAR_COLOR: wgpu::Color = wgpu::Color {
 };
 
 /// Records the sun's shadow pass (when the renderer has shadows on: the characters into
-/// its depth map) and the crowd pass (ground and characters) into `targets`. With
-/// `visible` (LOD's culling) the crowd pass draws only the characters marked visible; the
-/// shadow pass draws every one (a character outside the view may cast a shadow into it).
+/// its depth map) and the crowd pass (ground and characters) into `targets`, with the
+/// draws [`CrowdRenderer::prepare_draws`] listed: the crowd pass only the visible
+/// characters, the shadow pass every one (a character outside the view may cast a shadow
+/// into it).
 #[allow(clippy::too_many_arguments)]
 pub fn crowd_pass(
     encoder: &mut wgpu::CommandEncoder,
@@ -136,7 +138,6 @@ pub fn crowd_pass(
     renderer: &CrowdRenderer,
     layout: &OutputLayout,
     instances: usize,
-    visible: Option<&[bool]>,
     viewport: Option<[f32; 4]>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     shadow_timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
@@ -183,7 +184,7 @@ pub fn crowd_pass(
     if let Some([x, y, w, h]) = viewport {
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
-    renderer.draw(&mut pass, layout, instances, visible);
+    renderer.draw(&mut pass, layout, instances);
 }
 
 /// Renders `instances` of `rig` offscreen (no window, no panel) and reads the image back:
@@ -225,13 +226,19 @@ pub fn render_offscreen(
         &camera.uniform(aspect, extent + 10.0),
         crowd.as_slice(),
     );
+    renderer.prepare_draws(
+        &gpu.queue,
+        &gpu.device,
+        pipeline.output_layout(),
+        crowd.len(),
+        None,
+    );
     crowd_pass(
         &mut encoder,
         &targets,
         &renderer,
         pipeline.output_layout(),
         crowd.len(),
-        None,
         None,
         None,
         None,

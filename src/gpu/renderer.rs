@@ -7,19 +7,24 @@
 //! as a depth-only shadow pipeline (the same vertex shader, the sun's projection chosen by
 //! an override constant) that draws the characters into the sun's shadow map. The
 //! frame's [`OutputLayout`] says which one draws it and where each instance's vertices
-//! are; the renderer works nothing out again. Vertex slot 0 is an instance's part of the
-//! one dynamic skinned buffer (for `Pulled`, each vertex's distinct index, the blocks
-//! being read from a storage binding moved per group); slot 1 is the static uv stream,
-//! uploaded once in file order and once in influence-sorted order (the interleaved path
-//! reads its uv from slot 0). Each instance is one draw: `instance_index` picks its
-//! transform and material colour from a storage buffer. The skinned buffer grows (by a
-//! quarter more than needed) or shrinks (when four times too big) by being recreated; the
-//! next frame fills it, so a resize costs no stall.
+//! are; the renderer works nothing out again. Vertex slot 0 is the one dynamic skinned
+//! buffer, bound at an offset from which each instance's vertices are a whole number of
+//! vertices away (for `Pulled`, each vertex's distinct index, the blocks being read from
+//! storage bindings of chunks of groups; for `gpu_vertex` the static mesh, the palettes
+//! in chunks likewise); slot 1 is the static uv stream, uploaded once in file order and
+//! once in influence-sorted order (the interleaved path reads its uv from slot 0).
+//! `instance_index` picks each character's transform and material colour from a storage
+//! buffer. [`CrowdRenderer::prepare_draws`] lists each pass's draws ([`super::draws`]):
+//! where the device allows, the passes record one `multi_draw_indexed_indirect` per
+//! binding, else the same draws one by one. The skinned buffer grows (by a quarter more
+//! than needed) or shrinks (when four times too big) by being recreated; the next frame
+//! fills it, so a resize costs no stall.
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
+use super::draws::{DrawBinding, DrawList};
 use super::skin::{ComputeShader, GpuSkinner};
 use crate::crowd::Instance;
 use crate::crowd::lod::LodView;
@@ -27,6 +32,7 @@ use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
 use crate::types::{LANES, VertexPacked, block_slot};
 use crate::variant::PlainSpec;
+use wgpu::util::DrawIndexedIndirectArgs;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -214,11 +220,27 @@ pub struct CrowdPipelines {
 
 pub struct CrowdRenderer {
     pipelines: CrowdPipelines,
-    /// One group's lane blocks of the skinned buffer (for `Pulled`) and the group's bytes,
-    /// when the buffer is that big.
-    blocks_bind_group: Option<(wgpu::BindGroup, u64)>,
+    /// `pulled`'s lane blocks or `gpu_vertex`'s palettes, bound a chunk at a time.
+    chunks: Option<Chunks>,
+    /// The main pass's draws (visible characters) and the shadow pass's (all of them),
+    /// made by [`Self::prepare_draws`], and what they were made for.
+    draws: [DrawList; 2],
+    draws_for: Option<DrawsFor>,
+    /// Both lists' arguments as the GPU has them (shadow first), for indirect draws.
+    indirect_args: wgpu::Buffer,
+    indirect_written: Vec<DrawIndexedIndirectArgs>,
+    /// The device draws indirectly with a first instance, and the user wants it.
+    indirect_supported: bool,
+    indirect_wanted: bool,
     distinct_index: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    /// Group 0 (camera, instances, base vertices, uv stream), per [`VertexOrder`]: file,
+    /// influence-sorted.
+    bind_groups: [wgpu::BindGroup; 2],
+    /// Per instance, the base vertex its draws use (`vertex_base` in crowd.wgsl), and what
+    /// was last written there.
+    vertex_base: wgpu::Buffer,
+    vertex_base_written: Vec<u32>,
+    vertex_base_scratch: Vec<u32>,
     camera_buffer: wgpu::Buffer,
     instance_buffer: wgpu::Buffer,
     instance_capacity: usize,
@@ -236,17 +258,46 @@ pub struct CrowdRenderer {
     gpu_skinner: Option<GpuSkinner>,
     compute_shader: ComputeShader,
     gpu_range_limit: Option<usize>,
-    /// `gpu_vertex`'s static mesh and its uniforms (3×4 palettes, dual quaternions), and
-    /// the bind group of one instance's palette in the dynamic buffer with the palette's
-    /// bytes and format (made when needed).
+    /// `gpu_vertex`'s static mesh and its uniforms (3×4 palettes, dual quaternions).
     skin_mesh: wgpu::Buffer,
     skin_params: [wgpu::Buffer; 2],
-    palette_bind_group: Option<(wgpu::BindGroup, u64, OutputFormat)>,
     /// The sun's depth map (drawn by the shadow pass), and the main passes' bind group
     /// that samples it.
     shadow_view: wgpu::TextureView,
     shadow_bind_group: wgpu::BindGroup,
     shadows: bool,
+}
+
+/// A storage view of the skinned buffer in chunks: `pulled` binds groups of lane blocks,
+/// `gpu_vertex` instances' palettes; the shader finds an instance's part from
+/// `instance_index % instances` (`ChunkGpu`).
+struct Chunks {
+    /// What they were made for: the draw path, its unit (a group or an instance) in
+    /// bytes, the palette format, the buffer's capacity.
+    key: (DrawPath, u64, OutputFormat, u64),
+    /// Instances per chunk (whole units).
+    chunk_instances: usize,
+    /// Instances the bound chunks hold.
+    held_instances: usize,
+    bind_groups: Vec<wgpu::BindGroup>,
+}
+
+/// `Chunk` in crowd.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct ChunkGpu {
+    instances: u32,
+    /// From one unit (a group of lane blocks, an instance's palette) to the next, vec4s.
+    stride_vec4s: u32,
+    _pad: [u32; 2],
+}
+
+/// What the prepared draw lists were made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DrawsFor {
+    draw_path: DrawPath,
+    order: VertexOrder,
+    instances: usize,
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
@@ -310,6 +361,16 @@ impl CrowdPipelines {
                 .into(),
             ),
         });
+        let storage_entry = |binding: u32| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("crowd"),
             entries: &[
@@ -323,16 +384,12 @@ impl CrowdPipelines {
                     },
                     count: None,
                 },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
+                storage_entry(1),
+                // Per instance, its base vertex in the draws; the static uv stream (the
+                // paths drawn with a base vertex read it through these: vertex slot 1
+                // would be offset by the base vertex too).
+                storage_entry(2),
+                storage_entry(3),
             ],
         });
         // The main passes' fragment shaders read the sun's depth map (group 2); the shadow
@@ -368,20 +425,33 @@ impl CrowdPipelines {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
-        // `pulled` reads one group's lane blocks from the skinned buffer as storage, at a
-        // dynamic offset per group.
+        // `pulled` reads a chunk of groups' lane blocks from the skinned buffer as storage
+        // (one bind group per chunk), and the chunk's shape from a uniform.
+        let chunk_entry = |binding: u32| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
         let blocks_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("lane blocks"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: true,
-                    min_binding_size: None,
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
                 },
-                count: None,
-            }],
+                chunk_entry(1),
+            ],
         });
         let pulled_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("crowd pulled"),
@@ -397,21 +467,23 @@ impl CrowdPipelines {
             bind_group_layouts: &[Some(&bind_group_layout), Some(&blocks_layout)],
             immediate_size: 0,
         });
-        // `gpu_vertex` reads the instance's palette from the dynamic buffer as storage, at
-        // a dynamic offset per draw, and the rig's normal-matrix offset from a uniform.
+        // `gpu_vertex` reads a chunk of instances' palettes from the dynamic buffer as
+        // storage (one bind group per chunk), the rig's normal-matrix offset from a
+        // uniform, and the chunk's shape from another.
         let palette_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("palette per instance"),
+            label: Some("palettes, a chunk of instances"),
             entries: &[
                 wgpu::BindGroupLayoutEntry {
                     binding: 0,
                     visibility: wgpu::ShaderStages::VERTEX,
                     ty: wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: true,
+                        has_dynamic_offset: false,
                         min_binding_size: None,
                     },
                     count: None,
                 },
+                chunk_entry(2),
                 wgpu::BindGroupLayoutEntry {
                     binding: 1,
                     visibility: wgpu::ShaderStages::VERTEX,
@@ -451,15 +523,15 @@ impl CrowdPipelines {
         let buffers = |path: DrawPath| -> Vec<Option<wgpu::VertexBufferLayout>> {
             match path {
                 DrawPath::Interleaved => vec![Some(buffer(32, &INTERLEAVED))],
-                DrawPath::Float3 => vec![Some(buffer(24, &FLOAT3)), Some(buffer(8, &UV))],
-                DrawPath::Float4 => vec![Some(buffer(32, &FLOAT4)), Some(buffer(8, &UV))],
-                DrawPath::Packed => vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
-                DrawPath::PackedBlocks => {
-                    vec![Some(buffer(block_stride, &PACKED)), Some(buffer(8, &UV))]
-                }
+                // Drawn with a base vertex per instance, these read the uv stream from
+                // storage.
+                DrawPath::Float3 => vec![Some(buffer(24, &FLOAT3))],
+                DrawPath::Float4 => vec![Some(buffer(32, &FLOAT4))],
+                DrawPath::Packed => vec![Some(buffer(16, &PACKED))],
+                DrawPath::PackedBlocks => vec![Some(buffer(block_stride, &PACKED))],
                 DrawPath::Pulled => vec![Some(buffer(4, &DISTINCT_INDEX)), Some(buffer(8, &UV))],
                 // The compute pass's output is packed vertices, one instance's after another.
-                DrawPath::GpuCompute => vec![Some(buffer(16, &PACKED)), Some(buffer(8, &UV))],
+                DrawPath::GpuCompute => vec![Some(buffer(16, &PACKED))],
                 DrawPath::GpuVertex => vec![
                     Some(buffer(
                         std::mem::size_of::<SkinMeshVertex>() as u64,
@@ -519,8 +591,8 @@ impl CrowdPipelines {
         let pipelines = DrawPath::ALL.map(|path| {
             let (label, vs) = match path {
                 DrawPath::Interleaved => ("crowd interleaved (naive)", "vs_skinned"),
-                DrawPath::Float3 => ("crowd float3 split", "vs_skinned"),
-                DrawPath::Float4 => ("crowd float4", "vs_skinned"),
+                DrawPath::Float3 => ("crowd float3 split", "vs_split"),
+                DrawPath::Float4 => ("crowd float4", "vs_split"),
                 DrawPath::Packed => ("crowd packed", "vs_packed"),
                 DrawPath::PackedBlocks => ("crowd packed, lane blocks", "vs_packed"),
                 DrawPath::Pulled => ("crowd pulled lane blocks", "vs_pulled"),
@@ -547,9 +619,8 @@ impl CrowdPipelines {
         let shadow_constants: &[(&str, f64)] = &[("SHADOW_PASS", 1.0)];
         let shadow_pipelines = DrawPath::ALL.map(|path| {
             let (vs, layout) = match path {
-                DrawPath::Interleaved | DrawPath::Float3 | DrawPath::Float4 => {
-                    ("vs_skinned", &shadow_base_layout)
-                }
+                DrawPath::Interleaved => ("vs_skinned", &shadow_base_layout),
+                DrawPath::Float3 | DrawPath::Float4 => ("vs_split", &shadow_base_layout),
                 DrawPath::Packed | DrawPath::PackedBlocks | DrawPath::GpuCompute => {
                     ("vs_packed", &shadow_base_layout)
                 }
@@ -635,13 +706,23 @@ impl CrowdRenderer {
         });
         let uv_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("uv stream (file order)"),
-            contents: bytemuck::cast_slice(&mesh.uvs),
-            usage: wgpu::BufferUsages::VERTEX,
+            // At least one entry: a storage binding is never empty.
+            contents: bytemuck::cast_slice(if mesh.uvs.is_empty() {
+                &[[0.0f32; 2]][..]
+            } else {
+                &mesh.uvs
+            }),
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
         });
         let uv_sorted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("uv stream (influence-sorted)"),
-            contents: bytemuck::cast_slice(&mesh.sorted.uvs),
-            usage: wgpu::BufferUsages::VERTEX,
+            // At least one entry: a storage binding is never empty.
+            contents: bytemuck::cast_slice(if mesh.sorted.uvs.is_empty() {
+                &[[0.0f32; 2]][..]
+            } else {
+                &mesh.sorted.uvs
+            }),
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
         });
         let camera_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("camera"),
@@ -651,11 +732,12 @@ impl CrowdRenderer {
         });
         let instance_capacity = 64;
         let instance_buffer = Self::instance_buffer(device, instance_capacity);
-        let bind_group = Self::bind_group(
+        let vertex_base = Self::vertex_base_buffer(device, instance_capacity);
+        let bind_groups = Self::bind_groups(
             device,
             &pipelines.bind_group_layout,
-            &camera_buffer,
-            &instance_buffer,
+            [&camera_buffer, &instance_buffer, &vertex_base],
+            [&uv_file, &uv_sorted],
         );
         let distinct_index = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("distinct vertex of each sorted vertex"),
@@ -739,9 +821,20 @@ impl CrowdRenderer {
             shadow_bind_group,
             shadows: false,
             pipelines,
-            blocks_bind_group: None,
+            chunks: None,
+            draws: Default::default(),
+            draws_for: None,
+            indirect_args: Self::indirect_buffer(device, 1024),
+            indirect_written: Vec::new(),
+            indirect_supported: device
+                .features()
+                .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE),
+            indirect_wanted: true,
             distinct_index,
-            bind_group,
+            bind_groups,
+            vertex_base,
+            vertex_base_written: Vec::new(),
+            vertex_base_scratch: Vec::new(),
             camera_buffer,
             instance_buffer,
             instance_capacity,
@@ -760,7 +853,6 @@ impl CrowdRenderer {
             gpu_range_limit: None,
             skin_mesh,
             skin_params,
-            palette_bind_group: None,
         }
     }
 
@@ -783,6 +875,15 @@ impl CrowdRenderer {
         })
     }
 
+    fn indirect_buffer(device: &wgpu::Device, draws: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("indirect draws"),
+            size: (draws * std::mem::size_of::<DrawIndexedIndirectArgs>()) as u64,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
     fn skinned_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned vertices"),
@@ -796,26 +897,54 @@ impl CrowdRenderer {
         })
     }
 
-    fn bind_group(
+    fn vertex_base_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("base vertex per instance"),
+            size: (capacity * std::mem::size_of::<u32>()) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Group 0 with the camera, instances and base vertices, and each uv stream.
+    fn bind_groups(
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
-        camera: &wgpu::Buffer,
-        instances: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("crowd"),
-            layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: camera.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: instances.as_entire_binding(),
-                },
-            ],
+        [camera, instances, vertex_base]: [&wgpu::Buffer; 3],
+        uvs: [&wgpu::Buffer; 2],
+    ) -> [wgpu::BindGroup; 2] {
+        uvs.map(|uv| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("crowd"),
+                layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: camera.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: instances.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: vertex_base.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: uv.as_entire_binding(),
+                    },
+                ],
+            })
         })
+    }
+
+    /// Group 0 for `layout`'s vertex order.
+    fn bind_group(&self, layout: &OutputLayout) -> &wgpu::BindGroup {
+        match layout.order {
+            VertexOrder::File => &self.bind_groups[0],
+            VertexOrder::InfluenceSorted => &self.bind_groups[1],
+        }
     }
 
     /// The largest skinned buffer this device allows, bytes.
@@ -840,70 +969,107 @@ impl CrowdRenderer {
                 .max(bytes);
             self.skinned = Self::skinned_buffer(device, size);
             self.skinned_capacity = size;
-            self.blocks_bind_group = None;
-            self.palette_bind_group = None;
+            self.chunks = None;
         }
-        // `gpu_vertex` binds one instance's palette at a time, at a dynamic offset per draw.
-        let palette_bytes = layout.instance_stride as u64;
-        let current = self
-            .palette_bind_group
-            .as_ref()
-            .map(|(_, bytes, format)| (*bytes, *format));
-        if layout.draw_path == DrawPath::GpuVertex
-            && self.skinned_capacity >= palette_bytes
-            && current != Some((palette_bytes, layout.format))
-        {
-            let params =
-                &self.skin_params[(layout.format == OutputFormat::PaletteDualQuat) as usize];
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("palette per instance"),
-                layout: &self.pipelines.palette_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &self.skinned,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(palette_bytes),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: params.as_entire_binding(),
-                    },
-                ],
-            });
-            self.palette_bind_group = Some((bind_group, palette_bytes, layout.format));
-        }
-        // `Pulled` binds one group of blocks at a time, at a dynamic offset per group.
-        let group = layout.group_bytes() as u64;
-        let wanted = match layout.draw_path {
-            DrawPath::Pulled => self.skinned_capacity >= group,
+        self.ensure_chunks(device, layout);
+        recreate
+    }
+
+    /// Makes the chunk bind groups `layout`'s draw path reads through (`pulled`,
+    /// `gpu_vertex`), unless they are there.
+    fn ensure_chunks(&mut self, device: &wgpu::Device, layout: &OutputLayout) {
+        let (unit_bytes, unit_instances) = match layout.draw_path {
+            DrawPath::Pulled => (layout.group_bytes() as u64, LANES),
+            DrawPath::GpuVertex => (layout.instance_stride as u64, 1),
             DrawPath::Interleaved
             | DrawPath::Float3
             | DrawPath::Float4
             | DrawPath::Packed
             | DrawPath::PackedBlocks
-            | DrawPath::GpuCompute
-            | DrawPath::GpuVertex => false,
+            | DrawPath::GpuCompute => return,
         };
-        let current = self.blocks_bind_group.as_ref().map(|(_, bytes)| *bytes);
-        if wanted && current != Some(group) {
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("lane blocks"),
-                layout: &self.pipelines.blocks_layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &self.skinned,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(group),
-                    }),
-                }],
-            });
-            self.blocks_bind_group = Some((bind_group, group));
+        let key = (
+            layout.draw_path,
+            unit_bytes,
+            layout.format,
+            self.skinned_capacity,
+        );
+        if self.chunks.as_ref().is_some_and(|c| c.key == key) {
+            return;
         }
-        recreate
+        self.chunks = None;
+        let max_binding = device.limits().max_storage_buffer_binding_size;
+        if unit_bytes == 0 || unit_bytes > max_binding || !unit_bytes.is_multiple_of(16) {
+            return;
+        }
+        // Units are 256-byte multiples (`INSTANCE_ALIGN`), so every chunk's offset is a
+        // valid storage offset.
+        let units_per_chunk = (max_binding / unit_bytes).min(u32::MAX as u64 / LANES as u64);
+        let chunk_bytes = units_per_chunk * unit_bytes;
+        let held_units = self.skinned_capacity / unit_bytes;
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("chunk shape"),
+            contents: bytemuck::bytes_of(&ChunkGpu {
+                instances: (units_per_chunk as usize * unit_instances) as u32,
+                stride_vec4s: (unit_bytes / 16) as u32,
+                _pad: [0; 2],
+            }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let skin_params =
+            &self.skin_params[(layout.format == OutputFormat::PaletteDualQuat) as usize];
+        let mut bind_groups = Vec::new();
+        let mut offset = 0;
+        while offset + unit_bytes <= held_units * unit_bytes {
+            let size = chunk_bytes.min(held_units * unit_bytes - offset);
+            let chunk = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.skinned,
+                offset,
+                size: wgpu::BufferSize::new(size),
+            });
+            bind_groups.push(if layout.draw_path == DrawPath::GpuVertex {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("palettes, a chunk of instances"),
+                    layout: &self.pipelines.palette_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: chunk,
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: skin_params.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: params.as_entire_binding(),
+                        },
+                    ],
+                })
+            } else {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("lane blocks, a chunk of groups"),
+                    layout: &self.pipelines.blocks_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: chunk,
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: params.as_entire_binding(),
+                        },
+                    ],
+                })
+            });
+            offset += size;
+        }
+        self.chunks = Some(Chunks {
+            key,
+            chunk_instances: units_per_chunk as usize * unit_instances,
+            held_instances: held_units as usize * unit_instances,
+            bind_groups,
+        });
     }
 
     pub fn skinned(&self) -> &wgpu::Buffer {
@@ -1014,11 +1180,17 @@ impl CrowdRenderer {
         if instances.len() > self.instance_capacity {
             self.instance_capacity = instances.len().next_power_of_two();
             self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
-            self.bind_group = Self::bind_group(
+            self.vertex_base = Self::vertex_base_buffer(device, self.instance_capacity);
+            self.vertex_base_written.clear();
+            self.bind_groups = Self::bind_groups(
                 device,
                 &self.pipelines.bind_group_layout,
-                &self.camera_buffer,
-                &self.instance_buffer,
+                [
+                    &self.camera_buffer,
+                    &self.instance_buffer,
+                    &self.vertex_base,
+                ],
+                [&self.uv_file, &self.uv_sorted],
             );
         }
         self.instance_scratch.clear();
@@ -1043,20 +1215,24 @@ impl CrowdRenderer {
         }
     }
 
-    /// Records the ground and the characters, each reading its vertices where `layout`
-    /// says; with `visible`, only the characters marked visible.
-    pub fn draw(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        layout: &OutputLayout,
-        instances: usize,
-        visible: Option<&[bool]>,
-    ) {
-        pass.set_bind_group(0, &self.bind_group, &[]);
+    /// Records the ground and the characters [`Self::prepare_draws`] listed for the main
+    /// pass (the visible ones), each reading its vertices where `layout` says.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, layout: &OutputLayout, instances: usize) {
+        pass.set_bind_group(0, self.bind_group(layout), &[]);
         pass.set_bind_group(2, &self.shadow_bind_group, &[]);
         pass.set_pipeline(&self.pipelines.ground_pipeline);
         pass.draw(0..6, 0..1);
-        self.draw_characters(pass, layout, instances, visible, &self.pipelines.pipelines);
+        let [main, shadow] = &self.draws;
+        // The main pass's arguments follow the shadow pass's in the indirect buffer.
+        let offset = std::mem::size_of_val(shadow.args.as_slice()) as u64;
+        self.draw_characters(
+            pass,
+            layout,
+            instances,
+            main,
+            offset,
+            &self.pipelines.pipelines,
+        );
     }
 
     /// Records the characters into the sun's depth map: the same vertices (or, for
@@ -1067,12 +1243,13 @@ impl CrowdRenderer {
         layout: &OutputLayout,
         instances: usize,
     ) {
-        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(0, self.bind_group(layout), &[]);
         self.draw_characters(
             pass,
             layout,
             instances,
-            None,
+            &self.draws[1],
+            0,
             &self.pipelines.shadow_pipelines,
         );
     }
@@ -1082,13 +1259,18 @@ impl CrowdRenderer {
         pass: &mut wgpu::RenderPass<'_>,
         layout: &OutputLayout,
         instances: usize,
-        visible: Option<&[bool]>,
+        list: &DrawList,
+        indirect_offset: u64,
         pipelines: &[(DrawPath, wgpu::RenderPipeline)],
     ) {
-        if instances == 0 {
+        let wanted = DrawsFor {
+            draw_path: layout.draw_path,
+            order: layout.order,
+            instances,
+        };
+        if instances == 0 || self.draws_for != Some(wanted) {
             return;
         }
-        let hidden = |i: usize| visible.is_some_and(|v| !v.get(i).copied().unwrap_or(true));
         let Some((_, pipeline)) = pipelines.iter().find(|(p, _)| *p == layout.draw_path) else {
             return;
         };
@@ -1098,106 +1280,235 @@ impl CrowdRenderer {
             VertexOrder::File => (&self.index_file, &self.uv_file),
         };
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
-        if layout.draw_path.reads_uv_stream() {
-            pass.set_vertex_buffer(1, uvs.slice(..));
-        }
+        // Drawn with base vertex 0, these two read the uv stream from slot 1; the others
+        // from storage (`vertex_base`).
         match layout.draw_path {
-            DrawPath::Pulled => self.draw_pulled(pass, layout, instances, &hidden),
+            DrawPath::Pulled => {
+                pass.set_vertex_buffer(0, self.distinct_index.slice(..));
+                pass.set_vertex_buffer(1, uvs.slice(..));
+            }
             DrawPath::GpuVertex => {
-                let Some((palettes, bytes, format)) = &self.palette_bind_group else {
-                    return;
-                };
-                if *bytes != layout.instance_stride as u64 || *format != layout.format {
-                    return;
-                }
                 pass.set_vertex_buffer(0, self.skin_mesh.slice(..));
-                for i in (0..instances).filter(|&i| !hidden(i)) {
-                    let offset = layout.instance_offset(i) as u64;
-                    let Ok(dynamic) = u32::try_from(offset) else {
-                        break;
+                pass.set_vertex_buffer(1, uvs.slice(..));
+            }
+            DrawPath::Interleaved
+            | DrawPath::Float3
+            | DrawPath::Float4
+            | DrawPath::Packed
+            | DrawPath::PackedBlocks
+            | DrawPath::GpuCompute => {}
+        }
+        let indirect = self.indirect_draws();
+        let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
+        for (binding, range) in &list.batches {
+            match *binding {
+                DrawBinding::Vertices { buffer, offset } => {
+                    let source = match layout.draw_path {
+                        DrawPath::GpuCompute => self
+                            .gpu_skinner
+                            .as_ref()
+                            .and_then(|skinner| skinner.range_output(buffer)),
+                        DrawPath::Interleaved
+                        | DrawPath::Float3
+                        | DrawPath::Float4
+                        | DrawPath::Packed
+                        | DrawPath::PackedBlocks
+                        | DrawPath::Pulled
+                        | DrawPath::GpuVertex => Some(&self.skinned),
                     };
-                    if offset + bytes > self.skinned_capacity {
-                        break;
-                    }
-                    pass.set_bind_group(1, palettes, &[dynamic]);
-                    pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
+                    let Some(source) = source else {
+                        continue;
+                    };
+                    pass.set_vertex_buffer(0, source.slice(offset..));
+                }
+                DrawBinding::Chunk(chunk) => {
+                    let Some(group) = self
+                        .chunks
+                        .as_ref()
+                        .and_then(|chunks| chunks.bind_groups.get(chunk))
+                    else {
+                        continue;
+                    };
+                    pass.set_bind_group(1, group, &[]);
                 }
             }
-            DrawPath::GpuCompute => {
-                let (Some(skinner), Some(skinned)) = (&self.gpu_skinner, layout.skinned_on_gpu())
-                else {
+            if indirect {
+                pass.multi_draw_indexed_indirect(
+                    &self.indirect_args,
+                    indirect_offset + range.start as u64 * arg_bytes,
+                    range.len() as u32,
+                );
+            } else {
+                for a in &list.args[range.clone()] {
+                    pass.draw_indexed(
+                        a.first_index..a.first_index + a.index_count,
+                        a.base_vertex,
+                        a.first_instance..a.first_instance + a.instance_count,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether the passes draw indirectly: one `multi_draw_indexed_indirect` per binding.
+    pub fn indirect_draws(&self) -> bool {
+        self.indirect_supported && self.indirect_wanted
+    }
+
+    /// Whether the device can draw indirectly with a first instance (wgpu's
+    /// `INDIRECT_FIRST_INSTANCE`).
+    pub fn indirect_supported(&self) -> bool {
+        self.indirect_supported
+    }
+
+    /// Draw indirectly where the device can (on by default), or issue the same draws
+    /// one by one.
+    pub fn set_indirect_draws(&mut self, on: bool) {
+        self.indirect_wanted = on;
+    }
+
+    /// Draw commands the last prepared passes record (main, shadow): the encoding's
+    /// size.
+    pub fn draw_commands(&self) -> [usize; 2] {
+        self.draws.each_ref().map(|list| {
+            if self.indirect_draws() {
+                list.batches.len()
+            } else {
+                list.args.len()
+            }
+        })
+    }
+
+    /// Makes the draw lists of the next passes: the characters `visible` marks (all
+    /// without it) for the main pass, all of them for the shadow pass, each instance read
+    /// where `layout` says; with indirect draws, writes their arguments for the GPU
+    /// (only when they changed). Call after the frame's upload (which places
+    /// `gpu_compute`'s output) and before recording the passes.
+    pub fn prepare_draws(
+        &mut self,
+        queue: &wgpu::Queue,
+        device: &wgpu::Device,
+        layout: &OutputLayout,
+        instances: usize,
+        visible: Option<&[bool]>,
+    ) {
+        let [main, shadow] = &mut self.draws;
+        for (list, visible) in [(&mut *main, visible), (&mut *shadow, None)] {
+            Self::build_draws(
+                list,
+                layout,
+                instances,
+                visible,
+                self.index_count,
+                self.skinned_capacity,
+                self.gpu_skinner.as_ref(),
+                self.chunks.as_ref(),
+            );
+        }
+        self.draws_for = Some(DrawsFor {
+            draw_path: layout.draw_path,
+            order: layout.order,
+            instances,
+        });
+        // Each instance's base vertex, from the shadow list (which has every instance);
+        // it changes with the layout and the crowd, not with what is visible.
+        self.vertex_base_scratch.clear();
+        self.vertex_base_scratch
+            .resize(instances.min(self.instance_capacity), 0);
+        for a in &self.draws[1].args {
+            if let Some(base) = self.vertex_base_scratch.get_mut(a.first_instance as usize) {
+                *base = a.base_vertex as u32;
+            }
+        }
+        if self.vertex_base_scratch != self.vertex_base_written {
+            std::mem::swap(&mut self.vertex_base_scratch, &mut self.vertex_base_written);
+            if !self.vertex_base_written.is_empty() {
+                queue.write_buffer(
+                    &self.vertex_base,
+                    0,
+                    bytemuck::cast_slice(&self.vertex_base_written),
+                );
+            }
+        }
+        if !self.indirect_draws() {
+            return;
+        }
+        let [main, shadow] = &self.draws;
+        let same = self.indirect_written.len() == shadow.args.len() + main.args.len()
+            && bytemuck::cast_slice::<_, u8>(&self.indirect_written[..shadow.args.len()])
+                == bytemuck::cast_slice::<_, u8>(&shadow.args)
+            && bytemuck::cast_slice::<_, u8>(&self.indirect_written[shadow.args.len()..])
+                == bytemuck::cast_slice::<_, u8>(&main.args);
+        if same {
+            return;
+        }
+        self.indirect_written.clear();
+        self.indirect_written.extend_from_slice(&shadow.args);
+        self.indirect_written.extend_from_slice(&main.args);
+        let bytes: &[u8] = bytemuck::cast_slice(&self.indirect_written);
+        if bytes.len() as u64 > self.indirect_args.size() {
+            self.indirect_args =
+                Self::indirect_buffer(device, self.indirect_written.len().next_power_of_two());
+        }
+        if !bytes.is_empty() {
+            queue.write_buffer(&self.indirect_args, 0, bytes);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build_draws(
+        list: &mut DrawList,
+        layout: &OutputLayout,
+        instances: usize,
+        visible: Option<&[bool]>,
+        index_count: u32,
+        skinned_capacity: u64,
+        gpu_skinner: Option<&GpuSkinner>,
+        chunks: Option<&Chunks>,
+    ) {
+        match layout.draw_path {
+            DrawPath::Pulled | DrawPath::GpuVertex => {
+                let Some(chunks) = chunks else {
+                    list.clear();
                     return;
                 };
-                for i in (0..instances).filter(|&i| !hidden(i)) {
-                    let Some(slice) = skinner.instance_slice(&skinned, i) else {
-                        break;
-                    };
-                    pass.set_vertex_buffer(0, slice);
-                    pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
-                }
+                list.build_chunks(
+                    index_count,
+                    instances.min(chunks.held_instances),
+                    visible,
+                    chunks.chunk_instances,
+                    chunks.bind_groups.len(),
+                );
+            }
+            DrawPath::GpuCompute => {
+                let (Some(skinner), Some(skinned)) = (gpu_skinner, layout.skinned_on_gpu()) else {
+                    list.clear();
+                    return;
+                };
+                list.build_vertices(
+                    index_count,
+                    instances,
+                    visible,
+                    skinned.vertex_stride() as u64,
+                    |i| skinner.locate(&skinned, i),
+                );
             }
             DrawPath::Interleaved
             | DrawPath::Float3
             | DrawPath::Float4
             | DrawPath::Packed
             | DrawPath::PackedBlocks => {
-                let bytes = layout.instance_span() as u64;
-                for i in (0..instances as u64).filter(|&i| !hidden(i as usize)) {
-                    let start = layout.instance_offset(i as usize) as u64;
-                    if start + bytes > self.skinned_capacity {
-                        break;
-                    }
-                    pass.set_vertex_buffer(0, self.skinned.slice(start..start + bytes));
-                    pass.draw_indexed(0..self.index_count, 0, i as u32..i as u32 + 1);
-                }
-            }
-        }
-    }
-
-    /// `Pulled`: slot 0 is each vertex's distinct index, and the vertex shader reads the
-    /// instance's group of lane blocks through bind group 1, moved per group.
-    fn draw_pulled(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        layout: &OutputLayout,
-        instances: usize,
-        hidden: &dyn Fn(usize) -> bool,
-    ) {
-        let Some((blocks, group_bytes)) = &self.blocks_bind_group else {
-            return;
-        };
-        if *group_bytes != layout.group_bytes() as u64 {
-            return;
-        }
-        pass.set_vertex_buffer(0, self.distinct_index.slice(..));
-        for group in 0..instances.div_ceil(LANES) {
-            let offset = group as u64 * group_bytes;
-            let Ok(dynamic) = u32::try_from(offset) else {
-                break;
-            };
-            if offset + group_bytes > self.skinned_capacity {
-                break;
-            }
-            // One instanced draw per run of visible instances in the group (one per group
-            // without culling): the shader picks each instance's slot in the blocks from
-            // `instance_index % LANES` and its place from `instance_index`.
-            let members = group * LANES..instances.min((group + 1) * LANES);
-            let mut bound = false;
-            let mut i = members.start;
-            while i < members.end {
-                if hidden(i) {
-                    i += 1;
-                    continue;
-                }
-                let first = i;
-                while i < members.end && !hidden(i) {
-                    i += 1;
-                }
-                if !bound {
-                    pass.set_bind_group(1, blocks, &[dynamic]);
-                    bound = true;
-                }
-                pass.draw_indexed(0..self.index_count, 0, first as u32..i as u32);
+                let span = layout.instance_span() as u64;
+                list.build_vertices(
+                    index_count,
+                    instances,
+                    visible,
+                    layout.vertex_stride() as u64,
+                    |i| {
+                        let start = layout.instance_offset(i) as u64;
+                        (start + span <= skinned_capacity).then_some((0, start))
+                    },
+                );
             }
         }
     }

@@ -340,7 +340,7 @@ impl GpuSkinner {
 
     /// Records the skinning of `instances` instances whose palettes `upload` laid out in
     /// `palettes` (the renderer's dynamic buffer), with `shader`. Afterwards instance `i`'s
-    /// vertices are at [`Self::instance_slice`]`(i)`.
+    /// vertices are where [`Self::locate`]`(i)` says.
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
@@ -544,25 +544,24 @@ impl GpuSkinner {
         }
     }
 
-    /// Instance `instance`'s skinned vertices (after [`Self::record`] for at least
-    /// `instance + 1` instances), `None` past them.
-    pub fn instance_slice(
-        &self,
-        skinned: &OutputLayout,
-        instance: usize,
-    ) -> Option<wgpu::BufferSlice<'_>> {
+    /// Where instance `instance`'s skinned vertices are: which range's output buffer
+    /// ([`Self::range_output`]) and the byte offset there; `None` past the ranges.
+    pub fn locate(&self, skinned: &OutputLayout, instance: usize) -> Option<(usize, u64)> {
         // Every range but the last holds exactly its capacity (`fit_ranges`).
         let mut base = 0;
-        for range in &self.ranges {
+        for (r, range) in self.ranges.iter().enumerate() {
             let held = (range.output.size() as usize) / skinned.instance_stride.max(1);
             if instance < base + held {
-                let start = ((instance - base) * skinned.instance_stride) as u64;
-                let end = start + skinned.instance_span() as u64;
-                return Some(range.output.slice(start..end));
+                return Some((r, ((instance - base) * skinned.instance_stride) as u64));
             }
             base += held;
         }
         None
+    }
+
+    /// Range `range`'s output buffer (packed vertices).
+    pub fn range_output(&self, range: usize) -> Option<&wgpu::Buffer> {
+        self.ranges.get(range).map(|r| &r.output)
     }
 
     /// The skinned vertices of the first `instances` instances read back to the CPU,

@@ -39,6 +39,9 @@ pub struct Settings {
     pub compute_shader: ComputeShader,
     /// The sun casts shadows (a shadow pass before the main pass).
     pub shadows: bool,
+    /// Draw the crowd with one indirect multi-draw per binding (where the adapter can),
+    /// or the same draws one by one.
+    pub indirect_draws: bool,
     pub upload: UploadVariant,
     /// Update-rate LOD: on/off, the pixel threshold, the period cap.
     pub lod: LodSettings,
@@ -81,6 +84,10 @@ pub struct PanelInfo<'a> {
     /// With LOD on: the last frame's periods, culling and updates, and the last
     /// measurement of the screen-space error.
     pub lod: Option<(LodStats, Option<&'a Result<MeasuredError, String>>)>,
+    /// The adapter draws indirectly with a first instance.
+    pub indirect_supported: bool,
+    /// Character draw commands the last frame recorded: main pass, shadow pass.
+    pub draw_commands: [usize; 2],
 }
 
 /// One timing column of the table.
@@ -215,6 +222,19 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         .on_hover_text(
             "the sun's shadow map: a second pass over the characters; gpu_vertex skins again in it, the others draw the vertices they have",
         );
+    ui.horizontal(|ui| {
+        ui.add_enabled(
+            info.indirect_supported,
+            egui::Checkbox::new(&mut settings.indirect_draws, "indirect draws"),
+        )
+        .on_hover_text(
+            "one multi_draw_indexed_indirect per vertex binding (the GPU reads the draws' \
+             arguments from a buffer); off: the same draws one by one",
+        )
+        .on_disabled_hover_text("this adapter cannot draw indirectly with a first instance");
+        let [main, shadow] = info.draw_commands;
+        ui.label(format!("draw commands: {main} + {shadow} shadow"));
+    });
     ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
     lod_ui(ui, settings, info);
 }

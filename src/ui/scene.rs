@@ -124,6 +124,7 @@ impl Scene {
         let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
         renderer.set_compute_shader(settings.compute_shader);
         renderer.set_shadows(settings.shadows);
+        renderer.set_indirect_draws(settings.indirect_draws);
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
         let mut pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
         pipeline.set_simd_level(Some(settings.simd_level))?;
@@ -210,6 +211,13 @@ impl Scene {
         }
         if self.settings.shadows != self.renderer.shadows() {
             self.renderer.set_shadows(self.settings.shadows);
+            self.history.clear();
+        }
+        if self.settings.indirect_draws != self.renderer.indirect_draws() {
+            self.renderer
+                .set_indirect_draws(self.settings.indirect_draws);
+            // Without the adapter's support the setting cannot take: keep it truthful.
+            self.settings.indirect_draws = self.renderer.indirect_draws();
             self.history.clear();
         }
         if self.settings.compute_shader != self.renderer.compute_shader() {
@@ -313,6 +321,8 @@ impl Scene {
         self.renderer
             .set_compute_shader(self.settings.compute_shader);
         self.renderer.set_shadows(self.settings.shadows);
+        self.renderer
+            .set_indirect_draws(self.settings.indirect_draws);
         self.pipeline = pipeline;
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
@@ -491,13 +501,19 @@ impl Scene {
             &camera,
             self.crowd.as_slice(),
         );
+        self.renderer.prepare_draws(
+            &self.gpu.queue,
+            &self.gpu.device,
+            self.pipeline.output_layout(),
+            self.crowd.len(),
+            self.settings.lod.enabled.then(|| self.lod.visible()),
+        );
         crowd_pass(
             encoder,
             &self.targets,
             &self.renderer,
             self.pipeline.output_layout(),
             self.crowd.len(),
-            self.settings.lod.enabled.then(|| self.lod.visible()),
             viewport,
             timestamp_writes,
             shadow_timestamp_writes,
@@ -660,6 +676,11 @@ impl Scene {
                 .lod
                 .enabled
                 .then_some((self.lod.stats, self.lod_error.as_ref())),
+            indirect_supported: self.renderer.indirect_supported(),
+            draw_commands: {
+                let [main, shadow] = self.renderer.draw_commands();
+                [main, if self.settings.shadows { shadow } else { 0 }]
+            },
         };
         panel_ui(ui, &mut self.settings, &info, &mut self.history)
     }

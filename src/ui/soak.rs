@@ -65,6 +65,8 @@ enum Change {
     Threads,
     SimdLevel,
     Shadows,
+    IndirectDraws,
+    Lod,
     ComputeShader,
     Instances,
     Blend,
@@ -83,6 +85,8 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::Threads, 2),
     (Change::SimdLevel, 1),
     (Change::Shadows, 1),
+    (Change::IndirectDraws, 1),
+    (Change::Lod, 1),
     (Change::ComputeShader, 1),
     (Change::Instances, 4),
     (Change::Blend, 2),
@@ -437,6 +441,17 @@ impl Soak {
             Change::Shadows => {
                 settings.shadows = !settings.shadows;
                 format!("shadows {}", if settings.shadows { "on" } else { "off" })
+            }
+            Change::IndirectDraws => {
+                settings.indirect_draws = !settings.indirect_draws;
+                format!(
+                    "indirect draws {}",
+                    if settings.indirect_draws { "on" } else { "off" }
+                )
+            }
+            Change::Lod => {
+                settings.lod.enabled = !settings.lod.enabled;
+                format!("LOD {}", if settings.lod.enabled { "on" } else { "off" })
             }
             Change::ComputeShader => {
                 settings.compute_shader = self.rng.pick(crate::gpu::skin::ComputeShader::ALL);

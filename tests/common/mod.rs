@@ -316,6 +316,7 @@ pub fn app_settings(
         simd_level: skinbench::simd::SimdLevel::native(),
         compute_shader: skinbench::gpu::skin::ComputeShader::DEFAULT,
         shadows: true,
+        indirect_draws: true,
         upload: skinbench::gpu::UploadVariant::DEFAULT,
         lod: skinbench::crowd::lod::LodSettings::default(),
         instances,

@@ -1,0 +1,229 @@
+//! Draw lists: the crowd's characters in a handful of draw commands.
+//!
+//! How it works: every draw path reads an instance's vertex data one of two ways, and
+//! both can be said as `draw_indexed` arguments (`DrawIndexedIndirectArgs`) under a few
+//! bindings, which the renderer then issues either as one `multi_draw_indexed_indirect`
+//! per binding (the GPU reads the arguments from a buffer: encoding costs a few commands
+//! whatever the crowd's size) or, where the adapter lacks indirect first-instance, as
+//! direct draws of the same arguments (the CPU twin the tests compare pixels with).
+//!
+//! - Through a vertex buffer ([`DrawList::build_vertices`]: the slice layouts, lane
+//!   blocks, `gpu_compute`'s output, `gpu_vertex`'s static mesh): an instance's first vertex
+//!   sits at some byte offset `o` of some buffer. Binding the buffer at `o % stride` and
+//!   drawing with `base_vertex = o / stride` reaches it, so instances whose offsets share
+//!   a remainder share one binding (slices 256-byte aligned: one or three remainders;
+//!   lane blocks: one per lane slot). One argument per instance: a vertex buffer cannot
+//!   step per instance.
+//! - Through a storage binding ([`DrawList::build_chunks`]: `pulled`, `gpu_vertex`'s
+//!   palettes): the shader finds an instance's data from `instance_index % chunk`, so one
+//!   binding of a chunk of instances serves an instanced draw per run of consecutive
+//!   visible instances (one per chunk without culling).
+
+use std::ops::Range;
+
+use wgpu::util::DrawIndexedIndirectArgs;
+
+/// What a batch of draws binds before drawing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawBinding {
+    /// Vertex slot 0: buffer `buffer` (of those the draw path reads) from byte `offset`.
+    Vertices { buffer: usize, offset: u64 },
+    /// Storage chunk `chunk`: instances `chunk * chunk_instances ..` of the crowd.
+    Chunk(usize),
+}
+
+/// The draws of one pass: arguments, and the bindings they are drawn under.
+#[derive(Clone, Debug, Default)]
+pub struct DrawList {
+    pub args: Vec<DrawIndexedIndirectArgs>,
+    /// Each binding and the arguments (a range of `args`) drawn under it.
+    pub batches: Vec<(DrawBinding, Range<usize>)>,
+}
+
+impl DrawList {
+    pub fn clear(&mut self) {
+        self.args.clear();
+        self.batches.clear();
+    }
+
+    /// Characters the list draws.
+    pub fn instances(&self) -> usize {
+        self.args.iter().map(|a| a.instance_count as usize).sum()
+    }
+
+    /// The list for vertex data read through vertex slot 0: `locate(i)` says which buffer
+    /// holds instance `i`'s first vertex and at what byte offset (`None`: it has no room
+    /// there and is not drawn), `array_stride` the bytes from one of its vertices to the
+    /// next. Instances hidden in `visible` are left out.
+    pub fn build_vertices(
+        &mut self,
+        index_count: u32,
+        instances: usize,
+        visible: Option<&[bool]>,
+        array_stride: u64,
+        locate: impl Fn(usize) -> Option<(usize, u64)>,
+    ) {
+        self.clear();
+        let stride = array_stride.max(1);
+        let shown = |i: usize| visible.is_none_or(|v| v.get(i).copied().unwrap_or(true));
+        // The bindings: few (a remainder per lane slot at most, per buffer), found first so
+        // that each batch's arguments are consecutive.
+        for i in (0..instances).filter(|&i| shown(i)) {
+            if let Some((buffer, offset)) = locate(i) {
+                let binding = DrawBinding::Vertices {
+                    buffer,
+                    offset: offset % stride,
+                };
+                if !self.batches.iter().any(|(b, _)| *b == binding) {
+                    self.batches.push((binding, 0..0));
+                }
+            }
+        }
+        for b in 0..self.batches.len() {
+            let start = self.args.len();
+            let binding = self.batches[b].0;
+            for i in (0..instances).filter(|&i| shown(i)) {
+                let Some((buffer, offset)) = locate(i) else {
+                    continue;
+                };
+                // A base vertex past i32 cannot be drawn (no buffer of this device holds
+                // 2³¹ vertices; checked anyway).
+                let Ok(base_vertex) = i32::try_from(offset / stride) else {
+                    continue;
+                };
+                let here = DrawBinding::Vertices {
+                    buffer,
+                    offset: offset % stride,
+                };
+                if here == binding {
+                    self.args.push(DrawIndexedIndirectArgs {
+                        index_count,
+                        instance_count: 1,
+                        first_index: 0,
+                        base_vertex,
+                        first_instance: i as u32,
+                    });
+                }
+            }
+            self.batches[b].1 = start..self.args.len();
+        }
+        self.batches.retain(|(_, range)| !range.is_empty());
+    }
+
+    /// The list for vertex data read through storage chunks of `chunk_instances`
+    /// instances each (`chunks` of them bound): one instanced draw per run of consecutive
+    /// visible instances within a chunk.
+    pub fn build_chunks(
+        &mut self,
+        index_count: u32,
+        instances: usize,
+        visible: Option<&[bool]>,
+        chunk_instances: usize,
+        chunks: usize,
+    ) {
+        self.clear();
+        let shown = |i: usize| visible.is_none_or(|v| v.get(i).copied().unwrap_or(true));
+        let chunk_instances = chunk_instances.max(1);
+        for chunk in 0..chunks {
+            let members = chunk * chunk_instances..instances.min((chunk + 1) * chunk_instances);
+            if members.is_empty() {
+                break;
+            }
+            let start = self.args.len();
+            let mut i = members.start;
+            while i < members.end {
+                if !shown(i) {
+                    i += 1;
+                    continue;
+                }
+                let first = i;
+                while i < members.end && shown(i) {
+                    i += 1;
+                }
+                self.args.push(DrawIndexedIndirectArgs {
+                    index_count,
+                    instance_count: (i - first) as u32,
+                    first_index: 0,
+                    base_vertex: 0,
+                    first_instance: first as u32,
+                });
+            }
+            if self.args.len() > start {
+                self.batches
+                    .push((DrawBinding::Chunk(chunk), start..self.args.len()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every shown instance exactly once, where `locate` says, in a batch of its binding.
+    #[test]
+    fn vertex_lists_reach_every_visible_instance_once() {
+        // 24-byte vertices in 256-aligned slices: offsets leave three remainders.
+        let stride = 24u64;
+        let slice = (1000 * 24u64).next_multiple_of(256);
+        let locate = |i: usize| Some((i / 700, (i % 700) as u64 * slice));
+        let visible: Vec<bool> = (0..2000).map(|i| i % 7 != 3).collect();
+        let mut list = DrawList::default();
+        list.build_vertices(36, 2000, Some(&visible), stride, locate);
+        let mut seen = vec![0; 2000];
+        for (binding, range) in &list.batches {
+            let DrawBinding::Vertices { buffer, offset } = *binding else {
+                panic!("a chunk binding in a vertex list");
+            };
+            for a in &list.args[range.clone()] {
+                let i = a.first_instance as usize;
+                assert_eq!(a.instance_count, 1);
+                assert_eq!(a.index_count, 36);
+                assert_eq!(
+                    Some((buffer, offset + a.base_vertex as u64 * stride)),
+                    locate(i)
+                );
+                seen[i] += 1;
+            }
+        }
+        for (i, n) in seen.iter().enumerate() {
+            assert_eq!(*n, visible[i] as i32, "instance {i}");
+        }
+        // Three buffers × three remainders of 256·k mod 24.
+        assert_eq!(list.batches.len(), 9);
+    }
+
+    #[test]
+    fn chunk_lists_draw_runs_within_chunks() {
+        let visible: Vec<bool> = (0..100)
+            .map(|i| !(10..20).contains(&i) && i != 55)
+            .collect();
+        let mut list = DrawList::default();
+        list.build_chunks(12, 100, Some(&visible), 40, 3);
+        let runs: Vec<(DrawBinding, u32, u32)> = list
+            .batches
+            .iter()
+            .flat_map(|(b, r)| {
+                list.args[r.clone()]
+                    .iter()
+                    .map(move |a| (*b, a.first_instance, a.instance_count))
+            })
+            .collect();
+        use DrawBinding::Chunk;
+        assert_eq!(
+            runs,
+            [
+                (Chunk(0), 0, 10),
+                (Chunk(0), 20, 20),
+                (Chunk(1), 40, 15),
+                (Chunk(1), 56, 24),
+                (Chunk(2), 80, 20),
+            ]
+        );
+        assert_eq!(list.instances(), 89);
+        // Without culling, one draw per chunk; chunks not bound are not drawn.
+        list.build_chunks(12, 100, None, 40, 2);
+        assert_eq!(list.args.len(), 2);
+        assert_eq!(list.instances(), 80);
+    }
+}
