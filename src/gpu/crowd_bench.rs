@@ -49,8 +49,13 @@ pub struct CrowdRow {
     pub cpu_total_us: f64,
     /// `cpu_total_us` over LOD off's at the same camera and threads.
     pub ratio_to_lod_off: f64,
-    /// Recording the shadow and crowd passes, µs.
+    /// Making the draw lists and recording the shadow and crowd passes with indirect
+    /// draws (where the adapter has them), µs.
     pub encode_us: f64,
+    /// The same with the draws one by one, µs.
+    pub encode_direct_us: f64,
+    /// Character draw commands of both passes: indirect, one by one.
+    pub draw_commands: [usize; 2],
     /// Characters recomputed per frame (mean).
     pub updated_mean: f64,
     /// The last frame's periods, culling, moves.
@@ -66,6 +71,9 @@ pub struct CrowdReport {
     pub machine: Machine,
     pub adapter: String,
     pub adapter_type: String,
+    /// The adapter draws indirectly with a first instance (else both encode columns are
+    /// the draws one by one).
+    pub indirect_supported: bool,
     pub rig: String,
     pub instances: usize,
     pub hierarchy: String,
@@ -117,6 +125,9 @@ struct Samples {
     upload: Vec<f64>,
     total: Vec<f64>,
     encode: Vec<f64>,
+    encode_direct: Vec<f64>,
+    /// Character draw commands of both passes: indirect, one by one.
+    commands: [usize; 2],
     updated: Vec<f64>,
     error_px: Option<f32>,
     measured: usize,
@@ -218,28 +229,38 @@ pub fn run(
                         renderer.update(&gpu.device, &gpu.queue, &uniform, crowd.as_slice());
                         gpu.queue.submit([encoder.finish()]);
                         uploader.after_submit();
-                        let encode_start = Instant::now();
-                        renderer.prepare_draws(
-                            &gpu.queue,
-                            &gpu.device,
-                            pipeline.output_layout(),
-                            n,
-                            lod_settings.enabled.then_some(lod.visible()),
-                        );
-                        let mut draw = gpu.device.create_command_encoder(&Default::default());
-                        crowd_pass(
-                            &mut draw,
-                            &targets,
-                            &renderer,
-                            pipeline.output_layout(),
-                            n,
-                            None,
-                            None,
-                            None,
-                        );
-                        let recorded = draw.finish();
-                        let encode_us = encode_start.elapsed().as_secs_f64() * 1e6;
-                        drop(recorded);
+                        // Both ways of drawing, in alternating order: the draw lists and
+                        // the recorded passes, timed.
+                        let mut encode_us = [0.0; 2];
+                        let mut commands = [0; 2];
+                        for indirect in [frame % 2 == 0, frame % 2 == 1] {
+                            renderer.set_indirect_draws(indirect);
+                            let encode_start = Instant::now();
+                            renderer.prepare_draws(
+                                &gpu.queue,
+                                &gpu.device,
+                                pipeline.output_layout(),
+                                n,
+                                lod_settings.enabled.then_some(lod.visible()),
+                            );
+                            let mut draw = gpu.device.create_command_encoder(&Default::default());
+                            crowd_pass(
+                                &mut draw,
+                                &targets,
+                                &renderer,
+                                pipeline.output_layout(),
+                                n,
+                                None,
+                                None,
+                                None,
+                            );
+                            let recorded = draw.finish();
+                            let way = usize::from(!renderer.indirect_draws());
+                            encode_us[way] = encode_start.elapsed().as_secs_f64() * 1e6;
+                            commands[way] = renderer.draw_commands().iter().sum();
+                            drop(recorded);
+                        }
+                        renderer.set_indirect_draws(true);
                         gpu.device
                             .poll(wgpu::PollType::wait_indefinitely())
                             .map_err(|e| format!("waiting for the GPU: {e}"))?;
@@ -253,7 +274,9 @@ pub fn run(
                         s.cpu.push(cpu);
                         s.upload.push(up);
                         s.total.push(plan_us + cpu + up);
-                        s.encode.push(encode_us);
+                        s.encode.push(encode_us[0]);
+                        s.encode_direct.push(encode_us[1]);
+                        s.commands = commands;
                         s.updated.push(lod.stats.updated as f64);
                         s.stats = lod.stats;
                         if lod_settings.enabled && (frame - options.warmup) % 8 == 7 {
@@ -288,6 +311,8 @@ pub fn run(
                     cpu_total_us: total,
                     ratio_to_lod_off: total / off_total,
                     encode_us: median(s.encode),
+                    encode_direct_us: median(s.encode_direct),
+                    draw_commands: s.commands,
                     updated_mean: s.updated.iter().sum::<f64>() / s.updated.len().max(1) as f64,
                     stats: s.stats,
                     measured_error_px: s.error_px,
@@ -301,6 +326,10 @@ pub fn run(
         machine: Machine::detect(),
         adapter: gpu.summary.name.clone(),
         adapter_type: gpu.summary.device_type.clone(),
+        indirect_supported: gpu
+            .device
+            .features()
+            .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE),
         rig: rig.name.clone(),
         instances: n,
         hierarchy: config.hierarchy.name().into(),
@@ -317,7 +346,7 @@ pub fn markdown(report: &CrowdReport) -> String {
     let mut s = format!(
         "# skinbench crowd workload — {}\n\n\
          - CPU: {} ({} threads), best SIMD level {}\n\
-         - adapter: {} ({})\n\
+         - adapter: {} ({}), indirect draws with a first instance: {}\n\
          - rig: {}; {} characters; {} / {}; upload {}; LOD error measured in a {}×{} image; \
          frames of 1/60 s\n\
          - build: {} {}, rustc {}, git {}\n\n",
@@ -327,6 +356,11 @@ pub fn markdown(report: &CrowdReport) -> String {
         m.simd,
         report.adapter,
         report.adapter_type,
+        if report.indirect_supported {
+            "yes"
+        } else {
+            "no"
+        },
         report.rig,
         report.instances,
         report.hierarchy,
@@ -341,17 +375,20 @@ pub fn markdown(report: &CrowdReport) -> String {
     );
     s += "Medians per frame, µs. CPU = the pipeline's wall time for the groups computed; \
           plan = LOD's planning (periods, culling, regrouping); total = plan + CPU + upload; \
-          / off = total over LOD off's with the same camera and threads. Encode = recording \
-          the shadow and crowd passes (not submitted: this workload measures the CPU). \
+          / off = total over LOD off's with the same camera and threads. Encode = making the \
+          draw lists and recording the shadow and crowd passes (not submitted: this workload \
+          measures the CPU), with indirect multi-draws and with the same draws one by one \
+          (each frame both, in alternating order); commands = character draw commands of \
+          both passes. \
           Periods: characters drawn at 1/2/4/8 frames in the last frame, and culled. Error = \
           the largest screen-space displacement between the LOD frame and a full-rate frame, \
           over every visible stale character, every eighth frame.\n\n";
-    s += "| camera | threads | LOD | plan | CPU | upload | total | / off | encode | updated / frame | periods 1/2/4/8 | culled | error | compared |\n";
-    s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "| camera | threads | LOD | plan | CPU | upload | total | / off | encode indirect | encode one by one | commands | updated / frame | periods 1/2/4/8 | culled | error | compared |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in &report.rows {
         let [p1, p2, p4, p8] = r.stats.at_period;
         s += &format!(
-            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.0} | {:.0} | {p1} / {p2} / {p4} / {p8} | {} | {} | {} |\n",
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.0} | {:.0} | {} / {} | {:.0} | {p1} / {p2} / {p4} / {p8} | {} | {} | {} |\n",
             r.camera,
             r.threads,
             if r.lod {
@@ -365,6 +402,9 @@ pub fn markdown(report: &CrowdReport) -> String {
             r.cpu_total_us,
             r.ratio_to_lod_off,
             r.encode_us,
+            r.encode_direct_us,
+            r.draw_commands[0],
+            r.draw_commands[1],
             r.updated_mean,
             r.stats.culled,
             r.measured_error_px
