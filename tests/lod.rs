@@ -394,3 +394,25 @@ fn lod_settings_refuse_bad_values() {
     assert!(LodSettings::check_max_period(3).is_err());
     assert_eq!(LodSettings::check_max_period(4), Ok(4));
 }
+
+/// The projection's stretch of a displacement: none for a point straight ahead, the
+/// frustum corner's at most, and in between by where the sphere reaches.
+#[test]
+fn off_axis_stretch_follows_the_sphere_and_stops_at_the_frustum() {
+    let view = LodView::new(
+        glam::Mat4::IDENTITY,
+        40f32.to_radians(),
+        0.1,
+        500.0,
+        Vec2::new(1600.0, 900.0),
+    );
+    let corner = (1.0 + view.tan_half_fov.length_squared()).sqrt();
+    let ahead = glam::Vec3::new(0.0, 0.0, -10.0);
+    assert_eq!(view.off_axis(ahead, 0.0, 10.0), 1.0);
+    let reaching = view.off_axis(ahead, 1.0, 9.0);
+    let expected = (1.0f32 + 2.0 * (1.0 / 9.0f32).powi(2)).sqrt();
+    assert!((reaching - expected).abs() < 1e-6, "{reaching} {expected}");
+    let aside = glam::Vec3::new(100.0, 100.0, -10.0);
+    assert_eq!(view.off_axis(aside, 1.0, 9.0), corner);
+    assert!(reaching < corner);
+}

@@ -8,10 +8,11 @@
 //! [`Lod::plan`] places each character's sphere in the world: outside the view frustum it
 //! is not drawn and takes the longest period; inside, a vertex shown `k` frames late is at
 //! most `speed × k × frame time` from where it should be, which at the sphere's nearest
-//! depth `z` covers at most `focal × that / z × √(1 + tan²(fov_x/2) + tan²(fov_y/2))`
-//! pixels (a world displacement `d` moves the projection by `focal/z · |M d|`, and `|M|` is
-//! that square root on screen). The longest period whose `k = period - 1` stays under the
-//! threshold wins, up to the cap.
+//! depth `z` covers at most `focal × that / z × √(1 + a² + b²)` pixels (a world
+//! displacement `d` moves the projection by `focal/z · |M d|`, and `|M|` is that square root,
+//! `a`, `b` the largest `|x/z|`, `|y/z|` in the character's sphere, at most the frustum's
+//! edges: a character ahead moves less on screen than one at the image's corner). The
+//! longest period whose `k = period - 1` stays under the threshold wins, up to the cap.
 //!
 //! The pipeline computes groups of eight instances (the lane width), so a group runs at
 //! its members' shortest period. Characters play random clips at different speeds, so
@@ -110,9 +111,8 @@ pub struct LodView {
     pub clip_from_world: Mat4,
     /// Pixels per unit of `x/z` or `y/z` in view space (half the height over tan(fov/2)).
     pub focal_px: f32,
-    /// `√(1 + tan²(fov_x/2) + tan²(fov_y/2))`: how much a displacement along the view
-    /// direction adds on screen, at worst.
-    pub off_axis: f32,
+    /// `tan(fov_x/2)`, `tan(fov_y/2)`: the most `|x/z|`, `|y/z|` a point on screen has.
+    pub tan_half_fov: Vec2,
     pub near: f32,
     pub viewport_px: Vec2,
     /// The frustum's planes (inside: `dot(plane, (p, 1)) >= 0`), normalised.
@@ -144,7 +144,7 @@ impl LodView {
             view_from_world,
             clip_from_world,
             focal_px: viewport_px.y * 0.5 / tan_y,
-            off_axis: (1.0 + tan_x * tan_x + tan_y * tan_y).sqrt(),
+            tan_half_fov: Vec2::new(tan_x, tan_y),
             near,
             viewport_px,
             planes,
@@ -156,6 +156,16 @@ impl LodView {
         self.planes
             .iter()
             .all(|p| p.xyz().dot(center) + p.w >= -radius)
+    }
+
+    /// How much more than `focal / z · |d|` pixels a world displacement `d` anywhere in
+    /// the sphere may move on screen: `√(1 + a² + b²)`, the norm of the projection's
+    /// derivative with `a`, `b` the largest `|x/z|`, `|y/z|` a point of the sphere (in front
+    /// of `depth`) has, and at most the frustum's edges (points off screen draw nothing).
+    pub fn off_axis(&self, view_center: Vec3, radius: f32, depth: f32) -> f32 {
+        let a = ((view_center.x.abs() + radius) / depth).min(self.tan_half_fov.x);
+        let b = ((view_center.y.abs() + radius) / depth).min(self.tan_half_fov.y);
+        (1.0 + a * a + b * b).sqrt()
     }
 
     /// Distance in front of the camera (view-space −z).
@@ -446,8 +456,9 @@ impl Lod {
                 .max(m.z_axis.xyz().length())
         };
         let view = input.view;
-        // Pixels one frame of staleness costs per (model units per clip-second) at depth 1.
-        let px_per_speed = input.frame_clip_secs.abs() * scale * view.focal_px * view.off_axis;
+        // Pixels one frame of staleness costs per (model units per clip-second) at depth 1,
+        // straight ahead.
+        let px_per_speed = input.frame_clip_secs.abs() * scale * view.focal_px;
         let threshold = input.settings.threshold_px;
         self.want.clear();
         for (i, instance) in instances.iter().enumerate() {
@@ -459,9 +470,13 @@ impl Lod {
             let visible = view.sees(center, radius);
             self.visible[i] = visible;
             let period = if visible {
-                let depth = (view.depth(center) - radius).max(view.near);
-                let px_per_frame =
-                    motion.max_vertex_speed * instance.speed.abs() * px_per_speed / depth;
+                let view_center = view.view_from_world.transform_point3(center);
+                let depth = (-view_center.z - radius).max(view.near);
+                let px_per_frame = motion.max_vertex_speed
+                    * instance.speed.abs()
+                    * px_per_speed
+                    * view.off_axis(view_center, radius, depth)
+                    / depth;
                 PERIODS
                     .iter()
                     .copied()
