@@ -439,19 +439,7 @@ impl CrowdPipelines {
         };
         let blocks_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("lane blocks"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                chunk_entry(1),
-            ],
+            entries: &[storage_entry(0), chunk_entry(1)],
         });
         let pulled_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("crowd pulled"),
@@ -473,16 +461,7 @@ impl CrowdPipelines {
         let palette_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("palettes, a chunk of instances"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
+                storage_entry(0),
                 chunk_entry(2),
                 wgpu::BindGroupLayoutEntry {
                     binding: 1,
