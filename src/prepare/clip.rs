@@ -183,6 +183,36 @@ impl LaneRotations {
 }
 
 impl ClipRt {
+    /// Every track's key times, sorted and without repeats, and whether any track holds its
+    /// value from one key to the next (STEP): the times where a pose's speed may jump, which
+    /// update-rate LOD measures the clip at.
+    pub fn key_times(&self) -> (Vec<f32>, bool) {
+        let mut times = Vec::new();
+        let mut stepped = false;
+        let mut add = |interpolation: Interpolation, timeline: &Timeline| {
+            stepped |= interpolation == Interpolation::Step;
+            times.extend_from_slice(&timeline.times_secs);
+        };
+        for a in &self.animated {
+            if let Some(t) = &a.translation {
+                add(t.interpolation, &t.timeline);
+            }
+            if let Some(t) = &a.rotation {
+                add(t.interpolation, &t.timeline);
+            }
+            if let Some(t) = &a.scale {
+                add(t.interpolation, &t.timeline);
+            }
+        }
+        if let Some(lanes) = &self.lane_rotations {
+            add(Interpolation::Linear, &lanes.timeline);
+        }
+        times.retain(|t| t.is_finite());
+        times.sort_by(f32::total_cmp);
+        times.dedup();
+        (times, stepped)
+    }
+
     pub fn new(clip: &Clip) -> Self {
         let mut rt = ClipRt::per_track(clip);
         rt.lane_rotations = LaneRotations::take(&mut rt.animated);
