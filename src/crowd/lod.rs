@@ -1,27 +1,37 @@
 //! Update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, the period
-//! chosen from a bound on the screen-space error that skipping frames causes.
+//! chosen from a bound on the screen-space error that showing an older pose causes.
 //!
 //! How it works: at first use, for each (clip, blend clip, blend weight, method) the
-//! crowd plays, [`ClipMotion::measure`] skins the clip through the f64 oracle at 240 Hz and
-//! keeps the fastest any vertex moves (clip-seconds, model units; the loop's wrap
-//! included) and a sphere around every pose (the clip's animated bounds). Each frame
-//! [`Lod::plan`] places each character's sphere in the world: outside the view frustum it
-//! is not drawn and takes the longest period; inside, a vertex shown `k` frames late is at
-//! most `speed × k × frame time` from where it should be, which at the sphere's nearest
-//! depth `z` covers at most `focal × that / z × √(1 + a² + b²)` pixels (a world
-//! displacement `d` moves the projection by `focal/z · |M d|`, and `|M|` is that square root,
-//! `a`, `b` the largest `|x/z|`, `|y/z|` in the character's sphere, at most the frustum's
-//! edges: a character ahead moves less on screen than one at the image's corner). The
-//! longest period whose `k = period - 1` stays under the threshold wins, up to the cap.
+//! crowd plays, [`ClipMotion::measure`] skins the clip through the f64 oracle at 240 Hz
+//! and keeps, per step, the farthest any vertex moves in it (the loop's wrap included),
+//! summed along the loop, and a sphere around every pose (the clip's animated bounds).
+//! [`ClipMotion::travel`] then bounds how far any vertex gets between two clip times by
+//! the steps in between: a running hand is fast mid-swing and slow at the ends, so a
+//! character whose next frames fall in a slow part of its clip may skip more of them than
+//! the clip's fastest moment would allow.
+//!
+//! Each frame [`Lod::plan`] places each character's sphere in the world. Outside the view
+//! frustum it is not drawn. Inside, a world displacement `d` at depth `z` moves the
+//! projection by at most `focal / z · |d| · √(1 + a² + b²)` pixels (`a`, `b` the largest
+//! `|x/z|`, `|y/z|` in the sphere, at most the frustum's edges); taken at the sphere's
+//! nearest depth that gives the character's pixels per model unit. A group of eight is
+//! recomputed when it is due (its period has passed since its last update) or when any
+//! member's shown pose is already more than the threshold from its current one (the
+//! camera came closer, a frame took longer, a clip changed): so every frame shown keeps
+//! the bound, whatever the prediction said. The period a character gets when it is
+//! recomputed is the longest (up to the cap) whose next frames stay under the threshold;
+//! outside the view, the cap.
 //!
 //! The pipeline computes groups of eight instances (the lane width), so a group runs at
-//! its members' shortest period. Characters play random clips at different speeds, so
-//! neighbours rarely want the same period: [`Lod::plan`] swaps characters between groups
-//! (their handles follow) until most groups hold one period, and a swapped slot is
-//! recomputed once. A group updates when `(frame + phase) % period
-//! == 0`, or when it is `period` frames old (after its period shrank); the phase is the
-//! group's index divided by [`STAGGER_RUN`]: every frame updates about the same number, in
-//! runs of consecutive groups (one upload each). Seed 003's dirty idea: a group whose
+//! its members' shortest period. Periods follow the clip's phase, so they change as the
+//! characters move through their clips: the members of the groups recomputed this frame
+//! are sorted by their new period and dealt back into those same groups (their handles
+//! follow them). Moving a character costs nothing, since every one of those groups is
+//! computed anyway, and each group then holds one period (at most three hold two). The
+//! first frame (or one after [`Lod::invalidate`]) computes everything and staggers each
+//! period's groups over its frames in blocks, so every frame updates about the same
+//! number in runs of neighbouring groups (one upload each); from then on a group is next
+//! due `period` frames after its update. Seed 003's dirty idea: a due group whose
 //! instances are exactly what its vertices were computed from (paused, speed 0) is not
 //! recomputed at all. [`Lod::shown`] keeps, per instance, what its vertices on the GPU
 //! were computed from: verification checks the frame against it, and [`measure_error`]
@@ -44,9 +54,6 @@ use crate::types::LANES;
 
 /// The update periods, frames.
 pub const PERIODS: [u8; 4] = [1, 2, 4, 8];
-/// Consecutive groups that share a stagger phase, so the groups a frame updates come in
-/// runs this long (one upload and one copy per run).
-pub const STAGGER_RUN: usize = 8;
 /// Samples per clip-second when measuring a clip's motion.
 pub const MOTION_RATE_HZ: f64 = 240.0;
 /// At most this many poses per clip are measured (a longer clip is sampled more coarsely).
@@ -187,15 +194,65 @@ impl LodView {
     }
 }
 
-/// How fast a clip moves the mesh, and where it reaches.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How far a clip moves the mesh over each part of its loop, and where it reaches.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ClipMotion {
     /// The fastest any vertex moves, model units per clip-second.
     pub max_vertex_speed: f32,
     /// A sphere around every vertex of every pose, model space.
     pub center: Vec3,
     pub radius: f32,
+    bound: MotionBound,
 }
+
+/// How [`ClipMotion::travel`] bounds a motion.
+#[derive(Clone, Debug, PartialEq)]
+enum MotionBound {
+    /// One pose: nothing moves.
+    Still,
+    /// Nothing to bound it with: a mesh that is not finite, or a cross-fade of two loops
+    /// of different lengths (it repeats only when both align, which may be never), so no
+    /// table of one loop holds it. Such a character is recomputed every frame.
+    Unbounded,
+    Table(MotionTable),
+}
+
+/// The summed motion along one loop, measured at poses of known times.
+#[derive(Clone, Debug, PartialEq)]
+struct MotionTable {
+    duration_secs: f64,
+    per_duration: f64,
+    /// The measured poses' times over one loop, increasing, from 0 to the duration: an
+    /// even grid at [`MOTION_RATE_HZ`], every track's key times (where speeds may jump, so
+    /// within a step a vertex's speed is smooth), and the last moment before the loop
+    /// wraps (a loop whose ends differ jumps there).
+    times_secs: Vec<f64>,
+    /// `travelled[k]`: the sum over the steps before pose `k` of the farthest any vertex
+    /// moves in that step.
+    travelled: Vec<f64>,
+    /// Per step: how fast a vertex may move inside it, model units per clip-second, for
+    /// a time that cuts the step: the fastest of the step and its neighbours (a speed
+    /// rising through a step peaks inside it above the step's own average; the
+    /// neighbours' cover that to second order). Infinite where the step counts whole:
+    /// a jump (a step too short to be motion, as a loop's wrap) or any step of a clip
+    /// with a STEP track (it jumps at a key, and nothing says how a step's motion is
+    /// spread) or with too many keys to measure each.
+    partial_speed: Vec<f64>,
+    /// Added to any part of a step: [`PARTIAL_SLACK`] of the longest step's travel.
+    partial_slack: f64,
+    /// `grid_pose[c]`: the pose at grid point `c` (its index in `times_secs`).
+    grid_pose: Vec<u32>,
+    grid_per_sec: f64,
+}
+
+/// What a part of a step adds besides its speed times its time, as a share of the
+/// clip's longest step: a vertex turning or peaking inside a step outruns the chords
+/// around it by a second-order amount (at most 0.4 % of the longest step in every public
+/// and built-in clip, `travel_bounds_every_vertex`'s rigs; this is five times that).
+const PARTIAL_SLACK: f64 = 0.02;
+
+/// A step shorter than this, clip-seconds, is a jump, not motion.
+const JUMP_SECS: f64 = 1e-5;
 
 /// Which motion a character plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,38 +263,116 @@ struct MotionKey {
     dual_quat: bool,
 }
 
+/// Keys beyond this many per loop (besides the grid) are not measured one by one: the
+/// clip's steps then count whole.
+const MAX_MOTION_KEYS: usize = 4 * MAX_MOTION_SAMPLES;
+
 impl ClipMotion {
+    /// No bound: recomputed every frame, never culled.
+    fn unbounded() -> ClipMotion {
+        ClipMotion {
+            max_vertex_speed: f32::INFINITY,
+            center: Vec3::ZERO,
+            radius: f32::INFINITY,
+            bound: MotionBound::Unbounded,
+        }
+    }
+
     /// Skins `clip` (cross-faded towards `blend` = (clip, weight) when given) through the
-    /// f64 oracle at [`MOTION_RATE_HZ`] over one loop and one step past it.
+    /// f64 oracle at every time [`MotionTable::times_secs`] lists over one loop, and one
+    /// step past it (the wrap is motion too). A blend of clips whose loops differ in
+    /// length is [`MotionBound::Unbounded`].
     pub fn measure(
         rig: &PreparedRig,
         clip: u16,
         blend: Option<(u16, f32)>,
         method: SkinMethod,
     ) -> ClipMotion {
-        let duration = rig
-            .clips
-            .get(clip as usize)
-            .map_or(0.0, |c| c.duration_secs as f64);
-        let samples = ((duration * MOTION_RATE_HZ).ceil() as usize).clamp(1, MAX_MOTION_SAMPLES);
-        let step = if duration > 0.0 {
-            duration / samples as f64
-        } else {
-            1.0
+        let Some(first) = rig.clips.get(clip as usize) else {
+            return Self::measure_at(rig, clip, None, method, &[0.0], false, 0.0);
         };
+        let blend = blend.filter(|&(other, _)| other != clip);
+        let (mut keys, mut stepped) = first.key_times();
+        if let Some((other, _)) = blend {
+            let Some(second) = rig.clips.get(other as usize) else {
+                return Self::unbounded();
+            };
+            if second.duration_secs != first.duration_secs {
+                return Self::unbounded();
+            }
+            let (more, more_stepped) = second.key_times();
+            keys.extend(more);
+            keys.sort_by(f32::total_cmp);
+            stepped |= more_stepped;
+        }
+        let duration = first.duration_secs as f64;
+        if !(duration > 0.0 && duration.is_finite()) {
+            return Self::measure_at(rig, clip, blend, method, &[0.0], false, 0.0);
+        }
+        let samples = ((duration * MOTION_RATE_HZ).ceil() as usize).clamp(1, MAX_MOTION_SAMPLES);
+        let grid_step = duration / samples as f64;
+        // The pose just before the wrap: the largest time below the duration that sampling
+        // does not wrap to 0.
+        let before_wrap = f32::from_bits(first.duration_secs.to_bits() - 1) as f64;
+        // A key within f32 rounding of a grid point is that grid point.
+        let tolerance = duration * 2e-7;
+        let mut keys: Vec<f64> = keys
+            .iter()
+            .map(|&k| k as f64)
+            .filter(|&k| k > 0.0 && k < before_wrap)
+            .filter(|&k| {
+                let nearest = (k / grid_step).round() * grid_step;
+                (k - nearest).abs() > tolerance
+            })
+            .collect();
+        if before_wrap > 0.0 {
+            keys.push(before_wrap);
+        }
+        let (keys, whole_steps) = if keys.len() > MAX_MOTION_KEYS {
+            (Vec::new(), true)
+        } else {
+            (keys, stepped)
+        };
+        // The grid and the keys, merged; the grid's last point is the duration (the wrap).
+        let mut times = Vec::with_capacity(samples + 1 + keys.len());
+        let mut keys = keys.iter().copied().peekable();
+        for g in 0..=samples {
+            let at = g as f64 * grid_step;
+            while let Some(k) = keys.next_if(|&k| k < at) {
+                if times.last().is_none_or(|&t: &f64| k > t) {
+                    times.push(k);
+                }
+            }
+            times.push(at);
+        }
+        Self::measure_at(rig, clip, blend, method, &times, whole_steps, duration)
+    }
+
+    /// Measures the poses at `times_secs` (one loop of `duration_secs`, grid at
+    /// [`MOTION_RATE_HZ`]; a single time for a still clip).
+    fn measure_at(
+        rig: &PreparedRig,
+        clip: u16,
+        blend: Option<(u16, f32)>,
+        method: SkinMethod,
+        times_secs: &[f64],
+        whole_steps: bool,
+        duration_secs: f64,
+    ) -> ClipMotion {
         let mut locals = rig.rest_pose.clone();
         let mut other = rig.rest_pose.clone();
         let mut previous: Vec<DVec3> = Vec::new();
+        let mut travelled = Vec::with_capacity(times_secs.len());
+        travelled.push(0.0f64);
         let mut fastest = 0.0f64;
+        let mut longest_step = 0.0f64;
         let mut min = DVec3::splat(f64::INFINITY);
         let mut max = DVec3::splat(f64::NEG_INFINITY);
-        // One step past the end: the wrap from the last pose to the first is motion too.
-        for s in 0..=samples {
-            let time_secs = (s as f64 * step) as f32;
-            sample_instance(rig, clip, time_secs, &mut locals);
+        for (k, &time_secs) in times_secs.iter().enumerate() {
+            sample_instance(rig, clip, time_secs as f32, &mut locals);
             let pose: Vec<LocalF64> = match blend {
                 Some((blend_clip, weight)) => {
-                    sample_instance(rig, blend_clip, time_secs, &mut other);
+                    sample_instance(rig, blend_clip, time_secs as f32, &mut other);
                     blend_reference(&locals, &other, weight as f64)
                 }
                 None => locals.iter().map(LocalF64::from).collect(),
@@ -250,28 +385,223 @@ impl ClipMotion {
                     crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette)
                 }
             };
-            for (v, p) in positions.iter().enumerate() {
-                if let Some(q) = previous.get(v) {
-                    fastest = fastest.max((*p - *q).length() / step);
-                }
+            if k > 0 {
+                let farthest = positions
+                    .iter()
+                    .zip(&previous)
+                    .map(|(p, q)| (*p - *q).length())
+                    .fold(0.0f64, f64::max);
+                longest_step = longest_step.max(farthest);
+                fastest = fastest.max(farthest / (time_secs - times_secs[k - 1]));
+                travelled.push(travelled[k - 1] + farthest);
+            }
+            for p in &positions {
                 min = min.min(*p);
                 max = max.max(*p);
             }
             previous = positions;
         }
-        if !(min.is_finite() && max.is_finite() && fastest.is_finite()) {
+        let whole_loop = travelled[travelled.len() - 1];
+        if !(min.is_finite() && max.is_finite() && whole_loop.is_finite()) {
             // An empty or non-finite mesh: nothing to bound, so never skip it.
+            return Self::unbounded();
+        }
+        // Between two measured poses a vertex stays within a step's travel of both.
+        let center = ((min + max) * 0.5).as_vec3();
+        let radius = ((max - min).length() * 0.5 + longest_step) as f32;
+        if times_secs.len() < 2 {
             return ClipMotion {
-                max_vertex_speed: f32::INFINITY,
-                center: Vec3::ZERO,
-                radius: f32::INFINITY,
+                max_vertex_speed: 0.0,
+                center,
+                radius,
+                bound: MotionBound::Still,
             };
         }
+        let samples =
+            ((duration_secs * MOTION_RATE_HZ).ceil() as usize).clamp(1, MAX_MOTION_SAMPLES);
+        let grid_step = duration_secs / samples as f64;
+        let mut grid_pose = Vec::with_capacity(samples + 1);
+        for (k, &t) in times_secs.iter().enumerate() {
+            if grid_pose.len() <= samples
+                && t >= grid_pose.len() as f64 * grid_step - duration_secs * 1e-9
+            {
+                grid_pose.push(k as u32);
+            }
+        }
+        let steps = times_secs.len() - 1;
+        let speed = |k: usize| {
+            let secs = times_secs[k + 1] - times_secs[k];
+            if secs < JUMP_SECS {
+                0.0
+            } else {
+                (travelled[k + 1] - travelled[k]) / secs
+            }
+        };
+        let partial_speed = (0..steps)
+            .map(|k| {
+                if whole_steps || times_secs[k + 1] - times_secs[k] < JUMP_SECS {
+                    return f64::INFINITY;
+                }
+                // The loop wraps: step 0's neighbour is the last step, and back.
+                let before = speed((k + steps - 1) % steps);
+                let after = speed((k + 1) % steps);
+                speed(k).max(before).max(after)
+            })
+            .collect();
         ClipMotion {
             max_vertex_speed: fastest as f32,
-            center: ((min + max) * 0.5).as_vec3(),
-            radius: ((max - min).length() * 0.5) as f32,
+            center,
+            radius,
+            bound: MotionBound::Table(MotionTable {
+                duration_secs,
+                per_duration: 1.0 / duration_secs,
+                times_secs: times_secs.to_vec(),
+                travelled,
+                partial_speed,
+                partial_slack: PARTIAL_SLACK * longest_step,
+                grid_pose,
+                grid_per_sec: 1.0 / grid_step,
+            }),
         }
+    }
+
+    /// An upper bound on how far any vertex of the mesh gets between clip times `from_secs`
+    /// and `to_secs` (either order), model units: the steps' farthest moves in between, a
+    /// step cut by either time counted at its `partial_speed` for the part
+    /// inside, and never more than the sphere's diameter.
+    pub fn travel(&self, from_secs: f32, to_secs: f32) -> f32 {
+        if from_secs == to_secs {
+            return 0.0;
+        }
+        if !(from_secs.is_finite() && to_secs.is_finite()) {
+            return f32::INFINITY;
+        }
+        match &self.bound {
+            MotionBound::Still => 0.0,
+            MotionBound::Unbounded => f32::INFINITY,
+            MotionBound::Table(table) => {
+                let (lo, hi) = if from_secs < to_secs {
+                    (from_secs as f64, to_secs as f64)
+                } else {
+                    (to_secs as f64, from_secs as f64)
+                };
+                let (start, end) = (table.locate(lo), table.locate(hi));
+                let summed = if start.loops == end.loops && start.step == end.step {
+                    table.within(start, end)
+                } else {
+                    table.up_to(end) - table.from(start)
+                };
+                (summed.max(0.0) as f32).min(2.0 * self.radius)
+            }
+        }
+    }
+
+    /// Where the motion stands at `time_secs` seen as a window's start, for
+    /// [`Self::travel_from`]; 0 where that does not use it.
+    fn along(&self, time_secs: f32) -> f64 {
+        match &self.bound {
+            MotionBound::Table(table) if time_secs.is_finite() => {
+                table.from(table.locate(time_secs as f64))
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// `travel` from a pose whose [`Self::along`] is known (the shown pose's, kept per
+    /// instance) forwards to `to_secs` (backwards, as `travel`). A window inside one step
+    /// counts that step's bound twice over: it is only ever a few milliseconds.
+    fn travel_from(&self, from_along: f64, from_secs: f32, to_secs: f32) -> f32 {
+        match &self.bound {
+            MotionBound::Table(table) if to_secs > from_secs && to_secs.is_finite() => {
+                let summed = table.up_to(table.locate(to_secs as f64)) - from_along;
+                (summed.max(0.0) as f32).min(2.0 * self.radius)
+            }
+            _ => self.travel(from_secs, to_secs),
+        }
+    }
+
+    /// Whether characters playing this are recomputed every frame (see
+    /// `MotionBound::Unbounded`).
+    pub fn is_unbounded(&self) -> bool {
+        self.bound == MotionBound::Unbounded
+    }
+}
+
+/// A clip time in a [`MotionTable`]: whole loops before it, the step it falls in, and how
+/// far into that step.
+#[derive(Clone, Copy)]
+struct Located {
+    loops: f64,
+    step: usize,
+    fraction: f64,
+}
+
+impl MotionTable {
+    fn locate(&self, time_secs: f64) -> Located {
+        let last = self.times_secs.len() - 1;
+        let loops = floor(time_secs * self.per_duration);
+        let in_loop = time_secs - loops * self.duration_secs;
+        let cell = ((in_loop * self.grid_per_sec) as usize).min(self.grid_pose.len() - 1);
+        let mut step = (self.grid_pose[cell] as usize).min(last - 1);
+        while step + 1 < last && self.times_secs[step + 1] <= in_loop {
+            step += 1;
+        }
+        let start = self.times_secs[step];
+        let fraction = ((in_loop - start) / (self.times_secs[step + 1] - start)).clamp(0.0, 1.0);
+        Located {
+            loops,
+            step,
+            fraction,
+        }
+    }
+
+    /// The most any vertex moves in `fraction` of step `k` (all of it, where the step
+    /// counts whole and the fraction is not 0).
+    fn part(&self, k: usize, fraction: f64) -> f64 {
+        let speed = self.partial_speed[k];
+        let whole = self.travelled[k + 1] - self.travelled[k];
+        if fraction <= 0.0 {
+            0.0
+        } else if speed.is_infinite() {
+            whole
+        } else {
+            fraction * (self.times_secs[k + 1] - self.times_secs[k]) * speed + self.partial_slack
+        }
+    }
+
+    fn whole_loop(&self) -> f64 {
+        self.travelled[self.travelled.len() - 1]
+    }
+
+    /// The summed motion up to a window's end at `at`.
+    fn up_to(&self, at: Located) -> f64 {
+        at.loops * self.whole_loop() + self.travelled[at.step] + self.part(at.step, at.fraction)
+    }
+
+    /// The summed motion up to a window's start at `at`: what is left of its step counts
+    /// from it.
+    fn from(&self, at: Located) -> f64 {
+        at.loops * self.whole_loop() + self.travelled[at.step + 1]
+            - self.part(at.step, 1.0 - at.fraction)
+    }
+
+    /// The motion between two times in the same step.
+    fn within(&self, start: Located, end: Located) -> f64 {
+        self.part(start.step, end.fraction - start.fraction)
+    }
+}
+
+/// `x.floor()` without the library call baseline x86-64 makes of it (no SSE4.1 rounding).
+fn floor(x: f64) -> f64 {
+    // From 2^52 on every f64 is a whole number (and `as i64` would saturate); NaN stays.
+    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
+        return x;
+    }
+    let truncated = x as i64 as f64;
+    if truncated > x {
+        truncated - 1.0
+    } else {
+        truncated
     }
 }
 
@@ -284,10 +614,19 @@ pub struct LodStats {
     pub culled: usize,
     /// Characters recomputed this frame.
     pub updated: usize,
+    /// Of those, characters in groups recomputed before their period was up, because a
+    /// member's shown pose was already over the threshold (camera or frame time changed).
+    pub forced: usize,
     /// Characters due this frame but not recomputed: unchanged since their last update.
     pub unchanged: usize,
-    /// Characters swapped into a group of their period this frame.
+    /// Characters dealt into another group among those recomputed (free: see the module
+    /// docs).
     pub moved: usize,
+    /// Runs of neighbouring groups recomputed (one upload each).
+    pub runs: usize,
+    /// Characters whose motion has no bound (a cross-fade of two loops of different
+    /// lengths): recomputed every frame, never culled.
+    pub unbounded: usize,
     /// The planning's own time, µs.
     pub plan_us: f64,
 }
@@ -295,21 +634,45 @@ pub struct LodStats {
 /// The LOD state of one crowd: what each group's vertices were computed from and when.
 #[derive(Default)]
 pub struct Lod {
-    motions: HashMap<MotionKey, ClipMotion>,
+    motions: Vec<ClipMotion>,
+    motion_index: HashMap<MotionKey, u32>,
+    /// Per instance: its motion and where it stood when last placed.
+    placed: Vec<Placed>,
+    /// The view and model transform the instances were last placed with.
+    placed_with: Option<(LodView, Mat4)>,
     frame: u64,
-    /// Per group: the frame it was last computed in.
-    last_update: Vec<u64>,
-    /// Per instance: the instance as its vertices on the GPU were computed.
+    /// Per group: the frame it is next due and the period it was given.
+    next_due: Vec<u64>,
+    group_period: Vec<u8>,
+    /// Per instance: the instance as its vertices on the GPU were computed, and how far
+    /// along its clip's motion that pose is ([`ClipMotion::along`]).
     shown: Vec<Instance>,
+    shown_along: Vec<f64>,
     /// Per instance: inside the view.
     visible: Vec<bool>,
+    /// Per instance: pixels a displacement of one model unit covers (0 outside the view).
+    px_per_unit: Vec<f32>,
     runs: Vec<Range<usize>>,
-    /// Per instance: the period it wants this frame.
-    want: Vec<u8>,
-    moved_characters: usize,
+    /// Scratch, reused: the groups computed this frame, their members with the period
+    /// each wants, and where each of those characters is while they are dealt out.
+    due: Vec<usize>,
+    pool: Vec<(u8, u32)>,
+    wanted: Vec<u8>,
+    wanted_along: Vec<f64>,
+    at: Vec<u32>,
+    who: Vec<u32>,
     /// Whether the vertices on the GPU are those `shown` describes.
     valid: bool,
     pub stats: LodStats,
+}
+
+/// A character's motion (the key it was found for and its index in `Lod::motions`) and
+/// the ground position its pixels per unit were found at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Placed {
+    key: MotionKey,
+    motion: u32,
+    ground_position: [f32; 2],
 }
 
 /// Everything a frame's plan depends on besides the instances.
@@ -357,28 +720,27 @@ impl Lod {
         &self.runs
     }
 
-    /// The motion of a character playing `instance` with `input`'s blend and method.
-    fn motion(&mut self, input: &PlanInput<'_>, instance: &Instance) -> ClipMotion {
-        let key = MotionKey {
-            clip: instance.clip,
-            blend: (input.blend_weight > 0.0)
-                .then_some((instance.blend_clip, input.blend_weight.to_bits())),
-            dual_quat: input.method == SkinMethod::DualQuat,
-        };
-        *self.motions.entry(key).or_insert_with(|| {
-            ClipMotion::measure(
-                input.rig,
-                instance.clip,
-                key.blend.map(|(c, _)| (c, input.blend_weight)),
-                input.method,
-            )
-        })
+    /// The motion measured for `key`, measuring it at first use.
+    fn motion_for(&mut self, input: &PlanInput<'_>, key: MotionKey) -> u32 {
+        if let Some(&index) = self.motion_index.get(&key) {
+            return index;
+        }
+        let motion = ClipMotion::measure(
+            input.rig,
+            key.clip,
+            key.blend.map(|(c, _)| (c, input.blend_weight)),
+            input.method,
+        );
+        let index = self.motions.len() as u32;
+        self.motions.push(motion);
+        self.motion_index.insert(key, index);
+        index
     }
 
     /// Decides which groups this frame computes (see the module docs) and returns them as
     /// runs of group indices. With LOD off, or after [`Self::invalidate`], every group.
-    /// With LOD on it may swap characters between groups (handles follow them), so that
-    /// the characters of a group want the same period.
+    /// With LOD on it deals the characters of the groups it computes back into those groups
+    /// by period (handles follow them).
     pub fn plan(&mut self, input: &PlanInput<'_>, crowd: &mut InstanceStore) -> &[Range<usize>] {
         let start = Instant::now();
         let n = crowd.len();
@@ -386,67 +748,126 @@ impl Lod {
         let frame = self.frame;
         self.frame += 1;
         self.runs.clear();
-        self.visible.resize(n, true);
         let mut stats = LodStats::default();
-        if !self.valid || !input.settings.enabled || self.shown.len() != n {
+        let full = !self.valid || !input.settings.enabled || self.shown.len() != n;
+        if !input.settings.enabled {
             self.shown.clear();
             self.shown.extend_from_slice(crowd.as_slice());
-            self.last_update.clear();
-            self.last_update.resize(groups, frame);
-            self.visible.fill(true);
+            self.visible.clear();
+            self.visible.resize(n, true);
             if groups > 0 {
                 self.runs.push(0..groups);
             }
-            self.valid = true;
+            // Turning LOD on starts from a full frame, with its periods and stagger, and
+            // places everyone again (`visible` was just overwritten).
+            self.valid = false;
+            self.placed_with = None;
             stats.at_period[0] = n;
             stats.updated = n;
+            stats.runs = self.runs.len();
             stats.plan_us = start.elapsed().as_secs_f64() * 1e6;
             self.stats = stats;
             return &self.runs;
         }
-        self.wanted_periods(input, crowd.as_slice());
-        let moved = self.regroup(crowd);
+        self.place(input, crowd.as_slice());
+        let threshold = input.settings.threshold_px;
+        self.due.clear();
+        if full {
+            self.shown.clear();
+            self.shown.extend_from_slice(crowd.as_slice());
+            self.shown_along.clear();
+            self.shown_along.resize(n, 0.0);
+            self.next_due.clear();
+            self.next_due.resize(groups, frame);
+            self.group_period.clear();
+            self.group_period.resize(groups, 1);
+            self.due.extend(0..groups);
+        } else {
+            let instances = crowd.as_slice();
+            for g in 0..groups {
+                let members = g * LANES..n.min((g + 1) * LANES);
+                let scheduled = self.next_due[g] <= frame;
+                let forced = !scheduled
+                    && members.clone().any(|i| {
+                        let (shown, now) = (&self.shown[i], &instances[i]);
+                        let px_per_unit = self.px_per_unit[i];
+                        shown.clip != now.clip
+                            || shown.blend_clip != now.blend_clip
+                            || (px_per_unit > 0.0
+                                && px_per_unit
+                                    * self.motions[self.placed[i].motion as usize].travel_from(
+                                        self.shown_along[i],
+                                        shown.time_secs,
+                                        now.time_secs,
+                                    )
+                                    > threshold)
+                    });
+                if !(scheduled || forced) {
+                    continue;
+                }
+                if self.shown[members.clone()] == instances[members.clone()] {
+                    stats.unchanged += members.len();
+                    continue;
+                }
+                if forced {
+                    stats.forced += members.len();
+                }
+                self.due.push(g);
+            }
+        }
+        stats.moved = self.deal(input, crowd);
         let instances = crowd.as_slice();
-        for g in 0..groups {
+        let cap = input.settings.max_period;
+        for k in 0..self.due.len() {
+            let g = self.due[k];
             let members = g * LANES..n.min((g + 1) * LANES);
-            let period = members
-                .clone()
-                .map(|i| self.want[i])
-                .min()
-                .unwrap_or(input.settings.max_period);
-            let count = members.len();
-            let seen = members.clone().filter(|&i| self.visible[i]).count();
-            stats.at_period[PERIODS.iter().position(|&p| p == period).unwrap_or(0)] += seen;
-            stats.culled += count - seen;
-            let period = period as u64;
-            let phase = (g / STAGGER_RUN) as u64;
-            let due = (frame + phase).is_multiple_of(period)
-                || frame.saturating_sub(self.last_update[g]) >= period
-                || moved.binary_search(&g).is_ok();
-            if !due {
-                continue;
-            }
-            if self.shown[members.clone()] == instances[members.clone()] {
-                stats.unchanged += count;
-                continue;
-            }
-            self.shown[members.clone()].copy_from_slice(&instances[members]);
-            self.last_update[g] = frame;
-            stats.updated += count;
+            let period = members.clone().map(|i| self.wanted[i]).min().unwrap_or(cap);
+            self.group_period[g] = period;
+            self.next_due[g] = frame + period as u64;
+            self.shown[members.clone()].copy_from_slice(&instances[members.clone()]);
+            self.shown_along[members.clone()].copy_from_slice(&self.wanted_along[members.clone()]);
+            stats.updated += members.len();
             match self.runs.last_mut() {
                 Some(run) if run.end == g => run.end = g + 1,
                 _ => self.runs.push(g..g + 1),
             }
         }
-        stats.moved = self.moved_characters;
+        if full {
+            self.stagger(frame);
+        }
+        stats.unbounded = self
+            .placed
+            .iter()
+            .filter(|p| self.motions[p.motion as usize].is_unbounded())
+            .count();
+        for g in 0..groups {
+            let members = g * LANES..n.min((g + 1) * LANES);
+            let seen = members.clone().filter(|&i| self.visible[i]).count();
+            let class = PERIODS
+                .iter()
+                .position(|&p| p == self.group_period[g])
+                .unwrap_or(0);
+            stats.at_period[class] += seen;
+            stats.culled += members.len() - seen;
+        }
+        self.valid = true;
+        stats.runs = self.runs.len();
         stats.plan_us = start.elapsed().as_secs_f64() * 1e6;
         self.stats = stats;
         &self.runs
     }
 
-    /// Each character's own period (`want`) and whether it is in view (`visible`).
-    fn wanted_periods(&mut self, input: &PlanInput<'_>, instances: &[Instance]) {
-        let cap = input.settings.max_period;
+    /// Per instance: its motion, whether it is in view and its pixels per model unit.
+    /// With the view unchanged, only instances whose motion or place changed.
+    fn place(&mut self, input: &PlanInput<'_>, instances: &[Instance]) {
+        let n = instances.len();
+        let blend = (input.blend_weight > 0.0).then_some(input.blend_weight.to_bits());
+        let dual_quat = input.method == SkinMethod::DualQuat;
+        let same_view = self.placed_with == Some((*input.view, input.world_from_model));
+        self.placed_with = Some((*input.view, input.world_from_model));
+        self.placed.truncate(n);
+        self.visible.resize(n, true);
+        self.px_per_unit.resize(n, 0.0);
         let scale = {
             let m = input.world_from_model;
             m.x_axis
@@ -456,98 +877,143 @@ impl Lod {
                 .max(m.z_axis.xyz().length())
         };
         let view = input.view;
-        // Pixels one frame of staleness costs per (model units per clip-second) at depth 1,
-        // straight ahead.
-        let px_per_speed = input.frame_clip_secs.abs() * scale * view.focal_px;
-        let threshold = input.settings.threshold_px;
-        self.want.clear();
         for (i, instance) in instances.iter().enumerate() {
-            let motion = self.motion(input, instance);
+            let key = MotionKey {
+                clip: instance.clip,
+                blend: blend.map(|bits| (instance.blend_clip, bits)),
+                dual_quat,
+            };
+            let motion = match self.placed.get(i) {
+                Some(p) if p.key == key => {
+                    if same_view && p.ground_position == instance.ground_position {
+                        continue;
+                    }
+                    p.motion
+                }
+                _ => self.motion_for(input, key),
+            };
+            let placed = Placed {
+                key,
+                motion,
+                ground_position: instance.ground_position,
+            };
+            if i < self.placed.len() {
+                self.placed[i] = placed;
+            } else {
+                self.placed.push(placed);
+            }
+            let motion = &self.motions[motion as usize];
             let [x, z] = instance.ground_position;
-            let center = Mat4::from_translation(Vec3::new(x, 0.0, z))
-                .transform_point3(input.world_from_model.transform_point3(motion.center));
+            let center =
+                input.world_from_model.transform_point3(motion.center) + Vec3::new(x, 0.0, z);
             let radius = motion.radius * scale;
             let visible = view.sees(center, radius);
             self.visible[i] = visible;
-            let period = if visible {
+            self.px_per_unit[i] = if visible {
                 let view_center = view.view_from_world.transform_point3(center);
                 let depth = (-view_center.z - radius).max(view.near);
-                let px_per_frame = motion.max_vertex_speed
-                    * instance.speed.abs()
-                    * px_per_speed
-                    * view.off_axis(view_center, radius, depth)
-                    / depth;
-                PERIODS
-                    .iter()
-                    .copied()
-                    .filter(|&p| p <= cap)
-                    .rfind(|&p| (p - 1) as f32 * px_per_frame <= threshold)
-                    .unwrap_or(1)
+                scale * view.focal_px * view.off_axis(view_center, radius, depth) / depth
             } else {
-                cap
+                0.0
             };
-            self.want.push(period);
         }
     }
 
-    /// Swaps characters between groups so that a group's members want one period. Each
-    /// period with `c` characters gets `c / 8` whole groups, chosen among the groups where
-    /// most members already want it (so a still camera settles and moves nobody after);
-    /// every slot of such a group taken by a character of another period is swapped with
-    /// a character of this period sitting outside its period's groups. What is left over
-    /// shares mixed groups, which run at the shortest period a member wants. Returns the
-    /// groups whose members changed: their vertices on the GPU belong to other characters
-    /// now.
-    fn regroup(&mut self, crowd: &mut InstanceStore) -> Vec<usize> {
+    /// The period instance `i` can take from now: the longest up to the cap whose next
+    /// `period - 1` frames stay under the threshold; outside the view, the cap. Also how
+    /// far along its motion the instance is now.
+    fn period_from_now(&self, input: &PlanInput<'_>, instance: &Instance, i: usize) -> (u8, f64) {
+        let cap = input.settings.max_period;
+        let motion = &self.motions[self.placed[i].motion as usize];
+        let now = instance.time_secs;
+        let along = motion.along(now);
+        let px_per_unit = self.px_per_unit[i];
+        if px_per_unit == 0.0 {
+            return (cap, along);
+        }
+        let per_frame = input.frame_clip_secs * instance.speed;
+        let period = PERIODS
+            .iter()
+            .copied()
+            .filter(|&p| p <= cap)
+            .rfind(|&p| {
+                let later = now + (p - 1) as f32 * per_frame;
+                px_per_unit * motion.travel_from(along, now, later) <= input.settings.threshold_px
+            })
+            .unwrap_or(1);
+        (period, along)
+    }
+
+    /// Deals the members of the due groups back into those groups, longest period first,
+    /// so that each group's members want one period (see the module docs). Sets `wanted`
+    /// for each of them and returns how many changed place.
+    fn deal(&mut self, input: &PlanInput<'_>, crowd: &mut InstanceStore) -> usize {
         let n = crowd.len();
-        let groups = n.div_ceil(LANES);
-        let class = |p: u8| PERIODS.iter().position(|&q| q == p).unwrap_or(0);
-        const MIXED: u8 = u8::MAX;
-        let mut counts = [0usize; 4];
-        let mut votes = vec![[0u8; 4]; groups];
-        for (i, &p) in self.want.iter().enumerate() {
-            counts[class(p)] += 1;
-            votes[i / LANES][class(p)] += 1;
-        }
-        // Whole groups only: a partial last group stays mixed.
-        let whole = n / LANES;
-        let mut group_class = vec![MIXED; groups];
-        for c in 0..4 {
-            let mut candidates: Vec<usize> = (0..whole)
-                .filter(|&g| group_class[g] == MIXED && votes[g][c] > 0)
-                .collect();
-            candidates.sort_by_key(|&g| std::cmp::Reverse(votes[g][c]));
-            for &g in candidates.iter().take(counts[c] / LANES) {
-                group_class[g] = c as u8;
+        self.wanted.resize(n, input.settings.max_period);
+        self.wanted_along.resize(n, 0.0);
+        self.pool.clear();
+        for k in 0..self.due.len() {
+            let g = self.due[k];
+            for i in g * LANES..n.min((g + 1) * LANES) {
+                let (period, along) = self.period_from_now(input, &crowd.as_slice()[i], i);
+                self.wanted[i] = period;
+                self.wanted_along[i] = along;
+                self.pool.push((period, i as u32));
             }
         }
-        let mut moved = Vec::new();
-        self.moved_characters = 0;
-        for c in 0..4u8 {
-            // Characters of period `c` outside its groups, and the slots in its groups that
-            // others hold.
-            let movers: Vec<usize> = (0..n)
-                .filter(|&i| class(self.want[i]) == c as usize && group_class[i / LANES] != c)
-                .collect();
-            let holes: Vec<usize> = (0..n)
-                .filter(|&i| group_class[i / LANES] == c && class(self.want[i]) != c as usize)
-                .collect();
-            for (&i, &j) in holes.iter().zip(&movers) {
-                crowd.swap(i, j);
-                self.want.swap(i, j);
-                self.visible.swap(i, j);
-                // What each slot shows is the other character's old pose: it must be
-                // recomputed, whatever the dirty check would say.
-                self.shown[i].time_secs = f32::NAN;
-                self.shown[j].time_secs = f32::NAN;
-                moved.push(i / LANES);
-                moved.push(j / LANES);
-                self.moved_characters += 2;
+        // Longest period first; ties keep their order, so a settled crowd stays put.
+        self.pool
+            .sort_by_key(|&(period, _)| std::cmp::Reverse(period));
+        // `at[c]`: where character `c` (named by the slot it started the frame in) is now;
+        // `who[s]`: which character slot `s` holds.
+        self.at.resize(n, 0);
+        self.who.resize(n, 0);
+        for &(_, c) in &self.pool {
+            self.at[c as usize] = c;
+            self.who[c as usize] = c;
+        }
+        let mut moved = 0;
+        let mut slot_index = 0;
+        for k in 0..self.due.len() {
+            let g = self.due[k];
+            for slot in g * LANES..n.min((g + 1) * LANES) {
+                let character = self.pool[slot_index].1 as usize;
+                slot_index += 1;
+                let from = self.at[character] as usize;
+                if from == slot {
+                    continue;
+                }
+                moved += 1;
+                let other = self.who[slot] as usize;
+                crowd.swap(slot, from);
+                self.visible.swap(slot, from);
+                self.px_per_unit.swap(slot, from);
+                self.placed.swap(slot, from);
+                self.wanted.swap(slot, from);
+                self.wanted_along.swap(slot, from);
+                self.at[character] = slot as u32;
+                self.who[slot] = character as u32;
+                self.at[other] = from as u32;
+                self.who[from] = other as u32;
             }
         }
-        moved.sort_unstable();
-        moved.dedup();
         moved
+    }
+
+    /// After a frame that computed everything: spreads each period's groups over that
+    /// period's frames, in blocks of neighbours, so later frames update about the same
+    /// number in long runs.
+    fn stagger(&mut self, frame: u64) {
+        for &period in &PERIODS {
+            let count = self.group_period.iter().filter(|&&p| p == period).count() as u64;
+            let mut rank = 0u64;
+            for g in 0..self.group_period.len() {
+                if self.group_period[g] == period {
+                    self.next_due[g] = frame + 1 + rank * period as u64 / count;
+                    rank += 1;
+                }
+            }
+        }
     }
 }
 

@@ -276,6 +276,16 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         ))
         .small(),
     );
+    if stats.unbounded > 0 {
+        ui.label(
+            RichText::new(format!(
+                "{} blended characters every frame: a cross-fade of two loops of different \
+                 lengths has no one loop to bound its motion",
+                stats.unbounded
+            ))
+            .small(),
+        );
+    }
     let line = match error {
         None => "measured error: next second".to_string(),
         Some(Ok(e)) => format!(
