@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use glam::Vec2;
 use skinbench::crowd::lod::{
-    ClipMotion, Lod, LodSettings, LodView, PERIODS, PlanInput, measure_error,
+    ClipMotion, Lod, LodSettings, LodView, PERIODS, PlanInput, fewest_covering, fewest_updates,
+    measure_error,
 };
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Stage};
 use skinbench::gpu::renderer::rig_normalization;
@@ -692,4 +693,87 @@ fn a_long_frame_forces_updates_and_keeps_the_bound() {
     );
     assert!(lod.stats.forced > 0, "{:?}", lod.stats);
     assert!(worst <= 1.0, "{worst} px after a long frame");
+}
+
+/// The floor is what no schedule beats: LOD's own recomputations (a schedule that keeps
+/// every frame within the threshold, as the tests above check) never go below it, and a
+/// larger threshold never raises it.
+#[test]
+fn lod_never_beats_the_fewest_updates_possible() {
+    let rig = Arc::new(PreparedRig::reference());
+    let mut crowd = crowd(&rig, 200);
+    let view = far_view(&crowd);
+    let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, 1)).unwrap();
+    let mut lod = Lod::new();
+    lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
+    let floors = fewest_updates(
+        &mut aside,
+        crowd.as_slice(),
+        lod.visible(),
+        rig_normalization(&rig),
+        &view,
+        FRAME_SECS,
+        &[1.0, 4.0],
+        8,
+        usize::MAX,
+        64,
+    )
+    .unwrap();
+    assert_eq!(floors[0].sampled, floors[0].visible);
+    assert!(floors[0].updates_per_frame > 0.0, "{floors:?}");
+    assert!(
+        floors[1].updates_per_frame <= floors[0].updates_per_frame,
+        "{floors:?}"
+    );
+    let mut updated = 0;
+    let frames = 64;
+    for _ in 0..frames {
+        crowd.advance(FRAME_SECS);
+        lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
+        updated += lod.stats.updated;
+    }
+    let lod_per_frame = updated as f64 / frames as f64;
+    assert!(
+        lod_per_frame >= floors[0].updates_per_frame,
+        "LOD recomputed {lod_per_frame} a frame, fewer than the floor {floors:?}"
+    );
+    eprintln!(
+        "LOD {lod_per_frame:.1} a frame, floor {:.1}",
+        floors[0].updates_per_frame
+    );
+}
+
+/// The shortest schedule through an error table, on tables whose answer is known.
+#[test]
+fn fewest_covering_finds_the_shortest_schedule() {
+    let (frames, cap) = (16, 8);
+    // Nothing moves: one update covers eight frames.
+    assert_eq!(
+        fewest_covering(&vec![0.0; frames * cap], frames, cap, 1.0),
+        2
+    );
+    // Everything moves too much: every frame.
+    assert_eq!(
+        fewest_covering(&vec![5.0; frames * cap], frames, cap, 1.0),
+        frames
+    );
+    // A pose may be shown one frame late, never two: every other frame.
+    let mut error = vec![5.0; frames * cap];
+    for u in 0..frames {
+        error[u * cap + 1] = 0.5;
+    }
+    assert_eq!(fewest_covering(&error, frames, cap, 1.0), 8);
+    // Only frame 3's pose lasts: the shortest way through takes it.
+    let mut error = vec![5.0; frames * cap];
+    for j in 1..cap {
+        error[3 * cap + j] = 0.0;
+    }
+    for u in [0, 1, 2] {
+        error[u * cap + 1] = 0.0;
+    }
+    for j in 1..6 {
+        error[11 * cap + j] = 0.0;
+    }
+    // 0 (covers 0-1), 2 (covers 2), 3 (covers 3-10), 11 (covers 11-15): 4 updates.
+    assert_eq!(fewest_covering(&error, frames, cap, 1.0), 4);
 }
