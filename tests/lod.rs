@@ -747,22 +747,21 @@ fn lod_never_beats_the_fewest_updates_possible() {
 #[test]
 fn fewest_covering_finds_the_shortest_schedule() {
     let (frames, cap) = (16, 8);
+    let any: Vec<usize> = (1..=cap).collect();
+    let periods = [1, 2, 4, 8];
+    let still = vec![0.0; frames * cap];
+    let moving = vec![5.0; frames * cap];
     // Nothing moves: one update covers eight frames.
-    assert_eq!(
-        fewest_covering(&vec![0.0; frames * cap], frames, cap, 1.0),
-        2
-    );
+    assert_eq!(fewest_covering(&still, frames, cap, &any, 1.0), 2);
+    assert_eq!(fewest_covering(&still, frames, cap, &periods, 1.0), 2);
     // Everything moves too much: every frame.
-    assert_eq!(
-        fewest_covering(&vec![5.0; frames * cap], frames, cap, 1.0),
-        frames
-    );
+    assert_eq!(fewest_covering(&moving, frames, cap, &any, 1.0), frames);
     // A pose may be shown one frame late, never two: every other frame.
     let mut error = vec![5.0; frames * cap];
     for u in 0..frames {
         error[u * cap + 1] = 0.5;
     }
-    assert_eq!(fewest_covering(&error, frames, cap, 1.0), 8);
+    assert_eq!(fewest_covering(&error, frames, cap, &any, 1.0), 8);
     // Only frame 3's pose lasts: the shortest way through takes it.
     let mut error = vec![5.0; frames * cap];
     for j in 1..cap {
@@ -775,5 +774,16 @@ fn fewest_covering_finds_the_shortest_schedule() {
         error[11 * cap + j] = 0.0;
     }
     // 0 (covers 0-1), 2 (covers 2), 3 (covers 3-10), 11 (covers 11-15): 4 updates.
-    assert_eq!(fewest_covering(&error, frames, cap, 1.0), 4);
+    assert_eq!(fewest_covering(&error, frames, cap, &any, 1.0), 4);
+    assert_eq!(fewest_covering(&error, frames, cap, &periods, 1.0), 4);
+    // Frame 0's pose lasts three frames, frame 3's to the end (five): any gaps take 0 and
+    // 3; gaps of 1, 2, 4, 8 cannot stop at 3 from 0, so 0, 2, 3.
+    let frames = 8;
+    let mut error = vec![5.0; frames * cap];
+    error[1..3].fill(0.0);
+    for j in 1..5 {
+        error[3 * cap + j] = 0.0;
+    }
+    assert_eq!(fewest_covering(&error, frames, cap, &any, 1.0), 2);
+    assert_eq!(fewest_covering(&error, frames, cap, &periods, 1.0), 3);
 }

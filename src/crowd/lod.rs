@@ -1096,8 +1096,11 @@ pub struct UpdateFloor {
     pub threshold_px: f32,
     /// Characters recomputed per frame, at least: the sampled characters' fewest per frame
     /// scaled to every visible character, plus the culled ones at the period cap (what LOD
-    /// gives them).
+    /// gives them). Gaps of any length up to the cap.
     pub updates_per_frame: f64,
+    /// The same with gaps of 1, 2, 4 or 8 frames only (LOD's periods): what that
+    /// restriction costs.
+    pub updates_per_frame_periods: f64,
     /// Visible characters whose every frame was skinned and compared.
     pub sampled: usize,
     pub visible: usize,
@@ -1151,6 +1154,13 @@ pub fn fewest_updates(
     // error[u * cap + j]: frame u's pose shown at frame u + j.
     let mut error = vec![0.0f32; frames * cap];
     let mut fewest_sum = vec![0.0f64; thresholds_px.len()];
+    let mut fewest_periods_sum = vec![0.0f64; thresholds_px.len()];
+    let any_gap: Vec<usize> = (1..=cap).collect();
+    let periods: Vec<usize> = PERIODS
+        .iter()
+        .map(|&p| p as usize)
+        .filter(|&p| p <= cap)
+        .collect();
     for &i in &chosen {
         let character = crowd[i];
         let [x, z] = character.ground_position;
@@ -1197,21 +1207,27 @@ pub fn fewest_updates(
             }
         }
         for (t, &threshold) in thresholds_px.iter().enumerate() {
-            let fewest = fewest_covering(&error, frames, cap, threshold);
+            let fewest = fewest_covering(&error, frames, cap, &any_gap, threshold);
             fewest_sum[t] += (fewest - 1) as f64 / frames as f64;
+            let fewest = fewest_covering(&error, frames, cap, &periods, threshold);
+            fewest_periods_sum[t] += (fewest - 1) as f64 / frames as f64;
         }
     }
     let visible_count = seen.len();
+    let per_frame = |sum: f64| {
+        if chosen.is_empty() {
+            0.0
+        } else {
+            sum / chosen.len() as f64 * visible_count as f64
+        }
+    } + culled as f64 / cap as f64;
     Ok(thresholds_px
         .iter()
-        .zip(&fewest_sum)
-        .map(|(&threshold_px, &sum)| UpdateFloor {
+        .zip(fewest_sum.iter().zip(&fewest_periods_sum))
+        .map(|(&threshold_px, (&sum, &sum_periods))| UpdateFloor {
             threshold_px,
-            updates_per_frame: if chosen.is_empty() {
-                0.0
-            } else {
-                sum / chosen.len() as f64 * visible_count as f64
-            } + culled as f64 / cap as f64,
+            updates_per_frame: per_frame(sum),
+            updates_per_frame_periods: per_frame(sum_periods),
             sampled: chosen.len(),
             visible: visible_count,
             culled,
@@ -1222,14 +1238,22 @@ pub fn fewest_updates(
 
 /// The fewest updates (the first at frame 0) after which every one of `frames` frames
 /// shows a pose within `threshold` of its own: `error[u * cap + j]` is the error of
-/// frame `u`'s pose shown at frame `u + j`, and no pose is shown `cap` or more frames.
-/// `fewest[u]` counts the updates up to one at frame `u` that cover every frame before it.
-pub fn fewest_covering(error: &[f32], frames: usize, cap: usize, threshold: f32) -> usize {
+/// frame `u`'s pose shown at frame `u + j` (`j < cap`), and the gap from one update to the
+/// next is one of `gaps` (each at most `cap`; the last update's pose may be shown to the
+/// window's end for up to its gap). `fewest[u]` counts the updates up to one at frame `u`
+/// that cover every frame before it.
+pub fn fewest_covering(
+    error: &[f32],
+    frames: usize,
+    cap: usize,
+    gaps: &[usize],
+    threshold: f32,
+) -> usize {
     let covers = |u: usize, gap: usize| (1..gap).all(|j| error[u * cap + j] <= threshold);
     let mut fewest = vec![usize::MAX; frames];
     fewest[0] = 1;
     for u in 1..frames {
-        for gap in 1..=cap.min(u) {
+        for &gap in gaps.iter().filter(|&&g| (1..=cap.min(u)).contains(&g)) {
             let from = u - gap;
             if fewest[from] != usize::MAX && covers(from, gap) {
                 fewest[u] = fewest[u].min(fewest[from] + 1);
@@ -1237,7 +1261,13 @@ pub fn fewest_covering(error: &[f32], frames: usize, cap: usize, threshold: f32)
         }
     }
     // The last update must cover the frames after it to the end of the window.
-    (frames.saturating_sub(cap)..frames)
+    let longest = gaps
+        .iter()
+        .copied()
+        .filter(|&g| g <= cap)
+        .max()
+        .unwrap_or(1);
+    (frames.saturating_sub(longest)..frames)
         .filter(|&u| fewest[u] != usize::MAX && covers(u, frames - u))
         .map(|u| fewest[u])
         .min()
