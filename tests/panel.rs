@@ -246,6 +246,32 @@ fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error()
     harness.get_by_label_contains("period 1/2/4/8");
     harness.get_by_label_contains("measured error:");
     assert!(matches!(harness.state().lod_error, Some(Ok(_))));
+    // A cross-fade of the built-in rig's clips (loops of different lengths) has no bound:
+    // every blended character is recomputed every frame, and the panel says so.
+    let unbounded = "blended characters recomputed every frame";
+    assert!(harness.query_by_label_contains(unbounded).is_none());
+    // "blend" also names a timing row and the plot legend's box: the panel's checkbox
+    // comes first.
+    let click_blend = |harness: &mut Harness<'static, Scene>| {
+        harness
+            .query_all_by_role_and_label(egui::accesskit::Role::CheckBox, "blend")
+            .next()
+            .expect("the blend checkbox")
+            .click();
+        harness.run_steps(2);
+        for _ in 0..2 {
+            harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+            harness.run_steps(2);
+        }
+    };
+    click_blend(&mut harness);
+    let stats = harness.state().lod.stats;
+    assert_eq!(stats.unbounded, 13, "{stats:?}");
+    assert_eq!(stats.updated, 13, "{stats:?}");
+    harness.get_by_label_contains(unbounded);
+    click_blend(&mut harness);
+    assert_eq!(harness.state().lod.stats.unbounded, 0);
+    assert!(harness.query_by_label_contains(unbounded).is_none());
     click_then_frame(&mut harness, "LOD");
     assert!(!harness.state().settings.lod.enabled);
     assert!(harness.query_by_label_contains("period 1/2/4/8").is_none());
