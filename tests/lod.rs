@@ -529,6 +529,11 @@ fn travel_bounds_every_vertex(rig: &PreparedRig) {
     }
 }
 
+fn tiny_rig(tiny: common::TinyGltf) -> PreparedRig {
+    let (rig, report) = skinbench::rig::import_slice(&tiny.glb_bytes(), "tiny.glb", None).unwrap();
+    PreparedRig::new(rig, &report, "tiny.glb")
+}
+
 macro_rules! travel_cases {
     ($($name:ident: $file:expr,)*) => {
         mod travel_bounds_every_vertex {
@@ -542,6 +547,22 @@ macro_rules! travel_cases {
                 travel_bounds_every_vertex(&PreparedRig::built_in(
                     skinbench::rig::generate::BuiltInRig::Twist,
                 ));
+            }
+            /// A loop whose ends differ: it jumps back to its first pose at the wrap.
+            #[test]
+            fn tiny_jump_at_the_wrap() {
+                travel_bounds_every_vertex(&tiny_rig(common::TinyGltf::new()));
+            }
+            /// STEP keys: the pose jumps at each key, inside whatever step holds it.
+            #[test]
+            fn tiny_step_keys() {
+                let mut tiny = common::TinyGltf::new();
+                let half = std::f32::consts::FRAC_1_SQRT_2;
+                tiny.times = vec![0.0, 0.37, 1.0];
+                tiny.rotations = vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, half, half, 0.0, 0.0, 0.0, 1.0];
+                tiny.json["animations"][0]["samplers"][0]["interpolation"] =
+                    serde_json::json!("STEP");
+                travel_bounds_every_vertex(&tiny_rig(tiny));
             }
             $(
                 #[test]
