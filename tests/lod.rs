@@ -620,38 +620,51 @@ fn travel_follows_the_clip_phase() {
     assert_eq!(motion.travel(0.2, 0.5), motion.travel(0.5, 0.2));
 }
 
-/// Runs LOD frames with `view` and returns the largest error measured over them (every
-/// visible stale character, every frame).
-fn worst_error_over(
-    rig: &Arc<PreparedRig>,
-    crowd: &mut InstanceStore,
-    lod: &mut Lod,
-    aside: &mut Pipeline,
-    view: &LodView,
-    frames: usize,
-    frame_secs: f32,
-) -> f32 {
-    let mut worst = 0.0f32;
-    for _ in 0..frames {
-        crowd.advance(frame_secs);
-        let input = PlanInput {
-            frame_clip_secs: frame_secs,
-            ..input(rig, on(1.0), view)
-        };
-        lod.plan(&input, crowd);
-        let error = measure_error(
-            aside,
-            lod.shown(),
-            crowd.as_slice(),
-            lod.visible(),
-            rig_normalization(rig),
-            view,
-            None,
-        )
-        .unwrap();
-        worst = worst.max(error.max_px);
+/// LOD frames on the built-in rig's crowd, each checked against a full-rate frame skinned
+/// aside.
+struct ErrorRun {
+    rig: Arc<PreparedRig>,
+    crowd: InstanceStore,
+    lod: Lod,
+    aside: Pipeline,
+}
+
+impl ErrorRun {
+    fn reference(characters: usize) -> Self {
+        let rig = Arc::new(PreparedRig::reference());
+        ErrorRun {
+            crowd: crowd(&rig, characters),
+            aside: Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, 1)).unwrap(),
+            lod: Lod::new(),
+            rig,
+        }
     }
-    worst
+
+    /// Runs `frames` LOD frames of `frame_secs` with `view` and returns the largest error
+    /// measured over them (every visible stale character, every frame).
+    fn worst_error(&mut self, view: &LodView, frames: usize, frame_secs: f32) -> f32 {
+        let mut worst = 0.0f32;
+        for _ in 0..frames {
+            self.crowd.advance(frame_secs);
+            let input = PlanInput {
+                frame_clip_secs: frame_secs,
+                ..input(&self.rig, on(1.0), view)
+            };
+            self.lod.plan(&input, &mut self.crowd);
+            let error = measure_error(
+                &mut self.aside,
+                self.lod.shown(),
+                self.crowd.as_slice(),
+                self.lod.visible(),
+                rig_normalization(&self.rig),
+                view,
+                None,
+            )
+            .unwrap();
+            worst = worst.max(error.max_px);
+        }
+        worst
+    }
 }
 
 /// The prediction assumed the camera stays: when it comes closer, the characters whose
@@ -659,10 +672,7 @@ fn worst_error_over(
 /// and the frame keeps the bound.
 #[test]
 fn a_camera_coming_closer_forces_updates_before_the_period_is_up() {
-    let rig = Arc::new(PreparedRig::reference());
-    let mut crowd = crowd(&rig, 400);
-    let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, 1)).unwrap();
-    let mut lod = Lod::new();
+    let mut run = ErrorRun::reference(400);
     let far = OrbitCamera {
         target: glam::Vec3::new(0.0, 0.9, 0.0),
         yaw: 0.55,
@@ -670,9 +680,7 @@ fn a_camera_coming_closer_forces_updates_before_the_period_is_up() {
         distance: 150.0,
     };
     let far_view = far.lod_view(Vec2::new(1600.0, 900.0), 200.0);
-    let worst_far = worst_error_over(
-        &rig, &mut crowd, &mut lod, &mut aside, &far_view, 12, FRAME_SECS,
-    );
+    let worst_far = run.worst_error(&far_view, 12, FRAME_SECS);
     assert!(worst_far <= 1.0, "{worst_far}");
     let near_view = OrbitCamera {
         distance: 40.0,
@@ -682,12 +690,14 @@ fn a_camera_coming_closer_forces_updates_before_the_period_is_up() {
     let mut forced = 0;
     let mut worst_near = 0.0f32;
     for _ in 0..3 {
-        worst_near = worst_near.max(worst_error_over(
-            &rig, &mut crowd, &mut lod, &mut aside, &near_view, 1, FRAME_SECS,
-        ));
-        forced += lod.stats.forced;
+        worst_near = worst_near.max(run.worst_error(&near_view, 1, FRAME_SECS));
+        forced += run.lod.stats.forced;
     }
-    assert!(forced > 0, "nothing was recomputed early: {:?}", lod.stats);
+    assert!(
+        forced > 0,
+        "nothing was recomputed early: {:?}",
+        run.lod.stats
+    );
     assert!(worst_near <= 1.0, "{worst_near} px after the camera moved");
 }
 
@@ -695,24 +705,11 @@ fn a_camera_coming_closer_forces_updates_before_the_period_is_up() {
 /// periods were chosen for: the check against the shown pose catches it.
 #[test]
 fn a_long_frame_forces_updates_and_keeps_the_bound() {
-    let rig = Arc::new(PreparedRig::reference());
-    let mut crowd = crowd(&rig, 400);
-    let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, 1)).unwrap();
-    let mut lod = Lod::new();
-    let view = far_view(&crowd);
-    worst_error_over(
-        &rig, &mut crowd, &mut lod, &mut aside, &view, 12, FRAME_SECS,
-    );
-    let worst = worst_error_over(
-        &rig,
-        &mut crowd,
-        &mut lod,
-        &mut aside,
-        &view,
-        1,
-        5.0 * FRAME_SECS,
-    );
-    assert!(lod.stats.forced > 0, "{:?}", lod.stats);
+    let mut run = ErrorRun::reference(400);
+    let view = far_view(&run.crowd);
+    run.worst_error(&view, 12, FRAME_SECS);
+    let worst = run.worst_error(&view, 1, 5.0 * FRAME_SECS);
+    assert!(run.lod.stats.forced > 0, "{:?}", run.lod.stats);
     assert!(worst <= 1.0, "{worst} px after a long frame");
 }
 

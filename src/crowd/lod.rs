@@ -186,7 +186,12 @@ impl LodView {
 
     /// Where `world` lands in the image, pixels; `None` behind the near plane.
     pub fn project_px(&self, world: Vec3) -> Option<Vec2> {
-        let clip = self.clip_from_world * world.extend(1.0);
+        self.px_from_clip(self.clip_from_world * world.extend(1.0))
+    }
+
+    /// Where a point at clip-space `clip` (of this view's `clip_from_world`) lands in the
+    /// image, pixels; `None` behind the near plane.
+    fn px_from_clip(&self, clip: Vec4) -> Option<Vec2> {
         if clip.w < self.near {
             return None;
         }
@@ -315,8 +320,7 @@ impl ClipMotion {
         if !(duration > 0.0 && duration.is_finite()) {
             return Self::measure_at(rig, clip, blend, method, &[0.0], false, 0.0);
         }
-        let samples = ((duration * MOTION_RATE_HZ).ceil() as usize).clamp(1, MAX_MOTION_SAMPLES);
-        let grid_step = duration / samples as f64;
+        let (samples, grid_step) = motion_grid(duration);
         // The pose just before the wrap: the largest time below the duration that sampling
         // does not wrap to 0.
         let before_wrap = f32::from_bits(first.duration_secs.to_bits() - 1) as f64;
@@ -427,9 +431,7 @@ impl ClipMotion {
                 bound: MotionBound::Still,
             };
         }
-        let samples =
-            ((duration_secs * MOTION_RATE_HZ).ceil() as usize).clamp(1, MAX_MOTION_SAMPLES);
-        let grid_step = duration_secs / samples as f64;
+        let (samples, grid_step) = motion_grid(duration_secs);
         let mut grid_pose = Vec::with_capacity(samples + 1);
         for (k, &t) in times_secs.iter().enumerate() {
             if grid_pose.len() <= samples
@@ -535,6 +537,13 @@ impl ClipMotion {
     pub fn is_unbounded(&self) -> bool {
         self.bound == MotionBound::Unbounded
     }
+}
+
+/// The even grid a loop of `duration_secs` is measured on: how many steps, and how long
+/// each is (clip-seconds).
+fn motion_grid(duration_secs: f64) -> (usize, f64) {
+    let samples = ((duration_secs * MOTION_RATE_HZ).ceil() as usize).clamp(1, MAX_MOTION_SAMPLES);
+    (samples, duration_secs / samples as f64)
 }
 
 /// A clip time in a [`MotionTable`]: whole loops before it, the step it falls in, and how
@@ -1189,15 +1198,8 @@ pub fn fewest_updates(
                     positions
                         .iter()
                         .map(|p| {
-                            let clip = clip_from_model * p.extend(1.0);
-                            if clip.w < view.near {
-                                return Vec2::NAN;
-                            }
-                            let ndc = clip.xy() / clip.w;
-                            Vec2::new(
-                                (ndc.x + 1.0) * 0.5 * view.viewport_px.x,
-                                (1.0 - ndc.y) * 0.5 * view.viewport_px.y,
-                            )
+                            view.px_from_clip(clip_from_model * p.extend(1.0))
+                                .unwrap_or(Vec2::NAN)
                         })
                         .collect(),
                 );

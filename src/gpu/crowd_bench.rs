@@ -433,7 +433,7 @@ pub fn markdown(report: &CrowdReport) -> String {
          - adapter: {} ({}), indirect draws with a first instance: {}\n\
          - rig: {}; {} characters; {} / {}; upload {}; LOD error measured in a {}×{} image; \
          frames of 1/60 s\n\
-         - build: {} {}, rustc {}, git {}\n\n",
+         - build: {} {}, rustc {}, git {}\n{}\n",
         m.date,
         m.cpu,
         m.cores,
@@ -456,14 +456,15 @@ pub fn markdown(report: &CrowdReport) -> String {
         m.os,
         m.rustc,
         m.git_sha,
+        report
+            .rows
+            .iter()
+            .find_map(|r| r.floor)
+            .map_or(String::new(), |f| format!(
+                "- fewest possible: {} visible characters per camera sampled, {} frames each\n",
+                f.sampled, f.frames
+            )),
     );
-    if let Some(f) = report.rows.iter().find_map(|r| r.floor) {
-        s = s.trim_end().to_string();
-        s += &format!(
-            "\n- fewest possible: {} visible characters per camera sampled, {} frames each\n\n",
-            f.sampled, f.frames
-        );
-    }
     s += "Medians per frame, µs. CPU = the pipeline's wall time for the groups computed; \
           plan = LOD's planning (periods, culling, regrouping); total = plan + CPU + upload; \
           / off = total over LOD off's with the same camera and threads. Encode = making the \
