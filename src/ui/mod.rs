@@ -153,14 +153,16 @@ pub fn panel_ui(
 fn header_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) {
     let frame = history.stats(Some(Duration::from_secs(1)), |t| t.frame_us);
     ui.heading("skinbench");
+    let fps = if frame.mean > 0.0 {
+        1e6 / frame.mean
+    } else {
+        0.0
+    };
+    // Software rendering of a big crowd runs well under one frame a second: keep digits.
+    let fps_digits = if fps >= 10.0 { 0 } else { 2 };
     ui.label(format!(
-        "{:.2} ms / frame   {:.0} FPS   present: {}",
+        "{:.2} ms / frame   {fps:.fps_digits$} FPS   present: {}",
         frame.mean / 1000.0,
-        if frame.mean > 0.0 {
-            1e6 / frame.mean
-        } else {
-            0.0
-        },
         info.present_mode
     ));
     ui.label(format!(
@@ -312,6 +314,11 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, 
     egui::Grid::new("timings")
         .striped(true)
         .num_columns(4)
+        // A grid sizes its columns from the frame before: without room for eight digits,
+        // a time that grows past its column (lavapipe drawing 10,000 characters takes
+        // seconds) runs into the next one for a frame, which at one frame in seconds is
+        // what a screenshot shows.
+        .min_col_width(64.0)
         .show(ui, |ui| {
             ui.label("stage");
             ui.label("mean µs");
