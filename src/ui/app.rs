@@ -238,7 +238,7 @@ impl WindowSurface {
                 )
                 .context("cannot create the window")?,
         );
-        let display = Box::new(event_loop.owned_display_handle());
+        let display = event_loop.owned_display_handle();
         let (gpu, surface) = GpuContext::new(Some(display), Some(window.clone()))?;
         let surface = surface.context("the GPU context made no surface for the window")?;
         let size = window.inner_size();
