@@ -259,6 +259,14 @@ enum Command {
         /// Hierarchy variant (default: the fastest on this CPU that accepts the rig).
         #[arg(long, value_parser = variant_parser::<HierarchyVariant>())]
         hierarchy: Option<HierarchyVariant>,
+        /// Skinning method: how a vertex's influences are combined.
+        #[arg(long, default_value = SkinMethod::Linear.spec().name, value_parser = variant_parser::<SkinMethod>())]
+        method: SkinMethod,
+        /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
+        /// loads, as the app's flag does (the seed's variants take four). Default: all the
+        /// file has, up to eight.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
+        max_influences: Option<u64>,
         /// Output file: .glb (glTF binary) or .obj.
         #[arg(long)]
         out: PathBuf,
@@ -382,28 +390,32 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             time_secs,
             skin,
             hierarchy,
+            method,
+            max_influences,
             out,
         }) => {
             // Everything the user gave is checked before any work, and nothing is written
             // unless the whole file can be.
             MeshFormat::of(&out)?;
-            let rig = load_rig(Some(&file), None)?;
+            let rig = load_rig(Some(&file), max_influences)?;
             let best = PipelineConfig::best_for(&rig, 1);
             let config = PipelineConfig {
                 hierarchy: hierarchy.unwrap_or(best.hierarchy),
                 skin: skin.unwrap_or(best.skin),
+                method,
                 ..best
             };
             let posed = pose(rig.clone(), clip.as_deref(), time_secs, config)?;
             posed.write(&rig, &out)?;
             let d = &posed.deviation;
             println!(
-                "wrote {} ({} vertices in {}'s order, {} {}, clip {} at {} s); deviation from the f64 reference: position {:.1e} of the rig size, normal {:.1e}",
+                "wrote {} ({} vertices in {}'s order, {} {} {}, clip {} at {} s); deviation from the f64 reference: position {:.1e} of the rig size, normal {:.1e}",
                 out.display(),
                 posed.positions.len(),
                 rig.name,
                 config.hierarchy.name(),
                 config.skin.name(),
+                config.method.name(),
                 posed.clip.as_deref().unwrap_or("(rest pose)"),
                 time_secs,
                 d.skin.relative_position,

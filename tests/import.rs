@@ -267,24 +267,103 @@ fn byte_stride_sparse_and_normalized_weights_are_read() {
 }
 
 #[test]
-fn several_skins_take_the_largest() {
+fn a_skin_in_another_hierarchy_is_left_out_and_said() {
+    // A second hierarchy: a lone joint node at the scene root, skinning a second mesh node
+    // (the same triangle). The character is the first hierarchy's (two joints).
+    let mut tiny = TinyGltf::new();
+    let nodes = tiny.json["nodes"].as_array_mut().unwrap();
+    nodes.push(json!({ "name": "lonely" }));
+    nodes.push(json!({ "name": "stray", "mesh": 0, "skin": 1 }));
+    tiny.json["skins"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "joints": [3] }));
+    tiny.json["scenes"][0]["nodes"] = json!([0, 2, 3, 4]);
+    let (rig, report) = import_slice(&tiny.gltf_bytes(), "two-hierarchies.gltf", None).unwrap();
+    assert_eq!(rig.skeleton.joint_count(), 2);
+    assert_eq!(
+        rig.mesh.vertex_count(),
+        3,
+        "the stray mesh node is not drawn"
+    );
+    assert_eq!(report.skins.len(), 2);
+    assert!(report.skins[0].merged && report.skins[0].left_out.is_none());
+    let why = report.skins[1].left_out.as_deref().unwrap();
+    assert!(
+        why.contains("another hierarchy") && why.contains("lonely"),
+        "{why}"
+    );
+    assert_eq!(report.left_out_meshes.len(), 1);
+    assert_eq!(report.left_out_meshes[0].node, 4);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("skin 1") && n.contains("left out"))
+    );
+}
+
+#[test]
+fn a_skin_without_joints_is_left_out_and_said() {
     let mut tiny = TinyGltf::new();
     tiny.json["nodes"]
         .as_array_mut()
         .unwrap()
-        .push(json!({ "name": "lonely" }));
+        .push(json!({ "name": "jointless", "mesh": 0, "skin": 1 }));
     tiny.json["skins"]
         .as_array_mut()
         .unwrap()
-        .insert(0, json!({ "joints": [3] }));
-    tiny.json["nodes"][2]["skin"] = json!(1);
-    tiny.json["scenes"][0]["nodes"]
+        .push(json!({ "joints": [] }));
+    tiny.json["scenes"][0]["nodes"] = json!([0, 2, 3]);
+    // The schema asks for at least one joint; the gltf crate does not check it, so the
+    // importer leaves the skin out and says so.
+    let (rig, report) = import_slice(&tiny.gltf_bytes(), "jointless.gltf", None).unwrap();
+    assert_eq!(rig.mesh.vertex_count(), 3);
+    assert_eq!(
+        report.skins[1].left_out.as_deref(),
+        Some("it has no joints")
+    );
+    assert_eq!(report.left_out_meshes[0].node, 3);
+    assert!(
+        report.left_out_meshes[0].reason.contains("skin 1"),
+        "{:?}",
+        report.left_out_meshes
+    );
+}
+
+#[test]
+fn skins_that_name_different_skeleton_roots_still_share_the_node_hierarchy() {
+    // In glTF a joint's parent is its node's parent, so two skins cannot disagree about
+    // it; what they can disagree about is their `skeleton` root. The second skin names the
+    // tip as its root, which is not an ancestor of the root joint: noted, ignored, and the
+    // two skins are one skeleton.
+    let mut tiny = TinyGltf::new();
+    tiny.json["nodes"]
         .as_array_mut()
         .unwrap()
-        .push(json!(3));
-    let (rig, report) = import_slice(&tiny.gltf_bytes(), "two-skins.gltf", None).unwrap();
+        .push(json!({ "name": "second", "mesh": 0, "skin": 1 }));
+    tiny.json["skins"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "joints": [1, 0], "skeleton": 1 }));
+    tiny.json["scenes"][0]["nodes"] = json!([0, 2, 3]);
+    let (rig, report) = import_slice(&tiny.gltf_bytes(), "two-roots.gltf", None).unwrap();
     assert_eq!(rig.skeleton.joint_count(), 2);
-    assert_eq!(report.chosen_skin, 1);
+    assert_eq!(rig.skeleton.parents, vec![NO_PARENT, 0]);
+    assert_eq!(rig.mesh.vertex_count(), 6, "both mesh nodes");
+    assert_eq!(
+        rig.skeleton.palette_len(),
+        2,
+        "the same pairs share the palette"
+    );
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("skin 1") && n.contains("not an ancestor")),
+        "{:?}",
+        report.notes
+    );
 }
 
 #[test]

@@ -140,7 +140,7 @@ fn sample(
     }
 }
 
-/// The file's first skinned mesh posed on its own, in the file's vertex order.
+/// The file's character posed on its own, in the file's vertex order.
 struct Skinned {
     positions: Vec<DVec3>,
     /// `None` where the bind normal is zero (nothing to compare).
@@ -159,8 +159,8 @@ fn normal_matrix(joint_matrix: &DMat4) -> DMat3 {
     inverse_transpose * (3f64.sqrt() / norm)
 }
 
-/// The file's first skinned mesh node at `time_secs` of the given animations, in the
-/// file's vertex order (its primitives one after another). A primitive without NORMAL
+/// The file's character at `time_secs` of the given animations, in the file's vertex
+/// order (its mesh nodes in index order, each node's primitives one after another). A primitive without NORMAL
 /// takes its bind normals from `imported_normals` (the smooth normals import computed, in
 /// the same order): what is tested here is how normals are skinned.
 fn skin_from_file(
@@ -266,66 +266,111 @@ fn skin_from_file(
         resolve(i, &parent, &locals, &mut global, &mut done);
     }
 
-    let node = gltf
-        .nodes()
-        .find(|n| n.skin().is_some() && n.mesh().is_some())
-        .unwrap();
-    let skin = node.skin().unwrap();
-    let inverse_binds: Vec<DMat4> = match skin.reader(get).read_inverse_bind_matrices() {
-        Some(m) => m
-            .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(|x| x as f64))))
-            .collect(),
-        None => vec![DMat4::IDENTITY; skin.joints().count()],
+    // The character (glTF has no such word; this is the rule `inspect` documents): the
+    // default scene's mesh nodes that have a skin, and those without one that are a joint
+    // of those skins or hang below one, in node-index order. A skinned node's own transform
+    // is ignored (§3.7.3); a rigid node moves with its global transform.
+    let scene = gltf.default_scene().or_else(|| gltf.scenes().next());
+    let mut in_scene = vec![scene.is_none(); locals.len()];
+    if let Some(scene) = scene {
+        let mut stack: Vec<gltf::Node> = scene.nodes().collect();
+        while let Some(n) = stack.pop() {
+            in_scene[n.index()] = true;
+            stack.extend(n.children());
+        }
+    }
+    let mut is_joint = vec![false; locals.len()];
+    for node in gltf.nodes().filter(|n| in_scene[n.index()]) {
+        if let (Some(skin), Some(_)) = (node.skin(), node.mesh()) {
+            for j in skin.joints() {
+                is_joint[j.index()] = true;
+            }
+        }
+    }
+    let hangs_under_a_joint = |mut n: usize| loop {
+        if is_joint[n] {
+            return true;
+        }
+        match parent[n] {
+            Some(p) => n = p,
+            None => return false,
+        }
     };
-    let joint_matrices: Vec<DMat4> = skin
-        .joints()
-        .zip(&inverse_binds)
-        .map(|(j, ib)| global[j.index()] * *ib)
-        .collect();
-    let normal_matrices: Vec<DMat3> = joint_matrices.iter().map(normal_matrix).collect();
     let mut out = Skinned {
         positions: Vec::new(),
         normals: Vec::new(),
     };
-    for primitive in node.mesh().unwrap().primitives() {
-        let reader = primitive.reader(get);
-        let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
-        let normals: Option<Vec<[f32; 3]>> = reader.read_normals().map(|n| n.collect());
-        let mut sets: Vec<InfluenceSet> = Vec::new();
-        for set in 0.. {
-            match (reader.read_joints(set), reader.read_weights(set)) {
-                (Some(j), Some(w)) => sets.push((j.into_u16().collect(), w.into_f32().collect())),
-                _ => break,
-            }
+    for node in gltf.nodes() {
+        let Some(mesh) = node.mesh() else { continue };
+        if !in_scene[node.index()] {
+            continue;
         }
-        let first = out.positions.len();
-        for (v, p) in positions.iter().enumerate() {
-            let mut influences: Vec<(usize, f64)> = Vec::new();
-            for (joints, weights) in &sets {
-                for k in 0..4 {
-                    if weights[v][k] > 0.0 {
-                        influences.push((joints[v][k] as usize, weights[v][k] as f64));
+        // Each skin joint's matrix, or the rigid node's global transform as its one joint.
+        let joint_matrices: Vec<DMat4> = match node.skin() {
+            Some(skin) => {
+                let inverse_binds: Vec<DMat4> = match skin.reader(get).read_inverse_bind_matrices()
+                {
+                    Some(m) => m
+                        .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(|x| x as f64))))
+                        .collect(),
+                    None => vec![DMat4::IDENTITY; skin.joints().count()],
+                };
+                skin.joints()
+                    .zip(&inverse_binds)
+                    .map(|(j, ib)| global[j.index()] * *ib)
+                    .collect()
+            }
+            None if hangs_under_a_joint(node.index()) => vec![global[node.index()]],
+            None => continue,
+        };
+        let rigid = node.skin().is_none();
+        let normal_matrices: Vec<DMat3> = joint_matrices.iter().map(normal_matrix).collect();
+        for primitive in mesh.primitives() {
+            let reader = primitive.reader(get);
+            let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+            let normals: Option<Vec<[f32; 3]>> = reader.read_normals().map(|n| n.collect());
+            let mut sets: Vec<InfluenceSet> = Vec::new();
+            for set in 0.. {
+                match (reader.read_joints(set), reader.read_weights(set)) {
+                    (Some(j), Some(w)) => {
+                        sets.push((j.into_u16().collect(), w.into_f32().collect()))
                     }
+                    _ => break,
                 }
             }
-            // The project's documented reduction: the eight heaviest, renormalized.
-            influences.sort_by(|a, b| b.1.total_cmp(&a.1));
-            influences.truncate(8);
-            let total: f64 = influences.iter().map(|x| x.1).sum();
-            let mut m = DMat4::ZERO;
-            let mut n = DMat3::ZERO;
-            for (j, w) in influences {
-                m += joint_matrices[j] * (w / total);
-                n += normal_matrices[j] * (w / total);
+            let first = out.positions.len();
+            for (v, p) in positions.iter().enumerate() {
+                let mut influences: Vec<(usize, f64)> = Vec::new();
+                if rigid {
+                    influences.push((0, 1.0));
+                } else {
+                    for (joints, weights) in &sets {
+                        for k in 0..4 {
+                            if weights[v][k] > 0.0 {
+                                influences.push((joints[v][k] as usize, weights[v][k] as f64));
+                            }
+                        }
+                    }
+                }
+                // The project's documented reduction: the eight heaviest, renormalized.
+                influences.sort_by(|a, b| b.1.total_cmp(&a.1));
+                influences.truncate(8);
+                let total: f64 = influences.iter().map(|x| x.1).sum();
+                let mut m = DMat4::ZERO;
+                let mut n = DMat3::ZERO;
+                for (j, w) in influences {
+                    m += joint_matrices[j] * (w / total);
+                    n += normal_matrices[j] * (w / total);
+                }
+                out.positions
+                    .push((m * DVec4::from((d3(*p), 1.0))).truncate());
+                let bind_normal = match &normals {
+                    Some(normals) => d3(normals[v]),
+                    None => imported_normals[first + v].as_dvec3(),
+                };
+                out.normals
+                    .push((bind_normal != DVec3::ZERO).then(|| n * bind_normal));
             }
-            out.positions
-                .push((m * DVec4::from((d3(*p), 1.0))).truncate());
-            let bind_normal = match &normals {
-                Some(normals) => d3(normals[v]),
-                None => imported_normals[first + v].as_dvec3(),
-            };
-            out.normals
-                .push((bind_normal != DVec3::ZERO).then(|| n * bind_normal));
         }
     }
     out
@@ -397,6 +442,20 @@ fn skinned_positions_match_the_file_evaluated_on_its_own() {
         vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb")];
     if let Some(dir) = common::rigs_dir() {
         files.extend(common::PUBLIC_RIGS.iter().map(|f| dir.join(f)));
+    }
+    // The characters built from Fox: split over skins (one binding its joints otherwise,
+    // one listing them in another order) with a mesh hung on the head.
+    let built = common::temp_dir("independent-built");
+    for second in [
+        common::SecondSkin::OtherBinds,
+        common::SecondSkin::Reordered,
+    ] {
+        files.extend(common::fox_split(&built, second, true));
+    }
+    // Any other characters to check the same way, e.g. ones downloaded by hand:
+    // SKINBENCH_EXTRA_RIGS=a.glb:b.gltf.
+    if let Some(extra) = std::env::var_os("SKINBENCH_EXTRA_RIGS") {
+        files.extend(std::env::split_paths(&extra));
     }
     for file in files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();

@@ -161,3 +161,70 @@ fn pose_refuses_bad_input_and_writes_nothing() {
         .collect();
     assert_eq!(left.len(), 1, "only the blocking file is there: {left:?}");
 }
+
+/// `pose` takes every option that changes its output: an eight-influence rig posed with a
+/// seed variant needs `--max-influences 4` (which the refusal names), and `--method`
+/// poses with dual quaternions.
+#[test]
+fn pose_takes_the_method_and_the_influence_cut() {
+    let Some(dir) = common::rigs_dir() else {
+        return;
+    };
+    let rig = dir.join("FoxVariants/Fox_8influences.glb");
+    let rig = rig.to_str().unwrap();
+    let out_dir = common::temp_dir("pose-options");
+    let out = out_dir.join("cut.glb");
+    let out = out.to_str().unwrap();
+    let (code, _, err) = skinbench(&["pose", rig, "--skin", "naive", "--out", out]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--max-influences 4"), "{err}");
+    let (code, stdout, err) = skinbench(&[
+        "pose",
+        rig,
+        "--skin",
+        "naive",
+        "--max-influences",
+        "4",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("naive linear"), "{stdout}");
+
+    let fox = dir.join("Fox/Fox.glb");
+    let (linear, dual) = (out_dir.join("linear.obj"), out_dir.join("dual.obj"));
+    for (method, file) in [("linear", &linear), ("dual_quat", &dual)] {
+        let (code, stdout, err) = skinbench(&[
+            "pose",
+            fox.to_str().unwrap(),
+            "--skin",
+            "simd",
+            "--method",
+            method,
+            "--time",
+            "0.8",
+            "--out",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{method}: {err}");
+        assert!(stdout.contains(&format!("simd {method}")), "{stdout}");
+    }
+    assert_ne!(
+        read_obj_positions(&linear),
+        read_obj_positions(&dual),
+        "the two methods pose Fox differently"
+    );
+    let (code, _, err) = skinbench(&[
+        "pose",
+        fox.to_str().unwrap(),
+        "--method",
+        "quaternion",
+        "--out",
+        out,
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("quaternion") && err.contains("dual_quat"),
+        "{err}"
+    );
+}

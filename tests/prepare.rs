@@ -28,7 +28,7 @@ fn rigs() -> Vec<(String, Rig)> {
 fn sorted_mesh_is_the_same_mesh() {
     for (name, rig) in rigs() {
         let mesh = &rig.mesh;
-        let p = PreparedMesh::new(mesh, rig.skeleton.joint_count());
+        let p = PreparedMesh::new(mesh, rig.skeleton.palette_len());
         let s = &p.sorted;
         assert_eq!(
             s.class_counts.iter().sum::<usize>(),
@@ -91,7 +91,7 @@ fn sorted_mesh_is_the_same_mesh() {
 #[test]
 fn distinct_vertices_fold_exact_copies() {
     for (name, rig) in rigs() {
-        let p = PreparedMesh::new(&rig.mesh, rig.skeleton.joint_count());
+        let p = PreparedMesh::new(&rig.mesh, rig.skeleton.palette_len());
         let s = &p.sorted;
         let d = &s.distinct;
         // Skin input of sorted vertex `v`, bit for bit.

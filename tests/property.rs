@@ -137,6 +137,7 @@ fn build(r: &RandomRig) -> Rig {
         root_count: roots.len(),
         model_from_root_parent: vec![Mat4::from_translation(Vec3::new(0.0, 0.5, 0.0)); roots.len()],
         rest_pose,
+        palette_joints: Skeleton::palette_per_joint(n),
         joint_from_bind: (0..n)
             .map(|j| Mat4::from_translation(Vec3::new(0.0, -(j as f32) * 0.1, 0.0)))
             .collect(),

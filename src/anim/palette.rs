@@ -1,14 +1,17 @@
-//! palette: `model_from_joint * joint_from_bind` per joint, in the layout the skinning
-//! variant reads.
+//! palette: `model_from_joint * joint_from_bind` per palette entry, in the layout the
+//! skinning variant reads.
 //!
 //! How it works: the hierarchy's representation (tree, 4×4 array, QVS, or lanes) is read
-//! as a matrix per (instance, joint), multiplied by the joint's inverse bind matrix and
-//! written as a 4×4 (`naive` … `sorted`), a 3×4 (`tuned`) or into lane layout (`simd`).
-//! From lanes to lanes the product is done eight instances at a time. Every combination is
-//! its own monomorphized loop, so no per-element dispatch remains.
+//! as a matrix per (instance, joint), multiplied by each palette entry's inverse bind
+//! matrix and written as a 4×4 (`naive` … `sorted`), a 3×4 (`tuned`) or into lane layout
+//! (`simd`). The first `joint_count` entries are the joints in order; the entries after
+//! them (a joint that several skins bind differently, a mesh hung on a skin joint) name
+//! their joint (`Skeleton::palette_joints`). From lanes to lanes the product is done eight
+//! instances at a time. Every combination is its own monomorphized loop, so no
+//! per-element dispatch remains.
 //!
 //! Where the rig needs them ([`PreparedRig::normal_matrix_reason`], decided at load), each
-//! product's normal matrix follows the position matrices, `joint_stride` entries later
+//! product's normal matrix follows the position matrices, `palette_entry_stride` entries later
 //! ([`PreparedRig::normal_palette_offset`]): the 3×3's cofactor matrix, signed and scaled
 //! as the skinning oracle defines it, translation zero. Other rigs
 //! get the loops without it.
@@ -23,6 +26,7 @@ use glam::Mat4;
 
 use super::hierarchy::ModelPoses;
 use crate::prepare::PreparedRig;
+use crate::rig::Skeleton;
 use crate::simd::{
     Simd, dual_quat_from_3x4, load_3x4, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4,
 };
@@ -125,23 +129,26 @@ pub fn normal_matrix(m: &Mat4) -> Mat4 {
     )
 }
 
-/// Every (instance, joint) product, put at slot `joint`; with `NORMALS`, its normal matrix
-/// at slot `normal_offset + joint` too.
+/// Every (instance, palette entry) product, put at slot `entry`; with `NORMALS`, its
+/// normal matrix at slot `normal_offset + entry` too.
 #[inline(always)]
 fn each<const NORMALS: bool>(
     active: usize,
-    joints: usize,
     get: impl Fn(usize, usize) -> Mat4,
     mut put: impl FnMut(usize, usize, Mat4),
-    joint_from_bind: &[Mat4],
+    skeleton: &Skeleton,
     normal_offset: usize,
 ) {
+    let entries = skeleton
+        .palette_joints
+        .iter()
+        .zip(&skeleton.joint_from_bind);
     for k in 0..active {
-        for (i, bind) in joint_from_bind.iter().enumerate().take(joints) {
-            let m = get(k, i) * *bind;
-            put(k, i, m);
+        for (e, (&joint, bind)) in entries.clone().enumerate() {
+            let m = get(k, joint as usize) * *bind;
+            put(k, e, m);
             if NORMALS {
-                put(k, normal_offset + i, normal_matrix(&m));
+                put(k, normal_offset + e, normal_matrix(&m));
             }
         }
     }
@@ -160,7 +167,8 @@ pub enum PaletteError {
     DualQuatLayout(PaletteLayout),
 }
 
-/// Checks that `model` and `out` hold `active` instances of `rig`'s joints.
+/// Checks that `model` holds `active` instances of `rig`'s joints and `out` as many
+/// palettes.
 fn validate(
     rig: &PreparedRig,
     model: &ModelPoses,
@@ -171,11 +179,12 @@ fn validate(
         return Err(PaletteError::Active { active });
     }
     let n = rig.joint_count();
+    let entries = rig.palette_len();
     // Per-instance arrays are `joint_stride` apart; lane arrays hold one entry per joint.
     let per_instance = (active - 1) * rig.joint_stride + n;
     // Palettes are `palette_stride` apart, the normal matrices after the position ones.
-    let per_palette = (active - 1) * rig.palette_stride() + rig.normal_palette_offset() + n;
-    let per_group = rig.normal_palette_offset() + n;
+    let per_palette = (active - 1) * rig.palette_stride() + rig.normal_palette_offset() + entries;
+    let per_group = rig.normal_palette_offset() + entries;
     let (given, needed) = match model {
         // Every live instance's tree must hold every joint.
         ModelPoses::Tree(trees) => (
@@ -229,33 +238,26 @@ fn fill<const NORMALS: bool>(
     out: PalettesMut,
     active: usize,
 ) {
-    let n = rig.joint_count();
     let s = rig.joint_stride;
     let ps = rig.palette_stride();
     let no = rig.normal_palette_offset();
-    let jfb = &rig.skeleton.joint_from_bind;
+    let sk = &rig.skeleton;
     macro_rules! from {
         ($get:expr) => {
             match out {
                 PalettesMut::Mat4(p) => {
-                    each::<NORMALS>(active, n, $get, |k, i, m| p[k * ps + i] = m, jfb, no)
+                    each::<NORMALS>(active, $get, |k, e, m| p[k * ps + e] = m, sk, no)
                 }
                 PalettesMut::Mat3x4(p) => each::<NORMALS>(
                     active,
-                    n,
                     $get,
-                    |k, i, m| p[k * ps + i] = Mat3x4::from_mat4(&m),
-                    jfb,
+                    |k, e, m| p[k * ps + e] = Mat3x4::from_mat4(&m),
+                    sk,
                     no,
                 ),
-                PalettesMut::Lanes(p) => each::<NORMALS>(
-                    active,
-                    n,
-                    $get,
-                    |k, i, m| set_lane(&mut p[i], k, &m),
-                    jfb,
-                    no,
-                ),
+                PalettesMut::Lanes(p) => {
+                    each::<NORMALS>(active, $get, |k, e, m| set_lane(&mut p[e], k, &m), sk, no)
+                }
             }
         };
     }
@@ -269,14 +271,13 @@ fn fill<const NORMALS: bool>(
                 let get = |k: usize, i: usize| lane_matrix(&m[i], k);
                 match out {
                     PalettesMut::Mat4(p) => {
-                        each::<NORMALS>(active, n, get, |k, i, m| p[k * ps + i] = m, jfb, no)
+                        each::<NORMALS>(active, get, |k, e, m| p[k * ps + e] = m, sk, no)
                     }
                     PalettesMut::Mat3x4(p) => each::<NORMALS>(
                         active,
-                        n,
                         get,
-                        |k, i, m| p[k * ps + i] = Mat3x4::from_mat4(&m),
-                        jfb,
+                        |k, e, m| p[k * ps + e] = Mat3x4::from_mat4(&m),
+                        sk,
                         no,
                     ),
                     PalettesMut::Lanes(_) => unreachable!("handled above"),
@@ -286,23 +287,38 @@ fn fill<const NORMALS: bool>(
     }
 }
 
+/// Lanes to lanes: the joints' own entries (entry `j` is joint `j`) in one zipped loop,
+/// then the further entries, each reading its joint's model matrices.
 fn lanes_to_lanes<const NORMALS: bool>(
     rig: &PreparedRig,
     model: &[Lanes3x4],
     out: &mut [Lanes3x4],
 ) {
     let n = rig.joint_count();
-    let jfb = &rig.skeleton.joint_from_bind[..n];
+    let entries = rig.palette_len();
+    let jfb = &rig.skeleton.joint_from_bind[..entries];
+    let further = &rig.skeleton.palette_joints[n..entries];
     if NORMALS {
         let (positions, normals) = out.split_at_mut(rig.normal_palette_offset());
-        lanes_with_normals(&model[..n], &mut positions[..n], &mut normals[..n], jfb);
+        lanes_with_normals(
+            &model[..n],
+            &mut positions[..entries],
+            &mut normals[..entries],
+            jfb,
+            further,
+        );
     } else {
-        lanes_dispatch(&model[..n], &mut out[..n], jfb);
+        lanes_dispatch(&model[..n], &mut out[..entries], jfb, further);
     }
 }
 
 crate::dispatch_simd!(
-    fn lanes_dispatch(model: &[Lanes3x4], out: &mut [Lanes3x4], joint_from_bind: &[Mat4]) -> () {
+    fn lanes_dispatch(
+        model: &[Lanes3x4],
+        out: &mut [Lanes3x4],
+        joint_from_bind: &[Mat4],
+        further_joints: &[u16],
+    ) -> () {
         lanes_kernel
     }
 );
@@ -313,14 +329,30 @@ crate::dispatch_simd!(
         out: &mut [Lanes3x4],
         normals: &mut [Lanes3x4],
         joint_from_bind: &[Mat4],
+        further_joints: &[u16],
     ) -> () {
         lanes_normals_kernel
     }
 );
 
+/// `out` and `joint_from_bind` hold every entry, `model` every joint: the first
+/// `model.len()` entries are the joints, `further_joints` names the joints of the rest.
 #[inline(always)]
-fn lanes_kernel<S: Simd>(s: S, model: &[Lanes3x4], out: &mut [Lanes3x4], joint_from_bind: &[Mat4]) {
-    for ((m, p), bind) in model.iter().zip(out.iter_mut()).zip(joint_from_bind) {
+fn lanes_kernel<S: Simd>(
+    s: S,
+    model: &[Lanes3x4],
+    out: &mut [Lanes3x4],
+    joint_from_bind: &[Mat4],
+    further_joints: &[u16],
+) {
+    let (own, further) = out.split_at_mut(model.len());
+    let (own_binds, further_binds) = joint_from_bind.split_at(model.len());
+    for ((m, p), bind) in model.iter().zip(own).zip(own_binds) {
+        let product = mul_3x4_right_scalar(s, &load_3x4(s, m), &rows_3x4(bind));
+        store_3x4(s, p, product);
+    }
+    for ((&joint, p), bind) in further_joints.iter().zip(further).zip(further_binds) {
+        let m = &model[joint as usize];
         let product = mul_3x4_right_scalar(s, &load_3x4(s, m), &rows_3x4(bind));
         store_3x4(s, p, product);
     }
@@ -333,13 +365,24 @@ fn lanes_normals_kernel<S: Simd>(
     out: &mut [Lanes3x4],
     normals: &mut [Lanes3x4],
     joint_from_bind: &[Mat4],
+    further_joints: &[u16],
 ) {
-    for (((m, p), n), bind) in model
+    let own = model.len();
+    let (own_out, further_out) = out.split_at_mut(own);
+    let (own_normals, further_normals) = normals.split_at_mut(own);
+    let (own_binds, further_binds) = joint_from_bind.split_at(own);
+    for (((m, p), n), bind) in model.iter().zip(own_out).zip(own_normals).zip(own_binds) {
+        let product = mul_3x4_right_scalar(s, &load_3x4(s, m), &rows_3x4(bind));
+        store_3x4(s, n, normal_3x4(s, &product));
+        store_3x4(s, p, product);
+    }
+    for (((&joint, p), n), bind) in further_joints
         .iter()
-        .zip(out.iter_mut())
-        .zip(normals.iter_mut())
-        .zip(joint_from_bind)
+        .zip(further_out)
+        .zip(further_normals)
+        .zip(further_binds)
     {
+        let m = &model[joint as usize];
         let product = mul_3x4_right_scalar(s, &load_3x4(s, m), &rows_3x4(bind));
         store_3x4(s, n, normal_3x4(s, &product));
         store_3x4(s, p, product);
@@ -347,15 +390,15 @@ fn lanes_normals_kernel<S: Simd>(
 }
 
 /// Converts a group's lane palettes (the position matrices of every joint, as
-/// [`run_group`] left them) into unit dual quaternions in place: entry `j`'s lane vectors
-/// 0–7 become joint `j`'s rotation quaternion and dual part for each lane. The matrices
-/// must be rigid (`skin::SkinMethod::DualQuat` refuses rigs whose are not).
+/// [`run_group`] left them) into unit dual quaternions in place: entry `e`'s lane vectors
+/// 0–7 become its rotation quaternion and dual part for each lane. The matrices must be
+/// rigid (`skin::SkinMethod::DualQuat` refuses rigs whose are not).
 pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut) -> Result<(), PaletteError> {
     let layout = out.layout();
     let PalettesMut::Lanes(p) = out else {
         return Err(PaletteError::DualQuatLayout(layout));
     };
-    let n = rig.joint_count();
+    let n = rig.palette_len();
     if p.len() < n {
         return Err(PaletteError::OutputTooShort {
             given: p.len(),

@@ -110,7 +110,8 @@ impl SortedMesh {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreparedMesh {
     pub vertex_count: usize,
-    pub joint_count: usize,
+    /// Entries of the skinning palette the joint indices name (`Skeleton::palette_len`).
+    pub palette_len: usize,
     /// File order, seed's first version.
     pub interleaved: Vec<VertexInterleaved>,
     /// File order, split float3 skinned stream.
@@ -128,17 +129,17 @@ pub struct PreparedMesh {
 }
 
 impl PreparedMesh {
-    /// Derives all layouts. `joint_count` is the skeleton's; every joint index of the mesh
-    /// is below it (the importer guarantees it, and it is checked here once so the
-    /// kernels need not check per vertex).
-    pub fn new(mesh: &Mesh, joint_count: usize) -> Self {
+    /// Derives all layouts. `palette_len` is the skeleton's palette's; every joint index of
+    /// the mesh names an entry below it (the importer guarantees it, and it is checked
+    /// here once so the kernels need not check per vertex).
+    pub fn new(mesh: &Mesh, palette_len: usize) -> Self {
         let vertex_count = mesh.vertex_count();
         assert!(
             mesh.joints
                 .iter()
                 .flatten()
-                .all(|&j| (j as usize) < joint_count),
-            "mesh joint index beyond the skeleton"
+                .all(|&j| (j as usize) < palette_len),
+            "mesh joint index beyond the palette"
         );
         assert!(
             mesh.indices.iter().all(|&i| (i as usize) < vertex_count),
@@ -282,7 +283,7 @@ impl PreparedMesh {
         };
         PreparedMesh {
             vertex_count,
-            joint_count,
+            palette_len,
             interleaved,
             source_f3,
             source_f4,
@@ -326,6 +327,9 @@ pub struct PreparedRig {
     /// Joint count rounded up to a multiple of 4, so every per-instance array of 48- or
     /// 64-byte elements is a whole number of cache lines.
     pub joint_stride: usize,
+    /// Palette entries ([`crate::rig::Skeleton::palette_len`]) rounded up the same way:
+    /// the distance between the position matrices of two instances' palettes.
+    pub palette_entry_stride: usize,
     /// Bind-pose bounding-box diagonal: the scale of the conformance tolerance.
     pub bounds_size: f32,
     /// Why `flat_qvs` cannot pose this rig exactly, if it cannot.
@@ -366,7 +370,21 @@ impl PreparedRig {
         let (cut, cut_vertices) = rig.mesh.reduced_to(max_influences);
         let uncut_mesh = (cut_vertices > 0).then(|| std::mem::replace(&mut rig.mesh, cut));
         let joint_count = rig.skeleton.joint_count();
-        let mesh = PreparedMesh::new(&rig.mesh, joint_count);
+        let palette_len = rig.skeleton.palette_len();
+        // The palette stage writes the joints' own entries in one pass before the others.
+        assert!(
+            palette_len >= joint_count
+                && rig.skeleton.joint_from_bind.len() == palette_len
+                && rig.skeleton.palette_joints[..joint_count]
+                    .iter()
+                    .enumerate()
+                    .all(|(e, &j)| e == j as usize)
+                && rig.skeleton.palette_joints[joint_count..]
+                    .iter()
+                    .all(|&j| (j as usize) < joint_count),
+            "the palette starts with one entry per joint, in order"
+        );
+        let mesh = PreparedMesh::new(&rig.mesh, palette_len);
         let shear_reason = scale::shear_reason(&rig.skeleton, &rig.clips);
         let clips: Vec<clip::ClipRt> = rig.clips.iter().map(clip::ClipRt::new).collect();
         let root_parent_qvs = scale::root_parents(&rig.skeleton);
@@ -384,6 +402,7 @@ impl PreparedRig {
         PreparedRig {
             name: name.to_string(),
             joint_stride: joint_count.next_multiple_of(4),
+            palette_entry_stride: palette_len.next_multiple_of(4),
             bounds_size: rig.bounds_size(),
             skeleton: rig.skeleton,
             clips,
@@ -450,17 +469,23 @@ impl PreparedRig {
         self.normal_matrix_reason.is_some()
     }
 
-    /// Palette entries per instance (per group for lane palettes): the position matrices,
-    /// `joint_stride` of them, then as many normal matrices where the rig needs them.
+    /// Entries of the skinning palette (one per distinct joint and inverse bind matrix).
+    pub fn palette_len(&self) -> usize {
+        self.skeleton.palette_len()
+    }
+
+    /// Palette matrices per instance (per group for lane palettes): the position
+    /// matrices, `palette_entry_stride` of them, then as many normal matrices where the
+    /// rig needs them.
     pub fn palette_stride(&self) -> usize {
-        self.joint_stride * (1 + self.own_normal_matrices() as usize)
+        self.palette_entry_stride * (1 + self.own_normal_matrices() as usize)
     }
 
     /// Where an instance's normal matrices start in its palette: after the position
     /// matrices, or at 0 (the position matrices serve) where the rig needs none.
     pub fn normal_palette_offset(&self) -> usize {
         if self.own_normal_matrices() {
-            self.joint_stride
+            self.palette_entry_stride
         } else {
             0
         }

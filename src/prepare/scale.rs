@@ -6,17 +6,16 @@
 //! represent. So the rig is checked once: the folded ancestors of every root, the rest
 //! scale of every joint with children, and every scale key of such joints. Leaves may
 //! scale non-uniformly (nothing is composed after them). Variants that compose in QVS
-//! (`flat_qvs`) declare that they refuse rigs where [`shear_reason`] finds one.
+//! (`flat_qvs`) declare that they refuse rigs where [`shear_reason`] finds one. A scale
+//! whose components differ by float noise counts as uniform: the spreads along each chain
+//! of joints must stay within [`SCALE_NOISE_BUDGET`], which bounds what treating them as
+//! uniform can move (`rig::scale` derives it).
 
-use glam::{Mat3, Mat4, Vec3};
+use glam::Mat3;
 
+use crate::rig::scale::{SCALE_NOISE_BUDGET, ScaleNoise};
 use crate::rig::{Clip, Interpolation, NO_PARENT, Skeleton};
 use crate::types::Qvs;
-
-fn is_uniform(s: Vec3) -> bool {
-    let max = s.abs().max_element();
-    (s.x - s.y).abs() <= 1e-5 * max && (s.x - s.z).abs() <= 1e-5 * max
-}
 
 /// The folded ancestor transform of each root as QVS (identity where it cannot be one; the
 /// variant is refused for such rigs anyway).
@@ -35,13 +34,13 @@ pub fn root_parents(skeleton: &Skeleton) -> Vec<Qvs> {
         .collect()
 }
 
-/// Why QVS composition would be wrong for this rig, or `None` when it is exact.
+/// Why QVS composition would be wrong for this rig, or `None` when it is exact (to within
+/// the scale noise `rig::scale` allows).
 pub fn shear_reason(skeleton: &Skeleton, clips: &[Clip]) -> Option<String> {
+    let noise = ScaleNoise::of(skeleton, clips);
     for (r, m) in skeleton.model_from_root_parent.iter().enumerate() {
-        let (scale, rotation, translation) = m.to_scale_rotation_translation();
-        let rebuilt = Mat4::from_scale_rotation_translation(scale, rotation, translation);
-        let magnitude = m.abs().to_cols_array().into_iter().fold(1e-6, f32::max);
-        if !is_uniform(scale) || !rebuilt.abs_diff_eq(*m, 1e-5 * magnitude) {
+        if noise.root_parent_spread[r] > SCALE_NOISE_BUDGET {
+            let (scale, _, _) = m.to_scale_rotation_translation();
             return Some(format!(
                 "the nodes above root joint {} carry non-uniform scale {:?} (a shear under rotation); \
                  rotation + translation + scale cannot represent it",
@@ -50,33 +49,51 @@ pub fn shear_reason(skeleton: &Skeleton, clips: &[Clip]) -> Option<String> {
             ));
         }
     }
+    let over = noise.over_budget(skeleton, false)?;
+    // Name the joint with children on that chain whose scale spreads the most.
     let children = skeleton.child_counts();
-    for (j, rest) in skeleton.rest_pose.iter().enumerate() {
-        if children[j] > 0 && !is_uniform(rest.scale) {
-            return Some(format!(
-                "joint {} has children and non-uniform rest scale {:?}; its children would be sheared",
-                skeleton.names[j],
-                rest.scale.to_array()
-            ));
+    let mut worst = over;
+    let mut j = over;
+    loop {
+        if children[j] > 0 && noise.joint_spread[j] > noise.joint_spread[worst] {
+            worst = j;
+        }
+        match skeleton.parents[j] {
+            NO_PARENT => break,
+            p => j = p as usize,
         }
     }
-    for clip in clips {
-        for (j, tracks) in clip.joint_tracks.iter().enumerate() {
-            let Some(scale) = &tracks.scale else { continue };
-            if children[j] == 0 {
-                continue;
-            }
-            if let Some(s) = scale.values.iter().find(|s| !is_uniform(**s)) {
-                return Some(format!(
-                    "clip {} scales joint {} (which has children) non-uniformly, e.g. {:?}",
-                    clip.name,
-                    skeleton.names[j],
-                    s.to_array()
-                ));
-            }
-        }
-    }
-    None
+    let spread = noise.joint_spread[worst];
+    let rest = skeleton.rest_pose[worst].scale;
+    let at = if crate::rig::scale::spread(rest) >= spread {
+        format!("rest scale {:?}", rest.to_array())
+    } else {
+        let animated = clips
+            .iter()
+            .find_map(|c| {
+                c.joint_tracks[worst]
+                    .scale
+                    .as_ref()
+                    .map(|t| (c.name.as_str(), t))
+            })
+            .map_or(String::new(), |(clip, t)| {
+                let value = t
+                    .values
+                    .iter()
+                    .copied()
+                    .max_by(|a, b| {
+                        crate::rig::scale::spread(*a).total_cmp(&crate::rig::scale::spread(*b))
+                    })
+                    .unwrap_or(rest);
+                format!(" (clip {clip}, e.g. {:?})", value.to_array())
+            });
+        format!("an animated non-uniform scale{animated}")
+    };
+    Some(format!(
+        "joint {} has children and {at}, a spread of {spread:.1e}: more than the \
+         {SCALE_NOISE_BUDGET:.0e} counted as float noise along a chain; its children would be sheared",
+        skeleton.names[worst],
+    ))
 }
 
 /// The scale of a 3×3 that is a rotation (proper or not) times one scale, or `None` when
@@ -118,17 +135,41 @@ fn close(a: f32, b: f32) -> bool {
 /// scale, a sheared ancestor or bind) gets normal matrices.
 pub fn normal_matrix_reason(skeleton: &Skeleton, clips: &[Clip]) -> Option<String> {
     let name = |j: usize| &skeleton.names[j];
+    let noise = ScaleNoise::of(skeleton, clips);
+    if let Some(over) = noise.over_budget(skeleton, true) {
+        // The joint on that chain whose scale spreads the most, or its root's folded
+        // ancestors where they spread more.
+        let (mut worst, mut j) = (over, over);
+        while let Some(p) = Some(skeleton.parents[j]).filter(|&p| p != NO_PARENT) {
+            j = p as usize;
+            if noise.joint_spread[j] > noise.joint_spread[worst] {
+                worst = j;
+            }
+        }
+        if noise.root_parent_spread[j] > noise.joint_spread[worst] {
+            let (scale, _, _) = skeleton.model_from_root_parent[j].to_scale_rotation_translation();
+            return Some(format!(
+                "the nodes above root joint {} carry non-uniform scale {:?}",
+                name(j),
+                scale.to_array()
+            ));
+        }
+        return Some(format!(
+            "joint {} has non-uniform scale (rest {:?}, spread {:.1e})",
+            name(worst),
+            skeleton.rest_pose[worst].scale.to_array(),
+            noise.joint_spread[worst]
+        ));
+    }
     let mut uniform = Vec::with_capacity(skeleton.joint_count());
     for (j, rest) in skeleton.rest_pose.iter().enumerate() {
         let s = rest.scale;
-        if !(is_uniform(s) && s.x != 0.0) {
-            return Some(format!(
-                "joint {} has non-uniform rest scale {:?}",
-                name(j),
-                s.to_array()
-            ));
+        // Within the noise budget: the mean stands for all three.
+        let mean = (s.x + s.y + s.z) / 3.0;
+        if mean == 0.0 {
+            return Some(format!("joint {} has a zero rest scale", name(j)));
         }
-        uniform.push(s.x);
+        uniform.push(mean);
     }
     for clip in clips {
         for (j, tracks) in clip.joint_tracks.iter().enumerate() {
@@ -155,7 +196,6 @@ pub fn normal_matrix_reason(skeleton: &Skeleton, clips: &[Clip]) -> Option<Strin
         }
     }
     let mut model_scale = vec![0.0f32; skeleton.joint_count()];
-    let mut common: Option<(usize, f32)> = None;
     for j in 0..skeleton.joint_count() {
         let parent = skeleton.parents[j];
         let above = if parent == NO_PARENT {
@@ -173,9 +213,18 @@ pub fn normal_matrix_reason(skeleton: &Skeleton, clips: &[Clip]) -> Option<Strin
             model_scale[parent as usize]
         };
         model_scale[j] = above * uniform[j].abs();
-        let Some(bind) = similarity_scale(Mat3::from_mat4(skeleton.joint_from_bind[j])) else {
+    }
+    // Every palette entry: its joint's model-space scale times its inverse bind's.
+    let mut common: Option<(usize, f32)> = None;
+    for (&joint, bind) in skeleton
+        .palette_joints
+        .iter()
+        .zip(&skeleton.joint_from_bind)
+    {
+        let j = joint as usize;
+        let Some(bind) = similarity_scale(Mat3::from_mat4(*bind)) else {
             return Some(format!(
-                "the inverse bind matrix of joint {} is not a rotation times one scale",
+                "an inverse bind matrix of joint {} is not a rotation times one scale",
                 name(j)
             ));
         };

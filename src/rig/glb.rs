@@ -130,11 +130,18 @@ fn track_sampler<T: Copy>(
     })
 }
 
-/// Serializes the rig as a `.glb` file.
+/// Serializes the rig as a `.glb` file: one skin over every joint and one mesh node. The
+/// rig's palette must be one entry per joint (what the generators make); a palette with
+/// further entries (several skins binding a joint differently) has no one-skin form.
 pub fn write_glb(rig: &Rig, generator: &str) -> Vec<u8> {
     let skeleton = &rig.skeleton;
     let mesh = &rig.mesh;
     let joint_count = skeleton.joint_count();
+    assert_eq!(
+        skeleton.palette_len(),
+        joint_count,
+        "write_glb writes one skin: a palette of one entry per joint"
+    );
     let mut w = Writer {
         bin: Vec::new(),
         views: Vec::new(),

@@ -9,6 +9,7 @@
 pub mod generate;
 pub mod glb;
 pub mod import;
+pub mod scale;
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 
@@ -58,7 +59,9 @@ pub struct Skeleton {
     pub model_from_root_parent: Vec<Mat4>,
     /// The rest (node) transform of each joint, used where a clip has no channel.
     pub rest_pose: Vec<Transform>,
-    /// Inverse bind matrices: bind-pose model space to joint space.
+    /// The joint each skinning-palette entry follows (see [`Skeleton::palette_len`]).
+    pub palette_joints: Vec<u16>,
+    /// Each palette entry's inverse bind matrix: bind-pose model space to joint space.
     pub joint_from_bind: Vec<Mat4>,
 }
 
@@ -81,6 +84,23 @@ impl Skeleton {
             max = max.max(depth[i]);
         }
         max
+    }
+
+    /// Entries of the skinning palette: entry `e` is
+    /// `model_from_joint[palette_joints[e]] * joint_from_bind[e]`, and a vertex's joint
+    /// indices name entries. The first [`Skeleton::joint_count`] entries are the joints
+    /// themselves, in order (`palette_joints[j] == j`), each with the inverse bind matrix
+    /// of the first skin that lists it (identity for a joint no skin lists); after them
+    /// come the further distinct (joint, inverse bind) pairs: a joint that two skins bind
+    /// differently, or a mesh hung on a skin joint (identity). Identical pairs are one
+    /// entry, so many skins over one skeleton cost one palette.
+    pub fn palette_len(&self) -> usize {
+        self.palette_joints.len()
+    }
+
+    /// A palette of one entry per joint, the `i`-th with `joint_from_bind[i]`.
+    pub fn palette_per_joint(joint_count: usize) -> Vec<u16> {
+        (0..joint_count as u16).collect()
     }
 
     /// Children count per joint (handy for "has children" checks).
@@ -293,6 +313,8 @@ impl Rig {
 pub struct RigSummary {
     pub joints: usize,
     pub max_depth: usize,
+    /// Entries of the skinning palette: one per distinct (joint, inverse bind matrix).
+    pub palette_entries: usize,
     pub vertices: usize,
     pub triangles: usize,
     /// Vertices with 1, 2, … 8 influences, as imported (before `prepare` cuts them to
@@ -323,6 +345,7 @@ impl RigSummary {
         RigSummary {
             joints: rig.skeleton.joint_count(),
             max_depth: rig.skeleton.max_depth(),
+            palette_entries: rig.skeleton.palette_len(),
             vertices: rig.mesh.vertex_count(),
             triangles: rig.mesh.triangle_count(),
             influences: rig.mesh.influence_histogram(),
@@ -345,6 +368,27 @@ impl RigSummary {
         }
     }
 
+    /// The whole character in one line, as the panel shows it: joints, the skins and
+    /// attached meshes it gathers (where there is more than one skin or any attached
+    /// mesh), vertices and triangles.
+    pub fn character_line(&self) -> String {
+        let skins = self.report.skins.iter().filter(|s| s.merged).count();
+        let attached = self.report.attached_meshes.len();
+        let parts = match (skins, attached) {
+            (0 | 1, 0) => String::new(),
+            (s, 0) => format!("{s} skins, "),
+            (s, a) => format!(
+                "{s} skin{}, {a} attached mesh{}, ",
+                if s == 1 { "" } else { "s" },
+                if a == 1 { "" } else { "es" }
+            ),
+        };
+        format!(
+            "{} joints, {parts}{} vertices, {} triangles",
+            self.joints, self.vertices, self.triangles
+        )
+    }
+
     /// Human-readable multi-line summary.
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
@@ -354,6 +398,11 @@ impl RigSummary {
             s,
             "joints:        {} (max depth {})",
             self.joints, self.max_depth
+        );
+        let _ = writeln!(
+            s,
+            "palette:       {} entries (for {} joint and inverse bind pairs the skins and attached meshes bind)",
+            self.palette_entries, self.report.skin_bindings
         );
         let _ = writeln!(s, "vertices:      {}", self.vertices);
         let _ = writeln!(s, "triangles:     {}", self.triangles);
@@ -458,6 +507,37 @@ impl RigSummary {
              {} morph-target weights",
             self.report.ignored_node_channels, self.report.ignored_morph_channels
         );
+        let merged = self.report.skins.iter().filter(|k| k.merged).count();
+        for k in &self.report.skins {
+            let nodes: Vec<String> = k.mesh_nodes.iter().map(|n| n.to_string()).collect();
+            let status = match (&k.left_out, merged) {
+                (Some(why), _) => format!("left out: {why}"),
+                (None, 1) => "the character's skin".to_string(),
+                (None, _) => format!("merged (one of {merged})"),
+            };
+            let _ = writeln!(
+                s,
+                "skin {:<4}       {:>5} joints {:>7} vertices (mesh nodes {})  {status}",
+                k.skin,
+                k.joints,
+                k.vertices,
+                nodes.join(", ")
+            );
+        }
+        for m in &self.report.attached_meshes {
+            let _ = writeln!(
+                s,
+                "attached mesh:  node {} {:?}, {} vertices, rigid on joint {}",
+                m.node, m.name, m.vertices, m.joint
+            );
+        }
+        for m in &self.report.left_out_meshes {
+            let _ = writeln!(
+                s,
+                "left-out mesh:  node {} {:?}, {} vertices: {}",
+                m.node, m.name, m.vertices, m.reason
+            );
+        }
         for note in &self.report.notes {
             let _ = writeln!(s, "note: {note}");
         }
@@ -465,23 +545,12 @@ impl RigSummary {
     }
 }
 
-/// Names of the joints whose rest scale or any scale key is non-uniform (components differ
-/// by more than 1e-5 of the largest).
+/// Names of the joints whose rest scale or any scale key is non-uniform beyond float
+/// noise ([`scale::ScaleNoise::nonuniform_joints`]).
 fn nonuniform_scale_joints(rig: &Rig) -> Vec<String> {
-    let uniform = |s: Vec3| {
-        let max = s.abs().max_element().max(1e-30);
-        (s.x - s.y).abs() <= 1e-5 * max && (s.x - s.z).abs() <= 1e-5 * max
-    };
-    (0..rig.skeleton.joint_count())
-        .filter(|&j| {
-            !uniform(rig.skeleton.rest_pose[j].scale)
-                || rig.clips.iter().any(|c| {
-                    c.joint_tracks[j]
-                        .scale
-                        .as_ref()
-                        .is_some_and(|t| t.values.iter().any(|&s| !uniform(s)))
-                })
-        })
+    scale::ScaleNoise::of(&rig.skeleton, &rig.clips)
+        .nonuniform_joints(&rig.skeleton)
+        .into_iter()
         .map(|j| rig.skeleton.names[j].clone())
         .collect()
 }

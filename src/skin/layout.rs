@@ -244,7 +244,9 @@ impl OutputLayout {
                 };
                 let (entries, format) = match method {
                     SkinMethod::Linear => (rig.palette_stride(), OutputFormat::Palette3x4),
-                    SkinMethod::DualQuat => (rig.joint_stride, OutputFormat::PaletteDualQuat),
+                    SkinMethod::DualQuat => {
+                        (rig.palette_entry_stride, OutputFormat::PaletteDualQuat)
+                    }
                 };
                 Ok(OutputLayout {
                     format,
@@ -490,7 +492,7 @@ impl OutputLayout {
 impl OutputLayout {
     /// Instance `instance`'s palette from a frame's output `out` of a layout that holds
     /// palettes (a GPU variant's): its position matrices and its normal matrices (the same
-    /// where the rig has no own ones), `rig.joint_count()` each.
+    /// where the rig has no own ones), `rig.palette_len()` each.
     pub fn read_palettes(
         &self,
         rig: &PreparedRig,
@@ -502,7 +504,7 @@ impl OutputLayout {
                 variant: self.variant.spec().name,
             });
         }
-        let joints = rig.joint_count();
+        let joints = rig.palette_len();
         let first = self.instance_offset(instance);
         let end = first + self.stored_vertices * self.vertex_size();
         if out.len() < end || self.stored_vertices < rig.palette_stride() {
@@ -526,7 +528,7 @@ impl OutputLayout {
 
 impl OutputLayout {
     /// Instance `instance`'s dual quaternions (rotation xyzw, dual part xyzw), one per
-    /// joint, from a frame's output `out` of a GPU variant skinning with dual quaternions.
+    /// palette entry, from a frame's output `out` of a GPU variant skinning with dual quaternions.
     pub fn read_dual_quats(
         &self,
         rig: &PreparedRig,
@@ -540,14 +542,14 @@ impl OutputLayout {
         }
         let first = self.instance_offset(instance);
         let end = first + self.stored_vertices * self.vertex_size();
-        if out.len() < end || self.stored_vertices < rig.joint_count() {
+        if out.len() < end || self.stored_vertices < rig.palette_len() {
             return Err(BufferError::TooSmall {
                 given: out.len(),
                 needed: end,
                 instances: instance + 1,
             });
         }
-        Ok((0..rig.joint_count())
+        Ok((0..rig.palette_len())
             .map(|k| {
                 let at = first + k * self.vertex_size();
                 bytemuck::pod_read_unaligned(&out[at..at + self.vertex_size()])

@@ -76,7 +76,8 @@ pub fn non_rigid_reason(rig: &PreparedRig) -> Option<String> {
     let check = |locals: &[crate::types::Qvs], what: &str, time_secs: f32| {
         let locals: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();
         let model = model_from_joint_f64(&rig.skeleton, &locals);
-        for (j, m) in palette(&rig.skeleton, &model).iter().enumerate() {
+        for (e, m) in palette(&rig.skeleton, &model).iter().enumerate() {
+            let j = rig.skeleton.palette_joints[e] as usize;
             let r = DMat3::from_mat4(*m);
             let off = (r.transpose() * r - DMat3::IDENTITY)
                 .to_cols_array()

@@ -653,12 +653,7 @@ impl Scene {
             cores: self.machine.cores,
             simd: &self.machine.simd,
             rig_name: &rig.name,
-            rig_line: format!(
-                "{} joints, {} vertices, {} triangles",
-                rig.joint_count(),
-                rig.vertex_count(),
-                rig.summary.triangles
-            ),
+            rig_line: rig.summary.character_line(),
             max_instances: self.max_instances(),
             refusals: &self.refusals,
             skin_refusals: self

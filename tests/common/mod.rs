@@ -89,7 +89,7 @@ impl TinyGltf {
         let mut bin = Vec::new();
         let mut views = Vec::new();
         let mut push = |bytes: &[u8]| {
-            while bin.len() % 4 != 0 {
+            while !bin.len().is_multiple_of(4) {
                 bin.push(0);
             }
             views.push(json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len() }));
@@ -248,6 +248,10 @@ pub fn prepared_rig_cut(
         )
     } else if let Some(built_in) = BuiltInRig::from_name(name) {
         PreparedRig::built_in_cut(built_in, max_influences)
+    } else if name == FOX_PARTS {
+        let dir = temp_dir(&format!("built-rig-cut-{max_influences}"));
+        let path = fox_split(&dir, SecondSkin::OtherBinds, true).expect("the public rigs");
+        PreparedRig::load_cut(&path, max_influences).unwrap()
     } else {
         let file = PUBLIC_RIGS
             .iter()
@@ -267,8 +271,9 @@ fn public_rig_name(file: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The built-in rigs, [`eight_influence_capsule`] and every public rig (when present),
-/// prepared once per test process, with a short name for test case names.
+/// The built-in rigs, [`eight_influence_capsule`], every public rig (when present) and the
+/// test rigs built from them ([`FOX_PARTS`]), prepared once per test process, with a short
+/// name for test case names.
 pub fn prepared_rigs() -> &'static [(String, std::sync::Arc<skinbench::prepare::PreparedRig>)] {
     use std::sync::{Arc, OnceLock};
     static RIGS: OnceLock<Vec<(String, Arc<skinbench::prepare::PreparedRig>)>> = OnceLock::new();
@@ -292,6 +297,7 @@ pub fn prepared_rigs() -> &'static [(String, std::sync::Arc<skinbench::prepare::
                 rigs.push((public_rig_name(f), Arc::new(rig)));
             }
         }
+        rigs.extend(built_test_rigs());
         rigs
     })
 }
@@ -390,4 +396,483 @@ pub fn skin_within_tolerance(d: &skinbench::crowd::verify::Deviation) -> Result<
         return Err(format!("normal error {:e}: {d:?}", d.max_normal));
     }
     Ok(())
+}
+
+/// A GLB file opened for editing: its JSON document and binary chunk. New data is
+/// appended to the binary chunk as buffer views and accessors; [`GlbEdit::bytes`] packs the
+/// result. The test rigs built from the public ones (a character split over several skins,
+/// a mesh hung on a joint) are made with it.
+pub struct GlbEdit {
+    pub doc: Value,
+    pub bin: Vec<u8>,
+    /// The file as opened, for reading its accessors.
+    source: Vec<u8>,
+}
+
+impl GlbEdit {
+    pub fn open(path: &std::path::Path) -> Self {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let doc: Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+        let bin_start = 20 + json_len + 8;
+        let mut bin = bytes[bin_start..].to_vec();
+        while !bin.len().is_multiple_of(4) {
+            bin.push(0);
+        }
+        GlbEdit {
+            doc,
+            bin,
+            source: bytes,
+        }
+    }
+
+    /// The elements of the opened file's accessor `index`, each as f32 components (integer
+    /// joints as their values).
+    pub fn read(&self, index: usize) -> Vec<Vec<f32>> {
+        let gltf = gltf::Gltf::from_slice(&self.source).unwrap();
+        let blob = gltf.blob.clone().unwrap();
+        let accessor = gltf.accessors().nth(index).unwrap();
+        let view = accessor.view().unwrap();
+        let components = accessor.dimensions().multiplicity();
+        let size = accessor.data_type().size();
+        let stride = view.stride().unwrap_or(components * size);
+        (0..accessor.count())
+            .map(|i| {
+                let at = view.offset() + accessor.offset() + i * stride;
+                (0..components)
+                    .map(|c| {
+                        let b = &blob[at + c * size..];
+                        match accessor.data_type() {
+                            gltf::accessor::DataType::F32 => {
+                                f32::from_le_bytes(b[..4].try_into().unwrap())
+                            }
+                            gltf::accessor::DataType::U16 => {
+                                u16::from_le_bytes(b[..2].try_into().unwrap()) as f32
+                            }
+                            gltf::accessor::DataType::U8 => b[0] as f32,
+                            other => panic!("accessor {index}: {other:?} not read here"),
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn push_view(&mut self, bytes: &[u8]) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let views = self.doc["bufferViews"].as_array_mut().unwrap();
+        views.push(json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() }));
+        self.bin.extend_from_slice(bytes);
+        views.len() - 1
+    }
+
+    fn push_accessor(&mut self, accessor: Value) -> usize {
+        let accessors = self.doc["accessors"].as_array_mut().unwrap();
+        accessors.push(accessor);
+        accessors.len() - 1
+    }
+
+    /// Appends float elements of `kind` (SCALAR, VEC2, VEC3, VEC4, MAT4); VEC3 gets the
+    /// min and max POSITION needs.
+    pub fn add_floats(&mut self, elements: &[Vec<f32>], kind: &str) -> usize {
+        let bytes: Vec<u8> = elements
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let view = self.push_view(&bytes);
+        let mut accessor = json!({ "bufferView": view, "componentType": 5126, "count": elements.len(), "type": kind });
+        if kind == "VEC3" && !elements.is_empty() {
+            let fold = |f: fn(f32, f32) -> f32| {
+                (0..3)
+                    .map(|c| elements.iter().map(|e| e[c]).reduce(f).unwrap())
+                    .collect::<Vec<f32>>()
+            };
+            accessor["min"] = json!(fold(f32::min));
+            accessor["max"] = json!(fold(f32::max));
+        }
+        self.push_accessor(accessor)
+    }
+
+    /// Appends VEC4 joint indices as UNSIGNED_SHORT.
+    pub fn add_joints(&mut self, elements: &[Vec<f32>]) -> usize {
+        let bytes: Vec<u8> = elements
+            .iter()
+            .flatten()
+            .flat_map(|&j| (j as u16).to_le_bytes())
+            .collect();
+        let view = self.push_view(&bytes);
+        self.push_accessor(
+            json!({ "bufferView": view, "componentType": 5123, "count": elements.len(), "type": "VEC4" }),
+        )
+    }
+
+    /// Appends triangle indices as UNSIGNED_INT.
+    pub fn add_indices(&mut self, indices: &[u32]) -> usize {
+        let bytes: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let view = self.push_view(&bytes);
+        self.push_accessor(
+            json!({ "bufferView": view, "componentType": 5125, "count": indices.len(), "type": "SCALAR" }),
+        )
+    }
+
+    /// Appends a node (as a child of `parent`, or a root of scene 0) and returns its index.
+    pub fn add_node(&mut self, node: Value, parent: Option<usize>) -> usize {
+        let nodes = self.doc["nodes"].as_array_mut().unwrap();
+        nodes.push(node);
+        let index = nodes.len() - 1;
+        match parent {
+            Some(p) => {
+                let parent = &mut self.doc["nodes"][p];
+                if parent.get("children").is_none() {
+                    parent["children"] = json!([]);
+                }
+                parent["children"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!(index));
+            }
+            None => self.doc["scenes"][0]["nodes"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!(index)),
+        }
+        index
+    }
+
+    /// The index of the node named `name`.
+    pub fn node(&self, name: &str) -> usize {
+        self.doc["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|n| n["name"] == name)
+            .unwrap_or_else(|| panic!("no node {name}"))
+    }
+
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut doc = self.doc.clone();
+        doc["buffers"] = json!([{ "byteLength": self.bin.len() }]);
+        glb(&serde_json::to_vec(&doc).unwrap(), &self.bin)
+    }
+
+    /// Writes the file as `name` in `dir` (and as a fuzz seed) and returns its path.
+    pub fn write(&self, dir: &std::path::Path, name: &str) -> PathBuf {
+        let bytes = self.bytes();
+        save_fuzz_seed(name, &bytes);
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+/// Column-major 4×4 from a glTF MAT4 element.
+fn mat4(m: &[f32]) -> glam::Mat4 {
+    glam::Mat4::from_cols_slice(m)
+}
+
+/// The rigid transform the second part of [`fox_split`] is moved by (its inverse bind
+/// matrices take it back out): a turn about y, a tilt about x and a shift.
+pub fn split_transform() -> glam::Mat4 {
+    glam::Mat4::from_translation(glam::Vec3::new(3.0, -7.0, 11.0))
+        * glam::Mat4::from_rotation_y(0.5)
+        * glam::Mat4::from_rotation_x(-0.3)
+}
+
+/// How [`fox_split`] binds its second part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecondSkin {
+    /// The same joints in the same order and the same inverse bind matrices.
+    Same,
+    /// The same joints listed in reverse order (the part's joint indices follow).
+    Reordered,
+    /// The same joints with other inverse bind matrices: the part's bind positions are
+    /// moved by [`split_transform`] and its inverse bind matrices undo it.
+    OtherBinds,
+}
+
+/// Fox with its vertices split in two halves, each its own mesh node with its own skin
+/// over the same joints (the second bound as `second` says), every vertex keeping the
+/// unsplit Fox's normal (as import computes it): skinned, the two halves are the unsplit
+/// Fox, vertex for vertex. With `hat`, a small box (8 corners, 12 triangles) hangs under
+/// the head joint as a mesh node without a skin, after the halves in node order.
+pub fn fox_split(dir: &std::path::Path, second: SecondSkin, hat: bool) -> Option<PathBuf> {
+    let source = rigs_dir()?.join("Fox/Fox.glb");
+    let (fox, _) = skinbench::rig::import_path(&source).unwrap();
+    let mut edit = GlbEdit::open(&source);
+    let positions = edit.read(0);
+    let uvs = edit.read(1);
+    let joints = edit.read(2);
+    let weights = edit.read(3);
+    let binds = edit.read(4);
+    let half = positions.len() / 2;
+    assert_eq!(half % 3, 0, "Fox is unindexed: halves of whole triangles");
+    let normals: Vec<Vec<f32>> = fox
+        .mesh
+        .normals
+        .iter()
+        .map(|n| n.to_array().to_vec())
+        .collect();
+    let skin_joints = edit.doc["skins"][0]["joints"].clone();
+    let joint_count = skin_joints.as_array().unwrap().len();
+
+    let part = |edit: &mut GlbEdit,
+                range: std::ops::Range<usize>,
+                skin: usize,
+                moved: bool,
+                reordered: bool| {
+        let t = if moved {
+            split_transform()
+        } else {
+            glam::Mat4::IDENTITY
+        };
+        let position: Vec<Vec<f32>> = positions[range.clone()]
+            .iter()
+            .map(|p| {
+                t.transform_point3(glam::Vec3::from_slice(p))
+                    .to_array()
+                    .to_vec()
+            })
+            .collect();
+        let normal: Vec<Vec<f32>> = normals[range.clone()]
+            .iter()
+            .map(|n| {
+                t.transform_vector3(glam::Vec3::from_slice(n))
+                    .to_array()
+                    .to_vec()
+            })
+            .collect();
+        let part_joints: Vec<Vec<f32>> = joints[range.clone()]
+            .iter()
+            .map(|j| {
+                j.iter()
+                    .map(|&k| {
+                        if reordered {
+                            (joint_count - 1) as f32 - k
+                        } else {
+                            k
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let attributes = json!({
+            "POSITION": edit.add_floats(&position, "VEC3"),
+            "NORMAL": edit.add_floats(&normal, "VEC3"),
+            "TEXCOORD_0": edit.add_floats(&uvs[range.clone()], "VEC2"),
+            "JOINTS_0": edit.add_joints(&part_joints),
+            "WEIGHTS_0": edit.add_floats(&weights[range.clone()], "VEC4"),
+        });
+        let meshes = edit.doc["meshes"].as_array_mut().unwrap();
+        meshes.push(json!({ "primitives": [{ "attributes": attributes, "material": 0 }] }));
+        let mesh = meshes.len() - 1;
+        json!({ "name": format!("fox_part_{skin}"), "mesh": mesh, "skin": skin })
+    };
+    // The second skin: the same joints, maybe reversed, its binds maybe moved.
+    let moved = second == SecondSkin::OtherBinds;
+    let reordered = second == SecondSkin::Reordered;
+    let mut second_binds: Vec<Vec<f32>> = binds
+        .iter()
+        .map(|b| {
+            let m = if moved {
+                mat4(b) * split_transform().inverse()
+            } else {
+                mat4(b)
+            };
+            m.to_cols_array().to_vec()
+        })
+        .collect();
+    let mut second_joints: Vec<Value> = skin_joints.as_array().unwrap().clone();
+    if reordered {
+        second_binds.reverse();
+        second_joints.reverse();
+    }
+    let ibm = edit.add_floats(&second_binds, "MAT4");
+    edit.doc["skins"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "joints": second_joints, "inverseBindMatrices": ibm }));
+
+    // The original mesh node becomes the first half; the second half follows it.
+    let fox_node = edit.node("fox");
+    let first = part(&mut edit, 0..half, 0, false, false);
+    edit.doc["nodes"][fox_node] = first;
+    let second_node = part(&mut edit, half..positions.len(), 1, moved, reordered);
+    edit.add_node(second_node, None);
+    if hat {
+        let head = edit.node("b_Head_05");
+        let (corners, triangles) = hat_box();
+        let corners: Vec<Vec<f32>> = corners.iter().map(|c| c.to_vec()).collect();
+        let normals: Vec<Vec<f32>> = corners
+            .iter()
+            .map(|c| glam::Vec3::from_slice(c).normalize().to_array().to_vec())
+            .collect();
+        let attributes = json!({
+            "POSITION": edit.add_floats(&corners, "VEC3"),
+            "NORMAL": edit.add_floats(&normals, "VEC3"),
+            "TEXCOORD_0": edit.add_floats(&vec![vec![0.5, 0.5]; corners.len()], "VEC2"),
+        });
+        let indices = edit.add_indices(&triangles);
+        let meshes = edit.doc["meshes"].as_array_mut().unwrap();
+        meshes.push(json!({ "primitives": [{ "attributes": attributes, "indices": indices }] }));
+        let mesh = meshes.len() - 1;
+        edit.add_node(
+            json!({ "name": "hat", "mesh": mesh, "translation": HAT_OFFSET,
+                    "rotation": [0.0, 0.0, 0.38268343, 0.9238795] }),
+            Some(head),
+        );
+    }
+    let name = format!(
+        "Fox_split_{}{}.glb",
+        match second {
+            SecondSkin::Same => "same",
+            SecondSkin::Reordered => "reordered",
+            SecondSkin::OtherBinds => "other_binds",
+        },
+        if hat { "_hat" } else { "" }
+    );
+    Some(edit.write(dir, &name))
+}
+
+/// Where the hat sits in the head joint's space.
+pub const HAT_OFFSET: [f32; 3] = [12.0, 2.0, 0.0];
+
+/// A box of 8 corners and 12 triangles, 6 units wide.
+pub fn hat_box() -> ([[f32; 3]; 8], Vec<u32>) {
+    let corners = std::array::from_fn(|i| {
+        [
+            if i & 1 == 0 { -3.0 } else { 3.0 },
+            if i & 2 == 0 { -3.0 } else { 3.0 },
+            if i & 4 == 0 { -3.0 } else { 3.0 },
+        ]
+    });
+    let faces = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let triangles = faces
+        .iter()
+        .flat_map(|f| [f[0], f[1], f[2], f[0], f[2], f[3]])
+        .collect();
+    (corners, triangles)
+}
+
+/// The merged test character of the conformance matrix: Fox over two skins (the second
+/// binding every joint with other inverse bind matrices) with a hat on its head.
+pub const FOX_PARTS: &str = "fox_parts";
+
+/// The test rigs built from the public ones, prepared: [`FOX_PARTS`].
+fn built_test_rigs() -> Vec<(String, std::sync::Arc<skinbench::prepare::PreparedRig>)> {
+    let dir = temp_dir("built-rigs");
+    match fox_split(&dir, SecondSkin::OtherBinds, true) {
+        Some(path) => vec![(
+            FOX_PARTS.to_string(),
+            std::sync::Arc::new(skinbench::prepare::PreparedRig::load(&path).unwrap()),
+        )],
+        None => Vec::new(),
+    }
+}
+
+/// A one-primitive skinned character (`source`, its mesh node `mesh_node`) with its
+/// vertices split into `parts` equal runs, each its own mesh node with its own skin over
+/// the same joints, in the original vertex order. With `other_binds`, part `k`'s bind
+/// positions are moved by a rigid transform of its own and its skin's inverse bind
+/// matrices undo it (so every part binds every joint differently); otherwise every skin
+/// repeats the original inverse bind matrices. Triangles that span two parts are dropped
+/// (the vertices, what skinning costs and what the tests compare, are all kept).
+pub fn split_skins(
+    source: &std::path::Path,
+    mesh_node: &str,
+    parts: usize,
+    other_binds: bool,
+    dir: &std::path::Path,
+    name: &str,
+) -> PathBuf {
+    let mut edit = GlbEdit::open(source);
+    let node = edit.node(mesh_node);
+    let mesh = edit.doc["nodes"][node]["mesh"].as_u64().unwrap() as usize;
+    let skin = edit.doc["nodes"][node]["skin"].as_u64().unwrap() as usize;
+    let primitive = edit.doc["meshes"][mesh]["primitives"][0].clone();
+    let attribute = |name: &str| primitive["attributes"][name].as_u64().map(|a| a as usize);
+    let positions = edit.read(attribute("POSITION").unwrap());
+    let normals = attribute("NORMAL").map(|a| edit.read(a));
+    let uvs = edit.read(attribute("TEXCOORD_0").unwrap());
+    let joints = edit.read(attribute("JOINTS_0").unwrap());
+    let weights = edit.read(attribute("WEIGHTS_0").unwrap());
+    let indices: Vec<u32> = match primitive["indices"].as_u64() {
+        Some(a) => edit.read(a as usize).iter().map(|i| i[0] as u32).collect(),
+        None => (0..positions.len() as u32).collect(),
+    };
+    let binds = edit.read(
+        edit.doc["skins"][skin]["inverseBindMatrices"]
+            .as_u64()
+            .unwrap() as usize,
+    );
+    let skin_joints = edit.doc["skins"][skin]["joints"].clone();
+    let n = positions.len();
+    for k in 0..parts {
+        let range = k * n / parts..(k + 1) * n / parts;
+        let t = if other_binds {
+            glam::Mat4::from_rotation_y(0.4 * k as f32) * split_transform()
+        } else {
+            glam::Mat4::IDENTITY
+        };
+        let moved = |v: &[Vec<f32>], point: bool| -> Vec<Vec<f32>> {
+            v[range.clone()]
+                .iter()
+                .map(|p| {
+                    let p = glam::Vec3::from_slice(p);
+                    let q = if point {
+                        t.transform_point3(p)
+                    } else {
+                        t.transform_vector3(p)
+                    };
+                    q.to_array().to_vec()
+                })
+                .collect()
+        };
+        let part_indices: Vec<u32> = indices
+            .chunks_exact(3)
+            .filter(|tri| tri.iter().all(|&i| range.contains(&(i as usize))))
+            .flatten()
+            .map(|&i| i - range.start as u32)
+            .collect();
+        let mut attributes = json!({
+            "POSITION": edit.add_floats(&moved(&positions, true), "VEC3"),
+            "TEXCOORD_0": edit.add_floats(&uvs[range.clone()], "VEC2"),
+            "JOINTS_0": edit.add_joints(&joints[range.clone()]),
+            "WEIGHTS_0": edit.add_floats(&weights[range.clone()], "VEC4"),
+        });
+        if let Some(normals) = &normals {
+            attributes["NORMAL"] = json!(edit.add_floats(&moved(normals, false), "VEC3"));
+        }
+        let index_accessor = edit.add_indices(&part_indices);
+        let part_binds: Vec<Vec<f32>> = binds
+            .iter()
+            .map(|b| (mat4(b) * t.inverse()).to_cols_array().to_vec())
+            .collect();
+        let ibm = edit.add_floats(&part_binds, "MAT4");
+        let skins = edit.doc["skins"].as_array_mut().unwrap();
+        skins.push(json!({ "joints": skin_joints, "inverseBindMatrices": ibm }));
+        let part_skin = skins.len() - 1;
+        let meshes = edit.doc["meshes"].as_array_mut().unwrap();
+        meshes.push(
+            json!({ "primitives": [{ "attributes": attributes, "indices": index_accessor }] }),
+        );
+        let part_mesh = meshes.len() - 1;
+        let part_node =
+            json!({ "name": format!("{mesh_node}_{k}"), "mesh": part_mesh, "skin": part_skin });
+        if k == 0 {
+            edit.doc["nodes"][node] = part_node;
+        } else {
+            edit.add_node(part_node, None);
+        }
+    }
+    edit.write(dir, name)
 }

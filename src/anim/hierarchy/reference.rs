@@ -54,11 +54,13 @@ pub fn model_from_joint_f64(skeleton: &Skeleton, locals: &[LocalF64]) -> Vec<DMa
     model
 }
 
-/// The skinning palette: `model_from_joint * joint_from_bind`, in f64.
+/// The skinning palette: `model_from_joint * joint_from_bind` for every palette entry (its
+/// joint's model matrix times its inverse bind matrix), in f64.
 pub fn palette(skeleton: &Skeleton, model_from_joint: &[DMat4]) -> Vec<DMat4> {
-    model_from_joint
+    skeleton
+        .palette_joints
         .iter()
         .zip(&skeleton.joint_from_bind)
-        .map(|(m, b)| *m * b.as_dmat4())
+        .map(|(&joint, b)| model_from_joint[joint as usize] * b.as_dmat4())
         .collect()
 }

@@ -75,6 +75,7 @@ pub fn reference_rig() -> Rig {
                 scale: Vec3::ONE,
             })
             .collect(),
+        palette_joints: Skeleton::palette_per_joint(joints.defs.len()),
         joint_from_bind: joints
             .defs
             .iter()

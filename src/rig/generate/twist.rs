@@ -61,6 +61,7 @@ pub fn twist_rig() -> Rig {
                 ..Transform::IDENTITY
             })
             .collect(),
+        palette_joints: Skeleton::palette_per_joint(TWIST_JOINTS.len()),
         joint_from_bind: heights
             .iter()
             .map(|&h| Mat4::from_translation(Vec3::new(0.0, -h, 0.0)))
