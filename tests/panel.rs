@@ -383,3 +383,156 @@ fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant
     choose(&mut harness, "method", "linear");
     assert_eq!(harness.state().pipeline.config().method, SkinMethod::Linear);
 }
+
+/// Every label's text in the panel, in the order drawn (depth first).
+fn drawn_texts(harness: &Harness<'static, Scene>) -> Vec<String> {
+    use egui_kittest::kittest::NodeT;
+    fn walk<'n>(node: egui_kittest::Node<'n>, out: &mut Vec<String>) {
+        let n = node.accesskit_node();
+        // A label keeps its text as its value.
+        let text = if n.role() == egui::accesskit::Role::Label {
+            n.value()
+        } else {
+            n.label()
+        };
+        if let Some(text) = text {
+            out.push(text.to_string());
+        }
+        for child in node.children() {
+            walk(child, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(harness.root(), &mut out);
+    out
+}
+
+/// The numbers the panel drew (the frame line, each timing row's three cells, the CPU
+/// line) against the sidecar of a screenshot of that frame, after `frames` frames of
+/// `dt_secs` each.
+fn sidecar_matches_the_drawn_panel(dt_secs: f32, frames: usize) {
+    let Some(mut harness) = harness() else { return };
+    let dir = common::temp_dir(&format!("sidecar-{dt_secs}"));
+    for _ in 0..frames {
+        harness.state_mut().render_frame(dt_secs).unwrap();
+        harness.run_steps(1);
+    }
+    harness.run_steps(1);
+    let texts = drawn_texts(&harness);
+    let path = dir.join("shot.png");
+    harness
+        .state_mut()
+        .save_screenshot(&path, Some("test"))
+        .unwrap();
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path.with_extension("json")).unwrap()).unwrap();
+    let panel: skinbench::ui::readings::PanelReadings = harness.state().shown.clone().unwrap();
+    assert_eq!(sidecar["panel"], serde_json::to_value(&panel).unwrap());
+
+    let frame_line = panel.frame_line("test");
+    assert!(
+        texts.contains(&frame_line),
+        "{frame_line:?} not drawn: {texts:?}"
+    );
+    assert!(texts.contains(&panel.cpu_line()), "{texts:?}");
+    assert!(texts.contains(&panel.span_line()), "{texts:?}");
+    // The table: its header, then four cells a row.
+    let header = ["stage", "mean µs", "p95 µs", "share"];
+    let at = texts
+        .windows(4)
+        .position(|w| w == header)
+        .unwrap_or_else(|| panic!("no timing table: {texts:?}"))
+        + 4;
+    for (k, row) in panel.rows.iter().enumerate() {
+        let drawn = &texts[at + 4 * k..at + 4 * k + 4];
+        assert_eq!(drawn[0], row.label);
+        assert_eq!(
+            drawn[1..],
+            skinbench::ui::readings::row_cells(row),
+            "row {}",
+            row.label
+        );
+    }
+    // Which frames they average, and those frames' own timings, are in the sidecar too;
+    // the frame line's mean is theirs.
+    let span = &sidecar["panel"]["span"];
+    let listed = sidecar["panel_frames"].as_array().unwrap();
+    assert_eq!(listed.len() as u64, span["frames"].as_u64().unwrap());
+    let mean = listed
+        .iter()
+        .map(|f| f["timings"]["frame_us"].as_f64().unwrap())
+        .sum::<f64>()
+        / listed.len() as f64;
+    assert!(
+        (mean - panel.frame_mean_us).abs() < 1e-6 * mean.max(1.0),
+        "{mean} vs {}",
+        panel.frame_mean_us
+    );
+    assert_eq!(
+        span["last_frame"].as_u64().unwrap(),
+        frames as u64 + 2,
+        "the latest frame"
+    );
+}
+
+#[test]
+fn the_sidecar_holds_what_the_panel_drew_at_sixty_frames_a_second() {
+    // A second of frames: the readings average all sixty.
+    sidecar_matches_the_drawn_panel(1.0 / 60.0, 62);
+}
+
+#[test]
+fn the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame() {
+    // Frames of three seconds (lavapipe drawing 10,000 characters): a reading is the
+    // latest frame alone, and says so.
+    sidecar_matches_the_drawn_panel(3.0, 4);
+}
+
+/// At the window sizes the app is used at, the panel's actions lie inside the window
+/// without scrolling (the rest of the panel scrolls above them).
+#[test]
+fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
+    for (width, height) in [(1280.0, 720.0), (1600.0, 900.0)] {
+        let Some(gpu) = context() else { return };
+        let rig = Arc::new(PreparedRig::reference());
+        let settings = common::app_settings(&rig, 13);
+        let mut scene = Scene::new(
+            gpu,
+            rig,
+            settings,
+            wgpu::TextureFormat::Rgba8Unorm,
+            (320, 200),
+        )
+        .unwrap();
+        for _ in 0..3 {
+            scene.render_frame(1.0 / 60.0).unwrap();
+        }
+        let mut harness = Harness::builder()
+            .with_size(egui::vec2(width, height))
+            .build_ui_state(
+                |ui, scene: &mut Scene| {
+                    let (actions, _) = scene.side_panel_ui(ui, "test");
+                    scene.request(&actions);
+                },
+                scene,
+            );
+        harness.run_steps(3);
+        let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width, height));
+        for label in ["verify", "screenshot (F12)", "reset view (R)"] {
+            let rect = harness.get_by_label(label).rect();
+            assert!(
+                window.contains_rect(rect),
+                "{width}×{height}: {label} at {rect:?} is outside the window"
+            );
+        }
+        // And they work from there.
+        harness.get_by_label("verify").click();
+        harness.run_steps(2);
+        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        harness.run_steps(2);
+        assert!(
+            harness.query_by_label_contains("max deviation").is_some(),
+            "{width}×{height}: verify did not answer"
+        );
+    }
+}

@@ -168,18 +168,36 @@ impl Stats {
     }
 }
 
-/// A rolling window of frame timings (like egui's `FrameHistory`).
+/// A rolling window of frame timings (like egui's `FrameHistory`), each frame numbered
+/// from 1 in the order it was pushed.
 #[derive(Clone, Debug)]
 pub struct TimingHistory {
-    frames: std::collections::VecDeque<(Instant, StageTimings)>,
+    frames: std::collections::VecDeque<StageTimings>,
+    /// The number the next frame pushed gets.
+    next_frame: u64,
     capacity: usize,
     scratch: Vec<f64>,
+}
+
+/// The frames a reading averages: the latest frame and the ones before it that end within
+/// `window_secs` of it, by the frames' own durations (`StageTimings::frame_us`), so one
+/// set of frames serves every row of a reading, whenever it is computed.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct FrameSpan {
+    /// Numbers of the oldest and the newest frame in it.
+    pub first_frame: u64,
+    pub last_frame: u64,
+    pub frames: usize,
+    /// The window asked for and the time the frames in it took.
+    pub window_secs: f64,
+    pub span_secs: f64,
 }
 
 impl TimingHistory {
     pub fn new(capacity: usize) -> Self {
         TimingHistory {
             frames: std::collections::VecDeque::with_capacity(capacity),
+            next_frame: 1,
             capacity,
             scratch: Vec::with_capacity(capacity),
         }
@@ -189,9 +207,11 @@ impl TimingHistory {
         if self.frames.len() == self.capacity {
             self.frames.pop_front();
         }
-        self.frames.push_back((Instant::now(), timings));
+        self.frames.push_back(timings);
+        self.next_frame += 1;
     }
 
+    /// Forgets the frames (their numbers go on).
     pub fn clear(&mut self) {
         self.frames.clear();
     }
@@ -205,27 +225,58 @@ impl TimingHistory {
     }
 
     pub fn latest(&self) -> Option<&StageTimings> {
-        self.frames.back().map(|(_, t)| t)
+        self.frames.back()
     }
 
-    /// Frames in the window, oldest first.
+    /// Frames in the history, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &StageTimings> {
-        self.frames.iter().map(|(_, t)| t)
+        self.frames.iter()
     }
 
-    /// Statistics of `value` over the frames of the last `window` (all frames if `None`).
-    pub fn stats(
-        &mut self,
-        window: Option<Duration>,
-        value: impl Fn(&StageTimings) -> f64,
-    ) -> Stats {
-        let now = Instant::now();
-        self.scratch.clear();
-        for (at, t) in &self.frames {
-            if window.is_none_or(|w| now.duration_since(*at) <= w) {
-                self.scratch.push(value(t));
+    /// The latest frame and those before it within `window` (see [`FrameSpan`]); `None`
+    /// before the first frame.
+    pub fn span(&self, window: Duration) -> Option<FrameSpan> {
+        let last_frame = self
+            .next_frame
+            .checked_sub(1)
+            .filter(|_| !self.frames.is_empty())?;
+        let window_us = window.as_secs_f64() * 1e6;
+        let mut frames = 0;
+        let mut span_us = 0.0;
+        for t in self.frames.iter().rev() {
+            // The latest frame always counts; an older one while the newer ones leave room.
+            if frames > 0 && span_us + t.frame_us > window_us {
+                break;
             }
+            span_us += t.frame_us;
+            frames += 1;
         }
-        Stats::of(&mut self.scratch)
+        Some(FrameSpan {
+            first_frame: last_frame + 1 - frames as u64,
+            last_frame,
+            frames,
+            window_secs: window.as_secs_f64(),
+            span_secs: span_us / 1e6,
+        })
+    }
+
+    /// The frames of `span` still in the history, oldest first, with their numbers.
+    pub fn frames_in(&self, span: &FrameSpan) -> impl Iterator<Item = (u64, &StageTimings)> {
+        let first_held = self.next_frame - self.frames.len() as u64;
+        self.frames
+            .iter()
+            .enumerate()
+            .map(move |(i, t)| (first_held + i as u64, t))
+            .filter(|(n, _)| (span.first_frame..=span.last_frame).contains(n))
+    }
+
+    /// Statistics of `value` over the frames of `span`.
+    pub fn stats_in(&mut self, span: &FrameSpan, value: impl Fn(&StageTimings) -> f64) -> Stats {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        scratch.extend(self.frames_in(span).map(|(_, t)| value(t)));
+        let stats = Stats::of(&mut scratch);
+        self.scratch = scratch;
+        stats
     }
 }

@@ -447,13 +447,15 @@ impl Running {
         let present_mode = self.surface.present_mode_name();
         let scene = &mut self.scene;
         let mut panel_left: Option<f32> = None;
+        if !show_panel {
+            // Nothing drawn, nothing for a screenshot's sidecar to claim was shown.
+            scene.shown = None;
+        }
         let full_output = self.egui.ctx.run_ui(raw_input, |ui| {
             if show_panel {
-                let panel = egui::Panel::right("panel")
-                    .resizable(true)
-                    .default_size(440.0)
-                    .show(ui, |ui| actions = scene.panel_ui(ui, &present_mode));
-                panel_left = Some(panel.response.rect.left());
+                let (asked, left) = scene.side_panel_ui(ui, &present_mode);
+                actions = asked;
+                panel_left = Some(left);
             }
         });
         self.egui

@@ -8,17 +8,15 @@
 //! the user asked for. The window ([`app`]) and the panel tests drive the same `Scene`.
 
 pub mod app;
+pub mod readings;
 pub mod scene;
 pub mod soak;
-
-use std::time::Duration;
 
 use egui::{Color32, RichText};
 use egui_plot::{FilledArea, Legend, Plot};
 
 use crate::anim::hierarchy::HierarchyVariant;
-use crate::crowd::lod::{LodSettings, LodStats, MeasuredError, PERIODS};
-use crate::crowd::pipeline::MemoryReport;
+use crate::crowd::lod::{LodSettings, PERIODS};
 use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{PipelineConfig, Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
@@ -27,6 +25,7 @@ use crate::gpu::upload::UploadVariant;
 use crate::simd::SimdLevel;
 use crate::skin::{SkinDevice, SkinMethod, SkinVariant};
 use crate::variant::Variant;
+use readings::PanelReadings;
 
 /// Everything the user can change from the panel (and the command line).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -74,24 +73,17 @@ pub struct PanelInfo<'a> {
     pub skin_refusals: &'a [(SkinVariant, String)],
     /// The skinning methods the chosen skin variant cannot run on this rig, and why.
     pub method_refusals: &'a [(SkinMethod, String)],
-    /// Bytes the CPU writes for the GPU each frame (vertices, or palettes).
-    pub uploaded_bytes: u64,
-    pub memory: MemoryReport,
+    /// The numbers the panel shows this frame (`None` before the first frame).
+    pub readings: Option<&'a PanelReadings>,
     pub verify: Option<&'a Result<FrameDeviation, String>>,
     pub screenshot: Option<&'a Result<String, String>>,
     pub notes: &'a [String],
     pub present_mode: String,
-    /// With LOD on: the last frame's periods, culling and updates, and the last
-    /// measurement of the screen-space error.
-    pub lod: Option<(LodStats, Option<&'a Result<MeasuredError, String>>)>,
     /// The adapter draws indirectly with a first instance.
     pub indirect_supported: bool,
     /// Character draw commands the last frame recorded: main pass, shadow pass.
     pub draw_commands: [usize; 2],
 }
-
-/// One timing column of the table.
-type Metric = Box<dyn Fn(&crate::crowd::StageTimings) -> f64>;
 
 /// Colours of the stages in the table and the plot.
 pub fn stage_color(stage: Stage) -> Color32 {
@@ -128,43 +120,59 @@ fn variant_combo<V: Variant>(ui: &mut egui::Ui, value: &mut V, disabled: &[(V, S
         .on_hover_text(value.description());
 }
 
-/// The panel. Returns the actions requested this frame.
+/// The panel. Returns the actions requested this frame. The actions (verify, screenshot,
+/// reset) and the key hints stay at the bottom, always in view; everything else scrolls
+/// above them, in sections that fold.
 pub fn panel_ui(
     ui: &mut egui::Ui,
     settings: &mut Settings,
     info: &PanelInfo,
-    history: &mut TimingHistory,
+    history: &TimingHistory,
 ) -> Vec<UiAction> {
     let mut actions = Vec::new();
-    egui::ScrollArea::vertical().show(ui, |ui| {
-        header_ui(ui, info, history);
-        ui.separator();
-        variants_ui(ui, settings, info);
-        ui.separator();
-        timings_ui(ui, info, history, settings.pipeline.skin);
-        ui.separator();
+    ui.with_layout(egui::Layout::bottom_up(egui::Align::Min), |ui| {
+        ui.label(
+            RichText::new(
+                "drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot",
+            )
+            .small(),
+        );
         actions = actions_ui(ui, info);
-        ui.label(RichText::new("drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot").small());
+        ui.separator();
+        ui.with_layout(egui::Layout::top_down(egui::Align::Min), |ui| {
+            // A solid bar, always drawn: egui's default floats over the content and shows
+            // only while hovered, so nothing said the panel scrolls.
+            ui.style_mut().spacing.scroll = egui::style::ScrollStyle::solid();
+            egui::ScrollArea::vertical()
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
+                .auto_shrink([false, false])
+                .show(ui, |ui| {
+                    header_ui(ui, info);
+                    egui::CollapsingHeader::new(RichText::new("Variants").strong())
+                        .default_open(true)
+                        .show(ui, |ui| variants_ui(ui, settings, info));
+                    egui::CollapsingHeader::new(RichText::new("Crowd").strong())
+                        .default_open(true)
+                        .show(ui, |ui| crowd_ui(ui, settings, info));
+                    let caption = info
+                        .readings
+                        .map_or("Timings".to_string(), PanelReadings::span_line);
+                    egui::CollapsingHeader::new(RichText::new(caption).strong())
+                        .id_salt("timings")
+                        .default_open(true)
+                        .show(ui, |ui| timings_ui(ui, info, history));
+                });
+        });
     });
     actions
 }
 
 /// Frame rate, adapter, CPU and rig.
-fn header_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) {
-    let frame = history.stats(Some(Duration::from_secs(1)), |t| t.frame_us);
+fn header_ui(ui: &mut egui::Ui, info: &PanelInfo) {
     ui.heading("skinbench");
-    let fps = if frame.mean > 0.0 {
-        1e6 / frame.mean
-    } else {
-        0.0
-    };
-    // Software rendering of a big crowd runs well under one frame a second: keep digits.
-    let fps_digits = if fps >= 10.0 { 0 } else { 2 };
-    ui.label(format!(
-        "{:.2} ms / frame   {fps:.fps_digits$} FPS   present: {}",
-        frame.mean / 1000.0,
-        info.present_mode
-    ));
+    if let Some(r) = info.readings {
+        ui.label(r.frame_line(&info.present_mode));
+    }
     ui.label(format!(
         "GPU: {} ({}, {})",
         info.adapter.name, info.adapter.backend, info.adapter.device_type
@@ -179,7 +187,6 @@ fn header_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory) {
 /// The variant combo boxes and the crowd's settings.
 fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let pipeline = &mut settings.pipeline;
-    ui.label(RichText::new("Variants").strong());
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
     variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
     variant_combo(ui, &mut pipeline.method, info.method_refusals);
@@ -201,6 +208,11 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
                 .color(Color32::YELLOW),
         );
     }
+}
+
+/// Threads, the crowd's size and motion, the passes, and LOD.
+fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
+    let pipeline = &mut settings.pipeline;
     ui.add(egui::Slider::new(&mut pipeline.threads, 1..=info.cores.max(1)).text("threads"));
     ui.add(
         egui::Slider::new(&mut settings.instances, 1..=info.max_instances.max(1))
@@ -267,9 +279,10 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
                 });
         });
     });
-    let Some((stats, error)) = &info.lod else {
+    let Some(lod_reading) = info.readings.and_then(|r| r.lod.as_ref()) else {
         return;
     };
+    let (stats, error) = (&lod_reading.stats, lod_reading.measured_error.as_ref());
     let [p1, p2, p4, p8] = stats.at_period;
     ui.label(
         RichText::new(format!(
@@ -306,11 +319,13 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     ui.label(RichText::new(line).small());
 }
 
-/// The per-stage table, the memory line and the history plot.
-fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, skin: SkinVariant) {
-    let second = Some(Duration::from_secs(1));
-    let frame = history.stats(second, |t| t.frame_us);
-    ui.label(RichText::new("Timings (last second, per frame)").strong());
+/// The per-stage table, the CPU total, the memory lines and the history plot, all from
+/// the frame's readings.
+fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
+    let Some(r) = info.readings else {
+        ui.label("no frame yet");
+        return;
+    };
     egui::Grid::new("timings")
         .striped(true)
         .num_columns(4)
@@ -325,54 +340,24 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, 
             ui.label("p95 µs");
             ui.label("share");
             ui.end_row();
-            let rows: Vec<(String, Color32, Metric)> = Stage::ALL
-                .iter()
-                .map(|&s| {
-                    let label = match s {
-                        Stage::Render => "render (encode)".to_string(),
-                        // A GPU variant's CPU skin stage lays out the palettes to upload.
-                        Stage::Skin if !skin.skins_on_cpu() => "skin (palettes out)".to_string(),
-                        _ => s.name().to_string(),
-                    };
-                    (
-                        label,
-                        stage_color(s),
-                        Box::new(move |t: &crate::crowd::StageTimings| t.get(s))
-                            as Box<dyn Fn(&_) -> f64>,
-                    )
-                })
-                .chain([
-                    (
-                        "GPU render".to_string(),
-                        Color32::LIGHT_GRAY,
-                        Box::new(|t: &crate::crowd::StageTimings| t.gpu_render_us.unwrap_or(0.0))
-                            as Box<dyn Fn(&_) -> f64>,
-                    ),
-                    (
-                        "GPU shadow".to_string(),
-                        Color32::LIGHT_GRAY,
-                        Box::new(|t: &crate::crowd::StageTimings| t.gpu_shadow_us.unwrap_or(0.0)),
-                    ),
-                    (
-                        "GPU compute skin".to_string(),
-                        Color32::LIGHT_GRAY,
-                        Box::new(|t: &crate::crowd::StageTimings| t.gpu_compute_us.unwrap_or(0.0)),
-                    ),
-                ])
-                .collect();
-            for (label, color, value) in rows {
-                let s = history.stats(second, value);
-                ui.label(RichText::new(label).color(color));
-                ui.label(format!("{:.0}", s.mean));
-                ui.label(format!("{:.0}", s.p95));
-                ui.label(if frame.mean > 0.0 {
-                    format!("{:.0} %", 100.0 * s.mean / frame.mean)
-                } else {
-                    "-".into()
-                });
+            for row in &r.rows {
+                let color = Stage::ALL
+                    .iter()
+                    .find(|s| s.name() == row.key)
+                    .map_or(Color32::LIGHT_GRAY, |&s| stage_color(s));
+                ui.label(RichText::new(&row.label).color(color));
+                for cell in readings::row_cells(row) {
+                    ui.label(cell);
+                }
                 ui.end_row();
             }
         });
+    ui.label(RichText::new(r.cpu_line()).strong())
+        .on_hover_text(
+            "the pipeline's stages, the upload and the encoding of the draws: what the CPU spends \
+         on a frame. The share column divides by the whole frame, which a software renderer \
+         (lavapipe) fills with its emulated GPU passes; read this line there.",
+        );
     if !info.adapter.timestamps {
         ui.label(RichText::new("GPU render time: this adapter has no timestamp queries").small());
     }
@@ -384,7 +369,7 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, 
             .small(),
         );
     }
-    let m = info.memory;
+    let m = r.memory;
     ui.label(
         RichText::new(format!(
             "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output",
@@ -398,12 +383,8 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &mut TimingHistory, 
     ui.label(
         RichText::new(format!(
             "uploaded per frame: {:.2} MB ({})",
-            info.uploaded_bytes as f64 / 1e6,
-            if skin.skins_on_cpu() {
-                "skinned vertices"
-            } else {
-                "palettes"
-            }
+            r.uploaded_bytes as f64 / 1e6,
+            r.uploads
         ))
         .small(),
     );
@@ -481,7 +462,18 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
         .allow_zoom(false)
         .allow_scroll(false)
         .auto_bounds([false, false])
-        .y_axis_label("µs")
+        // Marks in µs or ms, whichever keeps them short: at seconds a frame the µs figures
+        // grew wider than the axis and were cut.
+        .y_axis_formatter(|mark, _| {
+            if mark.value >= 1e4 {
+                format!("{:.0} ms", mark.value / 1e3)
+            } else if mark.value >= 1e3 {
+                format!("{:.1} ms", mark.value / 1e3)
+            } else {
+                format!("{:.0} µs", mark.value)
+            }
+        })
+        .y_axis_min_width(56.0)
         .show(ui, |plot| {
             plot.set_plot_bounds_x(0.0..=right);
             plot.set_plot_bounds_y(0.0..=top);

@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use glam::Vec2;
 
+use super::readings::{LodReading, PanelReadings, ReadingInputs};
 use super::{PanelInfo, Settings, UiAction, panel_ui};
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, Footprint};
@@ -99,6 +100,8 @@ pub struct Scene {
     frame_clip_secs: f32,
     /// The size of the image the crowd was last drawn into, pixels.
     viewport_px: Vec2,
+    /// What the last panel drawn showed: a screenshot's sidecar writes exactly this.
+    pub shown: Option<PanelReadings>,
 }
 
 impl Scene {
@@ -159,6 +162,7 @@ impl Scene {
             lod_key: None,
             frame_clip_secs: 0.0,
             viewport_px: Vec2::new(size.0 as f32, size.1 as f32),
+            shown: None,
         };
         scene.footprint_bytes = scene.footprint().total();
         Ok(scene)
@@ -584,10 +588,15 @@ impl Scene {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("frame"),
             });
-        let timings = self.upload(&mut encoder, None)?;
+        let mut timings = self.upload(&mut encoder, None)?;
+        let encode_start = Instant::now();
         self.draw(&mut encoder, None, None, None);
         self.gpu.queue.submit([encoder.finish()]);
+        timings.stage_us[crate::crowd::Stage::Render.index()] =
+            encode_start.elapsed().as_secs_f64() * 1e6;
         self.finish_frame(None);
+        // Without a window the frame lasts what the caller says it does.
+        timings.frame_us = dt_secs as f64 * 1e6;
         self.history.push(timings);
         Ok(timings)
     }
@@ -645,8 +654,20 @@ impl Scene {
     }
 
     /// Builds the panel from the scene's state; returns the actions the user asked for.
+    /// The numbers it shows are taken once here ([`PanelReadings`]) and kept in `shown`.
     pub fn panel_ui(&mut self, ui: &mut egui::Ui, present_mode: &str) -> Vec<UiAction> {
         let rig = self.pipeline.rig().clone();
+        let inputs = ReadingInputs {
+            skin: self.settings.pipeline.skin,
+            instances: self.crowd.len(),
+            uploaded_bytes: self.uploaded_bytes(),
+            memory: self.pipeline.memory_report(),
+            lod: self.settings.lod.enabled.then(|| LodReading {
+                stats: self.lod.stats,
+                measured_error: self.lod_error.clone(),
+            }),
+        };
+        self.shown = PanelReadings::take(&mut self.history, inputs);
         let info = PanelInfo {
             adapter: &self.gpu.summary,
             cpu: &self.machine.cpu,
@@ -660,62 +681,52 @@ impl Scene {
                 .rig_skin_refusals
                 .variants(self.settings.pipeline.method),
             method_refusals: self.rig_skin_refusals.methods(self.settings.pipeline.skin),
-            memory: self.pipeline.memory_report(),
-            uploaded_bytes: self.uploaded_bytes(),
+            readings: self.shown.as_ref(),
             verify: self.requests.last_verify.as_ref(),
             screenshot: self.requests.last_screenshot.as_ref(),
             notes: &self.notes,
             present_mode: present_mode.to_string(),
-            lod: self
-                .settings
-                .lod
-                .enabled
-                .then_some((self.lod.stats, self.lod_error.as_ref())),
             indirect_supported: self.renderer.indirect_supported(),
             draw_commands: {
                 let [main, shadow] = self.renderer.draw_commands();
                 [main, if self.settings.shadows { shadow } else { 0 }]
             },
         };
-        panel_ui(ui, &mut self.settings, &info, &mut self.history)
+        panel_ui(ui, &mut self.settings, &info, &self.history)
     }
 
+    /// The panel as the window lays it out: resizable, on the right of `ui` (the whole
+    /// window). Returns the actions asked for and the panel's left edge, points.
+    pub fn side_panel_ui(&mut self, ui: &mut egui::Ui, present_mode: &str) -> (Vec<UiAction>, f32) {
+        let mut actions = Vec::new();
+        let panel = egui::Panel::right("panel")
+            .resizable(true)
+            .default_size(440.0)
+            .show(ui, |ui| actions = self.panel_ui(ui, present_mode));
+        (actions, panel.response.rect.left())
+    }
+
+    /// The sidecar of a screenshot of the frame just drawn: the readings its panel drew
+    /// (`panel`, with the frames they average and each of those frames' timings), the
+    /// configuration, adapter, machine and rig, and the verify of that frame where one ran.
     fn sidecar(&self, width: u32, height: u32, present_mode: Option<&str>) -> serde_json::Value {
-        use crate::crowd::Stage;
-        use std::time::Duration;
-        // The panel's window (last second) and every frame but the first three (warm-up).
-        let summarize = |window: Option<Duration>, skip: usize| {
-            let mut h = TimingHistory::new(self.history.len().max(1));
-            for t in self.history.iter().skip(skip) {
-                h.push(*t);
-            }
-            let mut stages = serde_json::Map::new();
-            for stage in Stage::ALL {
-                let s = h.stats(window, |t: &StageTimings| t.get(stage));
-                stages.insert(
-                    stage.name().into(),
-                    serde_json::json!({ "mean_us": s.mean, "p95_us": s.p95, "median_us": s.median }),
-                );
-            }
-            let gpu = h.stats(window, |t| t.gpu_render_us.unwrap_or(0.0));
-            let shadow = h.stats(window, |t| t.gpu_shadow_us.unwrap_or(0.0));
-            let compute = h.stats(window, |t| t.gpu_compute_us.unwrap_or(0.0));
-            let frame = h.stats(window, |t| t.frame_us);
-            let timed = |mean: f64| self.gpu.summary.timestamps.then_some(mean);
-            serde_json::json!({
-                "frames": frame.count,
-                "frame_mean_us": frame.mean,
-                "fps": if frame.mean > 0.0 { 1e6 / frame.mean } else { 0.0 },
-                "stages": stages,
-                "gpu_render_mean_us": timed(gpu.mean),
-                "gpu_shadow_mean_us": timed(shadow.mean),
-                "gpu_compute_mean_us": timed(compute.mean),
-                "gpu_is_cpu_emulation": self.gpu.summary.device_type.contains("Cpu"),
-            })
-        };
         let rig = self.pipeline.rig();
+        let frames: Vec<serde_json::Value> = self
+            .shown
+            .as_ref()
+            .map(|r| {
+                self.history
+                    .frames_in(&r.span)
+                    .map(|(n, t)| serde_json::json!({ "frame": n, "timings": t }))
+                    .collect()
+            })
+            .unwrap_or_default();
         serde_json::json!({
             "timestamp": timestamp(),
+            "panel": self.shown,
+            "panel_shown": self.settings.show_panel,
+            "panel_frames": frames,
+            "gpu_is_cpu_emulation": self.gpu.summary.device_type.contains("Cpu"),
             "settings": self.settings,
             "config": self.pipeline.config(),
             "instances": self.crowd.len(),
@@ -723,18 +734,17 @@ impl Scene {
             "present_mode": present_mode,
             "adapter": self.gpu.summary,
             "machine": self.machine,
-            "rig": { "name": rig.name, "joints": rig.joint_count(), "vertices": rig.vertex_count(), "triangles": rig.summary.triangles },
-            "timings_last_second": summarize(Some(Duration::from_secs(1)), 0),
-            "timings_after_warmup": summarize(None, 3),
-            "lod": self.settings.lod.enabled.then(|| serde_json::json!({
-                "stats": self.lod.stats,
-                "measured_error": self.lod_error.as_ref().map(|r| match r {
-                    Ok(e) => serde_json::json!(e),
-                    Err(e) => serde_json::json!({ "error": e }),
-                }),
-            })),
-            "memory_per_instance": self.pipeline.memory_report(),
-            "verify": self.requests.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
+            "rig": {
+                "name": rig.name,
+                "joints": rig.joint_count(),
+                "palette_entries": rig.palette_len(),
+                "vertices": rig.vertex_count(),
+                "triangles": rig.summary.triangles,
+                "character": rig.summary.character_line(),
+            },
+            // The verify of the frame in the picture: run after it was drawn, so its panel
+            // shows the verify before it, if any.
+            "verify_of_this_frame": self.requests.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
             "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),
         })
     }

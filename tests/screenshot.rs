@@ -1,0 +1,128 @@
+//! The real window under Xvfb (`xvfb-run`): a timing screenshot's sidecar holds the
+//! readings its panel drew in the last frame, averaged over the frames it names, at fast
+//! and at slow (about a second and more) frames. The panel tests (`tests/panel.rs`) check
+//! the same readings against the panel's drawn labels; here the window's own frame loop
+//! makes them.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+/// `xvfb-run`, or `None` (with a message) where it is not installed; under `CI=true` it
+/// must be.
+fn xvfb_run() -> Option<&'static str> {
+    let found = Command::new("xvfb-run")
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| o.status.success() || !o.stdout.is_empty() || !o.stderr.is_empty());
+    if found {
+        return Some("xvfb-run");
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true requires xvfb-run (apt-get install xvfb xauth)");
+    }
+    eprintln!("skipping: xvfb-run is not installed (apt-get install xvfb xauth)");
+    None
+}
+
+/// Runs the window for `frames` frames and saves `out`; returns the sidecar.
+fn screenshot(args: &[&str], frames: u64, out: &Path) -> Option<serde_json::Value> {
+    let xvfb = xvfb_run()?;
+    let runtime = common::temp_dir("xdg-runtime");
+    let frames = frames.to_string();
+    let output = Command::new(xvfb)
+        .args(["-a", "-s", "-screen 0 1600x900x24"])
+        .arg(env!("CARGO_BIN_EXE_skinbench"))
+        .args(["--frames", &frames, "--no-vsync", "--screenshot"])
+        .arg(out)
+        .args(args)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() && common::gpu_context().is_none() {
+        return None;
+    }
+    assert!(output.status.success(), "{args:?}: {stderr}");
+    let bytes = std::fs::read(out.with_extension("json")).unwrap();
+    Some(serde_json::from_slice(&bytes).unwrap())
+}
+
+/// What every sidecar must say: its readings are the last drawn panel's, over frames it
+/// names (the ones before the last, since a frame's panel shows the frames before it),
+/// and each row's mean, p95 and share follow from those frames' own timings.
+fn check(sidecar: &serde_json::Value, frames: u64) {
+    let panel = &sidecar["panel"];
+    let span = &panel["span"];
+    assert_eq!(span["last_frame"].as_u64(), Some(frames - 1), "{span}");
+    let listed = sidecar["panel_frames"].as_array().unwrap();
+    assert_eq!(listed.len() as u64, span["frames"].as_u64().unwrap());
+    let first = span["first_frame"].as_u64().unwrap();
+    for (k, f) in listed.iter().enumerate() {
+        assert_eq!(f["frame"].as_u64(), Some(first + k as u64));
+    }
+    let frame_us: Vec<f64> = listed
+        .iter()
+        .map(|f| f["timings"]["frame_us"].as_f64().unwrap())
+        .collect();
+    let frame_mean = frame_us.iter().sum::<f64>() / frame_us.len() as f64;
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+    assert!(close(panel["frame_mean_us"].as_f64().unwrap(), frame_mean));
+    // The frames before the latest one fit the window; the latest always counts.
+    let window_us = span["window_secs"].as_f64().unwrap() * 1e6;
+    assert!(frame_us.len() == 1 || frame_us.iter().sum::<f64>() <= window_us);
+    let stage_names = [
+        "sample",
+        "blend",
+        "hierarchy",
+        "palette",
+        "skin",
+        "upload",
+        "render",
+    ];
+    for row in panel["rows"].as_array().unwrap() {
+        let key = row["key"].as_str().unwrap();
+        let value = |t: &serde_json::Value| -> f64 {
+            match stage_names.iter().position(|s| *s == key) {
+                Some(i) => t["stage_us"][i].as_f64().unwrap(),
+                None => t[&format!("{key}_us")].as_f64().unwrap_or(0.0),
+            }
+        };
+        let mean = listed.iter().map(|f| value(&f["timings"])).sum::<f64>() / listed.len() as f64;
+        assert!(
+            close(row["mean_us"].as_f64().unwrap(), mean),
+            "{key}: {row} against {mean}"
+        );
+        let share = row["share_percent"].as_f64().unwrap();
+        assert!(close(share, 100.0 * mean / frame_mean), "{key}: {row}");
+    }
+}
+
+#[test]
+fn a_screenshot_at_fast_frames_records_the_panel_it_shows() {
+    let dir = common::temp_dir("screenshot-fast");
+    let out = dir.join("fast.png");
+    let Some(sidecar) = screenshot(&["--instances", "20", "--shadows", "off"], 12, &out) else {
+        return;
+    };
+    check(&sidecar, 12);
+    assert!(
+        sidecar["panel"]["span"]["frames"].as_u64().unwrap() >= 2,
+        "{sidecar}"
+    );
+}
+
+#[test]
+fn a_screenshot_at_slow_frames_records_the_panel_it_shows() {
+    // Thousands of characters with shadows on a software renderer: about a second a
+    // frame and more (on a GPU this is a fast run, and checks the same things).
+    let dir = common::temp_dir("screenshot-slow");
+    let out = dir.join("slow.png");
+    let Some(sidecar) = screenshot(&["--instances", "3000", "--lod", "on"], 4, &out) else {
+        return;
+    };
+    check(&sidecar, 4);
+    // LOD's line is in the readings the panel drew.
+    assert!(sidecar["panel"]["lod"]["stats"].is_object(), "{sidecar}");
+}
