@@ -43,15 +43,28 @@ crate::declare_variants! {
 }
 
 impl UploadVariant {
-    /// The app's default: no CPU-side copy.
-    pub const DEFAULT: Self = Self::InPlace;
+    /// The app's default: no CPU-side copy, and staging memory reused from frame to frame.
+    /// `in_place` is as fast with a small crowd, but wgpu gives `write_buffer_with` fresh
+    /// staging memory every call, and at 10,000 characters its page faults cost more than
+    /// the skinning (skin stage 71 ms a frame against the belt's 24 ms with LOD on, on a
+    /// 2-core Xeon under lavapipe; `bench-results/2026-11-24_upload_default.md`).
+    pub const DEFAULT: Self = Self::StagingBelt;
 }
+
+/// The staging belt's smallest chunk, bytes.
+const BELT_MIN_CHUNK: u64 = 1 << 20;
+/// Frames of needing under a quarter of the belt's largest chunk before its chunks are
+/// freed (a crowd that shrank for good, not LOD's frame-to-frame changes).
+const BELT_SHRINK_AFTER_FRAMES: u32 = 120;
 
 /// Owns what the upload variants keep between frames.
 pub struct Uploader {
     cpu: OutputBuffer,
     belt: wgpu::util::StagingBelt,
-    belt_chunk: u64,
+    /// The largest staging chunk the belt was asked for since it was made, bytes.
+    belt_largest: u64,
+    /// Consecutive frames that needed at most a quarter of `belt_largest`.
+    belt_small_frames: u32,
     /// Set when a variant had to fall back this frame (shown in the panel).
     pub note: Option<String>,
     /// Treats `in_place`'s and the staging belt's memory as misaligned (lavapipe's never
@@ -64,8 +77,9 @@ impl Uploader {
     pub fn new(device: &wgpu::Device) -> Self {
         Uploader {
             cpu: OutputBuffer::default(),
-            belt: wgpu::util::StagingBelt::new(device.clone(), 1 << 20),
-            belt_chunk: 1 << 20,
+            belt: wgpu::util::StagingBelt::new(device.clone(), BELT_MIN_CHUNK),
+            belt_largest: BELT_MIN_CHUNK,
+            belt_small_frames: 0,
             note: None,
             simulate_misaligned_staging: false,
         }
@@ -261,15 +275,28 @@ impl Uploader {
             }
             UploadVariant::StagingBelt => {
                 let start = Instant::now();
-                let shrunk = total.saturating_mul(4) < self.belt_chunk && self.belt_chunk > 1 << 20;
-                if total > self.belt_chunk || shrunk {
-                    // One chunk per frame's worth: the belt reuses it once recalled. A new
-                    // belt when the frame outgrows the chunk, or needs under a quarter of it
-                    // (the old belt's chunks are freed with it).
-                    self.belt_chunk = total.next_power_of_two().max(1 << 20);
-                    self.belt = wgpu::util::StagingBelt::new(device.clone(), self.belt_chunk);
+                // A frame's worth in one chunk, sized in powers of two: with update-rate
+                // LOD the bytes change every frame, and a chunk recalled from an earlier
+                // frame serves any later one of the same size or less. A fresh chunk costs:
+                // wgpu zeroes it (60–140 ms a frame at 10,000 characters when every frame
+                // took one). The belt is made anew, freeing its chunks, only when frames
+                // have needed under a quarter of its largest for a while.
+                let bucket = total.next_power_of_two().max(BELT_MIN_CHUNK);
+                if bucket.saturating_mul(4) <= self.belt_largest {
+                    self.belt_small_frames += 1;
+                } else {
+                    self.belt_small_frames = 0;
                 }
-                let size = NonZeroU64::new(total).expect("runs hold bytes");
+                if self.belt_small_frames >= BELT_SHRINK_AFTER_FRAMES {
+                    self.belt = wgpu::util::StagingBelt::new(device.clone(), BELT_MIN_CHUNK);
+                    self.belt_largest = bucket;
+                    self.belt_small_frames = 0;
+                }
+                self.belt_largest = self.belt_largest.max(bucket);
+                // Chunks come back to the belt from their mapping callbacks, which run when
+                // the device is polled; polling does not wait.
+                let _ = device.poll(wgpu::PollType::Poll);
+                let size = NonZeroU64::new(bucket).expect("a bucket holds bytes");
                 let slice = self
                     .belt
                     .allocate(size, NonZeroU64::new(256).expect("non-zero"));
@@ -363,9 +390,10 @@ impl Uploader {
         match variant {
             UploadVariant::StagingBelt => {}
             UploadVariant::WriteBuffer | UploadVariant::InPlace => {
-                if self.belt_chunk > 1 << 20 {
-                    self.belt_chunk = 1 << 20;
-                    self.belt = wgpu::util::StagingBelt::new(device.clone(), self.belt_chunk);
+                if self.belt_largest > BELT_MIN_CHUNK {
+                    self.belt = wgpu::util::StagingBelt::new(device.clone(), BELT_MIN_CHUNK);
+                    self.belt_largest = BELT_MIN_CHUNK;
+                    self.belt_small_frames = 0;
                 }
             }
         }
