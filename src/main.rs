@@ -59,11 +59,13 @@ fn variant_parser<V: Variant + Send + Sync + Clone>() -> impl TypedValueParser<V
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once('x')
-        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT"))?;
+        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT (e.g. 1600x900)"))?;
     let parse = |v: &str| v.parse::<u32>().ok().filter(|&n| (64..=16384).contains(&n));
     match (parse(w), parse(h)) {
         (Some(w), Some(h)) => Ok((w, h)),
-        _ => Err(format!("{s:?}: width and height must be 64..16384")),
+        _ => Err(format!(
+            "{s:?} is not WIDTHxHEIGHT with both in 64..=16384 (e.g. 1600x900)"
+        )),
     }
 }
 
@@ -183,9 +185,16 @@ struct AppArgs {
 }
 
 fn parse_soak_secs(s: &str) -> Result<f64, String> {
+    use skinbench::ui::soak::MIN_SOAK_SECS;
     match s.parse::<f64>() {
-        Ok(secs) if secs.is_finite() && (1.0..=86_400.0).contains(&secs) => Ok(secs),
-        _ => Err(format!("{s:?} is not a number of seconds in 1..=86400")),
+        Ok(secs) if secs.is_finite() && (MIN_SOAK_SECS..=86_400.0).contains(&secs) => Ok(secs),
+        Ok(secs) if secs.is_finite() && (0.0..MIN_SOAK_SECS).contains(&secs) => Err(format!(
+            "{s} s is too short to test anything: the soak first draws every rig once at \
+             10,000 characters (its warm-up); give it at least {MIN_SOAK_SECS} s"
+        )),
+        _ => Err(format!(
+            "{s:?} is not a number of seconds in {MIN_SOAK_SECS}..=86400"
+        )),
     }
 }
 
@@ -211,7 +220,9 @@ enum Command {
         /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
         max_influences: Option<u64>,
-        /// Same workloads, fewer frames (under a minute).
+        /// Same workloads, fewer frames: each configuration measured for 0.4 s instead of 8
+        /// (the CPU workloads: about 15 s on a 2-core machine against about 3 minutes; gpu
+        /// and crowd render frames and take longer).
         #[arg(long)]
         quick: bool,
         /// Folder for the .md and .json reports.
@@ -549,6 +560,8 @@ fn write_gpu_report(
         println!("{md}");
     }
     eprintln!("wrote {} and {}", md_path.display(), json_path.display());
+    skinbench::bench::index::update_index(out)
+        .map_err(|e| anyhow::anyhow!("cannot update the index in {}: {e}", out.display()))?;
     Ok(())
 }
 
@@ -652,6 +665,8 @@ fn bench(
         println!("{}", report::markdown(&report));
     }
     eprintln!("wrote {} and {}", md.display(), json_path.display());
+    skinbench::bench::index::update_index(&out)
+        .map_err(|e| anyhow::anyhow!("cannot update the index in {}: {e}", out.display()))?;
     Ok(())
 }
 

@@ -173,21 +173,22 @@ fn verify_needs_frames() {
 #[test]
 fn soak_flags_are_checked_before_the_window_opens() {
     for (args, code, expected) in [
-        (&["--soak", "0"][..], 2, "1..=86400"),
-        (&["--soak", "inf"][..], 2, "1..=86400"),
+        (&["--soak", "0"][..], 2, "at least 30 s"),
+        (&["--soak", "10"][..], 2, "too short to test anything"),
+        (&["--soak", "inf"][..], 2, "30..=86400"),
         (&["--seed", "3"][..], 2, "--soak"),
         (
-            &["--soak", "5", "--frames", "3"][..],
+            &["--soak", "60", "--frames", "3"][..],
             2,
             "cannot be used with",
         ),
         (
-            &["--soak", "5", "--soak-rigs", "/nonexistent-rigs"][..],
+            &["--soak", "60", "--soak-rigs", "/nonexistent-rigs"][..],
             1,
             "--soak-rigs /nonexistent-rigs: cannot read the folder",
         ),
         (
-            &["--soak", "5", "--soak-rigs", "src"][..],
+            &["--soak", "60", "--soak-rigs", "src"][..],
             1,
             "no .gltf or .glb file",
         ),
@@ -269,6 +270,13 @@ fn bench_quick_writes_both_reports() {
     ];
     let (code, stdout, err) = skinbench(&[&run[..], &["--json"]].concat());
     assert_eq!(code, 0, "{err}");
+    // Each progress line names the method it measured.
+    for line in err.lines().filter(|l| l.starts_with("skin ")) {
+        assert!(
+            line.contains(" linear ") || line.contains(" dual_quat "),
+            "{line}"
+        );
+    }
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(report["store_bandwidth_gbs"].as_f64().unwrap() > 0.0);
     let rows = report["rows"].as_array().unwrap();
@@ -530,4 +538,57 @@ fn gen_rig_writes_the_embedded_twist_rig() {
         stdout.contains("joints:        4") && stdout.contains("twist"),
         "{stdout}"
     );
+}
+
+/// Input mistakes a newcomer makes, each answered with what is wrong and what is valid.
+#[test]
+fn small_mistakes_get_messages_that_say_what_to_write() {
+    // A window size without a height shows the format.
+    let (code, _, err) = skinbench(&["--window", "100x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("WIDTHxHEIGHT") && err.contains("1600x900"),
+        "{err}"
+    );
+    // A folder given as a rig names the rigs in it.
+    let dir = common::temp_dir("rig-folder");
+    std::fs::write(dir.join("a.glb"), b"x").unwrap();
+    std::fs::write(dir.join("notes.txt"), b"x").unwrap();
+    for args in [
+        vec!["inspect", dir.to_str().unwrap()],
+        vec!["bench", "--quick", "--rig", dir.to_str().unwrap()],
+    ] {
+        let (code, _, err) = skinbench(&args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(
+            err.contains("folder") && err.contains("a.glb"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("notes.txt"), "{err}");
+    }
+}
+
+/// A misspelt WGPU_BACKEND lists the valid names (wgpu itself skips an unknown name and
+/// ends in a confusing surface error).
+#[test]
+fn an_unknown_wgpu_backend_lists_the_valid_ones() {
+    let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .args(["bench", "--workload", "gpu", "--quick", "--instances", "1"])
+        .env("WGPU_BACKEND", "vulcan")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("\"vulcan\" is not a backend") && err.contains("vulkan (or vk)"),
+        "{err}"
+    );
+}
+
+/// The compute-shader help counts the influence classes there are.
+#[test]
+fn the_compute_shader_help_counts_eight_classes() {
+    let (_, help, _) = skinbench(&["--help"]);
+    assert!(!help.contains("(1-4)"), "{help}");
+    assert!(help.contains("1 to 8 influences"), "{help}");
 }

@@ -270,3 +270,26 @@ fn the_soak_starts_with_every_rig_at_the_largest_crowd() {
     assert_eq!(soak.report.changes, 1);
     assert!(soak.report.failure().is_none(), "{}", soak.report.to_text());
 }
+
+/// A soak that ended in its warm-up changed nothing and tested nothing: it fails, naming
+/// the shortest soak accepted, instead of passing.
+#[test]
+fn a_soak_that_made_no_change_fails() {
+    use skinbench::ui::soak::{MIN_SOAK_SECS, SoakReport};
+    let report = SoakReport {
+        seconds: 12.0,
+        frames: 4,
+        ended: true,
+        ..SoakReport::default()
+    };
+    let failure = report.failure().expect("no change is a failure");
+    assert!(
+        failure.contains("made no change") && failure.contains(&format!("{MIN_SOAK_SECS}")),
+        "{failure}"
+    );
+    let running = SoakReport {
+        ended: false,
+        ..report.clone()
+    };
+    assert_eq!(running.failure(), None, "not before it ends");
+}

@@ -25,12 +25,16 @@ fn ratio(v: Option<f64>) -> String {
 /// One progress line for a finished row.
 pub fn row_line(row: &Row) -> String {
     if let Some(reason) = &row.refused {
-        return format!("{:<9} {:<9} refused: {reason}", row.workload, row.variant);
+        return format!(
+            "{:<9} {:<9} {:<9} refused: {reason}",
+            row.workload, row.variant, row.method
+        );
     }
     format!(
-        "{:<9} {:<9} {:<8} {:>5} inst {} thr {:<6}  median {:>9} µs  ×{} (seed ×{})  {} ns/{}  {} GB/s",
+        "{:<9} {:<9} {:<9} {:<8} {:>5} inst {} thr {:<6}  median {:>9} µs  ×{} (seed ×{})  {} ns/{}  {} GB/s",
         row.workload,
         row.variant,
+        row.method,
         simd(row),
         row.instances,
         row.threads,

@@ -24,6 +24,36 @@ pub enum GpuError {
     Device { adapter: String, detail: String },
     #[error("the surface cannot be used with adapter {0}")]
     SurfaceUnsupported(String),
+    #[error(
+        "WGPU_BACKEND={given:?}: {unknown:?} is not a backend; valid names (comma-separated): \
+         vulkan (or vk), metal (mtl), dx12 (d3d12), gl (opengl, gles)"
+    )]
+    UnknownBackend { given: String, unknown: String },
+}
+
+/// The backends `WGPU_BACKEND` names, or `None` where it is not set. wgpu's own parser
+/// skips a name it does not know (with a log line), so a misspelt one would leave no
+/// backend and end in a confusing surface error; here it is refused, naming the valid ones.
+fn backends_from_env() -> Result<Option<wgpu::Backends>, GpuError> {
+    let Ok(given) = std::env::var("WGPU_BACKEND") else {
+        return Ok(None);
+    };
+    let mut backends = wgpu::Backends::empty();
+    for name in given.split(',') {
+        backends |= match name.trim().to_lowercase().as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "opengl" | "gles" | "gl" => wgpu::Backends::GL,
+            _ => {
+                return Err(GpuError::UnknownBackend {
+                    unknown: name.trim().to_string(),
+                    given,
+                });
+            }
+        };
+    }
+    Ok(Some(backends))
 }
 
 /// Facts about the adapter, for the panel and the screenshot sidecar.
@@ -74,7 +104,7 @@ impl GpuContext {
         display: Option<winit::event_loop::OwnedDisplayHandle>,
         surface_target: Option<Arc<winit::window::Window>>,
     ) -> Result<(Self, Option<wgpu::Surface<'static>>), GpuError> {
-        let attempts = match wgpu::Backends::from_env() {
+        let attempts = match backends_from_env()? {
             Some(backends) => vec![backends],
             None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
         };

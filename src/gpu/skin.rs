@@ -26,7 +26,7 @@ crate::declare_variants! {
     pub enum ComputeShader: PlainSpec in "compute shader" {
         PerClass => PlainSpec {
             name: "per_class",
-            description: "one pipeline per influence class (1-4), specialised by an override constant: a dispatch per class, constant-length influence loops",
+            description: "one pipeline per influence class (1 to 8 influences), specialised by an override constant: a dispatch per class, constant-length influence loops",
         },
         AllClasses => PlainSpec {
             name: "all_classes",

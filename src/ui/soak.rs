@@ -24,6 +24,11 @@ use std::time::{Duration, Instant};
 
 use super::Settings;
 use super::scene::Scene;
+
+/// The shortest soak accepted, seconds: the warm-up (every rig drawn once at 10,000
+/// characters, seconds a frame on a software renderer) leaves a shorter run no time to
+/// change anything.
+pub const MIN_SOAK_SECS: f64 = 30.0;
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::Schedule;
 use crate::crowd::instances::SplitMix64;
@@ -127,6 +132,8 @@ pub struct SoakReport {
     pub verify_failures: Vec<String>,
     /// Resident memory at each checkpoint (every minute and at the end), bytes.
     pub rss_checkpoints: Vec<u64>,
+    /// The soak has ended (its time is up, or it failed).
+    pub ended: bool,
 }
 
 impl SoakReport {
@@ -150,6 +157,14 @@ impl SoakReport {
             return Some(format!(
                 "{} verify failure(s), the first: {e}",
                 self.verify_failures.len()
+            ));
+        }
+        if self.ended && self.changes == 0 {
+            return Some(format!(
+                "the soak ended in its warm-up after {:.0} s and made no change, so it tested \
+                 nothing: give it more time (at least {MIN_SOAK_SECS} s; a slow renderer's \
+                 warm-up at 10,000 characters per rig may need more)",
+                self.seconds
             ));
         }
         match self.rss_growth() {
@@ -324,6 +339,7 @@ impl Soak {
         if !self.report.validation_errors.is_empty() || !self.report.verify_failures.is_empty() {
             self.phase = Phase::Done;
         }
+        self.report.ended = self.phase == Phase::Done;
     }
 
     /// The scene's configuration in a few words (for failure messages).

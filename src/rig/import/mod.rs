@@ -51,6 +51,8 @@ pub struct ImportError {
 pub enum ImportErrorKind {
     #[error("cannot read the file: {0}")]
     Io(#[source] std::io::Error),
+    #[error("this is a folder, not a .gltf or .glb file; {0}")]
+    Folder(String),
     #[error("the file is empty")]
     Empty,
     #[error("not a glTF file: {0}")]
@@ -210,11 +212,46 @@ pub fn import_path(path: &Path) -> Result<(Rig, ImportReport), ImportError> {
         path: path.to_path_buf(),
         kind,
     };
+    if path.is_dir() {
+        return Err(err(ImportErrorKind::Folder(rig_files_in(path))));
+    }
     let bytes = std::fs::read(path).map_err(|e| err(ImportErrorKind::Io(e)))?;
     let is_glb_name = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("glb"));
     import_bytes(&bytes, path.parent(), is_glb_name).map_err(err)
+}
+
+/// What a folder given as a rig holds: its .gltf and .glb files (a few named), or that it
+/// has none.
+fn rig_files_in(folder: &Path) -> String {
+    let mut files: Vec<String> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.extension().is_some_and(|x| {
+                        x.eq_ignore_ascii_case("gltf") || x.eq_ignore_ascii_case("glb")
+                    })
+                })
+                .map(|p| p.display().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    match files.len() {
+        0 => "it holds no .gltf or .glb file".to_string(),
+        n => {
+            let shown = files.iter().take(6).cloned().collect::<Vec<_>>().join(", ");
+            let more = if n > 6 {
+                format!(" and {} more", n - 6)
+            } else {
+                String::new()
+            };
+            format!("it holds {shown}{more}")
+        }
+    }
 }
 
 /// Reads glTF from memory. `name` is used in error messages; external buffers are looked
