@@ -20,6 +20,7 @@
 //! scalar variants run once. The frame workload takes each level's best variants.
 
 pub mod bandwidth;
+pub mod index;
 pub use crate::crowd::machine;
 pub mod report;
 
@@ -99,8 +100,8 @@ impl Default for BenchOptions {
 }
 
 impl BenchOptions {
-    /// Time budget of one configuration (the default run stays under 10 minutes, `--quick`
-    /// under 60 s on a 2-core machine).
+    /// Time budget of one configuration: the CPU workloads take about 3 minutes on a 2-core
+    /// machine, about 15 s with `--quick` (11.6 s on a 2-core Xeon).
     pub fn budget(&self) -> Duration {
         if self.quick {
             Duration::from_millis(400)

@@ -1,0 +1,68 @@
+//! bench-results/README.md's index lists the latest report of each workload per machine:
+//! the committed one is what the reports in the folder give. `skinbench bench` rewrites it
+//! after each report it writes; after adding or removing reports by hand, run this test
+//! with `SKINBENCH_WRITE_INDEX=1` to rewrite it.
+
+use std::path::PathBuf;
+
+use skinbench::bench::index::{INDEX_END, INDEX_START, index_markdown, update_index};
+
+#[test]
+fn the_committed_index_lists_the_latest_reports() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bench-results");
+    if std::env::var_os("SKINBENCH_WRITE_INDEX").is_some() {
+        assert!(update_index(&dir).unwrap(), "the README has its markers");
+    }
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let start = readme
+        .find(INDEX_START)
+        .expect("the index's opening marker")
+        + INDEX_START.len()
+        + 1;
+    let end = readme.find(INDEX_END).expect("the index's closing marker");
+    assert_eq!(
+        &readme[start..end],
+        index_markdown(&dir),
+        "bench-results/README.md's index is stale: rerun with SKINBENCH_WRITE_INDEX=1"
+    );
+}
+
+#[test]
+fn the_index_keeps_the_newest_report_per_machine_and_workload() {
+    let dir = std::env::temp_dir().join(format!("skinbench-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = |name: &str, date: &str, cpu: &str, workloads: &[&str]| {
+        let json = serde_json::json!({
+            "machine": { "cpu": cpu, "cores": 2, "simd": "AVX-512", "date": date, "git_sha": "abc" },
+            "workloads": workloads,
+            "rig": { "name": "reference" },
+        });
+        std::fs::write(dir.join(format!("{name}.json")), json.to_string()).unwrap();
+    };
+    report("old", "2026-11-01", "Xeon", &["skin", "frame"]);
+    report("new", "2026-11-02", "Xeon", &["skin"]);
+    report("other", "2026-11-01", "EPYC", &["skin"]);
+    std::fs::write(
+        dir.join("README.md"),
+        format!("# x\n\n{INDEX_START}\nstale\n{INDEX_END}\n\n## History\n"),
+    )
+    .unwrap();
+    assert!(update_index(&dir).unwrap());
+    let text = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(
+        !text.contains("stale") && text.contains("## History"),
+        "{text}"
+    );
+    let row = |machine: &str, workload: &str, file: &str| {
+        format!("| 2-core {machine}, AVX-512 | {workload} | - | [{file}]({file}.md) |")
+    };
+    for expected in [
+        row("Xeon", "skin", "new"),
+        row("Xeon", "frame", "old"),
+        row("EPYC", "skin", "other"),
+    ] {
+        assert!(text.contains(&expected), "no {expected:?} in {text}");
+    }
+    assert!(!text.contains(&row("Xeon", "skin", "old")), "{text}");
+}
