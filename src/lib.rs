@@ -11,6 +11,8 @@ pub mod anim;
 pub mod bench;
 pub mod crowd;
 pub mod gpu;
+pub mod machine;
+pub mod pose;
 pub mod prepare;
 pub mod rig;
 pub mod simd;

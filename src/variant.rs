@@ -81,11 +81,20 @@ macro_rules! declare_variants {
         }
 
         impl $enum {
+            /// How many variants the declaration has.
+            pub const COUNT: usize = [$( Self::$variant ),+].len();
+
             /// Everything the program asks about this variant (its row of the declaration).
             pub const fn spec(self) -> $spec {
                 match self {
                     $( Self::$variant => $row ),+
                 }
+            }
+
+            /// The variant's place in the declaration (and in `ALL`): an index for tables
+            /// kept per variant.
+            pub const fn index(self) -> usize {
+                self as usize
             }
         }
 

@@ -14,7 +14,7 @@ use glam::{DMat4, DQuat, DVec3};
 use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::anim::hierarchy::reference::model_from_joint;
 use skinbench::crowd::PipelineConfig;
-use skinbench::crowd::pose::{PosedMesh, pose};
+use skinbench::pose::{PosedMesh, pose};
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::scale::SCALE_NOISE_BUDGET;
 

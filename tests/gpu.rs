@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use skinbench::crowd::{InstanceStore, PipelineConfig};
-use skinbench::gpu::{GpuContext, OrbitCamera, UploadVariant, render_offscreen};
+use skinbench::gpu::{GpuContext, OrbitCamera, UploadVariant};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{OutputFormat, SkinVariant};
 use skinbench::variant::Variant;
@@ -53,7 +53,7 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
         distance: 11.0,
     };
     // The same view with nobody in it: whatever differs from it is a character.
-    let empty = render_offscreen(
+    let empty = common::render_picture(
         &gpu,
         rig.clone(),
         &InstanceStore::new(),
@@ -74,7 +74,7 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
     for &upload in UploadVariant::ALL {
         let mut packed_image = None;
         for &config in &configs {
-            let image = render_offscreen(
+            let image = common::render_picture(
                 &gpu,
                 rig.clone(),
                 &crowd,
@@ -185,7 +185,7 @@ fn the_sun_casts_the_characters_shadows_on_the_ground() {
     };
     let config = PipelineConfig::best_for(&rig, 1);
     let render = |crowd: &InstanceStore, shadows: bool| {
-        render_offscreen(
+        common::render_picture(
             &gpu,
             rig.clone(),
             crowd,

@@ -18,9 +18,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::crowd::verify::verify_frame;
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::skin::ComputeShader;
-use skinbench::gpu::{
-    CrowdRenderer, OrbitCamera, UploadVariant, Uploader, crowd_extent, render_offscreen,
-};
+use skinbench::gpu::{CrowdRenderer, OrbitCamera, UploadVariant, Uploader, crowd_extent};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
@@ -119,7 +117,7 @@ fn gpu_vertex_picture(
             method,
             ..PipelineConfig::best_for(rig, 1)
         };
-        render_offscreen(
+        common::render_picture(
             &gpu,
             rig.clone(),
             &crowd,
@@ -132,7 +130,7 @@ fn gpu_vertex_picture(
     };
     let expected = picture(SkinVariant::Packed)?;
     let got = picture(SkinVariant::GpuVertex)?;
-    let empty = render_offscreen(
+    let empty = common::render_picture(
         &gpu,
         rig.clone(),
         &InstanceStore::new(),

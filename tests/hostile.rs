@@ -252,7 +252,7 @@ fn a_clip_of_one_key_poses_its_key() {
         PipelineConfig::best_for(&rig, 1),
     ] {
         for time_secs in [0.0, 0.5, 7.25] {
-            let posed = skinbench::crowd::pose::pose(rig.clone(), None, time_secs, config).unwrap();
+            let posed = skinbench::pose::pose(rig.clone(), None, time_secs, config).unwrap();
             assert!(
                 posed.deviation.within_tolerance(),
                 "{time_secs} s: {}",

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use glam::{DMat3, DMat4, DQuat, DVec3, DVec4};
 use skinbench::crowd::PipelineConfig;
-use skinbench::crowd::pose::pose;
+use skinbench::pose::pose;
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::OutputFormat;
 

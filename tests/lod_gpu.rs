@@ -9,11 +9,11 @@ mod common;
 use std::sync::Arc;
 
 use skinbench::crowd::lod::LodSettings;
-use skinbench::gpu::renderer::read_texture;
+use skinbench::gpu::readback::read_texture;
+use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::SkinVariant;
-use skinbench::ui::scene::Scene;
 use skinbench::variant::Variant;
 
 /// 300 characters from 60 m away in a 640×360 image (a mix of periods at 4 px), LOD on.

@@ -17,12 +17,12 @@ use std::sync::Arc;
 
 use glam::DVec3;
 use libtest_mimic::{Arguments, Failed, Trial};
-use skinbench::crowd::normals::{Welded, angle_deg, measure};
 use skinbench::crowd::pipeline::best_hierarchy;
-use skinbench::crowd::pose::pose;
 use skinbench::crowd::{PipelineConfig, Schedule};
+use skinbench::pose::pose;
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::{Rig, import_path, import_slice};
+use skinbench::skin::normal_rules::{Welded, angle_deg, measure};
 use skinbench::skin::{OutputFormat, SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{GpuContext, UploadVariant};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant};
-use skinbench::ui::scene::Scene;
 use skinbench::variant::Variant;
 
 fn context() -> Option<GpuContext> {
@@ -40,8 +40,8 @@ fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'stati
         .with_size(egui::vec2(520.0, 1400.0))
         .build_ui_state(
             |ui, scene: &mut Scene| {
-                let actions = scene.panel_ui(ui, "test");
-                scene.request(&actions);
+                let actions = skinbench::ui::scene_panel_ui(ui, scene, "test");
+                skinbench::ui::apply_actions(scene, &actions);
             },
             scene,
         );
@@ -426,7 +426,8 @@ fn sidecar_matches_the_drawn_panel(dt_secs: f32, frames: usize) {
         .unwrap();
     let sidecar: serde_json::Value =
         serde_json::from_slice(&std::fs::read(path.with_extension("json")).unwrap()).unwrap();
-    let panel: skinbench::ui::readings::PanelReadings = harness.state().shown.clone().unwrap();
+    let panel: skinbench::gpu::scene::readings::PanelReadings =
+        harness.state().shown.clone().unwrap();
     assert_eq!(sidecar["panel"], serde_json::to_value(&panel).unwrap());
 
     let frame_line = panel.frame_line("test");
@@ -448,7 +449,7 @@ fn sidecar_matches_the_drawn_panel(dt_secs: f32, frames: usize) {
         assert_eq!(drawn[0], row.label);
         assert_eq!(
             drawn[1..],
-            skinbench::ui::readings::row_cells(row),
+            skinbench::gpu::scene::readings::row_cells(row),
             "row {}",
             row.label
         );
@@ -511,8 +512,8 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
             .with_size(egui::vec2(width, height))
             .build_ui_state(
                 |ui, scene: &mut Scene| {
-                    let (actions, _) = scene.side_panel_ui(ui, "test");
-                    scene.request(&actions);
+                    let (actions, _) = skinbench::ui::side_panel_ui(ui, scene, "test");
+                    skinbench::ui::apply_actions(scene, &actions);
                 },
                 scene,
             );

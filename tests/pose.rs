@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use skinbench::crowd::PipelineConfig;
-use skinbench::crowd::pose::pose;
+use skinbench::pose::pose;
 use skinbench::prepare::PreparedRig;
 
 fn skinbench(args: &[&str]) -> (i32, String, String) {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use skinbench::anim::hierarchy::HierarchyVariant;
+use skinbench::gpu::scene::Scene;
 use skinbench::prepare::PreparedRig;
-use skinbench::ui::scene::Scene;
 use skinbench::ui::soak::{Soak, SoakPlan};
 use skinbench::variant::Variant;
 

@@ -93,7 +93,7 @@ fn every_declared_skin_variant_has_a_layout_and_a_draw_path() {
         paths.push(layout.draw_path);
     }
     // Every draw path the renderer has is used by some variant.
-    for path in DrawPath::ALL {
+    for &path in DrawPath::ALL {
         assert!(paths.contains(&path), "{path:?} is drawn by no variant");
     }
 }
@@ -510,4 +510,27 @@ fn palette_refuses_every_wrong_input_on(rig: Arc<PreparedRig>) {
             Err(PaletteError::ModelTooShort { .. })
         ));
     }
+}
+
+/// Tables kept per variant (the renderer's pipelines per draw path) are indexed by
+/// `index()`: it must be the variant's place in `ALL`, and `COUNT` its length.
+#[test]
+fn declared_indices_are_places_in_all() {
+    fn check<V: Variant>(index: impl Fn(V) -> usize, count: usize) {
+        assert_eq!(V::ALL.len(), count, "{}", V::STAGE);
+        for (place, &v) in V::ALL.iter().enumerate() {
+            assert_eq!(index(v), place, "{} {}", V::STAGE, v.name());
+        }
+    }
+    check(DrawPath::index, DrawPath::COUNT);
+    check(SkinDevice::index, SkinDevice::COUNT);
+    check(SkinVariant::index, SkinVariant::COUNT);
+    check(
+        skinbench::anim::hierarchy::HierarchyVariant::index,
+        skinbench::anim::hierarchy::HierarchyVariant::COUNT,
+    );
+    check(
+        skinbench::bench::Workload::index,
+        skinbench::bench::Workload::COUNT,
+    );
 }

@@ -1,65 +1,97 @@
-//! `skinbench bench`: the variant matrix of the CPU stages, measured, as tables.
+//! `skinbench bench`: every workload declared once, measured, as tables in one report.
 //!
-//! How it works: every configuration runs through the same [`Pipeline::run_frame_until`]
-//! the app uses. After a warm-up, frames are repeated (each advancing the clip time, so
-//! poses change) until the median of the measured stage settles (the median of all frames
-//! and of the first half agree within 0.5 %) or the configuration's time budget is spent.
-//! Rows report median, p95 and min, the speed-up over the workload's baseline next to the
-//! seed's published one, ns per joint or vertex, and the bytes the stage writes per second
-//! as a share of the store bandwidth measured at the start of the same run.
-//!
-//! Workloads (DESIGN §6): `hierarchy` (1000 instances, 1 thread, every hierarchy variant;
-//! also with the palette stage added, since the variants hand over different
-//! representations), `skin` (100 instances, 1 thread, every skin variant) and `frame`
-//! (sample through skin with the best variants at 100 and 1000 instances, 1..N threads,
-//! both schedules).
+//! How it works: [`Workload`] declares the workloads (the CPU stages' variant matrix:
+//! `hierarchy`, `skin`, `frame`; and the ones that draw on an adapter: `gpu`, `crowd`),
+//! each in its own file with its own row type and its own section of the report. [`run`]
+//! measures the store bandwidth once where a CPU workload runs, then each workload asked
+//! for, in the declaration's order, and returns one [`Report`]; [`report`] writes it as
+//! Markdown and JSON, atomically and never replacing a report, and [`index`] lists the
+//! latest report of each workload per machine. The CPU workloads run every configuration
+//! through the app's own [`crate::crowd::Pipeline::run_frame_until`], interleaved
+//! ([`measure`]); `gpu` and `crowd` drive the app's own [`crate::gpu::scene::Scene`].
+//! Adding a workload is its file and its row in the declaration.
 //!
 //! SIMD levels (`--simd-level`): every lane variant is measured at each level asked for,
-//! its pipeline set to that level ([`Pipeline::set_simd_level`]), interleaved with all the
-//! other candidates, so the levels' rows sit side by side in one run and name their level;
-//! scalar variants run once. The frame workload takes each level's best variants.
+//! its pipeline set to that level, interleaved with all the other candidates, so the
+//! levels' rows sit side by side in one run and name their level; scalar variants run once.
+//! The frame workload takes each level's best variants.
 
 pub mod bandwidth;
+pub mod crowd;
+pub mod frame;
+pub mod gpu;
+pub mod hierarchy;
 pub mod index;
-pub use crate::crowd::machine;
+pub mod measure;
 pub mod report;
+pub mod skin;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::anim::hierarchy::{HierarchyVariant, ModelLayout};
-use crate::anim::palette::PaletteLayout;
+use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::pipeline::available_threads;
-use crate::crowd::timing::Stats;
-use crate::crowd::{
-    FrameError, InstanceStore, Pipeline, PipelineConfig, Schedule, Stage, StageTimings,
-};
+use crate::crowd::{FrameError, PipelineConfig, Schedule};
+use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
-use crate::simd::{SimdLevel, with_level};
+use crate::simd::SimdLevel;
 use crate::skin::{SkinMethod, SkinVariant};
 use crate::types::LANES;
-use crate::variant::{PlainSpec, Variant};
+use crate::variant::Variant;
 
+pub use crate::machine::Machine;
 pub use bandwidth::StoreBandwidth;
-pub use machine::Machine;
+
+/// What a workload needs to run, and whether a plain `bench` runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkloadSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// It draws on a GPU adapter (lavapipe will do); it runs only when named.
+    pub needs_adapter: bool,
+}
 
 crate::declare_variants! {
     /// What a bench run measures.
-    pub enum Workload: PlainSpec in "workload" {
-        Hierarchy => PlainSpec {
+    pub enum Workload: WorkloadSpec in "workload" {
+        Hierarchy => WorkloadSpec {
             name: "hierarchy",
             description: "hierarchy stage alone (and with palette), 1000 instances, 1 thread, every hierarchy variant",
+            needs_adapter: false,
         },
-        Skin => PlainSpec {
+        Skin => WorkloadSpec {
             name: "skin",
             description: "skin stage alone, 100 instances, 1 thread, every skin variant",
+            needs_adapter: false,
         },
-        Frame => PlainSpec {
+        Frame => WorkloadSpec {
             name: "frame",
             description: "the whole CPU frame with the best variants, 100 and 1000 instances, 1..N threads, both schedules; with N threads also the GPU variants' CPU part (sample → palettes)",
+            needs_adapter: false,
         },
+        Gpu => WorkloadSpec {
+            name: "gpu",
+            description: "CPU against GPU skinning, whole frames rendered offscreen, 100, 1000 and 10000 instances (needs an adapter)",
+            needs_adapter: true,
+        },
+        Crowd => WorkloadSpec {
+            name: "crowd",
+            description: "10,000 characters from two fixed cameras with update-rate LOD off and on, 1, 2 and all threads (needs an adapter)",
+            needs_adapter: true,
+        },
+    }
+}
+
+impl Workload {
+    /// The workloads a plain `bench` runs: those that need no adapter.
+    pub fn default_set() -> Vec<Workload> {
+        Workload::ALL
+            .iter()
+            .copied()
+            .filter(|w| !w.spec().needs_adapter)
+            .collect()
     }
 }
 
@@ -91,7 +123,7 @@ impl Default for BenchOptions {
     fn default() -> Self {
         BenchOptions {
             quick: false,
-            workloads: Workload::ALL.to_vec(),
+            workloads: Workload::default_set(),
             instances: None,
             max_threads: available_threads(),
             simd_levels: vec![SimdLevel::native()],
@@ -123,62 +155,20 @@ pub enum BenchError {
     Simd(#[from] crate::simd::UnsupportedLevel),
     #[error("no SIMD level to measure (give at least one --simd-level)")]
     NoSimdLevel,
-}
-
-/// One measured configuration.
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    pub workload: &'static str,
-    /// The variant this row is about (for `frame` rows, the skin variant).
-    pub variant: &'static str,
-    pub hierarchy: &'static str,
-    pub skin: &'static str,
-    /// The skinning method (`linear`, `dual_quat`).
-    pub method: &'static str,
-    pub schedule: &'static str,
-    /// The SIMD level the row's lane kernels ran at (`AVX-512`, `AVX2+FMA`, `portable`);
-    /// `None` where the measured stage has no lane kernel (the scalar variants).
-    pub simd: Option<&'static str>,
-    pub instances: usize,
-    pub threads: usize,
-    pub median_us: Option<f64>,
-    pub p95_us: Option<f64>,
-    pub min_us: Option<f64>,
-    /// Baseline median / this median (a speed-up; 1 for the baseline itself).
-    pub ratio_to_baseline: Option<f64>,
-    /// Frame rows: the 1-thread median of the same schedule / this median (thread scaling).
-    pub ratio_to_one_thread: Option<f64>,
-    /// Frame rows of a GPU skin variant (its CPU part: sample → palettes laid out for the
-    /// GPU): this median / the best CPU variant's at the same threads, schedule and level.
-    pub ratio_to_best_cpu: Option<f64>,
-    /// Skin rows with dual quaternions: this median / the same variant's with linear
-    /// blending at the same level, same run.
-    pub ratio_to_linear: Option<f64>,
-    /// The seed's published time for this step, where it has one (ms, its machine).
-    pub seed_ms: Option<f64>,
-    /// The seed's published speed-up over its baseline.
-    pub seed_ratio: Option<f64>,
-    /// What `ns_per_item` counts: "joint", "vertex" or "vertex" (whole frame).
-    pub item: &'static str,
-    pub ns_per_item: Option<f64>,
-    /// Bytes the measured stage writes per frame.
-    pub bytes_per_frame: f64,
-    pub gb_per_s: Option<f64>,
-    /// `gb_per_s` as a percentage of the store bandwidth with the same thread count.
-    pub store_bandwidth_percent: Option<f64>,
-    /// Hierarchy rows: hierarchy + palette, median µs.
-    pub with_palette_median_us: Option<f64>,
-    /// Median µs of every CPU stage in this configuration.
-    pub stages_median_us: Vec<(String, f64)>,
-    pub frames: usize,
-    /// Why the variant refused the rig (then there are no timings).
-    pub refused: Option<String>,
+    #[error("the {workload} workload draws on a GPU adapter, and there is none: {reason}")]
+    NoAdapter {
+        workload: &'static str,
+        reason: String,
+    },
+    #[error("{0}")]
+    Scene(#[from] crate::gpu::scene::SceneError),
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct RigInfo {
     pub name: String,
     pub joints: usize,
+    pub palette_entries: usize,
     pub vertices: usize,
     pub triangles: usize,
     /// Vertices with 1, 2, … 8 influences, as the kernels skin them.
@@ -187,196 +177,100 @@ pub struct RigInfo {
     pub cut_to_influences: Option<usize>,
 }
 
+/// One bench run: the machine, the rig, what was asked, and each workload's section.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub machine: Machine,
     pub rig: RigInfo,
-    /// Regular-store bandwidth with one thread, GB/s: the reference for 1-thread rows.
-    pub store_bandwidth_gbs: f64,
-    pub store_bandwidth: Vec<StoreBandwidth>,
     pub quick: bool,
-    /// The workloads that ran (all of them unless `--workload` chose).
+    /// The workloads that ran.
     pub workloads: Vec<&'static str>,
     /// `--instances`, when it overrode the workloads' own counts.
     pub instances: Option<usize>,
     pub budget_secs: f64,
     /// The SIMD levels measured side by side (rows name theirs).
     pub simd_levels: Vec<&'static str>,
-    pub rows: Vec<Row>,
-    /// With the skin workload, on a closed mesh: for each method that accepts the rig, the
-    /// pose where it keeps the bind pose's volume worst (f64 oracle, every clip).
-    pub volumes: Vec<crate::skin::volume::WorstVolume>,
+    /// Per thread count, where a CPU workload ran.
+    pub store_bandwidth: Vec<StoreBandwidth>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hierarchy: Option<hierarchy::HierarchySection>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skin: Option<skin::SkinSection>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<frame::FrameSection>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<gpu::GpuSection>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crowd: Option<crowd::CrowdSection>,
 }
 
-/// One configuration under measurement.
-struct Candidate {
-    /// Runs its lane kernels at the candidate's SIMD level.
-    pipeline: Pipeline,
-    last: Stage,
-    metric: fn(&StageTimings) -> f64,
-    frames: Vec<StageTimings>,
+/// What a workload runs with.
+pub struct Context<'a> {
+    pub rig: &'a Arc<PreparedRig>,
+    pub options: &'a BenchOptions,
+    gpu: Option<&'a GpuContext>,
+    bandwidth: &'a [StoreBandwidth],
+    progress: &'a mut dyn FnMut(&str),
 }
 
-impl Candidate {
-    fn new(
-        mut pipeline: Pipeline,
-        level: SimdLevel,
-        last: Stage,
-        metric: fn(&StageTimings) -> f64,
-    ) -> Result<Self, BenchError> {
-        pipeline.set_simd_level(Some(level))?;
-        Ok(Candidate {
-            pipeline,
-            last,
-            metric,
-            frames: Vec::new(),
-        })
+impl Context<'_> {
+    pub fn progress(&mut self, line: &str) {
+        (self.progress)(line);
     }
 
-    fn stats(&self, value: impl Fn(&StageTimings) -> f64) -> Stats {
-        let mut v: Vec<f64> = self.frames.iter().map(value).collect();
-        Stats::of(&mut v)
+    pub fn budget(&self) -> Duration {
+        self.options.budget()
     }
 
-    fn stage_medians(&self) -> Vec<(String, f64)> {
-        Stage::CPU
+    /// The regular-store bandwidth with `threads` threads, GB/s.
+    pub fn bandwidth_for(&self, threads: usize) -> f64 {
+        self.bandwidth
             .iter()
-            .map(|&s| (s.name().to_string(), self.stats(|t| t.get(s)).median))
-            .filter(|(_, v)| *v > 0.0)
-            .collect()
+            .find(|b| b.threads == threads)
+            .or(self.bandwidth.first())
+            .map_or(f64::NAN, |b| b.regular_gbs)
     }
-}
 
-/// Measures several configurations on the same instances, interleaved: rounds of a few
-/// frames each, round-robin, until every median has settled or the budget is spent.
-/// Interleaving spreads the slow phases of a noisy machine over all configurations alike,
-/// so their ratios stay meaningful even when absolute times drift.
-fn measure_interleaved(
-    candidates: &mut [Candidate],
-    crowd: &mut InstanceStore,
-    budget_per_candidate: Duration,
-    quick: bool,
-) -> Result<(), BenchError> {
-    // Every candidate's state is allocated at its first frame and kept: check the sum
-    // first (their outputs share one buffer).
-    if let Some(first) = candidates.first() {
-        let rig = first.pipeline.rig().clone();
-        let configs: Vec<_> = candidates.iter().map(|c| *c.pipeline.config()).collect();
-        crate::crowd::budget::check_configs(
-            &rig,
-            &configs,
-            crate::crowd::budget::Outputs::Shared,
-            crowd.len(),
-            0,
-            &crate::crowd::budget::Budget::this_machine(None),
-            &format!("the {} configurations measured together", configs.len()),
-        )?;
+    /// The levels a variant is measured at: every one for lane kernels, the first for the
+    /// scalar variants (no lane kernel in the measured stage; the level changes nothing).
+    pub fn levels_for(&self, lanes: usize) -> Vec<Option<SimdLevel>> {
+        if lanes == LANES {
+            self.options.simd_levels.iter().map(|&l| Some(l)).collect()
+        } else {
+            vec![None]
+        }
     }
-    let bytes = candidates
-        .iter()
-        .map(|c| {
-            if c.last == Stage::Skin {
-                c.pipeline.output_bytes(crowd.len())
-            } else {
-                0
-            }
+
+    /// A single-thread configuration of `hierarchy` and `skin`. Single-thread workloads use
+    /// the fused schedule: each group's intermediates are then fresh in the core's cache,
+    /// as in a real frame, so the stage is measured rather than the memory traffic of a
+    /// whole-crowd intermediate array.
+    pub fn single(hierarchy: HierarchyVariant, skin: SkinVariant) -> PipelineConfig {
+        PipelineConfig {
+            hierarchy,
+            skin,
+            schedule: Schedule::Fused,
+            threads: 1,
+            blend_weight: 0.0,
+            method: SkinMethod::Linear,
+        }
+    }
+
+    /// The adapter, for a workload that draws.
+    pub fn gpu(&self, workload: &'static str) -> Result<&GpuContext, BenchError> {
+        self.gpu.ok_or(BenchError::NoAdapter {
+            workload,
+            reason: "none was given".into(),
         })
-        .max()
-        .unwrap_or(0);
-    let mut out = crate::skin::OutputBuffer::zeroed(bytes);
-    let burst = if quick { 3 } else { 6 };
-    let (min_frames, max_frames) = if quick { (6, 400) } else { (40, 4000) };
-    let budget = budget_per_candidate * candidates.len() as u32;
-    let start = Instant::now();
-    loop {
-        for c in candidates.iter_mut() {
-            // The first frame of a burst refills the caches after the other configurations
-            // ran; it is run but not recorded.
-            for f in 0..=burst {
-                crowd.advance(1.0 / 60.0);
-                let t = c
-                    .pipeline
-                    .run_frame_until(crowd.as_slice(), out.as_bytes_mut(), c.last)?;
-                if f > 0 {
-                    c.frames.push(t);
-                }
-            }
-        }
-        let frames = candidates.iter().map(|c| c.frames.len()).min().unwrap_or(0);
-        if frames >= max_frames || (frames >= min_frames && start.elapsed() >= budget) {
-            break;
-        }
-        let settled = candidates.iter().all(|c| {
-            let n = c.frames.len();
-            let mut all: Vec<f64> = c.frames.iter().map(c.metric).collect();
-            let mut half: Vec<f64> = c.frames[..n / 2].iter().map(c.metric).collect();
-            let (a, h) = (Stats::of(&mut all).median, Stats::of(&mut half).median);
-            a > 0.0 && ((a - h) / a).abs() < 0.005
-        });
-        if frames >= min_frames && settled && start.elapsed() >= budget / 4 {
-            break;
-        }
-    }
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn empty_row(
-    workload: Workload,
-    variant: &'static str,
-    config: &PipelineConfig,
-    simd: Option<SimdLevel>,
-    instances: usize,
-    item: &'static str,
-    bytes_per_frame: f64,
-    seed_ms: Option<f64>,
-    seed_ratio: Option<f64>,
-) -> Row {
-    Row {
-        workload: workload.name(),
-        variant,
-        hierarchy: config.hierarchy.name(),
-        skin: config.skin.name(),
-        method: config.method.name(),
-        schedule: config.schedule.name(),
-        simd: simd.map(SimdLevel::label),
-        instances,
-        threads: config.threads,
-        median_us: None,
-        p95_us: None,
-        min_us: None,
-        ratio_to_baseline: None,
-        ratio_to_one_thread: None,
-        ratio_to_best_cpu: None,
-        ratio_to_linear: None,
-        seed_ms,
-        seed_ratio,
-        item,
-        ns_per_item: None,
-        bytes_per_frame,
-        gb_per_s: None,
-        store_bandwidth_percent: None,
-        with_palette_median_us: None,
-        stages_median_us: Vec::new(),
-        frames: 0,
-        refused: None,
     }
 }
 
-fn hierarchy_metric(t: &StageTimings) -> f64 {
-    t.get(Stage::Hierarchy)
-}
-fn skin_metric(t: &StageTimings) -> f64 {
-    t.get(Stage::Skin)
-}
-fn frame_metric(t: &StageTimings) -> f64 {
-    t.cpu_pipeline_us
-}
-
-/// Runs the bench. `progress` receives one line per finished configuration.
+/// Runs the workloads `options` asks for on `rig` (`gpu`: the adapter the drawing workloads
+/// need). `progress` receives a line per finished configuration.
 pub fn run(
     rig: Arc<PreparedRig>,
     options: &BenchOptions,
+    gpu: Option<&GpuContext>,
     mut progress: impl FnMut(&str),
 ) -> Result<Report, BenchError> {
     if let Some(n) = options.instances
@@ -390,362 +284,67 @@ pub fn run(
     for &level in &options.simd_levels {
         level.require()?;
     }
-    let levels = &options.simd_levels;
-    // The levels a variant is measured at: every one for lane kernels, the first for the
-    // scalar variants (no lane kernel in the measured stage; the level changes nothing).
-    let levels_for = |lanes: usize| -> Vec<Option<SimdLevel>> {
-        if lanes == LANES {
-            levels.iter().map(|&l| Some(l)).collect()
-        } else {
-            vec![None]
-        }
-    };
-    let passes = if options.quick { 2 } else { 5 };
     let mut store_bandwidth = Vec::new();
-    for threads in 1..=options.max_threads {
-        let b = bandwidth::measure(threads, passes);
-        progress(&format!(
-            "store bandwidth, {threads} thread(s): {:.1} GB/s regular, {} non-temporal",
-            b.regular_gbs,
-            b.non_temporal_gbs
-                .map_or("n/a".into(), |g| format!("{g:.1} GB/s"))
-        ));
-        store_bandwidth.push(b);
+    if options.workloads.iter().any(|w| !w.spec().needs_adapter) {
+        let passes = if options.quick { 2 } else { 5 };
+        for threads in 1..=options.max_threads {
+            let b = bandwidth::measure(threads, passes);
+            progress(&format!(
+                "store bandwidth, {threads} thread(s): {:.1} GB/s regular, {} non-temporal",
+                b.regular_gbs,
+                b.non_temporal_gbs
+                    .map_or("n/a".into(), |g| format!("{g:.1} GB/s"))
+            ));
+            store_bandwidth.push(b);
+        }
     }
-    let bandwidth_for = |threads: usize| {
-        store_bandwidth
-            .iter()
-            .find(|b| b.threads == threads)
-            .map_or(store_bandwidth[0].regular_gbs, |b| b.regular_gbs)
-    };
-    let budget = options.budget();
-    let joints = rig.joint_count();
-    let vertices = rig.vertex_count();
-    // The bytes a skin variant writes per instance (`pulled` stores only distinct vertices).
-    let stored_bytes = |skin: SkinVariant, method: SkinMethod| {
-        let layout = skin.layout(&rig, method);
-        layout.stored_vertices * layout.vertex_size()
-    };
-    let mut rows = Vec::new();
-    // Single-thread workloads use the fused schedule: each group's intermediates are then
-    // fresh in the core's cache, as in a real frame, so the stage is measured rather than
-    // the memory traffic of a whole-crowd intermediate array.
-    let single = |hierarchy, skin| PipelineConfig {
-        hierarchy,
-        skin,
-        schedule: Schedule::Fused,
-        threads: 1,
-        blend_weight: 0.0,
-        method: SkinMethod::Linear,
-    };
-
-    for &workload in &options.workloads {
-        let mut workload_rows: Vec<Row> = Vec::new();
-        let mut candidates: Vec<Candidate> = Vec::new();
-        let mut crowd = InstanceStore::new();
-        match workload {
-            Workload::Hierarchy => {
-                let n = options.instances.unwrap_or(1000);
-                crowd.resize(n, &rig, 2.0);
-                for &h in HierarchyVariant::ALL {
-                    // The palette layout the variant naturally feeds: lanes for a lane
-                    // hierarchy, else the 3x4 rows; the first skin variant that reads it.
-                    let palette = if h.spec().lanes == LANES {
-                        PaletteLayout::Lanes
-                    } else {
-                        PaletteLayout::Mat3x4
-                    };
-                    let Some(&skin) = SkinVariant::ALL
-                        .iter()
-                        .find(|s| s.palette_layout() == palette)
-                    else {
-                        continue;
-                    };
-                    for level in levels_for(h.spec().lanes) {
-                        let config = single(h, skin);
-                        let seed_ms = SEED_HIERARCHY_MS
-                            .iter()
-                            .find(|(v, _)| *v == h)
-                            .map(|(_, ms)| *ms);
-                        let model_bytes = match h.layout() {
-                            ModelLayout::Tree => 128.0,
-                            ModelLayout::Mat4 => 64.0,
-                            ModelLayout::Qvs | ModelLayout::Lanes => 48.0,
-                        };
-                        let mut row = empty_row(
-                            workload,
-                            h.name(),
-                            &config,
-                            level,
-                            n,
-                            "joint",
-                            (n * joints) as f64 * model_bytes,
-                            seed_ms,
-                            seed_ms.map(|ms| SEED_HIERARCHY_MS[0].1 / ms),
-                        );
-                        match Pipeline::new(rig.clone(), config) {
-                            Err(FrameError::Refused { reason, .. }) => row.refused = Some(reason),
-                            Err(e) => return Err(e.into()),
-                            Ok(p) => candidates.push(Candidate::new(
-                                p,
-                                level.unwrap_or(levels[0]),
-                                Stage::Palette,
-                                hierarchy_metric,
-                            )?),
-                        }
-                        workload_rows.push(row);
-                    }
-                }
-            }
-            Workload::Skin => {
-                let n = options.instances.unwrap_or(100);
-                crowd.resize(n, &rig, 2.0);
-                // The CPU kernels; a GPU variant's CPU part is its palettes.
-                // Each variant with every skinning method it implements, dual quaternions
-                // beside linear at the same level (the rig may refuse them: then a row
-                // says why).
-                for &skin in SkinVariant::ALL.iter().filter(|s| s.skins_on_cpu()) {
-                    for level in levels_for(skin.spec().lanes) {
-                        for &method in skin.spec().methods {
-                            let config = PipelineConfig {
-                                method,
-                                ..single(HierarchyVariant::Simd, skin)
-                            };
-                            let seed_ms = SEED_SKIN_MS
-                                .iter()
-                                .find(|(v, _)| *v == skin && method == SkinMethod::Linear)
-                                .map(|(_, ms)| *ms);
-                            let mut row = empty_row(
-                                workload,
-                                skin.name(),
-                                &config,
-                                level,
-                                n,
-                                "vertex",
-                                (n * stored_bytes(skin, method)) as f64,
-                                seed_ms,
-                                seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
-                            );
-                            match Pipeline::new(rig.clone(), config) {
-                                Err(FrameError::SkinRefused { reason, .. }) => {
-                                    row.refused = Some(reason)
-                                }
-                                Err(e) => return Err(e.into()),
-                                Ok(p) => candidates.push(Candidate::new(
-                                    p,
-                                    level.unwrap_or(levels[0]),
-                                    Stage::Skin,
-                                    skin_metric,
-                                )?),
-                            }
-                            workload_rows.push(row);
-                        }
-                    }
-                }
-            }
-            Workload::Frame => {}
-        }
-        if workload == Workload::Frame {
-            // Thread scaling: one interleaved set per instance count.
-            let counts = match options.instances {
-                Some(n) => vec![n],
-                None => vec![100, 1000],
-            };
-            for n in counts {
-                let mut crowd = InstanceStore::new();
-                crowd.resize(n, &rig, 2.0);
-                let mut set = Vec::new();
-                let mut set_rows = Vec::new();
-                for &level in levels {
-                    for threads in 1..=options.max_threads {
-                        for &schedule in Schedule::ALL {
-                            // The best variants at this level (the scalar ones where it is
-                            // portable).
-                            let config = PipelineConfig {
-                                schedule,
-                                ..with_level(Some(level), || {
-                                    PipelineConfig::best_for(&rig, threads)
-                                })
-                            };
-                            set_rows.push(empty_row(
-                                workload,
-                                config.skin.name(),
-                                &config,
-                                Some(level),
-                                n,
-                                "vertex",
-                                (n * stored_bytes(config.skin, config.method)) as f64,
-                                None,
-                                None,
-                            ));
-                            set.push(Candidate::new(
-                                Pipeline::new(rig.clone(), config)?,
-                                level,
-                                Stage::Skin,
-                                frame_metric,
-                            )?);
-                            // With every thread: the GPU variants' CPU part (sample →
-                            // palettes laid out for the GPU) beside the best CPU frame.
-                            // Every GPU variant shares it (the same palette layout and
-                            // output format), so the first one stands for them all.
-                            if threads == options.max_threads
-                                && let Some(&gpu) =
-                                    SkinVariant::ALL.iter().find(|s| !s.skins_on_cpu())
-                            {
-                                let config = PipelineConfig {
-                                    skin: gpu,
-                                    ..config
-                                };
-                                set_rows.push(empty_row(
-                                    workload,
-                                    gpu.name(),
-                                    &config,
-                                    Some(level),
-                                    n,
-                                    "vertex",
-                                    (n * stored_bytes(gpu, config.method)) as f64,
-                                    None,
-                                    None,
-                                ));
-                                set.push(Candidate::new(
-                                    Pipeline::new(rig.clone(), config)?,
-                                    level,
-                                    Stage::Skin,
-                                    frame_metric,
-                                )?);
-                            }
-                        }
-                    }
-                }
-                measure_interleaved(&mut set, &mut crowd, budget, options.quick)?;
-                let baseline = set[0].stats(frame_metric).median;
-                type Key = (&'static str, &'static str, Option<&'static str>, usize);
-                let key = |row: &Row| -> Key { (row.skin, row.schedule, row.simd, row.threads) };
-                let medians: Vec<(Key, f64)> = set_rows
-                    .iter()
-                    .zip(&set)
-                    .map(|(row, c)| (key(row), c.stats(frame_metric).median))
-                    .collect();
-                let median_of = |k: Key| {
-                    medians
-                        .iter()
-                        .find(|(m, _)| *m == k)
-                        .map(|(_, median)| *median)
-                };
-                for (row, c) in set_rows.iter_mut().zip(&set) {
-                    let s = c.stats(frame_metric);
-                    fill_timing(row, &s, bandwidth_for(row.threads), (n * vertices) as f64);
-                    row.ratio_to_baseline = Some(baseline / s.median);
-                    let (skin, schedule, simd, _) = key(row);
-                    row.ratio_to_one_thread =
-                        median_of((skin, schedule, simd, 1)).map(|one| one / s.median);
-                    if !skins_on_cpu(skin) {
-                        // The GPU skins: no CPU time per vertex to speak of.
-                        row.ns_per_item = None;
-                        row.ratio_to_best_cpu = medians
-                            .iter()
-                            .find(|((other, sc, si, t), _)| {
-                                skins_on_cpu(other)
-                                    && (*sc, *si, *t) == (schedule, simd, row.threads)
-                            })
-                            .map(|(_, best)| s.median / best);
-                    }
-                    row.stages_median_us = c.stage_medians();
-                    row.frames = c.frames.len();
-                    progress(&report::row_line(row));
-                }
-                rows.extend(set_rows);
-            }
-            continue;
-        }
-        measure_interleaved(&mut candidates, &mut crowd, budget, options.quick)?;
-        let n = crowd.len();
-        let items = match workload {
-            Workload::Hierarchy => (n * joints) as f64,
-            Workload::Skin | Workload::Frame => (n * vertices) as f64,
-        };
-        let mut measured = candidates.iter();
-        let mut baseline: Option<(f64, f64)> = None;
-        for row in &mut workload_rows {
-            if row.refused.is_none() {
-                let c = measured.next().expect("one candidate per accepted row");
-                let s = c.stats(c.metric);
-                fill_timing(row, &s, bandwidth_for(1), items);
-                row.stages_median_us = c.stage_medians();
-                row.frames = c.frames.len();
-                if workload == Workload::Hierarchy {
-                    row.with_palette_median_us = Some(
-                        c.stats(|t| t.get(Stage::Hierarchy) + t.get(Stage::Palette))
-                            .median,
-                    );
-                }
-                let with_palette = row.with_palette_median_us.unwrap_or(0.0);
-                let base = *baseline.get_or_insert((s.median, with_palette));
-                row.ratio_to_baseline = Some(base.0 / s.median);
-            }
-            progress(&report::row_line(row));
-        }
-        let linear: Vec<(&'static str, Option<&'static str>, f64)> = workload_rows
-            .iter()
-            .filter(|r| r.method == SkinMethod::Linear.name())
-            .filter_map(|r| Some((r.variant, r.simd, r.median_us?)))
-            .collect();
-        for row in &mut workload_rows {
-            if row.method != SkinMethod::Linear.name()
-                && let Some(median) = row.median_us
-            {
-                row.ratio_to_linear = linear
-                    .iter()
-                    .find(|(v, simd, _)| (*v, *simd) == (row.variant, row.simd))
-                    .map(|(_, _, base)| median / base);
-            }
-        }
-        rows.extend(workload_rows);
-    }
-    let volumes = if options.workloads.contains(&Workload::Skin) {
-        SkinMethod::ALL
-            .iter()
-            .filter_map(|&m| crate::skin::volume::worst_volume(&rig, m))
-            .collect()
-    } else {
-        Vec::new()
-    };
     let summary = &rig.summary;
-    Ok(Report {
-        volumes,
+    let mut report = Report {
         machine: Machine::detect(),
-        simd_levels: levels.iter().map(|l| l.label()).collect(),
         rig: RigInfo {
             name: rig.name.clone(),
-            joints,
-            vertices,
+            joints: rig.joint_count(),
+            palette_entries: rig.palette_len(),
+            vertices: rig.vertex_count(),
             triangles: summary.triangles,
             influences: rig.source_mesh.influence_histogram(),
             cut_to_influences: rig.uncut_mesh.as_ref().map(|_| rig.max_influences),
         },
-        store_bandwidth_gbs: store_bandwidth[0].regular_gbs,
-        store_bandwidth,
         quick: options.quick,
-        workloads: options.workloads.iter().map(|w| w.name()).collect(),
+        workloads: Workload::ALL
+            .iter()
+            .filter(|w| options.workloads.contains(w))
+            .map(|w| w.name())
+            .collect(),
         instances: options.instances,
-        budget_secs: budget.as_secs_f64(),
-        rows,
-    })
-}
-
-/// Whether the skin variant named `name` skins on the CPU (rows keep variant names).
-fn skins_on_cpu(name: &str) -> bool {
-    SkinVariant::ALL
-        .iter()
-        .any(|v| v.name() == name && v.skins_on_cpu())
-}
-
-fn fill_timing(row: &mut Row, s: &Stats, bandwidth_gbs: f64, items: f64) {
-    row.median_us = Some(s.median);
-    row.p95_us = Some(s.p95);
-    row.min_us = Some(s.min);
-    row.ns_per_item = Some(s.median * 1000.0 / items);
-    let gbs = row.bytes_per_frame / (s.median * 1e-6) / 1e9;
-    row.gb_per_s = Some(gbs);
-    row.store_bandwidth_percent = Some(100.0 * gbs / bandwidth_gbs);
+        budget_secs: options.budget().as_secs_f64(),
+        simd_levels: options.simd_levels.iter().map(|l| l.label()).collect(),
+        store_bandwidth,
+        hierarchy: None,
+        skin: None,
+        frame: None,
+        gpu: None,
+        crowd: None,
+    };
+    let bandwidth = report.store_bandwidth.clone();
+    let mut ctx = Context {
+        rig: &rig,
+        options,
+        gpu,
+        bandwidth: &bandwidth,
+        progress: &mut progress,
+    };
+    for &workload in Workload::ALL {
+        if !options.workloads.contains(&workload) {
+            continue;
+        }
+        match workload {
+            Workload::Hierarchy => report.hierarchy = Some(hierarchy::run(&mut ctx)?),
+            Workload::Skin => report.skin = Some(skin::run(&mut ctx)?),
+            Workload::Frame => report.frame = Some(frame::run(&mut ctx)?),
+            Workload::Gpu => report.gpu = Some(gpu::run(&mut ctx)?),
+            Workload::Crowd => report.crowd = Some(crowd::run(&mut ctx)?),
+        }
+    }
+    Ok(report)
 }

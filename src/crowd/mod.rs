@@ -2,20 +2,19 @@
 //!
 //! How it works: [`instances`] is the bulk data of seed 001 (a packed array of plain
 //! instance structs with generational handles); [`pipeline`] runs sample → blend →
-//! hierarchy → palette → skin for all of them, in groups of eight, on the calling thread and
-//! [`crew`]'s workers, with the `staged` or `fused` schedule; [`timing`] is the one clock every stage is measured
-//! with, and the rolling history the UI and bench read; [`verify`] compares a frame with
-//! the f64 reference; [`normals`] measures each normal rule against the skinned surface;
-//! [`budget`] checks a configuration's memory before it allocates.
+//! hierarchy → palette → skin for all of them, in groups of eight, on the calling thread
+//! and [`crew`]'s workers, with the `staged` or `fused` schedule; [`timing`] is the one
+//! clock every stage is measured with, and the rolling history the UI and bench read;
+//! [`verify`] compares a frame with the f64 reference; [`lod`] chooses which groups a
+//! frame recomputes; [`budget`] adds up what a configuration of the pipeline will
+//! allocate and checks it before it does (it is the pipeline's own arithmetic, so it lives
+//! beside it).
 
 pub mod budget;
 pub mod crew;
 pub mod instances;
 pub mod lod;
-pub mod machine;
-pub mod normals;
 pub mod pipeline;
-pub mod pose;
 pub mod timing;
 pub mod verify;
 

@@ -73,6 +73,40 @@ pub struct PipelineConfig {
 }
 
 impl PipelineConfig {
+    /// Whether this configuration can run `rig` on this machine: the thread count, the
+    /// blend weight, and each variant's refusal of the rig. [`Pipeline::new`] and
+    /// [`Pipeline::set_config`] check it; the command line checks it before opening a
+    /// window.
+    pub fn check(&self, rig: &PreparedRig) -> Result<(), FrameError> {
+        let config = self;
+        let max = available_threads();
+        if config.threads == 0 || config.threads > max {
+            return Err(FrameError::Threads {
+                given: config.threads,
+                max,
+            });
+        }
+        if !(0.0..=1.0).contains(&config.blend_weight) {
+            return Err(FrameError::BlendWeight(config.blend_weight));
+        }
+        if let Some(reason) = config.hierarchy.refusal(rig) {
+            return Err(FrameError::Refused {
+                variant: config.hierarchy.name(),
+                rig: rig.name.clone(),
+                reason,
+            });
+        }
+        if let Some(reason) = config.skin.refusal(config.method, rig) {
+            return Err(FrameError::SkinRefused {
+                variant: config.skin.name(),
+                method: config.method.name(),
+                rig: rig.name.clone(),
+                reason,
+            });
+        }
+        Ok(())
+    }
+
     /// The seeds' starting point: every baseline variant.
     pub fn baseline(threads: usize) -> Self {
         PipelineConfig {
@@ -176,11 +210,14 @@ pub enum FrameError {
     #[error("skin: {0}")]
     Skin(#[from] SkinError),
     #[error("cannot start the worker threads: {0}")]
-    Pool(String),
-    #[error("GPU skinning: {0}")]
-    Gpu(String),
-    #[error("frame groups: {0}")]
-    Runs(String),
+    Pool(#[source] std::io::Error),
+    #[error("{runs} runs of groups but {destinations} destinations")]
+    RunsDestinations { runs: usize, destinations: usize },
+    #[error("group run {run:?} is not ascending, disjoint and within 0..{groups}")]
+    Runs {
+        run: std::ops::Range<usize>,
+        groups: usize,
+    },
 }
 
 /// The first error any group task returned (groups run on several workers).
@@ -467,7 +504,7 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(rig: Arc<PreparedRig>, config: PipelineConfig) -> Result<Self, FrameError> {
-        Self::validate(&rig, &config)?;
+        config.check(&rig)?;
         let crew = Self::build_crew(config.threads)?;
         Ok(Pipeline {
             layout: GroupLayout::new(&rig, &config),
@@ -486,40 +523,11 @@ impl Pipeline {
         })
     }
 
-    fn validate(rig: &PreparedRig, config: &PipelineConfig) -> Result<(), FrameError> {
-        let max = available_threads();
-        if config.threads == 0 || config.threads > max {
-            return Err(FrameError::Threads {
-                given: config.threads,
-                max,
-            });
-        }
-        if !(0.0..=1.0).contains(&config.blend_weight) {
-            return Err(FrameError::BlendWeight(config.blend_weight));
-        }
-        if let Some(reason) = config.hierarchy.refusal(rig) {
-            return Err(FrameError::Refused {
-                variant: config.hierarchy.name(),
-                rig: rig.name.clone(),
-                reason,
-            });
-        }
-        if let Some(reason) = config.skin.refusal(config.method, rig) {
-            return Err(FrameError::SkinRefused {
-                variant: config.skin.name(),
-                method: config.method.name(),
-                rig: rig.name.clone(),
-                reason,
-            });
-        }
-        Ok(())
-    }
-
     /// `threads` workers: the calling thread and `threads - 1` of them run a frame; the
     /// last one stands in for the caller where a recursive hierarchy needs a worker's
     /// stack.
     fn build_crew(threads: usize) -> Result<Crew, FrameError> {
-        Crew::new(threads, WORKER_STACK_BYTES).map_err(|e| FrameError::Pool(e.to_string()))
+        Crew::new(threads, WORKER_STACK_BYTES).map_err(FrameError::Pool)
     }
 
     /// Runs `f` once per index in `0..items` on `threads` participants: the caller and
@@ -556,7 +564,7 @@ impl Pipeline {
 
     /// Switches variants, schedule, threads or blend. On error nothing changes.
     pub fn set_config(&mut self, config: PipelineConfig) -> Result<(), FrameError> {
-        Self::validate(&self.rig, &config)?;
+        config.check(&self.rig)?;
         if config.threads != self.config.threads {
             self.crew = Self::build_crew(config.threads)?;
         }
@@ -693,18 +701,18 @@ impl Pipeline {
         let groups = n.div_ceil(LANES);
         let skinning = last == Stage::Skin;
         if outs.len() != runs.len() {
-            return Err(FrameError::Runs(format!(
-                "{} runs of groups but {} destinations",
-                runs.len(),
-                outs.len()
-            )));
+            return Err(FrameError::RunsDestinations {
+                runs: runs.len(),
+                destinations: outs.len(),
+            });
         }
         let mut previous_end = 0;
         for run in runs {
             if run.start < previous_end || run.end > groups || run.start > run.end {
-                return Err(FrameError::Runs(format!(
-                    "group run {run:?} is not ascending, disjoint and within 0..{groups}"
-                )));
+                return Err(FrameError::Runs {
+                    run: run.clone(),
+                    groups,
+                });
             }
             previous_end = run.end;
         }

@@ -66,6 +66,8 @@ pub struct AdapterSummary {
     pub timestamps: bool,
 }
 
+/// Cloning shares the same device (wgpu's handles are reference-counted).
+#[derive(Clone)]
 pub struct GpuContext {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,

@@ -21,6 +21,27 @@ use crate::rig::MAX_INFLUENCES;
 use crate::skin::{OutputFormat, OutputLayout, SkinDevice, SkinVariant};
 use crate::variant::{PlainSpec, Variant};
 
+/// Why `gpu_compute`'s skinning could not be recorded or read back.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuSkinError {
+    #[error("the {variant} variant does not skin on the GPU")]
+    NotOnGpu { variant: &'static str },
+    #[error("the {variant} variant has skinned nothing on the GPU")]
+    NothingSkinned { variant: &'static str },
+    #[error("the palette buffer holds {bytes} bytes; {instances} instances need {needed}")]
+    PalettesTooSmall {
+        bytes: u64,
+        instances: usize,
+        needed: usize,
+    },
+    #[error("the skinning ranges were not bound")]
+    NotBound,
+    #[error("{asked} instances asked for; the GPU skinned {skinned}")]
+    Short { asked: usize, skinned: usize },
+    #[error(transparent)]
+    Readback(#[from] super::readback::ReadbackError),
+}
+
 crate::declare_variants! {
     /// Which compute shader `gpu_compute` skins with.
     pub enum ComputeShader: PlainSpec in "compute shader" {
@@ -352,19 +373,18 @@ impl GpuSkinner {
         instances: usize,
         shader: ComputeShader,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), GpuSkinError> {
         let Some(skinned) = upload.skinned_on_gpu() else {
-            return Err(format!(
-                "the {} variant does not skin on the GPU",
-                upload.variant.spec().name
-            ));
+            return Err(GpuSkinError::NotOnGpu {
+                variant: upload.variant.spec().name,
+            });
         };
         if (palettes.size() as usize) < upload.bytes(instances) {
-            return Err(format!(
-                "the palette buffer holds {} bytes; {instances} instances need {}",
-                palettes.size(),
-                upload.bytes(instances)
-            ));
+            return Err(GpuSkinError::PalettesTooSmall {
+                bytes: palettes.size(),
+                instances,
+                needed: upload.bytes(instances),
+            });
         }
         let per_range = self.range_instances(upload, &skinned);
         self.fit_ranges(device, &skinned, instances, per_range);
@@ -380,7 +400,7 @@ impl GpuSkinner {
             );
         }
         let Some(bound) = &self.bound else {
-            return Err("the skinning ranges were not bound".into());
+            return Err(GpuSkinError::NotBound);
         };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("skin"),
@@ -573,7 +593,7 @@ impl GpuSkinner {
         queue: &wgpu::Queue,
         skinned: &OutputLayout,
         instances: usize,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, GpuSkinError> {
         let mut out = Vec::with_capacity(skinned.bytes(instances));
         let mut left = instances;
         for range in &self.ranges {
@@ -582,7 +602,7 @@ impl GpuSkinner {
             }
             let held = (range.output.size() as usize) / skinned.instance_stride.max(1);
             let take = held.min(left);
-            let bytes = super::read_buffer(
+            let bytes = super::readback::read_buffer(
                 device,
                 queue,
                 &range.output,
@@ -592,10 +612,10 @@ impl GpuSkinner {
             left -= take;
         }
         if left > 0 {
-            return Err(format!(
-                "{instances} instances asked for; the GPU skinned {}",
-                instances - left
-            ));
+            return Err(GpuSkinError::Short {
+                asked: instances,
+                skinned: instances - left,
+            });
         }
         Ok(out)
     }

@@ -17,6 +17,7 @@ use std::num::NonZeroU64;
 use std::ops::Range;
 use std::time::Instant;
 
+use super::skin::GpuSkinError;
 use crate::crowd::{FrameError, Instance, Pipeline, Stage, StageTimings};
 use crate::skin::{BufferError, Dest, OutputBuffer};
 use crate::types::LANES;
@@ -49,6 +50,17 @@ impl UploadVariant {
     /// the skinning (skin stage 71 ms a frame against the belt's 24 ms with LOD on, on a
     /// 2-core Xeon under lavapipe; `bench-results/2026-11-24_upload_default.md`).
     pub const DEFAULT: Self = Self::StagingBelt;
+}
+
+/// Why a frame's upload failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    #[error("GPU skinning: {0}")]
+    GpuSkin(#[from] GpuSkinError),
+    #[error("the staging belt's memory: {0}")]
+    StagingMap(#[from] wgpu::MapRangeError),
 }
 
 /// The staging belt's smallest chunk, bytes.
@@ -99,7 +111,7 @@ impl Uploader {
         renderer: &mut CrowdRenderer,
         pipeline: &mut Pipeline,
         instances: &[Instance],
-    ) -> Result<StageTimings, FrameError> {
+    ) -> Result<StageTimings, UploadError> {
         let all = 0..instances.len().div_ceil(LANES);
         self.frame_timed(
             variant,
@@ -130,23 +142,21 @@ impl Uploader {
         instances: &[Instance],
         runs: &[Range<usize>],
         compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> Result<StageTimings, FrameError> {
+    ) -> Result<StageTimings, UploadError> {
         let timings = self.upload_frame(
             variant, device, queue, encoder, renderer, pipeline, instances, runs,
         )?;
         // A GPU-skinning variant uploaded palettes: its compute pass goes after the upload
         // and before every draw pass.
-        renderer
-            .record_gpu_skinning(
-                device,
-                queue,
-                encoder,
-                pipeline.rig(),
-                pipeline.output_layout(),
-                instances.len(),
-                compute_timestamps,
-            )
-            .map_err(FrameError::Gpu)?;
+        renderer.record_gpu_skinning(
+            device,
+            queue,
+            encoder,
+            pipeline.rig(),
+            pipeline.output_layout(),
+            instances.len(),
+            compute_timestamps,
+        )?;
         Ok(timings)
     }
 
@@ -174,7 +184,7 @@ impl Uploader {
         pipeline: &mut Pipeline,
         instances: &[Instance],
         runs: &[Range<usize>],
-    ) -> Result<StageTimings, FrameError> {
+    ) -> Result<StageTimings, UploadError> {
         // Last frame's note says whether a fallback still needs the CPU buffer.
         self.release_unused(variant, device);
         self.note = None;
@@ -182,7 +192,7 @@ impl Uploader {
         let bytes = pipeline.output_bytes(n) as u64;
         renderer.ensure_skinned_capacity(device, pipeline.output_layout(), n);
         if bytes == 0 || runs.is_empty() {
-            return pipeline.run_groups_into(instances, &[], &mut [], Stage::Skin);
+            return Ok(pipeline.run_groups_into(instances, &[], &mut [], Stage::Skin)?);
         }
         let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
         let total: u64 = spans.iter().map(|s| s.1).sum();
@@ -312,9 +322,7 @@ impl Uploader {
                     );
                     from += len;
                 }
-                let mut view = slice
-                    .get_mapped_range_mut()
-                    .map_err(|e| FrameError::Pool(format!("staging belt: {e}")))?;
+                let mut view = slice.get_mapped_range_mut()?;
                 let acquire = start.elapsed();
                 let mut mapping = view.slice(..);
                 let ptr = mapping.as_raw_element_ptr();

@@ -12,7 +12,7 @@
 //! blend in half the instructions, groups still of eight) was built and came out 3–13 %
 //! slower by min than these 256-bit kernels on the AMD EPYC (it adds an extract back to
 //! 256 bits per pair and leaves the transform at 256 bits). Sixteen instances per 512-bit
-//! register were measured in a probe (`examples/lane_width.rs`): 11 % less time per instance
+//! register were measured in a probe (described in that report): 11 % less time per instance
 //! in whole groups, but at 100 instances a partial last group of sixteen costs a whole one
 //! and two threads split 7 groups 4 to 3, so sixteen lanes came out 2–4 % faster on one
 //! thread and 2–8 % slower on two; at 1,000 instances 11–15 % faster. Groups stay eight at

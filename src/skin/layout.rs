@@ -110,55 +110,67 @@ pub enum VertexOrder {
     InfluenceSorted,
 }
 
-/// The renderer's named pipeline (vertex layout and shader entry) for an output layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DrawPath {
-    /// Interleaved float3 position, normal and uv in slot 0.
-    Interleaved,
-    /// float3 position and normal in slot 0, uv in slot 1.
-    Float3,
-    /// float4 position and normal in slot 0, uv in slot 1.
-    Float4,
-    /// Packed vertices in slot 0, uv in slot 1.
-    Packed,
-    /// Packed vertices with a lane-block stride and a per-instance offset.
-    PackedBlocks,
-    /// Each vertex's distinct index in slot 0; the vertex shader reads the instance's slot
-    /// of that lane block from a storage buffer bound per group.
-    Pulled,
-    /// The uploaded buffer holds palettes: a compute pass skins them into packed vertices
-    /// first, which are then drawn as `Packed` is, from the compute pass's output.
-    GpuCompute,
-    /// The uploaded buffer holds palettes, bound per instance; the static mesh (position,
-    /// normal, four joints and weights) in slot 0; the vertex shader skins.
-    GpuVertex,
+/// What a draw path is, beyond its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawPathSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// It reads the uv stream from slot 1 (the interleaved path carries its uv in slot 0).
+    pub reads_uv_stream: bool,
+}
+
+crate::declare_variants! {
+    /// The renderer's named pipeline (vertex layout and shader entry) for an output layout:
+    /// `gpu::renderer::pipelines` builds one per path from this declaration, each also as
+    /// a depth-only shadow pipeline.
+    pub enum DrawPath: DrawPathSpec in "draw path" {
+        Interleaved => DrawPathSpec {
+            name: "interleaved",
+            description: "interleaved float3 position, normal and uv in slot 0",
+            reads_uv_stream: false,
+        },
+        Float3 => DrawPathSpec {
+            name: "float3",
+            description: "float3 position and normal in slot 0, uv in slot 1",
+            reads_uv_stream: true,
+        },
+        Float4 => DrawPathSpec {
+            name: "float4",
+            description: "float4 position and normal in slot 0, uv in slot 1",
+            reads_uv_stream: true,
+        },
+        Packed => DrawPathSpec {
+            name: "packed",
+            description: "packed vertices in slot 0, uv in slot 1",
+            reads_uv_stream: true,
+        },
+        PackedBlocks => DrawPathSpec {
+            name: "packed_blocks",
+            description: "packed vertices with a lane-block stride and a per-instance offset",
+            reads_uv_stream: true,
+        },
+        Pulled => DrawPathSpec {
+            name: "pulled",
+            description: "each vertex's distinct index in slot 0; the vertex shader reads the instance's slot of that lane block from a storage buffer bound per group",
+            reads_uv_stream: true,
+        },
+        GpuCompute => DrawPathSpec {
+            name: "gpu_compute",
+            description: "the uploaded buffer holds palettes: a compute pass skins them into packed vertices first, drawn as packed is, from the compute pass's output",
+            reads_uv_stream: true,
+        },
+        GpuVertex => DrawPathSpec {
+            name: "gpu_vertex",
+            description: "the uploaded buffer holds palettes, bound per instance; the static mesh (position, normal, four joints and weights) in slot 0; the vertex shader skins",
+            reads_uv_stream: true,
+        },
+    }
 }
 
 impl DrawPath {
-    pub const ALL: [DrawPath; 8] = [
-        DrawPath::Interleaved,
-        DrawPath::Float3,
-        DrawPath::Float4,
-        DrawPath::Packed,
-        DrawPath::PackedBlocks,
-        DrawPath::Pulled,
-        DrawPath::GpuCompute,
-        DrawPath::GpuVertex,
-    ];
-
-    /// Whether the draw path reads the uv stream from slot 1 (all but the interleaved one,
-    /// which carries its uv in slot 0).
+    /// Whether the draw path reads the uv stream from slot 1.
     pub fn reads_uv_stream(self) -> bool {
-        match self {
-            DrawPath::Interleaved => false,
-            DrawPath::Float3
-            | DrawPath::Float4
-            | DrawPath::Packed
-            | DrawPath::PackedBlocks
-            | DrawPath::Pulled
-            | DrawPath::GpuCompute
-            | DrawPath::GpuVertex => true,
-        }
+        self.spec().reads_uv_stream
     }
 }
 
@@ -212,7 +224,7 @@ impl OutputLayout {
     pub fn new(variant: SkinVariant, rig: &PreparedRig, method: SkinMethod) -> Self {
         match Self::try_new(variant, rig, method) {
             Ok(layout) => layout,
-            // Every declared variant has a draw path (tests/layout.rs); a declaration that
+            // Every declared variant has a draw path (tests/validation.rs); a declaration that
             // has none is a programming error caught the first time the tests run.
             Err(e) => panic!("{e}"),
         }

@@ -21,6 +21,7 @@ pub mod float4;
 pub mod layout;
 pub mod method;
 pub mod naive;
+pub mod normal_rules;
 pub mod output;
 pub mod reduction;
 pub mod reference;
@@ -250,16 +251,47 @@ pub struct SkinSpec {
 const LINEAR_ONLY: &[SkinMethod] = &[SkinMethod::Linear];
 const BOTH_METHODS: &[SkinMethod] = &[SkinMethod::Linear, SkinMethod::DualQuat];
 
-/// Where a skin variant skins.
+/// What a skin device does each frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkinDevice {
-    /// A CPU kernel writes the vertices; they are uploaded.
-    Cpu,
-    /// The CPU writes 3×4 palettes; a compute pass skins them on the GPU once a frame.
-    GpuCompute,
-    /// The CPU writes 3×4 palettes; the vertex shader skins, in every pass, and nothing
-    /// is stored (`format` and `order` describe what the shader computes).
-    GpuVertex,
+pub struct SkinDeviceSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The CPU writes every vertex (otherwise it writes palettes and the GPU skins).
+    pub cpu_writes_vertices: bool,
+    /// A compute pass skins before the draws (the frame records it, and times it).
+    pub compute_pass: bool,
+}
+
+crate::declare_variants! {
+    /// Where a skin variant skins: each variant's `runs_on`. The renderer, the uploads,
+    /// the adapter checks and the bench match on it exhaustively.
+    pub enum SkinDevice: SkinDeviceSpec in "skin device" {
+        Cpu => SkinDeviceSpec {
+            name: "cpu",
+            description: "a CPU kernel writes the vertices; they are uploaded",
+            cpu_writes_vertices: true,
+            compute_pass: false,
+        },
+        GpuCompute => SkinDeviceSpec {
+            name: "gpu_compute",
+            description: "the CPU writes 3×4 palettes; a compute pass skins them on the GPU once a frame",
+            cpu_writes_vertices: false,
+            compute_pass: true,
+        },
+        GpuVertex => SkinDeviceSpec {
+            name: "gpu_vertex",
+            description: "the CPU writes 3×4 palettes; the vertex shader skins, in every pass, and nothing is stored",
+            cpu_writes_vertices: false,
+            compute_pass: false,
+        },
+    }
+}
+
+impl SkinDevice {
+    /// Whether a compute pass skins (the frame records it, and times it, before the draws).
+    pub fn has_compute_pass(self) -> bool {
+        self.spec().compute_pass
+    }
 }
 
 /// Which vertices a variant computes.
@@ -283,10 +315,7 @@ impl SkinVariant {
     /// Whether a CPU kernel skins (the vertices are in the CPU's output); otherwise the
     /// CPU writes palettes and the GPU skins.
     pub fn skins_on_cpu(self) -> bool {
-        match self.spec().runs_on {
-            SkinDevice::Cpu => true,
-            SkinDevice::GpuCompute | SkinDevice::GpuVertex => false,
-        }
+        self.spec().runs_on.spec().cpu_writes_vertices
     }
 
     /// Why this variant cannot skin `rig` with `method` (the rig has more influences a
@@ -404,7 +433,7 @@ pub fn run_group(
         SkinMethod::DualQuat => OutputFormat::PaletteDualQuat,
     };
     // A GPU variant's palettes hold what its method's shaders read.
-    if variant.spec().runs_on != SkinDevice::Cpu && layout.format != palette_format {
+    if !variant.skins_on_cpu() && layout.format != palette_format {
         return Err(SkinError::MethodLayout {
             method: method.name(),
             format: layout.format,

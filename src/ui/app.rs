@@ -23,15 +23,13 @@ use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
-use super::Settings;
-use super::scene::Scene;
 use super::soak::{Soak, SoakPlan};
-use crate::crowd::Stage;
+use crate::gpu::scene::Scene;
+use crate::gpu::scene::Settings;
 use crate::gpu::{Blit, GpuContext};
 use crate::prepare::PreparedRig;
-use crate::skin::SkinDevice;
 
-pub use super::scene::{MAX_INSTANCES, SPACING};
+pub use crate::gpu::scene::{MAX_INSTANCES, SPACING};
 
 /// How the app was started.
 #[derive(Clone, Debug)]
@@ -108,12 +106,9 @@ struct Running {
     surface: WindowSurface,
     egui: EguiLayer,
     scene: Scene,
-    profiler: wgpu_profiler::GpuProfiler,
     pointer: PointerInput,
     last_frame: Instant,
     frames_done: u64,
-    /// The last finished frame's GPU times: render, shadow and compute passes.
-    last_gpu_us: [Option<f64>; 3],
     soak: Option<Soak>,
 }
 
@@ -334,11 +329,6 @@ impl Running {
     ) -> anyhow::Result<Self> {
         let (mut surface, gpu) = WindowSurface::new(event_loop, &rig.name, options)?;
         let egui = EguiLayer::new(&surface.window, &gpu, surface.config.format);
-        let profiler = wgpu_profiler::GpuProfiler::new(
-            &gpu.device,
-            wgpu_profiler::GpuProfilerSettings::default(),
-        )
-        .map_err(|e| anyhow::anyhow!("GPU profiler: {e:?}"))?;
         let size = (surface.config.width, surface.config.height);
         let format = surface.config.format;
         let mut scene = Scene::new(gpu, rig, options.settings.clone(), format, size)?;
@@ -353,11 +343,9 @@ impl Running {
             surface,
             egui,
             scene,
-            profiler,
             pointer: PointerInput::default(),
             last_frame: Instant::now(),
             frames_done: 0,
-            last_gpu_us: [None; 3],
             soak,
         })
     }
@@ -421,23 +409,8 @@ impl Running {
             &self.scene.gpu.device.clone(),
             &self.scene.gpu.queue.clone(),
         );
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("frame"),
-        });
-        // GPU timestamps around `gpu_compute`'s skinning pass, when it runs.
-        let compute_query = (self.scene.pipeline.config().skin.spec().runs_on
-            == SkinDevice::GpuCompute)
-            .then(|| self.profiler.begin_pass_query("compute", &mut encoder));
-        let uploaded = self.scene.upload(
-            &mut encoder,
-            compute_query
-                .as_ref()
-                .and_then(|q| q.compute_pass_timestamp_writes()),
-        );
-        if let Some(query) = compute_query {
-            self.profiler.end_query(&mut encoder, query);
-        }
-        let mut timings = uploaded?;
+        let mut encoder = self.scene.encoder();
+        let timings = self.scene.upload(&mut encoder)?;
 
         // The panel (built from the timings of previous frames).
         let encode_start = Instant::now();
@@ -453,7 +426,7 @@ impl Running {
         }
         let full_output = self.egui.ctx.run_ui(raw_input, |ui| {
             if show_panel {
-                let (asked, left) = scene.side_panel_ui(ui, &present_mode);
+                let (asked, left) = super::side_panel_ui(ui, scene, &present_mode);
                 actions = asked;
                 panel_left = Some(left);
             }
@@ -480,30 +453,13 @@ impl Running {
                 .renderer
                 .update_buffers(device, queue, &mut encoder, &paint_jobs, &screen);
 
-        // The crowd, left of the panel, with GPU timestamps around its pass.
+        // The crowd, left of the panel (the scene times its passes).
         let full_width = self.surface.config.width as f32;
         let view_width = panel_left.map_or(full_width, |x| {
             (x * pixels_per_point).clamp(1.0, full_width)
         });
         let viewport = [0.0, 0.0, view_width, self.surface.config.height as f32];
-        let shadow_query = self
-            .scene
-            .renderer
-            .shadows()
-            .then(|| self.profiler.begin_pass_query("shadow", &mut encoder));
-        let query = self.profiler.begin_pass_query("render", &mut encoder);
-        self.scene.draw(
-            &mut encoder,
-            Some(viewport),
-            query.render_pass_timestamp_writes(),
-            shadow_query
-                .as_ref()
-                .and_then(|q| q.render_pass_timestamp_writes()),
-        );
-        self.profiler.end_query(&mut encoder, query);
-        if let Some(query) = shadow_query {
-            self.profiler.end_query(&mut encoder, query);
-        }
+        self.scene.draw(&mut encoder, Some(viewport));
         {
             let mut pass = encoder
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -526,9 +482,13 @@ impl Running {
         if let Some(source) = &self.surface.blit_source {
             self.surface.blit.draw(&mut encoder, source, &surface_view);
         }
-        self.profiler.resolve_queries(&mut encoder);
-        queue.submit(egui_commands.into_iter().chain([encoder.finish()]));
-        timings.stage_us[Stage::Render.index()] = encode_start.elapsed().as_secs_f64() * 1e6;
+        self.scene.submit(
+            encoder,
+            egui_commands,
+            timings,
+            encode_start,
+            dt.as_secs_f64() * 1e6,
+        );
         for id in &full_output.textures_delta.free {
             self.egui.renderer.free_texture(id);
         }
@@ -536,37 +496,13 @@ impl Running {
         // What the panel asked for, on the frame just submitted.
         self.frames_done += 1;
         let last_frame = options.frames.is_some_and(|n| self.frames_done >= n);
-        self.scene.request(&actions);
+        super::apply_actions(&mut self.scene, &actions);
         self.scene.finish_frame(Some(&present_mode));
         if last_frame {
             self.last_frame_checks(options, &present_mode)?;
         }
-
         self.surface.window.pre_present_notify();
         queue.present(surface_texture);
-        if let Err(e) = self.profiler.end_frame() {
-            log::warn!("GPU profiler: {e:?}");
-        }
-        if let Some(results) = self
-            .profiler
-            .process_finished_frame(queue.get_timestamp_period())
-        {
-            let pass_us = |label: &str| {
-                results
-                    .iter()
-                    .find(|r| r.label == label)
-                    .and_then(|r| r.time.as_ref())
-                    .map(|t| (t.end - t.start) * 1e6)
-            };
-            self.last_gpu_us = [pass_us("render"), pass_us("shadow"), pass_us("compute")];
-        }
-        [
-            timings.gpu_render_us,
-            timings.gpu_shadow_us,
-            timings.gpu_compute_us,
-        ] = self.last_gpu_us;
-        timings.frame_us = dt.as_secs_f64() * 1e6;
-        self.scene.history.push(timings);
         if let Some(soak) = &mut self.soak {
             soak.after_frame(&mut self.scene);
             if soak.is_done() {
@@ -608,7 +544,7 @@ impl Running {
                 }
                 Err(e) => Err(anyhow::anyhow!("verify failed: {e}")),
             };
-            self.scene.requests.last_verify = Some(result);
+            self.scene.requests.last_verify = Some(result.map_err(|e| e.to_string()));
             verdict
         } else {
             Ok(())
@@ -616,10 +552,14 @@ impl Running {
         if let Some(path) = &options.screenshot {
             let result = self.scene.save_screenshot(path, Some(present_mode));
             match &result {
-                Ok(p) => eprintln!("screenshot saved: {p}"),
+                Ok(p) => eprintln!("screenshot saved: {}", p.display()),
                 Err(e) => anyhow::bail!("screenshot failed: {e}"),
             }
-            self.scene.requests.last_screenshot = Some(result);
+            self.scene.requests.last_screenshot = Some(
+                result
+                    .map(|p| p.display().to_string())
+                    .map_err(|e| e.to_string()),
+            );
         }
         verdict
     }

@@ -1,54 +1,90 @@
-//! The egui panel: settings, per-stage timings, history plot, verify and screenshot.
+//! The window and its egui panel over the headless [`Scene`]: settings, per-stage timings,
+//! history plot, verify and screenshot.
 //!
 //! How it works: [`Settings`] is what the user can change (the pipeline configuration
-//! itself, plus the upload, the crowd and the view); [`scene::Scene`] compares it with the
+//! itself, plus the upload, the crowd and the view); the [`Scene`] compares it with the
 //! running configuration every frame and applies the difference (a refused variant is
-//! reverted and the reason shown). The panel is a few small `*_ui` functions that only read
-//! the shared [`TimingHistory`] — the same struct the bench reads — and return the actions
-//! the user asked for. The window ([`app`]) and the panel tests drive the same `Scene`.
+//! reverted and the reason shown). The panel is a few small `*_ui` functions that draw the
+//! scene's [`PanelReadings`] (taken once a frame, the same value a screenshot's sidecar
+//! writes) and return the actions the user asked for; [`apply_actions`] hands them to the
+//! scene. The window ([`app`]) adds the surface, input and this panel; the panel tests
+//! drive the same functions over a headless scene.
 
 pub mod app;
-pub mod readings;
-pub mod scene;
 pub mod soak;
 
 use egui::{Color32, RichText};
 use egui_plot::{FilledArea, Legend, Plot};
 
 use crate::anim::hierarchy::HierarchyVariant;
-use crate::crowd::lod::{LodSettings, PERIODS};
+use crate::crowd::lod::PERIODS;
 use crate::crowd::verify::FrameDeviation;
-use crate::crowd::{PipelineConfig, Stage, TimingHistory};
+use crate::crowd::{Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
-use crate::gpu::skin::ComputeShader;
-use crate::gpu::upload::UploadVariant;
+pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, SPACING, Scene, Settings};
 use crate::simd::SimdLevel;
-use crate::skin::{SkinDevice, SkinMethod, SkinVariant};
+use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
-use readings::PanelReadings;
 
-/// Everything the user can change from the panel (and the command line).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Settings {
-    /// Variants, schedule, threads and blend: what the frame pipeline runs.
-    pub pipeline: PipelineConfig,
-    /// The SIMD level the pipeline's lane kernels run at (one the CPU has).
-    pub simd_level: SimdLevel,
-    /// The compute shader `gpu_compute` skins with.
-    pub compute_shader: ComputeShader,
-    /// The sun casts shadows (a shadow pass before the main pass).
-    pub shadows: bool,
-    /// Draw the crowd with one indirect multi-draw per binding (where the adapter can),
-    /// or the same draws one by one.
-    pub indirect_draws: bool,
-    pub upload: UploadVariant,
-    /// Update-rate LOD: on/off, the pixel threshold, the period cap.
-    pub lod: LodSettings,
-    pub instances: usize,
-    pub speed: f32,
-    pub paused: bool,
-    pub vsync: bool,
-    pub show_panel: bool,
+/// The panel over `scene`, the frame's readings taken once for it (and kept for a
+/// screenshot's sidecar); returns the actions the user asked for.
+pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) -> Vec<UiAction> {
+    scene.take_readings();
+    let rig = scene.pipeline.rig().clone();
+    let info = PanelInfo {
+        adapter: &scene.gpu.summary,
+        cpu: &scene.machine.cpu,
+        cores: scene.machine.cores,
+        simd: &scene.machine.simd,
+        rig_name: &rig.name,
+        rig_line: rig.summary.character_line(),
+        max_instances: scene.max_instances(),
+        refusals: &scene.refusals,
+        skin_refusals: scene
+            .rig_skin_refusals
+            .variants(scene.settings.pipeline.method),
+        method_refusals: scene
+            .rig_skin_refusals
+            .methods(scene.settings.pipeline.skin),
+        readings: scene.shown.as_ref(),
+        verify: scene.requests.last_verify.as_ref(),
+        screenshot: scene.requests.last_screenshot.as_ref(),
+        notes: &scene.notes,
+        present_mode: present_mode.to_string(),
+        indirect_supported: scene.renderer.indirect_supported(),
+        draw_commands: {
+            let [main, shadow] = scene.renderer.draw_commands();
+            [main, if scene.settings.shadows { shadow } else { 0 }]
+        },
+    };
+    panel_ui(ui, &mut scene.settings, &info, &scene.history)
+}
+
+/// The panel as the window lays it out: resizable, on the right of `ui` (the whole
+/// window). Returns the actions asked for and the panel's left edge, points.
+pub fn side_panel_ui(
+    ui: &mut egui::Ui,
+    scene: &mut Scene,
+    present_mode: &str,
+) -> (Vec<UiAction>, f32) {
+    let mut actions = Vec::new();
+    let panel = egui::Panel::right("panel")
+        .resizable(true)
+        .default_size(440.0)
+        .show(ui, |ui| actions = scene_panel_ui(ui, scene, present_mode));
+    (actions, panel.response.rect.left())
+}
+
+/// Hands the panel's actions to the scene: verify and screenshot at the end of the frame,
+/// the view reset at once.
+pub fn apply_actions(scene: &mut Scene, actions: &[UiAction]) {
+    for action in actions {
+        match action {
+            UiAction::Verify => scene.request_verify(),
+            UiAction::Screenshot => scene.request_screenshot(),
+            UiAction::ResetCamera => scene.reset_camera(),
+        }
+    }
 }
 
 /// What the user asked for this frame.
@@ -190,7 +226,7 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
     variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
     variant_combo(ui, &mut pipeline.method, info.method_refusals);
-    if pipeline.skin.spec().runs_on == SkinDevice::GpuCompute {
+    if pipeline.skin.spec().runs_on.has_compute_pass() {
         variant_combo(ui, &mut settings.compute_shader, &[]);
     }
     variant_combo(ui, &mut settings.upload, &[]);
@@ -346,7 +382,7 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
                     .find(|s| s.name() == row.key)
                     .map_or(Color32::LIGHT_GRAY, |&s| stage_color(s));
                 ui.label(RichText::new(&row.label).color(color));
-                for cell in readings::row_cells(row) {
+                for cell in crate::gpu::scene::readings::row_cells(row) {
                     ui.label(cell);
                 }
                 ui.end_row();

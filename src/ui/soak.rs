@@ -22,8 +22,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::Settings;
-use super::scene::Scene;
+use crate::gpu::scene::Scene;
+use crate::gpu::scene::Settings;
 
 /// The shortest soak accepted, seconds: the warm-up (every rig drawn once at 10,000
 /// characters, seconds a frame on a software renderer) leaves a shorter run no time to

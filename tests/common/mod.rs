@@ -311,13 +311,43 @@ pub fn thread_counts() -> Vec<usize> {
     t
 }
 
+/// `crowd` as it stands, seen by `camera`, drawn by the app's own scene into a `size`
+/// picture: one frame that advances no clip.
+#[allow(clippy::too_many_arguments)]
+pub fn render_picture(
+    gpu: &skinbench::gpu::GpuContext,
+    rig: std::sync::Arc<skinbench::prepare::PreparedRig>,
+    crowd: &skinbench::crowd::InstanceStore,
+    config: skinbench::crowd::PipelineConfig,
+    upload: skinbench::gpu::UploadVariant,
+    camera: &skinbench::gpu::OrbitCamera,
+    size: (u32, u32),
+    shadows: bool,
+) -> Result<image::RgbaImage, skinbench::gpu::scene::SceneError> {
+    let mut settings = app_settings(&rig, crowd.len());
+    settings.pipeline = config;
+    settings.upload = upload;
+    settings.shadows = shadows;
+    let mut scene = skinbench::gpu::scene::Scene::new(
+        gpu.clone(),
+        rig,
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        size,
+    )?;
+    scene.set_crowd(crowd.clone());
+    scene.camera = *camera;
+    scene.render_frame(0.0)?;
+    scene.read_image()
+}
+
 /// The panel's starting settings for `instances` characters of `rig`: its best variants on
 /// one thread, the default upload, no vsync.
 pub fn app_settings(
     rig: &skinbench::prepare::PreparedRig,
     instances: usize,
-) -> skinbench::ui::Settings {
-    skinbench::ui::Settings {
+) -> skinbench::gpu::scene::Settings {
+    skinbench::gpu::scene::Settings {
         pipeline: skinbench::crowd::PipelineConfig::best_for(rig, 1),
         simd_level: skinbench::simd::SimdLevel::native(),
         compute_shader: skinbench::gpu::skin::ComputeShader::DEFAULT,

@@ -1,5 +1,5 @@
 //! How far each rule for skinning normals is from the normals of the deformed surface
-//! (`skinbench inspect` prints it; the notes on issue 12 quote it).
+//! (`skinbench inspect` prints it).
 //!
 //! How it works: the rig is posed by the f64 oracles at times spread over each clip. At
 //! every vertex the surface normal is recomputed from the triangles around it (the sum

@@ -1,4 +1,5 @@
-//! What machine and build a report was measured on.
+//! What machine and build a report was measured on: CPU, cores, OS, compiler, commit,
+//! the best SIMD level, the date. Read by the bench reports and the screenshot sidecars.
 
 use serde::Serialize;
 
@@ -19,7 +20,7 @@ impl Machine {
     pub fn detect() -> Self {
         Machine {
             cpu: cpu_model(),
-            cores: super::pipeline::available_threads(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             os: os_name(),
             rustc: env!("SKINBENCH_RUSTC_VERSION").to_string(),
             profile: if cfg!(debug_assertions) {

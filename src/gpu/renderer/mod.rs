@@ -20,36 +20,28 @@
 //! than needed) or shrinks (when four times too big) by being recreated; the next frame
 //! fills it, so a resize costs no stall.
 
+mod pipelines;
+
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
+pub use pipelines::CrowdPipelines;
+use pipelines::{SkinMeshVertex, SkinParamsGpu};
+
+use super::camera::CameraUniform;
 use super::draws::{DrawBinding, DrawList};
-use super::skin::{ComputeShader, GpuSkinner};
+use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
+use super::targets::DEPTH_FORMAT;
 use crate::crowd::Instance;
-use crate::crowd::lod::LodView;
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
-use crate::types::{LANES, VertexPacked, block_slot};
-use crate::variant::PlainSpec;
+use crate::types::LANES;
 use wgpu::util::DrawIndexedIndirectArgs;
-
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The three instance materials.
 pub const MATERIAL_COLORS: [[f32; 3]; 3] =
     [[0.86, 0.42, 0.30], [0.30, 0.55, 0.86], [0.45, 0.78, 0.38]];
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct CameraUniform {
-    pub view_proj: Mat4,
-    /// The sun's view-projection (world → shadow-map clip space).
-    pub light_view_proj: Mat4,
-    pub eye: Vec4,
-    pub light_dir: Vec4,
-    pub ground: Vec4,
-}
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -58,121 +50,7 @@ struct InstanceGpu {
     color: Vec4,
 }
 
-const _: () = {
-    assert!(std::mem::size_of::<CameraUniform>() == 176);
-    assert!(std::mem::size_of::<InstanceGpu>() == 80);
-};
-
-crate::declare_variants! {
-    /// Where the camera starts (`--camera`), and the bench's `crowd` workload's views.
-    pub enum CameraStart: PlainSpec in "camera" {
-        Overview => PlainSpec {
-            name: "overview",
-            description: "frames the whole crowd from above",
-        },
-        Street => PlainSpec {
-            name: "street",
-            description: "at the crowd's corner at eye height, looking across it to its centre",
-        },
-    }
-}
-
-/// An orbit camera around a target point.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OrbitCamera {
-    pub target: Vec3,
-    pub yaw: f32,
-    pub pitch: f32,
-    pub distance: f32,
-}
-
-impl OrbitCamera {
-    /// A view that frames a crowd spread over `extent` metres.
-    pub fn framing(extent: f32) -> Self {
-        OrbitCamera {
-            target: Vec3::new(0.0, 0.9, 0.0),
-            yaw: 0.55,
-            pitch: 0.42,
-            distance: (extent * 1.9 + 5.0).max(5.0),
-        }
-    }
-
-    /// The view `start` names over a crowd spread over `extent` metres.
-    pub fn start(start: CameraStart, extent: f32) -> Self {
-        match start {
-            CameraStart::Overview => Self::framing(extent),
-            CameraStart::Street => {
-                let target = Vec3::new(0.0, 1.0, 0.0);
-                // Three metres beyond the corner character, 1.7 m up (0.7 m above the
-                // target): nearer, the eye stood inside that character's head.
-                let distance = (extent * std::f32::consts::SQRT_2 + 3.0).max(3.0);
-                OrbitCamera {
-                    target,
-                    yaw: std::f32::consts::FRAC_PI_4,
-                    pitch: (0.7 / distance).asin(),
-                    distance,
-                }
-            }
-        }
-    }
-
-    pub fn eye(&self) -> Vec3 {
-        let (sy, cy) = self.yaw.sin_cos();
-        let (sp, cp) = self.pitch.sin_cos();
-        self.target + Vec3::new(sy * cp, sp, cy * cp) * self.distance
-    }
-
-    /// Vertical field of view, radians.
-    pub const FOV_Y_RAD: f32 = 40f32.to_radians();
-    pub const NEAR: f32 = 0.1;
-
-    fn view_and_far(&self, ground_extent: f32) -> (Mat4, f32) {
-        let view = Mat4::look_at_rh(self.eye(), self.target, Vec3::Y);
-        let far = (self.distance * 4.0 + ground_extent * 2.0).max(100.0);
-        (view, far)
-    }
-
-    /// The same view as [`Self::uniform`], for LOD's culling and error bound, drawn into
-    /// `viewport_px` pixels.
-    pub fn lod_view(&self, viewport_px: glam::Vec2, ground_extent: f32) -> LodView {
-        let (view, far) = self.view_and_far(ground_extent);
-        LodView::new(view, Self::FOV_Y_RAD, Self::NEAR, far, viewport_px)
-    }
-
-    pub fn uniform(&self, aspect: f32, ground_extent: f32) -> CameraUniform {
-        let eye = self.eye();
-        let (view, far) = self.view_and_far(ground_extent);
-        let proj = Mat4::perspective_rh(Self::FOV_Y_RAD, aspect.max(0.01), Self::NEAR, far);
-        let light_dir = Vec3::new(-0.4, -1.0, -0.55).normalize();
-        CameraUniform {
-            view_proj: proj * view,
-            light_view_proj: light_view_proj(light_dir, ground_extent),
-            eye: eye.extend(1.0),
-            light_dir: light_dir.extend(0.0),
-            // y: shadows, set by the renderer.
-            ground: Vec4::new(ground_extent, 0.0, 0.0, 0.0),
-        }
-    }
-
-    pub fn orbit(&mut self, dx: f32, dy: f32) {
-        self.yaw -= dx * 0.008;
-        self.pitch = (self.pitch + dy * 0.008).clamp(0.05, 1.5);
-    }
-
-    pub fn zoom(&mut self, steps: f32) {
-        self.distance = (self.distance * (1.0 - 0.1 * steps)).clamp(1.0, 2000.0);
-    }
-}
-
-/// The sun's view and orthographic projection over the ground (half-extent `extent`
-/// metres, characters up to a few metres tall): what the shadow map covers.
-pub fn light_view_proj(light_dir: Vec3, extent: f32) -> Mat4 {
-    let radius = extent.max(1.0) * std::f32::consts::SQRT_2;
-    let target = Vec3::ZERO;
-    let eye = target - light_dir * (radius * 2.0);
-    let view = Mat4::look_at_rh(eye, target, Vec3::Y);
-    Mat4::orthographic_rh(-radius, radius, -radius, radius, 0.1, radius * 4.0) * view
-}
+const _: () = assert!(std::mem::size_of::<InstanceGpu>() == 80);
 
 /// Side of the sun's square depth map, texels.
 pub const SHADOW_MAP_SIZE: u32 = 2048;
@@ -199,23 +77,6 @@ pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
     let center = (min + max) * 0.5;
     Mat4::from_scale(Vec3::splat(scale))
         * Mat4::from_translation(Vec3::new(-center.x, -min.y, -center.z))
-}
-
-/// The crowd's pipelines and bind group layouts. Nothing in them depends on the rig, so
-/// they are built once per device and colour format and every rig's renderer shares them:
-/// a rig switch compiles no shader.
-#[derive(Clone, PartialEq, Eq)]
-pub struct CrowdPipelines {
-    /// One pipeline per draw path, in `DrawPath::ALL` order.
-    pipelines: [(DrawPath, wgpu::RenderPipeline); 8],
-    /// The same vertex shaders into the sun's depth map (no fragment stage).
-    shadow_pipelines: [(DrawPath, wgpu::RenderPipeline); 8],
-    ground_pipeline: wgpu::RenderPipeline,
-    bind_group_layout: wgpu::BindGroupLayout,
-    blocks_layout: wgpu::BindGroupLayout,
-    palette_layout: wgpu::BindGroupLayout,
-    shadow_layout: wgpu::BindGroupLayout,
-    pub color_format: wgpu::TextureFormat,
 }
 
 pub struct CrowdRenderer {
@@ -301,360 +162,6 @@ struct DrawsFor {
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
-const INTERLEAVED: [wgpu::VertexAttribute; 3] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-const FLOAT3: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
-const FLOAT4: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
-const PACKED: [wgpu::VertexAttribute; 2] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
-const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
-const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
-const SKIN_MESH: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
-    0 => Float32x3, 1 => Float32x3, 4 => Uint16x4, 5 => Float32x4, 6 => Uint16x4,
-    7 => Float32x4
-];
-
-/// `gpu_vertex`'s static mesh, one per vertex in file order (`SKIN_MESH`).
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct SkinMeshVertex {
-    position: [f32; 3],
-    normal: [f32; 3],
-    /// The first four influences, then the fifth to eighth (weight 0 where unused).
-    joints: [u16; 4],
-    weights: [f32; 4],
-    joints_hi: [u16; 4],
-    weights_hi: [f32; 4],
-}
-
-/// `SkinParams` in crowd.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct SkinParamsGpu {
-    normal_offset: u32,
-    dual_quat: u32,
-    /// The most influences a vertex has: 4 or less skips the second set.
-    influences: u32,
-    _pad: u32,
-}
-
-const _: () = assert!(std::mem::size_of::<SkinMeshVertex>() == 72);
-
-/// The lane-block layout as WGSL constants, from the one Rust definition (`LANES`,
-/// [`block_slot`]), prepended to `crowd.wgsl` so the shader never restates it.
-fn lane_layout_wgsl() -> String {
-    let slots: Vec<String> = (0..LANES).map(|k| format!("{}u", block_slot(k))).collect();
-    format!(
-        "const LANES: u32 = {LANES}u;\nconst BLOCK_SLOT = array<u32, {LANES}>({});\n",
-        slots.join(", ")
-    )
-}
-
-impl CrowdPipelines {
-    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("crowd.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(
-                (lane_layout_wgsl()
-                    + include_str!("../../shaders/dual_quat.wgsl")
-                    + include_str!("../../shaders/crowd.wgsl"))
-                .into(),
-            ),
-        });
-        let storage_entry = |binding: u32| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("crowd"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                storage_entry(1),
-                // Per instance, its base vertex in the draws; the static uv stream (the
-                // paths drawn with a base vertex read it through these: vertex slot 1
-                // would be offset by the base vertex too).
-                storage_entry(2),
-                storage_entry(3),
-            ],
-        });
-        // The main passes' fragment shaders read the sun's depth map (group 2); the shadow
-        // pass, which writes it, has no group 2.
-        let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("shadow map"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Depth,
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-                    count: None,
-                },
-            ],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("crowd"),
-            bind_group_layouts: &[Some(&bind_group_layout), None, Some(&shadow_layout)],
-            immediate_size: 0,
-        });
-        let shadow_base_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("crowd shadow"),
-            bind_group_layouts: &[Some(&bind_group_layout)],
-            immediate_size: 0,
-        });
-        // `pulled` reads a chunk of groups' lane blocks from the skinned buffer as storage
-        // (one bind group per chunk), and the chunk's shape from a uniform.
-        let chunk_entry = |binding: u32| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let blocks_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("lane blocks"),
-            entries: &[storage_entry(0), chunk_entry(1)],
-        });
-        let pulled_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("crowd pulled"),
-            bind_group_layouts: &[
-                Some(&bind_group_layout),
-                Some(&blocks_layout),
-                Some(&shadow_layout),
-            ],
-            immediate_size: 0,
-        });
-        let pulled_shadow_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("crowd pulled shadow"),
-            bind_group_layouts: &[Some(&bind_group_layout), Some(&blocks_layout)],
-            immediate_size: 0,
-        });
-        // `gpu_vertex` reads a chunk of instances' palettes from the dynamic buffer as
-        // storage (one bind group per chunk), the rig's normal-matrix offset from a
-        // uniform, and the chunk's shape from another.
-        let palette_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("palettes, a chunk of instances"),
-            entries: &[
-                storage_entry(0),
-                chunk_entry(2),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-            ],
-        });
-        let gpu_vertex_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("crowd gpu_vertex"),
-            bind_group_layouts: &[
-                Some(&bind_group_layout),
-                Some(&palette_layout),
-                Some(&shadow_layout),
-            ],
-            immediate_size: 0,
-        });
-        let gpu_vertex_shadow_layout =
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("crowd gpu_vertex shadow"),
-                bind_group_layouts: &[Some(&bind_group_layout), Some(&palette_layout)],
-                immediate_size: 0,
-            });
-        let buffer =
-            |stride: u64, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
-                array_stride: stride,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes,
-            };
-        // Lane blocks are the packed vertex with a 128-byte stride: each instance reads
-        // its slot of every block, so the shader is the packed one.
-        let block_stride = (LANES * std::mem::size_of::<VertexPacked>()) as u64;
-        let buffers = |path: DrawPath| -> Vec<Option<wgpu::VertexBufferLayout>> {
-            match path {
-                DrawPath::Interleaved => vec![Some(buffer(32, &INTERLEAVED))],
-                // Drawn with a base vertex per instance, these read the uv stream from
-                // storage.
-                DrawPath::Float3 => vec![Some(buffer(24, &FLOAT3))],
-                DrawPath::Float4 => vec![Some(buffer(32, &FLOAT4))],
-                DrawPath::Packed => vec![Some(buffer(16, &PACKED))],
-                DrawPath::PackedBlocks => vec![Some(buffer(block_stride, &PACKED))],
-                DrawPath::Pulled => vec![Some(buffer(4, &DISTINCT_INDEX)), Some(buffer(8, &UV))],
-                // The compute pass's output is packed vertices, one instance's after another.
-                DrawPath::GpuCompute => vec![Some(buffer(16, &PACKED))],
-                DrawPath::GpuVertex => vec![
-                    Some(buffer(
-                        std::mem::size_of::<SkinMeshVertex>() as u64,
-                        &SKIN_MESH,
-                    )),
-                    Some(buffer(8, &UV)),
-                ],
-            }
-        };
-        let depth = Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(true),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: Default::default(),
-            bias: Default::default(),
-        });
-        let make_with = |layout: &wgpu::PipelineLayout,
-                         label: &str,
-                         vs: &str,
-                         fs: &str,
-                         buffers: &[Option<wgpu::VertexBufferLayout>]| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some(vs),
-                    compilation_options: Default::default(),
-                    buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: None,
-                    ..Default::default()
-                },
-                depth_stencil: depth.clone(),
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some(fs),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: None,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        let make =
-            |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
-                make_with(&layout, label, vs, fs, buffers)
-            };
-        let pipelines = DrawPath::ALL.map(|path| {
-            let (label, vs) = match path {
-                DrawPath::Interleaved => ("crowd interleaved (naive)", "vs_skinned"),
-                DrawPath::Float3 => ("crowd float3 split", "vs_split"),
-                DrawPath::Float4 => ("crowd float4", "vs_split"),
-                DrawPath::Packed => ("crowd packed", "vs_packed"),
-                DrawPath::PackedBlocks => ("crowd packed, lane blocks", "vs_packed"),
-                DrawPath::Pulled => ("crowd pulled lane blocks", "vs_pulled"),
-                DrawPath::GpuCompute => ("crowd skinned by compute", "vs_packed"),
-                DrawPath::GpuVertex => ("crowd skinned in the vertex shader", "vs_gpu_skinned"),
-            };
-            let layout = match path {
-                DrawPath::Pulled => &pulled_layout,
-                DrawPath::GpuVertex => &gpu_vertex_layout,
-                DrawPath::Interleaved
-                | DrawPath::Float3
-                | DrawPath::Float4
-                | DrawPath::Packed
-                | DrawPath::PackedBlocks
-                | DrawPath::GpuCompute => &layout,
-            };
-            (
-                path,
-                make_with(layout, label, vs, "fs_skinned", &buffers(path)),
-            )
-        });
-        // Depth only, biased against self-shadowing acne; the vertex shaders write the
-        // sun's clip position with SHADOW_PASS set.
-        let shadow_constants: &[(&str, f64)] = &[("SHADOW_PASS", 1.0)];
-        let shadow_pipelines = DrawPath::ALL.map(|path| {
-            let (vs, layout) = match path {
-                DrawPath::Interleaved => ("vs_skinned", &shadow_base_layout),
-                DrawPath::Float3 | DrawPath::Float4 => ("vs_split", &shadow_base_layout),
-                DrawPath::Packed | DrawPath::PackedBlocks | DrawPath::GpuCompute => {
-                    ("vs_packed", &shadow_base_layout)
-                }
-                DrawPath::Pulled => ("vs_pulled", &pulled_shadow_layout),
-                DrawPath::GpuVertex => ("vs_gpu_skinned", &gpu_vertex_shadow_layout),
-            };
-            let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("crowd shadow"),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some(vs),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: shadow_constants,
-                        ..Default::default()
-                    },
-                    buffers: &buffers(path),
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    cull_mode: None,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: wgpu::DepthBiasState {
-                        constant: 2,
-                        slope_scale: 2.0,
-                        clamp: 0.0,
-                    },
-                }),
-                multisample: Default::default(),
-                fragment: None,
-                multiview_mask: None,
-                cache: None,
-            });
-            (path, pipeline)
-        });
-        let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
-        CrowdPipelines {
-            pipelines,
-            shadow_pipelines,
-            ground_pipeline,
-            bind_group_layout,
-            blocks_layout,
-            palette_layout,
-            shadow_layout,
-            color_format,
-        }
-    }
-}
-
 impl CrowdRenderer {
     /// A renderer for `rig` with its own pipelines (see [`CrowdRenderer::with_pipelines`]
     /// to share them).
@@ -1100,7 +607,7 @@ impl CrowdRenderer {
         layout: &OutputLayout,
         instances: usize,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), GpuSkinError> {
         match layout.draw_path {
             DrawPath::GpuCompute => {}
             DrawPath::GpuVertex
@@ -1138,12 +645,11 @@ impl CrowdRenderer {
         queue: &wgpu::Queue,
         layout: &OutputLayout,
         instances: usize,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, GpuSkinError> {
         let (Some(skinner), Some(skinned)) = (&self.gpu_skinner, layout.skinned_on_gpu()) else {
-            return Err(format!(
-                "the {} variant has skinned nothing on the GPU",
-                layout.variant.spec().name
-            ));
+            return Err(GpuSkinError::NothingSkinned {
+                variant: layout.variant.spec().name,
+            });
         };
         skinner.read_back(device, queue, &skinned, instances)
     }
@@ -1240,7 +746,7 @@ impl CrowdRenderer {
         instances: usize,
         list: &DrawList,
         indirect_offset: u64,
-        pipelines: &[(DrawPath, wgpu::RenderPipeline)],
+        pipelines: &[wgpu::RenderPipeline],
     ) {
         let wanted = DrawsFor {
             draw_path: layout.draw_path,
@@ -1250,10 +756,7 @@ impl CrowdRenderer {
         if instances == 0 || self.draws_for != Some(wanted) {
             return;
         }
-        let Some((_, pipeline)) = pipelines.iter().find(|(p, _)| *p == layout.draw_path) else {
-            return;
-        };
-        pass.set_pipeline(pipeline);
+        pass.set_pipeline(&pipelines[layout.draw_path.index()]);
         let (indices, uvs) = match layout.order {
             VertexOrder::InfluenceSorted => (&self.index_sorted, &self.uv_sorted),
             VertexOrder::File => (&self.index_file, &self.uv_file),
@@ -1491,110 +994,4 @@ impl CrowdRenderer {
             }
         }
     }
-}
-
-/// The offscreen colour and depth targets every frame is rendered into (then copied to
-/// the window, or read back for a screenshot).
-pub struct FrameTargets {
-    pub color: wgpu::Texture,
-    pub color_view: wgpu::TextureView,
-    pub depth_view: wgpu::TextureView,
-    pub width: u32,
-    pub height: u32,
-}
-
-impl FrameTargets {
-    pub fn new(
-        device: &wgpu::Device,
-        format: wgpu::TextureFormat,
-        width: u32,
-        height: u32,
-    ) -> Self {
-        let size = wgpu::Extent3d {
-            width: width.max(1),
-            height: height.max(1),
-            depth_or_array_layers: 1,
-        };
-        let color = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("frame"),
-            size,
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let depth = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("depth"),
-            size,
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        });
-        FrameTargets {
-            color_view: color.create_view(&Default::default()),
-            depth_view: depth.create_view(&Default::default()),
-            color,
-            width: size.width,
-            height: size.height,
-        }
-    }
-}
-
-/// Reads a texture back as RGBA8 (BGRA formats are swizzled). Blocks until the GPU is done.
-pub fn read_texture(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    texture: &wgpu::Texture,
-) -> Result<image::RgbaImage, String> {
-    let (width, height) = (texture.width(), texture.height());
-    let bgra = matches!(
-        texture.format(),
-        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
-    );
-    let row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: (row * height) as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row),
-                rows_per_image: Some(height),
-            },
-        },
-        texture.size(),
-    );
-    queue.submit([encoder.finish()]);
-    let data = super::map_for_reading(device, &buffer)?;
-    let mut pixels = Vec::with_capacity((width * height * 4) as usize);
-    for y in 0..height as usize {
-        let line = &data[y * row as usize..y * row as usize + width as usize * 4];
-        if bgra {
-            for px in line.chunks_exact(4) {
-                pixels.extend_from_slice(&[px[2], px[1], px[0], 255]);
-            }
-        } else {
-            for px in line.chunks_exact(4) {
-                pixels.extend_from_slice(&[px[0], px[1], px[2], 255]);
-            }
-        }
-    }
-    drop(data);
-    buffer.unmap();
-    image::RgbaImage::from_raw(width, height, pixels)
-        .ok_or_else(|| "readback size mismatch".to_string())
 }

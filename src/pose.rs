@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::instances::Instance;
-use super::pipeline::{FrameError, Pipeline, PipelineConfig};
-use super::verify::{FrameDeviation, verify_stages};
+use crate::crowd::instances::Instance;
+use crate::crowd::pipeline::{FrameError, Pipeline, PipelineConfig};
+use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::prepare::PreparedRig;
 use crate::rig::glb::write_mesh_glb;
 use crate::skin::{BufferError, OutputBuffer};
@@ -48,7 +48,7 @@ pub enum PoseError {
     #[error(transparent)]
     Frame(#[from] FrameError),
     #[error(transparent)]
-    Budget(#[from] super::budget::BudgetError),
+    Budget(#[from] crate::crowd::budget::BudgetError),
     #[error(transparent)]
     Buffer(#[from] BufferError),
 }
@@ -130,12 +130,12 @@ pub fn pose(
         material: 0,
     };
     let instances = [instance];
-    super::budget::check(
+    crate::crowd::budget::check(
         &rig,
         &config,
         1,
         0,
-        &super::budget::Budget::this_machine(None),
+        &crate::crowd::budget::Budget::this_machine(None),
     )?;
     let mut pipeline = Pipeline::new(rig.clone(), config)?;
     let mut out = OutputBuffer::for_instances(pipeline.output_layout(), 1);

@@ -1,14 +1,24 @@
-//! The scene: everything a frame computes and draws, without a window.
+//! The scene: everything a frame computes and draws, without a window. The window, the
+//! panel tests, `--verify`, screenshots, the `gpu` and `crowd` bench workloads and the soak
+//! all drive this one type (the wgpu examples' framework is the model: one `render` for
+//! the window, the tests and the benches).
 //!
 //! How it works: a [`Scene`] owns the GPU context, the crowd renderer and its offscreen
-//! targets, the frame pipeline, the instances, the upload variant's state, the settings,
-//! the timing history and the user's pending requests. Each frame [`Scene::begin_frame`]
-//! applies changed settings and advances the clocks, [`Scene::upload`] runs the CPU
-//! pipeline and the upload, [`Scene::draw`] records the crowd pass, and after submission
-//! [`Scene::finish_frame`] carries out what the panel asked for: verify reads back the
+//! targets, the frame pipeline, the instances, the upload variant's state, update-rate
+//! LOD, the GPU pass timers, the settings, the timing history and the pending requests.
+//! A frame is: [`Scene::begin_frame`] applies changed settings and advances the clocks;
+//! [`Scene::upload`] plans LOD, runs the CPU pipeline into the upload and records
+//! `gpu_compute`'s skinning pass; [`Scene::draw`] records the shadow and crowd passes into
+//! the offscreen targets; the caller may record more (the window: its panel and the blit)
+//! before [`Scene::submit`], which ends the frame's timing and pushes it into the history;
+//! [`Scene::finish_frame`] then carries out what was asked for: verify reads back the
 //! skinned buffer the frame just drew and decodes it through the output layout, a
-//! screenshot reads back the offscreen frame. The window (`app`) adds the surface, egui
-//! and the blit around it; the panel tests drive the same `Scene` headless.
+//! screenshot reads back the offscreen frame with a sidecar of the panel's readings.
+//! [`Scene::render_frame`] is all of it for a headless frame.
+
+pub mod readings;
+pub mod refusals;
+pub mod settings;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,21 +26,66 @@ use std::time::Instant;
 
 use glam::Vec2;
 
-use super::readings::{LodReading, PanelReadings, ReadingInputs};
-use super::{PanelInfo, Settings, UiAction, panel_ui};
-use crate::anim::hierarchy::HierarchyVariant;
-use crate::crowd::budget::{self, Budget, Footprint};
-use crate::crowd::lod::{Lod, MeasuredError, PlanInput, measure_error};
-use crate::crowd::machine::{Machine, timestamp};
-use crate::crowd::verify::{FrameDeviation, verify_stages};
-use crate::crowd::{InstanceStore, Pipeline, PipelineConfig, StageTimings, TimingHistory};
-use crate::gpu::{
-    CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent, crowd_pass,
-    read_buffer, renderer::read_texture, save_png,
+pub use readings::{LodReading, PanelReadings, ReadingInputs};
+pub use refusals::SkinRigRefusals;
+pub use settings::Settings;
+
+use refusals::refusals_of;
+
+use super::readback::{ReadbackError, read_buffer, read_texture, save_png};
+use super::timers::{COMPUTE_PASS, GpuTimers, RENDER_PASS, SHADOW_PASS, TimerError};
+use super::{
+    CameraStart, CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent,
+    crowd_pass,
 };
+use crate::anim::hierarchy::HierarchyVariant;
+use crate::crowd::budget::{self, Budget, BudgetError, Footprint};
+use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
+use crate::crowd::verify::{FrameDeviation, verify_stages};
+use crate::crowd::{
+    FrameError, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings, TimingHistory,
+};
+use crate::machine::{Machine, timestamp};
 use crate::prepare::PreparedRig;
-use crate::skin::{SkinMethod, SkinVariant};
+use crate::skin::{BufferError, SkinMethod, SkinVariant};
 use crate::variant::Variant;
+
+/// Why the scene could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    #[error("--skin {skin} cannot run on {adapter}: {reason}")]
+    SkinOnAdapter {
+        skin: &'static str,
+        adapter: String,
+        reason: String,
+    },
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    #[error(transparent)]
+    Budget(#[from] BudgetError),
+    #[error(transparent)]
+    Readback(#[from] ReadbackError),
+    #[error(transparent)]
+    Buffer(#[from] BufferError),
+    #[error(transparent)]
+    Timers(#[from] TimerError),
+    #[error(transparent)]
+    Upload(#[from] super::upload::UploadError),
+    #[error(transparent)]
+    GpuSkin(#[from] super::skin::GpuSkinError),
+    #[error(transparent)]
+    Simd(#[from] crate::simd::UnsupportedLevel),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no pipeline for the LOD error measurement")]
+    NoMeasurementPipeline,
+    #[error("waiting for the GPU failed: {0}")]
+    Poll(String),
+}
 
 /// Metres between neighbouring characters.
 pub const SPACING: f32 = crate::crowd::instances::SPACING_METRES;
@@ -102,6 +157,13 @@ pub struct Scene {
     viewport_px: Vec2,
     /// What the last panel drawn showed: a screenshot's sidecar writes exactly this.
     pub shown: Option<PanelReadings>,
+    /// Timestamp queries around the GPU passes.
+    timers: GpuTimers,
+    /// Wait for each frame's GPU times (the bench) instead of taking the latest back.
+    pub wait_for_gpu_times: bool,
+    /// How often, in seconds, [`Self::finish_frame`] measures LOD's error while LOD is on
+    /// (`None`: never; the crowd bench measures it itself over every character).
+    pub lod_measure_every_secs: Option<f32>,
 }
 
 impl Scene {
@@ -112,17 +174,17 @@ impl Scene {
         settings: Settings,
         format: wgpu::TextureFormat,
         size: (u32, u32),
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, SceneError> {
         let skin_refusals = crate::gpu::skin::skin_refusals(&gpu);
         if let Some((skin, reason)) = skin_refusals
             .iter()
             .find(|(s, _)| *s == settings.pipeline.skin)
         {
-            anyhow::bail!(
-                "--skin {} cannot run on {}: {reason}",
-                skin.name(),
-                gpu.summary.name
-            );
+            return Err(SceneError::SkinOnAdapter {
+                skin: skin.name(),
+                adapter: gpu.summary.name.clone(),
+                reason: reason.clone(),
+            });
         }
         let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
         renderer.set_compute_shader(settings.compute_shader);
@@ -135,6 +197,7 @@ impl Scene {
         crowd.resize(settings.instances, &rig, SPACING);
         let camera = OrbitCamera::framing(crowd_extent(&crowd));
         let uploader = Uploader::new(&gpu.device);
+        let timers = GpuTimers::new(&gpu.device)?;
         let mut scene = Scene {
             refusals: refusals_of(&rig),
             rig_skin_refusals: SkinRigRefusals::of(&rig, &skin_refusals),
@@ -163,6 +226,9 @@ impl Scene {
             frame_clip_secs: 0.0,
             viewport_px: Vec2::new(size.0 as f32, size.1 as f32),
             shown: None,
+            timers,
+            wait_for_gpu_times: false,
+            lod_measure_every_secs: Some(LOD_MEASURE_EVERY_SECS),
         };
         scene.footprint_bytes = scene.footprint().total();
         Ok(scene)
@@ -176,6 +242,58 @@ impl Scene {
         self.camera = OrbitCamera::framing(crowd_extent(&self.crowd));
     }
 
+    /// Shows `crowd` as it stands (its count becomes the setting): the tests' pictures of
+    /// chosen characters at chosen times.
+    pub fn set_crowd(&mut self, crowd: InstanceStore) {
+        self.settings.instances = crowd.len();
+        self.crowd = crowd;
+        self.lod.invalidate();
+        self.history.clear();
+    }
+
+    /// Puts the camera where `start` names over the crowd as it stands.
+    pub fn set_camera(&mut self, start: CameraStart) {
+        self.camera = OrbitCamera::start(start, crowd_extent(&self.crowd));
+    }
+
+    /// What LOD projects with: the camera's view over the last viewport drawn.
+    pub fn lod_view(&self) -> LodView {
+        self.camera
+            .lod_view(self.viewport_px, crowd_extent(&self.crowd) + 12.0)
+    }
+
+    /// Waits until the GPU has finished everything submitted.
+    pub fn wait_idle(&self) -> Result<(), SceneError> {
+        self.gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| SceneError::Poll(e.to_string()))
+    }
+
+    /// Records the crowd's draws (`indirect` or one command per run of visible groups)
+    /// into an encoder that is finished and dropped, never submitted: the CPU cost of
+    /// encoding, in µs, and the number of draw commands recorded.
+    pub fn encode_draws_unsubmitted(&mut self, indirect: bool) -> (f64, usize) {
+        let start = Instant::now();
+        self.renderer.set_indirect_draws(indirect);
+        self.prepare_draws(None);
+        let mut encoder = self.encoder();
+        crowd_pass(
+            &mut encoder,
+            &self.targets,
+            &self.renderer,
+            self.pipeline.output_layout(),
+            self.crowd.len(),
+            None,
+            None,
+            None,
+        );
+        drop(encoder.finish());
+        let us = start.elapsed().as_secs_f64() * 1e6;
+        (us, self.renderer.draw_commands().iter().sum())
+    }
+
     pub fn resize(&mut self, width: u32, height: u32) {
         let format = self.targets.color.format();
         self.targets = FrameTargets::new(&self.gpu.device, format, width, height);
@@ -187,7 +305,7 @@ impl Scene {
     pub fn apply_settings(&mut self) {
         let running_before = (*self.pipeline.config(), self.crowd.len());
         let wanted = self.settings.pipeline;
-        let wanted_instances = self.settings.instances.clamp(1, MAX_INSTANCES);
+        let wanted_instances = self.settings.instances.min(MAX_INSTANCES);
         if wanted != *self.pipeline.config() || wanted_instances != self.crowd.len() {
             let rig = self.pipeline.rig().clone();
             match budget::check(&rig, &wanted, wanted_instances, 1, &self.budget_replacing()) {
@@ -251,8 +369,10 @@ impl Scene {
                 }
             }
         }
+        // No characters is allowed (a picture of the empty ground); the panel and the
+        // command line ask for at least one.
         let max = self.max_instances();
-        self.settings.instances = self.settings.instances.clamp(1, max);
+        self.settings.instances = self.settings.instances.min(max);
         if self.settings.instances != self.crowd.len() {
             self.crowd
                 .resize(self.settings.instances, self.pipeline.rig(), SPACING);
@@ -286,7 +406,7 @@ impl Scene {
     /// fewer influences than the rig has, and a skinning method it refuses becomes linear
     /// blending, each with a note). A rig whose crowd would not fit in memory is refused
     /// with the reason, and the scene keeps the rig it had.
-    pub fn set_rig(&mut self, rig: Arc<PreparedRig>) -> Result<(), String> {
+    pub fn set_rig(&mut self, rig: Arc<PreparedRig>) -> Result<(), SceneError> {
         let mut config = self.settings.pipeline;
         if config.hierarchy.refusal(&rig).is_some() {
             config.hierarchy =
@@ -313,12 +433,9 @@ impl Scene {
             config.method = SkinMethod::Linear;
         }
         let instances = self.settings.instances.clamp(1, MAX_INSTANCES);
-        budget::check(&rig, &config, instances, 1, &self.budget_replacing())
-            .map_err(|e| e.to_string())?;
-        let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
-        pipeline
-            .set_simd_level(Some(self.settings.simd_level))
-            .map_err(|e| e.to_string())?;
+        budget::check(&rig, &config, instances, 1, &self.budget_replacing())?;
+        let mut pipeline = Pipeline::new(rig.clone(), config)?;
+        pipeline.set_simd_level(Some(self.settings.simd_level))?;
         // The pipelines do not depend on the rig: the new renderer draws with the same.
         let pipelines = self.renderer.pipelines().clone();
         self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);
@@ -393,9 +510,7 @@ impl Scene {
             self.lod.invalidate();
             self.lod_key = Some(key);
         }
-        let view = self
-            .camera
-            .lod_view(self.viewport_px, crowd_extent(&self.crowd) + 12.0);
+        let view = self.lod_view();
         let config = *self.pipeline.config();
         let input = PlanInput {
             rig: self.pipeline.rig(),
@@ -423,7 +538,7 @@ impl Scene {
 
     /// LOD's screen-space error now: what is shown against a full-rate frame, both skinned
     /// aside on the CPU (at most `limit` stale characters compared).
-    pub fn measure_lod_error(&mut self, limit: Option<usize>) -> Result<MeasuredError, String> {
+    pub fn measure_lod_error(&mut self, limit: Option<usize>) -> Result<MeasuredError, SceneError> {
         let rig = self.pipeline.rig().clone();
         let main = *self.pipeline.config();
         let config = PipelineConfig {
@@ -434,15 +549,13 @@ impl Scene {
         let stale =
             !matches!(&self.lod_aside, Some((p, c)) if *c == config && Arc::ptr_eq(p.rig(), &rig));
         if stale {
-            let pipeline = Pipeline::new(rig, config).map_err(|e| e.to_string())?;
+            let pipeline = Pipeline::new(rig, config)?;
             self.lod_aside = Some((pipeline, config));
         }
+        let view = self.lod_view();
         let Some((aside, _)) = &mut self.lod_aside else {
-            return Err("no pipeline for the measurement".into());
+            return Err(SceneError::NoMeasurementPipeline);
         };
-        let view = self
-            .camera
-            .lod_view(self.viewport_px, crowd_extent(&self.crowd) + 12.0);
         measure_error(
             aside,
             self.lod.shown(),
@@ -452,18 +565,25 @@ impl Scene {
             &view,
             limit,
         )
-        .map_err(|e| e.to_string())
+        .map_err(SceneError::from)
     }
 
-    /// Runs the CPU pipeline and gets the skinned stream into the GPU buffer with the
-    /// chosen upload variant (copies recorded into `encoder`).
-    /// `compute_timestamps` go around `gpu_compute`'s skinning pass.
+    /// Plans LOD, runs the CPU pipeline and gets the skinned stream into the GPU buffer
+    /// with the chosen upload variant (copies recorded into `encoder`), then records
+    /// `gpu_compute`'s skinning pass where it runs (timed).
     pub fn upload(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-        compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> anyhow::Result<StageTimings> {
+    ) -> Result<StageTimings, SceneError> {
         self.plan_lod();
+        let compute = self
+            .pipeline
+            .config()
+            .skin
+            .spec()
+            .runs_on
+            .has_compute_pass()
+            .then(|| self.timers.pass(COMPUTE_PASS, encoder));
         let timings = self.uploader.frame_timed(
             self.settings.upload,
             &self.gpu.device,
@@ -473,24 +593,50 @@ impl Scene {
             &mut self.pipeline,
             self.crowd.as_slice(),
             self.lod.runs(),
-            compute_timestamps,
-        )?;
+            compute
+                .as_ref()
+                .and_then(|q| q.compute_pass_timestamp_writes()),
+        );
+        if let Some(query) = compute {
+            self.timers.end(encoder, query);
+        }
+        let timings = timings?;
         if let Some(note) = &self.uploader.note {
             self.notes.push(note.clone());
         }
         Ok(timings)
     }
 
-    /// Records the crowd into the offscreen frame, within `viewport` (x, y, w, h).
-    /// `timestamp_writes` go around the crowd pass, `shadow_timestamp_writes` around the
-    /// shadow pass (recorded only with shadows on).
-    pub fn draw(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        viewport: Option<[f32; 4]>,
-        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
-        shadow_timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
-    ) {
+    /// Records the shadow pass (shadows on) and the crowd pass into the offscreen frame,
+    /// within `viewport` (x, y, w, h; the whole target where `None`), each timed.
+    pub fn draw(&mut self, encoder: &mut wgpu::CommandEncoder, viewport: Option<[f32; 4]>) {
+        self.prepare_draws(viewport);
+        let shadow = self
+            .renderer
+            .shadows()
+            .then(|| self.timers.pass(SHADOW_PASS, encoder));
+        let render = self.timers.pass(RENDER_PASS, encoder);
+        crowd_pass(
+            encoder,
+            &self.targets,
+            &self.renderer,
+            self.pipeline.output_layout(),
+            self.crowd.len(),
+            viewport,
+            render.render_pass_timestamp_writes(),
+            shadow
+                .as_ref()
+                .and_then(|q| q.render_pass_timestamp_writes()),
+        );
+        self.timers.end(encoder, render);
+        if let Some(query) = shadow {
+            self.timers.end(encoder, query);
+        }
+    }
+
+    /// The camera and instances for this frame, and the draw lists (the crowd pass's
+    /// visible characters, the shadow pass's all): what recording the passes needs.
+    pub fn prepare_draws(&mut self, viewport: Option<[f32; 4]>) {
         let (width, height) = viewport.map_or(
             (self.targets.width as f32, self.targets.height as f32),
             |v| (v[2], v[3]),
@@ -512,27 +658,60 @@ impl Scene {
             self.crowd.len(),
             self.settings.lod.enabled.then(|| self.lod.visible()),
         );
-        crowd_pass(
-            encoder,
-            &self.targets,
-            &self.renderer,
-            self.pipeline.output_layout(),
-            self.crowd.len(),
-            viewport,
-            timestamp_writes,
-            shadow_timestamp_writes,
-        );
     }
 
-    /// Queues the panel's actions for the end of the frame.
-    pub fn request(&mut self, actions: &[UiAction]) {
-        for action in actions {
-            match action {
-                UiAction::Verify => self.requests.verify = true,
-                UiAction::Screenshot => self.requests.screenshot = true,
-                UiAction::ResetCamera => self.reset_camera(),
-            }
-        }
+    /// Submits the frame: `before` (command buffers the caller made, such as egui's),
+    /// then `encoder` with the timers resolved. `timings` (what [`Self::upload`] returned)
+    /// get the encoding time since `encode_start`, the frame's duration and the GPU pass
+    /// times, and go into the history, which they return.
+    pub fn submit(
+        &mut self,
+        mut encoder: wgpu::CommandEncoder,
+        before: Vec<wgpu::CommandBuffer>,
+        mut timings: StageTimings,
+        encode_start: Instant,
+        frame_us: f64,
+    ) -> StageTimings {
+        self.timers.resolve(&mut encoder);
+        self.gpu
+            .queue
+            .submit(before.into_iter().chain([encoder.finish()]));
+        timings.stage_us[Stage::Render.index()] = encode_start.elapsed().as_secs_f64() * 1e6;
+        let gpu = self
+            .timers
+            .end_frame(&self.gpu.device, &self.gpu.queue, self.wait_for_gpu_times);
+        timings.gpu_render_us = gpu.render_us;
+        timings.gpu_shadow_us = gpu.shadow_us.filter(|_| self.renderer.shadows());
+        timings.gpu_compute_us = gpu.compute_us.filter(|_| {
+            self.pipeline
+                .config()
+                .skin
+                .spec()
+                .runs_on
+                .has_compute_pass()
+        });
+        timings.frame_us = frame_us;
+        self.history.push(timings);
+        timings
+    }
+
+    /// A new command encoder for a frame.
+    pub fn encoder(&self) -> wgpu::CommandEncoder {
+        self.gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            })
+    }
+
+    /// Asks for a verify of the next frame submitted (carried out by [`Self::finish_frame`]).
+    pub fn request_verify(&mut self) {
+        self.requests.verify = true;
+    }
+
+    /// Asks for a screenshot of the next frame submitted, into `screenshot_dir`.
+    pub fn request_screenshot(&mut self) {
+        self.requests.screenshot = true;
     }
 
     /// After the frame's command buffers were submitted: recycles upload memory and
@@ -549,17 +728,25 @@ impl Scene {
             None => None,
         };
         if std::mem::take(&mut self.requests.verify) {
-            self.requests.last_verify = Some(self.verify());
+            self.requests.last_verify = Some(self.verify().map_err(|e| e.to_string()));
         }
-        if !self.settings.lod.enabled {
+        let measure_every = self
+            .lod_measure_every_secs
+            .filter(|_| self.settings.lod.enabled);
+        if let Some(every_secs) = measure_every {
+            if self
+                .lod_measured_at
+                .is_none_or(|t| t.elapsed().as_secs_f32() >= every_secs)
+            {
+                self.lod_error = Some(
+                    self.measure_lod_error(Some(LOD_MEASURE_LIMIT))
+                        .map_err(|e| e.to_string()),
+                );
+                self.lod_measured_at = Some(Instant::now());
+            }
+        } else {
             self.lod_error = None;
             self.lod_measured_at = None;
-        } else if self
-            .lod_measured_at
-            .is_none_or(|t| t.elapsed().as_secs_f32() >= LOD_MEASURE_EVERY_SECS)
-        {
-            self.lod_error = Some(self.measure_lod_error(Some(LOD_MEASURE_LIMIT)));
-            self.lod_measured_at = Some(Instant::now());
         }
         if std::mem::take(&mut self.requests.screenshot) {
             let path = self.screenshot_dir.join(format!(
@@ -569,7 +756,10 @@ impl Scene {
                 self.settings.pipeline.skin.name(),
                 self.crowd.len()
             ));
-            let result = self.save_screenshot(&path, present_mode);
+            let result = self
+                .save_screenshot(&path, present_mode)
+                .map(|p| p.display().to_string())
+                .map_err(|e| e.to_string());
             match &result {
                 Ok(p) => eprintln!("screenshot saved: {p}"),
                 Err(e) => eprintln!("error: screenshot failed: {e}"),
@@ -578,33 +768,40 @@ impl Scene {
         }
     }
 
-    /// One whole frame without a window (the panel tests, headless use): starts it, uploads,
-    /// draws the crowd into the offscreen targets, submits, and carries out the requests.
-    pub fn render_frame(&mut self, dt_secs: f32) -> anyhow::Result<StageTimings> {
+    /// One whole frame without a window (the panel tests, the benches, headless use):
+    /// starts it, uploads, draws the crowd into the offscreen targets, submits, and carries
+    /// out the requests. The frame lasts `dt_secs` (its clips advance by that, at most
+    /// 0.1 s times the speed, and the history records it as its duration).
+    pub fn render_frame(&mut self, dt_secs: f32) -> Result<StageTimings, SceneError> {
         self.begin_frame(dt_secs);
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("frame"),
-            });
-        let mut timings = self.upload(&mut encoder, None)?;
+        let mut encoder = self.encoder();
+        let timings = self.upload(&mut encoder)?;
         let encode_start = Instant::now();
-        self.draw(&mut encoder, None, None, None);
-        self.gpu.queue.submit([encoder.finish()]);
-        timings.stage_us[crate::crowd::Stage::Render.index()] =
-            encode_start.elapsed().as_secs_f64() * 1e6;
+        self.draw(&mut encoder, None);
+        let timings = self.submit(
+            encoder,
+            Vec::new(),
+            timings,
+            encode_start,
+            dt_secs as f64 * 1e6,
+        );
         self.finish_frame(None);
-        // Without a window the frame lasts what the caller says it does.
-        timings.frame_us = dt_secs as f64 * 1e6;
-        self.history.push(timings);
         Ok(timings)
+    }
+
+    /// The offscreen frame as an image (read back from the GPU).
+    pub fn read_image(&self) -> Result<image::RgbaImage, SceneError> {
+        Ok(read_texture(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &self.targets.color,
+        )?)
     }
 
     /// The frame the GPU buffer holds now (read back, decoded through the output layout)
     /// against the f64 oracles, stage by stage. Call after the frame was submitted and
     /// before the clocks advance.
-    pub fn verify(&mut self) -> Result<FrameDeviation, String> {
+    pub fn verify(&mut self) -> Result<FrameDeviation, SceneError> {
         let layout = *self.pipeline.output_layout();
         let out = if layout.skinned_on_gpu().is_some() {
             // What the compute pass skinned, not the palettes uploaded for it.
@@ -630,16 +827,22 @@ impl Scene {
         } else {
             self.crowd.as_slice()
         };
-        verify_stages(&mut self.pipeline, shown, &out, VERIFY_INSTANCES).map_err(|e| e.to_string())
+        Ok(verify_stages(
+            &mut self.pipeline,
+            shown,
+            &out,
+            VERIFY_INSTANCES,
+        )?)
     }
 
-    /// Saves the offscreen frame as a PNG with a JSON sidecar of everything shown.
+    /// Saves the offscreen frame as a PNG with a JSON sidecar of the readings its panel
+    /// showed; returns where it went.
     pub fn save_screenshot(
         &self,
         path: &Path,
         present_mode: Option<&str>,
-    ) -> Result<String, String> {
-        let image = read_texture(&self.gpu.device, &self.gpu.queue, &self.targets.color)?;
+    ) -> Result<PathBuf, SceneError> {
+        let image = self.read_image()?;
         save_png(&image, path)?;
         let sidecar = path.with_extension("json");
         let json = serde_json::to_string_pretty(&self.sidecar(
@@ -647,16 +850,17 @@ impl Scene {
             image.height(),
             present_mode,
         ))
-        .map_err(|e| e.to_string())?;
-        std::fs::write(&sidecar, json)
-            .map_err(|e| format!("cannot write {}: {e}", sidecar.display()))?;
-        Ok(path.display().to_string())
+        .expect("the sidecar is plain JSON");
+        std::fs::write(&sidecar, json).map_err(|source| SceneError::Write {
+            path: sidecar.clone(),
+            source,
+        })?;
+        Ok(path.to_path_buf())
     }
 
-    /// Builds the panel from the scene's state; returns the actions the user asked for.
-    /// The numbers it shows are taken once here ([`PanelReadings`]) and kept in `shown`.
-    pub fn panel_ui(&mut self, ui: &mut egui::Ui, present_mode: &str) -> Vec<UiAction> {
-        let rig = self.pipeline.rig().clone();
+    /// Takes the readings the panel shows this frame and keeps them for a screenshot's
+    /// sidecar ([`Self::shown`]).
+    pub fn take_readings(&mut self) -> Option<&PanelReadings> {
         let inputs = ReadingInputs {
             skin: self.settings.pipeline.skin,
             instances: self.crowd.len(),
@@ -668,42 +872,7 @@ impl Scene {
             }),
         };
         self.shown = PanelReadings::take(&mut self.history, inputs);
-        let info = PanelInfo {
-            adapter: &self.gpu.summary,
-            cpu: &self.machine.cpu,
-            cores: self.machine.cores,
-            simd: &self.machine.simd,
-            rig_name: &rig.name,
-            rig_line: rig.summary.character_line(),
-            max_instances: self.max_instances(),
-            refusals: &self.refusals,
-            skin_refusals: self
-                .rig_skin_refusals
-                .variants(self.settings.pipeline.method),
-            method_refusals: self.rig_skin_refusals.methods(self.settings.pipeline.skin),
-            readings: self.shown.as_ref(),
-            verify: self.requests.last_verify.as_ref(),
-            screenshot: self.requests.last_screenshot.as_ref(),
-            notes: &self.notes,
-            present_mode: present_mode.to_string(),
-            indirect_supported: self.renderer.indirect_supported(),
-            draw_commands: {
-                let [main, shadow] = self.renderer.draw_commands();
-                [main, if self.settings.shadows { shadow } else { 0 }]
-            },
-        };
-        panel_ui(ui, &mut self.settings, &info, &self.history)
-    }
-
-    /// The panel as the window lays it out: resizable, on the right of `ui` (the whole
-    /// window). Returns the actions asked for and the panel's left edge, points.
-    pub fn side_panel_ui(&mut self, ui: &mut egui::Ui, present_mode: &str) -> (Vec<UiAction>, f32) {
-        let mut actions = Vec::new();
-        let panel = egui::Panel::right("panel")
-            .resizable(true)
-            .default_size(440.0)
-            .show(ui, |ui| actions = self.panel_ui(ui, present_mode));
-        (actions, panel.response.rect.left())
+        self.shown.as_ref()
     }
 
     /// The sidecar of a screenshot of the frame just drawn: the readings its panel drew
@@ -748,71 +917,4 @@ impl Scene {
             "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),
         })
     }
-}
-
-/// What cannot skin a rig, per method and per skin variant (shown disabled in the panel).
-#[derive(Debug, Default)]
-pub struct SkinRigRefusals {
-    /// For each method: the skin variants this adapter cannot run, and those that cannot
-    /// skin the rig with the method (more influences than they take, or the method
-    /// missing).
-    by_method: Vec<(SkinMethod, Vec<(SkinVariant, String)>)>,
-    /// For each skin variant: the methods it cannot skin the rig with.
-    by_skin: Vec<(SkinVariant, Vec<(SkinMethod, String)>)>,
-}
-
-impl SkinRigRefusals {
-    fn of(rig: &PreparedRig, adapter: &[(SkinVariant, String)]) -> Self {
-        SkinRigRefusals {
-            by_method: SkinMethod::ALL
-                .iter()
-                .map(|&m| {
-                    let refused = adapter
-                        .iter()
-                        .cloned()
-                        .chain(
-                            SkinVariant::ALL
-                                .iter()
-                                .filter_map(|&s| s.refusal(m, rig).map(|r| (s, r))),
-                        )
-                        .collect();
-                    (m, refused)
-                })
-                .collect(),
-            by_skin: SkinVariant::ALL
-                .iter()
-                .map(|&s| {
-                    let refused = SkinMethod::ALL
-                        .iter()
-                        .filter_map(|&m| s.refusal(m, rig).map(|r| (m, r)))
-                        .collect();
-                    (s, refused)
-                })
-                .collect(),
-        }
-    }
-
-    /// The skin variants refused with `method`.
-    pub fn variants(&self, method: SkinMethod) -> &[(SkinVariant, String)] {
-        self.by_method
-            .iter()
-            .find(|(m, _)| *m == method)
-            .map_or(&[], |(_, refused)| refused)
-    }
-
-    /// The methods `skin` refuses.
-    pub fn methods(&self, skin: SkinVariant) -> &[(SkinMethod, String)] {
-        self.by_skin
-            .iter()
-            .find(|(s, _)| *s == skin)
-            .map_or(&[], |(_, refused)| refused)
-    }
-}
-
-/// The hierarchy variants that refuse `rig`, and why (shown disabled in the panel).
-fn refusals_of(rig: &PreparedRig) -> Vec<(HierarchyVariant, String)> {
-    HierarchyVariant::ALL
-        .iter()
-        .filter_map(|&v| v.refusal(rig).map(|r| (v, r)))
-        .collect()
 }

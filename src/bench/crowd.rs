@@ -1,0 +1,410 @@
+//! The `crowd` workload: a big crowd (10,000 by default) from two fixed cameras,
+//! update-rate LOD off and on, with 1 and 2 threads (and every core where there are more):
+//! plan + CPU stages + upload per frame, render encoding, and the screen-space error LOD
+//! caused, measured.
+//!
+//! How it works: one [`Scene`] (a 10,000 character buffer is 400 MB), the best CPU
+//! variants, `staging_belt` upload, frames of a fixed 1/60 s. Each (camera, threads) pair
+//! runs LOD off and on in alternating blocks, twice, each block after warm-up frames (the
+//! first LOD frame computes everything, and its regrouping settles over a cycle). A frame
+//! is the scene's own: it plans (LOD), runs the pipeline into the upload and submits it;
+//! the shadow and crowd passes are recorded, timed, and dropped unsubmitted, once with
+//! indirect draws and once one by one, in alternating order: rasterising 10,000 characters
+//! on a software adapter takes seconds, and this workload measures the CPU. Every eighth
+//! frame of an LOD block the error is measured over every visible stale character (not
+//! timed).
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::measure::median;
+use super::{BenchError, Context};
+use crate::crowd::lod::{Lod, LodSettings, LodStats, PlanInput, UpdateFloor, fewest_updates};
+use crate::crowd::{Pipeline, PipelineConfig, Stage};
+use crate::gpu::camera::CameraStart;
+use crate::gpu::scene::{Scene, Settings};
+use crate::gpu::skin::ComputeShader;
+use crate::gpu::upload::UploadVariant;
+use crate::prepare::PreparedRig;
+use crate::simd::SimdLevel;
+use crate::variant::Variant;
+
+/// Seconds each frame advances the clocks.
+pub const FRAME_SECS: f32 = 1.0 / 60.0;
+/// The image LOD's error is measured in, pixels.
+const SIZE: (u32, u32) = (1600, 900);
+
+/// One measured configuration (medians over its frames).
+#[derive(Clone, Debug, Serialize)]
+pub struct CrowdRow {
+    pub camera: &'static str,
+    pub threads: usize,
+    pub lod: bool,
+    pub threshold_px: f32,
+    pub frames: usize,
+    /// LOD's planning, µs.
+    pub plan_us: f64,
+    /// The pipeline's wall time for the groups computed, µs.
+    pub cpu_stages_us: f64,
+    pub upload_us: f64,
+    /// `plan_us + cpu_stages_us + upload_us`, each frame's sum, then the median.
+    pub cpu_total_us: f64,
+    /// `cpu_total_us` over LOD off's at the same camera and threads.
+    pub ratio_to_lod_off: f64,
+    /// Making the draw lists and recording the shadow and crowd passes with indirect
+    /// draws (where the adapter has them), µs.
+    pub encode_us: f64,
+    /// The same with the draws one by one, µs.
+    pub encode_direct_us: f64,
+    /// Character draw commands of both passes: indirect, one by one.
+    pub draw_commands: [usize; 2],
+    /// Characters recomputed per frame (mean).
+    pub updated_mean: f64,
+    /// The last frame's periods, culling, moves.
+    pub stats: LodStats,
+    /// The largest screen-space error measured, pixels (LOD on), and over how many stale
+    /// characters in all.
+    pub measured_error_px: Option<f32>,
+    pub measured_characters: usize,
+    /// LOD on: the fewest characters any per-character schedule recomputes per frame at
+    /// this threshold with this camera ([`fewest_updates`]).
+    pub floor: Option<UpdateFloor>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CrowdSection {
+    pub adapter: String,
+    pub adapter_type: String,
+    /// The adapter draws indirectly with a first instance (else both encode columns are
+    /// the draws one by one).
+    pub indirect_supported: bool,
+    pub instances: usize,
+    pub hierarchy: &'static str,
+    pub skin: &'static str,
+    pub upload: &'static str,
+    pub size: (u32, u32),
+    pub rows: Vec<CrowdRow>,
+}
+
+#[derive(Default)]
+struct Samples {
+    plan: Vec<f64>,
+    cpu: Vec<f64>,
+    upload: Vec<f64>,
+    total: Vec<f64>,
+    encode: Vec<f64>,
+    encode_direct: Vec<f64>,
+    commands: [usize; 2],
+    updated: Vec<f64>,
+    error_px: Option<f32>,
+    measured: usize,
+    stats: LodStats,
+}
+
+pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
+    let gpu = ctx.gpu("crowd")?.clone();
+    let rig = ctx.rig.clone();
+    let quick = ctx.options.quick;
+    let n = ctx.options.instances.unwrap_or(10_000);
+    let (frames, warmup) = if quick { (8, 4) } else { (32, 16) };
+    let thresholds_px: Vec<f32> = if quick { vec![1.0] } else { vec![1.0, 4.0] };
+    let floor_sample = if quick { 100 } else { 1000 };
+    let cores = ctx.options.max_threads;
+    let mut thread_counts = vec![1];
+    if cores >= 2 {
+        thread_counts.push(2);
+    }
+    if cores > 2 {
+        thread_counts.push(cores);
+    }
+    // The belt's chunks are reused frame after frame; `in_place` maps fresh staging
+    // memory every frame, whose page faults at 10,000 characters cost more than the
+    // skinning.
+    let upload = UploadVariant::StagingBelt;
+    let settings = Settings {
+        pipeline: PipelineConfig::best_for(&rig, 1),
+        simd_level: SimdLevel::native(),
+        compute_shader: ComputeShader::DEFAULT,
+        shadows: true,
+        indirect_draws: true,
+        upload,
+        lod: LodSettings::default(),
+        instances: n,
+        speed: 1.0,
+        paused: false,
+        vsync: false,
+        show_panel: false,
+    };
+    let mut scene = Scene::new(
+        gpu.clone(),
+        rig.clone(),
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        SIZE,
+    )?;
+    // This workload measures the error itself, every eighth frame, over every character.
+    scene.lod_measure_every_secs = None;
+    let most = thread_counts.iter().copied().max().unwrap_or(1);
+    let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, most))?;
+    let mut rows = Vec::new();
+    for &camera_start in CameraStart::ALL {
+        scene.set_camera(camera_start);
+        // The draw lists and the camera for this view, so the floor sees what LOD sees.
+        scene.prepare_draws(None);
+        let floors = floor(
+            &rig,
+            &mut aside,
+            &mut scene,
+            &thresholds_px,
+            floor_sample,
+            ctx,
+            camera_start,
+        )?;
+        for &threads in &thread_counts {
+            let lod_settings: Vec<LodSettings> = std::iter::once(LodSettings::default())
+                .chain(thresholds_px.iter().map(|&px| LodSettings {
+                    enabled: true,
+                    threshold_px: px,
+                    max_period: 8,
+                }))
+                .collect();
+            let mut samples: Vec<Samples> =
+                lod_settings.iter().map(|_| Samples::default()).collect();
+            for round in 0..2 {
+                for (k, lod) in lod_settings.iter().enumerate() {
+                    ctx.progress(&format!(
+                        "crowd workload: {n} characters, {} camera, {threads} threads, LOD {} (block {} of 2)",
+                        camera_start.name(),
+                        if lod.enabled {
+                            format!("on ({} px)", lod.threshold_px)
+                        } else {
+                            "off".into()
+                        },
+                        round + 1
+                    ));
+                    scene.settings.pipeline = PipelineConfig::best_for(&rig, threads);
+                    scene.settings.lod = *lod;
+                    // A block starts afresh: LOD recomputes everything on its first frame.
+                    scene.lod.invalidate();
+                    for frame in 0..warmup + frames {
+                        scene.begin_frame(FRAME_SECS);
+                        let mut encoder = scene.encoder();
+                        let timings = scene.upload(&mut encoder)?;
+                        let plan_us = scene.lod.stats.plan_us;
+                        scene.submit(encoder, Vec::new(), timings, Instant::now(), 0.0);
+                        scene.finish_frame(None);
+                        // Both ways of drawing, in alternating order.
+                        let mut encode_us = [0.0; 2];
+                        let mut commands = [0; 2];
+                        for indirect in [frame % 2 == 0, frame % 2 == 1] {
+                            let (us, recorded) = scene.encode_draws_unsubmitted(indirect);
+                            let way = usize::from(!scene.renderer.indirect_draws());
+                            encode_us[way] = us;
+                            commands[way] = recorded;
+                        }
+                        scene.renderer.set_indirect_draws(true);
+                        scene.wait_idle()?;
+                        if frame < warmup {
+                            continue;
+                        }
+                        let s = &mut samples[k];
+                        let cpu = timings.cpu_pipeline_us;
+                        let up = timings.stage_us[Stage::Upload.index()];
+                        s.plan.push(plan_us);
+                        s.cpu.push(cpu);
+                        s.upload.push(up);
+                        s.total.push(plan_us + cpu + up);
+                        s.encode.push(encode_us[0]);
+                        s.encode_direct.push(encode_us[1]);
+                        s.commands = commands;
+                        s.updated.push(scene.lod.stats.updated as f64);
+                        s.stats = scene.lod.stats;
+                        if lod.enabled && (frame - warmup) % 8 == 7 {
+                            let error = scene.measure_lod_error(None)?;
+                            s.error_px = Some(s.error_px.unwrap_or(0.0).max(error.max_px));
+                            s.measured += error.compared;
+                        }
+                    }
+                }
+            }
+            let off_total = median(samples[0].total.clone());
+            for (lod, s) in lod_settings.iter().zip(samples) {
+                let total = median(s.total.clone());
+                rows.push(CrowdRow {
+                    camera: camera_start.name(),
+                    threads,
+                    lod: lod.enabled,
+                    threshold_px: lod.threshold_px,
+                    frames: s.total.len(),
+                    plan_us: median(s.plan),
+                    cpu_stages_us: median(s.cpu),
+                    upload_us: median(s.upload),
+                    cpu_total_us: total,
+                    ratio_to_lod_off: total / off_total,
+                    encode_us: median(s.encode),
+                    encode_direct_us: median(s.encode_direct),
+                    draw_commands: s.commands,
+                    updated_mean: s.updated.iter().sum::<f64>() / s.updated.len().max(1) as f64,
+                    stats: s.stats,
+                    measured_error_px: s.error_px,
+                    measured_characters: s.measured,
+                    floor: floors
+                        .iter()
+                        .find(|f| lod.enabled && f.threshold_px == lod.threshold_px)
+                        .copied(),
+                });
+            }
+        }
+    }
+    let config = PipelineConfig::best_for(&rig, 1);
+    Ok(CrowdSection {
+        adapter: gpu.summary.name.clone(),
+        adapter_type: gpu.summary.device_type.clone(),
+        indirect_supported: scene.renderer.indirect_supported(),
+        instances: n,
+        hierarchy: config.hierarchy.name(),
+        skin: config.skin.name(),
+        upload: upload.name(),
+        size: SIZE,
+        rows,
+    })
+}
+
+/// The floor at each threshold for the crowd seen by the scene's camera (see
+/// [`fewest_updates`]): the crowd as it stands, each sampled character over a loop of the
+/// rig's longest clip (at most ten seconds of frames).
+fn floor(
+    rig: &PreparedRig,
+    aside: &mut Pipeline,
+    scene: &mut Scene,
+    thresholds_px: &[f32],
+    sample: usize,
+    ctx: &mut Context,
+    camera: CameraStart,
+) -> Result<Vec<UpdateFloor>, BenchError> {
+    let settings = LodSettings {
+        enabled: true,
+        ..LodSettings::default()
+    };
+    ctx.progress(&format!(
+        "crowd workload: {} camera: the fewest updates possible, {sample} characters' every frame",
+        camera.name()
+    ));
+    let view = scene.lod_view();
+    // One plan says who is in view (the same test LOD culls with).
+    let mut lod = Lod::new();
+    lod.plan(
+        &PlanInput {
+            rig,
+            settings,
+            view: &view,
+            world_from_model: scene.renderer.world_from_model(),
+            frame_clip_secs: FRAME_SECS,
+            blend_weight: 0.0,
+            method: aside.config().method,
+        },
+        &mut scene.crowd,
+    );
+    let longest_secs = rig
+        .clips
+        .iter()
+        .map(|c| c.duration_secs)
+        .fold(0.0f32, f32::max);
+    let frames = ((longest_secs / FRAME_SECS).ceil() as usize).clamp(32, 600);
+    Ok(fewest_updates(
+        aside,
+        scene.crowd.as_slice(),
+        lod.visible(),
+        scene.renderer.world_from_model(),
+        &view,
+        FRAME_SECS,
+        thresholds_px,
+        settings.max_period,
+        sample,
+        frames,
+    )?)
+}
+
+pub fn markdown(section: &CrowdSection, s: &mut String) {
+    let _ = writeln!(
+        s,
+        "## crowd: {} characters, update-rate LOD off and on\n\n\
+         - adapter: {} ({}), indirect draws with a first instance: {}\n\
+         - {} / {}; upload {}; LOD error measured in a {}×{} image; frames of 1/60 s\n{}",
+        section.instances,
+        section.adapter,
+        section.adapter_type,
+        if section.indirect_supported {
+            "yes"
+        } else {
+            "no"
+        },
+        section.hierarchy,
+        section.skin,
+        section.upload,
+        section.size.0,
+        section.size.1,
+        section
+            .rows
+            .iter()
+            .find_map(|r| r.floor)
+            .map_or(String::new(), |f| format!(
+                "- fewest possible: {} visible characters per camera sampled, {} frames each\n",
+                f.sampled, f.frames
+            )),
+    );
+    *s += "\nMedians per frame, µs. CPU = the pipeline's wall time for the groups computed; \
+           plan = LOD's planning (periods, culling, regrouping); total = plan + CPU + upload; \
+           / off = total over LOD off's with the same camera and threads. Encode = making the \
+           draw lists and recording the shadow and crowd passes (not submitted: this workload \
+           measures the CPU), with indirect multi-draws and with the same draws one by one \
+           (each frame both, in alternating order); commands = character draw commands of \
+           both passes. \
+           Periods: characters drawn at 1/2/4/8 frames in the last frame, and culled. Error = \
+           the largest screen-space displacement between the LOD frame and a full-rate frame, \
+           over every visible stale character, every eighth frame. Fewest possible = the \
+           fewest characters per frame that any per-character schedule could recompute with \
+           every vertex kept within the threshold (culled characters every eighth frame, as \
+           LOD gives them), with gaps of any length from 1 to 8 frames and with LOD's 1, 2, \
+           4 or 8: the exact error of every skipped frame, skinned and projected for a \
+           sample of the visible characters over a loop of the longest clip, and the \
+           shortest schedule through it (`crowd::lod::fewest_updates`); what no bound can \
+           beat.\n\n";
+    *s += "| camera | threads | LOD | plan | CPU | upload | total | / off | encode indirect | encode one by one | commands | updated / frame | fewest possible (any gap / 1-2-4-8) | periods 1/2/4/8 | culled | error | compared |\n";
+    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for r in &section.rows {
+        let [p1, p2, p4, p8] = r.stats.at_period;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.0} | {:.0} | {} / {} | {:.0} | {} | {p1} / {p2} / {p4} / {p8} | {} | {} | {} |",
+            r.camera,
+            r.threads,
+            if r.lod {
+                format!("on ({} px)", r.threshold_px)
+            } else {
+                "off".into()
+            },
+            r.plan_us,
+            r.cpu_stages_us,
+            r.upload_us,
+            r.cpu_total_us,
+            r.ratio_to_lod_off,
+            r.encode_us,
+            r.encode_direct_us,
+            r.draw_commands[0],
+            r.draw_commands[1],
+            r.updated_mean,
+            r.floor.map_or("–".to_string(), |f| format!(
+                "{:.0} / {:.0}",
+                f.updates_per_frame, f.updates_per_frame_periods
+            )),
+            r.stats.culled,
+            r.measured_error_px
+                .map_or("–".to_string(), |e| format!("{e:.2} px")),
+            r.measured_characters,
+        );
+    }
+    let _ = writeln!(s);
+}

@@ -1,0 +1,240 @@
+//! The `frame` workload: the whole CPU frame (sample → skin) with the best variants at
+//! each SIMD level, at 100 and 1,000 instances, 1..N threads, both schedules; with N
+//! threads also the GPU variants' CPU part (sample → palettes laid out for the GPU).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_label};
+use super::{BenchError, Context};
+use crate::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule, Stage, StageTimings};
+use crate::simd::with_level;
+use crate::skin::SkinVariant;
+use crate::variant::Variant;
+
+/// One configuration of the whole frame.
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameRow {
+    pub instances: usize,
+    pub threads: usize,
+    pub schedule: &'static str,
+    pub simd: &'static str,
+    pub hierarchy: &'static str,
+    pub skin: &'static str,
+    pub method: &'static str,
+    /// The pipeline's wall time; for a GPU skin variant no ns per vertex (the GPU skins).
+    pub timing: Timing,
+    /// The first row's median over this one.
+    pub ratio_to_first: f64,
+    /// The 1-thread median of the same schedule and level over this one.
+    pub ratio_to_one_thread: Option<f64>,
+    /// A GPU skin variant's CPU part: this median over the best CPU variant's at the same
+    /// threads, schedule and level.
+    pub ratio_to_best_cpu: Option<f64>,
+    pub stages_median_us: Vec<(String, f64)>,
+    pub frames: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameSection {
+    pub rows: Vec<FrameRow>,
+}
+
+fn metric(t: &StageTimings) -> f64 {
+    t.cpu_pipeline_us
+}
+
+pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
+    let rig = ctx.rig.clone();
+    let vertices = rig.vertex_count();
+    let counts = match ctx.options.instances {
+        Some(n) => vec![n],
+        None => vec![100, 1000],
+    };
+    let stored_bytes = |config: &PipelineConfig| {
+        let layout = config.skin.layout(&rig, config.method);
+        layout.stored_vertices * layout.vertex_size()
+    };
+    let mut rows = Vec::new();
+    // Thread scaling: one interleaved set per instance count.
+    for n in counts {
+        let mut crowd = InstanceStore::new();
+        crowd.resize(n, &rig, 2.0);
+        let mut set = Vec::new();
+        let mut configs = Vec::new();
+        for &level in &ctx.options.simd_levels {
+            for threads in 1..=ctx.options.max_threads {
+                for &schedule in Schedule::ALL {
+                    // The best variants at this level (the scalar ones where it is
+                    // portable).
+                    let config = PipelineConfig {
+                        schedule,
+                        ..with_level(Some(level), || PipelineConfig::best_for(&rig, threads))
+                    };
+                    configs.push((config, level));
+                    set.push(Candidate::new(
+                        Pipeline::new(rig.clone(), config)?,
+                        level,
+                        Stage::Skin,
+                        metric,
+                    )?);
+                    // With every thread: the GPU variants' CPU part beside the best CPU
+                    // frame. Every GPU variant shares it (the same palette layout and
+                    // output format), so the first one stands for them all.
+                    if threads == ctx.options.max_threads
+                        && let Some(&gpu) = SkinVariant::ALL.iter().find(|s| !s.skins_on_cpu())
+                    {
+                        let config = PipelineConfig {
+                            skin: gpu,
+                            ..config
+                        };
+                        configs.push((config, level));
+                        set.push(Candidate::new(
+                            Pipeline::new(rig.clone(), config)?,
+                            level,
+                            Stage::Skin,
+                            metric,
+                        )?);
+                    }
+                }
+            }
+        }
+        measure_interleaved(&mut set, &mut crowd, ctx.budget(), ctx.options.quick)?;
+        let medians: Vec<f64> = set.iter().map(|c| c.stats(metric).median).collect();
+        let first = medians[0];
+        let median_of = |want: &dyn Fn(&PipelineConfig, &crate::simd::SimdLevel) -> bool| {
+            configs
+                .iter()
+                .zip(&medians)
+                .find(|((c, l), _)| want(c, l))
+                .map(|(_, m)| *m)
+        };
+        let mut set_rows = Vec::new();
+        for (((config, level), c), &median) in configs.iter().zip(&set).zip(&medians) {
+            let s = c.stats(metric);
+            let mut timing = Timing::of(
+                &s,
+                (n * stored_bytes(config)) as f64,
+                (n * vertices) as f64,
+                ctx.bandwidth_for(config.threads),
+            );
+            let on_cpu = config.skin.skins_on_cpu();
+            if !on_cpu {
+                // The GPU skins: no CPU time per vertex to speak of.
+                timing.ns_per_item = f64::NAN;
+            }
+            let one_thread = median_of(&|other, l| {
+                l == level
+                    && other.threads == 1
+                    && other.schedule == config.schedule
+                    && other.skin == config.skin
+            });
+            let best_cpu = (!on_cpu)
+                .then(|| {
+                    median_of(&|other, l| {
+                        l == level
+                            && other.skin.skins_on_cpu()
+                            && other.schedule == config.schedule
+                            && other.threads == config.threads
+                    })
+                })
+                .flatten();
+            let row = FrameRow {
+                instances: n,
+                threads: config.threads,
+                schedule: config.schedule.name(),
+                simd: level.label(),
+                hierarchy: config.hierarchy.name(),
+                skin: config.skin.name(),
+                method: config.method.name(),
+                timing,
+                ratio_to_first: first / median,
+                ratio_to_one_thread: one_thread.map(|one| one / median),
+                ratio_to_best_cpu: best_cpu.map(|best| median / best),
+                stages_median_us: c.stage_medians(),
+                frames: c.frames.len(),
+            };
+            ctx.progress(&row_line(&row));
+            set_rows.push(row);
+        }
+        rows.extend(set_rows);
+    }
+    Ok(FrameSection { rows })
+}
+
+fn row_line(r: &FrameRow) -> String {
+    format!(
+        "frame {:<9} {:<9} {:<8} {:>5} inst {} thr {:<6}  median {:>9.1} µs  ×{:.2}  {} ns/vertex",
+        r.skin,
+        r.method,
+        r.simd,
+        r.instances,
+        r.threads,
+        r.schedule,
+        r.timing.median_us,
+        r.ratio_to_first,
+        opt(Some(r.timing.ns_per_item).filter(|v| v.is_finite()), 2),
+    )
+}
+
+pub fn markdown(section: &FrameSection, s: &mut String) {
+    let Some(first) = section.rows.first() else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "## frame: sample → skin with the best variants at each SIMD level (first: {} hierarchy, {} skin)\n",
+        first.hierarchy, first.skin
+    );
+    let _ = writeln!(
+        s,
+        "| instances | threads | schedule | SIMD | hierarchy, skin | median µs | p95 µs | min µs | × first row | × 1 thread same schedule and level | ns/vertex | GB/s | % store bw | stages (median µs per thread) |"
+    );
+    let _ = writeln!(
+        s,
+        "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
+    for r in &section.rows {
+        let stages: Vec<String> = r
+            .stages_median_us
+            .iter()
+            .map(|(n, v)| format!("{n} {v:.0}"))
+            .collect();
+        let t = r.timing;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {}, {} | {:.1} | {:.1} | {:.1} | {} | {} | {} | {:.2} | {:.1} | {} |",
+            r.instances,
+            r.threads,
+            r.schedule,
+            simd_label(Some(r.simd)),
+            r.hierarchy,
+            r.skin,
+            t.median_us,
+            t.p95_us,
+            t.min_us,
+            ratio(Some(r.ratio_to_first)),
+            ratio(r.ratio_to_one_thread),
+            opt(Some(t.ns_per_item).filter(|v| v.is_finite()), 2),
+            t.gb_per_s,
+            t.store_bandwidth_percent,
+            stages.join(", "),
+        );
+    }
+    let _ = writeln!(s);
+    let mut any = false;
+    for r in &section.rows {
+        if let Some(ratio) = r.ratio_to_best_cpu {
+            any = true;
+            let _ = writeln!(
+                s,
+                "- {} instances, {} threads, {}: `{}`'s CPU part (sample → palettes laid out for the GPU, which skins) takes {:.0} µs, **{ratio:.2}×** the best CPU variant's frame in the same run (no upload in this workload; `bench --workload gpu` adds it).",
+                r.instances, r.threads, r.schedule, r.skin, r.timing.median_us,
+            );
+        }
+    }
+    if any {
+        let _ = writeln!(s);
+    }
+}

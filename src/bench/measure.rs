@@ -1,0 +1,182 @@
+//! Interleaved measurement of CPU configurations, shared by the CPU workloads.
+//!
+//! How it works: every configuration ([`Candidate`]) runs through the app's own frame
+//! entry point, [`Pipeline::run_frame_until`], on the same instances. They are measured in
+//! rounds of a few frames each, round-robin (the first frame of a burst refills the caches
+//! after the others ran and is not recorded), until every median has settled (the median
+//! of all frames and of the first half agree within 0.5 %) or the budget is spent.
+//! Interleaving spreads a noisy machine's slow phases over all configurations alike, so
+//! their ratios stay meaningful even when absolute times drift.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::BenchError;
+use crate::crowd::timing::Stats;
+use crate::crowd::{InstanceStore, Pipeline, Stage, StageTimings};
+use crate::simd::SimdLevel;
+
+/// One configuration under measurement.
+pub struct Candidate {
+    /// Runs its lane kernels at the candidate's SIMD level.
+    pub pipeline: Pipeline,
+    /// The last stage a frame runs.
+    pub last: Stage,
+    /// What the candidate's rows report.
+    pub metric: fn(&StageTimings) -> f64,
+    pub frames: Vec<StageTimings>,
+}
+
+impl Candidate {
+    pub fn new(
+        mut pipeline: Pipeline,
+        level: SimdLevel,
+        last: Stage,
+        metric: fn(&StageTimings) -> f64,
+    ) -> Result<Self, BenchError> {
+        pipeline.set_simd_level(Some(level))?;
+        Ok(Candidate {
+            pipeline,
+            last,
+            metric,
+            frames: Vec::new(),
+        })
+    }
+
+    pub fn stats(&self, value: impl Fn(&StageTimings) -> f64) -> Stats {
+        let mut v: Vec<f64> = self.frames.iter().map(value).collect();
+        Stats::of(&mut v)
+    }
+
+    /// The median µs of every CPU stage that ran.
+    pub fn stage_medians(&self) -> Vec<(String, f64)> {
+        Stage::CPU
+            .iter()
+            .map(|&s| (s.name().to_string(), self.stats(|t| t.get(s)).median))
+            .filter(|(_, v)| *v > 0.0)
+            .collect()
+    }
+}
+
+/// A row's timing: the statistics of its metric and what follows from them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Timing {
+    pub median_us: f64,
+    pub p95_us: f64,
+    pub min_us: f64,
+    /// Per joint or per vertex, as the workload counts.
+    pub ns_per_item: f64,
+    /// The bytes the measured stage writes per second.
+    pub gb_per_s: f64,
+    /// `gb_per_s` as a percentage of the store bandwidth with the same thread count.
+    pub store_bandwidth_percent: f64,
+}
+
+impl Timing {
+    /// From `stats` of a stage that writes `bytes_per_frame` over `items` joints or
+    /// vertices, against `bandwidth_gbs`.
+    pub fn of(stats: &Stats, bytes_per_frame: f64, items: f64, bandwidth_gbs: f64) -> Self {
+        let gb_per_s = bytes_per_frame / (stats.median * 1e-6) / 1e9;
+        Timing {
+            median_us: stats.median,
+            p95_us: stats.p95,
+            min_us: stats.min,
+            ns_per_item: stats.median * 1000.0 / items,
+            gb_per_s,
+            store_bandwidth_percent: 100.0 * gb_per_s / bandwidth_gbs,
+        }
+    }
+}
+
+/// Measures `candidates` on `crowd`, interleaved (see the module docs).
+pub fn measure_interleaved(
+    candidates: &mut [Candidate],
+    crowd: &mut InstanceStore,
+    budget_per_candidate: Duration,
+    quick: bool,
+) -> Result<(), BenchError> {
+    // Every candidate's state is allocated at its first frame and kept: check the sum
+    // first (their outputs share one buffer).
+    if let Some(first) = candidates.first() {
+        let rig = first.pipeline.rig().clone();
+        let configs: Vec<_> = candidates.iter().map(|c| *c.pipeline.config()).collect();
+        crate::crowd::budget::check_configs(
+            &rig,
+            &configs,
+            crate::crowd::budget::Outputs::Shared,
+            crowd.len(),
+            0,
+            &crate::crowd::budget::Budget::this_machine(None),
+            &format!("the {} configurations measured together", configs.len()),
+        )?;
+    }
+    let bytes = candidates
+        .iter()
+        .map(|c| {
+            if c.last == Stage::Skin {
+                c.pipeline.output_bytes(crowd.len())
+            } else {
+                0
+            }
+        })
+        .max()
+        .unwrap_or(0);
+    let mut out = crate::skin::OutputBuffer::zeroed(bytes);
+    let burst = if quick { 3 } else { 6 };
+    let (min_frames, max_frames) = if quick { (6, 400) } else { (40, 4000) };
+    let budget = budget_per_candidate * candidates.len() as u32;
+    let start = Instant::now();
+    loop {
+        for c in candidates.iter_mut() {
+            for f in 0..=burst {
+                crowd.advance(1.0 / 60.0);
+                let t = c
+                    .pipeline
+                    .run_frame_until(crowd.as_slice(), out.as_bytes_mut(), c.last)?;
+                if f > 0 {
+                    c.frames.push(t);
+                }
+            }
+        }
+        let frames = candidates.iter().map(|c| c.frames.len()).min().unwrap_or(0);
+        if frames >= max_frames || (frames >= min_frames && start.elapsed() >= budget) {
+            break;
+        }
+        let settled = candidates.iter().all(|c| {
+            let n = c.frames.len();
+            let mut all: Vec<f64> = c.frames.iter().map(c.metric).collect();
+            let mut half: Vec<f64> = c.frames[..n / 2].iter().map(c.metric).collect();
+            let (a, h) = (Stats::of(&mut all).median, Stats::of(&mut half).median);
+            a > 0.0 && ((a - h) / a).abs() < 0.005
+        });
+        if frames >= min_frames && settled && start.elapsed() >= budget / 4 {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The median of `values` (the middle one; NaN for none).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// `v` with `digits` decimals, or `-`.
+pub fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+/// A speed-up as `1.23×`, or `-`.
+pub fn ratio(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2}×"))
+}
+
+/// A level's label, or `scalar` for a variant without lane kernels.
+pub fn simd_label(level: Option<&'static str>) -> &'static str {
+    level.unwrap_or("scalar")
+}

@@ -1,0 +1,406 @@
+//! The command line: every flag and subcommand, and the parsers of their values.
+//!
+//! Every variant flag's values, help text and default come from the variant declarations
+//! (`Variant::ALL`, each variant's description, `best_hierarchy`/`best_skin` and each
+//! stage's `DEFAULT`), so the help lists exactly what the program has.
+
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{CommandFactory, Parser, Subcommand};
+
+use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
+use skinbench::bench::Workload;
+use skinbench::crowd::Schedule;
+use skinbench::crowd::lod::LodSettings;
+use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
+use skinbench::gpu::skin::ComputeShader;
+use skinbench::gpu::{CameraStart, UploadVariant};
+use skinbench::rig::generate::BuiltInRig;
+use skinbench::simd::SimdLevel;
+use skinbench::skin::{SkinMethod, SkinVariant};
+use skinbench::variant::Variant;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "skinbench",
+    version,
+    about = "Data-oriented skeletal animation: demo and benchmark",
+    long_about = "Without a subcommand, opens the window: a crowd of skinned characters animated \
+                  on the CPU, with a panel of per-stage timings where every optimization can be \
+                  toggled live."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub app: AppArgs,
+}
+
+/// A flag's value parser from a stage's declaration: exactly its variants, each with its
+/// description (shown by `--help`).
+fn variant_parser<V: Variant + Send + Sync + Clone>() -> impl TypedValueParser<Value = V> {
+    PossibleValuesParser::new(
+        V::ALL
+            .iter()
+            .map(|v| PossibleValue::new(v.name()).help(v.description())),
+    )
+    .try_map(|name: String| V::from_name(&name))
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once('x')
+        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT (e.g. 1600x900)"))?;
+    let parse = |v: &str| v.parse::<u32>().ok().filter(|&n| (64..=16384).contains(&n));
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!(
+            "{s:?} is not WIDTHxHEIGHT with both in 64..=16384 (e.g. 1600x900)"
+        )),
+    }
+}
+
+/// The app's settings (all of them can also be changed in the panel).
+#[derive(clap::Args, Debug)]
+pub struct AppArgs {
+    /// A .gltf or .glb rig, or a built-in rig by name: reference (the default) or twist
+    /// (write ./twist for a file of that name).
+    #[arg(long)]
+    pub rig: Option<PathBuf>,
+    /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
+    /// loads; `4` keeps what engines' usual vertex formats and the seed's variants take
+    /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
+    pub max_influences: Option<u64>,
+    /// Number of characters, 1..=10000.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub instances: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Hierarchy variant (help text set in `command()`: the default depends on the CPU).
+    #[arg(long, value_parser = variant_parser::<HierarchyVariant>())]
+    pub hierarchy: Option<HierarchyVariant>,
+    /// Skinning variant (help text set in `command()`: the default depends on the CPU).
+    #[arg(long, value_parser = variant_parser::<SkinVariant>())]
+    pub skin: Option<SkinVariant>,
+    /// Skinning method: how a vertex's influences are combined (the panel's "method" box
+    /// changes it live). Dual quaternions run in the lane variants (simd … pulled) and
+    /// refuse rigs whose skinning matrices scale.
+    #[arg(long, default_value = SkinMethod::Linear.spec().name, value_parser = variant_parser::<SkinMethod>())]
+    pub method: SkinMethod,
+    /// Upload variant.
+    #[arg(long, default_value = UploadVariant::DEFAULT.spec().name, value_parser = variant_parser::<UploadVariant>())]
+    pub upload: UploadVariant,
+    /// Schedule.
+    #[arg(long, default_value = Schedule::DEFAULT.spec().name, value_parser = variant_parser::<Schedule>())]
+    pub schedule: Schedule,
+    /// Run the lane kernels at this SIMD level instead of the best the CPU has (a level
+    /// the CPU lacks is refused; the panel's "SIMD level" box changes it live).
+    #[arg(long = "simd-level", value_name = "LEVEL", value_parser = variant_parser::<SimdLevel>())]
+    pub simd_level: Option<SimdLevel>,
+    /// The compute shader `--skin gpu_compute` skins with (the panel's "compute shader"
+    /// box changes it live).
+    #[arg(long = "compute-shader", default_value = ComputeShader::DEFAULT.spec().name, value_parser = variant_parser::<ComputeShader>())]
+    pub compute_shader: ComputeShader,
+    /// The sun casts shadows from a shadow map onto the ground and the crowd (the panel's
+    /// "shadows" box changes it live).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub shadows: bool,
+    /// Draw the crowd with one indirect multi-draw per vertex binding where the adapter
+    /// can (off: the same draws one by one; the panel's "indirect draws" box changes it
+    /// live).
+    #[arg(long = "indirect-draws", value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub indirect_draws: bool,
+    /// Update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, chosen so
+    /// that its screen-space error stays under --lod-threshold; characters outside the
+    /// view are not drawn (the panel's "LOD" box changes it live).
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub lod: bool,
+    /// The screen-space error LOD allows, pixels (0.01 to 100).
+    #[arg(long = "lod-threshold", value_name = "PX", default_value_t = 1.0, value_parser = lod_threshold)]
+    pub lod_threshold: f32,
+    /// The longest LOD update period, frames: 1, 2, 4 or 8.
+    #[arg(long = "lod-max-period", value_name = "FRAMES", default_value_t = 8, value_parser = lod_max_period)]
+    pub lod_max_period: u8,
+    /// Where the camera starts: `overview` frames the whole crowd from above, `street`
+    /// stands at its edge at eye height looking across it.
+    #[arg(long, default_value = CameraStart::Overview.spec().name, value_parser = variant_parser::<CameraStart>())]
+    pub camera: CameraStart,
+    /// Animation speed factor, 0..=10.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f32,
+    /// Start paused.
+    #[arg(long)]
+    pub paused: bool,
+    /// Start every character at this time into its clip, instead of a random phase (with
+    /// --paused: a still of that pose, e.g. a rig's worst frame from the bench).
+    #[arg(long, value_name = "SECS", value_parser = clip_time)]
+    pub clip_time: Option<f32>,
+    /// Cross-fade each character towards its second clip with this weight (0 = off).
+    #[arg(long, default_value_t = 0.0)]
+    pub blend: f32,
+    /// Present without vsync (for measuring).
+    #[arg(long)]
+    pub no_vsync: bool,
+    /// Start with the panel hidden.
+    #[arg(long)]
+    pub hide_panel: bool,
+    /// Window size in logical pixels.
+    #[arg(long, default_value = "1600x900", value_parser = parse_size)]
+    pub window: (u32, u32),
+    /// Run this many frames, then exit.
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// With --frames: save the last frame (panel included) to this PNG, plus a .json sidecar.
+    #[arg(long, requires = "frames")]
+    pub screenshot: Option<PathBuf>,
+    /// With --frames: verify the last frame against the f64 oracles (the panel's verify
+    /// button), print the deviation per stage, record it in the screenshot sidecar, and
+    /// exit 1 beyond tolerance.
+    #[arg(long, requires = "frames")]
+    pub verify: bool,
+    /// Soak test: for SECS seconds, change variants, upload, schedule, threads, instance
+    /// count, blend, pause, speed and rig at random every frame; exit 1 on a wgpu
+    /// validation error, a verify beyond tolerance, or resident memory growing more than
+    /// 10 % from the first minute to the end (measured in the starting configuration).
+    #[arg(long, value_name = "SECS", conflicts_with_all = ["frames", "screenshot", "verify"], value_parser = parse_soak_secs)]
+    pub soak: Option<f64>,
+    /// With --soak: the seed of its random changes (the same seed replays the same changes).
+    #[arg(long, requires = "soak")]
+    pub seed: Option<u64>,
+    /// With --soak: a folder whose .gltf and .glb rigs it switches between, besides the
+    /// starting rig and the built-in one (default: ../shared/rigs where it exists).
+    #[arg(long, requires = "soak", value_name = "DIR")]
+    pub soak_rigs: Option<PathBuf>,
+}
+
+fn parse_soak_secs(s: &str) -> Result<f64, String> {
+    use skinbench::ui::soak::MIN_SOAK_SECS;
+    match s.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (MIN_SOAK_SECS..=86_400.0).contains(&secs) => Ok(secs),
+        Ok(secs) if secs.is_finite() && (0.0..MIN_SOAK_SECS).contains(&secs) => Err(format!(
+            "{s} s is too short to test anything: the soak first draws every rig once at \
+             10,000 characters (its warm-up); give it at least {MIN_SOAK_SECS} s"
+        )),
+        _ => Err(format!(
+            "{s:?} is not a number of seconds in {MIN_SOAK_SECS}..=86400"
+        )),
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print a summary of a glTF rig: joints, vertices, influences, clips.
+    Inspect(InspectArgs),
+    /// Measure the variants (the CPU stages; with --workload gpu or crowd, whole frames on
+    /// a GPU adapter) and write tables to bench-results/.
+    Bench(BenchArgs),
+    /// Write one instance's skinned mesh at one time as .glb or .obj (vertices in the rig
+    /// file's order), through the same pipeline and read-back as verify.
+    Pose(PoseArgs),
+    /// Generate a built-in rig as a .glb file.
+    GenRig(GenRigArgs),
+}
+
+/// `skinbench inspect`.
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    /// A .gltf or .glb file, or a built-in rig by name (reference, twist).
+    #[arg(value_name = "RIG")]
+    pub file: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `skinbench bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// A .gltf or .glb rig, or a built-in rig by name: reference (the default) or twist
+    /// (write ./twist for a file of that name).
+    #[arg(long)]
+    pub rig: Option<PathBuf>,
+    /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
+    /// loads; `4` keeps what engines' usual vertex formats and the seed's variants take
+    /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
+    pub max_influences: Option<u64>,
+    /// Same workloads, fewer frames: each configuration measured for 0.4 s instead of 8
+    /// (the CPU workloads: about 15 s on a 2-core machine against about 3 minutes; gpu
+    /// and crowd render frames and take longer).
+    #[arg(long)]
+    pub quick: bool,
+    /// Folder for the .md and .json reports.
+    #[arg(long, default_value = "bench-results")]
+    pub out: PathBuf,
+    /// Print the JSON report to stdout (instead of the table).
+    #[arg(long)]
+    pub json: bool,
+    /// Run only these workloads, repeatable or comma-separated (default: those that need
+    /// no GPU adapter; the others run only when named).
+    #[arg(long = "workload", value_name = "WORKLOAD", value_delimiter = ',', value_parser = variant_parser::<Workload>())]
+    pub workloads: Vec<Workload>,
+    /// Instance count for every workload (default: 1000 hierarchy, 100 skin, 100 and
+    /// 1000 frame, 100, 1000 and 10000 gpu, 10000 crowd).
+    #[arg(long)]
+    pub instances: Option<usize>,
+    /// Measure the lane kernels at these SIMD levels side by side (avx512, avx2,
+    /// portable, or `all` the CPU has; repeatable or comma-separated; default: the
+    /// best the CPU has). Rows name their level; the file name lists the levels.
+    #[arg(long = "simd-level", value_name = "LEVEL")]
+    pub simd_levels: Vec<String>,
+}
+
+/// `skinbench pose`.
+#[derive(clap::Args, Debug)]
+pub struct PoseArgs {
+    /// A .gltf or .glb rig, or a built-in rig by name (reference, twist).
+    #[arg(value_name = "RIG")]
+    pub file: PathBuf,
+    /// The clip to pose (default: the rig's first clip; the rest pose without clips).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Time in the clip, seconds (loops over the clip's duration).
+    #[arg(
+        long = "time",
+        default_value_t = 0.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
+    pub time_secs: f32,
+    /// Skinning variant (default: the fastest on this CPU).
+    #[arg(long, value_parser = variant_parser::<SkinVariant>())]
+    pub skin: Option<SkinVariant>,
+    /// Hierarchy variant (default: the fastest on this CPU that accepts the rig).
+    #[arg(long, value_parser = variant_parser::<HierarchyVariant>())]
+    pub hierarchy: Option<HierarchyVariant>,
+    /// Skinning method: how a vertex's influences are combined.
+    #[arg(long, default_value = SkinMethod::Linear.spec().name, value_parser = variant_parser::<SkinMethod>())]
+    pub method: SkinMethod,
+    /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
+    /// loads, as the app's flag does (the seed's variants take four). Default: all the
+    /// file has, up to eight.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
+    pub max_influences: Option<u64>,
+    /// Output file: .glb (glTF binary) or .obj.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// `skinbench gen-rig`.
+#[derive(clap::Args, Debug)]
+pub struct GenRigArgs {
+    /// Which rig.
+    #[arg(long, default_value = "reference", value_parser = built_in_rig_parser())]
+    pub kind: BuiltInRig,
+    /// Where to write it (default: the rig's file under assets/, the copy the binary
+    /// embeds).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// The command line with the help text that depends on this CPU: the real defaults of
+/// `--hierarchy` and `--skin`.
+pub fn command() -> clap::Command {
+    let defaults = |what: &str, default: &str| {
+        format!("{what} variant (default: the fastest on this CPU: {default})")
+    };
+    let hierarchy = defaults(
+        "Hierarchy",
+        &match best_hierarchy().spec().refuses {
+            Refuses::Nothing => best_hierarchy().name().to_string(),
+            Refuses::ShearingScale => {
+                format!(
+                    "{}, or flat where it refuses the rig",
+                    best_hierarchy().name()
+                )
+            }
+        },
+    );
+    let skin = defaults("Skinning", best_skin().name());
+    Cli::command()
+        .mut_arg("hierarchy", |a| a.help(hierarchy.clone()))
+        .mut_arg("skin", |a| a.help(skin.clone()))
+        .mut_subcommand("pose", |c| {
+            c.mut_arg("hierarchy", |a| a.help(hierarchy.clone()))
+                .mut_arg("skin", |a| a.help(skin.clone()))
+        })
+}
+
+/// The built-in rig `path` names, if it is exactly one of their names.
+pub fn built_in_rig(path: &std::path::Path) -> Option<BuiltInRig> {
+    path.to_str().and_then(BuiltInRig::from_name)
+}
+
+fn built_in_rig_parser() -> impl TypedValueParser<Value = BuiltInRig> {
+    PossibleValuesParser::new(
+        BuiltInRig::ALL
+            .iter()
+            .map(|r| PossibleValue::new(r.name()).help(r.description())),
+    )
+    .map(|name: String| BuiltInRig::from_name(&name).expect("one of the possible values"))
+}
+
+/// `--simd-level` values: names from the one declaration, comma-separated or repeated,
+/// `all` for every level the CPU has; the best level alone when none is given. A level
+/// the CPU lacks is refused with the ones it has.
+pub fn parse_simd_levels(given: &[String]) -> anyhow::Result<Vec<SimdLevel>> {
+    if given.is_empty() {
+        return Ok(vec![SimdLevel::native()]);
+    }
+    let mut levels = Vec::new();
+    for name in given.iter().flat_map(|g| g.split(',')) {
+        let named = if name == "all" {
+            SimdLevel::available().into_iter().rev().collect()
+        } else {
+            let level = SimdLevel::from_name(name)
+                .map_err(|e| anyhow::anyhow!("--simd-level: {e} (or all)"))?
+                .require()
+                .map_err(|e| anyhow::anyhow!("--simd-level: {e}"))?;
+            vec![level]
+        };
+        for level in named {
+            if !levels.contains(&level) {
+                levels.push(level);
+            }
+        }
+    }
+    Ok(levels)
+}
+
+/// `--clip-time`: a finite time, 0 or later.
+fn clip_time(value: &str) -> Result<f32, String> {
+    match value.parse::<f32>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!(
+            "{value:?} is not a time in seconds (a number, 0 or more)"
+        )),
+    }
+}
+
+/// `--lod-threshold`.
+fn lod_threshold(value: &str) -> Result<f32, String> {
+    let px = value
+        .parse::<f32>()
+        .map_err(|_| format!("{value:?} is not a number of pixels"))?;
+    LodSettings::check_threshold(px).map_err(|e| e.to_string())
+}
+
+/// `--lod-max-period`.
+fn lod_max_period(value: &str) -> Result<u8, String> {
+    let frames = value
+        .parse::<u32>()
+        .map_err(|_| format!("{value:?} is not a number of frames"))?;
+    LodSettings::check_max_period(frames).map_err(|e| e.to_string())
+}
+
+/// `on` or `off`.
+fn on_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{value:?} is neither on nor off")),
+    }
+}

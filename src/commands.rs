@@ -1,0 +1,352 @@
+//! What each subcommand does once its arguments are parsed: check what the user gave,
+//! load the rig, call the library, print or write the result.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+use crate::cli::{AppArgs, BenchArgs, GenRigArgs, InspectArgs, PoseArgs};
+use crate::cli::{built_in_rig, parse_simd_levels};
+use skinbench::bench::{BenchOptions, Workload, report};
+use skinbench::crowd::PipelineConfig;
+use skinbench::crowd::lod::LodSettings;
+use skinbench::crowd::pipeline::available_threads;
+use skinbench::gpu::scene::Settings;
+use skinbench::pose::{MeshFormat, pose as pose_instance};
+use skinbench::prepare::PreparedRig;
+use skinbench::rig::MAX_INFLUENCES;
+use skinbench::rig::generate::BuiltInRig;
+use skinbench::rig::{self, RigSummary};
+use skinbench::simd::SimdLevel;
+use skinbench::ui::app::AppOptions;
+use skinbench::variant::Variant;
+
+/// `inspect`: the rig's summary, what a cut to four influences would move, and how far
+/// its normals turn.
+pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
+    let (loaded, report) = match built_in_rig(&file) {
+        Some(built_in) => rig::import_slice(built_in.glb(), built_in.asset_path(), None)?,
+        None => rig::import_path(&file)?,
+    };
+    let summary = RigSummary::new(&loaded, &report);
+    let name = file.display().to_string();
+    let prepared = PreparedRig::new(loaded, &report, &name);
+    let normals = skinbench::skin::normal_rules::measure(&prepared);
+    let cut = skinbench::skin::reduction::reduction_cost(&prepared, 4);
+    if json {
+        let mut value = serde_json::to_value(&summary)?;
+        value["influence_cut"] = serde_json::to_value(&cut)?;
+        value["normal_matrix_reason"] = serde_json::to_value(&prepared.normal_matrix_reason)?;
+        value["normal_angles"] = serde_json::to_value(&normals)?;
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("{}", summary.to_text());
+        if let Some(cut) = &cut {
+            println!(
+                "cut to 4 influences (--max-influences 4): {} vertices; the largest move over the clips is {:.2e} of the rig size (vertex {}, {})",
+                cut.vertices_cut,
+                cut.relative_displacement,
+                cut.vertex,
+                cut.clip
+                    .as_deref()
+                    .map_or("bind pose".to_string(), |c| format!(
+                        "clip {c} at {:.2} s",
+                        cut.time_secs
+                    )),
+            );
+        }
+        print!("{}", normals.to_text(&prepared));
+    }
+    Ok(())
+}
+
+/// `pose`: one instance's skinned mesh at one time, written as .glb or .obj.
+pub fn pose(
+    PoseArgs {
+        file,
+        clip,
+        time_secs,
+        skin,
+        hierarchy,
+        method,
+        max_influences,
+        out,
+    }: PoseArgs,
+) -> anyhow::Result<()> {
+    // Everything the user gave is checked before any work, and nothing is written
+    // unless the whole file can be.
+    MeshFormat::of(&out)?;
+    let rig = load_rig(Some(&file), max_influences)?;
+    let best = PipelineConfig::best_for(&rig, 1);
+    let config = PipelineConfig {
+        hierarchy: hierarchy.unwrap_or(best.hierarchy),
+        skin: skin.unwrap_or(best.skin),
+        method,
+        ..best
+    };
+    let posed = pose_instance(rig.clone(), clip.as_deref(), time_secs, config)?;
+    posed.write(&rig, &out)?;
+    let d = &posed.deviation;
+    println!(
+        "wrote {} ({} vertices in {}'s order, {} {} {}, clip {} at {} s); deviation from the f64 reference: position {:.1e} of the rig size, normal {:.1e}",
+        out.display(),
+        posed.positions.len(),
+        rig.name,
+        config.hierarchy.name(),
+        config.skin.name(),
+        config.method.name(),
+        posed.clip.as_deref().unwrap_or("(rest pose)"),
+        time_secs,
+        d.skin.relative_position,
+        d.skin.max_normal
+    );
+    Ok(())
+}
+
+/// `gen-rig`: a built-in rig as a .glb file.
+pub fn gen_rig(GenRigArgs { kind, out }: GenRigArgs) -> anyhow::Result<()> {
+    let out = out.unwrap_or_else(|| PathBuf::from(kind.asset_path()));
+    let bytes = rig::glb::write_glb(&kind.generate(), rig::generate::GENERATOR);
+    std::fs::write(&out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
+    println!("wrote {} ({} bytes)", out.display(), bytes.len());
+    Ok(())
+}
+
+/// `--rig`: a built-in rig's name, else a file (`./twist` reads a file of that name).
+/// `max_influences`: `--max-influences` (all the file has where not given).
+fn load_rig(
+    path: Option<&std::path::Path>,
+    max_influences: Option<u64>,
+) -> anyhow::Result<std::sync::Arc<PreparedRig>> {
+    let max = max_influences.map_or(MAX_INFLUENCES, |n| n as usize);
+    Ok(std::sync::Arc::new(match path {
+        Some(p) => match built_in_rig(p) {
+            Some(built_in) => PreparedRig::built_in_cut(built_in, max),
+            None => PreparedRig::load_cut(p, max)?,
+        },
+        None => PreparedRig::built_in_cut(BuiltInRig::Reference, max),
+    }))
+}
+
+/// `bench`: the workloads asked for, measured, as one report in `out`.
+pub fn bench(
+    BenchArgs {
+        rig,
+        max_influences,
+        quick,
+        out,
+        json,
+        workloads,
+        instances,
+        simd_levels,
+    }: BenchArgs,
+) -> anyhow::Result<()> {
+    // Everything the user gave is checked before measuring, so a bad value costs nothing
+    // and leaves no files behind.
+    let workloads = if workloads.is_empty() {
+        Workload::default_set()
+    } else {
+        let mut chosen: Vec<Workload> = Vec::new();
+        for workload in workloads {
+            if !chosen.contains(&workload) {
+                chosen.push(workload);
+            }
+        }
+        chosen
+    };
+    if instances == Some(0) {
+        anyhow::bail!("--instances must be at least 1");
+    }
+    let simd_levels = parse_simd_levels(&simd_levels)?;
+    let rig = load_rig(rig.as_deref(), max_influences)?;
+    report::check_writable(&out)?;
+    let gpu = match workloads.iter().find(|w| w.spec().needs_adapter) {
+        Some(workload) => Some(skinbench::gpu::GpuContext::offscreen().map_err(|e| {
+            anyhow::anyhow!(
+                "the {} workload draws on a GPU adapter, and there is none: {e}",
+                workload.name()
+            )
+        })?),
+        None => None,
+    };
+    let options = BenchOptions {
+        quick,
+        workloads,
+        instances,
+        simd_levels,
+        ..BenchOptions::default()
+    };
+    let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;
+    let (md, json_path) = report::write_files(&report, &out)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{}", report::markdown(&report));
+    }
+    eprintln!("wrote {} and {}", md.display(), json_path.display());
+    skinbench::bench::index::update_index(&out)
+        .map_err(|e| anyhow::anyhow!("cannot update the index in {}: {e}", out.display()))?;
+    Ok(())
+}
+
+pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
+    let cores = available_threads();
+    let threads = args.threads.unwrap_or(cores);
+    if !(args.speed.is_finite() && (0.0..=10.0).contains(&args.speed)) {
+        anyhow::bail!("--speed {} is out of range 0..=10", args.speed);
+    }
+    if let Some(path) = &args.screenshot
+        && path
+            .extension()
+            .is_none_or(|e| !e.eq_ignore_ascii_case("png"))
+    {
+        anyhow::bail!(
+            "--screenshot {}: the file name must end in .png",
+            path.display()
+        );
+    }
+    let simd_level = match args.simd_level {
+        Some(level) => level
+            .require()
+            .map_err(|e| anyhow::anyhow!("--simd-level: {e}"))?,
+        None => SimdLevel::native(),
+    };
+    let rig = load_rig(args.rig.as_deref(), args.max_influences)?;
+    let soak = match args.soak {
+        Some(secs) => Some(soak_plan(
+            rig.clone(),
+            secs,
+            args.seed.unwrap_or(1),
+            args.soak_rigs.as_deref(),
+            cores,
+        )?),
+        None => None,
+    };
+    let best = PipelineConfig::best_for(&rig, threads);
+    let pipeline = PipelineConfig {
+        hierarchy: args.hierarchy.unwrap_or(best.hierarchy),
+        skin: args.skin.unwrap_or(best.skin),
+        schedule: args.schedule,
+        threads,
+        blend_weight: args.blend,
+        method: args.method,
+    };
+    // The pipeline's own check, before the window opens.
+    pipeline.check(&rig).with_context(|| {
+        format!(
+            "--hierarchy {} --skin {} --method {} --threads {threads} --blend {}",
+            pipeline.hierarchy.name(),
+            pipeline.skin.name(),
+            pipeline.method.name(),
+            pipeline.blend_weight
+        )
+    })?;
+    let settings = Settings {
+        simd_level,
+        compute_shader: args.compute_shader,
+        shadows: args.shadows,
+        indirect_draws: args.indirect_draws,
+        pipeline,
+        upload: args.upload,
+        lod: LodSettings {
+            enabled: args.lod,
+            threshold_px: args.lod_threshold,
+            max_period: args.lod_max_period,
+        },
+        instances: args.instances as usize,
+        speed: args.speed,
+        paused: args.paused,
+        vsync: !args.no_vsync,
+        show_panel: !args.hide_panel,
+    };
+    // Refused here, before the window opens and anything is allocated; the GPU's buffer
+    // limit is applied by the scene once the device exists.
+    skinbench::crowd::budget::check(
+        &rig,
+        &settings.pipeline,
+        settings.instances,
+        1,
+        &skinbench::crowd::budget::Budget::this_machine(None),
+    )?;
+    skinbench::ui::app::run(
+        rig,
+        AppOptions {
+            settings,
+            frames: args.frames,
+            screenshot: args.screenshot,
+            verify: args.verify,
+            window_size: args.window,
+            soak,
+            clip_time_secs: args.clip_time,
+            camera: args.camera,
+        },
+    )
+}
+
+/// The soak's rigs: the starting one, the built-in ones, and every .gltf and .glb in
+/// `rigs_dir` and its subfolders (default: `../shared/rigs` where it exists).
+fn soak_plan(
+    start: std::sync::Arc<PreparedRig>,
+    secs: f64,
+    seed: u64,
+    rigs_dir: Option<&std::path::Path>,
+    cores: usize,
+) -> anyhow::Result<skinbench::ui::soak::SoakPlan> {
+    let mut rigs = vec![start.clone()];
+    for built_in in BuiltInRig::ALL {
+        if start.name != built_in.name() {
+            rigs.push(std::sync::Arc::new(PreparedRig::built_in(built_in)));
+        }
+    }
+    let default_dir = std::path::Path::new("../shared/rigs");
+    let dir = match rigs_dir {
+        Some(dir) => Some(dir),
+        None => default_dir.is_dir().then_some(default_dir),
+    };
+    if let Some(dir) = dir {
+        let mut files = Vec::new();
+        let entries = std::fs::read_dir(dir)
+            .with_context(|| format!("--soak-rigs {}: cannot read the folder", dir.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                for inner in std::fs::read_dir(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?
+                {
+                    files.push(inner?.path());
+                }
+            } else {
+                files.push(path);
+            }
+        }
+        files.retain(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
+        });
+        files.sort();
+        if files.is_empty() {
+            anyhow::bail!(
+                "--soak-rigs {}: no .gltf or .glb file in the folder or its subfolders",
+                dir.display()
+            );
+        }
+        for file in files {
+            rigs.push(load_rig(Some(&file), None)?);
+        }
+    }
+    eprintln!(
+        "soak: {secs} s, seed {seed}, {} rigs: {}",
+        rigs.len(),
+        rigs.iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(skinbench::ui::soak::SoakPlan {
+        duration: std::time::Duration::from_secs_f64(secs),
+        seed,
+        rigs,
+        max_instances: skinbench::ui::app::MAX_INSTANCES,
+        max_threads: cores,
+    })
+}

@@ -1,0 +1,55 @@
+//! The user's LOD settings and their checks.
+
+use super::PERIODS;
+
+/// The user's LOD settings.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LodSettings {
+    pub enabled: bool,
+    /// The screen-space error allowed, pixels.
+    pub threshold_px: f32,
+    /// The longest period, frames: 1, 2, 4 or 8.
+    pub max_period: u8,
+}
+
+impl Default for LodSettings {
+    fn default() -> Self {
+        LodSettings {
+            enabled: false,
+            threshold_px: 1.0,
+            max_period: 8,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LodError {
+    #[error("LOD threshold {0} px is not a number from 0.01 to 100")]
+    Threshold(f32),
+    #[error("LOD period cap {0} is not one of 1, 2, 4, 8")]
+    MaxPeriod(u32),
+}
+
+impl LodSettings {
+    pub fn check_threshold(px: f32) -> Result<f32, LodError> {
+        if (0.01..=100.0).contains(&px) {
+            Ok(px)
+        } else {
+            Err(LodError::Threshold(px))
+        }
+    }
+
+    pub fn check_max_period(frames: u32) -> Result<u8, LodError> {
+        PERIODS
+            .iter()
+            .copied()
+            .find(|&p| p as u32 == frames)
+            .ok_or(LodError::MaxPeriod(frames))
+    }
+
+    pub fn validate(&self) -> Result<(), LodError> {
+        Self::check_threshold(self.threshold_px)?;
+        Self::check_max_period(self.max_period as u32)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,148 @@
+//! The camera: an orbit camera around the crowd, where it starts (`--camera`), the
+//! uniform the shaders read (view-projection, the sun's view-projection for the shadow
+//! map, the eye, the light direction, the ground), and the projection LOD plans with.
+//!
+//! How it works: the camera orbits a target point at a distance, yaw and pitch; its view
+//! and projection, with a far plane that covers the crowd's ground, give the crowd pass's
+//! view-projection, and the same view feeds [`LodView`], so LOD projects exactly what is
+//! drawn. The sun looks at the crowd along a fixed direction through an orthographic
+//! projection over the ground.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::crowd::lod::LodView;
+use crate::variant::PlainSpec;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct CameraUniform {
+    pub view_proj: Mat4,
+    /// The sun's view-projection (world → shadow-map clip space).
+    pub light_view_proj: Mat4,
+    pub eye: Vec4,
+    pub light_dir: Vec4,
+    pub ground: Vec4,
+}
+
+const _: () = assert!(std::mem::size_of::<CameraUniform>() == 176);
+
+crate::declare_variants! {
+    /// Where the camera starts (`--camera`), and the bench's `crowd` workload's views.
+    pub enum CameraStart: PlainSpec in "camera" {
+        Overview => PlainSpec {
+            name: "overview",
+            description: "frames the whole crowd from above",
+        },
+        Street => PlainSpec {
+            name: "street",
+            description: "at the crowd's corner at eye height, looking across it to its centre",
+        },
+    }
+}
+
+/// An orbit camera around a target point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OrbitCamera {
+    pub target: Vec3,
+    pub yaw: f32,
+    pub pitch: f32,
+    pub distance: f32,
+}
+
+impl OrbitCamera {
+    /// A view that frames a crowd spread over `extent` metres.
+    pub fn framing(extent: f32) -> Self {
+        OrbitCamera {
+            target: Vec3::new(0.0, 0.9, 0.0),
+            yaw: 0.55,
+            pitch: 0.42,
+            distance: (extent * 1.9 + 5.0).max(5.0),
+        }
+    }
+
+    /// The view `start` names over a crowd spread over `extent` metres.
+    pub fn start(start: CameraStart, extent: f32) -> Self {
+        match start {
+            CameraStart::Overview => Self::framing(extent),
+            CameraStart::Street => {
+                let target = Vec3::new(0.0, 1.0, 0.0);
+                // Three metres beyond the corner character, 1.7 m up (0.7 m above the
+                // target): nearer, the eye stood inside that character's head.
+                let distance = (extent * std::f32::consts::SQRT_2 + 3.0).max(3.0);
+                OrbitCamera {
+                    target,
+                    yaw: std::f32::consts::FRAC_PI_4,
+                    pitch: (0.7 / distance).asin(),
+                    distance,
+                }
+            }
+        }
+    }
+
+    pub fn eye(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.target + Vec3::new(sy * cp, sp, cy * cp) * self.distance
+    }
+
+    /// Vertical field of view, radians.
+    pub const FOV_Y_RAD: f32 = 40f32.to_radians();
+    pub const NEAR: f32 = 0.1;
+
+    fn view_and_far(&self, ground_extent: f32) -> (Mat4, f32) {
+        let view = Mat4::look_at_rh(self.eye(), self.target, Vec3::Y);
+        let far = (self.distance * 4.0 + ground_extent * 2.0).max(100.0);
+        (view, far)
+    }
+
+    /// The same view as [`Self::uniform`], for LOD's culling and error bound, drawn into
+    /// `viewport_px` pixels.
+    pub fn lod_view(&self, viewport_px: glam::Vec2, ground_extent: f32) -> LodView {
+        let (view, far) = self.view_and_far(ground_extent);
+        LodView::new(view, Self::FOV_Y_RAD, Self::NEAR, far, viewport_px)
+    }
+
+    pub fn uniform(&self, aspect: f32, ground_extent: f32) -> CameraUniform {
+        let eye = self.eye();
+        let (view, far) = self.view_and_far(ground_extent);
+        let proj = Mat4::perspective_rh(Self::FOV_Y_RAD, aspect.max(0.01), Self::NEAR, far);
+        let light_dir = Vec3::new(-0.4, -1.0, -0.55).normalize();
+        CameraUniform {
+            view_proj: proj * view,
+            light_view_proj: light_view_proj(light_dir, ground_extent),
+            eye: eye.extend(1.0),
+            light_dir: light_dir.extend(0.0),
+            // y: shadows, set by the renderer.
+            ground: Vec4::new(ground_extent, 0.0, 0.0, 0.0),
+        }
+    }
+
+    pub fn orbit(&mut self, dx: f32, dy: f32) {
+        self.yaw -= dx * 0.008;
+        self.pitch = (self.pitch + dy * 0.008).clamp(0.05, 1.5);
+    }
+
+    pub fn zoom(&mut self, steps: f32) {
+        self.distance = (self.distance * (1.0 - 0.1 * steps)).clamp(1.0, 2000.0);
+    }
+}
+
+/// The sun's view and orthographic projection over the ground (half-extent `extent`
+/// metres, characters up to a few metres tall): what the shadow map covers.
+pub fn light_view_proj(light_dir: Vec3, extent: f32) -> Mat4 {
+    let radius = extent.max(1.0) * std::f32::consts::SQRT_2;
+    let target = Vec3::ZERO;
+    let eye = target - light_dir * (radius * 2.0);
+    let view = Mat4::look_at_rh(eye, target, Vec3::Y);
+    Mat4::orthographic_rh(-radius, radius, -radius, radius, 0.1, radius * 4.0) * view
+}
+
+/// Half the side of the square the crowd stands on, metres.
+pub fn crowd_extent(crowd: &crate::crowd::InstanceStore) -> f32 {
+    crowd
+        .as_slice()
+        .iter()
+        .map(|i| i.ground_position[0].abs().max(i.ground_position[1].abs()))
+        .fold(1.0, f32::max)
+}

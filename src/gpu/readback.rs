@@ -1,0 +1,152 @@
+//! Reading GPU results back: a buffer's bytes (verify, the compute pass's output), a
+//! texture's pixels (screenshots, picture tests), and writing those as PNG.
+//!
+//! How it works: the data is copied into a `MAP_READ` buffer by a command buffer of its
+//! own, the device is polled until that copy is done, and the mapping is read. Each of
+//! these blocks until the GPU has finished everything submitted before.
+
+use std::path::{Path, PathBuf};
+
+/// Why a read-back failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadbackError {
+    #[error("cannot read {bytes} bytes back from a buffer of {buffer}")]
+    TooLarge { bytes: u64, buffer: u64 },
+    #[error("waiting for the GPU: {0}")]
+    Poll(#[from] wgpu::PollError),
+    #[error("mapping the read-back buffer: {0}")]
+    Map(#[from] wgpu::BufferAsyncError),
+    #[error("the read-back's mapping callback never ran")]
+    NoCallback,
+    #[error("the read-back image has the wrong size")]
+    ImageSize,
+    #[error("cannot create {}: {source}", path.display())]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Png {
+        path: PathBuf,
+        #[source]
+        source: image::ImageError,
+    },
+}
+
+/// Reads the first `bytes` of a buffer (made with `COPY_SRC`) back to the CPU.
+pub fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<u8>, ReadbackError> {
+    let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+    if size > buffer.size() {
+        return Err(ReadbackError::TooLarge {
+            bytes,
+            buffer: buffer.size(),
+        });
+    }
+    if size == 0 {
+        return Ok(Vec::new());
+    }
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("buffer readback"),
+        size,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
+    queue.submit([encoder.finish()]);
+    let data = map_for_reading(device, &readback)?;
+    let out = data[..bytes as usize].to_vec();
+    drop(data);
+    readback.unmap();
+    Ok(out)
+}
+
+/// Maps a `MAP_READ` buffer whose copy was submitted, waiting for the GPU.
+pub fn map_for_reading(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+) -> Result<wgpu::BufferView, ReadbackError> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = sender.send(r);
+    });
+    device.poll(wgpu::PollType::wait_indefinitely())?;
+    receiver.recv().map_err(|_| ReadbackError::NoCallback)??;
+    buffer
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|_| ReadbackError::NoCallback)
+}
+
+/// Reads a texture back as RGBA8 (BGRA formats are swizzled).
+pub fn read_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+) -> Result<image::RgbaImage, ReadbackError> {
+    let (width, height) = (texture.width(), texture.height());
+    let bgra = matches!(
+        texture.format(),
+        wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+    );
+    let row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: (row * height) as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(height),
+            },
+        },
+        texture.size(),
+    );
+    queue.submit([encoder.finish()]);
+    let data = map_for_reading(device, &buffer)?;
+    let mut pixels = Vec::with_capacity((width * height * 4) as usize);
+    for y in 0..height as usize {
+        let line = &data[y * row as usize..y * row as usize + width as usize * 4];
+        if bgra {
+            for px in line.chunks_exact(4) {
+                pixels.extend_from_slice(&[px[2], px[1], px[0], 255]);
+            }
+        } else {
+            for px in line.chunks_exact(4) {
+                pixels.extend_from_slice(&[px[0], px[1], px[2], 255]);
+            }
+        }
+    }
+    drop(data);
+    buffer.unmap();
+    image::RgbaImage::from_raw(width, height, pixels).ok_or(ReadbackError::ImageSize)
+}
+
+/// Writes an image as PNG, creating the folder.
+pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ReadbackError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| ReadbackError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    image
+        .save_with_format(path, image::ImageFormat::Png)
+        .map_err(|source| ReadbackError::Png {
+            path: path.to_path_buf(),
+            source,
+        })
+}

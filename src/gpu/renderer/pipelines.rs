@@ -1,0 +1,450 @@
+//! The crowd's pipelines: one named render pipeline per draw path, and each again as a
+//! depth-only shadow pipeline, built once per device and colour format.
+//!
+//! How it works: for every draw path of the declaration (`skin::DrawPath`),
+//! [`path_pipeline`] says its vertex shader, the bindings it reads and how its vertices are
+//! laid out, in one exhaustive match; the pipelines are kept at [`DrawPath::index`]. All come from `crowd.wgsl` with the lane-block layout prepended
+//! ([`lane_layout_wgsl`]), so the shader never restates a Rust constant.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::super::targets::DEPTH_FORMAT;
+use crate::skin::DrawPath;
+use crate::types::{LANES, VertexPacked, block_slot};
+use crate::variant::Variant;
+
+/// The crowd's pipelines and bind group layouts. Nothing in them depends on the rig, so
+/// they are built once per device and colour format and every rig's renderer shares them:
+/// a rig switch compiles no shader.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CrowdPipelines {
+    /// One pipeline per draw path, at [`DrawPath::index`].
+    pub(super) pipelines: Vec<wgpu::RenderPipeline>,
+    /// The same vertex shaders into the sun's depth map (no fragment stage).
+    pub(super) shadow_pipelines: Vec<wgpu::RenderPipeline>,
+    pub(super) ground_pipeline: wgpu::RenderPipeline,
+    pub(super) bind_group_layout: wgpu::BindGroupLayout,
+    pub(super) blocks_layout: wgpu::BindGroupLayout,
+    pub(super) palette_layout: wgpu::BindGroupLayout,
+    pub(super) shadow_layout: wgpu::BindGroupLayout,
+    pub color_format: wgpu::TextureFormat,
+}
+
+const INTERLEAVED: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+const FLOAT3: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+const FLOAT4: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
+const PACKED: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
+const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
+const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
+const SKIN_MESH: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 4 => Uint16x4, 5 => Float32x4, 6 => Uint16x4,
+    7 => Float32x4
+];
+
+/// Which bind groups a draw path's vertex shader reads besides the camera's.
+#[derive(Clone, Copy)]
+enum Bindings {
+    /// The camera, uniforms and uv storage only.
+    Base,
+    /// And the lane blocks of its group (storage).
+    LaneBlocks,
+    /// And a chunk of instances' palettes (storage).
+    Palettes,
+}
+
+/// How the renderer draws one draw path: its pipeline's label, vertex shader, bindings and
+/// vertex buffers (slot 0, and slot 1 where there is one). Every path is one arm here, so
+/// a new one is named by the compiler.
+struct PathPipeline {
+    label: &'static str,
+    vertex_entry: &'static str,
+    bindings: Bindings,
+    /// Bytes per vertex and attributes of each vertex buffer slot.
+    slots: &'static [Slot],
+}
+
+/// A vertex buffer slot: bytes per vertex and attributes.
+type Slot = (u64, &'static [wgpu::VertexAttribute]);
+
+/// Lane blocks are the packed vertex with a 128-byte stride: each instance reads its slot
+/// of every block, so the shader is the packed one.
+const BLOCK_STRIDE: u64 = (LANES * std::mem::size_of::<VertexPacked>()) as u64;
+
+fn path_pipeline(path: DrawPath) -> PathPipeline {
+    let (label, vertex_entry, bindings, slots): (&str, &str, Bindings, &'static [Slot]) = match path
+    {
+        DrawPath::Interleaved => (
+            "crowd interleaved (naive)",
+            "vs_skinned",
+            Bindings::Base,
+            &[(32, &INTERLEAVED)],
+        ),
+        // Drawn with a base vertex per instance, these read the uv stream from storage.
+        DrawPath::Float3 => (
+            "crowd float3 split",
+            "vs_split",
+            Bindings::Base,
+            &[(24, &FLOAT3)],
+        ),
+        DrawPath::Float4 => ("crowd float4", "vs_split", Bindings::Base, &[(32, &FLOAT4)]),
+        DrawPath::Packed => (
+            "crowd packed",
+            "vs_packed",
+            Bindings::Base,
+            &[(16, &PACKED)],
+        ),
+        DrawPath::PackedBlocks => (
+            "crowd packed, lane blocks",
+            "vs_packed",
+            Bindings::Base,
+            &[(BLOCK_STRIDE, &PACKED)],
+        ),
+        DrawPath::Pulled => (
+            "crowd pulled lane blocks",
+            "vs_pulled",
+            Bindings::LaneBlocks,
+            &[(4, &DISTINCT_INDEX), (8, &UV)],
+        ),
+        // The compute pass's output is packed vertices, one instance's after another.
+        DrawPath::GpuCompute => (
+            "crowd skinned by compute",
+            "vs_packed",
+            Bindings::Base,
+            &[(16, &PACKED)],
+        ),
+        DrawPath::GpuVertex => (
+            "crowd skinned in the vertex shader",
+            "vs_gpu_skinned",
+            Bindings::Palettes,
+            &[
+                (std::mem::size_of::<SkinMeshVertex>() as u64, &SKIN_MESH),
+                (8, &UV),
+            ],
+        ),
+    };
+    PathPipeline {
+        label,
+        vertex_entry,
+        bindings,
+        slots,
+    }
+}
+
+/// `gpu_vertex`'s static mesh, one per vertex in file order (`SKIN_MESH`).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(super) struct SkinMeshVertex {
+    pub(super) position: [f32; 3],
+    pub(super) normal: [f32; 3],
+    /// The first four influences, then the fifth to eighth (weight 0 where unused).
+    pub(super) joints: [u16; 4],
+    pub(super) weights: [f32; 4],
+    pub(super) joints_hi: [u16; 4],
+    pub(super) weights_hi: [f32; 4],
+}
+
+/// `SkinParams` in crowd.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(super) struct SkinParamsGpu {
+    pub(super) normal_offset: u32,
+    pub(super) dual_quat: u32,
+    /// The most influences a vertex has: 4 or less skips the second set.
+    pub(super) influences: u32,
+    pub(super) _pad: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<SkinMeshVertex>() == 72);
+
+/// The lane-block layout as WGSL constants, from the one Rust definition (`LANES`,
+/// [`block_slot`]), prepended to `crowd.wgsl` so the shader never restates it.
+fn lane_layout_wgsl() -> String {
+    let slots: Vec<String> = (0..LANES).map(|k| format!("{}u", block_slot(k))).collect();
+    format!(
+        "const LANES: u32 = {LANES}u;\nconst BLOCK_SLOT = array<u32, {LANES}>({});\n",
+        slots.join(", ")
+    )
+}
+
+impl CrowdPipelines {
+    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("crowd.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(
+                (lane_layout_wgsl()
+                    + include_str!("../../../shaders/dual_quat.wgsl")
+                    + include_str!("../../../shaders/crowd.wgsl"))
+                .into(),
+            ),
+        });
+        let storage_entry = |binding: u32| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("crowd"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                storage_entry(1),
+                // Per instance, its base vertex in the draws; the static uv stream (the
+                // paths drawn with a base vertex read it through these: vertex slot 1
+                // would be offset by the base vertex too).
+                storage_entry(2),
+                storage_entry(3),
+            ],
+        });
+        // The main passes' fragment shaders read the sun's depth map (group 2); the shadow
+        // pass, which writes it, has no group 2.
+        let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow map"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                    count: None,
+                },
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd"),
+            bind_group_layouts: &[Some(&bind_group_layout), None, Some(&shadow_layout)],
+            immediate_size: 0,
+        });
+        let shadow_base_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd shadow"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+        // `pulled` reads a chunk of groups' lane blocks from the skinned buffer as storage
+        // (one bind group per chunk), and the chunk's shape from a uniform.
+        let chunk_entry = |binding: u32| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let blocks_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("lane blocks"),
+            entries: &[storage_entry(0), chunk_entry(1)],
+        });
+        let pulled_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd pulled"),
+            bind_group_layouts: &[
+                Some(&bind_group_layout),
+                Some(&blocks_layout),
+                Some(&shadow_layout),
+            ],
+            immediate_size: 0,
+        });
+        let pulled_shadow_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd pulled shadow"),
+            bind_group_layouts: &[Some(&bind_group_layout), Some(&blocks_layout)],
+            immediate_size: 0,
+        });
+        // `gpu_vertex` reads a chunk of instances' palettes from the dynamic buffer as
+        // storage (one bind group per chunk), the rig's normal-matrix offset from a
+        // uniform, and the chunk's shape from another.
+        let palette_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("palettes, a chunk of instances"),
+            entries: &[
+                storage_entry(0),
+                chunk_entry(2),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let gpu_vertex_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("crowd gpu_vertex"),
+            bind_group_layouts: &[
+                Some(&bind_group_layout),
+                Some(&palette_layout),
+                Some(&shadow_layout),
+            ],
+            immediate_size: 0,
+        });
+        let gpu_vertex_shadow_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("crowd gpu_vertex shadow"),
+                bind_group_layouts: &[Some(&bind_group_layout), Some(&palette_layout)],
+                immediate_size: 0,
+            });
+        let buffers = |path: &PathPipeline| -> Vec<Option<wgpu::VertexBufferLayout>> {
+            path.slots
+                .iter()
+                .map(|&(array_stride, attributes)| {
+                    Some(wgpu::VertexBufferLayout {
+                        array_stride,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes,
+                    })
+                })
+                .collect()
+        };
+        let depth = Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        });
+        let make_with = |layout: &wgpu::PipelineLayout,
+                         label: &str,
+                         vs: &str,
+                         fs: &str,
+                         buffers: &[Option<wgpu::VertexBufferLayout>]| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: depth.clone(),
+                multisample: Default::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let make =
+            |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
+                make_with(&layout, label, vs, fs, buffers)
+            };
+        let pipelines = DrawPath::ALL
+            .iter()
+            .map(|&path| {
+                let path = path_pipeline(path);
+                let layout = match path.bindings {
+                    Bindings::Base => &layout,
+                    Bindings::LaneBlocks => &pulled_layout,
+                    Bindings::Palettes => &gpu_vertex_layout,
+                };
+                make_with(
+                    layout,
+                    path.label,
+                    path.vertex_entry,
+                    "fs_skinned",
+                    &buffers(&path),
+                )
+            })
+            .collect();
+        // Depth only, biased against self-shadowing acne; the vertex shaders write the
+        // sun's clip position with SHADOW_PASS set.
+        let shadow_constants: &[(&str, f64)] = &[("SHADOW_PASS", 1.0)];
+        let shadow_pipelines = DrawPath::ALL
+            .iter()
+            .map(|&path| {
+                let path = path_pipeline(path);
+                let (vs, layout) = (
+                    path.vertex_entry,
+                    match path.bindings {
+                        Bindings::Base => &shadow_base_layout,
+                        Bindings::LaneBlocks => &pulled_shadow_layout,
+                        Bindings::Palettes => &gpu_vertex_shadow_layout,
+                    },
+                );
+                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some("crowd shadow"),
+                    layout: Some(layout),
+                    vertex: wgpu::VertexState {
+                        module: &shader,
+                        entry_point: Some(vs),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: shadow_constants,
+                            ..Default::default()
+                        },
+                        buffers: &buffers(&path),
+                    },
+                    primitive: wgpu::PrimitiveState {
+                        topology: wgpu::PrimitiveTopology::TriangleList,
+                        cull_mode: None,
+                        ..Default::default()
+                    },
+                    depth_stencil: Some(wgpu::DepthStencilState {
+                        format: DEPTH_FORMAT,
+                        depth_write_enabled: Some(true),
+                        depth_compare: Some(wgpu::CompareFunction::Less),
+                        stencil: Default::default(),
+                        bias: wgpu::DepthBiasState {
+                            constant: 2,
+                            slope_scale: 2.0,
+                            clamp: 0.0,
+                        },
+                    }),
+                    multisample: Default::default(),
+                    fragment: None,
+                    multiview_mask: None,
+                    cache: None,
+                })
+            })
+            .collect();
+        let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
+        CrowdPipelines {
+            pipelines,
+            shadow_pipelines,
+            ground_pipeline,
+            bind_group_layout,
+            blocks_layout,
+            palette_layout,
+            shadow_layout,
+            color_format,
+        }
+    }
+}

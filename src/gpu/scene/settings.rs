@@ -1,0 +1,31 @@
+//! The scene's settings: everything a user can change from the panel and the command line.
+
+use crate::crowd::PipelineConfig;
+use crate::crowd::lod::LodSettings;
+use crate::gpu::skin::ComputeShader;
+use crate::gpu::upload::UploadVariant;
+use crate::simd::SimdLevel;
+
+/// Everything the user can change from the panel (and the command line).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Settings {
+    /// Variants, schedule, threads and blend: what the frame pipeline runs.
+    pub pipeline: PipelineConfig,
+    /// The SIMD level the pipeline's lane kernels run at (one the CPU has).
+    pub simd_level: SimdLevel,
+    /// The compute shader `gpu_compute` skins with.
+    pub compute_shader: ComputeShader,
+    /// The sun casts shadows (a shadow pass before the main pass).
+    pub shadows: bool,
+    /// Draw the crowd with one indirect multi-draw per binding (where the adapter can),
+    /// or the same draws one by one.
+    pub indirect_draws: bool,
+    pub upload: UploadVariant,
+    /// Update-rate LOD: on/off, the pixel threshold, the period cap.
+    pub lod: LodSettings,
+    pub instances: usize,
+    pub speed: f32,
+    pub paused: bool,
+    pub vsync: bool,
+    pub show_panel: bool,
+}

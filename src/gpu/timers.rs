@@ -1,0 +1,99 @@
+//! GPU pass times: timestamp queries around the compute skinning pass, the shadow pass and
+//! the crowd pass, with `wgpu-profiler`.
+//!
+//! How it works: each frame the scene opens a query around each pass it records
+//! ([`GpuTimers::pass`]), resolves them before the frame's commands are finished, and ends
+//! the profiler's frame after submitting. The results come back when the GPU is done: the
+//! window takes whatever frame finished last (a frame or two behind, without waiting), the
+//! bench waits for each frame ([`GpuTimers::end_frame`] with `wait`). An adapter without
+//! timestamp queries gives no times; on a CPU adapter (lavapipe) they are readings of an
+//! emulation on the CPU's cores, not GPU speed, and the panel and reports say so.
+
+use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
+
+/// The passes timed, by the labels their queries carry.
+pub const COMPUTE_PASS: &str = "compute";
+pub const SHADOW_PASS: &str = "shadow";
+pub const RENDER_PASS: &str = "render";
+
+/// One frame's GPU pass times, µs (none where the pass did not run or the adapter has no
+/// timestamp queries).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PassTimes {
+    pub render_us: Option<f64>,
+    pub shadow_us: Option<f64>,
+    pub compute_us: Option<f64>,
+}
+
+/// Why the pass timers could not be made.
+#[derive(Debug, thiserror::Error)]
+#[error("GPU pass timers: {0}")]
+pub struct TimerError(String);
+
+/// The scene's timestamp queries and the last times they gave.
+pub struct GpuTimers {
+    profiler: GpuProfiler,
+    last: PassTimes,
+}
+
+impl GpuTimers {
+    pub fn new(device: &wgpu::Device) -> Result<Self, TimerError> {
+        let profiler = GpuProfiler::new(device, GpuProfilerSettings::default())
+            .map_err(|e| TimerError(format!("{e:?}")))?;
+        Ok(GpuTimers {
+            profiler,
+            last: PassTimes::default(),
+        })
+    }
+
+    /// Opens a query around the pass `label` that `encoder` records next; its
+    /// `*_pass_timestamp_writes()` go into that pass's descriptor.
+    pub fn pass(&self, label: &str, encoder: &mut wgpu::CommandEncoder) -> GpuProfilerQuery {
+        self.profiler.begin_pass_query(label, encoder)
+    }
+
+    /// Closes a query opened by [`Self::pass`] after its pass.
+    pub fn end(&self, encoder: &mut wgpu::CommandEncoder, query: GpuProfilerQuery) {
+        self.profiler.end_query(encoder, query);
+    }
+
+    /// Resolves the frame's queries; call last on the frame's encoder.
+    pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.profiler.resolve_queries(encoder);
+    }
+
+    /// Ends the frame's queries (after its commands were submitted) and returns the times
+    /// of the latest frame the GPU finished: with `wait`, this one, after waiting for the
+    /// device; without, whatever came back (the last times known when nothing did).
+    pub fn end_frame(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        wait: bool,
+    ) -> PassTimes {
+        if let Err(e) = self.profiler.end_frame() {
+            log::warn!("GPU pass timers: {e:?}");
+        }
+        if wait {
+            let _ = device.poll(wgpu::PollType::wait_indefinitely());
+        }
+        while let Some(results) = self
+            .profiler
+            .process_finished_frame(queue.get_timestamp_period())
+        {
+            let pass_us = |label: &str| {
+                results
+                    .iter()
+                    .find(|r| r.label == label)
+                    .and_then(|r| r.time.as_ref())
+                    .map(|t| (t.end - t.start) * 1e6)
+            };
+            self.last = PassTimes {
+                render_us: pass_us(RENDER_PASS),
+                shadow_us: pass_us(SHADOW_PASS),
+                compute_us: pass_us(COMPUTE_PASS),
+            };
+        }
+        self.last
+    }
+}
