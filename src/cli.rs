@@ -161,6 +161,11 @@ pub struct AppArgs {
     /// exit 1 beyond tolerance.
     #[arg(long, requires = "frames")]
     pub verify: bool,
+    /// Open the timeline profiler at start (the panel's profiler button): in a build with
+    /// --features profile-with-puffin, serves puffin's scopes on 127.0.0.1:8585 for
+    /// puffin_viewer.
+    #[arg(long)]
+    pub profiler: bool,
     /// Soak test: for SECS seconds, change variants, upload, schedule, threads, instance
     /// count, blend, pause, speed and rig at random every frame; exit 1 on a wgpu
     /// validation error, a verify beyond tolerance, or resident memory growing more than
@@ -251,6 +256,11 @@ pub struct BenchArgs {
     /// best the CPU has). Rows name their level; the file name lists the levels.
     #[arg(long = "simd-level", value_name = "LEVEL")]
     pub simd_levels: Vec<String>,
+    /// Also write a Chrome trace of every frame the bench runs (open it in Perfetto or
+    /// chrome://tracing): each stage of each group on the thread that ran it, uploads,
+    /// encoding and GPU passes. At most 500,000 spans are kept.
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
 }
 
 /// `skinbench pose`.

@@ -11,6 +11,7 @@ use skinbench::bench::{BenchOptions, Workload, report};
 use skinbench::crowd::PipelineConfig;
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::pipeline::available_threads;
+use skinbench::crowd::trace::Trace;
 use skinbench::gpu::scene::Settings;
 use skinbench::pose::{MeshFormat, pose as pose_instance};
 use skinbench::prepare::PreparedRig;
@@ -128,6 +129,34 @@ fn load_rig(
     }))
 }
 
+/// Spans a bench's trace keeps at most (about 45 MB of JSON).
+const TRACE_SPAN_LIMIT: u64 = 500_000;
+
+/// `--trace`: a .json file in a folder that exists, written only at the end.
+fn check_trace_path(path: &std::path::Path) -> anyhow::Result<()> {
+    if path
+        .extension()
+        .is_none_or(|e| !e.eq_ignore_ascii_case("json"))
+    {
+        anyhow::bail!(
+            "--trace {}: the file name must end in .json",
+            path.display()
+        );
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !folder.is_dir() {
+        anyhow::bail!(
+            "--trace {}: the folder {} does not exist",
+            path.display(),
+            folder.display()
+        );
+    }
+    Ok(())
+}
+
 /// `bench`: the workloads asked for, measured, as one report in `out`.
 pub fn bench(
     BenchArgs {
@@ -139,6 +168,7 @@ pub fn bench(
         workloads,
         instances,
         simd_levels,
+        trace,
     }: BenchArgs,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
@@ -158,8 +188,14 @@ pub fn bench(
         anyhow::bail!("--instances must be at least 1");
     }
     let simd_levels = parse_simd_levels(&simd_levels)?;
+    if let Some(path) = &trace {
+        check_trace_path(path)?;
+    }
     let rig = load_rig(rig.as_deref(), max_influences)?;
     report::check_writable(&out)?;
+    let timeline = trace
+        .as_ref()
+        .map(|_| std::sync::Arc::new(Trace::new(TRACE_SPAN_LIMIT)));
     let gpu = match workloads.iter().find(|w| w.spec().needs_adapter) {
         Some(workload) => Some(skinbench::gpu::GpuContext::offscreen().map_err(|e| {
             anyhow::anyhow!(
@@ -174,6 +210,7 @@ pub fn bench(
         workloads,
         instances,
         simd_levels,
+        trace: timeline.clone(),
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;
@@ -184,6 +221,14 @@ pub fn bench(
         println!("{}", report::markdown(&report));
     }
     eprintln!("wrote {} and {}", md.display(), json_path.display());
+    if let (Some(path), Some(timeline)) = (&trace, &timeline) {
+        timeline.write(path)?;
+        eprintln!(
+            "wrote the trace {} ({} spans left out past the limit of {TRACE_SPAN_LIMIT})",
+            path.display(),
+            timeline.left_out()
+        );
+    }
     skinbench::bench::index::update_index(&out)
         .map_err(|e| anyhow::anyhow!("cannot update the index in {}: {e}", out.display()))?;
     Ok(())
@@ -192,6 +237,11 @@ pub fn bench(
 pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
     let cores = available_threads();
     let threads = args.threads.unwrap_or(cores);
+    if args.profiler && !skinbench::ui::profiler::available() {
+        anyhow::bail!(
+            "--profiler: this build has no profiler; build with --features profile-with-puffin"
+        );
+    }
     if !(args.speed.is_finite() && (0.0..=10.0).contains(&args.speed)) {
         anyhow::bail!("--speed {} is out of range 0..=10", args.speed);
     }
@@ -279,6 +329,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             soak,
             clip_time_secs: args.clip_time,
             camera: args.camera,
+            profiler: args.profiler,
         },
     )
 }

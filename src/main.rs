@@ -16,6 +16,9 @@ use commands::{bench, gen_rig, inspect, pose, run_app};
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // Tracy's scopes need its client running before the first one opens.
+    #[cfg(feature = "profile-with-tracy")]
+    tracy_client::Client::start();
     let cli = match Cli::from_arg_matches(&command().get_matches()) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

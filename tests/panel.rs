@@ -206,6 +206,23 @@ fn the_shadows_box_switches_the_shadow_pass() {
     }
 }
 
+/// The profiler button says what it did: where puffin serves (a puffin build), or how to
+/// build one (the default build, which this test runs in unless a feature is given).
+#[test]
+fn the_profiler_button_says_where_to_look_or_how_to_build_it() {
+    let Some(mut harness) = harness() else { return };
+    click_then_frame(&mut harness, "profiler");
+    let wanted = if skinbench::ui::profiler::available() {
+        "puffin serves on 127.0.0.1:8585"
+    } else {
+        "build with --features profile-with-puffin"
+    };
+    assert!(
+        harness.query_by_label_contains(wanted).is_some(),
+        "no {wanted:?} after pressing profiler"
+    );
+}
+
 #[test]
 fn the_indirect_draws_box_switches_to_draws_one_by_one() {
     let Some(mut harness) = harness() else { return };

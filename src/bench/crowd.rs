@@ -144,6 +144,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
         wgpu::TextureFormat::Rgba8Unorm,
         SIZE,
     )?;
+    scene.set_trace(ctx.options.trace.clone());
     // This workload measures the error itself, every eighth frame, over every character.
     scene.lod_measure_every_secs = None;
     let most = thread_counts.iter().copied().max().unwrap_or(1);

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_label};
 use super::{BenchError, Context};
-use crate::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule, Stage, StageTimings};
+use crate::crowd::{InstanceStore, PipelineConfig, Schedule, Stage, StageTimings};
 use crate::simd::with_level;
 use crate::skin::SkinVariant;
 use crate::variant::Variant;
@@ -74,7 +74,7 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
                     };
                     configs.push((config, level));
                     set.push(Candidate::new(
-                        Pipeline::new(rig.clone(), config)?,
+                        ctx.pipeline(config)?,
                         level,
                         Stage::Skin,
                         metric,
@@ -91,7 +91,7 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
                         };
                         configs.push((config, level));
                         set.push(Candidate::new(
-                            Pipeline::new(rig.clone(), config)?,
+                            ctx.pipeline(config)?,
                             level,
                             Stage::Skin,
                             metric,

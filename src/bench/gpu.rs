@@ -146,6 +146,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     wgpu::TextureFormat::Rgba8Unorm,
                     SIZE,
                 )?;
+                scene.set_trace(ctx.options.trace.clone());
                 scene.wait_for_gpu_times = true;
                 scenes.push((name.clone(), scene, Vec::new()));
             }

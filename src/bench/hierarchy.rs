@@ -10,7 +10,7 @@ use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_la
 use super::{BenchError, Context, SEED_HIERARCHY_MS};
 use crate::anim::hierarchy::{HierarchyVariant, ModelLayout};
 use crate::anim::palette::PaletteLayout;
-use crate::crowd::{FrameError, InstanceStore, Pipeline, Stage, StageTimings};
+use crate::crowd::{FrameError, InstanceStore, Stage, StageTimings};
 use crate::skin::SkinVariant;
 use crate::types::LANES;
 use crate::variant::Variant;
@@ -86,7 +86,7 @@ pub fn run(ctx: &mut Context) -> Result<HierarchySection, BenchError> {
                 frames: 0,
                 refused: None,
             };
-            match Pipeline::new(rig.clone(), Context::single(h, skin)) {
+            match ctx.pipeline(Context::single(h, skin)) {
                 Err(FrameError::Refused { reason, .. }) => row.refused = Some(reason),
                 Err(e) => return Err(e.into()),
                 Ok(p) => candidates.push(Candidate::new(

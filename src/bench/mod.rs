@@ -33,7 +33,8 @@ use serde::Serialize;
 
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::pipeline::available_threads;
-use crate::crowd::{FrameError, PipelineConfig, Schedule};
+use crate::crowd::trace::Trace;
+use crate::crowd::{FrameError, Pipeline, PipelineConfig, Schedule};
 use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
 use crate::simd::SimdLevel;
@@ -117,6 +118,9 @@ pub struct BenchOptions {
     /// The SIMD levels the lane kernels are measured at, side by side (each must be one
     /// the CPU has; [`SimdLevel::available`]). Scalar variants run once.
     pub simd_levels: Vec<SimdLevel>,
+    /// `--trace`: every measured frame's stages, uploads, encoding and GPU passes also go
+    /// to this timeline.
+    pub trace: Option<Arc<Trace>>,
 }
 
 impl Default for BenchOptions {
@@ -127,6 +131,7 @@ impl Default for BenchOptions {
             instances: None,
             max_threads: available_threads(),
             simd_levels: vec![SimdLevel::native()],
+            trace: None,
         }
     }
 }
@@ -254,6 +259,14 @@ impl Context<'_> {
             blend_weight: 0.0,
             method: SkinMethod::Linear,
         }
+    }
+
+    /// A pipeline for `config` on the bench's rig, its measurements also on the timeline
+    /// where `--trace` keeps one.
+    pub fn pipeline(&self, config: PipelineConfig) -> Result<Pipeline, FrameError> {
+        let mut pipeline = Pipeline::new(self.rig.clone(), config)?;
+        pipeline.set_trace(self.options.trace.clone());
+        Ok(pipeline)
     }
 
     /// The adapter, for a workload that draws.

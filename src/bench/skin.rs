@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_label};
 use super::{BenchError, Context, SEED_SKIN_MS};
 use crate::anim::hierarchy::HierarchyVariant;
-use crate::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings};
+use crate::crowd::{FrameError, InstanceStore, PipelineConfig, Stage, StageTimings};
 use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
@@ -86,7 +86,7 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
                     frames: 0,
                     refused: None,
                 };
-                match Pipeline::new(rig.clone(), config) {
+                match ctx.pipeline(config) {
                     Err(FrameError::SkinRefused { reason, .. }) => row.refused = Some(reason),
                     Err(e) => return Err(e.into()),
                     Ok(p) => {

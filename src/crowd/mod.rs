@@ -5,7 +5,8 @@
 //! hierarchy → palette → skin for all of them, in groups of eight, on the calling thread
 //! and [`crew`]'s workers, with the `staged` or `fused` schedule; [`timing`] is the one
 //! clock every stage is measured with, and the rolling history the UI and bench read;
-//! [`verify`] compares a frame with the f64 reference; [`lod`] chooses which groups a
+//! [`trace`] keeps those measurements as a timeline when asked; [`verify`] compares a
+//! frame with the f64 reference; [`lod`] chooses which groups a
 //! frame recomputes; [`budget`] adds up what a configuration of the pipeline will
 //! allocate and checks it before it does (it is the pipeline's own arithmetic, so it lives
 //! beside it).
@@ -16,6 +17,7 @@ pub mod instances;
 pub mod lod;
 pub mod pipeline;
 pub mod timing;
+pub mod trace;
 pub mod verify;
 
 pub use instances::{Handle, Instance, InstanceStore, StaleHandle};

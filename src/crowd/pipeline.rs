@@ -381,6 +381,7 @@ impl FrameContext<'_> {
         let parts = split(&self.layout, block);
         match stage {
             Stage::Sample => self.clock.time(stage, || {
+                profiling::scope!("sample");
                 let blend = self.config.blend_weight > 0.0;
                 for (k, inst) in instances.iter().enumerate() {
                     sample_instance(
@@ -400,6 +401,7 @@ impl FrameContext<'_> {
                 }
             }),
             Stage::Blend => self.clock.time(stage, || {
+                profiling::scope!("blend");
                 for k in 0..active {
                     blend_poses(
                         &mut parts.locals[k * s..k * s + rig.joint_count()],
@@ -409,10 +411,12 @@ impl FrameContext<'_> {
                 }
             }),
             Stage::Hierarchy => self.clock.time(stage, || {
+                profiling::scope!("hierarchy");
                 let model = model_mut(self.config.hierarchy.layout(), parts.model, trees);
                 hierarchy::run_group(self.config.hierarchy, rig, parts.locals, model, active)
             })?,
             Stage::Palette => self.clock.time(stage, || {
+                profiling::scope!("palette");
                 let model = model_ref(self.config.hierarchy.layout(), parts.model, trees);
                 let layout = self.config.skin.palette_layout();
                 palette::run_group(rig, model, palettes_mut(layout, parts.palette), active)?;
@@ -424,6 +428,7 @@ impl FrameContext<'_> {
                 }
             })?,
             Stage::Skin => self.clock.time(stage, || {
+                profiling::scope!("skin");
                 let palettes = palettes_ref(self.config.skin.palette_layout(), parts.palette);
                 skin::run_group(
                     self.config.skin,
@@ -544,6 +549,12 @@ impl Pipeline {
 
     pub fn config(&self) -> &PipelineConfig {
         &self.config
+    }
+
+    /// Keeps every stage measurement of every group also as a span of `trace` (see
+    /// [`super::trace`]); `None` stops.
+    pub fn set_trace(&mut self, trace: Option<Arc<super::trace::Trace>>) {
+        self.clock.set_trace(trace);
     }
 
     /// Runs this pipeline's lane kernels at `level` (`None`: the level of the process,

@@ -90,15 +90,18 @@ impl StageTimings {
 /// Upper bound on worker threads the clock has rows for.
 pub const MAX_WORKERS: usize = 256;
 
-/// Per-worker, per-stage nanosecond counters.
+/// Per-worker, per-stage nanosecond counters, and the timeline they also feed when one is
+/// attached.
 pub struct StageClock {
     rows: Box<[[AtomicU64; 5]]>,
+    trace: Option<std::sync::Arc<super::trace::Trace>>,
 }
 
 impl Default for StageClock {
     fn default() -> Self {
         StageClock {
             rows: (0..MAX_WORKERS).map(|_| Default::default()).collect(),
+            trace: None,
         }
     }
 }
@@ -112,14 +115,27 @@ impl StageClock {
         }
     }
 
+    /// Keeps every measurement also as a span of `trace` (or stops, with `None`).
+    pub fn set_trace(&mut self, trace: Option<std::sync::Arc<super::trace::Trace>>) {
+        self.trace = trace;
+    }
+
     /// Runs `f`, charging its duration to `stage` on the calling worker's row.
     #[inline]
     pub fn time<R>(&self, stage: Stage, f: impl FnOnce() -> R) -> R {
         let start = Instant::now();
         let result = f();
+        let elapsed = start.elapsed();
         let worker = super::crew::participant() % MAX_WORKERS;
-        self.rows[worker][stage.index()]
-            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.rows[worker][stage.index()].fetch_add(elapsed.as_nanos() as u64, Ordering::Relaxed);
+        if let Some(trace) = &self.trace {
+            trace.record(
+                super::trace::Track::Thread(worker),
+                stage.name(),
+                start,
+                elapsed,
+            );
+        }
         result
     }
 

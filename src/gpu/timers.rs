@@ -34,16 +34,41 @@ pub struct TimerError(String);
 pub struct GpuTimers {
     profiler: GpuProfiler,
     last: PassTimes,
+    /// The last frame's passes as `(label, start_secs, end_secs)` on the GPU's clock.
+    last_passes: Vec<(&'static str, f64, f64)>,
 }
 
 impl GpuTimers {
-    pub fn new(device: &wgpu::Device) -> Result<Self, TimerError> {
-        let profiler = GpuProfiler::new(device, GpuProfilerSettings::default())
-            .map_err(|e| TimerError(format!("{e:?}")))?;
+    /// Timers on `device`; with the `profile-with-tracy` feature their scopes also go to
+    /// Tracy's GPU timeline.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        backend: wgpu::Backend,
+    ) -> Result<Self, TimerError> {
+        let settings = GpuProfilerSettings::default();
+        #[cfg(feature = "profile-with-tracy")]
+        let profiler = match tracy_client::Client::running() {
+            Some(_) => GpuProfiler::new_with_tracy_client(settings, backend, device, queue),
+            None => GpuProfiler::new(device, settings),
+        };
+        #[cfg(not(feature = "profile-with-tracy"))]
+        let profiler = {
+            let _ = (queue, backend);
+            GpuProfiler::new(device, settings)
+        };
+        let profiler = profiler.map_err(|e| TimerError(format!("{e:?}")))?;
         Ok(GpuTimers {
             profiler,
             last: PassTimes::default(),
+            last_passes: Vec::new(),
         })
+    }
+
+    /// The passes of the latest frame the GPU finished, `(label, start_secs, end_secs)`
+    /// on the GPU's clock (for the timeline: [`crate::crowd::trace`]).
+    pub fn last_passes(&self) -> &[(&'static str, f64, f64)] {
+        &self.last_passes
     }
 
     /// Opens a query around the pass `label` that `encoder` records next; its
@@ -93,6 +118,21 @@ impl GpuTimers {
                 shadow_us: pass_us(SHADOW_PASS),
                 compute_us: pass_us(COMPUTE_PASS),
             };
+            self.last_passes.clear();
+            for label in [COMPUTE_PASS, SHADOW_PASS, RENDER_PASS] {
+                if let Some(time) = results
+                    .iter()
+                    .find(|r| r.label == label)
+                    .and_then(|r| r.time.as_ref())
+                {
+                    self.last_passes.push((label, time.start, time.end));
+                }
+            }
+            #[cfg(feature = "profile-with-puffin")]
+            wgpu_profiler::puffin::output_frame_to_puffin(
+                &mut puffin::GlobalProfiler::lock(),
+                &results,
+            );
         }
         self.last
     }

@@ -83,6 +83,8 @@ pub struct Uploader {
     /// is; the tests exercise the fallbacks with it).
     #[doc(hidden)]
     pub simulate_misaligned_staging: bool,
+    /// Where the upload's own spans go too, when a timeline is being kept.
+    pub trace: Option<std::sync::Arc<crate::crowd::trace::Trace>>,
 }
 
 impl Uploader {
@@ -94,6 +96,19 @@ impl Uploader {
             belt_small_frames: 0,
             note: None,
             simulate_misaligned_staging: false,
+            trace: None,
+        }
+    }
+
+    /// Keeps an upload span on the calling thread's track of the timeline, if one is kept.
+    fn trace_upload(&self, start: Instant, duration: std::time::Duration) {
+        if let Some(trace) = &self.trace {
+            trace.record(
+                crate::crowd::trace::Track::Thread(0),
+                "upload",
+                start,
+                duration,
+            );
         }
     }
 
@@ -207,6 +222,7 @@ impl Uploader {
                     let range = offset as usize..(offset + len) as usize;
                     queue.write_buffer(renderer.skinned(), offset, &cpu[range]);
                 }
+                self.trace_upload(start, start.elapsed());
                 timings.stage_us[upload] = start.elapsed().as_secs_f64() * 1e6;
                 Ok(timings)
             }
@@ -280,6 +296,8 @@ impl Uploader {
                 let release = Instant::now();
                 drop(outs);
                 drop(views);
+                self.trace_upload(start, acquire);
+                self.trace_upload(release, release.elapsed());
                 timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
                 Ok(timings)
             }
@@ -357,6 +375,8 @@ impl Uploader {
                         "the staging belt's memory is not {align}-byte aligned on this adapter; \
                          skinned into a CPU buffer and copied"
                     ));
+                    self.trace_upload(start, acquire);
+                    self.trace_upload(copy, copy.elapsed());
                     timings.stage_us[upload] = (acquire + copy.elapsed()).as_secs_f64() * 1e6;
                     return Ok(timings);
                 }
@@ -375,6 +395,8 @@ impl Uploader {
                 drop(outs);
                 drop(view);
                 self.belt.finish();
+                self.trace_upload(start, acquire);
+                self.trace_upload(release, release.elapsed());
                 timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
                 Ok(timings)
             }

@@ -49,6 +49,8 @@ pub struct AppOptions {
     pub clip_time_secs: Option<f32>,
     /// Where the camera starts (`--camera`).
     pub camera: crate::gpu::CameraStart,
+    /// Open the timeline profiler at start (`--profiler`).
+    pub profiler: bool,
 }
 
 /// Runs the app until the window closes (or `frames` are done).
@@ -339,6 +341,14 @@ impl Running {
             crate::gpu::OrbitCamera::start(options.camera, crate::gpu::crowd_extent(&scene.crowd));
         surface.bind_source(&scene.gpu.device, &scene.targets.color_view);
         let soak = options.soak.clone().map(|plan| Soak::start(plan, &scene));
+        if options.profiler {
+            let status = super::profiler::start();
+            match &status {
+                Ok(s) => eprintln!("{s}"),
+                Err(e) => eprintln!("error: --profiler: {e}"),
+            }
+            scene.requests.last_profiler = Some(status);
+        }
         Ok(Running {
             surface,
             egui,
@@ -503,6 +513,7 @@ impl Running {
         }
         self.surface.window.pre_present_notify();
         queue.present(surface_texture);
+        profiling::finish_frame!();
         if let Some(soak) = &mut self.soak {
             soak.after_frame(&mut self.scene);
             if soak.is_done() {

@@ -11,6 +11,7 @@
 //! drive the same functions over a headless scene.
 
 pub mod app;
+pub mod profiler;
 pub mod soak;
 
 use egui::{Color32, RichText};
@@ -49,6 +50,7 @@ pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) 
         readings: scene.shown.as_ref(),
         verify: scene.requests.last_verify.as_ref(),
         screenshot: scene.requests.last_screenshot.as_ref(),
+        profiler: scene.requests.last_profiler.as_ref(),
         notes: &scene.notes,
         present_mode: present_mode.to_string(),
         indirect_supported: scene.renderer.indirect_supported(),
@@ -83,6 +85,7 @@ pub fn apply_actions(scene: &mut Scene, actions: &[UiAction]) {
             UiAction::Verify => scene.request_verify(),
             UiAction::Screenshot => scene.request_screenshot(),
             UiAction::ResetCamera => scene.reset_camera(),
+            UiAction::Profiler => scene.requests.last_profiler = Some(profiler::start()),
         }
     }
 }
@@ -93,6 +96,8 @@ pub enum UiAction {
     Screenshot,
     Verify,
     ResetCamera,
+    /// Open the timeline profiler (`--profiler`).
+    Profiler,
 }
 
 /// Read-only facts the panel shows.
@@ -113,6 +118,8 @@ pub struct PanelInfo<'a> {
     pub readings: Option<&'a PanelReadings>,
     pub verify: Option<&'a Result<FrameDeviation, String>>,
     pub screenshot: Option<&'a Result<String, String>>,
+    /// What the profiler button (or `--profiler`) gave: where puffin serves, or why not.
+    pub profiler: Option<&'a Result<String, String>>,
     pub notes: &'a [String],
     pub present_mode: String,
     /// The adapter draws indirectly with a first instance.
@@ -440,6 +447,14 @@ fn actions_ui(ui: &mut egui::Ui, info: &PanelInfo) -> Vec<UiAction> {
         if ui.button("reset view (R)").clicked() {
             actions.push(UiAction::ResetCamera);
         }
+        let hover = if profiler::available() {
+            "puffin's flame graph of every frame: serves the scopes for puffin_viewer"
+        } else {
+            "this build has no profiler: build with --features profile-with-puffin"
+        };
+        if ui.button("profiler").on_hover_text(hover).clicked() {
+            actions.push(UiAction::Profiler);
+        }
     });
     match info.verify {
         Some(Ok(f)) => {
@@ -455,6 +470,15 @@ fn actions_ui(ui: &mut egui::Ui, info: &PanelInfo) -> Vec<UiAction> {
         }
         Some(Err(e)) => {
             ui.label(RichText::new(format!("verify failed: {e}")).color(Color32::LIGHT_RED));
+        }
+        None => {}
+    }
+    match info.profiler {
+        Some(Ok(status)) => {
+            ui.label(RichText::new(status).color(Color32::LIGHT_GREEN));
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(e).color(Color32::LIGHT_RED));
         }
         None => {}
     }

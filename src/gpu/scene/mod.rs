@@ -41,6 +41,7 @@ use super::{
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, BudgetError, Footprint};
 use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
+use crate::crowd::trace::{Trace, Track};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{
     FrameError, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings, TimingHistory,
@@ -108,6 +109,8 @@ pub struct Requests {
     pub screenshot: bool,
     pub last_verify: Option<Result<FrameDeviation, String>>,
     pub last_screenshot: Option<Result<String, String>>,
+    /// What opening the timeline profiler gave (the window's; shown in the panel).
+    pub last_profiler: Option<Result<String, String>>,
 }
 
 pub struct Scene {
@@ -161,6 +164,8 @@ pub struct Scene {
     timers: GpuTimers,
     /// Wait for each frame's GPU times (the bench) instead of taking the latest back.
     pub wait_for_gpu_times: bool,
+    /// The timeline every measurement also goes to, when one is kept ([`Self::set_trace`]).
+    trace: Option<Arc<Trace>>,
     /// How often, in seconds, [`Self::finish_frame`] measures LOD's error while LOD is on
     /// (`None`: never; the crowd bench measures it itself over every character).
     pub lod_measure_every_secs: Option<f32>,
@@ -197,7 +202,7 @@ impl Scene {
         crowd.resize(settings.instances, &rig, SPACING);
         let camera = OrbitCamera::framing(crowd_extent(&crowd));
         let uploader = Uploader::new(&gpu.device);
-        let timers = GpuTimers::new(&gpu.device)?;
+        let timers = GpuTimers::new(&gpu.device, &gpu.queue, gpu.adapter.get_info().backend)?;
         let mut scene = Scene {
             refusals: refusals_of(&rig),
             rig_skin_refusals: SkinRigRefusals::of(&rig, &skin_refusals),
@@ -229,6 +234,7 @@ impl Scene {
             timers,
             wait_for_gpu_times: false,
             lod_measure_every_secs: Some(LOD_MEASURE_EVERY_SECS),
+            trace: None,
         };
         scene.footprint_bytes = scene.footprint().total();
         Ok(scene)
@@ -249,6 +255,21 @@ impl Scene {
         self.crowd = crowd;
         self.lod.invalidate();
         self.history.clear();
+    }
+
+    /// Keeps every stage of every group, the LOD plan, the upload, the encoding and the GPU
+    /// passes also as spans of `trace` (`None` stops): see [`crate::crowd::trace`].
+    pub fn set_trace(&mut self, trace: Option<Arc<Trace>>) {
+        self.pipeline.set_trace(trace.clone());
+        self.uploader.trace = trace.clone();
+        self.trace = trace;
+    }
+
+    /// Keeps a span of the calling thread on the timeline, if one is kept.
+    fn trace_main(&self, name: &'static str, start: Instant) {
+        if let Some(trace) = &self.trace {
+            trace.record(Track::Thread(0), name, start, start.elapsed());
+        }
     }
 
     /// Puts the camera where `start` names over the crowd as it stands.
@@ -445,6 +466,7 @@ impl Scene {
         self.renderer
             .set_indirect_draws(self.settings.indirect_draws);
         self.pipeline = pipeline;
+        self.pipeline.set_trace(self.trace.clone());
         self.crowd = InstanceStore::new();
         self.crowd.resize(instances, &rig, SPACING);
         self.lod.reset();
@@ -575,7 +597,13 @@ impl Scene {
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<StageTimings, SceneError> {
-        self.plan_lod();
+        {
+            profiling::scope!("lod plan");
+            let start = Instant::now();
+            self.plan_lod();
+            self.trace_main("lod plan", start);
+        }
+        profiling::scope!("cpu stages and upload");
         let compute = self
             .pipeline
             .config()
@@ -610,6 +638,7 @@ impl Scene {
     /// Records the shadow pass (shadows on) and the crowd pass into the offscreen frame,
     /// within `viewport` (x, y, w, h; the whole target where `None`), each timed.
     pub fn draw(&mut self, encoder: &mut wgpu::CommandEncoder, viewport: Option<[f32; 4]>) {
+        profiling::scope!("encode");
         self.prepare_draws(viewport);
         let shadow = self
             .renderer
@@ -672,14 +701,20 @@ impl Scene {
         encode_start: Instant,
         frame_us: f64,
     ) -> StageTimings {
+        profiling::scope!("encode and submit");
         self.timers.resolve(&mut encoder);
         self.gpu
             .queue
             .submit(before.into_iter().chain([encoder.finish()]));
-        timings.stage_us[Stage::Render.index()] = encode_start.elapsed().as_secs_f64() * 1e6;
+        let submitted = Instant::now();
+        timings.stage_us[Stage::Render.index()] = (submitted - encode_start).as_secs_f64() * 1e6;
+        self.trace_main("encode and submit", encode_start);
         let gpu = self
             .timers
             .end_frame(&self.gpu.device, &self.gpu.queue, self.wait_for_gpu_times);
+        if let Some(trace) = &self.trace {
+            trace.record_gpu_passes(submitted, self.timers.last_passes());
+        }
         timings.gpu_render_us = gpu.render_us;
         timings.gpu_shadow_us = gpu.shadow_us.filter(|_| self.renderer.shadows());
         timings.gpu_compute_us = gpu.compute_us.filter(|_| {
