@@ -129,12 +129,7 @@ impl StageClock {
         let worker = super::crew::participant() % MAX_WORKERS;
         self.rows[worker][stage.index()].fetch_add(elapsed.as_nanos() as u64, Ordering::Relaxed);
         if let Some(trace) = &self.trace {
-            trace.record(
-                super::trace::Track::Thread(worker),
-                stage.name(),
-                start,
-                elapsed,
-            );
+            record_span(trace, worker, stage, start, elapsed);
         }
         result
     }
@@ -149,6 +144,20 @@ impl StageClock {
         }
         out.map(|ns| ns / 1000.0 / threads.max(1) as f64)
     }
+}
+
+/// Keeps one measurement on the timeline: out of line and cold, so the lock and the push
+/// stay out of the stage closures the clock wraps (the hot path is one `Option` test).
+#[cold]
+#[inline(never)]
+fn record_span(
+    trace: &super::trace::Trace,
+    worker: usize,
+    stage: Stage,
+    start: Instant,
+    elapsed: Duration,
+) {
+    trace.record(super::trace::Track::Thread(worker), stage.name(), start, elapsed);
 }
 
 /// Summary statistics of one stage over a window of frames.
