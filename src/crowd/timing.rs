@@ -157,7 +157,12 @@ fn record_span(
     start: Instant,
     elapsed: Duration,
 ) {
-    trace.record(super::trace::Track::Thread(worker), stage.name(), start, elapsed);
+    trace.record(
+        super::trace::Track::Thread(worker),
+        stage.name(),
+        start,
+        elapsed,
+    );
 }
 
 /// Summary statistics of one stage over a window of frames.
