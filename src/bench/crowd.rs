@@ -25,10 +25,8 @@ use crate::crowd::lod::{Lod, LodSettings, LodStats, PlanInput, UpdateFloor, fewe
 use crate::crowd::{Pipeline, PipelineConfig, Stage};
 use crate::gpu::camera::CameraStart;
 use crate::gpu::scene::{Scene, Settings};
-use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
 use crate::prepare::PreparedRig;
-use crate::simd::SimdLevel;
 use crate::variant::Variant;
 
 /// Seconds each frame advances the clocks.
@@ -124,27 +122,10 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     // skinning.
     let upload = UploadVariant::StagingBelt;
     let settings = Settings {
-        pipeline: PipelineConfig::best_for(&rig, 1),
-        simd_level: SimdLevel::native(),
-        compute_shader: ComputeShader::DEFAULT,
-        shadows: true,
-        indirect_draws: true,
         upload,
-        lod: LodSettings::default(),
-        instances: n,
-        speed: 1.0,
-        paused: false,
-        vsync: false,
-        show_panel: false,
+        ..Settings::headless(PipelineConfig::best_for(&rig, 1), n)
     };
-    let mut scene = Scene::new(
-        gpu.clone(),
-        rig.clone(),
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        SIZE,
-    )?;
-    scene.set_trace(ctx.options.trace.clone());
+    let mut scene = ctx.scene("crowd", settings, SIZE)?;
     // This workload measures the error itself, every eighth frame, over every character.
     scene.lod_measure_every_secs = None;
     let most = thread_counts.iter().copied().max().unwrap_or(1);

@@ -17,12 +17,10 @@ use serde::Serialize;
 
 use super::measure::median;
 use super::{BenchError, Context};
-use crate::crowd::lod::LodSettings;
 use crate::crowd::{PipelineConfig, Stage};
-use crate::gpu::scene::{Scene, Settings};
+use crate::gpu::scene::Settings;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
-use crate::simd::SimdLevel;
 use crate::skin::{SkinDevice, SkinVariant};
 use crate::variant::Variant;
 
@@ -126,27 +124,12 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             let mut scenes = Vec::new();
             for (name, config, shader) in &configs {
                 let settings = Settings {
-                    pipeline: *config,
-                    simd_level: SimdLevel::native(),
                     compute_shader: *shader,
                     shadows,
-                    indirect_draws: true,
                     upload,
-                    lod: LodSettings::default(),
-                    instances: n,
-                    speed: 1.0,
-                    paused: false,
-                    vsync: false,
-                    show_panel: false,
+                    ..Settings::headless(*config, n)
                 };
-                let mut scene = Scene::new(
-                    gpu.clone(),
-                    rig.clone(),
-                    settings,
-                    wgpu::TextureFormat::Rgba8Unorm,
-                    SIZE,
-                )?;
-                scene.set_trace(ctx.options.trace.clone());
+                let mut scene = ctx.scene("gpu", settings, SIZE)?;
                 scene.wait_for_gpu_times = true;
                 scenes.push((name.clone(), scene, Vec::new()));
             }

@@ -269,6 +269,25 @@ impl Context<'_> {
         Ok(pipeline)
     }
 
+    /// A headless scene of `settings` on the adapter, drawing into a `size` image, its
+    /// measurements also on the timeline where `--trace` keeps one.
+    pub fn scene(
+        &self,
+        workload: &'static str,
+        settings: crate::gpu::scene::Settings,
+        size: (u32, u32),
+    ) -> Result<crate::gpu::scene::Scene, BenchError> {
+        let mut scene = crate::gpu::scene::Scene::new(
+            self.gpu(workload)?.clone(),
+            self.rig.clone(),
+            settings,
+            wgpu::TextureFormat::Rgba8Unorm,
+            size,
+        )?;
+        scene.set_trace(self.options.trace.clone());
+        Ok(scene)
+    }
+
     /// The adapter, for a workload that draws.
     pub fn gpu(&self, workload: &'static str) -> Result<&GpuContext, BenchError> {
         self.gpu.ok_or(BenchError::NoAdapter {

@@ -348,18 +348,11 @@ pub fn app_settings(
     instances: usize,
 ) -> skinbench::gpu::scene::Settings {
     skinbench::gpu::scene::Settings {
-        pipeline: skinbench::crowd::PipelineConfig::best_for(rig, 1),
-        simd_level: skinbench::simd::SimdLevel::native(),
-        compute_shader: skinbench::gpu::skin::ComputeShader::DEFAULT,
-        shadows: true,
-        indirect_draws: true,
-        upload: skinbench::gpu::UploadVariant::DEFAULT,
-        lod: skinbench::crowd::lod::LodSettings::default(),
-        instances,
-        speed: 1.0,
-        paused: false,
-        vsync: false,
         show_panel: true,
+        ..skinbench::gpu::scene::Settings::headless(
+            skinbench::crowd::PipelineConfig::best_for(rig, 1),
+            instances,
+        )
     }
 }
 

@@ -29,3 +29,24 @@ pub struct Settings {
     pub vsync: bool,
     pub show_panel: bool,
 }
+
+impl Settings {
+    /// `instances` characters running `pipeline` with every other setting at its default
+    /// (the CLI's defaults, no vsync, no panel): the benches' and the tests' starting point.
+    pub fn headless(pipeline: PipelineConfig, instances: usize) -> Settings {
+        Settings {
+            pipeline,
+            simd_level: SimdLevel::native(),
+            compute_shader: ComputeShader::DEFAULT,
+            shadows: true,
+            indirect_draws: true,
+            upload: UploadVariant::DEFAULT,
+            lod: LodSettings::default(),
+            instances,
+            speed: 1.0,
+            paused: false,
+            vsync: false,
+            show_panel: false,
+        }
+    }
+}
