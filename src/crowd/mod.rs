@@ -11,6 +11,7 @@
 //! allocate and checks it before it does (it is the pipeline's own arithmetic, so it lives
 //! beside it).
 
+pub mod animate;
 pub mod budget;
 pub mod crew;
 pub mod instances;
@@ -20,6 +21,7 @@ pub mod timing;
 pub mod trace;
 pub mod verify;
 
+pub use animate::AnimateDevice;
 pub use instances::{Handle, Instance, InstanceStore, StaleHandle};
 pub use pipeline::{FrameError, Pipeline, PipelineConfig, Schedule};
 pub use timing::{Stage, StageTimings, TimingHistory};

@@ -257,3 +257,57 @@ pub fn verify_stages(
         skin,
     })
 }
+
+/// Every stage of a frame animated on the GPU against its oracle: `locals` and `models`
+/// are the GPU's local poses and model matrices of the characters `indices` names (read
+/// back), `out` what was skinned (or the palettes, as [`verify_frame`] takes them) for
+/// every character of `instances` (their times as the GPU computed them). The local
+/// poses (sampling and the cross-fade) are compared with the CPU's sampling blended by the
+/// f64 oracle, the model matrices with the reference hierarchy of the GPU's own local
+/// poses, the output as [`verify_frame`] compares it.
+pub fn verify_gpu_animation(
+    pipeline: &Pipeline,
+    instances: &[Instance],
+    indices: &[usize],
+    locals: &[Vec<crate::types::Qvs>],
+    models: &[Vec<crate::types::Mat3x4>],
+    out: &[u8],
+) -> Result<FrameDeviation, BufferError> {
+    let rig = pipeline.rig();
+    let size = rig.bounds_size as f64;
+    let mut blend: f64 = 0.0;
+    let mut hierarchy: f64 = 0.0;
+    for ((&i, local), model) in indices.iter().zip(locals).zip(models) {
+        let oracle = pipeline.reference_local_pose(&instances[i]);
+        for (b, o) in local.iter().zip(&oracle) {
+            let b = reference::LocalF64::from(b);
+            let rotation = (b.rotation - o.rotation)
+                .length()
+                .min((b.rotation + o.rotation).length());
+            let translation = max_abs(b.translation - o.translation) / size;
+            let scale = max_abs(b.scale - o.scale);
+            blend = blend.max(finite_or_infinite(rotation.max(translation).max(scale)));
+        }
+        let reference = reference::model_from_joint(&rig.skeleton, local);
+        for (m, r) in model.iter().zip(&reference) {
+            let m = m.to_mat4().as_dmat4();
+            for c in 0..4 {
+                let diff = (m.col(c) - r.col(c)).abs().max_element();
+                let scale = if c == 3 { size } else { 1.0 };
+                hierarchy = hierarchy.max(finite_or_infinite(diff / scale));
+            }
+        }
+    }
+    let skin = verify_frame(pipeline, instances, out, indices.len().max(1))?;
+    Ok(FrameDeviation {
+        blend,
+        hierarchy,
+        skin,
+    })
+}
+
+/// The characters verify compares: up to `count` spread evenly over `0..n`, the last
+/// always among them.
+pub fn verified_indices(n: usize, count: usize) -> Vec<usize> {
+    spread(n, count)
+}

@@ -8,6 +8,7 @@
 //! map) and the crowd pass, rendered into an offscreen texture (the window draws its
 //! panel on top and copies it to the swapchain); [`scene::Scene`] puts these together.
 
+pub mod animate;
 pub mod camera;
 pub mod context;
 pub mod draws;

@@ -1,0 +1,460 @@
+// The animation frame on the GPU (`--animate gpu`): sampling with the cross-fade, the
+// hierarchy and the palettes, in compute passes, from the same prepared clips the CPU
+// samples (`gpu::animate::tables` flattens them).
+//
+// Every character has a 32-byte record (`Character`) that the CPU writes only when the
+// character changes: its clip time at `since_secs` on the scene's clock and its speed, so
+// its time now is `time_secs + speed * (clock_secs - since_secs)` and nothing per frame
+// has to be written for it. The passes:
+//
+// - `cs_sample`: one invocation per (character, joint): the joint's tracks of the clip at
+//   the character's time (STEP, LINEAR with slerp for rotations, CUBICSPLINE with the
+//   glTF Hermite form), the rest pose where the clip has no track, then the cross-fade
+//   towards the second clip (nlerp on the short arc, lerp of translation and scale), into
+//   `locals` as rotation, translation, scale (the CPU's `Qvs`).
+// - `cs_hierarchy_walk`: one invocation per character walks its joints in order (parents
+//   first); or `cs_hierarchy_level`: one dispatch per depth level over every character's
+//   joints of that level. Either writes each joint's model matrix as three row vec4s.
+// - `cs_palette`: one invocation per (character, palette entry): model × inverse bind as
+//   three row vec4s (and the normal matrix `normal_offset` vec4s later where the rig needs
+//   it), or as a dual quaternion (two vec4s), exactly where the CPU's palette upload would
+//   put them, so `gpu_compute`'s skinning and `gpu_vertex` read them in place.
+//
+// A dispatch covers one range of characters: `poses` (its local poses and model matrices)
+// and `palettes` are that range's, the records and the data whole.
+
+struct Params {
+    joints: u32,
+    root_count: u32,
+    entries: u32,
+    clip_count: u32,
+    // This range's first character (its record's index) and how many it holds.
+    first_character: u32,
+    characters: u32,
+    // Joints from one character's locals (and model matrices) to the next.
+    joint_stride: u32,
+    // vec4s from one character's palette to the next; the normal matrices' offset in it
+    // (0: the rig has none of its own).
+    palette_stride: u32,
+    normal_offset: u32,
+    dual_quat: u32,
+    // The depth level `cs_hierarchy_level` computes: where its joints are in `data`.
+    level_first: u32,
+    level_count: u32,
+    clock_secs: f32,
+    blend_weight: f32,
+    // Where each table starts in `data` (words).
+    roots_at: u32,
+    binds_at: u32,
+    parents_at: u32,
+    entry_joints_at: u32,
+    clips_at: u32,
+    channels_at: u32,
+    tracks_at: u32,
+    // Where this range's model matrices start in `poses` (vec4s).
+    model_at: u32,
+    _pad1: u32,
+    _pad2: u32,
+};
+
+struct Character {
+    time_secs: f32,
+    speed: f32,
+    ground: vec2<f32>,
+    // The clip in the low 16 bits, the cross-fade's clip in the high 16.
+    clips: u32,
+    material: u32,
+    since_secs: f32,
+    _pad: u32,
+};
+
+@group(0) @binding(0) var<uniform> p: Params;
+// One array of words (four storage bindings in all, what every adapter offers): the rest
+// pose (twelve words a joint: rotation, translation, scale), each root's folded ancestors
+// and each palette entry's inverse bind (twelve words: three rows), the key values (four
+// words each: a vec3 as xyz, a rotation as xyzw, CUBICSPLINE keys as in, value, out), then
+// the tables: parents, palette entries' joints, the depth levels' joints, per clip
+// (duration bits, 0), per clip and joint its translation, rotation and scale track (or
+// NONE), per track (interpolation, keys, times_at, values_at, even, start bits, rate bits,
+// 0), and the key times' bits. Every offset counts words from the start.
+@group(0) @binding(1) var<storage, read> data: array<u32>;
+@group(0) @binding(2) var<storage, read> characters: array<Character>;
+// This range's local poses (three vec4s a joint), then its model matrices from `model_at`.
+@group(0) @binding(3) var<storage, read_write> poses: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> palettes: array<vec4<f32>>;
+
+fn vec4_at(at: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(data[at], data[at + 1u], data[at + 2u], data[at + 3u]));
+}
+
+const NONE: u32 = 0xffffffffu;
+const NO_PARENT: u32 = 0xffffu;
+const STEP: u32 = 0u;
+const LINEAR: u32 = 1u;
+const WORKGROUP: u32 = 64u;
+
+struct Pose {
+    rotation: vec4<f32>,
+    translation: vec3<f32>,
+    scale: vec3<f32>,
+};
+
+struct Rows {
+    r0: vec4<f32>,
+    r1: vec4<f32>,
+    r2: vec4<f32>,
+};
+
+// Dispatches are two-dimensional past 65,535 workgroups: the flat invocation index.
+fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return id.x + id.y * groups.x * WORKGROUP;
+}
+
+fn rest(joint: u32) -> Pose {
+    let at = joint * 12u;
+    return Pose(vec4_at(at), vec4_at(at + 4u).xyz, vec4_at(at + 8u).xyz);
+}
+
+struct Located {
+    key: u32,
+    fraction: f32,
+};
+
+// Key k and fraction s with times[k] <= t < times[k + 1], clamped at both ends
+// (`prepare::clip::Timeline::locate`).
+fn locate(track: u32, t: f32) -> Located {
+    let keys = data[track + 1u];
+    let times = data[track + 2u];
+    let last = keys - 1u;
+    if (last == 0u || t <= bitcast<f32>(data[times])) {
+        return Located(0u, 0.0);
+    }
+    if (t >= bitcast<f32>(data[times + last])) {
+        return Located(last, 0.0);
+    }
+    var k = 0u;
+    if (data[track + 4u] != 0u) {
+        // Evenly spaced keys: one multiply, then the estimate fixed up by a key.
+        let start = bitcast<f32>(data[track + 5u]);
+        let rate = bitcast<f32>(data[track + 6u]);
+        k = min(u32(max((t - start) * rate, 0.0)), last - 1u);
+        if (bitcast<f32>(data[times + k]) > t) {
+            k = k - 1u;
+        } else if (bitcast<f32>(data[times + k + 1u]) <= t) {
+            k = k + 1u;
+        }
+    } else {
+        var lo = 0u;
+        var hi = last;
+        while (hi - lo > 1u) {
+            let mid = (lo + hi) / 2u;
+            if (bitcast<f32>(data[times + mid]) <= t) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        k = lo;
+    }
+    let t0 = bitcast<f32>(data[times + k]);
+    let t1 = bitcast<f32>(data[times + k + 1u]);
+    return Located(k, (t - t0) / (t1 - t0));
+}
+
+fn hermite(s: f32) -> vec4<f32> {
+    let s2 = s * s;
+    let s3 = s2 * s;
+    return vec4<f32>(2.0 * s3 - 3.0 * s2 + 1.0, s3 - 2.0 * s2 + s, -2.0 * s3 + 3.0 * s2, s3 - s2);
+}
+
+// The CUBICSPLINE value between keys k and k + 1 (the last key's value past the end).
+fn cubic(track: u32, at: Located) -> vec4<f32> {
+    let v = data[track + 3u];
+    let keys = data[track + 1u];
+    let k = at.key;
+    if (k + 1u >= keys) {
+        return vec4_at(v + 4u * (3u * k + 1u));
+    }
+    let times = data[track + 2u];
+    let dt = bitcast<f32>(data[times + k + 1u]) - bitcast<f32>(data[times + k]);
+    let h = hermite(at.fraction);
+    return vec4_at(v + 4u * (3u * k + 1u)) * h.x + vec4_at(v + 4u * (3u * k + 2u)) * (h.y * dt)
+        + vec4_at(v + 4u * (3u * (k + 1u) + 1u)) * h.z + vec4_at(v + 4u * (3u * (k + 1u))) * (h.w * dt);
+}
+
+fn sample_vec(track: u32, t: f32) -> vec3<f32> {
+    let at = locate(track, t);
+    let kind = data[track];
+    let v = data[track + 3u];
+    if (kind == STEP) {
+        return vec4_at(v + 4u * (at.key)).xyz;
+    }
+    if (kind == LINEAR) {
+        if (at.key + 1u >= data[track + 1u]) {
+            return vec4_at(v + 4u * (at.key)).xyz;
+        }
+        let a = vec4_at(v + 4u * (at.key)).xyz;
+        let b = vec4_at(v + 4u * (at.key + 1u)).xyz;
+        return a + (b - a) * at.fraction;
+    }
+    return cubic(track, at).xyz;
+}
+
+// glam's `Quat::slerp`: the short arc; nlerp where the keys are within float precision.
+fn slerp(a: vec4<f32>, b_in: vec4<f32>, s: f32) -> vec4<f32> {
+    var b = b_in;
+    var d = dot(a, b);
+    if (d < 0.0) {
+        b = -b;
+        d = -d;
+    }
+    if (d > 1.0 - 1.1920929e-7) {
+        return normalize(a + (b - a) * s);
+    }
+    let theta = acos(d);
+    return (a * sin(theta * (1.0 - s)) + b * sin(theta * s)) / sin(theta);
+}
+
+fn sample_rotation(track: u32, t: f32) -> vec4<f32> {
+    let at = locate(track, t);
+    let kind = data[track];
+    let v = data[track + 3u];
+    if (kind == STEP) {
+        return vec4_at(v + 4u * (at.key));
+    }
+    if (kind == LINEAR) {
+        if (at.key + 1u >= data[track + 1u]) {
+            return vec4_at(v + 4u * (at.key));
+        }
+        return slerp(vec4_at(v + 4u * (at.key)), vec4_at(v + 4u * (at.key + 1u)), at.fraction);
+    }
+    return normalize(cubic(track, at));
+}
+
+// The joint's local pose in `clip` at `time_secs` (looped over the clip), or its rest
+// pose where the clip has no track for it (or there is no such clip).
+fn sample_joint(clip: u32, joint: u32, time_secs: f32) -> Pose {
+    var pose = rest(joint);
+    if (clip >= p.clip_count) {
+        return pose;
+    }
+    let duration = bitcast<f32>(data[p.clips_at + clip * 2u]);
+    var t = 0.0;
+    if (duration > 0.0) {
+        t = time_secs - floor(time_secs / duration) * duration;
+        t = select(t, 0.0, t >= duration || t < 0.0);
+    }
+    let channels = p.channels_at + (clip * p.joints + joint) * 3u;
+    let translation = data[channels];
+    let rotation = data[channels + 1u];
+    let scale = data[channels + 2u];
+    if (translation != NONE) {
+        pose.translation = sample_vec(p.tracks_at + translation * 8u, t);
+    }
+    if (rotation != NONE) {
+        pose.rotation = sample_rotation(p.tracks_at + rotation * 8u, t);
+    }
+    if (scale != NONE) {
+        pose.scale = sample_vec(p.tracks_at + scale * 8u, t);
+    }
+    return pose;
+}
+
+@compute @workgroup_size(64)
+fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(id, groups);
+    if (i >= p.characters * p.joints) {
+        return;
+    }
+    let c = i / p.joints;
+    let joint = i % p.joints;
+    let character = characters[p.first_character + c];
+    let time_secs = character.time_secs + character.speed * (p.clock_secs - character.since_secs);
+    var pose = sample_joint(character.clips & 0xffffu, joint, time_secs);
+    if (p.blend_weight > 0.0) {
+        let other = sample_joint(character.clips >> 16u, joint, time_secs);
+        let w = p.blend_weight;
+        // Short-hemisphere nlerp, as glam's `Quat::lerp`.
+        let b = select(other.rotation, -other.rotation, dot(pose.rotation, other.rotation) < 0.0);
+        pose.rotation = normalize(pose.rotation * (1.0 - w) + b * w);
+        pose.translation = pose.translation * (1.0 - w) + other.translation * w;
+        pose.scale = pose.scale * (1.0 - w) + other.scale * w;
+    }
+    let at = (c * p.joint_stride + joint) * 3u;
+    poses[at] = pose.rotation;
+    poses[at + 1u] = vec4<f32>(pose.translation, 0.0);
+    poses[at + 2u] = vec4<f32>(pose.scale, 0.0);
+}
+
+// The rows of scale, then rotation, then translation (`Qvs::to_mat4`).
+fn local_rows(c: u32, joint: u32) -> Rows {
+    let at = (c * p.joint_stride + joint) * 3u;
+    let q = poses[at];
+    let t = poses[at + 1u].xyz;
+    let s = poses[at + 2u].xyz;
+    let x2 = q.x + q.x;
+    let y2 = q.y + q.y;
+    let z2 = q.z + q.z;
+    let xx = q.x * x2;
+    let xy = q.x * y2;
+    let xz = q.x * z2;
+    let yy = q.y * y2;
+    let yz = q.y * z2;
+    let zz = q.z * z2;
+    let wx = q.w * x2;
+    let wy = q.w * y2;
+    let wz = q.w * z2;
+    let c0 = vec3<f32>(1.0 - (yy + zz), xy + wz, xz - wy) * s.x;
+    let c1 = vec3<f32>(xy - wz, 1.0 - (xx + zz), yz + wx) * s.y;
+    let c2 = vec3<f32>(xz + wy, yz - wx, 1.0 - (xx + yy)) * s.z;
+    return Rows(vec4<f32>(c0.x, c1.x, c2.x, t.x), vec4<f32>(c0.y, c1.y, c2.y, t.y), vec4<f32>(c0.z, c1.z, c2.z, t.z));
+}
+
+// a × b for affine 3x4 matrices (implied last row 0, 0, 0, 1).
+fn mul_rows(a: Rows, b: Rows) -> Rows {
+    let w = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    return Rows(
+        a.r0.x * b.r0 + a.r0.y * b.r1 + a.r0.z * b.r2 + a.r0.w * w,
+        a.r1.x * b.r0 + a.r1.y * b.r1 + a.r1.z * b.r2 + a.r1.w * w,
+        a.r2.x * b.r0 + a.r2.y * b.r1 + a.r2.z * b.r2 + a.r2.w * w,
+    );
+}
+
+fn rig_rows(at: u32) -> Rows {
+    return Rows(vec4_at(at), vec4_at(at + 4u), vec4_at(at + 8u));
+}
+
+fn model_rows(c: u32, joint: u32) -> Rows {
+    let at = p.model_at + (c * p.joint_stride + joint) * 3u;
+    return Rows(poses[at], poses[at + 1u], poses[at + 2u]);
+}
+
+// Joint `joint` of character `c`: its parent's model matrix (a root's: its folded
+// ancestors) times its local matrix.
+fn pose_joint(c: u32, joint: u32) {
+    var parent: Rows;
+    if (joint < p.root_count) {
+        parent = rig_rows(p.roots_at + joint * 12u);
+    } else {
+        parent = model_rows(c, data[p.parents_at + joint]);
+    }
+    let m = mul_rows(parent, local_rows(c, joint));
+    let at = p.model_at + (c * p.joint_stride + joint) * 3u;
+    poses[at] = m.r0;
+    poses[at + 1u] = m.r1;
+    poses[at + 2u] = m.r2;
+}
+
+@compute @workgroup_size(64)
+fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = flat_index(id, groups);
+    if (c >= p.characters) {
+        return;
+    }
+    for (var joint = 0u; joint < p.joints; joint = joint + 1u) {
+        pose_joint(c, joint);
+    }
+}
+
+@compute @workgroup_size(64)
+fn cs_hierarchy_level(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(id, groups);
+    if (i >= p.characters * p.level_count) {
+        return;
+    }
+    let c = i / p.level_count;
+    pose_joint(c, data[p.level_first + i % p.level_count]);
+}
+
+// The normal matrix: the 3x3's cofactor, signed by its determinant and scaled to norm √3
+// (`simd::normal_3x4`), translation zero.
+fn normal_rows(m: Rows) -> Rows {
+    let a = vec3<f32>(m.r0.x, m.r1.x, m.r2.x);
+    let b = vec3<f32>(m.r0.y, m.r1.y, m.r2.y);
+    let c = vec3<f32>(m.r0.z, m.r1.z, m.r2.z);
+    let n0 = cross(b, c);
+    let n1 = cross(c, a);
+    let n2 = cross(a, b);
+    let det = dot(a, n0);
+    let norm2 = dot(n0, n0) + dot(n1, n1) + dot(n2, n2) + 1.1754944e-38;
+    var scale = sqrt(3.0) / sqrt(norm2);
+    if (det < 0.0) {
+        scale = -scale;
+    }
+    return Rows(
+        vec4<f32>(n0.x, n1.x, n2.x, 0.0) * scale,
+        vec4<f32>(n0.y, n1.y, n2.y, 0.0) * scale,
+        vec4<f32>(n0.z, n1.z, n2.z, 0.0) * scale,
+    );
+}
+
+// The unit dual quaternion of a rigid matrix (`simd::dual_quat_from_3x4`): the rotation by
+// Shepperd's method (the largest of trace and diagonal picks the pivot), normalised; the
+// dual part ½ (t, 0) ⊗ q.
+fn dual_quat_rows(m: Rows) -> array<vec4<f32>, 2> {
+    let m00 = m.r0.x;
+    let m01 = m.r0.y;
+    let m02 = m.r0.z;
+    let m10 = m.r1.x;
+    let m11 = m.r1.y;
+    let m12 = m.r1.z;
+    let m20 = m.r2.x;
+    let m21 = m.r2.y;
+    let m22 = m.r2.z;
+    let trace = m00 + m11 + m22;
+    var q: vec4<f32>;
+    var key = trace;
+    let root_w = sqrt(abs(1.0 + trace));
+    q = vec4<f32>((m21 - m12), (m02 - m20), (m10 - m01), 0.0) * (0.5 / (root_w + 1.1754944e-38));
+    q.w = root_w * 0.5;
+    if (key < m00) {
+        let root = sqrt(abs(1.0 + m00 - m11 - m22));
+        let inv = 0.5 / (root + 1.1754944e-38);
+        q = vec4<f32>(root * 0.5, (m01 + m10) * inv, (m02 + m20) * inv, (m21 - m12) * inv);
+        key = m00;
+    }
+    if (key < m11) {
+        let root = sqrt(abs(1.0 + m11 - m00 - m22));
+        let inv = 0.5 / (root + 1.1754944e-38);
+        q = vec4<f32>((m01 + m10) * inv, root * 0.5, (m12 + m21) * inv, (m02 - m20) * inv);
+        key = m11;
+    }
+    if (key < m22) {
+        let root = sqrt(abs(1.0 + m22 - m00 - m11));
+        let inv = 0.5 / (root + 1.1754944e-38);
+        q = vec4<f32>((m02 + m20) * inv, (m12 + m21) * inv, root * 0.5, (m10 - m01) * inv);
+    }
+    q = q / sqrt(dot(q, q));
+    let t = vec3<f32>(m.r0.w, m.r1.w, m.r2.w);
+    let dual = vec4<f32>(0.5 * (q.w * t + cross(t, q.xyz)), -0.5 * dot(t, q.xyz));
+    return array<vec4<f32>, 2>(q, dual);
+}
+
+@compute @workgroup_size(64)
+fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(id, groups);
+    if (i >= p.characters * p.entries) {
+        return;
+    }
+    let c = i / p.entries;
+    let entry = i % p.entries;
+    let joint = data[p.entry_joints_at + entry];
+    let m = mul_rows(model_rows(c, joint), rig_rows(p.binds_at + entry * 12u));
+    let base = c * p.palette_stride;
+    if (p.dual_quat != 0u) {
+        let dq = dual_quat_rows(m);
+        palettes[base + entry * 2u] = dq[0];
+        palettes[base + entry * 2u + 1u] = dq[1];
+        return;
+    }
+    palettes[base + entry * 3u] = m.r0;
+    palettes[base + entry * 3u + 1u] = m.r1;
+    palettes[base + entry * 3u + 2u] = m.r2;
+    if (p.normal_offset != 0u) {
+        let n = normal_rows(m);
+        let at = base + p.normal_offset + entry * 3u;
+        palettes[at] = n.r0;
+        palettes[at + 1u] = n.r1;
+        palettes[at + 2u] = n.r2;
+    }
+}

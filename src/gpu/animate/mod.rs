@@ -1,0 +1,748 @@
+//! The animation frame on the GPU (`--animate gpu`): sampling with the cross-fade, the
+//! hierarchy and the palettes in compute passes (shaders/animate.wgsl), writing the
+//! palettes where `gpu_compute`'s skinning and `gpu_vertex` read them.
+//!
+//! How it works: [`tables::AnimationTables`] (the rig and the prepared clips) are uploaded
+//! once. Each character has a 32-byte record on the GPU: its clip, the cross-fade's clip,
+//! its time at one reading of the scene's animation clock and its speed (so its time at
+//! any later reading follows, [`crate::crowd::animate::time_at`]), its place and material.
+//! [`GpuAnimator::write_characters`] compares the crowd with what the GPU holds and writes
+//! only the records that changed, one write per run of neighbours; a steady crowd costs a
+//! 256-byte parameter block a frame. [`GpuAnimator::record`] then records three passes:
+//! sample (one invocation per character and joint), hierarchy ([`GpuHierarchy`]: one
+//! invocation per character walking its joints, or one dispatch per depth level) and
+//! palette (one invocation per character and palette entry). Characters are split into
+//! ranges that fit the device's storage-binding limit, as `gpu_compute` splits its output:
+//! each range has its own local-pose and model-matrix buffers and binds its slice of the
+//! palettes.
+
+pub mod tables;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::timers::GpuTimers;
+use crate::crowd::Instance;
+use crate::prepare::PreparedRig;
+use crate::skin::{OutputFormat, OutputLayout};
+use crate::types::{Mat3x4, Qvs};
+use crate::variant::PlainSpec;
+
+pub use tables::AnimationTables;
+
+crate::declare_variants! {
+    /// How the GPU walks the hierarchy.
+    pub enum GpuHierarchy: PlainSpec in "GPU hierarchy" {
+        Walk => PlainSpec {
+            name: "walk",
+            description: "one invocation per character walks its joints in order, parents first: one dispatch, each parent's matrix still in the invocation's cache",
+        },
+        Levels => PlainSpec {
+            name: "levels",
+            description: "one dispatch per depth level over every character's joints of that level: as many invocations as joints, as many dispatches as the rig is deep",
+        },
+    }
+}
+
+impl GpuHierarchy {
+    /// Measured on the software renderer only (`bench-results/…_gpu-animate_*`): see
+    /// docs/gpu-animation.md for why this is the default.
+    pub const DEFAULT: Self = Self::Walk;
+}
+
+/// Invocations per workgroup (the shader's `@workgroup_size`).
+const WORKGROUP: u32 = 64;
+/// Bytes between two parameter blocks (the dynamic-offset alignment every adapter takes).
+const PARAMS_STRIDE: u64 = 256;
+/// Bytes of a character's record.
+pub const RECORD_BYTES: usize = std::mem::size_of::<CharacterGpu>();
+/// Bytes of one joint's local pose or model matrix (three vec4s).
+const JOINT_BYTES: usize = 48;
+
+/// The labels of the three passes' timestamp queries (and the panel's GPU rows).
+pub const SAMPLE_PASS: &str = "animate: sample";
+pub const HIERARCHY_PASS: &str = "animate: hierarchy";
+pub const PALETTE_PASS: &str = "animate: palette";
+
+/// `Character` in animate.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CharacterGpu {
+    pub time_secs: f32,
+    pub speed: f32,
+    pub ground: [f32; 2],
+    pub clips: u32,
+    pub material: u32,
+    pub since_secs: f32,
+    _pad: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<CharacterGpu>() == 32);
+
+impl CharacterGpu {
+    fn new(i: &Instance, since_secs: f32) -> Self {
+        CharacterGpu {
+            time_secs: i.time_secs,
+            speed: i.speed,
+            ground: i.ground_position,
+            clips: u32::from(i.clip) | (u32::from(i.blend_clip) << 16),
+            material: i.material,
+            since_secs,
+            _pad: 0,
+        }
+    }
+}
+
+/// `Params` in animate.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct ParamsGpu {
+    joints: u32,
+    root_count: u32,
+    entries: u32,
+    clip_count: u32,
+    first_character: u32,
+    characters: u32,
+    joint_stride: u32,
+    palette_stride: u32,
+    normal_offset: u32,
+    dual_quat: u32,
+    level_first: u32,
+    level_count: u32,
+    clock_secs: f32,
+    blend_weight: f32,
+    roots_at: u32,
+    binds_at: u32,
+    parents_at: u32,
+    entry_joints_at: u32,
+    clips_at: u32,
+    channels_at: u32,
+    tracks_at: u32,
+    model_at: u32,
+    _pad: [u32; 2],
+}
+
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
+
+/// Why the animation could not be recorded or read back.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuAnimateError {
+    #[error("the {variant} variant does not read palettes on the GPU")]
+    NoPalettes { variant: &'static str },
+    #[error("the palette buffer holds {bytes} bytes; {characters} characters need {needed}")]
+    PalettesTooSmall {
+        bytes: u64,
+        characters: usize,
+        needed: usize,
+    },
+    #[error("{characters} characters animated; {asked} asked for")]
+    Short { asked: usize, characters: usize },
+    #[error(transparent)]
+    Readback(#[from] super::readback::ReadbackError),
+}
+
+/// One range of characters: its local poses, then its model matrices, in one buffer.
+struct Range {
+    poses: wgpu::Buffer,
+    capacity: usize,
+}
+
+/// What the bind groups and parameters were made for.
+#[derive(Clone, Debug, PartialEq)]
+struct BoundFor {
+    palettes: wgpu::Buffer,
+    characters: usize,
+    palette_stride: usize,
+    format: OutputFormat,
+    per_range: usize,
+    blend_weight: f32,
+    clock_secs: f32,
+}
+
+/// The animation passes of one rig (see the module docs).
+pub struct GpuAnimator {
+    sample: wgpu::ComputePipeline,
+    walk: wgpu::ComputePipeline,
+    level: wgpu::ComputePipeline,
+    palette: wgpu::ComputePipeline,
+    bind_layout: wgpu::BindGroupLayout,
+    data: wgpu::Buffer,
+    offsets: tables::TableOffsets,
+    tables_bytes: u64,
+    joint_stride: usize,
+    normal_offset_vec4s: u32,
+    records: wgpu::Buffer,
+    /// What the GPU's records hold, and the crowd they were written from.
+    held: Vec<CharacterGpu>,
+    held_from: Vec<Instance>,
+    params: wgpu::Buffer,
+    params_capacity: usize,
+    scratch: Vec<u8>,
+    ranges: Vec<Range>,
+    bound: Option<(BoundFor, Vec<wgpu::BindGroup>)>,
+    max_binding: u64,
+    /// At most this many characters per range (tests: the split on any adapter).
+    range_limit: Option<usize>,
+    /// Bytes the last [`Self::write_characters`] wrote.
+    pub written_bytes: u64,
+}
+
+impl GpuAnimator {
+    /// Uploads `rig`'s tables and builds the passes' pipelines.
+    pub fn new(device: &wgpu::Device, rig: &PreparedRig) -> Self {
+        use wgpu::util::DeviceExt;
+        let t = AnimationTables::new(rig);
+        let data = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("animate: rig, keys and tables"),
+            contents: bytemuck::cast_slice(&t.words),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("animate.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/animate.wgsl").into()),
+        });
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("animate"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(
+                            std::mem::size_of::<ParamsGpu>() as u64
+                        ),
+                    },
+                    count: None,
+                },
+                storage(1, true),
+                storage(2, true),
+                storage(3, false),
+                storage(4, false),
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("animate"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&layout),
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let params_capacity = 4;
+        GpuAnimator {
+            sample: pipeline("cs_sample"),
+            walk: pipeline("cs_hierarchy_walk"),
+            level: pipeline("cs_hierarchy_level"),
+            palette: pipeline("cs_palette"),
+            bind_layout,
+            data,
+            tables_bytes: t.bytes(),
+            offsets: t.offsets,
+            joint_stride: rig.joint_stride,
+            normal_offset_vec4s: if rig.own_normal_matrices() {
+                3 * rig.normal_palette_offset() as u32
+            } else {
+                0
+            },
+            records: Self::records_buffer(device, 0),
+            held: Vec::new(),
+            held_from: Vec::new(),
+            params: Self::params_buffer(device, params_capacity),
+            params_capacity,
+            scratch: Vec::new(),
+            ranges: Vec::new(),
+            bound: None,
+            max_binding: device
+                .limits()
+                .max_storage_buffer_binding_size
+                .min(device.limits().max_buffer_size),
+            range_limit: None,
+            written_bytes: 0,
+        }
+    }
+
+    fn records_buffer(device: &wgpu::Device, characters: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("animate: character records"),
+            size: (characters.max(1) * RECORD_BYTES) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn params_buffer(device: &wgpu::Device, blocks: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("animate: parameters per range and level"),
+            size: blocks as u64 * PARAMS_STRIDE,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Splits the characters into ranges of at most `characters` (`None`: what the
+    /// device's limits allow), as a device with a small binding limit would.
+    pub fn limit_ranges(&mut self, characters: Option<usize>) {
+        self.range_limit = characters;
+        self.bound = None;
+    }
+
+    /// Forgets what the GPU's records hold: the next [`Self::write_characters`] writes
+    /// every one (after the crowd's times were changed behind the animator's back).
+    pub fn forget_records(&mut self) {
+        self.held.clear();
+        self.held_from.clear();
+    }
+
+    /// Bytes of GPU memory the animation holds now: tables, records, local poses and
+    /// model matrices (the palettes are the renderer's).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.tables_bytes
+            + self.records.size()
+            + self.ranges.iter().map(|r| r.poses.size()).sum::<u64>()
+    }
+
+    /// Bytes of GPU memory `characters` characters of `rig` take in this mode besides their
+    /// palettes (the budget's figure).
+    pub fn bytes_for(rig: &PreparedRig, characters: usize) -> u64 {
+        (characters * (RECORD_BYTES + 2 * rig.joint_stride * JOINT_BYTES)) as u64
+    }
+
+    /// Writes the record of every character of `crowd` that differs from what the GPU
+    /// holds, with its time as of clock reading `clock_secs`; returns the bytes written.
+    pub fn write_characters(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &[Instance],
+        clock_secs: f32,
+    ) -> u64 {
+        let n = crowd.len();
+        if (self.records.size() as usize) < n * RECORD_BYTES {
+            self.records = Self::records_buffer(device, n + n / 4);
+            self.bound = None;
+            self.forget_records();
+        }
+        self.held.truncate(n);
+        self.held_from.truncate(n);
+        let mut written = 0u64;
+        let mut i = 0;
+        while i < n {
+            if i < self.held_from.len() && self.held_from[i] == crowd[i] {
+                i += 1;
+                continue;
+            }
+            // A run of changed neighbours: one write.
+            let start = i;
+            while i < n && !(i < self.held_from.len() && self.held_from[i] == crowd[i]) {
+                let record = CharacterGpu::new(&crowd[i], clock_secs);
+                if i < self.held.len() {
+                    self.held[i] = record;
+                    self.held_from[i] = crowd[i];
+                } else {
+                    self.held.push(record);
+                    self.held_from.push(crowd[i]);
+                }
+                i += 1;
+            }
+            let bytes: &[u8] = bytemuck::cast_slice(&self.held[start..i]);
+            queue.write_buffer(&self.records, (start * RECORD_BYTES) as u64, bytes);
+            written += bytes.len() as u64;
+        }
+        self.written_bytes = written;
+        written
+    }
+
+    /// The crowd as the GPU animates it at clock reading `clock_secs`: each character's
+    /// time advanced from its record (what verify and the tests compare against).
+    pub fn crowd_at(&self, clock_secs: f32) -> Vec<Instance> {
+        let since: Vec<f32> = self.held.iter().map(|r| r.since_secs).collect();
+        crate::crowd::animate::instances_at(&self.held_from, &since, clock_secs)
+    }
+
+    /// Characters one range may hold: its local poses and model matrices together, and its
+    /// slice of the palettes, each fit one storage binding.
+    fn range_characters(&self, palettes: &OutputLayout) -> usize {
+        let per_joint_buffer = (2 * self.joint_stride * JOINT_BYTES).max(1) as u64;
+        let by_poses = self.max_binding / per_joint_buffer;
+        let by_palettes = self.max_binding / palettes.instance_stride.max(1) as u64;
+        (by_poses.min(by_palettes) as usize)
+            .min(self.range_limit.unwrap_or(usize::MAX))
+            .max(1)
+    }
+
+    fn fit_ranges(&mut self, device: &wgpu::Device, characters: usize, per_range: usize) {
+        let count = characters.div_ceil(per_range);
+        if self.ranges.len() > count {
+            self.ranges.truncate(count);
+            self.bound = None;
+        }
+        let bytes = self.joint_stride * JOINT_BYTES;
+        for r in 0..count {
+            let live = per_range.min(characters - r * per_range);
+            let fits = self
+                .ranges
+                .get(r)
+                .is_some_and(|range| range.capacity >= live && range.capacity <= live * 4);
+            if fits {
+                continue;
+            }
+            let capacity = (live + live / 4).clamp(1, per_range);
+            let range = Range {
+                poses: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("animate: local poses and model matrices (one range)"),
+                    size: (2 * capacity * bytes) as u64,
+                    // COPY_SRC: the CPU twins read them back.
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+                capacity,
+            };
+            self.bound = None;
+            if r < self.ranges.len() {
+                self.ranges[r] = range;
+            } else {
+                self.ranges.push(range);
+            }
+        }
+    }
+
+    /// Records the three passes for the first `characters` records (written by
+    /// [`Self::write_characters`]) at clock reading `clock_secs`, into `palettes` laid out
+    /// as `layout` (a GPU skin variant's: 3×4 rows, or dual quaternions), each pass timed
+    /// by `timers` where given.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        palettes: &wgpu::Buffer,
+        layout: &OutputLayout,
+        characters: usize,
+        clock_secs: f32,
+        blend_weight: f32,
+        hierarchy: GpuHierarchy,
+        timers: Option<&GpuTimers>,
+    ) -> Result<(), GpuAnimateError> {
+        let dual_quat = match layout.format {
+            OutputFormat::Palette3x4 => false,
+            OutputFormat::PaletteDualQuat => true,
+            OutputFormat::Interleaved
+            | OutputFormat::Float3
+            | OutputFormat::Float4
+            | OutputFormat::Packed => {
+                return Err(GpuAnimateError::NoPalettes {
+                    variant: layout.variant.spec().name,
+                });
+            }
+        };
+        if (palettes.size() as usize) < layout.bytes(characters) {
+            return Err(GpuAnimateError::PalettesTooSmall {
+                bytes: palettes.size(),
+                characters,
+                needed: layout.bytes(characters),
+            });
+        }
+        if self.held.len() < characters {
+            return Err(GpuAnimateError::Short {
+                asked: characters,
+                characters: self.held.len(),
+            });
+        }
+        if characters == 0 {
+            return Ok(());
+        }
+        let per_range = self.range_characters(layout);
+        self.fit_ranges(device, characters, per_range);
+        let wanted = BoundFor {
+            palettes: palettes.clone(),
+            characters,
+            palette_stride: layout.instance_stride,
+            format: layout.format,
+            per_range,
+            blend_weight,
+            clock_secs,
+        };
+        self.write_params(device, queue, &wanted, dual_quat);
+        let current = self.bound.as_ref().is_some_and(|(b, _)| {
+            BoundFor {
+                clock_secs,
+                ..b.clone()
+            } == wanted
+        });
+        if !current {
+            let groups = self.bind_groups(device, &wanted);
+            self.bound = Some((wanted, groups));
+        }
+        let Some((_, groups)) = &self.bound else {
+            unreachable!("bound above")
+        };
+        let blocks = 1 + self.offsets.levels.len();
+        let o = &self.offsets;
+        let live = |r: usize| per_range.min(characters - r * per_range) as u32;
+        let offset = |r: usize, block: usize| ((r * blocks + block) as u64 * PARAMS_STRIDE) as u32;
+        let mut timed = |label: &'static str,
+                         pipeline: &wgpu::ComputePipeline,
+                         work: &dyn Fn(&mut wgpu::ComputePass<'_>, usize)| {
+            let query = timers.map(|t| t.pass(label, encoder));
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(label),
+                    timestamp_writes: query
+                        .as_ref()
+                        .and_then(|q| q.compute_pass_timestamp_writes()),
+                });
+                pass.set_pipeline(pipeline);
+                for (r, group) in groups.iter().enumerate() {
+                    pass.set_bind_group(0, group, &[offset(r, 0)]);
+                    work(&mut pass, r);
+                }
+            }
+            if let (Some(t), Some(q)) = (timers, query) {
+                t.end(encoder, q);
+            }
+        };
+        timed(SAMPLE_PASS, &self.sample, &|pass, r| {
+            dispatch(pass, live(r) * o.joints)
+        });
+        match hierarchy {
+            GpuHierarchy::Walk => timed(HIERARCHY_PASS, &self.walk, &|pass, r| {
+                dispatch(pass, live(r))
+            }),
+            GpuHierarchy::Levels => timed(HIERARCHY_PASS, &self.level, &|pass, r| {
+                for (l, &(_, count)) in o.levels.iter().enumerate() {
+                    pass.set_bind_group(0, &groups[r], &[offset(r, 1 + l)]);
+                    dispatch(pass, live(r) * count);
+                }
+            }),
+        }
+        timed(PALETTE_PASS, &self.palette, &|pass, r| {
+            dispatch(pass, live(r) * o.entries)
+        });
+        Ok(())
+    }
+
+    /// Every range's parameter blocks: one for sample, walk and palette, one per depth
+    /// level. Written every frame (the clock moves); 256 bytes a block.
+    fn write_params(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        b: &BoundFor,
+        dual_quat: bool,
+    ) {
+        let ranges = b.characters.div_ceil(b.per_range);
+        let blocks = 1 + self.offsets.levels.len();
+        if ranges * blocks > self.params_capacity {
+            self.params_capacity = (ranges * blocks).next_power_of_two();
+            self.params = Self::params_buffer(device, self.params_capacity);
+            self.bound = None;
+        }
+        let o = &self.offsets;
+        self.scratch.clear();
+        self.scratch
+            .resize(ranges * blocks * PARAMS_STRIDE as usize, 0);
+        for r in 0..ranges {
+            let live = b.per_range.min(b.characters - r * b.per_range);
+            let base = ParamsGpu {
+                joints: o.joints,
+                root_count: o.root_count,
+                entries: o.entries,
+                clip_count: o.clip_count,
+                first_character: (r * b.per_range) as u32,
+                characters: live as u32,
+                joint_stride: self.joint_stride as u32,
+                palette_stride: (b.palette_stride / 16) as u32,
+                normal_offset: if dual_quat {
+                    0
+                } else {
+                    self.normal_offset_vec4s
+                },
+                dual_quat: dual_quat as u32,
+                level_first: 0,
+                level_count: 0,
+                clock_secs: b.clock_secs,
+                blend_weight: b.blend_weight,
+                roots_at: o.roots_at,
+                binds_at: o.binds_at,
+                parents_at: o.parents_at,
+                entry_joints_at: o.entry_joints_at,
+                clips_at: o.clips_at,
+                channels_at: o.channels_at,
+                tracks_at: o.tracks_at,
+                model_at: (self.ranges[r].capacity * self.joint_stride * 3) as u32,
+                _pad: [0; 2],
+            };
+            let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());
+            for (block, (first, count)) in levels.enumerate() {
+                let params = ParamsGpu {
+                    level_first: first,
+                    level_count: count,
+                    ..base
+                };
+                let at = (r * blocks + block) * PARAMS_STRIDE as usize;
+                self.scratch[at..at + std::mem::size_of::<ParamsGpu>()]
+                    .copy_from_slice(bytemuck::bytes_of(&params));
+            }
+        }
+        queue.write_buffer(&self.params, 0, &self.scratch);
+    }
+
+    fn bind_groups(&self, device: &wgpu::Device, b: &BoundFor) -> Vec<wgpu::BindGroup> {
+        let ranges = b.characters.div_ceil(b.per_range);
+        (0..ranges)
+            .map(|r| {
+                let live = b.per_range.min(b.characters - r * b.per_range);
+                let range = &self.ranges[r];
+                let _ = live;
+                fn slice(
+                    buffer: &wgpu::Buffer,
+                    offset: u64,
+                    size: u64,
+                ) -> wgpu::BindingResource<'_> {
+                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset,
+                        size: wgpu::BufferSize::new(size),
+                    })
+                }
+                let entries = [
+                    slice(&self.params, 0, std::mem::size_of::<ParamsGpu>() as u64),
+                    self.data.as_entire_binding(),
+                    self.records.as_entire_binding(),
+                    range.poses.as_entire_binding(),
+                    slice(
+                        &b.palettes,
+                        (r * b.per_range * b.palette_stride) as u64,
+                        (live * b.palette_stride) as u64,
+                    ),
+                ];
+                let entries: Vec<wgpu::BindGroupEntry> = entries
+                    .into_iter()
+                    .enumerate()
+                    .map(|(binding, resource)| wgpu::BindGroupEntry {
+                        binding: binding as u32,
+                        resource,
+                    })
+                    .collect();
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("animate range"),
+                    layout: &self.bind_layout,
+                    entries: &entries,
+                })
+            })
+            .collect()
+    }
+
+    /// The first `characters` characters' local poses and model matrices as the last
+    /// recorded frame left them, read back (blocks until the GPU is done): the CPU twins'
+    /// input.
+    pub fn read_back(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        characters: usize,
+    ) -> Result<(Vec<Vec<Qvs>>, Vec<Vec<Mat3x4>>), GpuAnimateError> {
+        let joints = self.offsets.joints as usize;
+        let stride = self.joint_stride;
+        let mut locals = Vec::with_capacity(characters);
+        let mut models = Vec::with_capacity(characters);
+        let per_range = self.bound.as_ref().map_or(0, |(b, _)| b.per_range);
+        let mut left = characters;
+        for range in &self.ranges {
+            if left == 0 || per_range == 0 {
+                break;
+            }
+            let take = per_range.min(left);
+            let all =
+                super::readback::read_buffer(device, queue, &range.poses, range.poses.size())?;
+            let all: &[[f32; 12]] = bytemuck::cast_slice(&all);
+            let (l, m) = all.split_at(range.capacity * stride);
+            for c in 0..take {
+                let at = c * stride;
+                locals.push(
+                    l[at..at + joints]
+                        .iter()
+                        .map(|v| Qvs {
+                            rotation: glam::Quat::from_slice(&v[0..4]),
+                            translation: glam::Vec3A::from_slice(&v[4..7]),
+                            scale: glam::Vec3A::from_slice(&v[8..11]),
+                        })
+                        .collect(),
+                );
+                models.push(
+                    m[at..at + joints]
+                        .iter()
+                        .map(|v| Mat3x4 {
+                            rows: [
+                                glam::Vec4::from_slice(&v[0..4]),
+                                glam::Vec4::from_slice(&v[4..8]),
+                                glam::Vec4::from_slice(&v[8..12]),
+                            ],
+                        })
+                        .collect(),
+                );
+            }
+            left -= take;
+        }
+        if left > 0 {
+            return Err(GpuAnimateError::Short {
+                asked: characters,
+                characters: characters - left,
+            });
+        }
+        Ok((locals, models))
+    }
+}
+
+fn dispatch(pass: &mut wgpu::ComputePass<'_>, invocations: u32) {
+    let (x, y) = workgroups(invocations);
+    if x > 0 {
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// Workgroups for `invocations` invocations: one row, or rows of 65,535 (the shader's
+/// `flat_index` counts across them).
+fn workgroups(invocations: u32) -> (u32, u32) {
+    const MAX: u32 = 65_535;
+    let groups = invocations.div_ceil(WORKGROUP);
+    if groups <= MAX {
+        (groups, 1)
+    } else {
+        (MAX, groups.div_ceil(MAX))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatches_past_the_dimension_limit_cover_every_invocation() {
+        assert_eq!(workgroups(0), (0, 1));
+        assert_eq!(workgroups(64), (1, 1));
+        assert_eq!(workgroups(65), (2, 1));
+        let n = 100_000 * 96;
+        let (x, y) = workgroups(n);
+        assert!(x <= 65_535 && (x * y * WORKGROUP) >= n);
+    }
+}

@@ -1,0 +1,295 @@
+//! The rig and its prepared clips flattened into the one array of words `animate.wgsl`
+//! reads.
+//!
+//! How it works: three parts are built and then laid end to end ([`AnimationTables::words`],
+//! every offset in words from the start): `rig` (vec4s: the rest pose as rotation,
+//! translation, scale; each root's folded ancestors and each palette entry's inverse bind
+//! as three rows), `values` (the keys, one vec4 each) and `tables` (u32s: parents, the
+//! entries' joints, the joints by depth level, then per clip its duration, per clip and
+//! joint the index of its translation, rotation and scale track, per track an eight-word
+//! header, and every track's key times). One array keeps the shader at four storage
+//! bindings, what every adapter offers. The
+//! tracks are the prepared clips' own: the per-track ones and the LINEAR rotations the CPU
+//! keeps eight to a vector, taken back out lane by lane, so both devices sample the same
+//! keys. Built once per rig; nothing here runs per frame.
+
+use glam::Mat4;
+
+use crate::prepare::PreparedRig;
+use crate::prepare::clip::{ClipRt, Timeline, TrackRt};
+use crate::rig::{Interpolation, NO_PARENT};
+use crate::types::LANES;
+
+/// A track's or a clip channel's "none".
+pub const NONE: u32 = u32::MAX;
+/// u32s in a track's header.
+pub const TRACK_WORDS: u32 = 8;
+
+/// Where each table starts (words from the start of [`AnimationTables::words`]), and the
+/// rig's counts: what the shader's parameters carry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableOffsets {
+    pub joints: u32,
+    pub root_count: u32,
+    pub entries: u32,
+    pub clip_count: u32,
+    pub roots_at: u32,
+    pub binds_at: u32,
+    pub parents_at: u32,
+    pub entry_joints_at: u32,
+    pub clips_at: u32,
+    pub channels_at: u32,
+    pub tracks_at: u32,
+    /// Each depth level's joints: (first word, count), roots first.
+    pub levels: Vec<(u32, u32)>,
+}
+
+/// What the animation shader reads (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct AnimationTables {
+    /// The rig, the values and the tables end to end.
+    pub words: Vec<u32>,
+    pub offsets: TableOffsets,
+    /// Tracks uploaded, for reports.
+    pub tracks: usize,
+}
+
+fn push_rows(rig: &mut Vec<[f32; 4]>, m: &Mat4) {
+    for r in 0..3 {
+        rig.push(m.row(r).to_array());
+    }
+}
+
+impl AnimationTables {
+    pub fn new(prepared: &PreparedRig) -> Self {
+        let skeleton = &prepared.skeleton;
+        let joints = skeleton.joint_count();
+        let mut t = Parts::default();
+        for q in &prepared.rest_pose {
+            t.rig.push(q.rotation.to_array());
+            t.rig.push(q.translation.extend(0.0).to_array());
+            t.rig.push(q.scale.extend(0.0).to_array());
+        }
+        t.offsets.roots_at = t.rig.len() as u32;
+        for m in &skeleton.model_from_root_parent {
+            push_rows(&mut t.rig, m);
+        }
+        t.offsets.binds_at = t.rig.len() as u32;
+        for m in &skeleton.joint_from_bind {
+            push_rows(&mut t.rig, m);
+        }
+
+        t.offsets.parents_at = t.tables.len() as u32;
+        t.tables
+            .extend(skeleton.parents.iter().map(|&p| u32::from(p)));
+        t.offsets.entry_joints_at = t.tables.len() as u32;
+        t.tables
+            .extend(skeleton.palette_joints.iter().map(|&j| u32::from(j)));
+        // Depth levels: parents come before their children, so one forward pass finds
+        // every joint's depth.
+        let mut depth = vec![0usize; joints];
+        for j in 0..joints {
+            let parent = skeleton.parents[j];
+            depth[j] = if parent == NO_PARENT {
+                0
+            } else {
+                depth[parent as usize] + 1
+            };
+        }
+        let levels = depth.iter().max().map_or(0, |d| d + 1);
+        for level in 0..levels {
+            let first = t.tables.len() as u32;
+            t.tables
+                .extend((0..joints as u32).filter(|&j| depth[j as usize] == level));
+            t.offsets
+                .levels
+                .push((first, t.tables.len() as u32 - first));
+        }
+
+        let clips = &prepared.clips;
+        t.offsets.clips_at = t.tables.len() as u32;
+        for clip in clips {
+            t.tables.push(clip.duration_secs.to_bits());
+            t.tables.push(0);
+        }
+        t.offsets.channels_at = t.tables.len() as u32;
+        t.tables
+            .resize(t.tables.len() + clips.len() * joints * 3, NONE);
+        // The headers go into their own list first: the key times follow all of them.
+        let mut headers: Vec<[u32; TRACK_WORDS as usize]> = Vec::new();
+        let mut times: Vec<u32> = Vec::new();
+        for (c, clip) in clips.iter().enumerate() {
+            for (joint, channel, track) in clip_tracks(clip) {
+                let at = t.offsets.channels_at as usize + (c * joints + joint) * 3 + channel;
+                t.tables[at] = headers.len() as u32;
+                let (start, rate) = track.timeline.uniform.unwrap_or((0.0, 0.0));
+                headers.push([
+                    match track.interpolation {
+                        Interpolation::Step => 0,
+                        Interpolation::Linear => 1,
+                        Interpolation::CubicSpline => 2,
+                    },
+                    track.timeline.times_secs.len() as u32,
+                    // Made absolute below, once the headers' length is known.
+                    times.len() as u32,
+                    t.values.len() as u32,
+                    track.timeline.uniform.is_some() as u32,
+                    start.to_bits(),
+                    rate.to_bits(),
+                    0,
+                ]);
+                times.extend(track.timeline.times_secs.iter().map(|x| x.to_bits()));
+                t.values.extend(track.values);
+            }
+        }
+        t.offsets.tracks_at = t.tables.len() as u32;
+        let times_at = t.offsets.tracks_at + headers.len() as u32 * TRACK_WORDS;
+        t.tracks = headers.len();
+        for mut h in headers {
+            h[2] += times_at;
+            t.tables.extend(h);
+        }
+        t.tables.extend(times);
+        t.offsets.joints = joints as u32;
+        t.offsets.root_count = skeleton.root_count as u32;
+        t.offsets.entries = skeleton.palette_len() as u32;
+        t.offsets.clip_count = clips.len() as u32;
+        t.end_to_end()
+    }
+
+    /// Bytes the array takes on the GPU.
+    pub fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 4
+    }
+}
+
+/// The three parts while they are built, each counting from its own start.
+#[derive(Default)]
+struct Parts {
+    rig: Vec<[f32; 4]>,
+    tables: Vec<u32>,
+    values: Vec<[f32; 4]>,
+    offsets: TableOffsets,
+    tracks: usize,
+}
+
+impl Parts {
+    /// The rig, then the values, then the tables, every offset made a word offset.
+    fn end_to_end(self) -> AnimationTables {
+        let values_at = self.rig.len() as u32 * 4;
+        let tables_at = values_at + self.values.len() as u32 * 4;
+        let mut o = self.offsets;
+        o.roots_at *= 4;
+        o.binds_at *= 4;
+        for at in [
+            &mut o.parents_at,
+            &mut o.entry_joints_at,
+            &mut o.clips_at,
+            &mut o.channels_at,
+        ] {
+            *at += tables_at;
+        }
+        for level in &mut o.levels {
+            level.0 += tables_at;
+        }
+        let mut tables = self.tables;
+        // Each header's times and values offsets.
+        let headers =
+            o.tracks_at as usize..o.tracks_at as usize + self.tracks * TRACK_WORDS as usize;
+        for h in headers.step_by(TRACK_WORDS as usize) {
+            tables[h + 2] += tables_at;
+            tables[h + 3] = values_at + tables[h + 3] * 4;
+        }
+        o.tracks_at += tables_at;
+        let mut words: Vec<u32> = bytemuck::cast_slice::<[f32; 4], u32>(&self.rig).to_vec();
+        words.extend_from_slice(bytemuck::cast_slice::<[f32; 4], u32>(&self.values));
+        words.extend_from_slice(&tables);
+        // A binding may not be empty.
+        words.push(0);
+        AnimationTables {
+            words,
+            offsets: o,
+            tracks: self.tracks,
+        }
+    }
+}
+
+/// A track as the shader reads it: interpolation, timeline, values as vec4s.
+pub struct FlatTrack {
+    pub interpolation: Interpolation,
+    pub timeline: Timeline,
+    pub values: Vec<[f32; 4]>,
+}
+
+fn flat<T: Copy>(track: &TrackRt<T>, to: impl Fn(T) -> [f32; 4]) -> FlatTrack {
+    FlatTrack {
+        interpolation: track.interpolation,
+        timeline: track.timeline.clone(),
+        values: track.values.iter().map(|&v| to(v)).collect(),
+    }
+}
+
+/// Every track of a prepared clip as (joint, channel: 0 translation, 1 rotation, 2 scale,
+/// track), the lane rotations taken back out one track at a time.
+pub fn clip_tracks(clip: &ClipRt) -> Vec<(usize, usize, FlatTrack)> {
+    let vec3 = |v: glam::Vec3A| v.extend(0.0).to_array();
+    let mut out = Vec::new();
+    for a in &clip.animated {
+        let joint = a.joint as usize;
+        if let Some(track) = &a.translation {
+            out.push((joint, 0, flat(track, vec3)));
+        }
+        if let Some(track) = &a.rotation {
+            out.push((joint, 1, flat(track, |q: glam::Quat| q.to_array())));
+        }
+        if let Some(track) = &a.scale {
+            out.push((joint, 2, flat(track, vec3)));
+        }
+    }
+    if let Some(lanes) = &clip.lane_rotations {
+        let keys = lanes.timeline.times_secs.len();
+        for (i, &joint) in lanes.joints.iter().enumerate() {
+            let (b, l) = (i / LANES, i % LANES);
+            let values = (0..keys)
+                .map(|k| {
+                    let key = &lanes.keys[k * lanes.blocks + b];
+                    [key[0].0[l], key[1].0[l], key[2].0[l], key[3].0[l]]
+                })
+                .collect();
+            out.push((
+                joint as usize,
+                1,
+                FlatTrack {
+                    interpolation: Interpolation::Linear,
+                    timeline: lanes.timeline.clone(),
+                    values,
+                },
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_track_of_every_clip_is_in_the_tables_once() {
+        let rig = PreparedRig::reference();
+        let t = AnimationTables::new(&rig);
+        let per_clip: usize = rig.clips.iter().map(|c| clip_tracks(c).len()).sum();
+        assert_eq!(t.tracks, per_clip);
+        let channels = &t.words[t.offsets.channels_at as usize
+            ..t.offsets.channels_at as usize + rig.clips.len() * rig.joint_count() * 3];
+        let named = channels.iter().filter(|&&c| c != NONE).count();
+        assert_eq!(named, per_clip);
+        // Every level's joints have their parent one level up.
+        let levels = &t.offsets.levels;
+        assert_eq!(
+            levels.iter().map(|l| l.1 as usize).sum::<usize>(),
+            rig.joint_count()
+        );
+        assert_eq!(levels[0].1 as usize, rig.skeleton.root_count);
+    }
+}

@@ -1,0 +1,283 @@
+//! CPU twins of the animation on the GPU (`--animate gpu`): on whatever adapter exists
+//! (lavapipe without a GPU), the compute passes sample, blend, walk the hierarchy and
+//! write the palettes of a small crowd; the local poses, model matrices and palettes are
+//! read back and compared with the CPU pipeline (the same palettes within the CPU
+//! variants' tolerance) and with the f64 oracles (`verify_gpu_animation`), on every rig
+//! (the built-in ones, the twist capsule, every public rig, the split Fox), with both
+//! hierarchy passes, with and without the cross-fade, and with dual quaternions where the
+//! rig takes them: one case each (`cargo test --test gpu_animate -- fox/levels`). Two more
+//! cases split the characters into ranges and change only some characters between frames
+//! (only those records are written).
+
+mod common;
+
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use skinbench::crowd::verify::{POSE_TOLERANCE, verified_indices, verify_gpu_animation};
+use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig};
+use skinbench::gpu::animate::{GpuAnimator, GpuHierarchy, RECORD_BYTES};
+use skinbench::gpu::{GpuContext, read_buffer};
+use skinbench::prepare::PreparedRig;
+use skinbench::skin::{OutputBuffer, SkinMethod, SkinVariant};
+use skinbench::variant::Variant;
+
+/// Clock readings between writing the records and animating: every time advances.
+const CLOCK_SECS: f32 = 0.37;
+
+struct Case {
+    method: SkinMethod,
+    hierarchy: GpuHierarchy,
+    blend_weight: f32,
+    characters: usize,
+    range_limit: Option<usize>,
+}
+
+/// What the GPU computed for `crowd` at [`CLOCK_SECS`]: the palettes, and the animator.
+fn animate_on_gpu(
+    gpu: &GpuContext,
+    pipeline: &Pipeline,
+    animator: &mut GpuAnimator,
+    crowd: &InstanceStore,
+    case: &Case,
+) -> Result<Vec<u8>, Failed> {
+    let layout = *pipeline.output_layout();
+    let n = crowd.len();
+    let palettes = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("palettes"),
+        size: layout.bytes(n).max(16) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.0);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    animator
+        .record(
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            &palettes,
+            &layout,
+            n,
+            CLOCK_SECS,
+            case.blend_weight,
+            case.hierarchy,
+            None,
+        )
+        .map_err(|e| e.to_string())?;
+    gpu.queue.submit([encoder.finish()]);
+    Ok(
+        read_buffer(&gpu.device, &gpu.queue, &palettes, layout.bytes(n) as u64)
+            .map_err(|e| e.to_string())?,
+    )
+}
+
+fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
+    let Some(gpu) = common::gpu_context() else {
+        return Ok(());
+    };
+    let config = PipelineConfig {
+        skin: SkinVariant::GpuVertex,
+        method: case.method,
+        blend_weight: case.blend_weight,
+        ..PipelineConfig::best_for(rig, 1)
+    };
+    let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+    let mut animator = GpuAnimator::new(&gpu.device, rig);
+    animator.limit_ranges(case.range_limit);
+    let mut crowd = InstanceStore::new();
+    crowd.resize(case.characters, rig, 2.0);
+    crowd.advance(0.137);
+    let gpu_palettes = animate_on_gpu(&gpu, &pipeline, &mut animator, &crowd, &case)?;
+    let at_clock = animator.crowd_at(CLOCK_SECS);
+
+    // The same frame on the CPU: the palettes a GPU skin variant would upload.
+    let layout = *pipeline.output_layout();
+    let mut cpu = OutputBuffer::for_instances(&layout, at_clock.len());
+    pipeline
+        .run_frame(&at_clock, &mut cpu)
+        .map_err(|e| e.to_string())?;
+    let gpu_floats: &[f32] = bytemuck::cast_slice(&gpu_palettes);
+    let cpu_floats: &[f32] = bytemuck::cast_slice(&cpu.as_bytes()[..gpu_palettes.len()]);
+    // Palette entries hold rotations (≤ 1) and translations (≤ the rig's size).
+    let scale = rig.bounds_size.max(1.0);
+    let mut worst = 0.0f32;
+    for (g, c) in gpu_floats.iter().zip(cpu_floats) {
+        worst = worst.max((g - c).abs() / scale);
+    }
+    // Dual quaternions may differ in sign (q and -q are one rotation): the oracle below
+    // checks them; matrices must match entry for entry.
+    if case.method == SkinMethod::Linear && (worst.is_nan() || worst as f64 > POSE_TOLERANCE) {
+        return Err(
+            format!("GPU palettes differ from the CPU's by {worst:e} of the rig size").into(),
+        );
+    }
+
+    let indices = verified_indices(at_clock.len(), 16);
+    let (locals, models) = animator
+        .read_back(&gpu.device, &gpu.queue, at_clock.len())
+        .map_err(|e| e.to_string())?;
+    let locals: Vec<_> = indices.iter().map(|&i| locals[i].clone()).collect();
+    let models: Vec<_> = indices.iter().map(|&i| models[i].clone()).collect();
+    let d = verify_gpu_animation(
+        &pipeline,
+        &at_clock,
+        &indices,
+        &locals,
+        &models,
+        &gpu_palettes,
+    )
+    .map_err(|e| e.to_string())?;
+    if d.blend > POSE_TOLERANCE {
+        return Err(format!("sampled local poses off by {:e}", d.blend).into());
+    }
+    if d.hierarchy > POSE_TOLERANCE {
+        return Err(format!("model matrices off by {:e}", d.hierarchy).into());
+    }
+    common::skin_within_tolerance(&d.skin).map_err(Failed::from)?;
+    Ok(())
+}
+
+/// Only the characters that changed are written again, and the frame after is right.
+fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+    let Some(gpu) = common::gpu_context() else {
+        return Ok(());
+    };
+    let config = PipelineConfig {
+        skin: SkinVariant::GpuVertex,
+        ..PipelineConfig::best_for(rig, 1)
+    };
+    let pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+    let mut animator = GpuAnimator::new(&gpu.device, rig);
+    let mut crowd = InstanceStore::new();
+    crowd.resize(20, rig, 2.0);
+    let first = animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.0);
+    if first != (20 * RECORD_BYTES) as u64 {
+        return Err(format!("the first frame wrote {first} bytes").into());
+    }
+    let steady = animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.5);
+    if steady != 0 {
+        return Err(format!("a crowd that did not change wrote {steady} bytes").into());
+    }
+    let clips = rig.clips.len().max(1) as u16;
+    for i in [3, 4, 11] {
+        let c = &mut crowd.as_mut_slice()[i];
+        c.clip = (c.clip + 1) % clips;
+        c.time_secs += 0.25;
+    }
+    let changed = animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.5);
+    if changed != (3 * RECORD_BYTES) as u64 {
+        return Err(format!("three changed characters wrote {changed} bytes").into());
+    }
+    // The GPU's times: the changed ones from 0.5 on, the others from 0.
+    let at = animator.crowd_at(CLOCK_SECS);
+    for (i, c) in at.iter().enumerate() {
+        let expected = if [3, 4, 11].contains(&i) {
+            crowd.as_slice()[i].time_secs + crowd.as_slice()[i].speed * (CLOCK_SECS - 0.5)
+        } else {
+            crowd.as_slice()[i].time_secs + crowd.as_slice()[i].speed * CLOCK_SECS
+        };
+        if c.time_secs != expected {
+            return Err(format!("character {i}: time {} not {expected}", c.time_secs).into());
+        }
+    }
+    let case = Case {
+        method: SkinMethod::Linear,
+        hierarchy: GpuHierarchy::DEFAULT,
+        blend_weight: 0.0,
+        characters: 20,
+        range_limit: None,
+    };
+    let layout = *pipeline.output_layout();
+    let palettes = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("palettes"),
+        size: layout.bytes(20) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    animator
+        .record(
+            &gpu.device,
+            &gpu.queue,
+            &mut encoder,
+            &palettes,
+            &layout,
+            20,
+            CLOCK_SECS,
+            case.blend_weight,
+            case.hierarchy,
+            None,
+        )
+        .map_err(|e| e.to_string())?;
+    gpu.queue.submit([encoder.finish()]);
+    let out = read_buffer(&gpu.device, &gpu.queue, &palettes, layout.bytes(20) as u64)
+        .map_err(|e| e.to_string())?;
+    let d = skinbench::crowd::verify::verify_frame(&pipeline, &at, &out, 20)
+        .map_err(|e| e.to_string())?;
+    common::skin_within_tolerance(&d).map_err(Failed::from)
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    for (name, rig) in common::prepared_rigs() {
+        let methods: Vec<SkinMethod> = SkinMethod::ALL
+            .iter()
+            .copied()
+            .filter(|m| m.rig_refusal(rig).is_none())
+            .collect();
+        for &method in &methods {
+            for &hierarchy in GpuHierarchy::ALL {
+                for blend_weight in [0.0, 0.4] {
+                    let rig = rig.clone();
+                    let method_part = match method {
+                        SkinMethod::Linear => String::new(),
+                        SkinMethod::DualQuat => "dual_quat/".to_string(),
+                    };
+                    let blend_part = if blend_weight > 0.0 { "/blend" } else { "" };
+                    trials.push(Trial::test(
+                        format!("{method_part}{name}/{}{blend_part}", hierarchy.name()),
+                        move || {
+                            twin(
+                                &rig,
+                                Case {
+                                    method,
+                                    hierarchy,
+                                    blend_weight,
+                                    characters: 11,
+                                    range_limit: None,
+                                },
+                            )
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    let (_, reference) = &common::prepared_rigs()[0];
+    for &hierarchy in GpuHierarchy::ALL {
+        let rig = reference.clone();
+        trials.push(Trial::test(
+            format!("ranges_of_four/{}", hierarchy.name()),
+            move || {
+                twin(
+                    &rig,
+                    Case {
+                        method: SkinMethod::Linear,
+                        hierarchy,
+                        blend_weight: 0.4,
+                        characters: 13,
+                        range_limit: Some(4),
+                    },
+                )
+            },
+        ));
+    }
+    let rig = reference.clone();
+    trials.push(Trial::test(
+        "only_changed_characters_are_written",
+        move || changed_characters_only(&rig),
+    ));
+    libtest_mimic::run(&args, trials).exit();
+}
