@@ -11,9 +11,10 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
 use skinbench::bench::Workload;
-use skinbench::crowd::Schedule;
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
+use skinbench::crowd::{AnimateDevice, Schedule};
+use skinbench::gpu::animate::GpuHierarchy;
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::{CameraStart, UploadVariant};
 use skinbench::rig::generate::BuiltInRig;
@@ -73,9 +74,18 @@ pub struct AppArgs {
     /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
     pub max_influences: Option<u64>,
-    /// Number of characters, 1..=10000.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    /// Number of characters: 1..=10000, or up to 100000 with --animate gpu.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub instances: u64,
+    /// Where sampling, the blend, the hierarchy and the palettes run: `gpu` animates in
+    /// compute passes and needs a GPU skin variant (--skin gpu_compute, the default there,
+    /// or gpu_vertex); update-rate LOD runs with `cpu` only (the panel's "animate" box
+    /// changes it live).
+    #[arg(long, default_value = AnimateDevice::DEFAULT.spec().name, value_parser = variant_parser::<AnimateDevice>())]
+    pub animate: AnimateDevice,
+    /// How the GPU walks the hierarchy with --animate gpu.
+    #[arg(long = "gpu-hierarchy", default_value = GpuHierarchy::DEFAULT.spec().name, value_parser = variant_parser::<GpuHierarchy>())]
+    pub gpu_hierarchy: GpuHierarchy,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,

@@ -8,10 +8,10 @@ use anyhow::Context as _;
 use crate::cli::{AppArgs, BenchArgs, GenRigArgs, InspectArgs, PoseArgs};
 use crate::cli::{built_in_rig, parse_simd_levels};
 use skinbench::bench::{BenchOptions, Workload, report};
-use skinbench::crowd::PipelineConfig;
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::pipeline::available_threads;
 use skinbench::crowd::trace::Trace;
+use skinbench::crowd::{AnimateDevice, PipelineConfig};
 use skinbench::gpu::scene::Settings;
 use skinbench::pose::{MeshFormat, pose as pose_instance};
 use skinbench::prepare::PreparedRig;
@@ -19,6 +19,7 @@ use skinbench::rig::MAX_INFLUENCES;
 use skinbench::rig::generate::BuiltInRig;
 use skinbench::rig::{self, RigSummary};
 use skinbench::simd::SimdLevel;
+use skinbench::skin::SkinVariant;
 use skinbench::ui::app::AppOptions;
 use skinbench::variant::Variant;
 
@@ -273,9 +274,16 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         None => None,
     };
     let best = PipelineConfig::best_for(&rig, threads);
+    let skin = match (args.animate, args.skin) {
+        (_, Some(skin)) => skin,
+        (AnimateDevice::Cpu, None) => best.skin,
+        // The GPU's palettes need a GPU skin variant.
+        (AnimateDevice::Gpu, None) => SkinVariant::GpuCompute,
+    };
+    check_animate(&args, skin)?;
     let pipeline = PipelineConfig {
         hierarchy: args.hierarchy.unwrap_or(best.hierarchy),
-        skin: args.skin.unwrap_or(best.skin),
+        skin,
         schedule: args.schedule,
         threads,
         blend_weight: args.blend,
@@ -292,6 +300,8 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         )
     })?;
     let settings = Settings {
+        animate: args.animate,
+        gpu_hierarchy: args.gpu_hierarchy,
         simd_level,
         compute_shader: args.compute_shader,
         shadows: args.shadows,
@@ -311,13 +321,22 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
     };
     // Refused here, before the window opens and anything is allocated; the GPU's buffer
     // limit is applied by the scene once the device exists.
-    skinbench::crowd::budget::check(
-        &rig,
-        &settings.pipeline,
-        settings.instances,
-        1,
-        &skinbench::crowd::budget::Budget::this_machine(None),
-    )?;
+    let budget = skinbench::crowd::budget::Budget::this_machine(None);
+    match settings.animate {
+        AnimateDevice::Cpu => skinbench::crowd::budget::check(
+            &rig,
+            &settings.pipeline,
+            settings.instances,
+            1,
+            &budget,
+        )?,
+        AnimateDevice::Gpu => skinbench::crowd::budget::check_animated_on_gpu(
+            &rig,
+            &settings.pipeline,
+            settings.instances,
+            &budget,
+        )?,
+    };
     skinbench::ui::app::run(
         rig,
         AppOptions {
@@ -332,6 +351,40 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             profiler: args.profiler,
         },
     )
+}
+
+/// What `--animate` asks of the other flags: `gpu` writes palettes for a GPU skin variant
+/// and runs without update-rate LOD; `cpu` animates at most 10,000 characters.
+fn check_animate(args: &AppArgs, skin: SkinVariant) -> anyhow::Result<()> {
+    let cap = match args.animate {
+        AnimateDevice::Cpu => skinbench::gpu::scene::MAX_INSTANCES,
+        AnimateDevice::Gpu => skinbench::gpu::scene::MAX_GPU_ANIMATED_INSTANCES,
+    };
+    if args.instances as usize > cap {
+        anyhow::bail!(
+            "--instances {}: at most {cap} with --animate {} (--animate gpu takes up to {})",
+            args.instances,
+            args.animate.name(),
+            skinbench::gpu::scene::MAX_GPU_ANIMATED_INSTANCES
+        );
+    }
+    if args.animate == AnimateDevice::Gpu {
+        if skin.skins_on_cpu() {
+            anyhow::bail!(
+                "--animate gpu --skin {}: the GPU's animation writes palettes for a GPU skin \
+                 variant (gpu_compute or gpu_vertex); {} skins on the CPU",
+                skin.name(),
+                skin.name()
+            );
+        }
+        if args.lod {
+            anyhow::bail!(
+                "--animate gpu --lod on: update-rate LOD runs with the animation on the CPU \
+                 (--animate cpu)"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The soak's rigs: the starting one, the built-in ones, and every .gltf and .glb in

@@ -7,17 +7,23 @@
 //! hierarchy passes, with and without the cross-fade, and with dual quaternions where the
 //! rig takes them: one case each (`cargo test --test gpu_animate -- fox/levels`). Two more
 //! cases split the characters into ranges and change only some characters between frames
-//! (only those records are written).
+//! (only those records are written). The `scene/...` cases draw a crowd with the app's
+//! scene animating on the GPU and on the CPU, with `gpu_compute` and `gpu_vertex`: the
+//! pictures must be the same (as tests/gpu_conformance.rs compares pictures) and the
+//! scene's verify of the GPU's frame must pass.
 
 mod common;
 
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use skinbench::crowd::verify::{POSE_TOLERANCE, verified_indices, verify_gpu_animation};
-use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig};
+use skinbench::crowd::verify::{
+    FrameDeviation, POSE_TOLERANCE, verified_indices, verify_gpu_animation,
+};
+use skinbench::crowd::{AnimateDevice, InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::animate::{GpuAnimator, GpuHierarchy, RECORD_BYTES};
-use skinbench::gpu::{GpuContext, read_buffer};
+use skinbench::gpu::scene::Scene;
+use skinbench::gpu::{GpuContext, OrbitCamera, UploadVariant, crowd_extent, read_buffer};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{OutputBuffer, SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
@@ -218,6 +224,93 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     common::skin_within_tolerance(&d).map_err(Failed::from)
 }
 
+/// One frame of `crowd` drawn by the app's scene with the animation on `animate`, and the
+/// verify of that frame.
+fn scene_frame(
+    gpu: &GpuContext,
+    rig: &Arc<PreparedRig>,
+    crowd: &InstanceStore,
+    config: PipelineConfig,
+    animate: AnimateDevice,
+    camera: &OrbitCamera,
+) -> Result<(image::RgbaImage, FrameDeviation), Failed> {
+    let mut settings = common::app_settings(rig, crowd.len());
+    settings.pipeline = config;
+    settings.animate = animate;
+    settings.upload = UploadVariant::WriteBuffer;
+    let mut scene = Scene::new(
+        gpu.clone(),
+        rig.clone(),
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        (320, 200),
+    )
+    .map_err(|e| e.to_string())?;
+    scene.set_crowd(crowd.clone());
+    scene.camera = *camera;
+    scene.request_verify();
+    scene.render_frame(0.0).map_err(|e| e.to_string())?;
+    if scene.settings.animate != animate {
+        return Err(format!(
+            "the scene animated on the {:?}: {:?}",
+            scene.settings.animate, scene.notes
+        )
+        .into());
+    }
+    let image = scene.read_image().map_err(|e| e.to_string())?;
+    let verify = match scene.requests.last_verify.take() {
+        Some(Ok(d)) => d,
+        Some(Err(e)) => return Err(format!("verify: {e}").into()),
+        None => return Err("no verify ran".into()),
+    };
+    Ok((image, verify))
+}
+
+/// The scene animating on the GPU draws what it draws animating on the CPU (the same
+/// skin variant), and its verify passes.
+fn scene_twin(rig: &Arc<PreparedRig>, skin: SkinVariant, method: SkinMethod) -> Result<(), Failed> {
+    let Some(gpu) = common::gpu_context() else {
+        return Ok(());
+    };
+    let mut crowd = InstanceStore::new();
+    crowd.resize(6, rig, 2.5);
+    crowd.advance(0.37);
+    let mut camera = OrbitCamera::framing(crowd_extent(&crowd));
+    camera.distance *= 0.6;
+    let config = PipelineConfig {
+        skin,
+        method,
+        ..PipelineConfig::best_for(rig, 1)
+    };
+    let (expected, _) = scene_frame(&gpu, rig, &crowd, config, AnimateDevice::Cpu, &camera)?;
+    let (got, verify) = scene_frame(&gpu, rig, &crowd, config, AnimateDevice::Gpu, &camera)?;
+    if !verify.within_tolerance() {
+        return Err(format!("verify of the GPU's animation:\n{}", verify.to_text()).into());
+    }
+    let (empty, _) = scene_frame(
+        &gpu,
+        rig,
+        &InstanceStore::new(),
+        config,
+        AnimateDevice::Cpu,
+        &camera,
+    )?;
+    let covered = expected
+        .pixels()
+        .zip(empty.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    if covered < 500 {
+        return Err(format!("only {covered} pixels show a character").into());
+    }
+    common::pictures_match(&expected, &got, covered).map_err(|e| {
+        let dir = common::temp_dir(&format!("gpu_animate_{}_{}", rig.name, skin.name()));
+        let _ = got.save(dir.join("animate_gpu.png"));
+        let _ = expected.save(dir.join("animate_cpu.png"));
+        Failed::from(format!("{e} (pictures in {})", dir.display()))
+    })
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -273,6 +366,24 @@ fn main() {
                 )
             },
         ));
+    }
+    for (name, rig) in common::prepared_rigs() {
+        for &skin in &[SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+            for &method in SkinMethod::ALL {
+                if skin.refusal(method, rig).is_some() {
+                    continue;
+                }
+                let method_part = match method {
+                    SkinMethod::Linear => String::new(),
+                    SkinMethod::DualQuat => "dual_quat/".to_string(),
+                };
+                let rig = rig.clone();
+                trials.push(Trial::test(
+                    format!("scene/{method_part}{name}/{}", skin.name()),
+                    move || scene_twin(&rig, skin, method),
+                ));
+            }
+        }
     }
     let rig = reference.clone();
     trials.push(Trial::test(

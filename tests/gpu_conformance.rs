@@ -91,10 +91,6 @@ fn gpu_compute_frames(
     Ok(())
 }
 
-/// Largest difference of any channel of any pixel allowed between `gpu_vertex`'s picture
-/// and `packed`'s (the issue's bound: the formulas are the same, the rounding is not).
-const PICTURE_TOLERANCE: u8 = 2;
-
 /// `gpu_vertex` draws the same picture as `packed` does from the CPU's vertices, with the
 /// same skinning method.
 fn gpu_vertex_picture(
@@ -149,38 +145,7 @@ fn gpu_vertex_picture(
     if covered < 500 {
         return Err(format!("only {covered} pixels show a character").into());
     }
-    // Every pixel within 2 of 255, except where an edge moved: positions computed in
-    // another order differ in the last bit, which flips which triangle covers a pixel
-    // whose centre lies on an edge (a silhouette, where a back facet may win, or a crease
-    // between facets). Such a pixel must lie on an edge of the other picture (its 3×3
-    // neighbourhood there spans more than 8 of 255 in some channel), and there may be one
-    // per thousand drawn pixels: a wrong skinning moves whole surfaces, not a few pixels.
-    let (width, height) = got.dimensions();
-    let mut moved_edges = 0;
-    let mut worst = None;
-    for (x, y, p) in got.enumerate_pixels() {
-        let q = expected.get_pixel(x, y);
-        let d = (0..3).map(|c| p[c].abs_diff(q[c])).max().unwrap_or(0);
-        if d <= PICTURE_TOLERANCE {
-            continue;
-        }
-        let (mut low, mut high) = ([255u8; 3], [0u8; 3]);
-        for nx in x.saturating_sub(1)..=(x + 1).min(width - 1) {
-            for ny in y.saturating_sub(1)..=(y + 1).min(height - 1) {
-                let n = expected.get_pixel(nx, ny);
-                for c in 0..3 {
-                    low[c] = low[c].min(n[c]);
-                    high[c] = high[c].max(n[c]);
-                }
-            }
-        }
-        if (0..3).any(|c| high[c] - low[c] > 8) {
-            moved_edges += 1;
-        } else if worst.is_none_or(|(w, _, _)| d > w) {
-            worst = Some((d, x, y));
-        }
-    }
-    let save = || {
+    common::pictures_match(&expected, &got, covered).map_err(|e| {
         let dir = common::temp_dir(&format!(
             "gpu_vertex_picture_{}_{}_{shadows}",
             rig.name,
@@ -188,24 +153,8 @@ fn gpu_vertex_picture(
         ));
         let _ = got.save(dir.join("gpu_vertex.png"));
         let _ = expected.save(dir.join("packed.png"));
-        dir
-    };
-    if let Some((d, x, y)) = worst {
-        return Err(format!(
-            "pixel ({x}, {y}) differs by {d} of 255 from packed's, off any edge (pictures in \
-             {})",
-            save().display()
-        )
-        .into());
-    }
-    if moved_edges * 1000 > covered {
-        return Err(format!(
-            "{moved_edges} edge pixels moved, of {covered} drawn (pictures in {})",
-            save().display()
-        )
-        .into());
-    }
-    Ok(())
+        Failed::from(format!("{e} (pictures in {})", dir.display()))
+    })
 }
 
 fn main() {

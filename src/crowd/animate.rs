@@ -28,6 +28,15 @@ impl AnimateDevice {
     pub const DEFAULT: Self = Self::Cpu;
 }
 
+/// Bytes of a character's record on the GPU.
+pub const RECORD_BYTES: usize = 32;
+
+/// Bytes of GPU memory a character of `rig` takes for its animation besides its palette:
+/// its record, its local poses and its model matrices (three vec4s a joint each).
+pub fn gpu_bytes_per_character(rig: &crate::prepare::PreparedRig) -> u64 {
+    (RECORD_BYTES + 2 * rig.joint_stride * 48) as u64
+}
+
 /// A character's clip time at clock reading `clock_secs`, given its time `time_secs` at
 /// reading `since_secs`: what the GPU's sampling pass computes.
 #[inline]

@@ -39,6 +39,9 @@ pub struct Footprint {
     pub output_copies: u64,
     /// What a variant that skins on the GPU writes there (its CPU output is palettes).
     pub gpu_skinned: u64,
+    /// With the animation on the GPU: every character's record, local poses and model
+    /// matrices there (the palettes are `skinned_output`, on the GPU too).
+    pub gpu_animation: u64,
 }
 
 impl Footprint {
@@ -75,6 +78,23 @@ impl Footprint {
                 .layout(rig, config.method)
                 .skinned_on_gpu()
                 .map_or(0, |l| l.bytes(instances) as u64),
+            gpu_animation: 0,
+        }
+    }
+
+    /// What `config` holds for `instances` characters animated on the GPU: the instance
+    /// store on the CPU; on the GPU the palettes (which the CPU no longer holds), what
+    /// `gpu_compute` skins into, and the animation's own buffers. The CPU pipeline's state
+    /// is not allocated in this mode.
+    pub fn animated_on_gpu(rig: &PreparedRig, config: &PipelineConfig, instances: usize) -> Self {
+        let cpu = Footprint::of(rig, config, instances, 0);
+        Footprint {
+            pipeline_state: 0,
+            trees: 0,
+            output_copies: 0,
+            gpu_animation: (instances as u64)
+                .saturating_mul(super::animate::gpu_bytes_per_character(rig)),
+            ..cpu
         }
     }
 
@@ -84,6 +104,7 @@ impl Footprint {
             .saturating_add(self.trees)
             .saturating_add(self.skinned_output.saturating_mul(1 + self.output_copies))
             .saturating_add(self.gpu_skinned)
+            .saturating_add(self.gpu_animation)
     }
 }
 
@@ -158,6 +179,12 @@ fn parts(f: &Footprint) -> String {
     ));
     if f.gpu_skinned > 0 {
         parts.push(format!("skinned on the GPU {}", mb(f.gpu_skinned)));
+    }
+    if f.gpu_animation > 0 {
+        parts.push(format!(
+            "animation on the GPU (records, local poses, model matrices) {}",
+            mb(f.gpu_animation)
+        ));
     }
     parts.join(", ")
 }
@@ -247,6 +274,7 @@ pub fn check_configs(
                 },
                 output_copies,
                 gpu_skinned: a.gpu_skinned.saturating_add(b.gpu_skinned),
+                gpu_animation: a.gpu_animation.saturating_add(b.gpu_animation),
             })
     };
     let largest_output = |n: usize| {
@@ -257,6 +285,42 @@ pub fn check_configs(
             .unwrap_or(0)
     };
     let broken = |n: usize| broken_limit(&sum(n), largest_output(n), budget);
+    search(rig, instances, &sum, &broken, described)
+}
+
+/// `instances` characters of `rig` animated on the GPU with `config` (a GPU skin variant)
+/// against `budget`: [`Footprint::animated_on_gpu`], every byte of it counted against the
+/// memory (a software renderer's GPU memory is the system's; a discrete GPU's is not
+/// reported by wgpu, and its uploads are staged in system memory), the palettes against
+/// the largest GPU buffer.
+pub fn check_animated_on_gpu(
+    rig: &PreparedRig,
+    config: &PipelineConfig,
+    instances: usize,
+    budget: &Budget,
+) -> Result<Footprint, BudgetError> {
+    let sum = |n: usize| Footprint::animated_on_gpu(rig, config, n);
+    let broken = |n: usize| {
+        let f = sum(n);
+        broken_limit(&f, f.skinned_output, budget)
+    };
+    let described = format!(
+        "the animation on the GPU, skin {}, method {}",
+        config.skin.name(),
+        config.method.name()
+    );
+    search(rig, instances, &sum, &broken, &described)
+}
+
+/// The footprint of `instances` where it fits; otherwise the error with the largest count
+/// that does.
+fn search(
+    rig: &PreparedRig,
+    instances: usize,
+    sum: &dyn Fn(usize) -> Footprint,
+    broken: &dyn Fn(usize) -> Option<String>,
+    described: &str,
+) -> Result<Footprint, BudgetError> {
     let footprint = sum(instances);
     let Some(limit) = broken(instances) else {
         return Ok(footprint);

@@ -73,6 +73,10 @@ pub struct StageTimings {
     pub gpu_shadow_us: Option<f64>,
     /// GPU time of `gpu_compute`'s skinning pass, likewise.
     pub gpu_compute_us: Option<f64>,
+    /// With the animation on the GPU: its sampling, hierarchy and palette passes, likewise.
+    pub gpu_sample_us: Option<f64>,
+    pub gpu_hierarchy_us: Option<f64>,
+    pub gpu_palette_us: Option<f64>,
     /// Wall time of the CPU pipeline (sample through skin).
     pub cpu_pipeline_us: f64,
     /// Wall time of the whole frame (app only; 0 in the bench).

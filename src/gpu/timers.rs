@@ -1,5 +1,5 @@
-//! GPU pass times: timestamp queries around the compute skinning pass, the shadow pass and
-//! the crowd pass, with `wgpu-profiler`.
+//! GPU pass times: timestamp queries around the animation's passes (`--animate gpu`), the
+//! compute skinning pass, the shadow pass and the crowd pass, with `wgpu-profiler`.
 //!
 //! How it works: each frame the scene opens a query around each pass it records
 //! ([`GpuTimers::pass`]), resolves them before the frame's commands are finished, and ends
@@ -10,6 +10,8 @@
 //! emulation on the CPU's cores, not GPU speed, and the panel and reports say so.
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
+
+pub use super::animate::{HIERARCHY_PASS, PALETTE_PASS, SAMPLE_PASS};
 
 /// The passes timed, by the labels their queries carry.
 pub const COMPUTE_PASS: &str = "compute";
@@ -23,6 +25,10 @@ pub struct PassTimes {
     pub render_us: Option<f64>,
     pub shadow_us: Option<f64>,
     pub compute_us: Option<f64>,
+    /// The animation's passes (`--animate gpu`).
+    pub sample_us: Option<f64>,
+    pub hierarchy_us: Option<f64>,
+    pub palette_us: Option<f64>,
 }
 
 /// Why the pass timers could not be made.
@@ -117,9 +123,19 @@ impl GpuTimers {
                 render_us: pass_us(RENDER_PASS),
                 shadow_us: pass_us(SHADOW_PASS),
                 compute_us: pass_us(COMPUTE_PASS),
+                sample_us: pass_us(SAMPLE_PASS),
+                hierarchy_us: pass_us(HIERARCHY_PASS),
+                palette_us: pass_us(PALETTE_PASS),
             };
             self.last_passes.clear();
-            for label in [COMPUTE_PASS, SHADOW_PASS, RENDER_PASS] {
+            for label in [
+                SAMPLE_PASS,
+                HIERARCHY_PASS,
+                PALETTE_PASS,
+                COMPUTE_PASS,
+                SHADOW_PASS,
+                RENDER_PASS,
+            ] {
                 if let Some(time) = results
                     .iter()
                     .find(|r| r.label == label)

@@ -18,6 +18,7 @@ use egui::{Color32, RichText};
 use egui_plot::{FilledArea, Legend, Plot};
 
 use crate::anim::hierarchy::HierarchyVariant;
+use crate::crowd::AnimateDevice;
 use crate::crowd::lod::PERIODS;
 use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{Stage, TimingHistory};
@@ -229,6 +230,22 @@ fn header_ui(ui: &mut egui::Ui, info: &PanelInfo) {
 
 /// The variant combo boxes and the crowd's settings.
 fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
+    let animate_refusals: Vec<(AnimateDevice, String)> = if settings.pipeline.skin.skins_on_cpu() {
+        vec![(
+            AnimateDevice::Gpu,
+            format!(
+                "the GPU's animation writes palettes for a GPU skin variant (gpu_compute, \
+                 gpu_vertex); {} skins on the CPU",
+                settings.pipeline.skin.name()
+            ),
+        )]
+    } else {
+        Vec::new()
+    };
+    variant_combo(ui, &mut settings.animate, &animate_refusals);
+    if settings.animate == AnimateDevice::Gpu {
+        variant_combo(ui, &mut settings.gpu_hierarchy, &[]);
+    }
     let pipeline = &mut settings.pipeline;
     variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
     variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
@@ -298,13 +315,16 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
 
 /// LOD's switch, threshold and period cap, and what it did last frame.
 fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
+    let on_cpu = settings.animate == AnimateDevice::Cpu;
     let lod = &mut settings.lod;
     ui.horizontal(|ui| {
-        ui.checkbox(&mut lod.enabled, "LOD").on_hover_text(
-            "update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, the \
+        ui.add_enabled(on_cpu, egui::Checkbox::new(&mut lod.enabled, "LOD"))
+            .on_disabled_hover_text("update-rate LOD runs with the animation on the CPU")
+            .on_hover_text(
+                "update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, the \
              longest whose screen-space error stays under the threshold; characters outside \
              the view are not drawn",
-        );
+            );
         ui.add_enabled(
             lod.enabled,
             egui::Slider::new(&mut lod.threshold_px, 0.1..=10.0)

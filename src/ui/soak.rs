@@ -73,6 +73,8 @@ enum Change {
     IndirectDraws,
     Lod,
     ComputeShader,
+    Animate,
+    GpuHierarchy,
     Instances,
     Blend,
     Pause,
@@ -93,6 +95,8 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::IndirectDraws, 1),
     (Change::Lod, 1),
     (Change::ComputeShader, 1),
+    (Change::Animate, 2),
+    (Change::GpuHierarchy, 1),
     (Change::Instances, 4),
     (Change::Blend, 2),
     (Change::Pause, 1),
@@ -472,6 +476,16 @@ impl Soak {
             Change::ComputeShader => {
                 settings.compute_shader = self.rng.pick(crate::gpu::skin::ComputeShader::ALL);
                 format!("compute shader {}", settings.compute_shader.name())
+            }
+            Change::Animate => {
+                // The scene refuses `gpu` with a CPU skin variant (and says so): the soak
+                // checks that it does, and runs GPU frames whenever the skin allows.
+                settings.animate = self.rng.pick(crate::crowd::AnimateDevice::ALL);
+                format!("animate {}", settings.animate.name())
+            }
+            Change::GpuHierarchy => {
+                settings.gpu_hierarchy = self.rng.pick(crate::gpu::animate::GpuHierarchy::ALL);
+                format!("GPU hierarchy {}", settings.gpu_hierarchy.name())
             }
             Change::Instances => {
                 // Log-uniform: as many changes land in 1..10 as in 1000..10,000.

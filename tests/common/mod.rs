@@ -899,3 +899,54 @@ pub fn split_skins(
     }
     edit.write(dir, name)
 }
+
+/// Whether `got` shows what `expected` shows: every pixel within 2 of 255, except where an
+/// edge moved: positions computed in another order differ in the last bit, which flips
+/// which triangle covers a pixel whose centre lies on an edge (a silhouette, where a back
+/// facet may win, or a crease between facets). Such a pixel must lie on an edge of
+/// `expected` (its 3×3 neighbourhood there spans more than 8 of 255 in some channel), and
+/// there may be one per thousand of the `covered` drawn pixels: a wrong skinning moves
+/// whole surfaces, not a few pixels.
+pub fn pictures_match(
+    expected: &image::RgbaImage,
+    got: &image::RgbaImage,
+    covered: usize,
+) -> Result<(), String> {
+    const PICTURE_TOLERANCE: u8 = 2;
+    let (width, height) = got.dimensions();
+    let mut moved_edges = 0;
+    let mut worst = None;
+    for (x, y, p) in got.enumerate_pixels() {
+        let q = expected.get_pixel(x, y);
+        let d = (0..3).map(|c| p[c].abs_diff(q[c])).max().unwrap_or(0);
+        if d <= PICTURE_TOLERANCE {
+            continue;
+        }
+        let (mut low, mut high) = ([255u8; 3], [0u8; 3]);
+        for nx in x.saturating_sub(1)..=(x + 1).min(width - 1) {
+            for ny in y.saturating_sub(1)..=(y + 1).min(height - 1) {
+                let n = expected.get_pixel(nx, ny);
+                for c in 0..3 {
+                    low[c] = low[c].min(n[c]);
+                    high[c] = high[c].max(n[c]);
+                }
+            }
+        }
+        if (0..3).any(|c| high[c] - low[c] > 8) {
+            moved_edges += 1;
+        } else if worst.is_none_or(|(w, _, _)| d > w) {
+            worst = Some((d, x, y));
+        }
+    }
+    if let Some((d, x, y)) = worst {
+        return Err(format!(
+            "pixel ({x}, {y}) differs by {d} of 255 from the expected picture, off any edge"
+        ));
+    }
+    if moved_edges * 1000 > covered {
+        return Err(format!(
+            "{moved_edges} edge pixels moved, of {covered} drawn"
+        ));
+    }
+    Ok(())
+}

@@ -53,8 +53,7 @@ impl GpuHierarchy {
 const WORKGROUP: u32 = 64;
 /// Bytes between two parameter blocks (the dynamic-offset alignment every adapter takes).
 const PARAMS_STRIDE: u64 = 256;
-/// Bytes of a character's record.
-pub const RECORD_BYTES: usize = std::mem::size_of::<CharacterGpu>();
+pub use crate::crowd::animate::RECORD_BYTES;
 /// Bytes of one joint's local pose or model matrix (three vec4s).
 const JOINT_BYTES: usize = 48;
 
@@ -76,7 +75,7 @@ pub struct CharacterGpu {
     _pad: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<CharacterGpu>() == 32);
+const _: () = assert!(std::mem::size_of::<CharacterGpu>() == RECORD_BYTES);
 
 impl CharacterGpu {
     fn new(i: &Instance, since_secs: f32) -> Self {
@@ -122,6 +121,9 @@ struct ParamsGpu {
 }
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
+
+/// Each character's local poses and model matrices, read back.
+pub type CharacterPoses = (Vec<Vec<Qvs>>, Vec<Vec<Mat3x4>>);
 
 /// Why the animation could not be recorded or read back.
 #[derive(Debug, thiserror::Error)]
@@ -317,12 +319,6 @@ impl GpuAnimator {
         self.tables_bytes
             + self.records.size()
             + self.ranges.iter().map(|r| r.poses.size()).sum::<u64>()
-    }
-
-    /// Bytes of GPU memory `characters` characters of `rig` take in this mode besides their
-    /// palettes (the budget's figure).
-    pub fn bytes_for(rig: &PreparedRig, characters: usize) -> u64 {
-        (characters * (RECORD_BYTES + 2 * rig.joint_stride * JOINT_BYTES)) as u64
     }
 
     /// Writes the record of every character of `crowd` that differs from what the GPU
@@ -610,9 +606,8 @@ impl GpuAnimator {
         let ranges = b.characters.div_ceil(b.per_range);
         (0..ranges)
             .map(|r| {
-                let live = b.per_range.min(b.characters - r * b.per_range);
                 let range = &self.ranges[r];
-                let _ = live;
+                let live = b.per_range.min(b.characters - r * b.per_range);
                 fn slice(
                     buffer: &wgpu::Buffer,
                     offset: u64,
@@ -660,7 +655,7 @@ impl GpuAnimator {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         characters: usize,
-    ) -> Result<(Vec<Vec<Qvs>>, Vec<Vec<Mat3x4>>), GpuAnimateError> {
+    ) -> Result<CharacterPoses, GpuAnimateError> {
         let joints = self.offsets.joints as usize;
         let stride = self.joint_stride;
         let mut locals = Vec::with_capacity(characters);

@@ -32,6 +32,7 @@ pub use settings::Settings;
 
 use refusals::refusals_of;
 
+use super::animate::{GpuAnimateError, GpuAnimator};
 use super::readback::{ReadbackError, read_buffer, read_texture, save_png};
 use super::timers::{COMPUTE_PASS, GpuTimers, RENDER_PASS, SHADOW_PASS, TimerError};
 use super::{
@@ -42,9 +43,10 @@ use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, BudgetError, Footprint};
 use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
 use crate::crowd::trace::{Trace, Track};
-use crate::crowd::verify::{FrameDeviation, verify_stages};
+use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animation, verify_stages};
 use crate::crowd::{
-    FrameError, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings, TimingHistory,
+    AnimateDevice, FrameError, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings,
+    TimingHistory,
 };
 use crate::machine::{Machine, timestamp};
 use crate::prepare::PreparedRig;
@@ -75,6 +77,8 @@ pub enum SceneError {
     #[error(transparent)]
     GpuSkin(#[from] super::skin::GpuSkinError),
     #[error(transparent)]
+    GpuAnimate(#[from] GpuAnimateError),
+    #[error(transparent)]
     Simd(#[from] crate::simd::UnsupportedLevel),
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -82,6 +86,8 @@ pub enum SceneError {
         #[source]
         source: std::io::Error,
     },
+    #[error("verify asked for the GPU's animation before the GPU animated a frame")]
+    NotAnimated,
     #[error("no pipeline for the LOD error measurement")]
     NoMeasurementPipeline,
     #[error("waiting for the GPU failed: {0}")]
@@ -90,8 +96,10 @@ pub enum SceneError {
 
 /// Metres between neighbouring characters.
 pub const SPACING: f32 = crate::crowd::instances::SPACING_METRES;
-/// Upper bound of the instance slider.
+/// Upper bound of the instance slider with the animation on the CPU.
 pub const MAX_INSTANCES: usize = 10_000;
+/// Upper bound with the animation on the GPU.
+pub const MAX_GPU_ANIMATED_INSTANCES: usize = 100_000;
 /// Frames between a configuration shrinking and the freed memory going back to the system:
 /// buffers the GPU still reads are released only once its frames are done.
 const TRIM_DELAY_FRAMES: u8 = 2;
@@ -169,6 +177,15 @@ pub struct Scene {
     /// How often, in seconds, [`Self::finish_frame`] measures LOD's error while LOD is on
     /// (`None`: never; the crowd bench measures it itself over every character).
     pub lod_measure_every_secs: Option<f32>,
+    /// The animation's compute passes, made the first time the GPU animates (and again
+    /// for another rig).
+    animator: Option<GpuAnimator>,
+    /// The animation clock: clip-seconds a character of speed 1 has advanced since the
+    /// scene started. With the animation on the GPU the crowd's times stay as they were
+    /// written and each record's time follows from its reading of this clock.
+    anim_clock_secs: f32,
+    /// Where the last frame was animated (a switch hands the crowd's times over).
+    animated_on: AnimateDevice,
 }
 
 impl Scene {
@@ -235,7 +252,11 @@ impl Scene {
             wait_for_gpu_times: false,
             lod_measure_every_secs: Some(LOD_MEASURE_EVERY_SECS),
             trace: None,
+            animator: None,
+            anim_clock_secs: 0.0,
+            animated_on: AnimateDevice::Cpu,
         };
+        scene.apply_animate_setting();
         scene.footprint_bytes = scene.footprint().total();
         Ok(scene)
     }
@@ -253,6 +274,10 @@ impl Scene {
     pub fn set_crowd(&mut self, crowd: InstanceStore) {
         self.settings.instances = crowd.len();
         self.crowd = crowd;
+        if let Some(animator) = &mut self.animator {
+            // The new crowd's times count from now.
+            animator.forget_records();
+        }
         self.lod.invalidate();
         self.history.clear();
     }
@@ -324,12 +349,24 @@ impl Scene {
     /// is reverted and the reason noted; so is one that would not fit in memory (checked
     /// before anything is allocated, see [`crate::crowd::budget`]).
     pub fn apply_settings(&mut self) {
+        self.apply_animate_setting();
         let running_before = (*self.pipeline.config(), self.crowd.len());
         let wanted = self.settings.pipeline;
-        let wanted_instances = self.settings.instances.min(MAX_INSTANCES);
+        let wanted_instances = self.settings.instances.min(self.instance_cap());
         if wanted != *self.pipeline.config() || wanted_instances != self.crowd.len() {
             let rig = self.pipeline.rig().clone();
-            match budget::check(&rig, &wanted, wanted_instances, 1, &self.budget_replacing()) {
+            let checked = match self.settings.animate {
+                AnimateDevice::Cpu => {
+                    budget::check(&rig, &wanted, wanted_instances, 1, &self.budget_replacing())
+                }
+                AnimateDevice::Gpu => budget::check_animated_on_gpu(
+                    &rig,
+                    &wanted,
+                    wanted_instances,
+                    &self.budget_replacing(),
+                ),
+            };
+            match checked {
                 Ok(_) => self.budget_refusal = None,
                 Err(e) => {
                     self.budget_refusal = Some(e.to_string());
@@ -418,7 +455,69 @@ impl Scene {
 
     /// What the current rig, configuration and crowd hold (the budget's figure).
     fn footprint(&self) -> Footprint {
-        Footprint::of(self.rig(), self.pipeline.config(), self.crowd.len(), 1)
+        match self.animated_on {
+            AnimateDevice::Cpu => {
+                Footprint::of(self.rig(), self.pipeline.config(), self.crowd.len(), 1)
+            }
+            AnimateDevice::Gpu => {
+                Footprint::animated_on_gpu(self.rig(), self.pipeline.config(), self.crowd.len())
+            }
+        }
+    }
+
+    /// The most characters the slider and the command line may ask for where the
+    /// animation runs now.
+    pub fn instance_cap(&self) -> usize {
+        match self.settings.animate {
+            AnimateDevice::Cpu => MAX_INSTANCES,
+            AnimateDevice::Gpu => MAX_GPU_ANIMATED_INSTANCES,
+        }
+    }
+
+    /// Where the animation runs: `gpu` needs a GPU skin variant (the passes write the
+    /// palettes it reads) and runs without update-rate LOD; a switch hands the crowd's
+    /// times from one device to the other.
+    fn apply_animate_setting(&mut self) {
+        if self.settings.animate == AnimateDevice::Gpu {
+            if self.settings.pipeline.skin.skins_on_cpu() {
+                self.notes.push(format!(
+                    "the animation runs on the GPU with a GPU skin variant only (gpu_compute, \
+                     gpu_vertex); {} skins on the CPU, so the CPU animates",
+                    self.settings.pipeline.skin.name()
+                ));
+                self.settings.animate = AnimateDevice::Cpu;
+            } else if self.settings.lod.enabled {
+                self.notes.push(
+                    "update-rate LOD runs with the animation on the CPU: LOD is off while the \
+                     GPU animates"
+                        .into(),
+                );
+                self.settings.lod.enabled = false;
+            }
+        }
+        if self.settings.animate == self.animated_on {
+            return;
+        }
+        match self.settings.animate {
+            AnimateDevice::Gpu => {
+                if let Some(animator) = &mut self.animator {
+                    animator.forget_records();
+                }
+            }
+            AnimateDevice::Cpu => {
+                // The crowd's times as the GPU last animated them.
+                if let Some(animator) = &self.animator {
+                    let now = animator.crowd_at(self.anim_clock_secs);
+                    for (c, g) in self.crowd.as_mut_slice().iter_mut().zip(&now) {
+                        c.time_secs = g.time_secs;
+                    }
+                }
+            }
+        }
+        self.animated_on = self.settings.animate;
+        self.lod.invalidate();
+        self.history.clear();
+        self.requests.last_verify = None;
     }
 
     /// Switches to another rig: its own renderer (unskinned stream, index buffer), pipeline
@@ -453,8 +552,15 @@ impl Scene {
             ));
             config.method = SkinMethod::Linear;
         }
-        let instances = self.settings.instances.clamp(1, MAX_INSTANCES);
-        budget::check(&rig, &config, instances, 1, &self.budget_replacing())?;
+        let instances = self.settings.instances.clamp(1, self.instance_cap());
+        match self.animated_on {
+            AnimateDevice::Cpu => {
+                budget::check(&rig, &config, instances, 1, &self.budget_replacing())?;
+            }
+            AnimateDevice::Gpu => {
+                budget::check_animated_on_gpu(&rig, &config, instances, &self.budget_replacing())?;
+            }
+        }
         let mut pipeline = Pipeline::new(rig.clone(), config)?;
         pipeline.set_simd_level(Some(self.settings.simd_level))?;
         // The pipelines do not depend on the rig: the new renderer draws with the same.
@@ -471,6 +577,7 @@ impl Scene {
         self.crowd.resize(instances, &rig, SPACING);
         self.lod.reset();
         self.lod_aside = None;
+        self.animator = None;
         self.refusals = refusals_of(&rig);
         self.rig_skin_refusals = SkinRigRefusals::of(&rig, &self.skin_refusals);
         self.settings.pipeline = config;
@@ -488,7 +595,8 @@ impl Scene {
     pub fn max_instances(&self) -> usize {
         let layout = self.pipeline.output_layout();
         let max_bytes = self.renderer.max_skinned_bytes();
-        let mut n = MAX_INSTANCES
+        let mut n = self
+            .instance_cap()
             .min((max_bytes / layout.instance_stride.max(1) as u64) as usize)
             .max(1);
         // Lane blocks round up to whole groups.
@@ -507,8 +615,14 @@ impl Scene {
         } else {
             dt_secs.min(0.1) * self.settings.speed
         };
-        if self.frame_clip_secs != 0.0 {
-            self.crowd.advance(self.frame_clip_secs);
+        match self.animated_on {
+            AnimateDevice::Cpu => {
+                if self.frame_clip_secs != 0.0 {
+                    self.crowd.advance(self.frame_clip_secs);
+                }
+            }
+            // Nothing per character: the records' times follow from the clock.
+            AnimateDevice::Gpu => self.anim_clock_secs += self.frame_clip_secs,
         }
     }
 
@@ -549,6 +663,9 @@ impl Scene {
     /// Bytes the last frame wrote for the GPU: every instance's, or with LOD the groups
     /// it updated.
     pub fn uploaded_bytes(&self) -> u64 {
+        if self.animated_on == AnimateDevice::Gpu {
+            return self.animator.as_ref().map_or(0, |a| a.written_bytes);
+        }
         let layout = self.pipeline.output_layout();
         let n = self.crowd.len();
         self.lod
@@ -597,6 +714,9 @@ impl Scene {
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<StageTimings, SceneError> {
+        if self.animated_on == AnimateDevice::Gpu {
+            return self.animate_on_gpu(encoder);
+        }
         {
             profiling::scope!("lod plan");
             let start = Instant::now();
@@ -633,6 +753,72 @@ impl Scene {
             self.notes.push(note.clone());
         }
         Ok(timings)
+    }
+
+    /// The frame animated on the GPU: the changed characters' records written, the
+    /// animation's passes and `gpu_compute`'s skinning recorded (each timed). The CPU's
+    /// part is the writing ("upload"); no CPU stage runs.
+    fn animate_on_gpu(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<StageTimings, SceneError> {
+        profiling::scope!("animate on the GPU");
+        let n = self.crowd.len();
+        let layout = *self.pipeline.output_layout();
+        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+        self.renderer.ensure_skinned_capacity(device, &layout, n);
+        let rig = self.pipeline.rig();
+        let animator = self
+            .animator
+            .get_or_insert_with(|| GpuAnimator::new(device, rig));
+        let start = Instant::now();
+        animator.write_characters(device, queue, self.crowd.as_slice(), self.anim_clock_secs);
+        let upload_us = start.elapsed().as_secs_f64() * 1e6;
+        if let Some(trace) = &self.trace {
+            trace.record(Track::Thread(0), "upload", start, start.elapsed());
+        }
+        let config = *self.pipeline.config();
+        animator.record(
+            device,
+            queue,
+            encoder,
+            self.renderer.skinned(),
+            &layout,
+            n,
+            self.anim_clock_secs,
+            config.blend_weight,
+            self.settings.gpu_hierarchy,
+            Some(&self.timers),
+        )?;
+        let compute = config
+            .skin
+            .spec()
+            .runs_on
+            .has_compute_pass()
+            .then(|| self.timers.pass(COMPUTE_PASS, encoder));
+        let skinned = self.renderer.record_gpu_skinning(
+            device,
+            queue,
+            encoder,
+            rig,
+            &layout,
+            n,
+            compute
+                .as_ref()
+                .and_then(|q| q.compute_pass_timestamp_writes()),
+        );
+        if let Some(query) = compute {
+            self.timers.end(encoder, query);
+        }
+        skinned?;
+        let mut stage_us = [0.0; 7];
+        stage_us[Stage::Upload.index()] = upload_us;
+        Ok(StageTimings {
+            stage_us,
+            threads: config.threads,
+            instances: n,
+            ..StageTimings::default()
+        })
     }
 
     /// Records the shadow pass (shadows on) and the crowd pass into the offscreen frame,
@@ -725,6 +911,11 @@ impl Scene {
                 .runs_on
                 .has_compute_pass()
         });
+        if self.animated_on == AnimateDevice::Gpu {
+            timings.gpu_sample_us = gpu.sample_us;
+            timings.gpu_hierarchy_us = gpu.hierarchy_us;
+            timings.gpu_palette_us = gpu.palette_us;
+        }
         timings.frame_us = frame_us;
         self.history.push(timings);
         timings
@@ -855,6 +1046,25 @@ impl Scene {
                 bytes,
             )?
         };
+        if self.animated_on == AnimateDevice::Gpu {
+            let Some(animator) = &self.animator else {
+                return Err(SceneError::NotAnimated);
+            };
+            let crowd = animator.crowd_at(self.anim_clock_secs);
+            let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
+            let (locals, models) =
+                animator.read_back(&self.gpu.device, &self.gpu.queue, crowd.len())?;
+            let locals: Vec<_> = indices.iter().map(|&i| locals[i].clone()).collect();
+            let models: Vec<_> = indices.iter().map(|&i| models[i].clone()).collect();
+            return Ok(verify_gpu_animation(
+                &self.pipeline,
+                &crowd,
+                &indices,
+                &locals,
+                &models,
+                &out,
+            )?);
+        }
         // What the buffer's vertices were computed from: with LOD, a character not updated
         // this frame shows an older pose.
         let shown = if self.lod.shown().len() == self.crowd.len() {
@@ -898,6 +1108,7 @@ impl Scene {
     pub fn take_readings(&mut self) -> Option<&PanelReadings> {
         let inputs = ReadingInputs {
             skin: self.settings.pipeline.skin,
+            animate: self.animated_on,
             instances: self.crowd.len(),
             uploaded_bytes: self.uploaded_bytes(),
             memory: self.pipeline.memory_report(),

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::crowd::lod::{LodStats, MeasuredError};
 use crate::crowd::pipeline::MemoryReport;
 use crate::crowd::timing::FrameSpan;
-use crate::crowd::{Stage, StageTimings, TimingHistory};
+use crate::crowd::{AnimateDevice, Stage, StageTimings, TimingHistory};
 use crate::skin::SkinVariant;
 
 /// The frame time a reading averages over.
@@ -22,7 +22,8 @@ pub const READING_WINDOW: Duration = Duration::from_secs(1);
 pub struct TimingRow {
     /// The label the panel draws.
     pub label: String,
-    /// The stage's name, or `gpu_render`, `gpu_shadow`, `gpu_compute`.
+    /// The stage's name, or `gpu_render`, `gpu_shadow`, `gpu_compute`, and with the
+    /// animation on the GPU `gpu_sample`, `gpu_hierarchy`, `gpu_palette`.
     pub key: &'static str,
     pub mean_us: f64,
     pub p95_us: f64,
@@ -62,8 +63,8 @@ pub struct PanelReadings {
 /// One row of the table to be: its label, its key and what it reads of a frame.
 type RowSource = (String, &'static str, fn(&StageTimings) -> f64);
 
-/// The table's rows.
-fn rows(skin: SkinVariant) -> Vec<RowSource> {
+/// The table's rows (the GPU animation's passes where the GPU animates).
+fn rows(skin: SkinVariant, animate: AnimateDevice) -> Vec<RowSource> {
     let mut rows: Vec<RowSource> = Stage::ALL
         .iter()
         .map(|&s| {
@@ -94,12 +95,27 @@ fn rows(skin: SkinVariant) -> Vec<RowSource> {
     rows.push(("GPU compute skin".into(), "gpu_compute", |t| {
         t.gpu_compute_us.unwrap_or(0.0)
     }));
+    match animate {
+        AnimateDevice::Cpu => {}
+        AnimateDevice::Gpu => {
+            rows.push(("GPU sample".into(), "gpu_sample", |t| {
+                t.gpu_sample_us.unwrap_or(0.0)
+            }));
+            rows.push(("GPU hierarchy".into(), "gpu_hierarchy", |t| {
+                t.gpu_hierarchy_us.unwrap_or(0.0)
+            }));
+            rows.push(("GPU palette".into(), "gpu_palette", |t| {
+                t.gpu_palette_us.unwrap_or(0.0)
+            }));
+        }
+    }
     rows
 }
 
 /// What the readings are taken from besides the history.
 pub struct ReadingInputs {
     pub skin: SkinVariant,
+    pub animate: AnimateDevice,
     pub instances: usize,
     pub uploaded_bytes: u64,
     pub memory: MemoryReport,
@@ -111,7 +127,7 @@ impl PanelReadings {
     pub fn take(history: &mut TimingHistory, inputs: ReadingInputs) -> Option<PanelReadings> {
         let span = history.span(READING_WINDOW)?;
         let frame = history.stats_in(&span, |t| t.frame_us);
-        let rows: Vec<TimingRow> = rows(inputs.skin)
+        let rows: Vec<TimingRow> = rows(inputs.skin, inputs.animate)
             .into_iter()
             .map(|(label, key, value)| {
                 let s = history.stats_in(&span, value);
@@ -140,10 +156,10 @@ impl PanelReadings {
             cpu_per_instance_us: cpu_total_us / inputs.instances.max(1) as f64,
             instances: inputs.instances,
             uploaded_bytes: inputs.uploaded_bytes,
-            uploads: if inputs.skin.skins_on_cpu() {
-                "skinned vertices"
-            } else {
-                "palettes"
+            uploads: match (inputs.animate, inputs.skin.skins_on_cpu()) {
+                (AnimateDevice::Gpu, _) => "changed characters' records",
+                (AnimateDevice::Cpu, true) => "skinned vertices",
+                (AnimateDevice::Cpu, false) => "palettes",
             },
             memory: inputs.memory,
             lod: inputs.lod,

@@ -1,7 +1,8 @@
 //! The scene's settings: everything a user can change from the panel and the command line.
 
-use crate::crowd::PipelineConfig;
 use crate::crowd::lod::LodSettings;
+use crate::crowd::{AnimateDevice, PipelineConfig};
+use crate::gpu::animate::GpuHierarchy;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
 use crate::simd::SimdLevel;
@@ -11,6 +12,11 @@ use crate::simd::SimdLevel;
 pub struct Settings {
     /// Variants, schedule, threads and blend: what the frame pipeline runs.
     pub pipeline: PipelineConfig,
+    /// Where sampling, the blend, the hierarchy and the palettes run (`gpu`: with a GPU
+    /// skin variant only).
+    pub animate: AnimateDevice,
+    /// How the GPU walks the hierarchy when it animates.
+    pub gpu_hierarchy: GpuHierarchy,
     /// The SIMD level the pipeline's lane kernels run at (one the CPU has).
     pub simd_level: SimdLevel,
     /// The compute shader `gpu_compute` skins with.
@@ -36,6 +42,8 @@ impl Settings {
     pub fn headless(pipeline: PipelineConfig, instances: usize) -> Settings {
         Settings {
             pipeline,
+            animate: AnimateDevice::DEFAULT,
+            gpu_hierarchy: GpuHierarchy::DEFAULT,
             simd_level: SimdLevel::native(),
             compute_shader: ComputeShader::DEFAULT,
             shadows: true,
