@@ -258,7 +258,8 @@ pub struct BenchArgs {
     #[arg(long = "workload", value_name = "WORKLOAD", value_delimiter = ',', value_parser = variant_parser::<Workload>())]
     pub workloads: Vec<Workload>,
     /// Instance count for every workload (default: 1000 hierarchy, 100 skin, 100 and
-    /// 1000 frame, 100, 1000 and 10000 gpu, 10000 crowd).
+    /// 1000 frame, 100, 1000 and 10000 gpu and animated on the GPU also 100000, 10000
+    /// crowd).
     #[arg(long)]
     pub instances: Option<usize>,
     /// Measure the lane kernels at these SIMD levels side by side (avx512, avx2,

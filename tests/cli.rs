@@ -6,9 +6,10 @@ mod common;
 use std::process::Command;
 
 use skinbench::anim::hierarchy::HierarchyVariant;
-use skinbench::crowd::Schedule;
 use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
+use skinbench::crowd::{AnimateDevice, Schedule};
 use skinbench::gpu::UploadVariant;
+use skinbench::gpu::animate::GpuHierarchy;
 use skinbench::simd::SimdLevel;
 use skinbench::skin::SkinVariant;
 use skinbench::variant::Variant;
@@ -137,6 +138,8 @@ fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
         ("--upload", names::<UploadVariant>()),
         ("--schedule", names::<Schedule>()),
         ("--simd-level", names::<SimdLevel>()),
+        ("--animate", names::<AnimateDevice>()),
+        ("--gpu-hierarchy", names::<GpuHierarchy>()),
     ] {
         assert_eq!(listed_values(&help, flag), valid, "{flag}");
     }
@@ -161,6 +164,38 @@ fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
     // `pose` takes the same lists.
     let (_, pose_help, _) = skinbench(&["pose", "--help"]);
     assert_eq!(listed_values(&pose_help, "--skin"), names::<SkinVariant>());
+}
+
+#[test]
+fn animate_gpu_is_refused_with_what_it_cannot_run_with() {
+    for (args, code, expected) in [
+        (
+            &["--animate", "gpu", "--skin", "pulled"][..],
+            1,
+            "--animate gpu --skin pulled: the GPU's animation writes palettes for a GPU skin variant",
+        ),
+        (
+            &["--animate", "gpu", "--lod", "on"][..],
+            1,
+            "--animate gpu --lod on: update-rate LOD runs with the animation on the CPU",
+        ),
+        (
+            &["--instances", "20000"][..],
+            1,
+            "--instances 20000: at most 10000 with --animate cpu (--animate gpu takes up to 100000)",
+        ),
+        (
+            &["--animate", "gpu", "--instances", "100001"][..],
+            2,
+            "1..=100000",
+        ),
+        (&["--animate", "gpus"][..], 2, "[possible values: cpu, gpu]"),
+    ] {
+        let (got, _, err) = skinbench(args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
 }
 
 #[test]
@@ -482,6 +517,9 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         "gpu_vertex",
         "gpu_compute (per_class)",
         "gpu_compute (all_classes)",
+        "gpu_compute (per_class), animated on the GPU (walk)",
+        "gpu_compute (per_class), animated on the GPU (levels)",
+        "gpu_vertex, animated on the GPU (walk)",
     ] {
         assert!(configs.contains(&wanted), "{wanted} missing: {configs:?}");
     }
@@ -489,6 +527,25 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         assert_eq!(row["instances"], 9);
         assert!(row["cpu_total_us"].as_f64().unwrap() > 0.0, "{row}");
         assert!(row["uploaded_bytes"].as_u64().unwrap() > 0, "{row}");
+        // Animated on the GPU: no CPU stage, only the passes' parameters written in a
+        // steady crowd, and each pass timed where the adapter has timestamps.
+        let on_gpu = row["animate"] == "gpu";
+        assert_eq!(
+            on_gpu,
+            row["config"]
+                .as_str()
+                .unwrap()
+                .contains("animated on the GPU")
+        );
+        if on_gpu {
+            assert_eq!(row["cpu_stages_us"].as_f64().unwrap(), 0.0, "{row}");
+            assert!(row["uploaded_bytes"].as_u64().unwrap() < 10_000, "{row}");
+            assert_eq!(
+                !row["gpu_hierarchy_us"].is_null(),
+                report_has_timestamps(&report),
+                "{row}"
+            );
+        }
         let compute = !row["gpu_compute_us"].is_null();
         assert_eq!(
             compute,

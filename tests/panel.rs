@@ -554,3 +554,71 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
         );
     }
 }
+
+#[test]
+fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
+    use skinbench::crowd::AnimateDevice;
+    use skinbench::gpu::animate::GpuHierarchy;
+    let Some(mut harness) = harness() else { return };
+    // With a CPU skin variant the GPU's entry is greyed, with the reason.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::ComboBox, "animation device")
+        .click();
+    harness.run_steps(2);
+    {
+        use egui_kittest::kittest::NodeT;
+        assert!(
+            harness.get_by_label("gpu").accesskit_node().is_disabled(),
+            "the GPU animation is offered with a CPU skin variant"
+        );
+    }
+    harness.get_by_label("gpu").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().settings.animate, AnimateDevice::Cpu);
+    // The list stays open after a click on a greyed entry.
+    harness.key_press(egui::Key::Escape);
+    harness.run_steps(2);
+    // (The skin list is longer than its popup shows: the GPU variants are set directly, as
+    // the compute shader's test does.)
+    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+    choose(&mut harness, "animation device", "gpu");
+    assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+    // The animation's passes get their rows, and LOD cannot be switched on.
+    harness.get_by_label("GPU sample");
+    harness.get_by_label("GPU hierarchy");
+    harness.get_by_label("GPU palette");
+    {
+        use egui_kittest::kittest::NodeT;
+        assert!(harness.get_by_label("LOD").accesskit_node().is_disabled());
+    }
+    verify_passes(&mut harness, "gpu_compute animated on the GPU");
+    for &hierarchy in GpuHierarchy::ALL {
+        choose(&mut harness, "GPU hierarchy pass", hierarchy.name());
+        assert_eq!(harness.state().settings.gpu_hierarchy, hierarchy);
+        verify_passes(&mut harness, hierarchy.name());
+    }
+    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuVertex;
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+    assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
+    verify_passes(&mut harness, "gpu_vertex animated on the GPU");
+    // A CPU skin variant takes the animation back to the CPU, and says why.
+    harness.state_mut().settings.pipeline.skin = SkinVariant::Pulled;
+    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness.run_steps(2);
+    assert_eq!(harness.state().settings.animate, AnimateDevice::Cpu);
+    assert!(
+        harness
+            .state()
+            .notes
+            .iter()
+            .any(|n| n.contains("GPU skin variant only")),
+        "{:?}",
+        harness.state().notes
+    );
+    verify_passes(&mut harness, "pulled after the GPU animated");
+}

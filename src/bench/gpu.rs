@@ -1,11 +1,15 @@
-//! The `gpu` workload: CPU skinning against the two GPU skinning paths, one whole frame
-//! each (CPU stages, upload, encoding, and GPU time per pass from timestamp queries),
-//! rendered offscreen on whatever adapter exists.
+//! The `gpu` workload: CPU skinning against the two GPU skinning paths, with the animation
+//! on the CPU and on the GPU, one whole frame each (CPU stages, upload, encoding, and GPU
+//! time per pass from timestamp queries), rendered offscreen on whatever adapter exists.
 //!
 //! How it works: for each instance count and shadow setting, one [`Scene`] per
 //! configuration (the best CPU variants; `gpu_vertex`; `gpu_compute` with each compute
-//! shader), all on one device, render frames in interleaved rounds so every configuration
-//! sees the same machine. A frame is the app's own ([`Scene::render_frame`]): the CPU
+//! shader; from 1,000 characters on, `gpu_compute` and `gpu_vertex` animated on the GPU
+//! with each hierarchy pass), all on one device, render frames in interleaved rounds so
+//! every configuration sees the same machine. 100,000 characters are measured animated on
+//! the GPU only (the CPU pipeline takes at most 10,000), one configuration after the other;
+//! on a CPU adapter without the draw passes (a software renderer takes minutes to draw
+//! them), and the report says so. A frame is the app's own ([`Scene::render_frame`]): the CPU
 //! pipeline into the upload, `gpu_compute`'s compute pass, the sun's shadow pass, the crowd
 //! pass into the offscreen target; then it waits for the GPU and reads its pass times. On a
 //! CPU adapter (lavapipe) the GPU times are an emulation on the same cores: the report
@@ -17,7 +21,8 @@ use serde::Serialize;
 
 use super::measure::median;
 use super::{BenchError, Context};
-use crate::crowd::{PipelineConfig, Stage};
+use crate::crowd::{AnimateDevice, PipelineConfig, Stage};
+use crate::gpu::animate::GpuHierarchy;
 use crate::gpu::scene::Settings;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
@@ -30,12 +35,18 @@ pub const FRAME_SECS: f32 = 1.0 / 60.0;
 /// One measured configuration at one instance count (medians over the frames).
 #[derive(Clone, Debug, Serialize)]
 pub struct GpuRow {
-    /// `best CPU (hierarchy / skin)`, `gpu_vertex`, `gpu_compute (per_class)`, ...
+    /// `best CPU (hierarchy / skin)`, `gpu_vertex`, `gpu_compute (per_class)`,
+    /// `gpu_compute (per_class), animated on the GPU (walk)`, ...
     pub config: String,
     pub skin: &'static str,
+    /// Where sampling, blend, hierarchy and palettes ran.
+    pub animate: AnimateDevice,
     pub instances: usize,
     /// Whether the sun's shadow pass ran (`gpu_vertex` skins again in it).
     pub shadows: bool,
+    /// Whether the shadow and crowd passes were drawn (not at 100,000 characters on a CPU
+    /// adapter: the frame is the animation and `gpu_compute`'s skinning).
+    pub draws: bool,
     pub frames: usize,
     /// The CPU pipeline's wall time (sample → skin, or → palettes for GPU variants), µs.
     pub cpu_stages_us: f64,
@@ -48,7 +59,14 @@ pub struct GpuRow {
     pub gpu_compute_us: Option<f64>,
     pub gpu_render_us: Option<f64>,
     pub gpu_shadow_us: Option<f64>,
-    /// Bytes the CPU wrote for the GPU each frame (vertices, or palettes).
+    /// Submitting the frame until the GPU finished it (wall time).
+    pub gpu_frame_us: Option<f64>,
+    /// The GPU animation's passes.
+    pub gpu_sample_us: Option<f64>,
+    pub gpu_hierarchy_us: Option<f64>,
+    pub gpu_palette_us: Option<f64>,
+    /// Bytes the CPU wrote for the GPU each frame (vertices, palettes, or with the
+    /// animation on the GPU the changed records and the passes' parameters; median).
     pub uploaded_bytes: u64,
     /// `cpu_total_us` over the best CPU configuration's at the same instance count and
     /// shadow setting.
@@ -67,6 +85,18 @@ pub struct GpuSection {
     pub rows: Vec<GpuRow>,
 }
 
+/// One configuration of the workload.
+struct GpuConfig {
+    name: String,
+    pipeline: PipelineConfig,
+    shader: ComputeShader,
+    animate: AnimateDevice,
+    hierarchy: GpuHierarchy,
+}
+
+/// Characters the GPU-animated rows go up to.
+pub const MOST_GPU_ANIMATED: usize = 100_000;
+
 /// Offscreen target size, pixels.
 const SIZE: (u32, u32) = (640, 360);
 
@@ -77,12 +107,19 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
     let instance_counts = ctx
         .options
         .instances
-        .map_or(vec![100, 1000, 10_000], |n| vec![n]);
+        .map_or(vec![100, 1000, 10_000, MOST_GPU_ANIMATED], |n| vec![n]);
     let (frames, warmup) = if quick { (3, 1) } else { (15, 3) };
     let threads = ctx.options.max_threads;
     let refusals = crate::gpu::skin::skin_refusals(&gpu);
     let best = PipelineConfig::best_for(&rig, threads);
-    let mut configs: Vec<(String, PipelineConfig, ComputeShader)> = vec![(
+    let plain = |name: String, pipeline: PipelineConfig, shader: ComputeShader| GpuConfig {
+        name,
+        pipeline,
+        shader,
+        animate: AnimateDevice::Cpu,
+        hierarchy: GpuHierarchy::DEFAULT,
+    };
+    let mut configs: Vec<GpuConfig> = vec![plain(
         format!(
             "best CPU ({} / {})",
             best.hierarchy.name(),
@@ -91,93 +128,122 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         best,
         ComputeShader::DEFAULT,
     )];
+    let mut animated = Vec::new();
     for &skin in SkinVariant::ALL {
         if refusals.iter().any(|(s, _)| *s == skin) {
             continue;
         }
         let config = PipelineConfig { skin, ..best };
+        let on_gpu = |name: String, hierarchy: GpuHierarchy| GpuConfig {
+            name: format!("{name}, animated on the GPU ({})", hierarchy.name()),
+            pipeline: config,
+            shader: ComputeShader::DEFAULT,
+            animate: AnimateDevice::Gpu,
+            hierarchy,
+        };
         match skin.spec().runs_on {
             SkinDevice::Cpu => {}
             SkinDevice::GpuVertex => {
-                configs.push((skin.name().into(), config, ComputeShader::DEFAULT))
+                configs.push(plain(skin.name().into(), config, ComputeShader::DEFAULT));
+                animated.push(on_gpu(skin.name().into(), GpuHierarchy::DEFAULT));
             }
             SkinDevice::GpuCompute => {
                 for &shader in ComputeShader::ALL {
-                    configs.push((
+                    configs.push(plain(
                         format!("{} ({})", skin.name(), shader.name()),
                         config,
                         shader,
                     ));
+                }
+                let name = format!("{} ({})", skin.name(), ComputeShader::DEFAULT.name());
+                for &hierarchy in GpuHierarchy::ALL {
+                    animated.push(on_gpu(name.clone(), hierarchy));
                 }
             }
         }
     }
     let upload = UploadVariant::DEFAULT;
     let mut rows = Vec::new();
+    let cpu_adapter = gpu.summary.device_type.contains("Cpu");
+    // The GPU-animated rows start at 1,000 characters, or at whatever `--instances` asks.
+    let asked_count = ctx.options.instances.is_some();
     for &n in &instance_counts {
+        // The CPU pipeline takes at most 10,000 characters: beyond, the GPU's rows alone.
+        let cpu_too = n <= crate::gpu::scene::MAX_INSTANCES;
         for shadows in [false, true] {
             let frames = if n >= 10_000 {
                 (frames / 5).max(2)
             } else {
                 frames
             };
-            let mut scenes = Vec::new();
-            for (name, config, shader) in &configs {
-                let settings = Settings {
-                    compute_shader: *shader,
-                    shadows,
-                    upload,
-                    ..Settings::headless(*config, n)
-                };
-                let mut scene = ctx.scene("gpu", settings, SIZE)?;
-                scene.wait_for_gpu_times = true;
-                scenes.push((name.clone(), scene, Vec::new()));
+            let draws = !(cpu_adapter && n > crate::gpu::scene::MAX_INSTANCES);
+            if !draws && shadows {
+                continue;
+            }
+            let chosen: Vec<&GpuConfig> = configs
+                .iter()
+                .filter(|_| cpu_too)
+                .chain(animated.iter().filter(|_| n >= 1000 || asked_count))
+                .collect();
+            if chosen.is_empty() {
+                continue;
             }
             ctx.progress(&format!(
-                "gpu workload: {n} instances, shadows {}, {} configurations, {frames} frames each",
+                "gpu workload: {n} instances, shadows {}, {} configurations, {frames} frames each{}",
                 if shadows { "on" } else { "off" },
-                scenes.len(),
+                chosen.len(),
+                if draws { "" } else { ", without the draw passes" }
             ));
-            for round in 0..warmup + frames {
-                for (_, scene, samples) in &mut scenes {
-                    let timings = scene.render_frame(FRAME_SECS)?;
-                    if round >= warmup {
-                        samples.push(timings);
+            // Past the CPU's range the scenes are too big to keep side by side: one at a
+            // time.
+            let together = if cpu_too { chosen.len() } else { 1 };
+            let mut n_rows: Vec<GpuRow> = Vec::new();
+            for batch in chosen.chunks(together) {
+                let mut scenes = Vec::new();
+                for c in batch {
+                    let settings = Settings {
+                        compute_shader: c.shader,
+                        shadows,
+                        upload,
+                        animate: c.animate,
+                        gpu_hierarchy: c.hierarchy,
+                        ..Settings::headless(c.pipeline, n)
+                    };
+                    let mut scene = ctx.scene("gpu", settings, SIZE)?;
+                    scene.wait_for_gpu_times = true;
+                    scenes.push((c, scene, Vec::new(), Vec::new()));
+                }
+                for round in 0..warmup + frames {
+                    for (_, scene, samples, uploaded) in &mut scenes {
+                        let timings = if draws {
+                            scene.render_frame(FRAME_SECS)?
+                        } else {
+                            scene.render_frame_without_draws(FRAME_SECS)?
+                        };
+                        if round >= warmup {
+                            samples.push(timings);
+                            uploaded.push(scene.uploaded_bytes() as f64);
+                        }
                     }
                 }
-            }
-            let mut n_rows: Vec<GpuRow> = scenes
-                .iter()
-                .map(|(name, scene, samples)| {
-                    let med = |f: &dyn Fn(&crate::crowd::StageTimings) -> f64| {
-                        median(samples.iter().map(f).collect())
-                    };
-                    let opt = |f: &dyn Fn(&crate::crowd::StageTimings) -> Option<f64>| {
-                        let v: Vec<f64> = samples.iter().filter_map(f).collect();
-                        (!v.is_empty()).then(|| median(v))
-                    };
-                    let upload = Stage::Upload.index();
-                    GpuRow {
-                        config: name.clone(),
-                        skin: scene.pipeline.config().skin.name(),
-                        instances: n,
-                        shadows,
-                        frames: samples.len(),
-                        cpu_stages_us: med(&|t| t.cpu_pipeline_us),
-                        upload_us: med(&|t| t.stage_us[upload]),
-                        cpu_total_us: med(&|t| t.cpu_pipeline_us + t.stage_us[upload]),
-                        encode_us: med(&|t| t.get(Stage::Render)),
-                        gpu_compute_us: opt(&|t| t.gpu_compute_us),
-                        gpu_render_us: opt(&|t| t.gpu_render_us),
-                        gpu_shadow_us: opt(&|t| t.gpu_shadow_us),
-                        uploaded_bytes: scene.pipeline.output_bytes(n) as u64,
-                        cpu_ratio_to_best_cpu: 0.0,
+                for (c, scene, samples, uploaded) in &scenes {
+                    if scene.settings.animate != c.animate {
+                        return Err(BenchError::Refused(format!(
+                            "{}: the scene did not animate on the {}: {}",
+                            c.name,
+                            c.animate.name(),
+                            scene.notes.join("; ")
+                        )));
                     }
-                })
-                .collect();
-            let best_total = n_rows[0].cpu_total_us;
+                    n_rows.push(row(c, scene, samples, uploaded, n, shadows, draws));
+                }
+            }
+            let best_total = n_rows
+                .iter()
+                .find(|r| r.config.starts_with("best CPU"))
+                .map(|r| r.cpu_total_us);
             for row in &mut n_rows {
-                row.cpu_ratio_to_best_cpu = row.cpu_total_us / best_total;
+                row.cpu_ratio_to_best_cpu = best_total.map_or(f64::NAN, |b| row.cpu_total_us / b);
             }
             rows.extend(n_rows);
         }
@@ -191,6 +257,47 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         size: SIZE,
         rows,
     })
+}
+
+/// One configuration's row: medians over its measured frames.
+fn row(
+    c: &GpuConfig,
+    scene: &crate::gpu::scene::Scene,
+    samples: &[crate::crowd::StageTimings],
+    uploaded: &[f64],
+    n: usize,
+    shadows: bool,
+    draws: bool,
+) -> GpuRow {
+    let med =
+        |f: &dyn Fn(&crate::crowd::StageTimings) -> f64| median(samples.iter().map(f).collect());
+    let opt = |f: &dyn Fn(&crate::crowd::StageTimings) -> Option<f64>| {
+        let v: Vec<f64> = samples.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| median(v))
+    };
+    let upload = Stage::Upload.index();
+    GpuRow {
+        config: c.name.clone(),
+        skin: scene.pipeline.config().skin.name(),
+        animate: c.animate,
+        instances: n,
+        shadows,
+        draws,
+        frames: samples.len(),
+        cpu_stages_us: med(&|t| t.cpu_pipeline_us),
+        upload_us: med(&|t| t.stage_us[upload]),
+        cpu_total_us: med(&|t| t.cpu_pipeline_us + t.stage_us[upload]),
+        encode_us: med(&|t| t.get(Stage::Render)),
+        gpu_compute_us: opt(&|t| t.gpu_compute_us),
+        gpu_render_us: opt(&|t| t.gpu_render_us),
+        gpu_shadow_us: opt(&|t| t.gpu_shadow_us),
+        gpu_frame_us: opt(&|t| t.gpu_frame_us),
+        gpu_sample_us: opt(&|t| t.gpu_sample_us),
+        gpu_hierarchy_us: opt(&|t| t.gpu_hierarchy_us),
+        gpu_palette_us: opt(&|t| t.gpu_palette_us),
+        uploaded_bytes: median(uploaded.to_vec()) as u64,
+        cpu_ratio_to_best_cpu: 0.0,
+    }
 }
 
 pub fn markdown(section: &GpuSection, s: &mut String) {
@@ -212,28 +319,50 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
                each other only.**\n\n";
     }
     *s += "Medians per frame, µs. CPU = the pipeline's wall time (sample → skin; for the \
-           GPU variants sample → palettes); upload = getting that output into the GPU \
-           buffer; CPU / best = (CPU + upload) over the best CPU configuration's at the \
-           same instance count; encode = recording the shadow and crowd passes.\n\n";
-    *s += "| configuration | instances | shadows | CPU | upload | CPU + upload | CPU / best | encode | GPU compute | GPU shadow | GPU render | uploaded |\n";
-    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+           GPU variants sample → palettes; none where the GPU animates); upload = getting \
+           that output into the GPU buffer (animated on the GPU: writing the changed \
+           characters' records and the passes' parameters); CPU / best = (CPU + upload) \
+           over the best CPU configuration's at the same instance count; encode = recording \
+           the shadow and crowd passes; GPU frame = submitting the frame until the GPU \
+           finished it (wall time: every pass together, however the adapter's timestamps \
+           split them); GPU sample, hierarchy, palette = the animation's passes.\n\n";
+    if section.rows.iter().any(|r| !r.draws) {
+        *s += "Rows with draws \"no\" measure a frame without the shadow and crowd passes \
+               (the animation, and `gpu_compute`'s skinning): this adapter renders in \
+               software, which takes minutes to draw that many characters.\n\n";
+    }
+    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded |\n";
+    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in &section.rows {
         let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
+        let ratio = if r.cpu_ratio_to_best_cpu.is_finite() {
+            format!("{:.2}×", r.cpu_ratio_to_best_cpu)
+        } else {
+            "–".to_string()
+        };
+        let uploaded = if r.uploaded_bytes >= 100_000 {
+            format!("{:.1} MB", r.uploaded_bytes as f64 / 1e6)
+        } else {
+            format!("{} B", r.uploaded_bytes)
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.0} | {} | {} | {} | {:.1} MB |",
+            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {uploaded} |",
             r.config,
             r.instances,
             if r.shadows { "on" } else { "off" },
+            if r.draws { "yes" } else { "no" },
             r.cpu_stages_us,
             r.upload_us,
             r.cpu_total_us,
-            r.cpu_ratio_to_best_cpu,
             r.encode_us,
+            opt(r.gpu_frame_us),
+            opt(r.gpu_sample_us),
+            opt(r.gpu_hierarchy_us),
+            opt(r.gpu_palette_us),
             opt(r.gpu_compute_us),
             opt(r.gpu_shadow_us),
             opt(r.gpu_render_us),
-            r.uploaded_bytes as f64 / 1e6,
         );
     }
     let _ = writeln!(s);

@@ -74,7 +74,7 @@ crate::declare_variants! {
         },
         Gpu => WorkloadSpec {
             name: "gpu",
-            description: "CPU against GPU skinning, whole frames rendered offscreen, 100, 1000 and 10000 instances (needs an adapter)",
+            description: "CPU against GPU skinning, and the animation on the GPU, whole frames rendered offscreen, 100, 1000 and 10000 instances, animated on the GPU also 100000 (needs an adapter)",
             needs_adapter: true,
         },
         Crowd => WorkloadSpec {
@@ -167,6 +167,9 @@ pub enum BenchError {
     },
     #[error("{0}")]
     Scene(#[from] crate::gpu::scene::SceneError),
+    /// A scene did not take the configuration the workload asked for.
+    #[error("{0}")]
+    Refused(String),
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -77,6 +77,10 @@ pub struct StageTimings {
     pub gpu_sample_us: Option<f64>,
     pub gpu_hierarchy_us: Option<f64>,
     pub gpu_palette_us: Option<f64>,
+    /// Wall time from submitting the frame to the GPU having finished it, where the
+    /// caller waited for it (the bench): every pass together, however the adapter's
+    /// timestamps split them.
+    pub gpu_frame_us: Option<f64>,
     /// Wall time of the CPU pipeline (sample through skin).
     pub cpu_pipeline_us: f64,
     /// Wall time of the whole frame (app only; 0 in the bench).

@@ -889,6 +889,7 @@ impl Scene {
     ) -> StageTimings {
         profiling::scope!("encode and submit");
         self.timers.resolve(&mut encoder);
+        let submitting = Instant::now();
         self.gpu
             .queue
             .submit(before.into_iter().chain([encoder.finish()]));
@@ -898,6 +899,9 @@ impl Scene {
         let gpu = self
             .timers
             .end_frame(&self.gpu.device, &self.gpu.queue, self.wait_for_gpu_times);
+        if self.wait_for_gpu_times {
+            timings.gpu_frame_us = Some(submitting.elapsed().as_secs_f64() * 1e6);
+        }
         if let Some(trace) = &self.trace {
             trace.record_gpu_passes(submitted, self.timers.last_passes());
         }
@@ -1004,6 +1008,25 @@ impl Scene {
         let timings = self.upload(&mut encoder)?;
         let encode_start = Instant::now();
         self.draw(&mut encoder, None);
+        let timings = self.submit(
+            encoder,
+            Vec::new(),
+            timings,
+            encode_start,
+            dt_secs as f64 * 1e6,
+        );
+        self.finish_frame(None);
+        Ok(timings)
+    }
+
+    /// As [`Self::render_frame`], without the shadow and crowd passes: the frame's CPU part,
+    /// its uploads and its compute passes (the animation's, `gpu_compute`'s skinning). For
+    /// the bench at crowd sizes a software renderer cannot draw in reasonable time.
+    pub fn render_frame_without_draws(&mut self, dt_secs: f32) -> Result<StageTimings, SceneError> {
+        self.begin_frame(dt_secs);
+        let mut encoder = self.encoder();
+        let timings = self.upload(&mut encoder)?;
+        let encode_start = Instant::now();
         let timings = self.submit(
             encoder,
             Vec::new(),
