@@ -17,6 +17,8 @@ shot() {
 }
 # README: 1,000 characters, best variants, the panel as a user first sees it.
 shot readme_crowd_1000 --instances 1000 --frames 40
+# docs/gpu-animation.md: the same crowd animated and skinned on the GPU.
+shot gpu_animate_1000 --animate gpu --instances 1000 --frames 40
 # docs/characters.md: a character split over four skins with meshes hung on its joints,
 # when the file is given (three.js' RobotExpressive.glb, CC0).
 if [ -n "${ROBOT_GLB:-}" ]; then
