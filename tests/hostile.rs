@@ -188,6 +188,47 @@ fn a_configuration_too_big_for_memory_names_the_count_that_fits() {
     assert_eq!(one.trees as usize, tree.heap_bytes());
 }
 
+/// With the animation on the GPU the budget counts the GPU's buffers: records, local poses
+/// and model matrices (what `GpuAnimator` allocates), palettes and `gpu_compute`'s output;
+/// 100,000 characters that do not fit are refused with the count that does.
+#[test]
+fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits() {
+    use skinbench::crowd::budget::{Budget, Footprint, check_animated_on_gpu};
+    let rig = PreparedRig::reference();
+    let config = PipelineConfig {
+        skin: SkinVariant::GpuCompute,
+        ..PipelineConfig::best_for(&rig, 1)
+    };
+    let one = Footprint::animated_on_gpu(&rig, &config, 1);
+    let layout = SkinVariant::GpuCompute.layout(&rig, skinbench::skin::SkinMethod::Linear);
+    assert_eq!(one.pipeline_state, 0);
+    assert_eq!(one.skinned_output, layout.bytes(1) as u64);
+    assert_eq!(
+        one.gpu_skinned,
+        layout.skinned_on_gpu().unwrap().bytes(1) as u64
+    );
+    assert_eq!(
+        one.gpu_animation,
+        (32 + 2 * rig.joint_stride * 48) as u64,
+        "a record and the local poses and model matrices"
+    );
+    let budget = Budget {
+        memory_bytes: 2_000_000_000,
+        available_bytes: None,
+        gpu_buffer_bytes: None,
+    };
+    let err = check_animated_on_gpu(&rig, &config, 100_000, &budget).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("100000 instances of reference with the animation on the GPU")
+            && text.contains("animation on the GPU (records, local poses, model matrices)")
+            && text.contains(&format!("at most {} instances fit", err.fits)),
+        "{text}"
+    );
+    assert!(check_animated_on_gpu(&rig, &config, err.fits, &budget).is_ok());
+    assert!(check_animated_on_gpu(&rig, &config, err.fits + 1, &budget).is_err());
+}
+
 /// The CLI refuses such a configuration with exit 1 before it opens a window; so does the
 /// bench.
 #[test]

@@ -201,6 +201,15 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             for batch in chosen.chunks(together) {
                 let mut scenes = Vec::new();
                 for c in batch {
+                    // Refused before anything is allocated, as the app refuses it.
+                    if c.animate == AnimateDevice::Gpu {
+                        crate::crowd::budget::check_animated_on_gpu(
+                            &rig,
+                            &c.pipeline,
+                            n,
+                            &crate::crowd::budget::Budget::this_machine(None),
+                        )?;
+                    }
                     let settings = Settings {
                         compute_shader: c.shader,
                         shadows,
@@ -335,10 +344,13 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
     *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in &section.rows {
         let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
-        let ratio = if r.cpu_ratio_to_best_cpu.is_finite() {
-            format!("{:.2}×", r.cpu_ratio_to_best_cpu)
-        } else {
+        let ratio = if !r.cpu_ratio_to_best_cpu.is_finite() {
             "–".to_string()
+        } else if r.cpu_ratio_to_best_cpu < 0.01 {
+            // The GPU-animated rows: four decimals, or they would all read 0.00.
+            format!("{:.4}×", r.cpu_ratio_to_best_cpu)
+        } else {
+            format!("{:.2}×", r.cpu_ratio_to_best_cpu)
         };
         let uploaded = if r.uploaded_bytes >= 100_000 {
             format!("{:.1} MB", r.uploaded_bytes as f64 / 1e6)

@@ -478,8 +478,8 @@ impl Soak {
                 format!("compute shader {}", settings.compute_shader.name())
             }
             Change::Animate => {
-                // The scene refuses `gpu` with a CPU skin variant (and says so): the soak
-                // checks that it does, and runs GPU frames whenever the skin allows.
+                // The scene turns `gpu` back (with a note) while a CPU skin variant runs, so
+                // GPU-animated frames come whenever the skin allows.
                 settings.animate = self.rng.pick(crate::crowd::AnimateDevice::ALL);
                 format!("animate {}", settings.animate.name())
             }

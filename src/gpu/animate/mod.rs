@@ -44,8 +44,9 @@ crate::declare_variants! {
 }
 
 impl GpuHierarchy {
-    /// Measured on the software renderer only (`bench-results/…_gpu-animate_*`): see
-    /// docs/gpu-animation.md for why this is the default.
+    /// The faster of the two on the software renderer, the only one measured
+    /// (`bench-results/2026-11-24_intel-xeon_4098ad2245_gpu.md`); docs/gpu-animation.md
+    /// says why that does not settle it for a real GPU.
     pub const DEFAULT: Self = Self::Walk;
 }
 
