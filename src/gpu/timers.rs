@@ -42,6 +42,9 @@ pub struct GpuTimers {
     last: PassTimes,
     /// The last frame's passes as `(label, start_secs, end_secs)` on the GPU's clock.
     last_passes: Vec<(&'static str, f64, f64)>,
+    /// When each frame whose times have not come back yet was submitted, on puffin's clock.
+    #[cfg(feature = "profile-with-puffin")]
+    submitted_ns: std::collections::VecDeque<puffin::NanoSecond>,
 }
 
 impl GpuTimers {
@@ -68,6 +71,8 @@ impl GpuTimers {
             profiler,
             last: PassTimes::default(),
             last_passes: Vec::new(),
+            #[cfg(feature = "profile-with-puffin")]
+            submitted_ns: std::collections::VecDeque::new(),
         })
     }
 
@@ -102,6 +107,15 @@ impl GpuTimers {
         queue: &wgpu::Queue,
         wait: bool,
     ) -> PassTimes {
+        // The frame was just submitted: its GPU passes go on puffin's timeline from here.
+        #[cfg(feature = "profile-with-puffin")]
+        {
+            self.submitted_ns.push_back(puffin::now_ns());
+            // Frames the profiler drops never come back: keep the queue short.
+            while self.submitted_ns.len() > 8 {
+                self.submitted_ns.pop_front();
+            }
+        }
         if let Err(e) = self.profiler.end_frame() {
             log::warn!("GPU pass timers: {e:?}");
         }
@@ -145,11 +159,51 @@ impl GpuTimers {
                 }
             }
             #[cfg(feature = "profile-with-puffin")]
-            wgpu_profiler::puffin::output_frame_to_puffin(
-                &mut puffin::GlobalProfiler::lock(),
-                &results,
-            );
+            {
+                let submitted = self
+                    .submitted_ns
+                    .pop_front()
+                    .unwrap_or_else(puffin::now_ns);
+                gpu_passes_to_puffin(&results, submitted);
+            }
         }
         self.last
     }
+}
+
+/// A frame's GPU passes as puffin's "GPU" thread. The GPU's timestamps count on its own
+/// clock (a software renderer's from the machine's boot, puffin's from 1970), so the passes
+/// are placed from the frame's submission at the offsets the GPU reported, as the Chrome
+/// trace places them; otherwise one frame would span decades and hide the CPU's scopes.
+#[cfg(feature = "profile-with-puffin")]
+fn gpu_passes_to_puffin(results: &[wgpu_profiler::GpuTimerQueryResult], submitted: i64) {
+    use puffin::{GlobalProfiler, ScopeDetails, StreamInfo, ThreadInfo};
+    let timed: Vec<_> = results.iter().filter_map(|r| Some((r, r.time.as_ref()?))).collect();
+    let Some(first) = timed.iter().map(|(_, t)| t.start).reduce(f64::min) else {
+        return;
+    };
+    let mut profiler = GlobalProfiler::lock();
+    let details: Vec<_> = timed
+        .iter()
+        .map(|(r, _)| ScopeDetails::from_scope_name(r.label.clone()))
+        .collect();
+    let ids = profiler.register_user_scopes(&details);
+    let mut stream = StreamInfo::default();
+    let at = |secs: f64| submitted + ((secs - first) * 1e9) as i64;
+    stream.range_ns = (i64::MAX, i64::MIN);
+    for ((_, time), id) in timed.iter().zip(ids) {
+        let (start, end) = (at(time.start), at(time.end));
+        stream.num_scopes += 1;
+        stream.range_ns.0 = stream.range_ns.0.min(start);
+        stream.range_ns.1 = stream.range_ns.1.max(end);
+        let (offset, _) = stream.stream.begin_scope(|| start, id, "");
+        stream.stream.end_scope(offset, end);
+    }
+    profiler.report_user_scopes(
+        ThreadInfo {
+            start_time_ns: None,
+            name: "GPU".to_string(),
+        },
+        &stream.as_stream_into_ref(),
+    );
 }
