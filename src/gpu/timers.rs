@@ -160,10 +160,7 @@ impl GpuTimers {
             }
             #[cfg(feature = "profile-with-puffin")]
             {
-                let submitted = self
-                    .submitted_ns
-                    .pop_front()
-                    .unwrap_or_else(puffin::now_ns);
+                let submitted = self.submitted_ns.pop_front().unwrap_or_else(puffin::now_ns);
                 gpu_passes_to_puffin(&results, submitted);
             }
         }
@@ -178,7 +175,10 @@ impl GpuTimers {
 #[cfg(feature = "profile-with-puffin")]
 fn gpu_passes_to_puffin(results: &[wgpu_profiler::GpuTimerQueryResult], submitted: i64) {
     use puffin::{GlobalProfiler, ScopeDetails, StreamInfo, ThreadInfo};
-    let timed: Vec<_> = results.iter().filter_map(|r| Some((r, r.time.as_ref()?))).collect();
+    let timed: Vec<_> = results
+        .iter()
+        .filter_map(|r| Some((r, r.time.as_ref()?)))
+        .collect();
     let Some(first) = timed.iter().map(|(_, t)| t.start).reduce(f64::min) else {
         return;
     };

@@ -6,7 +6,8 @@
 //! first memory checkpoint must not come before that). Then before each frame
 //! [`Soak::before_frame`] makes one change to the scene,
 //! drawn from a seeded generator (SplitMix64, so a seed replays the same sequence of
-//! changes): a variant of any stage, the skinning method, the upload, schedule, threads, instance count
+//! changes): a variant of any stage, the skinning method, where the animation runs and the
+//! GPU's hierarchy pass, the upload, schedule, threads, instance count
 //! (log-uniform over 1..=10,000, so large crowds come up without every frame being one),
 //! blend, pause, speed, the rig (the built-in ones and every rig given) or a verify
 //! request. The scene applies the change as the panel would, with the same refusals. After
