@@ -125,6 +125,13 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
         .map_err(|e| e.to_string())?;
     let locals: Vec<_> = indices.iter().map(|&i| locals[i].clone()).collect();
     let models: Vec<_> = indices.iter().map(|&i| models[i].clone()).collect();
+    // Verify reads only the characters it compares: the same values.
+    let (some_locals, some_models) = animator
+        .read_back_characters(&gpu.device, &gpu.queue, &indices)
+        .map_err(|e| e.to_string())?;
+    if some_locals != locals || some_models != models {
+        return Err("reading some characters back differs from reading all".into());
+    }
     let d = verify_gpu_animation(
         &pipeline,
         &at_clock,

@@ -41,8 +41,19 @@ pub fn read_buffer(
     buffer: &wgpu::Buffer,
     bytes: u64,
 ) -> Result<Vec<u8>, ReadbackError> {
+    read_buffer_at(device, queue, buffer, 0, bytes)
+}
+
+/// As [`read_buffer`], `bytes` bytes from byte `offset` (a multiple of 4).
+pub fn read_buffer_at(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    bytes: u64,
+) -> Result<Vec<u8>, ReadbackError> {
     let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-    if size > buffer.size() {
+    if offset % wgpu::COPY_BUFFER_ALIGNMENT != 0 || offset + size > buffer.size() {
         return Err(ReadbackError::TooLarge {
             bytes,
             buffer: buffer.size(),
@@ -58,7 +69,7 @@ pub fn read_buffer(
         mapped_at_creation: false,
     });
     let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
+    encoder.copy_buffer_to_buffer(buffer, offset, &readback, 0, size);
     queue.submit([encoder.finish()]);
     let data = map_for_reading(device, &readback)?;
     let out = data[..bytes as usize].to_vec();

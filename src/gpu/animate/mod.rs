@@ -668,6 +668,50 @@ impl GpuAnimator {
             .collect()
     }
 
+    /// The local poses and model matrices of the characters `indices` names, as the last
+    /// recorded frame left them, read back (blocks until the GPU is done): what verify
+    /// compares, without reading every character of a large crowd.
+    pub fn read_back_characters(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        indices: &[usize],
+    ) -> Result<CharacterPoses, GpuAnimateError> {
+        let joints = self.offsets.joints as usize;
+        let stride = self.joint_stride;
+        let per_range = self.bound.as_ref().map_or(0, |(b, _)| b.per_range);
+        let mut locals = Vec::with_capacity(indices.len());
+        let mut models = Vec::with_capacity(indices.len());
+        for &i in indices {
+            let range = (per_range > 0)
+                .then(|| self.ranges.get(i / per_range))
+                .flatten()
+                .filter(|_| i < self.held.len());
+            let Some(range) = range else {
+                return Err(GpuAnimateError::Short {
+                    asked: i + 1,
+                    characters: self.held.len(),
+                });
+            };
+            let c = (i % per_range) as u64;
+            let bytes = (joints * JOINT_BYTES) as u64;
+            let character = (stride * JOINT_BYTES) as u64;
+            let model_at = (range.capacity * stride * JOINT_BYTES) as u64;
+            let read = |offset: u64| {
+                super::readback::read_buffer_at(device, queue, &range.poses, offset, bytes)
+            };
+            let l = read(c * character)?;
+            let m = read(model_at + c * character)?;
+            // Copied out: a byte vector need not be aligned for floats.
+            let l: Vec<[f32; 12]> = bytemuck::pod_collect_to_vec(&l);
+            let m: Vec<[f32; 12]> = bytemuck::pod_collect_to_vec(&m);
+            let (l, m) = poses_from(&l, &m);
+            locals.push(l);
+            models.push(m);
+        }
+        Ok((locals, models))
+    }
+
     /// The first `characters` characters' local poses and model matrices as the last
     /// recorded frame left them, read back (blocks until the GPU is done): the CPU twins'
     /// input.
@@ -690,32 +734,14 @@ impl GpuAnimator {
             let take = per_range.min(left);
             let all =
                 super::readback::read_buffer(device, queue, &range.poses, range.poses.size())?;
-            let all: &[[f32; 12]] = bytemuck::cast_slice(&all);
+            // Copied out: a byte vector need not be aligned for floats.
+            let all: Vec<[f32; 12]> = bytemuck::pod_collect_to_vec(&all);
             let (l, m) = all.split_at(range.capacity * stride);
             for c in 0..take {
                 let at = c * stride;
-                locals.push(
-                    l[at..at + joints]
-                        .iter()
-                        .map(|v| Qvs {
-                            rotation: glam::Quat::from_slice(&v[0..4]),
-                            translation: glam::Vec3A::from_slice(&v[4..7]),
-                            scale: glam::Vec3A::from_slice(&v[8..11]),
-                        })
-                        .collect(),
-                );
-                models.push(
-                    m[at..at + joints]
-                        .iter()
-                        .map(|v| Mat3x4 {
-                            rows: [
-                                glam::Vec4::from_slice(&v[0..4]),
-                                glam::Vec4::from_slice(&v[4..8]),
-                                glam::Vec4::from_slice(&v[8..12]),
-                            ],
-                        })
-                        .collect(),
-                );
+                let (l, m) = poses_from(&l[at..at + joints], &m[at..at + joints]);
+                locals.push(l);
+                models.push(m);
             }
             left -= take;
         }
@@ -734,6 +760,28 @@ fn dispatch(pass: &mut wgpu::ComputePass<'_>, invocations: u32) {
     if x > 0 {
         pass.dispatch_workgroups(x, y, 1);
     }
+}
+
+/// A character's local poses and model matrices from their 48-byte joint records.
+fn poses_from(l: &[[f32; 12]], m: &[[f32; 12]]) -> (Vec<Qvs>, Vec<Mat3x4>) {
+    (
+        l.iter()
+            .map(|v| Qvs {
+                rotation: glam::Quat::from_slice(&v[0..4]),
+                translation: glam::Vec3A::from_slice(&v[4..7]),
+                scale: glam::Vec3A::from_slice(&v[8..11]),
+            })
+            .collect(),
+        m.iter()
+            .map(|v| Mat3x4 {
+                rows: [
+                    glam::Vec4::from_slice(&v[0..4]),
+                    glam::Vec4::from_slice(&v[4..8]),
+                    glam::Vec4::from_slice(&v[8..12]),
+                ],
+            })
+            .collect(),
+    )
 }
 
 /// Workgroups for `invocations` invocations: one row, or rows of 65,535 (the shader's

@@ -1076,9 +1076,7 @@ impl Scene {
             let crowd = animator.crowd_at(self.anim_clock_secs);
             let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
             let (locals, models) =
-                animator.read_back(&self.gpu.device, &self.gpu.queue, crowd.len())?;
-            let locals: Vec<_> = indices.iter().map(|&i| locals[i].clone()).collect();
-            let models: Vec<_> = indices.iter().map(|&i| models[i].clone()).collect();
+                animator.read_back_characters(&self.gpu.device, &self.gpu.queue, &indices)?;
             return Ok(verify_gpu_animation(
                 &self.pipeline,
                 &crowd,
