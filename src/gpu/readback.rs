@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 pub enum ReadbackError {
     #[error("cannot read {bytes} bytes back from a buffer of {buffer}")]
     TooLarge { bytes: u64, buffer: u64 },
+    #[error("cannot read back from byte {offset}: copies start at multiples of 4")]
+    Misaligned { offset: u64 },
     #[error("waiting for the GPU: {0}")]
     Poll(#[from] wgpu::PollError),
     #[error("mapping the read-back buffer: {0}")]
@@ -53,7 +55,10 @@ pub fn read_buffer_at(
     bytes: u64,
 ) -> Result<Vec<u8>, ReadbackError> {
     let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-    if offset % wgpu::COPY_BUFFER_ALIGNMENT != 0 || offset + size > buffer.size() {
+    if !offset.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) {
+        return Err(ReadbackError::Misaligned { offset });
+    }
+    if offset + size > buffer.size() {
         return Err(ReadbackError::TooLarge {
             bytes,
             buffer: buffer.size(),
