@@ -594,6 +594,22 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     {
         use egui_kittest::kittest::NodeT;
         assert!(harness.get_by_label("LOD").accesskit_node().is_disabled());
+        // The CPU pipeline's own boxes change nothing while the GPU animates.
+        for combo in ["hierarchy", "upload", "schedule", "SIMD level"] {
+            assert!(
+                harness
+                    .get_by_role_and_label(egui::accesskit::Role::ComboBox, combo)
+                    .accesskit_node()
+                    .is_disabled(),
+                "{combo} is offered while the GPU animates"
+            );
+        }
+        assert!(
+            !harness
+                .get_by_role_and_label(egui::accesskit::Role::ComboBox, "skin")
+                .accesskit_node()
+                .is_disabled()
+        );
     }
     verify_passes(&mut harness, "gpu_compute animated on the GPU");
     for &hierarchy in GpuHierarchy::ALL {

@@ -246,21 +246,32 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     if settings.animate == AnimateDevice::Gpu {
         variant_combo(ui, &mut settings.gpu_hierarchy, &[]);
     }
+    // While the GPU animates, the CPU pipeline's own choices change nothing: greyed.
+    let on_cpu = settings.animate == AnimateDevice::Cpu;
+    let cpu_only = "the GPU animates: this stage of the CPU pipeline does not run";
+    ui.add_enabled_ui(on_cpu, |ui| {
+        variant_combo(ui, &mut settings.pipeline.hierarchy, info.refusals);
+    })
+    .response
+    .on_disabled_hover_text(cpu_only);
     let pipeline = &mut settings.pipeline;
-    variant_combo(ui, &mut pipeline.hierarchy, info.refusals);
     variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
     variant_combo(ui, &mut pipeline.method, info.method_refusals);
     if pipeline.skin.spec().runs_on.has_compute_pass() {
         variant_combo(ui, &mut settings.compute_shader, &[]);
     }
-    variant_combo(ui, &mut settings.upload, &[]);
-    variant_combo(ui, &mut pipeline.schedule, &[]);
     let unsupported: Vec<(SimdLevel, String)> = <SimdLevel as Variant>::ALL
         .iter()
         .filter(|l| !l.supported())
         .map(|&l| (l, "this CPU does not have it".to_string()))
         .collect();
-    variant_combo(ui, &mut settings.simd_level, &unsupported);
+    ui.add_enabled_ui(on_cpu, |ui| {
+        variant_combo(ui, &mut settings.upload, &[]);
+        variant_combo(ui, &mut settings.pipeline.schedule, &[]);
+        variant_combo(ui, &mut settings.simd_level, &unsupported);
+    })
+    .response
+    .on_disabled_hover_text(cpu_only);
     for (v, reason) in info.refusals {
         ui.label(
             RichText::new(format!("{} refuses this rig: {reason}", v.name()))
