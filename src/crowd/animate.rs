@@ -1,5 +1,5 @@
 //! Where a frame's animation runs: on the CPU pipeline's workers, or in compute passes on
-//! the GPU (`--animate gpu`, [`crate::gpu::animate`]).
+//! the GPU (`--animate gpu`, `gpu::animate`).
 //!
 //! How it works: with `gpu`, a character's clip time is not advanced on the CPU every
 //! frame. Each character's record on the GPU holds its time at one reading of the scene's

@@ -201,16 +201,48 @@ pub fn verify_hierarchy(
         // The same local pose the variant was given, so only the hierarchy is compared.
         let locals = pipeline.local_pose(instance);
         let reference = reference::model_from_joint(&rig.skeleton, &locals);
-        for (m, r) in pose.iter().zip(&reference) {
-            let m = m.as_dmat4();
-            for c in 0..4 {
-                let diff = (m.col(c) - r.col(c)).abs().max_element();
-                let scale = if c == 3 { rig.bounds_size as f64 } else { 1.0 };
-                worst = worst.max(finite_or_infinite(diff / scale));
-            }
-        }
+        worst = worst.max(model_deviation(
+            pose.iter().map(|m| m.as_dmat4()),
+            &reference,
+            rig.bounds_size as f64,
+        ));
     }
     Ok(worst)
+}
+
+/// Largest difference of model matrices from the reference's: translations relative to
+/// the rig's `size`, the rotation/scale part absolute.
+fn model_deviation(
+    model: impl Iterator<Item = glam::DMat4>,
+    reference: &[glam::DMat4],
+    size: f64,
+) -> f64 {
+    let mut worst: f64 = 0.0;
+    for (m, r) in model.zip(reference) {
+        for c in 0..4 {
+            let diff = (m.col(c) - r.col(c)).abs().max_element();
+            let scale = if c == 3 { size } else { 1.0 };
+            worst = worst.max(finite_or_infinite(diff / scale));
+        }
+    }
+    worst
+}
+
+/// Largest difference of local poses from the blend oracle's (translations relative to
+/// the rig's `size`; rotations, either sign, and scales absolute).
+fn local_deviation(locals: &[crate::types::Qvs], oracle: &[reference::LocalF64], size: f64) -> f64 {
+    let mut worst: f64 = 0.0;
+    for (b, o) in locals.iter().zip(oracle) {
+        let b = reference::LocalF64::from(b);
+        // q and -q are one rotation.
+        let rotation = (b.rotation - o.rotation)
+            .length()
+            .min((b.rotation + o.rotation).length());
+        let translation = max_abs(b.translation - o.translation) / size;
+        let scale = max_abs(b.scale - o.scale);
+        worst = worst.max(finite_or_infinite(rotation.max(translation).max(scale)));
+    }
+    worst
 }
 
 /// Largest difference between the blend stage's local poses and the blend oracle
@@ -221,16 +253,7 @@ pub fn verify_blend(pipeline: &Pipeline, instances: &[Instance]) -> f64 {
     for instance in instances {
         let blended = pipeline.local_pose(instance);
         let oracle = pipeline.reference_local_pose(instance);
-        for (b, o) in blended.iter().zip(&oracle) {
-            let b = reference::LocalF64::from(b);
-            // q and -q are one rotation.
-            let rotation = (b.rotation - o.rotation)
-                .length()
-                .min((b.rotation + o.rotation).length());
-            let translation = max_abs(b.translation - o.translation) / size;
-            let scale = max_abs(b.scale - o.scale);
-            worst = worst.max(finite_or_infinite(rotation.max(translation).max(scale)));
-        }
+        worst = worst.max(local_deviation(&blended, &oracle, size));
     }
     worst
 }
@@ -279,24 +302,13 @@ pub fn verify_gpu_animation(
     let mut hierarchy: f64 = 0.0;
     for ((&i, local), model) in indices.iter().zip(locals).zip(models) {
         let oracle = pipeline.reference_local_pose(&instances[i]);
-        for (b, o) in local.iter().zip(&oracle) {
-            let b = reference::LocalF64::from(b);
-            let rotation = (b.rotation - o.rotation)
-                .length()
-                .min((b.rotation + o.rotation).length());
-            let translation = max_abs(b.translation - o.translation) / size;
-            let scale = max_abs(b.scale - o.scale);
-            blend = blend.max(finite_or_infinite(rotation.max(translation).max(scale)));
-        }
+        blend = blend.max(local_deviation(local, &oracle, size));
         let reference = reference::model_from_joint(&rig.skeleton, local);
-        for (m, r) in model.iter().zip(&reference) {
-            let m = m.to_mat4().as_dmat4();
-            for c in 0..4 {
-                let diff = (m.col(c) - r.col(c)).abs().max_element();
-                let scale = if c == 3 { size } else { 1.0 };
-                hierarchy = hierarchy.max(finite_or_infinite(diff / scale));
-            }
-        }
+        hierarchy = hierarchy.max(model_deviation(
+            model.iter().map(|m| m.to_mat4().as_dmat4()),
+            &reference,
+            size,
+        ));
     }
     let skin = verify_frame(pipeline, instances, out, indices.len().max(1))?;
     Ok(FrameDeviation {

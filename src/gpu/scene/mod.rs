@@ -16,11 +16,14 @@
 //! screenshot reads back the offscreen frame with a sidecar of the panel's readings.
 //! [`Scene::render_frame`] is all of it for a headless frame.
 
+mod animate;
+mod capture;
+mod lod;
 pub mod readings;
 pub mod refusals;
 pub mod settings;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -43,7 +46,7 @@ use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, BudgetError, Footprint};
 use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
 use crate::crowd::trace::{Trace, Track};
-use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animation, verify_stages};
+use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{
     AnimateDevice, FrameError, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings,
     TimingHistory,
@@ -474,52 +477,6 @@ impl Scene {
         }
     }
 
-    /// Where the animation runs: `gpu` needs a GPU skin variant (the passes write the
-    /// palettes it reads) and runs without update-rate LOD; a switch hands the crowd's
-    /// times from one device to the other.
-    fn apply_animate_setting(&mut self) {
-        if self.settings.animate == AnimateDevice::Gpu {
-            if self.settings.pipeline.skin.skins_on_cpu() {
-                self.notes.push(format!(
-                    "the animation runs on the GPU with a GPU skin variant only (gpu_compute, \
-                     gpu_vertex); {} skins on the CPU, so the CPU animates",
-                    self.settings.pipeline.skin.name()
-                ));
-                self.settings.animate = AnimateDevice::Cpu;
-            } else if self.settings.lod.enabled {
-                self.notes.push(
-                    "update-rate LOD runs with the animation on the CPU: LOD is off while the \
-                     GPU animates"
-                        .into(),
-                );
-                self.settings.lod.enabled = false;
-            }
-        }
-        if self.settings.animate == self.animated_on {
-            return;
-        }
-        match self.settings.animate {
-            AnimateDevice::Gpu => {
-                if let Some(animator) = &mut self.animator {
-                    animator.forget_records();
-                }
-            }
-            AnimateDevice::Cpu => {
-                // The crowd's times as the GPU last animated them.
-                if let Some(animator) = &self.animator {
-                    let now = animator.crowd_at(self.anim_clock_secs);
-                    for (c, g) in self.crowd.as_mut_slice().iter_mut().zip(&now) {
-                        c.time_secs = g.time_secs;
-                    }
-                }
-            }
-        }
-        self.animated_on = self.settings.animate;
-        self.lod.invalidate();
-        self.history.clear();
-        self.requests.last_verify = None;
-    }
-
     /// Switches to another rig: its own renderer (unskinned stream, index buffer), pipeline
     /// and crowd, with the same settings where the new rig accepts them (a hierarchy variant
     /// it refuses becomes the best one that accepts it, as does a skin variant that takes
@@ -626,40 +583,6 @@ impl Scene {
         }
     }
 
-    /// Decides which groups of eight characters this frame computes (all, with LOD off):
-    /// the GPU buffer keeps the others' vertices from their last update.
-    fn plan_lod(&mut self) {
-        let n = self.crowd.len();
-        let layout = *self.pipeline.output_layout();
-        if self
-            .renderer
-            .ensure_skinned_capacity(&self.gpu.device, &layout, n)
-        {
-            self.lod.invalidate();
-        }
-        let key = (
-            *self.pipeline.config(),
-            n,
-            Arc::as_ptr(self.pipeline.rig()) as usize,
-        );
-        if self.lod_key != Some(key) {
-            self.lod.invalidate();
-            self.lod_key = Some(key);
-        }
-        let view = self.lod_view();
-        let config = *self.pipeline.config();
-        let input = PlanInput {
-            rig: self.pipeline.rig(),
-            settings: self.settings.lod,
-            view: &view,
-            world_from_model: self.renderer.world_from_model(),
-            frame_clip_secs: self.frame_clip_secs,
-            blend_weight: config.blend_weight,
-            method: config.method,
-        };
-        self.lod.plan(&input, &mut self.crowd);
-    }
-
     /// Bytes the last frame wrote for the GPU: every instance's, or with LOD the groups
     /// it updated.
     pub fn uploaded_bytes(&self) -> u64 {
@@ -673,38 +596,6 @@ impl Scene {
             .iter()
             .map(|run| layout.groups_span(n, run).1 as u64)
             .sum()
-    }
-
-    /// LOD's screen-space error now: what is shown against a full-rate frame, both skinned
-    /// aside on the CPU (at most `limit` stale characters compared).
-    pub fn measure_lod_error(&mut self, limit: Option<usize>) -> Result<MeasuredError, SceneError> {
-        let rig = self.pipeline.rig().clone();
-        let main = *self.pipeline.config();
-        let config = PipelineConfig {
-            method: main.method,
-            blend_weight: main.blend_weight,
-            ..PipelineConfig::best_for(&rig, main.threads)
-        };
-        let stale =
-            !matches!(&self.lod_aside, Some((p, c)) if *c == config && Arc::ptr_eq(p.rig(), &rig));
-        if stale {
-            let pipeline = Pipeline::new(rig, config)?;
-            self.lod_aside = Some((pipeline, config));
-        }
-        let view = self.lod_view();
-        let Some((aside, _)) = &mut self.lod_aside else {
-            return Err(SceneError::NoMeasurementPipeline);
-        };
-        measure_error(
-            aside,
-            self.lod.shown(),
-            self.crowd.as_slice(),
-            self.lod.visible(),
-            self.renderer.world_from_model(),
-            &view,
-            limit,
-        )
-        .map_err(SceneError::from)
     }
 
     /// Plans LOD, runs the CPU pipeline and gets the skinned stream into the GPU buffer
@@ -753,72 +644,6 @@ impl Scene {
             self.notes.push(note.clone());
         }
         Ok(timings)
-    }
-
-    /// The frame animated on the GPU: the changed characters' records written, the
-    /// animation's passes and `gpu_compute`'s skinning recorded (each timed). The CPU's
-    /// part is the writing ("upload"); no CPU stage runs.
-    fn animate_on_gpu(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StageTimings, SceneError> {
-        profiling::scope!("animate on the GPU");
-        let n = self.crowd.len();
-        let layout = *self.pipeline.output_layout();
-        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
-        self.renderer.ensure_skinned_capacity(device, &layout, n);
-        let rig = self.pipeline.rig();
-        let animator = self
-            .animator
-            .get_or_insert_with(|| GpuAnimator::new(device, rig));
-        let start = Instant::now();
-        animator.write_characters(device, queue, self.crowd.as_slice(), self.anim_clock_secs);
-        let upload_us = start.elapsed().as_secs_f64() * 1e6;
-        if let Some(trace) = &self.trace {
-            trace.record(Track::Thread(0), "upload", start, start.elapsed());
-        }
-        let config = *self.pipeline.config();
-        animator.record(
-            device,
-            queue,
-            encoder,
-            self.renderer.skinned(),
-            &layout,
-            n,
-            self.anim_clock_secs,
-            config.blend_weight,
-            self.settings.gpu_hierarchy,
-            Some(&self.timers),
-        )?;
-        let compute = config
-            .skin
-            .spec()
-            .runs_on
-            .has_compute_pass()
-            .then(|| self.timers.pass(COMPUTE_PASS, encoder));
-        let skinned = self.renderer.record_gpu_skinning(
-            device,
-            queue,
-            encoder,
-            rig,
-            &layout,
-            n,
-            compute
-                .as_ref()
-                .and_then(|q| q.compute_pass_timestamp_writes()),
-        );
-        if let Some(query) = compute {
-            self.timers.end(encoder, query);
-        }
-        skinned?;
-        let mut stage_us = [0.0; 7];
-        stage_us[Stage::Upload.index()] = upload_us;
-        Ok(StageTimings {
-            stage_us,
-            threads: config.threads,
-            instances: n,
-            ..StageTimings::default()
-        })
     }
 
     /// Records the shadow pass (shadows on) and the crowd pass into the offscreen frame,
@@ -1003,11 +828,18 @@ impl Scene {
     /// out the requests. The frame lasts `dt_secs` (its clips advance by that, at most
     /// 0.1 s times the speed, and the history records it as its duration).
     pub fn render_frame(&mut self, dt_secs: f32) -> Result<StageTimings, SceneError> {
+        self.headless_frame(dt_secs, true)
+    }
+
+    /// A headless frame, with or without the shadow and crowd passes.
+    fn headless_frame(&mut self, dt_secs: f32, draws: bool) -> Result<StageTimings, SceneError> {
         self.begin_frame(dt_secs);
         let mut encoder = self.encoder();
         let timings = self.upload(&mut encoder)?;
         let encode_start = Instant::now();
-        self.draw(&mut encoder, None);
+        if draws {
+            self.draw(&mut encoder, None);
+        }
         let timings = self.submit(
             encoder,
             Vec::new(),
@@ -1023,165 +855,6 @@ impl Scene {
     /// its uploads and its compute passes (the animation's, `gpu_compute`'s skinning). For
     /// the bench at crowd sizes a software renderer cannot draw in reasonable time.
     pub fn render_frame_without_draws(&mut self, dt_secs: f32) -> Result<StageTimings, SceneError> {
-        self.begin_frame(dt_secs);
-        let mut encoder = self.encoder();
-        let timings = self.upload(&mut encoder)?;
-        let encode_start = Instant::now();
-        let timings = self.submit(
-            encoder,
-            Vec::new(),
-            timings,
-            encode_start,
-            dt_secs as f64 * 1e6,
-        );
-        self.finish_frame(None);
-        Ok(timings)
-    }
-
-    /// The offscreen frame as an image (read back from the GPU).
-    pub fn read_image(&self) -> Result<image::RgbaImage, SceneError> {
-        Ok(read_texture(
-            &self.gpu.device,
-            &self.gpu.queue,
-            &self.targets.color,
-        )?)
-    }
-
-    /// The frame the GPU buffer holds now (read back, decoded through the output layout)
-    /// against the f64 oracles, stage by stage. Call after the frame was submitted and
-    /// before the clocks advance.
-    pub fn verify(&mut self) -> Result<FrameDeviation, SceneError> {
-        let layout = *self.pipeline.output_layout();
-        let out = if layout.skinned_on_gpu().is_some() {
-            // What the compute pass skinned, not the palettes uploaded for it.
-            self.renderer.read_gpu_skinned(
-                &self.gpu.device,
-                &self.gpu.queue,
-                &layout,
-                self.crowd.len(),
-            )?
-        } else {
-            let bytes = self.pipeline.output_bytes(self.crowd.len()) as u64;
-            read_buffer(
-                &self.gpu.device,
-                &self.gpu.queue,
-                self.renderer.skinned(),
-                bytes,
-            )?
-        };
-        if self.animated_on == AnimateDevice::Gpu {
-            let Some(animator) = &self.animator else {
-                return Err(SceneError::NotAnimated);
-            };
-            let crowd = animator.crowd_at(self.anim_clock_secs);
-            let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
-            let (locals, models) =
-                animator.read_back_characters(&self.gpu.device, &self.gpu.queue, &indices)?;
-            return Ok(verify_gpu_animation(
-                &self.pipeline,
-                &crowd,
-                &indices,
-                &locals,
-                &models,
-                &out,
-            )?);
-        }
-        // What the buffer's vertices were computed from: with LOD, a character not updated
-        // this frame shows an older pose.
-        let shown = if self.lod.shown().len() == self.crowd.len() {
-            self.lod.shown()
-        } else {
-            self.crowd.as_slice()
-        };
-        Ok(verify_stages(
-            &mut self.pipeline,
-            shown,
-            &out,
-            VERIFY_INSTANCES,
-        )?)
-    }
-
-    /// Saves the offscreen frame as a PNG with a JSON sidecar of the readings its panel
-    /// showed; returns where it went.
-    pub fn save_screenshot(
-        &self,
-        path: &Path,
-        present_mode: Option<&str>,
-    ) -> Result<PathBuf, SceneError> {
-        let image = self.read_image()?;
-        save_png(&image, path)?;
-        let sidecar = path.with_extension("json");
-        let json = serde_json::to_string_pretty(&self.sidecar(
-            image.width(),
-            image.height(),
-            present_mode,
-        ))
-        .expect("the sidecar is plain JSON");
-        std::fs::write(&sidecar, json).map_err(|source| SceneError::Write {
-            path: sidecar.clone(),
-            source,
-        })?;
-        Ok(path.to_path_buf())
-    }
-
-    /// Takes the readings the panel shows this frame and keeps them for a screenshot's
-    /// sidecar ([`Self::shown`]).
-    pub fn take_readings(&mut self) -> Option<&PanelReadings> {
-        let inputs = ReadingInputs {
-            skin: self.settings.pipeline.skin,
-            animate: self.animated_on,
-            instances: self.crowd.len(),
-            uploaded_bytes: self.uploaded_bytes(),
-            memory: self.pipeline.memory_report(),
-            lod: self.settings.lod.enabled.then(|| LodReading {
-                stats: self.lod.stats,
-                measured_error: self.lod_error.clone(),
-            }),
-        };
-        self.shown = PanelReadings::take(&mut self.history, inputs);
-        self.shown.as_ref()
-    }
-
-    /// The sidecar of a screenshot of the frame just drawn: the readings its panel drew
-    /// (`panel`, with the frames they average and each of those frames' timings), the
-    /// configuration, adapter, machine and rig, and the verify of that frame where one ran.
-    fn sidecar(&self, width: u32, height: u32, present_mode: Option<&str>) -> serde_json::Value {
-        let rig = self.pipeline.rig();
-        let frames: Vec<serde_json::Value> = self
-            .shown
-            .as_ref()
-            .map(|r| {
-                self.history
-                    .frames_in(&r.span)
-                    .map(|(n, t)| serde_json::json!({ "frame": n, "timings": t }))
-                    .collect()
-            })
-            .unwrap_or_default();
-        serde_json::json!({
-            "timestamp": timestamp(),
-            "panel": self.shown,
-            "panel_shown": self.settings.show_panel,
-            "panel_frames": frames,
-            "gpu_is_cpu_emulation": self.gpu.summary.device_type.contains("Cpu"),
-            "settings": self.settings,
-            "config": self.pipeline.config(),
-            "instances": self.crowd.len(),
-            "window": { "width": width, "height": height },
-            "present_mode": present_mode,
-            "adapter": self.gpu.summary,
-            "machine": self.machine,
-            "rig": {
-                "name": rig.name,
-                "joints": rig.joint_count(),
-                "palette_entries": rig.palette_len(),
-                "vertices": rig.vertex_count(),
-                "triangles": rig.summary.triangles,
-                "character": rig.summary.character_line(),
-            },
-            // The verify of the frame in the picture: run after it was drawn, so its panel
-            // shows the verify before it, if any.
-            "verify_of_this_frame": self.requests.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
-            "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),
-        })
+        self.headless_frame(dt_secs, false)
     }
 }

@@ -1,0 +1,302 @@
+//! Recording the crowd: the draw lists each frame makes ([`CrowdRenderer::prepare_draws`])
+//! and the passes' draw commands, as one indirect multi-draw per binding where the adapter
+//! can, or the same arguments drawn one by one.
+
+use super::*;
+
+impl CrowdRenderer {
+    /// Records the ground and the characters [`Self::prepare_draws`] listed for the main
+    /// pass (the visible ones), each reading its vertices where `layout` says.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, layout: &OutputLayout, instances: usize) {
+        pass.set_bind_group(0, self.bind_group(layout), &[]);
+        pass.set_bind_group(2, &self.shadow_bind_group, &[]);
+        pass.set_pipeline(&self.pipelines.ground_pipeline);
+        pass.draw(0..6, 0..1);
+        let [main, shadow] = &self.draws;
+        // The main pass's arguments follow the shadow pass's in the indirect buffer.
+        let offset = std::mem::size_of_val(shadow.args.as_slice()) as u64;
+        self.draw_characters(
+            pass,
+            layout,
+            instances,
+            main,
+            offset,
+            &self.pipelines.pipelines,
+        );
+    }
+
+    /// Records the characters into the sun's depth map: the same vertices (or, for
+    /// `gpu_vertex`, the same skinning again) through the shadow pipelines.
+    pub fn draw_shadow(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        layout: &OutputLayout,
+        instances: usize,
+    ) {
+        pass.set_bind_group(0, self.bind_group(layout), &[]);
+        self.draw_characters(
+            pass,
+            layout,
+            instances,
+            &self.draws[1],
+            0,
+            &self.pipelines.shadow_pipelines,
+        );
+    }
+
+    fn draw_characters(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        layout: &OutputLayout,
+        instances: usize,
+        list: &DrawList,
+        indirect_offset: u64,
+        pipelines: &[wgpu::RenderPipeline],
+    ) {
+        let wanted = DrawsFor {
+            draw_path: layout.draw_path,
+            order: layout.order,
+            instances,
+        };
+        if instances == 0 || self.draws_for != Some(wanted) {
+            return;
+        }
+        pass.set_pipeline(&pipelines[layout.draw_path.index()]);
+        let (indices, uvs) = match layout.order {
+            VertexOrder::InfluenceSorted => (&self.index_sorted, &self.uv_sorted),
+            VertexOrder::File => (&self.index_file, &self.uv_file),
+        };
+        pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+        // Drawn with base vertex 0, these two read the uv stream from slot 1; the others
+        // from storage (`vertex_base`).
+        match layout.draw_path {
+            DrawPath::Pulled => {
+                pass.set_vertex_buffer(0, self.distinct_index.slice(..));
+                pass.set_vertex_buffer(1, uvs.slice(..));
+            }
+            DrawPath::GpuVertex => {
+                pass.set_vertex_buffer(0, self.skin_mesh.slice(..));
+                pass.set_vertex_buffer(1, uvs.slice(..));
+            }
+            DrawPath::Interleaved
+            | DrawPath::Float3
+            | DrawPath::Float4
+            | DrawPath::Packed
+            | DrawPath::PackedBlocks
+            | DrawPath::GpuCompute => {}
+        }
+        let indirect = self.indirect_draws();
+        let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
+        for (binding, range) in &list.batches {
+            match *binding {
+                DrawBinding::Vertices { buffer, offset } => {
+                    let source = match layout.draw_path {
+                        DrawPath::GpuCompute => self
+                            .gpu_skinner
+                            .as_ref()
+                            .and_then(|skinner| skinner.range_output(buffer)),
+                        DrawPath::Interleaved
+                        | DrawPath::Float3
+                        | DrawPath::Float4
+                        | DrawPath::Packed
+                        | DrawPath::PackedBlocks
+                        | DrawPath::Pulled
+                        | DrawPath::GpuVertex => Some(&self.skinned),
+                    };
+                    let Some(source) = source else {
+                        continue;
+                    };
+                    pass.set_vertex_buffer(0, source.slice(offset..));
+                }
+                DrawBinding::Chunk(chunk) => {
+                    let Some(group) = self
+                        .chunks
+                        .as_ref()
+                        .and_then(|chunks| chunks.bind_groups.get(chunk))
+                    else {
+                        continue;
+                    };
+                    pass.set_bind_group(1, group, &[]);
+                }
+            }
+            if indirect {
+                pass.multi_draw_indexed_indirect(
+                    &self.indirect_args,
+                    indirect_offset + range.start as u64 * arg_bytes,
+                    range.len() as u32,
+                );
+            } else {
+                for a in &list.args[range.clone()] {
+                    pass.draw_indexed(
+                        a.first_index..a.first_index + a.index_count,
+                        a.base_vertex,
+                        a.first_instance..a.first_instance + a.instance_count,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether the passes draw indirectly: one `multi_draw_indexed_indirect` per binding.
+    pub fn indirect_draws(&self) -> bool {
+        self.indirect_supported && self.indirect_wanted
+    }
+
+    /// Whether the device can draw indirectly with a first instance (wgpu's
+    /// `INDIRECT_FIRST_INSTANCE`).
+    pub fn indirect_supported(&self) -> bool {
+        self.indirect_supported
+    }
+
+    /// Draw indirectly where the device can (on by default), or issue the same draws
+    /// one by one.
+    pub fn set_indirect_draws(&mut self, on: bool) {
+        self.indirect_wanted = on;
+    }
+
+    /// Draw commands the last prepared passes record (main, shadow): the encoding's
+    /// size.
+    pub fn draw_commands(&self) -> [usize; 2] {
+        self.draws.each_ref().map(|list| {
+            if self.indirect_draws() {
+                list.batches.len()
+            } else {
+                list.args.len()
+            }
+        })
+    }
+
+    /// Makes the draw lists of the next passes: the characters `visible` marks (all
+    /// without it) for the main pass, all of them for the shadow pass, each instance read
+    /// where `layout` says; with indirect draws, writes their arguments for the GPU
+    /// (only when they changed). Call after the frame's upload (which places
+    /// `gpu_compute`'s output) and before recording the passes.
+    pub fn prepare_draws(
+        &mut self,
+        queue: &wgpu::Queue,
+        device: &wgpu::Device,
+        layout: &OutputLayout,
+        instances: usize,
+        visible: Option<&[bool]>,
+    ) {
+        let [main, shadow] = &mut self.draws;
+        for (list, visible) in [(&mut *main, visible), (&mut *shadow, None)] {
+            Self::build_draws(
+                list,
+                layout,
+                instances,
+                visible,
+                self.index_count,
+                self.skinned_capacity,
+                self.gpu_skinner.as_ref(),
+                self.chunks.as_ref(),
+            );
+        }
+        self.draws_for = Some(DrawsFor {
+            draw_path: layout.draw_path,
+            order: layout.order,
+            instances,
+        });
+        // Each instance's base vertex, from the shadow list (which has every instance);
+        // it changes with the layout and the crowd, not with what is visible.
+        self.vertex_base_scratch.clear();
+        self.vertex_base_scratch
+            .resize(instances.min(self.instance_capacity), 0);
+        for a in &self.draws[1].args {
+            if let Some(base) = self.vertex_base_scratch.get_mut(a.first_instance as usize) {
+                *base = a.base_vertex as u32;
+            }
+        }
+        if self.vertex_base_scratch != self.vertex_base_written {
+            std::mem::swap(&mut self.vertex_base_scratch, &mut self.vertex_base_written);
+            if !self.vertex_base_written.is_empty() {
+                queue.write_buffer(
+                    &self.vertex_base,
+                    0,
+                    bytemuck::cast_slice(&self.vertex_base_written),
+                );
+            }
+        }
+        if !self.indirect_draws() {
+            return;
+        }
+        let [main, shadow] = &self.draws;
+        let same = self.indirect_written.len() == shadow.args.len() + main.args.len()
+            && bytemuck::cast_slice::<_, u8>(&self.indirect_written[..shadow.args.len()])
+                == bytemuck::cast_slice::<_, u8>(&shadow.args)
+            && bytemuck::cast_slice::<_, u8>(&self.indirect_written[shadow.args.len()..])
+                == bytemuck::cast_slice::<_, u8>(&main.args);
+        if same {
+            return;
+        }
+        self.indirect_written.clear();
+        self.indirect_written.extend_from_slice(&shadow.args);
+        self.indirect_written.extend_from_slice(&main.args);
+        let bytes: &[u8] = bytemuck::cast_slice(&self.indirect_written);
+        if bytes.len() as u64 > self.indirect_args.size() {
+            self.indirect_args =
+                Self::indirect_buffer(device, self.indirect_written.len().next_power_of_two());
+        }
+        if !bytes.is_empty() {
+            queue.write_buffer(&self.indirect_args, 0, bytes);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build_draws(
+        list: &mut DrawList,
+        layout: &OutputLayout,
+        instances: usize,
+        visible: Option<&[bool]>,
+        index_count: u32,
+        skinned_capacity: u64,
+        gpu_skinner: Option<&GpuSkinner>,
+        chunks: Option<&Chunks>,
+    ) {
+        match layout.draw_path {
+            DrawPath::Pulled | DrawPath::GpuVertex => {
+                let Some(chunks) = chunks else {
+                    list.clear();
+                    return;
+                };
+                list.build_chunks(
+                    index_count,
+                    instances.min(chunks.held_instances),
+                    visible,
+                    chunks.chunk_instances,
+                    chunks.bind_groups.len(),
+                );
+            }
+            DrawPath::GpuCompute => {
+                let (Some(skinner), Some(skinned)) = (gpu_skinner, layout.skinned_on_gpu()) else {
+                    list.clear();
+                    return;
+                };
+                list.build_vertices(
+                    index_count,
+                    instances,
+                    visible,
+                    skinned.vertex_stride() as u64,
+                    |i| skinner.locate(&skinned, i),
+                );
+            }
+            DrawPath::Interleaved
+            | DrawPath::Float3
+            | DrawPath::Float4
+            | DrawPath::Packed
+            | DrawPath::PackedBlocks => {
+                let span = layout.instance_span() as u64;
+                list.build_vertices(
+                    index_count,
+                    instances,
+                    visible,
+                    layout.vertex_stride() as u64,
+                    |i| {
+                        let start = layout.instance_offset(i) as u64;
+                        (start + span <= skinned_capacity).then_some((0, start))
+                    },
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! What a frame leaves behind on request: its image, its verify against the oracles, a
+//! screenshot with the sidecar of the readings its panel drew.
+//!
+//! How it works: each reads back what the frame just submitted (the offscreen target, the
+//! skinned buffer or the palettes) after the GPU is done, so it runs from
+//! [`Scene::finish_frame`], never inside a frame.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+impl Scene {
+    /// The offscreen frame as an image (read back from the GPU).
+    pub fn read_image(&self) -> Result<image::RgbaImage, SceneError> {
+        Ok(read_texture(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &self.targets.color,
+        )?)
+    }
+
+    /// The frame the GPU buffer holds now (read back, decoded through the output layout)
+    /// against the f64 oracles, stage by stage. Call after the frame was submitted and
+    /// before the clocks advance.
+    pub fn verify(&mut self) -> Result<FrameDeviation, SceneError> {
+        let layout = *self.pipeline.output_layout();
+        let out = if layout.skinned_on_gpu().is_some() {
+            // What the compute pass skinned, not the palettes uploaded for it.
+            self.renderer.read_gpu_skinned(
+                &self.gpu.device,
+                &self.gpu.queue,
+                &layout,
+                self.crowd.len(),
+            )?
+        } else {
+            let bytes = self.pipeline.output_bytes(self.crowd.len()) as u64;
+            read_buffer(
+                &self.gpu.device,
+                &self.gpu.queue,
+                self.renderer.skinned(),
+                bytes,
+            )?
+        };
+        if self.animated_on == AnimateDevice::Gpu {
+            return self.verify_animated_on_gpu(&out);
+        }
+        // What the buffer's vertices were computed from: with LOD, a character not updated
+        // this frame shows an older pose.
+        let shown = if self.lod.shown().len() == self.crowd.len() {
+            self.lod.shown()
+        } else {
+            self.crowd.as_slice()
+        };
+        Ok(verify_stages(
+            &mut self.pipeline,
+            shown,
+            &out,
+            VERIFY_INSTANCES,
+        )?)
+    }
+
+    /// Saves the offscreen frame as a PNG with a JSON sidecar of the readings its panel
+    /// showed; returns where it went.
+    pub fn save_screenshot(
+        &self,
+        path: &Path,
+        present_mode: Option<&str>,
+    ) -> Result<PathBuf, SceneError> {
+        let image = self.read_image()?;
+        save_png(&image, path)?;
+        let sidecar = path.with_extension("json");
+        let json = serde_json::to_string_pretty(&self.sidecar(
+            image.width(),
+            image.height(),
+            present_mode,
+        ))
+        .expect("the sidecar is plain JSON");
+        std::fs::write(&sidecar, json).map_err(|source| SceneError::Write {
+            path: sidecar.clone(),
+            source,
+        })?;
+        Ok(path.to_path_buf())
+    }
+
+    /// Takes the readings the panel shows this frame and keeps them for a screenshot's
+    /// sidecar ([`Self::shown`]).
+    pub fn take_readings(&mut self) -> Option<&PanelReadings> {
+        let inputs = ReadingInputs {
+            skin: self.settings.pipeline.skin,
+            animate: self.animated_on,
+            instances: self.crowd.len(),
+            uploaded_bytes: self.uploaded_bytes(),
+            memory: self.pipeline.memory_report(),
+            lod: self.settings.lod.enabled.then(|| LodReading {
+                stats: self.lod.stats,
+                measured_error: self.lod_error.clone(),
+            }),
+        };
+        self.shown = PanelReadings::take(&mut self.history, inputs);
+        self.shown.as_ref()
+    }
+
+    /// The sidecar of a screenshot of the frame just drawn: the readings its panel drew
+    /// (`panel`, with the frames they average and each of those frames' timings), the
+    /// configuration, adapter, machine and rig, and the verify of that frame where one ran.
+    fn sidecar(&self, width: u32, height: u32, present_mode: Option<&str>) -> serde_json::Value {
+        let rig = self.pipeline.rig();
+        let frames: Vec<serde_json::Value> = self
+            .shown
+            .as_ref()
+            .map(|r| {
+                self.history
+                    .frames_in(&r.span)
+                    .map(|(n, t)| serde_json::json!({ "frame": n, "timings": t }))
+                    .collect()
+            })
+            .unwrap_or_default();
+        serde_json::json!({
+            "timestamp": timestamp(),
+            "panel": self.shown,
+            "panel_shown": self.settings.show_panel,
+            "panel_frames": frames,
+            "gpu_is_cpu_emulation": self.gpu.summary.device_type.contains("Cpu"),
+            "settings": self.settings,
+            "config": self.pipeline.config(),
+            "instances": self.crowd.len(),
+            "window": { "width": width, "height": height },
+            "present_mode": present_mode,
+            "adapter": self.gpu.summary,
+            "machine": self.machine,
+            "rig": {
+                "name": rig.name,
+                "joints": rig.joint_count(),
+                "palette_entries": rig.palette_len(),
+                "vertices": rig.vertex_count(),
+                "triangles": rig.summary.triangles,
+                "character": rig.summary.character_line(),
+            },
+            // The verify of the frame in the picture: run after it was drawn, so its panel
+            // shows the verify before it, if any.
+            "verify_of_this_frame": self.requests.last_verify.as_ref().map(|v| v.as_ref().map_err(|e| e.clone()).ok()),
+            "verify_within_tolerance": self.requests.last_verify.as_ref().map(|v| v.as_ref().is_ok_and(|d| d.within_tolerance())),
+        })
+    }
+}

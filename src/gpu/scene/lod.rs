@@ -1,0 +1,72 @@
+//! Update-rate LOD in the scene: each frame's plan of which groups are computed, and the
+//! measurement of its screen-space error against a full-rate frame skinned aside.
+
+use super::*;
+
+impl Scene {
+    /// Decides which groups of eight characters this frame computes (all, with LOD off):
+    /// the GPU buffer keeps the others' vertices from their last update.
+    pub(super) fn plan_lod(&mut self) {
+        let n = self.crowd.len();
+        let layout = *self.pipeline.output_layout();
+        if self
+            .renderer
+            .ensure_skinned_capacity(&self.gpu.device, &layout, n)
+        {
+            self.lod.invalidate();
+        }
+        let key = (
+            *self.pipeline.config(),
+            n,
+            Arc::as_ptr(self.pipeline.rig()) as usize,
+        );
+        if self.lod_key != Some(key) {
+            self.lod.invalidate();
+            self.lod_key = Some(key);
+        }
+        let view = self.lod_view();
+        let config = *self.pipeline.config();
+        let input = PlanInput {
+            rig: self.pipeline.rig(),
+            settings: self.settings.lod,
+            view: &view,
+            world_from_model: self.renderer.world_from_model(),
+            frame_clip_secs: self.frame_clip_secs,
+            blend_weight: config.blend_weight,
+            method: config.method,
+        };
+        self.lod.plan(&input, &mut self.crowd);
+    }
+
+    /// LOD's screen-space error now: what is shown against a full-rate frame, both skinned
+    /// aside on the CPU (at most `limit` stale characters compared).
+    pub fn measure_lod_error(&mut self, limit: Option<usize>) -> Result<MeasuredError, SceneError> {
+        let rig = self.pipeline.rig().clone();
+        let main = *self.pipeline.config();
+        let config = PipelineConfig {
+            method: main.method,
+            blend_weight: main.blend_weight,
+            ..PipelineConfig::best_for(&rig, main.threads)
+        };
+        let stale =
+            !matches!(&self.lod_aside, Some((p, c)) if *c == config && Arc::ptr_eq(p.rig(), &rig));
+        if stale {
+            let pipeline = Pipeline::new(rig, config)?;
+            self.lod_aside = Some((pipeline, config));
+        }
+        let view = self.lod_view();
+        let Some((aside, _)) = &mut self.lod_aside else {
+            return Err(SceneError::NoMeasurementPipeline);
+        };
+        measure_error(
+            aside,
+            self.lod.shown(),
+            self.crowd.as_slice(),
+            self.lod.visible(),
+            self.renderer.world_from_model(),
+            &view,
+            limit,
+        )
+        .map_err(SceneError::from)
+    }
+}
