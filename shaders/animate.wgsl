@@ -53,8 +53,9 @@ struct Params {
     tracks_at: u32,
     // Where this range's model matrices start in `poses` (vec4s).
     model_at: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // 1: only characters whose record says `due` (update-rate LOD's pass decided it).
+    lod: u32,
+    _pad: u32,
 };
 
 struct Character {
@@ -65,7 +66,8 @@ struct Character {
     clips: u32,
     material: u32,
     since_secs: f32,
-    _pad: u32,
+    // Written by the LOD pass (lod.wgsl): 1 when this frame recomputes the character.
+    due: u32,
 };
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -108,6 +110,11 @@ struct Rows {
 // Dispatches are two-dimensional past 65,535 workgroups: the flat invocation index.
 fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
     return id.x + id.y * groups.x * WORKGROUP;
+}
+
+// Whether this frame leaves character `c` of the range as it is (LOD: not due).
+fn skipped(c: u32) -> bool {
+    return p.lod != 0u && characters[p.first_character + c].due == 0u;
 }
 
 fn rest(joint: u32) -> Pose {
@@ -268,6 +275,9 @@ fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
     }
     let c = i / p.joints;
     let joint = i % p.joints;
+    if (skipped(c)) {
+        return;
+    }
     let character = characters[p.first_character + c];
     let time_secs = character.time_secs + character.speed * (p.clock_secs - character.since_secs);
     var pose = sample_joint(character.clips & 0xffffu, joint, time_secs);
@@ -348,7 +358,7 @@ fn pose_joint(c: u32, joint: u32) {
 @compute @workgroup_size(64)
 fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = flat_index(id, groups);
-    if (c >= p.characters) {
+    if (c >= p.characters || skipped(c)) {
         return;
     }
     for (var joint = 0u; joint < p.joints; joint = joint + 1u) {
@@ -363,6 +373,9 @@ fn cs_hierarchy_level(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
         return;
     }
     let c = i / p.level_count;
+    if (skipped(c)) {
+        return;
+    }
     pose_joint(c, data[p.level_first + i % p.level_count]);
 }
 
@@ -438,6 +451,9 @@ fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     }
     let c = i / p.entries;
     let entry = i % p.entries;
+    if (skipped(c)) {
+        return;
+    }
     let joint = data[p.entry_joints_at + entry];
     let m = mul_rows(model_rows(c, joint), rig_rows(p.binds_at + entry * 12u));
     let base = c * p.palette_stride;

@@ -79,8 +79,8 @@ pub struct AppArgs {
     pub instances: u64,
     /// Where sampling, the blend, the hierarchy and the palettes run: `gpu` animates in
     /// compute passes and needs a GPU skin variant (--skin gpu_compute, the default there,
-    /// or gpu_vertex); update-rate LOD runs with `cpu` only (the panel's "animate" box
-    /// changes it live).
+    /// or gpu_vertex); with --lod on, LOD and culling then run on the GPU too (the panel's
+    /// "animation device" box changes it live).
     #[arg(long, default_value = AnimateDevice::DEFAULT.spec().name, value_parser = variant_parser::<AnimateDevice>())]
     pub animate: AnimateDevice,
     /// How the GPU walks the hierarchy with --animate gpu.

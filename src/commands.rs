@@ -354,7 +354,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
 }
 
 /// What `--animate` asks of the other flags: `gpu` writes palettes for a GPU skin variant
-/// and runs without update-rate LOD; `cpu` animates at most 10,000 characters.
+/// (LOD then runs on the GPU too); `cpu` animates at most 10,000 characters.
 fn check_animate(args: &AppArgs, skin: SkinVariant) -> anyhow::Result<()> {
     let cap = match args.animate {
         AnimateDevice::Cpu => skinbench::gpu::scene::MAX_INSTANCES,
@@ -368,21 +368,13 @@ fn check_animate(args: &AppArgs, skin: SkinVariant) -> anyhow::Result<()> {
             skinbench::gpu::scene::MAX_GPU_ANIMATED_INSTANCES
         );
     }
-    if args.animate == AnimateDevice::Gpu {
-        if skin.skins_on_cpu() {
-            anyhow::bail!(
-                "--animate gpu --skin {}: the GPU's animation writes palettes for a GPU skin \
-                 variant (gpu_compute or gpu_vertex); {} skins on the CPU",
-                skin.name(),
-                skin.name()
-            );
-        }
-        if args.lod {
-            anyhow::bail!(
-                "--animate gpu --lod on: update-rate LOD runs with the animation on the CPU \
-                 (--animate cpu)"
-            );
-        }
+    if args.animate == AnimateDevice::Gpu && skin.skins_on_cpu() {
+        anyhow::bail!(
+            "--animate gpu --skin {}: the GPU's animation writes palettes for a GPU skin \
+             variant (gpu_compute or gpu_vertex); {} skins on the CPU",
+            skin.name(),
+            skin.name()
+        );
     }
     Ok(())
 }

@@ -175,11 +175,6 @@ fn animate_gpu_is_refused_with_what_it_cannot_run_with() {
             "--animate gpu --skin pulled: the GPU's animation writes palettes for a GPU skin variant",
         ),
         (
-            &["--animate", "gpu", "--lod", "on"][..],
-            1,
-            "--animate gpu --lod on: update-rate LOD runs with the animation on the CPU",
-        ),
-        (
             &["--instances", "20000"][..],
             1,
             "--instances 20000: at most 10000 with --animate cpu (--animate gpu takes up to 100000)",

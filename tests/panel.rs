@@ -587,13 +587,12 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
     harness.state_mut().render_frame(1.0 / 60.0).unwrap();
     harness.run_steps(2);
-    // The animation's passes get their rows, and LOD cannot be switched on.
+    // The animation's passes get their rows.
     harness.get_by_label("GPU sample");
     harness.get_by_label("GPU hierarchy");
     harness.get_by_label("GPU palette");
     {
         use egui_kittest::kittest::NodeT;
-        assert!(harness.get_by_label("LOD").accesskit_node().is_disabled());
         // The CPU pipeline's own boxes change nothing while the GPU animates.
         for combo in ["hierarchy", "upload", "schedule", "SIMD level"] {
             assert!(
@@ -622,6 +621,20 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     harness.run_steps(2);
     assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
     verify_passes(&mut harness, "gpu_vertex animated on the GPU");
+    // LOD runs on the GPU too: its pass gets a row, its counts come back, verify passes.
+    click_then_frame(&mut harness, "LOD");
+    assert!(harness.state().settings.lod.enabled);
+    for _ in 0..3 {
+        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    }
+    harness.run_steps(2);
+    harness.get_by_label("GPU LOD");
+    assert!(harness.state().lod_stats().at_period.iter().sum::<usize>() > 0);
+    harness.get_by_label_contains("period 1/2/4/8");
+    verify_passes(&mut harness, "gpu_vertex animated on the GPU with LOD");
+    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
+    verify_passes(&mut harness, "gpu_compute animated on the GPU with LOD");
+    click_then_frame(&mut harness, "LOD");
     // A CPU skin variant takes the animation back to the CPU, and says why.
     harness.state_mut().settings.pipeline.skin = SkinVariant::Pulled;
     harness.state_mut().render_frame(1.0 / 60.0).unwrap();

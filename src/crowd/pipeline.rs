@@ -877,6 +877,7 @@ impl Pipeline {
             gpu_sample_us: None,
             gpu_hierarchy_us: None,
             gpu_palette_us: None,
+            gpu_lod_us: None,
             gpu_frame_us: None,
             cpu_pipeline_us: wall_us,
             frame_us: 0.0,

@@ -77,6 +77,8 @@ pub struct StageTimings {
     pub gpu_sample_us: Option<f64>,
     pub gpu_hierarchy_us: Option<f64>,
     pub gpu_palette_us: Option<f64>,
+    /// With the animation and LOD on the GPU: the LOD and culling pass, likewise.
+    pub gpu_lod_us: Option<f64>,
     /// Wall time from submitting the frame to the GPU having finished it, where the
     /// caller waited for it (the bench): every pass together, however the adapter's
     /// timestamps split them.

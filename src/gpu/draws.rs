@@ -112,7 +112,8 @@ impl DrawList {
 
     /// The list for vertex data read through storage chunks of `chunk_instances`
     /// instances each (`chunks` of them bound): one instanced draw per run of consecutive
-    /// visible instances within a chunk.
+    /// visible instances within a chunk, or with `one_each` one draw per visible instance
+    /// (whose instance count the GPU can then set).
     pub fn build_chunks(
         &mut self,
         index_count: u32,
@@ -120,6 +121,7 @@ impl DrawList {
         visible: Option<&[bool]>,
         chunk_instances: usize,
         chunks: usize,
+        one_each: bool,
     ) {
         self.clear();
         let shown = |i: usize| visible.is_none_or(|v| v.get(i).copied().unwrap_or(true));
@@ -137,7 +139,7 @@ impl DrawList {
                     continue;
                 }
                 let first = i;
-                while i < members.end && shown(i) {
+                while i < members.end && shown(i) && !(one_each && i > first) {
                     i += 1;
                 }
                 self.args.push(DrawIndexedIndirectArgs {
@@ -199,7 +201,7 @@ mod tests {
             .map(|i| !(10..20).contains(&i) && i != 55)
             .collect();
         let mut list = DrawList::default();
-        list.build_chunks(12, 100, Some(&visible), 40, 3);
+        list.build_chunks(12, 100, Some(&visible), 40, 3, false);
         let runs: Vec<(DrawBinding, u32, u32)> = list
             .batches
             .iter()
@@ -222,8 +224,15 @@ mod tests {
         );
         assert_eq!(list.instances(), 89);
         // Without culling, one draw per chunk; chunks not bound are not drawn.
-        list.build_chunks(12, 100, None, 40, 2);
+        list.build_chunks(12, 100, None, 40, 2, false);
         assert_eq!(list.args.len(), 2);
         assert_eq!(list.instances(), 80);
+        // One draw each: every instance of the bound chunks, in order, under its chunk.
+        list.build_chunks(12, 100, None, 40, 2, true);
+        assert_eq!(list.args.len(), 80);
+        for (k, a) in list.args.iter().enumerate() {
+            assert_eq!((a.first_instance, a.instance_count), (k as u32, 1));
+        }
+        assert_eq!(list.batches, [(Chunk(0), 0..40), (Chunk(1), 40..80)]);
     }
 }

@@ -11,6 +11,7 @@
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
 
+pub use super::animate::lod::LOD_PASS;
 pub use super::animate::{HIERARCHY_PASS, PALETTE_PASS, SAMPLE_PASS};
 
 /// The passes timed, by the labels their queries carry.
@@ -29,6 +30,8 @@ pub struct PassTimes {
     pub sample_us: Option<f64>,
     pub hierarchy_us: Option<f64>,
     pub palette_us: Option<f64>,
+    /// The LOD and culling pass (`--animate gpu --lod on`).
+    pub lod_us: Option<f64>,
 }
 
 /// Why the pass timers could not be made.
@@ -140,9 +143,11 @@ impl GpuTimers {
                 sample_us: pass_us(SAMPLE_PASS),
                 hierarchy_us: pass_us(HIERARCHY_PASS),
                 palette_us: pass_us(PALETTE_PASS),
+                lod_us: pass_us(LOD_PASS),
             };
             self.last_passes.clear();
             for label in [
+                LOD_PASS,
                 SAMPLE_PASS,
                 HIERARCHY_PASS,
                 PALETTE_PASS,

@@ -326,16 +326,19 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
 
 /// LOD's switch, threshold and period cap, and what it did last frame.
 fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
-    let on_cpu = settings.animate == AnimateDevice::Cpu;
+    let on_gpu = settings.animate == AnimateDevice::Gpu;
     let lod = &mut settings.lod;
     ui.horizontal(|ui| {
-        ui.add_enabled(on_cpu, egui::Checkbox::new(&mut lod.enabled, "LOD"))
-            .on_disabled_hover_text("update-rate LOD runs with the animation on the CPU")
-            .on_hover_text(
+        ui.checkbox(&mut lod.enabled, "LOD")
+            .on_hover_text(if on_gpu {
+                "update-rate LOD on the GPU: a compute pass gives each character its own period \
+             of 1, 2, 4 or 8 frames, the longest whose screen-space error stays under the \
+             threshold, and culls the characters outside the view by their draw arguments"
+            } else {
                 "update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, the \
              longest whose screen-space error stays under the threshold; characters outside \
-             the view are not drawn",
-            );
+             the view are not drawn"
+            });
         ui.add_enabled(
             lod.enabled,
             egui::Slider::new(&mut lod.threshold_px, 0.1..=10.0)

@@ -44,6 +44,7 @@
 mod error;
 mod floor;
 mod motion;
+pub mod per_character;
 mod plan;
 mod settings;
 mod view;

@@ -50,6 +50,11 @@ impl LodView {
         }
     }
 
+    /// The frustum's planes (inside: `dot(plane, (p, 1)) >= 0`), normalised.
+    pub fn planes(&self) -> [Vec4; 6] {
+        self.planes
+    }
+
     /// Whether any part of the sphere may be inside the frustum.
     pub fn sees(&self, center: Vec3, radius: f32) -> bool {
         self.planes

@@ -16,6 +16,7 @@
 //! each range has its own local-pose and model-matrix buffers and binds its slice of the
 //! palettes.
 
+pub mod lod;
 pub mod tables;
 
 use bytemuck::{Pod, Zeroable};
@@ -73,7 +74,8 @@ pub struct CharacterGpu {
     pub clips: u32,
     pub material: u32,
     pub since_secs: f32,
-    _pad: u32,
+    /// Written by the LOD pass on the GPU (1: recomputed this frame); 0 from the CPU.
+    due: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<CharacterGpu>() == RECORD_BYTES);
@@ -87,7 +89,7 @@ impl CharacterGpu {
             clips: u32::from(i.clip) | (u32::from(i.blend_clip) << 16),
             material: i.material,
             since_secs,
-            _pad: 0,
+            due: 0,
         }
     }
 }
@@ -118,7 +120,8 @@ struct ParamsGpu {
     channels_at: u32,
     tracks_at: u32,
     model_at: u32,
-    _pad: [u32; 2],
+    lod: u32,
+    _pad: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
@@ -159,6 +162,8 @@ struct BoundFor {
     per_range: usize,
     blend_weight: f32,
     clock_secs: f32,
+    /// Only the characters the LOD pass marked due.
+    lod: bool,
 }
 
 /// The animation passes of one rig (see the module docs).
@@ -185,6 +190,8 @@ pub struct GpuAnimator {
     max_binding: u64,
     /// At most this many characters per range (tests: the split on any adapter).
     range_limit: Option<usize>,
+    /// What [`Self::prepare`] made ready for [`Self::record_passes`]: characters, per range.
+    prepared: Option<(usize, usize)>,
     /// Bytes written for the last frame: the changed records ([`Self::write_characters`])
     /// and the passes' parameters ([`Self::record`]).
     pub written_bytes: u64,
@@ -279,6 +286,7 @@ impl GpuAnimator {
                 .max_storage_buffer_binding_size
                 .min(device.limits().max_buffer_size),
             range_limit: None,
+            prepared: None,
             written_bytes: 0,
         }
     }
@@ -443,7 +451,7 @@ impl GpuAnimator {
     /// Records the three passes for the first `characters` records (written by
     /// [`Self::write_characters`]) at clock reading `clock_secs`, into `palettes` laid out
     /// as `layout` (a GPU skin variant's: 3×4 rows, or dual quaternions), each pass timed
-    /// by `timers` where given.
+    /// by `timers` where given: [`Self::prepare`], then [`Self::record_passes`].
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
@@ -458,6 +466,37 @@ impl GpuAnimator {
         hierarchy: GpuHierarchy,
         timers: Option<&GpuTimers>,
     ) -> Result<(), GpuAnimateError> {
+        self.prepare(
+            device,
+            queue,
+            palettes,
+            layout,
+            characters,
+            clock_secs,
+            blend_weight,
+            false,
+        )?;
+        self.record_passes(encoder, hierarchy, timers);
+        Ok(())
+    }
+
+    /// Checks the frame's inputs, fits the ranges, writes the parameters and binds the
+    /// buffers for [`Self::record_passes`]. With `lod`, the passes compute only the
+    /// characters the LOD pass marked due. Returns whether the buffers were bound anew
+    /// (what the GPU held for the characters is then gone: a LOD frame must compute all).
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        palettes: &wgpu::Buffer,
+        layout: &OutputLayout,
+        characters: usize,
+        clock_secs: f32,
+        blend_weight: f32,
+        lod: bool,
+    ) -> Result<bool, GpuAnimateError> {
+        self.prepared = None;
         let dual_quat = match layout.format {
             OutputFormat::Palette3x4 => false,
             OutputFormat::PaletteDualQuat => true,
@@ -484,7 +523,7 @@ impl GpuAnimator {
             });
         }
         if characters == 0 {
-            return Ok(());
+            return Ok(false);
         }
         let per_range = self.range_characters(layout);
         self.fit_ranges(device, characters, per_range);
@@ -496,11 +535,13 @@ impl GpuAnimator {
             per_range,
             blend_weight,
             clock_secs,
+            lod,
         };
         self.write_params(device, queue, &wanted, dual_quat);
         let current = self.bound.as_ref().is_some_and(|(b, _)| {
             BoundFor {
                 clock_secs,
+                lod,
                 ..b.clone()
             } == wanted
         });
@@ -508,8 +549,23 @@ impl GpuAnimator {
             let groups = self.bind_groups(device, &wanted);
             self.bound = Some((wanted, groups));
         }
+        self.prepared = Some((characters, per_range));
+        Ok(!current)
+    }
+
+    /// Records the three passes [`Self::prepare`] made ready (nothing if it was not
+    /// called, or failed, since the last passes).
+    pub fn record_passes(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        hierarchy: GpuHierarchy,
+        timers: Option<&GpuTimers>,
+    ) {
+        let Some((characters, per_range)) = self.prepared.take() else {
+            return;
+        };
         let Some((_, groups)) = &self.bound else {
-            unreachable!("bound above")
+            return;
         };
         let blocks = 1 + self.offsets.levels.len();
         let o = &self.offsets;
@@ -553,7 +609,25 @@ impl GpuAnimator {
         timed(PALETTE_PASS, &self.palette, &|pass, r| {
             dispatch(pass, live(r) * o.entries)
         });
-        Ok(())
+    }
+
+    /// What the GPU's records hold, as the LOD pass reads them (the CPU twins' input).
+    pub fn lod_records(&self) -> Vec<crate::crowd::lod::per_character::LodRecord> {
+        self.held
+            .iter()
+            .map(|r| crate::crowd::lod::per_character::LodRecord {
+                time_secs: r.time_secs,
+                speed: r.speed,
+                since_secs: r.since_secs,
+                clips: r.clips,
+                ground: r.ground,
+            })
+            .collect()
+    }
+
+    /// The records' buffer (the LOD pass reads them and marks each character due or not).
+    pub fn records(&self) -> &wgpu::Buffer {
+        &self.records
     }
 
     /// Every range's parameter blocks: one for sample, walk and palette, one per depth
@@ -605,7 +679,8 @@ impl GpuAnimator {
                 channels_at: o.channels_at,
                 tracks_at: o.tracks_at,
                 model_at: (self.ranges[r].capacity * self.joint_stride * 3) as u32,
-                _pad: [0; 2],
+                lod: b.lod as u32,
+                _pad: 0,
             };
             let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());
             for (block, (first, count)) in levels.enumerate() {

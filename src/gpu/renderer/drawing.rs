@@ -137,6 +137,44 @@ impl CrowdRenderer {
         }
     }
 
+    /// The main pass draws one argument per character, whose instance count the GPU's LOD
+    /// pass sets (1 in view, 0 culled); off: runs of characters, culled on the CPU.
+    pub fn set_per_character_draws(&mut self, on: bool) {
+        if self.per_character_draws != on {
+            self.per_character_draws = on;
+            // The GPU may have zeroed counts the CPU's copy does not know of.
+            self.indirect_written.clear();
+        }
+    }
+
+    /// The draw arguments' buffer (shadow pass's, then the main pass's).
+    pub fn indirect_args(&self) -> &wgpu::Buffer {
+        &self.indirect_args
+    }
+
+    /// Per character of `instances`, the word of the draw arguments' buffer holding the
+    /// instance count of its main-pass argument ([`crate::gpu::animate::lod::NO_SLOT`]
+    /// where it has none of its own: drawn directly, or not one argument per character).
+    pub fn main_count_slots(&self, instances: usize, slots: &mut Vec<u32>) {
+        use crate::gpu::animate::lod::NO_SLOT;
+        slots.clear();
+        slots.resize(instances, NO_SLOT);
+        if !(self.indirect_draws() && self.per_character_draws) {
+            return;
+        }
+        let [main, shadow] = &self.draws;
+        let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
+        for (k, a) in main.args.iter().enumerate() {
+            if a.instance_count != 1 {
+                continue;
+            }
+            if let Some(slot) = slots.get_mut(a.first_instance as usize) {
+                // The instance count is the argument's second word.
+                *slot = (shadow.args.len() + k) as u32 * words + 1;
+            }
+        }
+    }
+
     /// Whether the passes draw indirectly: one `multi_draw_indexed_indirect` per binding.
     pub fn indirect_draws(&self) -> bool {
         self.indirect_supported && self.indirect_wanted
@@ -180,12 +218,17 @@ impl CrowdRenderer {
         visible: Option<&[bool]>,
     ) {
         let [main, shadow] = &mut self.draws;
-        for (list, visible) in [(&mut *main, visible), (&mut *shadow, None)] {
+        let per_character = self.per_character_draws;
+        for (list, visible, per_character) in [
+            (&mut *main, visible, per_character),
+            (&mut *shadow, None, false),
+        ] {
             Self::build_draws(
                 list,
                 layout,
                 instances,
                 visible,
+                per_character,
                 self.index_count,
                 self.skinned_capacity,
                 self.gpu_skinner.as_ref(),
@@ -248,6 +291,7 @@ impl CrowdRenderer {
         layout: &OutputLayout,
         instances: usize,
         visible: Option<&[bool]>,
+        per_character: bool,
         index_count: u32,
         skinned_capacity: u64,
         gpu_skinner: Option<&GpuSkinner>,
@@ -265,6 +309,7 @@ impl CrowdRenderer {
                     visible,
                     chunks.chunk_instances,
                     chunks.bind_groups.len(),
+                    per_character,
                 );
             }
             DrawPath::GpuCompute => {

@@ -94,6 +94,9 @@ pub struct CrowdRenderer {
     /// The device draws indirectly with a first instance, and the user wants it.
     indirect_supported: bool,
     indirect_wanted: bool,
+    /// The main pass draws one argument per character (the GPU's LOD pass culls by their
+    /// instance counts).
+    per_character_draws: bool,
     distinct_index: wgpu::Buffer,
     /// Group 0 (camera, instances, base vertices, uv stream), per [`VertexOrder`]: file,
     /// influence-sorted.
@@ -320,6 +323,7 @@ impl CrowdRenderer {
                 .features()
                 .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE),
             indirect_wanted: true,
+            per_character_draws: false,
             distinct_index,
             bind_groups,
             vertex_base,
@@ -371,7 +375,12 @@ impl CrowdRenderer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect draws"),
             size: (draws * std::mem::size_of::<DrawIndexedIndirectArgs>()) as u64,
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+            // STORAGE: the GPU's LOD pass writes the main pass's instance counts (COPY_SRC:
+            // its tests read them back).
+            usage: wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         })
     }

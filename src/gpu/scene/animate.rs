@@ -9,34 +9,32 @@
 use std::time::Instant;
 
 use super::{Scene, SceneError, VERIFY_INSTANCES};
+use crate::crowd::Instance;
+use crate::crowd::lod::LodStats;
+use crate::crowd::lod::per_character::{CharacterLod, LodFrame, LodRecord, VISIBLE};
 use crate::crowd::trace::Track;
 use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animation};
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
 use crate::gpu::animate::GpuAnimator;
+use crate::gpu::animate::lod::GpuLod;
 use crate::gpu::timers::COMPUTE_PASS;
 use crate::variant::Variant;
 
+/// Per character, what its pose on the GPU was computed from, and whether it was drawn.
+pub type ShownOnGpu = (Vec<Instance>, Vec<bool>);
+
 impl Scene {
     /// Where the animation runs: `gpu` needs a GPU skin variant (the passes write the
-    /// palettes it reads) and runs without update-rate LOD; a switch hands the crowd's
-    /// times from one device to the other.
+    /// palettes it reads); a switch hands the crowd's times from one device to the other.
     pub(super) fn apply_animate_setting(&mut self) {
-        if self.settings.animate == AnimateDevice::Gpu {
-            if self.settings.pipeline.skin.skins_on_cpu() {
-                self.notes.push(format!(
-                    "the animation runs on the GPU with a GPU skin variant only (gpu_compute, \
-                     gpu_vertex); {} skins on the CPU, so the CPU animates",
-                    self.settings.pipeline.skin.name()
-                ));
-                self.settings.animate = AnimateDevice::Cpu;
-            } else if self.settings.lod.enabled {
-                self.notes.push(
-                    "update-rate LOD runs with the animation on the CPU: LOD is off while the \
-                     GPU animates"
-                        .into(),
-                );
-                self.settings.lod.enabled = false;
-            }
+        if self.settings.animate == AnimateDevice::Gpu && self.settings.pipeline.skin.skins_on_cpu()
+        {
+            self.notes.push(format!(
+                "the animation runs on the GPU with a GPU skin variant only (gpu_compute, \
+                 gpu_vertex); {} skins on the CPU, so the CPU animates",
+                self.settings.pipeline.skin.name()
+            ));
+            self.settings.animate = AnimateDevice::Cpu;
         }
         if self.settings.animate == self.animated_on {
             return;
@@ -58,6 +56,9 @@ impl Scene {
             }
         }
         self.animated_on = self.settings.animate;
+        if let Some(gpu_lod) = &mut self.gpu_lod {
+            gpu_lod.invalidate();
+        }
         self.lod.invalidate();
         self.history.clear();
         self.requests.last_verify = None;
@@ -73,6 +74,7 @@ impl Scene {
         profiling::scope!("animate on the GPU");
         let n = self.crowd.len();
         let layout = *self.pipeline.output_layout();
+        let view = self.lod_view();
         let (device, queue) = (&self.gpu.device, &self.gpu.queue);
         self.renderer.ensure_skinned_capacity(device, &layout, n);
         let rig = self.pipeline.rig();
@@ -80,24 +82,84 @@ impl Scene {
             .animator
             .get_or_insert_with(|| GpuAnimator::new(device, rig));
         let start = Instant::now();
-        animator.write_characters(device, queue, self.crowd.as_slice(), self.anim_clock_secs);
-        let upload_us = start.elapsed().as_secs_f64() * 1e6;
-        if let Some(trace) = &self.trace {
-            trace.record(Track::Thread(0), "upload", start, start.elapsed());
-        }
+        let written =
+            animator.write_characters(device, queue, self.crowd.as_slice(), self.anim_clock_secs);
         let config = *self.pipeline.config();
-        animator.record(
+        let lod_on = self.settings.lod.enabled;
+        let fresh = animator.prepare(
             device,
             queue,
-            encoder,
             self.renderer.skinned(),
             &layout,
             n,
             self.anim_clock_secs,
             config.blend_weight,
-            self.settings.gpu_hierarchy,
-            Some(&self.timers),
+            lod_on,
         )?;
+        if lod_on {
+            profiling::scope!("lod on the GPU");
+            let gpu_lod = self.gpu_lod.get_or_insert_with(|| GpuLod::new(device));
+            gpu_lod.written_bytes = 0;
+            // A new motion is measured (on the CPU, once) when a character starts playing it.
+            let new_motions = (written > 0 || fresh || !gpu_lod.has_motions())
+                && self.lod_motions.update(
+                    rig,
+                    self.crowd.as_slice(),
+                    config.blend_weight,
+                    config.method,
+                );
+            if new_motions || !gpu_lod.has_motions() {
+                gpu_lod.set_motions(device, queue, self.lod_motions.words());
+            }
+            if fresh {
+                gpu_lod.invalidate();
+            }
+            // Culling writes the instance counts of indirect draws; drawn one by one (the
+            // adapter lacks indirect first-instance, or indirect draws are off) every
+            // character is drawn: the culled ones are outside the view, so the picture is
+            // the same, and LOD still skips their updates.
+            let cull = self.renderer.indirect_draws();
+            if !cull {
+                self.notes.push(
+                    "LOD on the GPU culls through indirect draws, which are off or missing on \
+                     this adapter: every character is drawn (the picture is the same)"
+                        .into(),
+                );
+            }
+            self.renderer.set_per_character_draws(cull);
+            let frame = LodFrame::new(
+                &view,
+                self.renderer.world_from_model(),
+                &self.settings.lod,
+                self.anim_clock_secs,
+                self.frame_clip_secs,
+                0,
+                false,
+                n,
+                cull,
+            );
+            gpu_lod.record(
+                device,
+                queue,
+                encoder,
+                frame,
+                animator.records(),
+                self.renderer.indirect_args(),
+                Some(&self.timers),
+            );
+        } else {
+            self.renderer.set_per_character_draws(false);
+            if let Some(gpu_lod) = &mut self.gpu_lod {
+                // What LOD skipped is stale once it is off.
+                gpu_lod.invalidate();
+                gpu_lod.written_bytes = 0;
+            }
+        }
+        let upload_us = start.elapsed().as_secs_f64() * 1e6;
+        if let Some(trace) = &self.trace {
+            trace.record(Track::Thread(0), "upload", start, start.elapsed());
+        }
+        animator.record_passes(encoder, self.settings.gpu_hierarchy, Some(&self.timers));
         let compute = config
             .skin
             .spec()
@@ -136,7 +198,10 @@ impl Scene {
         let Some(animator) = &self.animator else {
             return Err(SceneError::NotAnimated);
         };
-        let crowd = animator.crowd_at(self.anim_clock_secs);
+        let crowd = match self.gpu_lod_shown()? {
+            Some((shown, _)) => shown,
+            None => animator.crowd_at(self.anim_clock_secs),
+        };
         let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
         let (locals, models) =
             animator.read_back_characters(&self.gpu.device, &self.gpu.queue, &indices)?;
@@ -148,5 +213,64 @@ impl Scene {
             &models,
             out,
         )?)
+    }
+
+    /// With LOD on the GPU: per character, what its pose on the GPU was computed from
+    /// (its clip time when last recomputed) and whether the last frame drew it, read back
+    /// (blocks until the GPU is done); `None` while the GPU is not deciding.
+    pub fn gpu_lod_shown(&self) -> Result<Option<ShownOnGpu>, SceneError> {
+        let (Some(animator), Some(gpu_lod)) = (&self.animator, &self.gpu_lod) else {
+            return Ok(None);
+        };
+        if !(self.animated_on == AnimateDevice::Gpu && self.settings.lod.enabled) {
+            return Ok(None);
+        }
+        let mut shown = animator.crowd_at(self.anim_clock_secs);
+        let states = gpu_lod.read_back_states(&self.gpu.device, &self.gpu.queue, shown.len())?;
+        let mut visible = vec![true; shown.len()];
+        for ((instance, state), seen) in shown.iter_mut().zip(&states).zip(&mut visible) {
+            instance.time_secs = state.shown_secs;
+            *seen = state.flags & VISIBLE != 0;
+        }
+        Ok(Some((shown, visible)))
+    }
+
+    /// With LOD on the GPU: the states of the first `characters` characters after the
+    /// last frame (the CPU twins' input).
+    pub fn gpu_lod_states(&self, characters: usize) -> Result<Vec<CharacterLod>, SceneError> {
+        let Some(gpu_lod) = &self.gpu_lod else {
+            return Err(SceneError::NotAnimated);
+        };
+        Ok(gpu_lod.read_back_states(&self.gpu.device, &self.gpu.queue, characters)?)
+    }
+
+    /// With LOD on the GPU: the last frame's parameters, the motions' words and the
+    /// records, what the pass decided from (the CPU twins' input).
+    pub fn gpu_lod_inputs(&self) -> Option<(LodFrame, Vec<u32>, Vec<LodRecord>)> {
+        let frame = self.gpu_lod.as_ref()?.last_frame?;
+        let records = self.animator.as_ref()?.lod_records();
+        Some((frame, self.lod_motions.words().to_vec(), records))
+    }
+
+    /// With LOD on the GPU: the counts of the last frame, read back (blocks until the GPU
+    /// is done; the panel's come back without waiting, a frame or two later).
+    pub fn gpu_lod_counts(&self) -> Result<LodStats, SceneError> {
+        let Some(gpu_lod) = &self.gpu_lod else {
+            return Err(SceneError::NotAnimated);
+        };
+        Ok(gpu_lod.read_back_stats(&self.gpu.device, &self.gpu.queue)?)
+    }
+
+    /// The LOD counts the panel shows: the CPU plan's, or the GPU pass's latest.
+    pub fn lod_stats(&self) -> LodStats {
+        match (self.animated_on, &self.gpu_lod) {
+            (AnimateDevice::Gpu, Some(gpu_lod)) => gpu_lod.stats,
+            _ => self.lod.stats,
+        }
+    }
+
+    /// The animation clock's reading now (clip-seconds a character of speed 1 advanced).
+    pub fn anim_clock_secs(&self) -> f32 {
+        self.anim_clock_secs
     }
 }

@@ -92,7 +92,7 @@ impl Scene {
             uploaded_bytes: self.uploaded_bytes(),
             memory: self.pipeline.memory_report(),
             lod: self.settings.lod.enabled.then(|| LodReading {
-                stats: self.lod.stats,
+                stats: self.lod_stats(),
                 measured_error: self.lod_error.clone(),
             }),
         };

@@ -55,14 +55,25 @@ impl Scene {
             self.lod_aside = Some((pipeline, config));
         }
         let view = self.lod_view();
+        // With LOD on the GPU, what it shows comes back from it.
+        let on_gpu = self.gpu_lod_shown()?;
+        let now_on_gpu = on_gpu.as_ref().and_then(|_| {
+            self.animator
+                .as_ref()
+                .map(|a| a.crowd_at(self.anim_clock_secs))
+        });
+        let (shown, current, visible) = match (&on_gpu, &now_on_gpu) {
+            (Some((shown, visible)), Some(now)) => (&shown[..], &now[..], &visible[..]),
+            _ => (self.lod.shown(), self.crowd.as_slice(), self.lod.visible()),
+        };
         let Some((aside, _)) = &mut self.lod_aside else {
             return Err(SceneError::NoMeasurementPipeline);
         };
         measure_error(
             aside,
-            self.lod.shown(),
-            self.crowd.as_slice(),
-            self.lod.visible(),
+            shown,
+            current,
+            visible,
             self.renderer.world_from_model(),
             &view,
             limit,

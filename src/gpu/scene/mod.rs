@@ -35,6 +35,7 @@ pub use settings::Settings;
 
 use refusals::refusals_of;
 
+use super::animate::lod::GpuLod;
 use super::animate::{GpuAnimateError, GpuAnimator};
 use super::readback::{ReadbackError, read_buffer, read_texture, save_png};
 use super::timers::{COMPUTE_PASS, GpuTimers, RENDER_PASS, SHADOW_PASS, TimerError};
@@ -44,6 +45,7 @@ use super::{
 };
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, BudgetError, Footprint};
+use crate::crowd::lod::per_character::MotionSet;
 use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
 use crate::crowd::trace::{Trace, Track};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
@@ -189,6 +191,11 @@ pub struct Scene {
     anim_clock_secs: f32,
     /// Where the last frame was animated (a switch hands the crowd's times over).
     animated_on: AnimateDevice,
+    /// Update-rate LOD and culling on the GPU (`--animate gpu --lod on`): its pass, the
+    /// motions it bounds with, and where each character's draw count is.
+    gpu_lod: Option<GpuLod>,
+    lod_motions: MotionSet,
+    lod_slots: Vec<u32>,
 }
 
 impl Scene {
@@ -257,6 +264,9 @@ impl Scene {
             trace: None,
             animator: None,
             anim_clock_secs: 0.0,
+            gpu_lod: None,
+            lod_motions: MotionSet::new(),
+            lod_slots: Vec::new(),
             animated_on: AnimateDevice::Cpu,
         };
         scene.apply_animate_setting();
@@ -280,6 +290,9 @@ impl Scene {
         if let Some(animator) = &mut self.animator {
             // The new crowd's times count from now.
             animator.forget_records();
+        }
+        if let Some(gpu_lod) = &mut self.gpu_lod {
+            gpu_lod.invalidate();
         }
         self.lod.invalidate();
         self.history.clear();
@@ -535,6 +548,8 @@ impl Scene {
         self.lod.reset();
         self.lod_aside = None;
         self.animator = None;
+        self.gpu_lod = None;
+        self.lod_motions = MotionSet::new();
         self.refusals = refusals_of(&rig);
         self.rig_skin_refusals = SkinRigRefusals::of(&rig, &self.skin_refusals);
         self.settings.pipeline = config;
@@ -587,7 +602,8 @@ impl Scene {
     /// it updated.
     pub fn uploaded_bytes(&self) -> u64 {
         if self.animated_on == AnimateDevice::Gpu {
-            return self.animator.as_ref().map_or(0, |a| a.written_bytes);
+            return self.animator.as_ref().map_or(0, |a| a.written_bytes)
+                + self.gpu_lod.as_ref().map_or(0, |l| l.written_bytes);
         }
         let layout = self.pipeline.output_layout();
         let n = self.crowd.len();
@@ -696,8 +712,14 @@ impl Scene {
             &self.gpu.device,
             self.pipeline.output_layout(),
             self.crowd.len(),
-            self.settings.lod.enabled.then(|| self.lod.visible()),
+            (self.settings.lod.enabled && self.animated_on == AnimateDevice::Cpu)
+                .then(|| self.lod.visible()),
         );
+        if let Some(gpu_lod) = &mut self.gpu_lod {
+            self.renderer
+                .main_count_slots(self.crowd.len(), &mut self.lod_slots);
+            gpu_lod.write_slots(&self.gpu.device, &self.gpu.queue, &self.lod_slots);
+        }
     }
 
     /// Submits the frame: `before` (command buffers the caller made, such as egui's),
@@ -744,6 +766,7 @@ impl Scene {
             timings.gpu_sample_us = gpu.sample_us;
             timings.gpu_hierarchy_us = gpu.hierarchy_us;
             timings.gpu_palette_us = gpu.palette_us;
+            timings.gpu_lod_us = gpu.lod_us.filter(|_| self.settings.lod.enabled);
         }
         timings.frame_us = frame_us;
         self.history.push(timings);
@@ -774,6 +797,9 @@ impl Scene {
     /// present mode, where there is one, goes into the sidecar).
     pub fn finish_frame(&mut self, present_mode: Option<&str>) {
         self.uploader.after_submit();
+        if let Some(gpu_lod) = &mut self.gpu_lod {
+            gpu_lod.after_submit(&self.gpu.device);
+        }
         self.trim_after_frames = match self.trim_after_frames {
             Some(0) => {
                 budget::return_freed_memory();

@@ -64,7 +64,7 @@ pub struct PanelReadings {
 type RowSource = (String, &'static str, fn(&StageTimings) -> f64);
 
 /// The table's rows (the GPU animation's passes where the GPU animates).
-fn rows(skin: SkinVariant, animate: AnimateDevice) -> Vec<RowSource> {
+fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> {
     let mut rows: Vec<RowSource> = Stage::ALL
         .iter()
         .map(|&s| {
@@ -98,6 +98,9 @@ fn rows(skin: SkinVariant, animate: AnimateDevice) -> Vec<RowSource> {
     match animate {
         AnimateDevice::Cpu => {}
         AnimateDevice::Gpu => {
+            if lod {
+                rows.push(("GPU LOD".into(), "gpu_lod", |t| t.gpu_lod_us.unwrap_or(0.0)));
+            }
             rows.push(("GPU sample".into(), "gpu_sample", |t| {
                 t.gpu_sample_us.unwrap_or(0.0)
             }));
@@ -127,7 +130,7 @@ impl PanelReadings {
     pub fn take(history: &mut TimingHistory, inputs: ReadingInputs) -> Option<PanelReadings> {
         let span = history.span(READING_WINDOW)?;
         let frame = history.stats_in(&span, |t| t.frame_us);
-        let rows: Vec<TimingRow> = rows(inputs.skin, inputs.animate)
+        let rows: Vec<TimingRow> = rows(inputs.skin, inputs.animate, inputs.lod.is_some())
             .into_iter()
             .map(|(label, key, value)| {
                 let s = history.stats_in(&span, value);

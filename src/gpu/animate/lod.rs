@@ -1,0 +1,387 @@
+//! Update-rate LOD and culling on the GPU (`--animate gpu --lod on`): the pass that runs
+//! before the animation's and decides per character whether it is recomputed this frame
+//! and whether it is drawn (shaders/lod.wgsl; the rule and its CPU twin are in
+//! [`crate::crowd::lod::per_character`]).
+//!
+//! How it works: the CPU measures the motions the crowd plays (the same tables as the
+//! CPU's LOD) and uploads them when a new one appears. Each frame it writes one 256-byte
+//! parameter block (view, threshold, clock, frame number); the pass reads every
+//! character's record, keeps its LOD state on the GPU (16 bytes: the time its pose was
+//! computed at, its clips, the frame it is next due, its flags), marks the record due or
+//! not (the animation's passes skip the others: their poses and palettes stay as they
+//! are) and writes the instance count of the character's draw argument, 1 in view and 0
+//! culled, so the crowd pass draws the same few indirect draws at any crowd size. The
+//! panel's counts come back a frame or two later, without waiting for the GPU.
+
+use std::sync::mpsc;
+
+use crate::crowd::lod::LodStats;
+use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
+
+use super::super::readback::{self, ReadbackError};
+use super::super::timers::GpuTimers;
+use super::workgroups;
+
+/// The label of the pass's timestamp query (and the panel's row).
+pub const LOD_PASS: &str = "animate: lod";
+
+const STATS_BYTES: u64 = (STATS_WORDS * 4) as u64;
+const STATE_BYTES: usize = std::mem::size_of::<CharacterLod>();
+/// A draw argument's instance count not written by the pass.
+pub const NO_SLOT: u32 = u32::MAX;
+
+/// What the bind group was made for.
+#[derive(Clone, PartialEq)]
+struct BoundFor {
+    records: wgpu::Buffer,
+    draw_args: wgpu::Buffer,
+    motions: wgpu::Buffer,
+    state: wgpu::Buffer,
+}
+
+/// The LOD pass of one crowd (see the module docs).
+pub struct GpuLod {
+    pipeline: wgpu::ComputePipeline,
+    bind_layout: wgpu::BindGroupLayout,
+    frame_params: wgpu::Buffer,
+    motions: wgpu::Buffer,
+    state: wgpu::Buffer,
+    /// Characters the state holds room for (their draw slots follow their states).
+    capacity: usize,
+    slots_written: Vec<u32>,
+    has_motions: bool,
+    /// The parameters of the last recorded frame (the CPU twins run the same frame).
+    pub last_frame: Option<LodFrame>,
+    frame: u32,
+    /// The next frame computes everyone (first frame, or the GPU's poses were made anew).
+    full: bool,
+    bound: Option<(BoundFor, wgpu::BindGroup)>,
+    stats_staging: wgpu::Buffer,
+    stats_copied: bool,
+    stats_pending: Option<mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+    /// The counts of the latest frame that came back.
+    pub stats: LodStats,
+    /// Bytes written for the last frame (parameters, motions, draw slots).
+    pub written_bytes: u64,
+}
+
+impl GpuLod {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("lod.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/lod.wgsl").into()),
+        });
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("animate: lod"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(
+                            std::mem::size_of::<LodFrame>() as u64
+                        ),
+                    },
+                    count: None,
+                },
+                storage(1, true),
+                storage(2, false),
+                storage(3, false),
+                storage(4, false),
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("animate: lod"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("cs_lod"),
+            layout: Some(&layout),
+            module: &shader,
+            entry_point: Some("cs_lod"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        GpuLod {
+            pipeline,
+            bind_layout,
+            frame_params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("animate: lod frame"),
+                size: std::mem::size_of::<LodFrame>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            motions: Self::motions_buffer(device, 16),
+            state: Self::state_buffer(device, 0),
+            capacity: 0,
+            slots_written: Vec::new(),
+            has_motions: false,
+            last_frame: None,
+            frame: 0,
+            full: true,
+            bound: None,
+            stats_staging: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("animate: lod counts read-back"),
+                size: STATS_BYTES,
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                mapped_at_creation: false,
+            }),
+            stats_copied: false,
+            stats_pending: None,
+            stats: LodStats::default(),
+            written_bytes: 0,
+        }
+    }
+
+    fn motions_buffer(device: &wgpu::Device, words: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("animate: lod motions"),
+            size: (words.max(16) * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn state_buffer(device: &wgpu::Device, characters: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("animate: lod state and draw slots"),
+            size: STATS_BYTES + (characters.max(1) * (STATE_BYTES + 4)) as u64,
+            // COPY_SRC: the counts and the CPU twins read it back.
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Bytes of GPU memory the pass holds: motions, states and draw slots.
+    pub fn gpu_bytes(&self) -> u64 {
+        self.motions.size() + self.state.size()
+    }
+
+    /// Bytes of GPU state a character takes: its LOD state and its draw slot.
+    pub const BYTES_PER_CHARACTER: u64 = (STATE_BYTES + 4) as u64;
+
+    /// Whether motions were uploaded.
+    pub fn has_motions(&self) -> bool {
+        self.has_motions
+    }
+
+    /// The next frame computes every character (what the GPU held for them is gone).
+    pub fn invalidate(&mut self) {
+        self.full = true;
+    }
+
+    /// Uploads the motions (a new set: [`crate::crowd::lod::per_character::MotionSet`]).
+    pub fn set_motions(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, words: &[u32]) {
+        if (self.motions.size() as usize) < words.len() * 4 {
+            self.motions = Self::motions_buffer(device, words.len().next_power_of_two());
+        }
+        queue.write_buffer(&self.motions, 0, bytemuck::cast_slice(words));
+        self.has_motions = !words.is_empty();
+        self.written_bytes += (words.len() * 4) as u64;
+    }
+
+    /// Room for `characters` states; new room starts from a full frame.
+    fn ensure_capacity(&mut self, device: &wgpu::Device, characters: usize) {
+        if characters <= self.capacity {
+            return;
+        }
+        self.capacity = characters + characters / 4;
+        self.state = Self::state_buffer(device, self.capacity);
+        self.slots_written.clear();
+        self.full = true;
+    }
+
+    /// Where each character's draw argument's instance count is, as words of the draw
+    /// arguments' buffer ([`NO_SLOT`]: not drawn by this pass's decision); written when it
+    /// changed.
+    pub fn write_slots(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, slots: &[u32]) {
+        self.ensure_capacity(device, slots.len());
+        if self.slots_written == slots {
+            return;
+        }
+        self.slots_written.clear();
+        self.slots_written.extend_from_slice(slots);
+        if !slots.is_empty() {
+            queue.write_buffer(
+                &self.state,
+                self.slots_offset_bytes(),
+                bytemuck::cast_slice(slots),
+            );
+            self.written_bytes += (slots.len() * 4) as u64;
+        }
+    }
+
+    fn slots_offset_bytes(&self) -> u64 {
+        STATS_BYTES + (self.capacity * STATE_BYTES) as u64
+    }
+
+    /// Records the pass for `frame.characters` characters of `records` (the animation's
+    /// records), writing instance counts into `draw_args` where `frame.cull` says. Fills
+    /// in the frame number, whether it is a full frame and where the draw slots are.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        mut frame: LodFrame,
+        records: &wgpu::Buffer,
+        draw_args: &wgpu::Buffer,
+        timers: Option<&GpuTimers>,
+    ) {
+        let characters = frame.characters as usize;
+        self.ensure_capacity(device, characters);
+        frame.frame = self.frame;
+        frame.full = self.full as u32;
+        frame.slots_at = (self.capacity * STATE_BYTES / 4) as u32;
+        if self.slots_written.len() < characters {
+            frame.cull = 0;
+        }
+        self.last_frame = Some(frame);
+        self.frame = self.frame.wrapping_add(1);
+        self.full = false;
+        queue.write_buffer(&self.frame_params, 0, bytemuck::bytes_of(&frame));
+        self.written_bytes += std::mem::size_of::<LodFrame>() as u64;
+        let wanted = BoundFor {
+            records: records.clone(),
+            draw_args: draw_args.clone(),
+            motions: self.motions.clone(),
+            state: self.state.clone(),
+        };
+        if self.bound.as_ref().is_none_or(|(b, _)| *b != wanted) {
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("animate: lod"),
+                layout: &self.bind_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: self.frame_params.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: self.motions.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: records.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: self.state.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: draw_args.as_entire_binding(),
+                    },
+                ],
+            });
+            self.bound = Some((wanted, group));
+        }
+        let Some((_, group)) = &self.bound else {
+            unreachable!("bound above")
+        };
+        encoder.clear_buffer(&self.state, 0, Some(STATS_BYTES));
+        let query = timers.map(|t| t.pass(LOD_PASS, encoder));
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(LOD_PASS),
+                timestamp_writes: query
+                    .as_ref()
+                    .and_then(|q| q.compute_pass_timestamp_writes()),
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, group, &[]);
+            let (x, y) = workgroups(frame.characters);
+            if x > 0 {
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
+        if let (Some(t), Some(q)) = (timers, query) {
+            t.end(encoder, q);
+        }
+        if self.stats_pending.is_none() {
+            encoder.copy_buffer_to_buffer(&self.state, 0, &self.stats_staging, 0, STATS_BYTES);
+            self.stats_copied = true;
+        }
+    }
+
+    /// After the frame was submitted: asks for its counts, and takes those of an earlier
+    /// frame that came back (never waits for the GPU).
+    pub fn after_submit(&mut self, device: &wgpu::Device) {
+        if std::mem::take(&mut self.stats_copied) {
+            let (sender, receiver) = mpsc::channel();
+            self.stats_staging
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = sender.send(r);
+                });
+            self.stats_pending = Some(receiver);
+        }
+        let _ = device.poll(wgpu::PollType::Poll);
+        let Some(receiver) = &self.stats_pending else {
+            return;
+        };
+        match receiver.try_recv() {
+            Ok(Ok(())) => {
+                if let Ok(view) = self.stats_staging.slice(..).get_mapped_range() {
+                    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&view);
+                    self.stats = stats_from_words(&words);
+                }
+                self.stats_staging.unmap();
+                self.stats_pending = None;
+            }
+            Ok(Err(_)) | Err(mpsc::TryRecvError::Disconnected) => self.stats_pending = None,
+            Err(mpsc::TryRecvError::Empty) => {}
+        }
+    }
+
+    /// The states of the first `characters` characters as the last recorded frame left
+    /// them, read back (blocks until the GPU is done): the CPU twins' and verify's input.
+    pub fn read_back_states(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        characters: usize,
+    ) -> Result<Vec<CharacterLod>, ReadbackError> {
+        let bytes = readback::read_buffer_at(
+            device,
+            queue,
+            &self.state,
+            STATS_BYTES,
+            (characters.min(self.capacity) * STATE_BYTES) as u64,
+        )?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// The counts of the last recorded frame, read back (blocks until the GPU is done).
+    pub fn read_back_stats(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<LodStats, ReadbackError> {
+        let bytes = readback::read_buffer_at(device, queue, &self.state, 0, STATS_BYTES)?;
+        Ok(stats_from_words(&bytemuck::pod_collect_to_vec::<u8, u32>(
+            &bytes,
+        )))
+    }
+
+    /// Replaces the states of the first characters (tests: a decision from a known state).
+    pub fn write_states(&self, queue: &wgpu::Queue, states: &[CharacterLod]) {
+        queue.write_buffer(&self.state, STATS_BYTES, bytemuck::cast_slice(states));
+    }
+}

@@ -1,0 +1,302 @@
+//! Update-rate LOD and culling on the GPU (`--animate gpu --lod on`), on whatever adapter
+//! exists (lavapipe without a GPU), through the app's scene, one case per rig:
+//!
+//! - `decisions/<rig>`: over frames of changing length and a camera that moves closer,
+//!   every character's decision on the GPU (due, forced, unchanged, in view, its period,
+//!   the frame it is next due, the time its pose shows) equals the CPU twin's
+//!   (`crowd::lod::per_character::decide`, run on the same state, records and frame), and
+//!   the GPU's counts equal the twin's count of those states. A decision may differ only
+//!   where the twin's closest comparison with the threshold came within 0.1 % of it (f32
+//!   rounding may differ there).
+//! - `picture/<rig>/<skin>`: after such frames, the picture equals the picture of the
+//!   same scene without LOD whose characters are set to the times the GPU says they show
+//!   (so the skipped characters keep exactly their last poses, and culled characters are
+//!   ones the picture does not show), the scene's verify passes, and LOD's measured
+//!   screen-space error stays under the threshold.
+
+mod common;
+
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use skinbench::crowd::lod::LodSettings;
+use skinbench::crowd::lod::LodStats;
+use skinbench::crowd::lod::per_character::{
+    CharacterLod, DUE, FORCED, UNCHANGED, VISIBLE, decide, stats_of,
+};
+use skinbench::crowd::{AnimateDevice, InstanceStore};
+use skinbench::gpu::scene::Scene;
+use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent, read_buffer};
+use skinbench::prepare::PreparedRig;
+use skinbench::skin::{SkinMethod, SkinVariant};
+use skinbench::variant::Variant;
+
+const CHARACTERS: usize = 120;
+const THRESHOLD_PX: f32 = 2.0;
+
+/// The street camera over a crowd of [`CHARACTERS`] (the characters behind it culled),
+/// animated on the GPU with LOD on.
+fn lod_scene(rig: &Arc<PreparedRig>, skin: SkinVariant, lod: bool) -> Result<Scene, Failed> {
+    let gpu = common::gpu_context().ok_or("no adapter")?;
+    let mut settings = common::app_settings(rig, CHARACTERS);
+    settings.pipeline.skin = skin;
+    settings.animate = AnimateDevice::Gpu;
+    settings.upload = UploadVariant::WriteBuffer;
+    settings.lod = LodSettings {
+        enabled: lod,
+        threshold_px: THRESHOLD_PX,
+        max_period: 8,
+    };
+    let mut scene = Scene::new(
+        gpu,
+        rig.clone(),
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        (480, 270),
+    )
+    .map_err(|e| e.to_string())?;
+    scene.camera = OrbitCamera::start(CameraStart::Street, crowd_extent(&scene.crowd));
+    Ok(scene)
+}
+
+/// Each frame's length, and whether the camera moves closer before it: steady frames, a
+/// long one (shown poses fall behind: forced updates), the camera closer, still frames.
+const FRAMES: [(f32, bool); 12] = [
+    (1.0 / 60.0, false),
+    (1.0 / 60.0, false),
+    (1.0 / 60.0, false),
+    (1.0 / 60.0, false),
+    (1.0 / 60.0, false),
+    (0.1, false),
+    (1.0 / 60.0, false),
+    (1.0 / 60.0, true),
+    (1.0 / 60.0, false),
+    (0.0, false),
+    (0.0, false),
+    (1.0 / 60.0, false),
+];
+
+fn same_time(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+    if common::gpu_context().is_none() {
+        return Ok(());
+    }
+    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true)?;
+    let n = scene.crowd.len();
+    let mut seen = LodStats::default();
+    let mut borderline = 0;
+    let mut longer_periods = 0;
+    for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+        let before = if step == 0 {
+            vec![CharacterLod::default(); n]
+        } else {
+            scene.gpu_lod_states(n).map_err(|e| e.to_string())?
+        };
+        if closer {
+            scene.camera.distance *= 0.5;
+        }
+        scene.render_frame(dt).map_err(|e| e.to_string())?;
+        if scene.settings.animate != AnimateDevice::Gpu || !scene.settings.lod.enabled {
+            return Err(format!("the scene left the GPU's LOD: {:?}", scene.notes).into());
+        }
+        let (frame, words, records) = scene.gpu_lod_inputs().ok_or("no LOD frame ran")?;
+        let after = scene.gpu_lod_states(n).map_err(|e| e.to_string())?;
+        for i in 0..n {
+            let mut twin = before[i];
+            let margin = decide(&words, &frame, i as u32, &records[i], &mut twin);
+            let gpu = after[i];
+            let same = twin.flags == gpu.flags
+                && twin.next_due == gpu.next_due
+                && twin.shown_clips == gpu.shown_clips
+                && same_time(twin.shown_secs, gpu.shown_secs);
+            if !same {
+                if margin < 1e-3 {
+                    borderline += 1;
+                    continue;
+                }
+                return Err(format!(
+                    "frame {step}, character {i}: the GPU decided {gpu:?}, the CPU twin \
+                     {twin:?} (closest comparison {margin:e} of the threshold)"
+                )
+                .into());
+            }
+        }
+        let counts = scene.gpu_lod_counts().map_err(|e| e.to_string())?;
+        let expected = stats_of(&after);
+        if counts != expected {
+            return Err(format!(
+                "frame {step}: the GPU counted {counts:?}, its states say {expected:?}"
+            )
+            .into());
+        }
+        // Each character's draw argument in the main pass: drawn in view, culled outside.
+        let mut slots = Vec::new();
+        scene.renderer.main_count_slots(n, &mut slots);
+        if step > 0 {
+            if !scene.renderer.indirect_draws() {
+                return Err("the adapter draws directly: nothing culls on the GPU".into());
+            }
+            let args = read_buffer(
+                &scene.gpu.device,
+                &scene.gpu.queue,
+                scene.renderer.indirect_args(),
+                scene.renderer.indirect_args().size(),
+            )
+            .map_err(|e| e.to_string())?;
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&args);
+            for (i, (&slot, s)) in slots.iter().zip(&after).enumerate() {
+                let Some(&count) = words.get(slot as usize) else {
+                    return Err(format!("character {i} has no draw argument").into());
+                };
+                if count != (s.flags & VISIBLE != 0) as u32 {
+                    return Err(format!(
+                        "frame {step}, character {i}: instance count {count}, flags {:#x}",
+                        s.flags
+                    )
+                    .into());
+                }
+            }
+        }
+        seen.culled += counts.culled;
+        seen.forced += counts.forced;
+        seen.unchanged += counts.unchanged;
+        longer_periods += after
+            .iter()
+            .filter(|s| s.flags & VISIBLE != 0 && s.period() > 1)
+            .count();
+        if step == 0 && after.iter().any(|s| s.flags & DUE == 0) {
+            return Err("the first frame did not compute every character".into());
+        }
+        // A frame that advances no time recomputes only characters shown at another time.
+        if dt == 0.0 {
+            for (i, (s, b)) in after.iter().zip(&before).enumerate() {
+                if s.flags & DUE != 0 && same_time(s.shown_secs, b.shown_secs) {
+                    return Err(format!(
+                        "frame {step} advanced no time and recomputed character {i} at the \
+                         time it showed"
+                    )
+                    .into());
+                }
+            }
+        }
+        let _ = (FORCED, UNCHANGED);
+    }
+    if borderline > n * FRAMES.len() / 100 {
+        return Err(format!("{borderline} decisions differ at the threshold").into());
+    }
+    // The frames exercised what they are there for.
+    if seen.culled == 0 || longer_periods == 0 || seen.unchanged == 0 {
+        return Err(format!(
+            "nothing culled, no visible character at a longer period, or none unchanged: \
+             {seen:?}, {longer_periods} at longer periods"
+        )
+        .into());
+    }
+    if rig.name == PreparedRig::reference().name && seen.forced == 0 {
+        return Err("the long frame forced no update".into());
+    }
+    Ok(())
+}
+
+fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
+    if common::gpu_context().is_none() {
+        return Ok(());
+    }
+    let mut scene = lod_scene(rig, skin, true)?;
+    if skin.refusal(SkinMethod::Linear, rig).is_some() {
+        return Ok(());
+    }
+    for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+        if closer {
+            scene.camera.distance *= 0.5;
+        }
+        if step == FRAMES.len() - 1 {
+            scene.request_verify();
+        }
+        scene.render_frame(dt).map_err(|e| e.to_string())?;
+    }
+    let verify = match scene.requests.last_verify.take() {
+        Some(Ok(d)) => d,
+        Some(Err(e)) => return Err(format!("verify: {e}").into()),
+        None => return Err("no verify ran".into()),
+    };
+    if !verify.within_tolerance() {
+        return Err(format!("verify with LOD on the GPU:\n{}", verify.to_text()).into());
+    }
+    let error = scene.measure_lod_error(None).map_err(|e| e.to_string())?;
+    if error.max_px.is_nan() || error.max_px > THRESHOLD_PX {
+        return Err(format!("LOD's error {error:?} is over {THRESHOLD_PX} px").into());
+    }
+    let with_lod = scene.read_image().map_err(|e| e.to_string())?;
+    let (shown, _) = scene
+        .gpu_lod_shown()
+        .map_err(|e| e.to_string())?
+        .ok_or("no LOD states")?;
+    let stale = shown
+        .iter()
+        .zip(
+            scene
+                .gpu_lod_inputs()
+                .ok_or("no LOD frame")?
+                .2
+                .iter()
+                .map(|r| r.time_secs + r.speed * (scene.anim_clock_secs() - r.since_secs)),
+        )
+        .filter(|(s, now)| s.time_secs != *now)
+        .count();
+    if stale == 0 {
+        return Err("every character shows its current pose: nothing was skipped".into());
+    }
+
+    let mut plain = lod_scene(rig, skin, false)?;
+    plain.camera = scene.camera;
+    let mut crowd = InstanceStore::new();
+    for instance in &shown {
+        crowd.spawn(*instance);
+    }
+    plain.set_crowd(crowd);
+    plain.render_frame(0.0).map_err(|e| e.to_string())?;
+    let without_lod = plain.read_image().map_err(|e| e.to_string())?;
+    plain.set_crowd(InstanceStore::new());
+    plain.render_frame(0.0).map_err(|e| e.to_string())?;
+    let empty = plain.read_image().map_err(|e| e.to_string())?;
+    let covered = without_lod
+        .pixels()
+        .zip(empty.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    if covered < 500 {
+        return Err(format!("only {covered} pixels show a character").into());
+    }
+    common::pictures_match(&without_lod, &with_lod, covered).map_err(|e| {
+        let dir = common::temp_dir(&format!("gpu_lod_{}_{}", rig.name, skin.name()));
+        let _ = with_lod.save(dir.join("with_lod.png"));
+        let _ = without_lod.save(dir.join("shown_times_without_lod.png"));
+        Failed::from(format!(
+            "{e} ({stale} stale; pictures in {})",
+            dir.display()
+        ))
+    })
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    for (name, rig) in common::prepared_rigs() {
+        let r = rig.clone();
+        trials.push(Trial::test(format!("decisions/{name}"), move || {
+            decisions(&r)
+        }));
+        for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+            let r = rig.clone();
+            trials.push(Trial::test(
+                format!("picture/{name}/{}", skin.name()),
+                move || picture(&r, skin),
+            ));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
