@@ -37,16 +37,32 @@ struct Params {
     instances: u32,
     // 1: the palettes are dual quaternions (dual-quaternion skinning), 0: 3x4 matrices.
     dual_quat: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // The range's first instance, and 1 where only instances marked due are skinned (the
+    // GPU's update-rate LOD: the others keep their vertices).
+    first_instance: u32,
+    lod: u32,
 };
 
 @group(0) @binding(0) var<uniform> params: Params;
-// Two vec4s a vertex: position (w = 1), normal (w = 0).
-@group(0) @binding(1) var<storage, read> source: array<vec4<f32>>;
-// Every joint index, then every weight's bits (one buffer, so the shader needs four storage
-// bindings, what every adapter offers).
-@group(0) @binding(2) var<storage, read> influences: array<u32>;
+// One array of words (four storage bindings in all, what every adapter offers): two vec4s
+// a vertex (position, w = 1; normal, w = 0), then every joint index, then every weight's
+// bits (`first_joint` and `first_weight` count words from the start).
+@group(0) @binding(1) var<storage, read> influences: array<u32>;
+// The animation's 32-byte records, eight words each, the last 1 when the GPU's LOD pass
+// marked the instance due (`params.lod`; an unused word otherwise).
+@group(0) @binding(2) var<storage, read> records: array<u32>;
+
+fn source(at: u32) -> vec4<f32> {
+    let w = 4u * at;
+    return bitcast<vec4<f32>>(
+        vec4<u32>(influences[w], influences[w + 1u], influences[w + 2u], influences[w + 3u]),
+    );
+}
+
+// Whether this frame leaves `instance`'s vertices as they are (LOD: not due).
+fn kept(instance: u32) -> bool {
+    return params.lod != 0u && records[(params.first_instance + instance) * 8u + 7u] == 0u;
+}
 @group(0) @binding(3) var<storage, read> palettes: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> skinned: array<vec4<u32>>;
 
@@ -78,7 +94,7 @@ fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u3
             real = real + w * q;
             dual = dual + w * palettes[at + 1u];
         }
-        let moved = dual_quat_move(real, dual, source[2u * v].xyz, source[2u * v + 1u].xyz);
+        let moved = dual_quat_move(real, dual, source(2u * v).xyz, source(2u * v + 1u).xyz);
         skinned[instance * params.output_stride + v] =
             vec4<u32>(bitcast<vec3<u32>>(moved.position), pack_normal(moved.normal));
         return;
@@ -107,8 +123,8 @@ fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u3
         n1 = r1;
         n2 = r2;
     }
-    let p = vec4<f32>(source[2u * v].xyz, 1.0);
-    let n = vec4<f32>(source[2u * v + 1u].xyz, 0.0);
+    let p = vec4<f32>(source(2u * v).xyz, 1.0);
+    let n = vec4<f32>(source(2u * v + 1u).xyz, 0.0);
     let position = vec3<f32>(dot(r0, p), dot(r1, p), dot(r2, p));
     let normal = vec3<f32>(dot(n0, n), dot(n1, n), dot(n2, n));
     skinned[instance * params.output_stride + v] =
@@ -118,7 +134,7 @@ fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u3
 @compute @workgroup_size(64)
 fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = params.classes[INFLUENCES - 1u];
-    if (id.x >= c.count || id.y >= params.instances) {
+    if (id.x >= c.count || id.y >= params.instances || kept(id.y)) {
         return;
     }
     skin_vertex(
@@ -133,7 +149,7 @@ fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(64)
 fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
-    if (v >= params.vertex_count || id.y >= params.instances) {
+    if (v >= params.vertex_count || id.y >= params.instances || kept(id.y)) {
         return;
     }
     var k = 1u;

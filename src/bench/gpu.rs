@@ -65,6 +65,12 @@ pub struct GpuRow {
     pub gpu_sample_us: Option<f64>,
     pub gpu_hierarchy_us: Option<f64>,
     pub gpu_palette_us: Option<f64>,
+    /// With LOD on the GPU: its pass, and the characters it recomputed and culled a frame
+    /// (medians).
+    pub lod: bool,
+    pub gpu_lod_us: Option<f64>,
+    pub lod_updated: Option<f64>,
+    pub lod_culled: Option<f64>,
     /// Bytes the CPU wrote for the GPU each frame (vertices, palettes, or with the
     /// animation on the GPU the changed records and the passes' parameters; median).
     pub uploaded_bytes: u64,
@@ -92,7 +98,12 @@ struct GpuConfig {
     shader: ComputeShader,
     animate: AnimateDevice,
     hierarchy: GpuHierarchy,
+    /// Update-rate LOD and culling on the GPU (with the animation there), at [`LOD_PX`].
+    lod: bool,
 }
+
+/// The LOD rows' threshold, pixels.
+pub const LOD_PX: f32 = 1.0;
 
 /// Characters the GPU-animated rows go up to.
 pub const MOST_GPU_ANIMATED: usize = 100_000;
@@ -118,6 +129,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         shader,
         animate: AnimateDevice::Cpu,
         hierarchy: GpuHierarchy::DEFAULT,
+        lod: false,
     };
     let mut configs: Vec<GpuConfig> = vec![plain(
         format!(
@@ -140,12 +152,22 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             shader: ComputeShader::DEFAULT,
             animate: AnimateDevice::Gpu,
             hierarchy,
+            lod: false,
+        };
+        let with_lod = |name: String| GpuConfig {
+            name: format!(
+                "{name}, animated on the GPU ({}), LOD {LOD_PX} px",
+                GpuHierarchy::DEFAULT.name()
+            ),
+            lod: true,
+            ..on_gpu(name, GpuHierarchy::DEFAULT)
         };
         match skin.spec().runs_on {
             SkinDevice::Cpu => {}
             SkinDevice::GpuVertex => {
                 configs.push(plain(skin.name().into(), config, ComputeShader::DEFAULT));
                 animated.push(on_gpu(skin.name().into(), GpuHierarchy::DEFAULT));
+                animated.push(with_lod(skin.name().into()));
             }
             SkinDevice::GpuCompute => {
                 for &shader in ComputeShader::ALL {
@@ -159,6 +181,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 for &hierarchy in GpuHierarchy::ALL {
                     animated.push(on_gpu(name.clone(), hierarchy));
                 }
+                animated.push(with_lod(name));
             }
         }
     }
@@ -216,14 +239,19 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         upload,
                         animate: c.animate,
                         gpu_hierarchy: c.hierarchy,
+                        lod: crate::crowd::lod::LodSettings {
+                            enabled: c.lod,
+                            threshold_px: LOD_PX,
+                            ..Default::default()
+                        },
                         ..Settings::headless(c.pipeline, n)
                     };
                     let mut scene = ctx.scene("gpu", settings, SIZE)?;
                     scene.wait_for_gpu_times = true;
-                    scenes.push((c, scene, Vec::new(), Vec::new()));
+                    scenes.push((c, scene, Vec::new(), Vec::new(), Vec::new()));
                 }
                 for round in 0..warmup + frames {
-                    for (_, scene, samples, uploaded) in &mut scenes {
+                    for (c, scene, samples, uploaded, lod) in &mut scenes {
                         let timings = if draws {
                             scene.render_frame(FRAME_SECS)?
                         } else {
@@ -232,10 +260,16 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         if round >= warmup {
                             samples.push(timings);
                             uploaded.push(scene.uploaded_bytes() as f64);
+                            // Read after the frame was measured (the bench waited for it).
+                            if c.lod {
+                                lod.push(scene.gpu_lod_counts().map_err(|e| {
+                                    BenchError::Refused(format!("{}: {e}", c.name))
+                                })?);
+                            }
                         }
                     }
                 }
-                for (c, scene, samples, uploaded) in &scenes {
+                for (c, scene, samples, uploaded, lod) in &scenes {
                     if scene.settings.animate != c.animate {
                         return Err(BenchError::Refused(format!(
                             "{}: the scene did not animate on the {}: {}",
@@ -244,7 +278,14 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                             scene.notes.join("; ")
                         )));
                     }
-                    n_rows.push(row(c, scene, samples, uploaded, n, shadows, draws));
+                    let mut r = row(c, scene, samples, uploaded, n, shadows, draws);
+                    if c.lod {
+                        r.lod = true;
+                        r.lod_updated =
+                            Some(median(lod.iter().map(|s| s.updated as f64).collect()));
+                        r.lod_culled = Some(median(lod.iter().map(|s| s.culled as f64).collect()));
+                    }
+                    n_rows.push(r);
                 }
             }
             let best_total = n_rows
@@ -304,6 +345,10 @@ fn row(
         gpu_sample_us: opt(&|t| t.gpu_sample_us),
         gpu_hierarchy_us: opt(&|t| t.gpu_hierarchy_us),
         gpu_palette_us: opt(&|t| t.gpu_palette_us),
+        lod: false,
+        gpu_lod_us: opt(&|t| t.gpu_lod_us),
+        lod_updated: None,
+        lod_culled: None,
         uploaded_bytes: median(uploaded.to_vec()) as u64,
         cpu_ratio_to_best_cpu: 0.0,
     }
@@ -334,14 +379,16 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            over the best CPU configuration's at the same instance count; encode = recording \
            the shadow and crowd passes; GPU frame = submitting the frame until the GPU \
            finished it (wall time: every pass together, however the adapter's timestamps \
-           split them); GPU sample, hierarchy, palette = the animation's passes.\n\n";
+           split them); GPU LOD, sample, hierarchy, palette = the animation's passes \
+           (LOD: the pass deciding which characters are recomputed and drawn; recomputed, \
+           culled = how many it recomputed and culled a frame).\n\n";
     if section.rows.iter().any(|r| !r.draws) {
         *s += "Rows with draws \"no\" measure a frame without the shadow and crowd passes \
                (the animation, and `gpu_compute`'s skinning): this adapter renders in \
                software, which takes minutes to draw that many characters.\n\n";
     }
-    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded |\n";
-    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU LOD | recomputed | culled | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded |\n";
+    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in &section.rows {
         let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
         let ratio = if !r.cpu_ratio_to_best_cpu.is_finite() {
@@ -359,7 +406,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {uploaded} |",
+            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {uploaded} |",
             r.config,
             r.instances,
             if r.shadows { "on" } else { "off" },
@@ -369,6 +416,9 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             r.cpu_total_us,
             r.encode_us,
             opt(r.gpu_frame_us),
+            opt(r.gpu_lod_us),
+            opt(r.lod_updated),
+            opt(r.lod_culled),
             opt(r.gpu_sample_us),
             opt(r.gpu_hierarchy_us),
             opt(r.gpu_palette_us),

@@ -32,9 +32,10 @@ impl AnimateDevice {
 pub const RECORD_BYTES: usize = 32;
 
 /// Bytes of GPU memory a character of `rig` takes for its animation besides its palette:
-/// its record, its local poses and its model matrices (three vec4s a joint each).
+/// its record, its local poses and its model matrices (three vec4s a joint each), and with
+/// LOD its LOD state and draw slot.
 pub fn gpu_bytes_per_character(rig: &crate::prepare::PreparedRig) -> u64 {
-    (RECORD_BYTES + 2 * rig.joint_stride * 48) as u64
+    (RECORD_BYTES + 2 * rig.joint_stride * 48) as u64 + super::lod::per_character::GPU_BYTES
 }
 
 /// A character's clip time at clock reading `clock_secs`, given its time `time_secs` at

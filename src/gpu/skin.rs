@@ -88,7 +88,8 @@ struct ParamsGpu {
     instances: u32,
     /// 1 where the palettes hold dual quaternions.
     dual_quat: u32,
-    _pad: [u32; 2],
+    first_instance: u32,
+    lod: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 160);
@@ -105,7 +106,7 @@ pub struct GpuSkinner {
     all_classes: wgpu::ComputePipeline,
     bind_layout: wgpu::BindGroupLayout,
     mesh: wgpu::Buffer,
-    influences: wgpu::Buffer,
+    no_records: wgpu::Buffer,
     params: wgpu::Buffer,
     params_capacity: usize,
     classes: [ClassGpu; MAX_INFLUENCES],
@@ -131,6 +132,8 @@ struct Bound {
     upload_stride: usize,
     /// What the palettes hold (3×4 rows or dual quaternions: the parameters say which).
     upload_format: OutputFormat,
+    /// The records whose `due` word decides which instances are skinned (LOD on the GPU).
+    due: Option<wgpu::Buffer>,
     groups: Vec<wgpu::BindGroup>,
 }
 
@@ -195,13 +198,17 @@ impl GpuSkinner {
             .iter()
             .flat_map(|v| [v.position, v.normal])
             .collect();
-        // Joint indices, then the weights' bits: `first_weight` counts from the start.
-        let mut influences: Vec<u32> = mesh.joints.iter().map(|&j| j as u32).collect();
-        influences.extend(mesh.weights.iter().map(|w| w.to_bits()));
+        // One array of words: positions and normals, joint indices, then the weights'
+        // bits; `first_joint` and `first_weight` count from the start.
+        let mut words: Vec<u32> = bytemuck::cast_slice(&source).to_vec();
+        let joints_at = words.len();
+        words.extend(mesh.joints.iter().map(|&j| j as u32));
+        words.extend(mesh.weights.iter().map(|w| w.to_bits()));
         // A binding may not be empty.
-        influences.push(0);
+        words.push(0);
         let mut classes = [ClassGpu::default(); MAX_INFLUENCES];
-        let (mut vertex, mut joint, mut weight) = (0usize, 0usize, mesh.joints.len());
+        let (mut vertex, mut joint, mut weight) =
+            (0usize, joints_at, joints_at + mesh.joints.len());
         for (c, class) in classes.iter_mut().enumerate() {
             let k = c + 1;
             let count = mesh.class_counts[c];
@@ -217,17 +224,17 @@ impl GpuSkinner {
                 weight += count * k;
             }
         }
-        let mut source_bytes: Vec<u8> = bytemuck::cast_slice(&source).to_vec();
-        source_bytes.resize(source_bytes.len().max(32), 0);
         let mesh_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skin: sorted positions and normals"),
-            contents: &source_bytes,
+            label: Some("skin: sorted positions and normals, joints and weights"),
+            contents: bytemuck::cast_slice(&words),
             usage: wgpu::BufferUsages::STORAGE,
         });
-        let influence_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skin: joints and weights"),
-            contents: bytemuck::cast_slice(&influences),
+        // Bound where no LOD marks instances (the shader then reads none of it).
+        let no_records = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skin: no records"),
+            size: 32,
             usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
         });
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("skin.wgsl"),
@@ -305,7 +312,7 @@ impl GpuSkinner {
             all_classes,
             bind_layout,
             mesh: mesh_buffer,
-            influences: influence_buffer,
+            no_records,
             params: Self::params_buffer(device, params_capacity),
             params_capacity,
             classes,
@@ -361,7 +368,9 @@ impl GpuSkinner {
 
     /// Records the skinning of `instances` instances whose palettes `upload` laid out in
     /// `palettes` (the renderer's dynamic buffer), with `shader`. Afterwards instance `i`'s
-    /// vertices are where [`Self::locate`]`(i)` says.
+    /// vertices are where [`Self::locate`]`(i)` says. With `due` (the GPU animation's
+    /// records, marked by its LOD pass), only the instances marked due are skinned; the
+    /// others keep their vertices.
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
@@ -372,6 +381,7 @@ impl GpuSkinner {
         upload: &OutputLayout,
         instances: usize,
         shader: ComputeShader,
+        due: Option<&wgpu::Buffer>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
         let Some(skinned) = upload.skinned_on_gpu() else {
@@ -393,10 +403,11 @@ impl GpuSkinner {
                 && b.instances == instances
                 && b.upload_stride == upload.instance_stride
                 && b.upload_format == upload.format
+                && b.due.as_ref() == due
         });
         if !current {
             self.bind(
-                device, queue, palettes, upload, &skinned, instances, per_range,
+                device, queue, palettes, upload, &skinned, instances, per_range, due,
             );
         }
         let Some(bound) = &self.bound else {
@@ -441,6 +452,7 @@ impl GpuSkinner {
         skinned: &OutputLayout,
         instances: usize,
         per_range: usize,
+        due: Option<&wgpu::Buffer>,
     ) {
         let range_count = instances.div_ceil(per_range);
         if range_count > self.params_capacity {
@@ -459,7 +471,8 @@ impl GpuSkinner {
                 output_stride: (skinned.instance_stride / 16) as u32,
                 instances: live as u32,
                 dual_quat: (upload.format == OutputFormat::PaletteDualQuat) as u32,
-                _pad: [0; 2],
+                first_instance: (r * per_range) as u32,
+                lod: due.is_some() as u32,
             };
             let at = r * PARAMS_STRIDE as usize;
             self.scratch[at..at + std::mem::size_of::<ParamsGpu>()]
@@ -493,7 +506,7 @@ impl GpuSkinner {
                         },
                         wgpu::BindGroupEntry {
                             binding: 2,
-                            resource: self.influences.as_entire_binding(),
+                            resource: due.unwrap_or(&self.no_records).as_entire_binding(),
                         },
                         wgpu::BindGroupEntry {
                             binding: 3,
@@ -516,6 +529,7 @@ impl GpuSkinner {
             instances,
             upload_stride: upload.instance_stride,
             upload_format: upload.format,
+            due: due.cloned(),
             groups,
         });
     }

@@ -170,6 +170,7 @@ impl Uploader {
             pipeline.rig(),
             pipeline.output_layout(),
             instances.len(),
+            None,
             compute_timestamps,
         )?;
         Ok(timings)

@@ -54,6 +54,9 @@ pub enum MotionKind {
     Table = 2,
 }
 
+/// Bytes of GPU memory LOD takes per character: its state and its draw slot.
+pub const GPU_BYTES: u64 = (std::mem::size_of::<CharacterLod>() + 4) as u64;
+
 /// Bits of [`CharacterLod::flags`].
 pub const VISIBLE: u32 = 1;
 pub const DUE: u32 = 2;

@@ -172,9 +172,6 @@ impl GpuLod {
         self.motions.size() + self.state.size()
     }
 
-    /// Bytes of GPU state a character takes: its LOD state and its draw slot.
-    pub const BYTES_PER_CHARACTER: u64 = (STATE_BYTES + 4) as u64;
-
     /// Whether motions were uploaded.
     pub fn has_motions(&self) -> bool {
         self.has_motions

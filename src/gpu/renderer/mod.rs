@@ -621,6 +621,7 @@ impl CrowdRenderer {
         rig: &PreparedRig,
         layout: &OutputLayout,
         instances: usize,
+        due: Option<&wgpu::Buffer>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
         match layout.draw_path {
@@ -647,6 +648,7 @@ impl CrowdRenderer {
             layout,
             instances,
             self.compute_shader,
+            due,
             timestamp_writes,
         )
     }

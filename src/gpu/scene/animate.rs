@@ -173,6 +173,8 @@ impl Scene {
             rig,
             &layout,
             n,
+            // With LOD, only the characters its pass marked due are skinned again.
+            lod_on.then(|| animator.records()),
             compute
                 .as_ref()
                 .and_then(|q| q.compute_pass_timestamp_writes()),
