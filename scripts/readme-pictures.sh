@@ -19,6 +19,8 @@ shot() {
 shot readme_crowd_1000 --instances 1000 --frames 40
 # docs/gpu-animation.md: the same crowd animated and skinned on the GPU.
 shot gpu_animate_1000 --animate gpu --instances 1000 --frames 40
+# docs/gpu-animation.md: LOD and culling on the GPU, from the street camera.
+shot gpu_lod_street_1000 --animate gpu --lod on --camera street --instances 1000 --frames 40
 # docs/characters.md: a character split over four skins with meshes hung on its joints,
 # when the file is given (three.js' RobotExpressive.glb, CC0).
 if [ -n "${ROBOT_GLB:-}" ]; then
