@@ -8,7 +8,8 @@
 //!   the GPU's counts equal the twin's count of those states. A decision may differ only
 //!   where the twin's closest comparison with the threshold came within 0.1 % of it (f32
 //!   rounding may differ there).
-//! - `picture/<rig>/<skin>`: after such frames, the picture equals the picture of the
+//! - `picture/<rig>/<skin>`: after such frames (`gpu_compute` taking over from
+//!   `gpu_vertex` after three), the picture equals the picture of the
 //!   same scene without LOD whose characters are set to the times the GPU says they show
 //!   (so the skipped characters keep exactly their last poses, and culled characters are
 //!   ones the picture does not show), the scene's verify passes, and LOD's measured
@@ -209,14 +210,32 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     if skin.refusal(SkinMethod::Linear, rig).is_some() {
         return Ok(());
     }
+    // `gpu_compute` takes over from `gpu_vertex` mid-way: its output never held the
+    // characters LOD skips, so the switch must compute everyone once.
+    if skin == SkinVariant::GpuCompute {
+        scene.settings.pipeline.skin = SkinVariant::GpuVertex;
+    }
     for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+        if step == 3 {
+            scene.settings.pipeline.skin = skin;
+        }
         if closer {
             scene.camera.distance *= 0.5;
         }
-        if step == FRAMES.len() - 1 {
+        if step == 3 || step == FRAMES.len() - 1 {
             scene.request_verify();
         }
         scene.render_frame(dt).map_err(|e| e.to_string())?;
+        if step == 3 {
+            match scene.requests.last_verify.take() {
+                Some(Ok(d)) if d.within_tolerance() => {}
+                Some(Ok(d)) => {
+                    return Err(format!("verify right after the switch:\n{}", d.to_text()).into());
+                }
+                Some(Err(e)) => return Err(format!("verify right after the switch: {e}").into()),
+                None => return Err("no verify ran".into()),
+            }
+        }
     }
     let verify = match scene.requests.last_verify.take() {
         Some(Ok(d)) => d,

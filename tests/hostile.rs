@@ -209,8 +209,8 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     );
     assert_eq!(
         one.gpu_animation,
-        (32 + 2 * rig.joint_stride * 48) as u64,
-        "a record and the local poses and model matrices"
+        (32 + 2 * rig.joint_stride * 48 + 20) as u64,
+        "a record, the local poses and model matrices, and LOD's state and draw slot"
     );
     let budget = Budget {
         memory_bytes: 2_000_000_000,
@@ -221,7 +221,8 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     let text = err.to_string();
     assert!(
         text.contains("100000 instances of reference with the animation on the GPU")
-            && text.contains("animation on the GPU (records, local poses, model matrices)")
+            && text
+                .contains("animation on the GPU (records, local poses, model matrices, LOD state)")
             && text.contains(&format!("at most {} instances fit", err.fits)),
         "{text}"
     );

@@ -182,7 +182,7 @@ fn parts(f: &Footprint) -> String {
     }
     if f.gpu_animation > 0 {
         parts.push(format!(
-            "animation on the GPU (records, local poses, model matrices) {}",
+            "animation on the GPU (records, local poses, model matrices, LOD state) {}",
             mb(f.gpu_animation)
         ));
     }

@@ -111,8 +111,9 @@ impl Scene {
             if new_motions || !gpu_lod.has_motions() {
                 gpu_lod.set_motions(device, queue, self.lod_motions.words());
             }
-            if fresh {
+            if fresh || self.gpu_lod_key != Some((config, n)) {
                 gpu_lod.invalidate();
+                self.gpu_lod_key = Some((config, n));
             }
             // Culling writes the instance counts of indirect draws; drawn one by one (the
             // adapter lacks indirect first-instance, or indirect draws are off) every

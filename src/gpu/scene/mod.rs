@@ -196,6 +196,9 @@ pub struct Scene {
     gpu_lod: Option<GpuLod>,
     lod_motions: MotionSet,
     lod_slots: Vec<u32>,
+    /// What the GPU's LOD last decided for: another skin variant or method, or another
+    /// count, has none of the skipped characters' vertices (a full frame computes all).
+    gpu_lod_key: Option<(PipelineConfig, usize)>,
 }
 
 impl Scene {
@@ -267,6 +270,7 @@ impl Scene {
             gpu_lod: None,
             lod_motions: MotionSet::new(),
             lod_slots: Vec::new(),
+            gpu_lod_key: None,
             animated_on: AnimateDevice::Cpu,
         };
         scene.apply_animate_setting();
