@@ -125,7 +125,8 @@ pub struct AppArgs {
     pub indirect_draws: bool,
     /// Update-rate LOD: each character is recomputed every 1, 2, 4 or 8 frames, chosen so
     /// that its screen-space error stays under --lod-threshold; characters outside the
-    /// view are not drawn (the panel's "LOD" box changes it live).
+    /// view are not drawn (the panel's "LOD" box changes it live). With --animate gpu it
+    /// runs on the GPU: one period per character, culled through the draw arguments.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = on_off, action = clap::ArgAction::Set)]
     pub lod: bool,
     /// The screen-space error LOD allows, pixels (0.01 to 100).
