@@ -10,6 +10,7 @@
 
 pub mod animate;
 pub mod camera;
+pub mod compute;
 pub mod context;
 pub mod draws;
 pub mod passes;

@@ -71,42 +71,13 @@ impl GpuLod {
             label: Some("lod.wgsl"),
             source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/lod.wgsl").into()),
         });
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("animate: lod"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(
-                            std::mem::size_of::<LodFrame>() as u64
-                        ),
-                    },
-                    count: None,
-                },
-                storage(1, true),
-                storage(2, false),
-                storage(3, false),
-                storage(4, false),
-            ],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("animate: lod"),
-            bind_group_layouts: &[Some(&bind_layout)],
-            immediate_size: 0,
-        });
+        let (bind_layout, layout) = super::super::compute::compute_layouts(
+            device,
+            "animate: lod",
+            std::mem::size_of::<LodFrame>() as u64,
+            false,
+            &[true, false, false, false],
+        );
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("cs_lod"),
             layout: Some(&layout),

@@ -211,42 +211,13 @@ impl GpuAnimator {
             label: Some("animate.wgsl"),
             source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/animate.wgsl").into()),
         });
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("animate"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: wgpu::BufferSize::new(
-                            std::mem::size_of::<ParamsGpu>() as u64
-                        ),
-                    },
-                    count: None,
-                },
-                storage(1, true),
-                storage(2, true),
-                storage(3, false),
-                storage(4, false),
-            ],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("animate"),
-            bind_group_layouts: &[Some(&bind_layout)],
-            immediate_size: 0,
-        });
+        let (bind_layout, layout) = super::compute::compute_layouts(
+            device,
+            "animate",
+            std::mem::size_of::<ParamsGpu>() as u64,
+            true,
+            &[true, true, false, false],
+        );
         let pipeline = |entry: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
