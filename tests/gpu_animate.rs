@@ -302,14 +302,7 @@ fn scene_twin(rig: &Arc<PreparedRig>, skin: SkinVariant, method: SkinMethod) -> 
         AnimateDevice::Cpu,
         &camera,
     )?;
-    let covered = expected
-        .pixels()
-        .zip(empty.pixels())
-        .filter(|(a, b)| a != b)
-        .count();
-    if covered < 500 {
-        return Err(format!("only {covered} pixels show a character").into());
-    }
+    let covered = common::covered_pixels(&expected, &empty)?;
     common::pictures_match(&expected, &got, covered).map_err(|e| {
         let dir = common::temp_dir(&format!("gpu_animate_{}_{}", rig.name, skin.name()));
         let _ = got.save(dir.join("animate_gpu.png"));

@@ -136,15 +136,7 @@ fn gpu_vertex_picture(
         size,
         shadows,
     )?;
-    // The characters must be in the picture, or equal pictures would prove nothing.
-    let covered = expected
-        .pixels()
-        .zip(empty.pixels())
-        .filter(|(a, b)| a != b)
-        .count();
-    if covered < 500 {
-        return Err(format!("only {covered} pixels show a character").into());
-    }
+    let covered = common::covered_pixels(&expected, &empty)?;
     common::pictures_match(&expected, &got, covered).map_err(|e| {
         let dir = common::temp_dir(&format!(
             "gpu_vertex_picture_{}_{}_{shadows}",

@@ -282,14 +282,7 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     plain.set_crowd(InstanceStore::new());
     plain.render_frame(0.0).map_err(|e| e.to_string())?;
     let empty = plain.read_image().map_err(|e| e.to_string())?;
-    let covered = without_lod
-        .pixels()
-        .zip(empty.pixels())
-        .filter(|(a, b)| a != b)
-        .count();
-    if covered < 500 {
-        return Err(format!("only {covered} pixels show a character").into());
-    }
+    let covered = common::covered_pixels(&without_lod, &empty)?;
     common::pictures_match(&without_lod, &with_lod, covered).map_err(|e| {
         let dir = common::temp_dir(&format!("gpu_lod_{}_{}", rig.name, skin.name()));
         let _ = with_lod.save(dir.join("with_lod.png"));

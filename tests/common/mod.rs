@@ -900,6 +900,24 @@ pub fn split_skins(
     edit.write(dir, name)
 }
 
+/// The pixels where `picture` differs from `empty` (the same view without characters):
+/// what the characters cover. Fewer than 500 is an error: the characters must be in the
+/// picture, or equal pictures would prove nothing.
+pub fn covered_pixels(
+    picture: &image::RgbaImage,
+    empty: &image::RgbaImage,
+) -> Result<usize, String> {
+    let covered = picture
+        .pixels()
+        .zip(empty.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    if covered < 500 {
+        return Err(format!("only {covered} pixels show a character"));
+    }
+    Ok(covered)
+}
+
 /// Whether `got` shows what `expected` shows: every pixel within 2 of 255, except where an
 /// edge moved: positions computed in another order differ in the last bit, which flips
 /// which triangle covers a pixel whose centre lies on an edge (a silhouette, where a back
