@@ -13,6 +13,7 @@
 
 pub mod animate;
 pub mod budget;
+pub mod config;
 pub mod crew;
 pub mod instances;
 pub mod lod;
