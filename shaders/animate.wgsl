@@ -58,17 +58,7 @@ struct Params {
     _pad: u32,
 };
 
-struct Character {
-    time_secs: f32,
-    speed: f32,
-    ground: vec2<f32>,
-    // The clip in the low 16 bits, the cross-fade's clip in the high 16.
-    clips: u32,
-    material: u32,
-    since_secs: f32,
-    // Written by the LOD pass (lod.wgsl): 1 when this frame recomputes the character.
-    due: u32,
-};
+// `Character`, the record: record.wgsl, prepended.
 
 @group(0) @binding(0) var<uniform> p: Params;
 // One array of words (four storage bindings in all, what every adapter offers): the rest

@@ -32,16 +32,7 @@ struct Frame {
     _pad2: u32,
 };
 
-// The animation's record (`Character` in animate.wgsl); this pass writes `due`.
-struct Character {
-    time_secs: f32,
-    speed: f32,
-    ground: vec2<f32>,
-    clips: u32,
-    material: u32,
-    since_secs: f32,
-    due: u32,
-};
+// `Character`, the animation's record: record.wgsl, prepended; this pass writes `due`.
 
 // Counts for the panel (at period 1, 2, 4, 8; culled, updated, forced, unbounded,
 // unchanged), then four words per character (shown time, shown clips, next due, flags),

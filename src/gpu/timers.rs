@@ -212,3 +212,26 @@ fn gpu_passes_to_puffin(results: &[wgpu_profiler::GpuTimerQueryResult], submitte
         &stream.as_stream_into_ref(),
     );
 }
+
+/// Records a compute pass labelled `label` into `encoder`, `work` filling it, inside its
+/// own timestamp query where `timers` are given.
+pub fn timed_compute_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    timers: Option<&GpuTimers>,
+    label: &'static str,
+    work: impl FnOnce(&mut wgpu::ComputePass<'_>),
+) {
+    let query = timers.map(|t| t.pass(label, encoder));
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: query
+                .as_ref()
+                .and_then(|q| q.compute_pass_timestamp_writes()),
+        });
+        work(&mut pass);
+    }
+    if let (Some(t), Some(q)) = (timers, query) {
+        t.end(encoder, q);
+    }
+}

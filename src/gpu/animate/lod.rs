@@ -19,7 +19,7 @@ use crate::crowd::lod::LodStats;
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
 
 use super::super::readback::{self, ReadbackError};
-use super::super::timers::GpuTimers;
+use super::super::timers::{GpuTimers, timed_compute_pass};
 use super::workgroups;
 
 /// The label of the pass's timestamp query (and the panel's row).
@@ -69,7 +69,13 @@ impl GpuLod {
     pub fn new(device: &wgpu::Device) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lod.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/lod.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                concat!(
+                    include_str!("../../../shaders/record.wgsl"),
+                    include_str!("../../../shaders/lod.wgsl")
+                )
+                .into(),
+            ),
         });
         let (bind_layout, layout) = super::super::compute::compute_layouts(
             device,
@@ -264,24 +270,14 @@ impl GpuLod {
             unreachable!("bound above")
         };
         encoder.clear_buffer(&self.state, 0, Some(STATS_BYTES));
-        let query = timers.map(|t| t.pass(LOD_PASS, encoder));
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(LOD_PASS),
-                timestamp_writes: query
-                    .as_ref()
-                    .and_then(|q| q.compute_pass_timestamp_writes()),
-            });
+        timed_compute_pass(encoder, timers, LOD_PASS, |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, group, &[]);
             let (x, y) = workgroups(frame.characters);
             if x > 0 {
                 pass.dispatch_workgroups(x, y, 1);
             }
-        }
-        if let (Some(t), Some(q)) = (timers, query) {
-            t.end(encoder, q);
-        }
+        });
         if self.stats_pending.is_none() {
             encoder.copy_buffer_to_buffer(&self.state, 0, &self.stats_staging, 0, STATS_BYTES);
             self.stats_copied = true;

@@ -209,7 +209,13 @@ impl GpuAnimator {
         });
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("animate.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/animate.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                concat!(
+                    include_str!("../../../shaders/record.wgsl"),
+                    include_str!("../../../shaders/animate.wgsl")
+                )
+                .into(),
+            ),
         });
         let (bind_layout, layout) = super::compute::compute_layouts(
             device,
@@ -545,23 +551,13 @@ impl GpuAnimator {
         let mut timed = |label: &'static str,
                          pipeline: &wgpu::ComputePipeline,
                          work: &dyn Fn(&mut wgpu::ComputePass<'_>, usize)| {
-            let query = timers.map(|t| t.pass(label, encoder));
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(label),
-                    timestamp_writes: query
-                        .as_ref()
-                        .and_then(|q| q.compute_pass_timestamp_writes()),
-                });
+            super::timers::timed_compute_pass(encoder, timers, label, |pass| {
                 pass.set_pipeline(pipeline);
                 for (r, group) in groups.iter().enumerate() {
                     pass.set_bind_group(0, group, &[offset(r, 0)]);
-                    work(&mut pass, r);
+                    work(pass, r);
                 }
-            }
-            if let (Some(t), Some(q)) = (timers, query) {
-                t.end(encoder, q);
-            }
+            });
         };
         timed(SAMPLE_PASS, &self.sample, &|pass, r| {
             dispatch(pass, live(r) * o.joints)

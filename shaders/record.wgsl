@@ -1,0 +1,13 @@
+// A character's 32-byte record (`gpu::animate::CharacterGpu`), prepended to animate.wgsl
+// and lod.wgsl: its clip time at clock reading `since_secs`, its speed, place and material.
+struct Character {
+    time_secs: f32,
+    speed: f32,
+    ground: vec2<f32>,
+    // The clip in the low 16 bits, the cross-fade's clip in the high 16.
+    clips: u32,
+    material: u32,
+    since_secs: f32,
+    // Written by the LOD pass (lod.wgsl): 1 when this frame recomputes the character.
+    due: u32,
+};
