@@ -22,9 +22,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
-use skinbench::crowd::lod::per_character::{
-    CharacterLod, DUE, FORCED, UNCHANGED, VISIBLE, decide, stats_of,
-};
+use skinbench::crowd::lod::per_character::{CharacterLod, DUE, VISIBLE, decide, stats_of};
 use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent, read_buffer};
@@ -183,7 +181,6 @@ fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
                 }
             }
         }
-        let _ = (FORCED, UNCHANGED);
     }
     if borderline > n * FRAMES.len() / 100 {
         return Err(format!("{borderline} decisions differ at the threshold").into());

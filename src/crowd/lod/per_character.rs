@@ -119,15 +119,14 @@ pub struct LodFrame {
 const _: () = assert!(std::mem::size_of::<LodFrame>() == 256);
 
 impl LodFrame {
-    #[allow(clippy::too_many_arguments)]
+    /// A frame's parameters; the frame number, whether it is a full frame and where the
+    /// draw slots start are the pass's to fill in (`gpu::animate::lod::GpuLod::record`).
     pub fn new(
         view: &LodView,
         world_from_model: Mat4,
         settings: &LodSettings,
         clock_secs: f32,
         frame_clip_secs: f32,
-        frame: u32,
-        full: bool,
         characters: usize,
         cull: bool,
     ) -> Self {
@@ -157,9 +156,9 @@ impl LodFrame {
             threshold_px: settings.threshold_px,
             clock_secs,
             frame_clip_secs,
-            frame,
+            frame: 0,
             max_period: settings.max_period as u32,
-            full: full as u32,
+            full: 0,
             characters: characters as u32,
             cull: cull as u32,
             slots_at: 0,

@@ -134,8 +134,6 @@ impl Scene {
                 &self.settings.lod,
                 self.anim_clock_secs,
                 self.frame_clip_secs,
-                0,
-                false,
                 n,
                 cull,
             );
