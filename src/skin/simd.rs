@@ -404,8 +404,11 @@ unsafe fn runs<
 
 /// A vertex's `K` lane matrices (`matrix` of each of its joints `jj`) blended by its
 /// weights `ww` into `out` (with `ONLY_3X3`, the nine entries of the 3×3, which is all a
-/// normal matrix has): one multiply-add chain per entry, or two summed for four influences
-/// (a shorter dependency than one chain of four). Matrices and broadcast weights are named
+/// normal matrix has): one multiply-add chain per entry, `K` operations. (Four influences
+/// were once two chains of two, summed: a shorter dependency, but five operations an
+/// entry instead of four, and the blend is bound by operations, not by latency: twelve
+/// independent entries and the next vertex's overlap it. One chain measured 2–7 % faster
+/// on the linear lane variants, bench-results/2026-11-25_op-count.md.) Matrices and broadcast weights are named
 /// one by one, as locals, so each stays in a register and the entry loop has constant
 /// bounds. (Taking them as arrays built by the caller measured 8 % slower on Fox's
 /// `distinct`, with the same instruction count: the loop the compiler made was worse.)
@@ -434,17 +437,13 @@ fn blend_into<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
         out[e] = match K {
             2 => ab,
             3 => s.mul_add(s.load(&c[e]), wc, ab),
-            _ => {
-                let cd = s.mul_add(s.load(&d[e]), wd, s.mul(s.load(&c[e]), wc));
-                s.add(ab, cd)
-            }
+            _ => s.mul_add(s.load(&d[e]), wd, s.mul_add(s.load(&c[e]), wc, ab)),
         };
     }
 }
 
 /// [`blend_into`] for any `K` in 2..=8: the first four as there, each further influence
-/// added with one multiply-add per entry (a class of eight costs its four extra
-/// influences twelve operations each, the first four five per entry for four).
+/// added with one multiply-add per entry (twelve operations an influence).
 #[inline(always)]
 fn blend_any<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
     s: S,
