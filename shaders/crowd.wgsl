@@ -70,8 +70,14 @@ fn vs_split(
     return place(position, normal, stored_uv(vertex, instance), instance);
 }
 
-// The `packed` layout: the normal's direction arrives as unorm 10:10:10:2, q / 1023 per
-// component; the encoder stored q = round(511 c + 512), so c = (q - 512) / 511.
+// The `packed` layout: the normal arrives as unorm 10:10:10:2, q / 1023 per component;
+// the encoder stored q = round(511 c + 512), so c = (q - 512) / 511. The CPU packs it at
+// a fixed scale, not normalised (linear blending shortens normals), so it is normalised
+// here: the rasteriser then interpolates directions, not lengths.
+fn unit_normal(c: vec3<f32>) -> vec3<f32> {
+    return c * inverseSqrt(max(dot(c, c), 1e-30));
+}
+
 @vertex
 fn vs_packed(
     @location(0) position: vec3<f32>,
@@ -79,7 +85,7 @@ fn vs_packed(
     @builtin(vertex_index) vertex: u32,
     @builtin(instance_index) instance: u32,
 ) -> VsOut {
-    let normal = (packed_normal.xyz * 1023.0 - 512.0) / 511.0;
+    let normal = unit_normal((packed_normal.xyz * 1023.0 - 512.0) / 511.0);
     return place(position, normal, stored_uv(vertex, instance), instance);
 }
 
@@ -114,7 +120,7 @@ fn vs_pulled(
     let v = group_blocks[group * blocks_chunk.stride_vec4s + distinct_vertex * LANES
         + slots[instance % LANES]];
     let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
-    return place(bitcast<vec3<f32>>(v.xyz), (q - 512.0) / 511.0, uv, instance);
+    return place(bitcast<vec3<f32>>(v.xyz), unit_normal((q - 512.0) / 511.0), uv, instance);
 }
 
 // `gpu_vertex`: the vertex shader skins. The mesh arrives as it is in the file (position,

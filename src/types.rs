@@ -59,6 +59,15 @@ pub fn pack_normal(n: glam::Vec3) -> u32 {
     q(n.x) | (q(n.y) << 10) | (q(n.z) << 20)
 }
 
+/// [`pack_normal`] without the normalisation: `n * scale` rounded, its components
+/// clamped to [-511, 511] (a caller's `scale` keeps them there: 511 over a bound on the
+/// length). The direction survives to half a step per component of the bound, so a normal
+/// shorter than its bound comes back less precisely, by the ratio of the two.
+pub fn pack_scaled_normal(n: glam::Vec3, scale: f32) -> u32 {
+    let q = |c: f32| (c * scale + 512.0).round_ties_even().clamp(1.0, 1023.0) as u32;
+    q(n.x) | (q(n.y) << 10) | (q(n.z) << 20)
+}
+
 /// The unit direction of a packed normal (what the vertex shader computes).
 pub fn unpack_normal(bits: u32) -> glam::Vec3 {
     let c = |shift: u32| (((bits >> shift) & 0x3FF) as f32 - 512.0) / 511.0;
@@ -190,8 +199,40 @@ const _: () = {
 
 #[cfg(test)]
 mod tests {
-    use super::{PACKED_NORMAL_TOLERANCE, pack_normal, unpack_normal};
+    use super::{PACKED_NORMAL_TOLERANCE, pack_normal, pack_scaled_normal, unpack_normal};
     use glam::Vec3;
+
+    /// At a fixed scale a normal keeps half a step of its bound per component: the
+    /// direction error grows as the normal shortens, by the bound over its length, and
+    /// a normal at the bound fills the range without wrapping.
+    #[test]
+    fn scaled_normals_keep_their_share_of_the_bound() {
+        let bound = 2.5f32;
+        let scale = 511.0 / bound;
+        for i in 0..20000 {
+            let t = i as f32 * 0.618;
+            let direction = Vec3::new(
+                t.sin() * (t * 1.7).cos(),
+                (t * 0.3).cos(),
+                t.cos() * (t * 2.3).sin(),
+            )
+            .normalize();
+            let length = bound * (0.05 + (i % 20) as f32 * 0.05);
+            let back = unpack_normal(pack_scaled_normal(direction * length, scale));
+            let error = (back - direction).abs().max_element();
+            assert!(
+                error <= PACKED_NORMAL_TOLERANCE * bound / length,
+                "{direction} at {length}: {error}"
+            );
+        }
+        assert_eq!(pack_scaled_normal(Vec3::X * bound, scale) & 0x3FF, 1023);
+        assert_eq!(pack_scaled_normal(-Vec3::X * bound, scale) & 0x3FF, 1);
+        assert_eq!(
+            pack_scaled_normal(Vec3::ZERO, scale),
+            512 | 512 << 10 | 512 << 20
+        );
+        assert_eq!(pack_scaled_normal(Vec3::ONE * bound, scale) >> 30, 0);
+    }
 
     #[test]
     fn packed_normals_round_trip_within_half_a_step() {

@@ -170,6 +170,86 @@ fn measurement(name: &str, rig: &PreparedRig) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Packed normals skip their normalisation where the layout packs them at a fixed scale
+/// (`NormalEncoding::Scaled`): that is only right if no skinned normal outgrows the bound,
+/// which would wrap its bits into the next component. Checked at 16 times of every clip,
+/// more than the conformance frames reach: each palette matrix stretches by at most the
+/// rig's bound, each linearly blended normal (and each dual-quaternion one, a rotated
+/// source normal) fits, and the rigs that carry normal matrices normalise instead.
+fn packed_normals_fit_their_bound(name: &str, rig: &PreparedRig) -> Result<(), Failed> {
+    use skinbench::anim::hierarchy::reference::{model_from_joint, palette};
+    use skinbench::anim::sample::sample_clip;
+    use skinbench::skin::layout::NormalEncoding;
+    let linear = NormalEncoding::packed(rig, SkinMethod::Linear);
+    let NormalEncoding::Scaled { bound, .. } = linear else {
+        return if NONUNIFORM_RIGS.contains(&name) {
+            Ok(())
+        } else {
+            Err(format!("{linear:?} for a rig without normal matrices").into())
+        };
+    };
+    let bound = bound.get() as f64;
+    let Some(stretch) = rig.palette_stretch else {
+        return Err("a fixed scale without a palette stretch bound".into());
+    };
+    let mesh = &rig.source_mesh;
+    let mut longest: f64 = 0.0;
+    let mut widest: f64 = 0.0;
+    for clip in &rig.clips {
+        for i in 0..16 {
+            let mut locals = rig.rest_pose.clone();
+            sample_clip(
+                clip,
+                &rig.rest_pose,
+                clip.duration_secs * i as f32 / 16.0,
+                &mut locals,
+            );
+            let palette = palette(&rig.skeleton, &model_from_joint(&rig.skeleton, &locals));
+            for m in &palette {
+                let m3 = glam::DMat3::from_mat4(*m);
+                // The largest stretch of a 3×3: the square root of MᵀM's largest
+                // eigenvalue, here by power iteration (64 steps are plenty for the
+                // near-rotations these are).
+                let mtm = m3.transpose() * m3;
+                let mut x = DVec3::new(0.577, 0.577, 0.578);
+                for _ in 0..64 {
+                    x = (mtm * x).normalize_or_zero();
+                }
+                widest = widest.max((m3 * x).length());
+            }
+            for v in 0..mesh.vertex_count() {
+                let mut n = DVec3::ZERO;
+                for k in 0..skinbench::rig::MAX_INFLUENCES {
+                    let (j, w) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
+                    n += palette[j].transform_vector3(mesh.normals[v].as_dvec3()) * w;
+                }
+                longest = longest.max(n.abs().max_element());
+            }
+        }
+    }
+    if widest > stretch as f64 {
+        return Err(
+            format!("a palette matrix stretches by {widest}, beyond the bound {stretch}").into(),
+        );
+    }
+    if longest > bound {
+        return Err(format!(
+            "a skinned normal component reaches {longest}, beyond the bound {bound}"
+        )
+        .into());
+    }
+    if let NormalEncoding::Scaled { bound, .. } = NormalEncoding::packed(rig, SkinMethod::DualQuat)
+        && (rig.longest_normal as f64) > bound.get() as f64
+    {
+        return Err(format!(
+            "dual quaternions: longest normal {} over the bound {bound:?}",
+            rig.longest_normal
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -181,6 +261,13 @@ fn main() {
             trials.push(Trial::test(
                 format!("{name}/normal_matrices_decided_at_load"),
                 move || decision(&n, &r),
+            ));
+        }
+        {
+            let (n, r) = (name.clone(), plain.clone());
+            trials.push(Trial::test(
+                format!("{name}/packed_normals_fit_their_bound"),
+                move || packed_normals_fit_their_bound(&n, &r),
             ));
         }
         {

@@ -245,7 +245,7 @@ proptest! {
                     pipeline.run_frame(crowd.as_slice(), &mut out).unwrap();
                     let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX).unwrap();
                     prop_assert!(d.relative_position <= POSITION_TOLERANCE, "{} {}: {:?}", hierarchy.name(), skin.name(), d);
-                    prop_assert!(d.max_normal <= d.normal_tolerance, "{} {}: {:?}", hierarchy.name(), skin.name(), d);
+                    prop_assert!(d.normal_excess <= 1.0, "{} {}: {:?}", hierarchy.name(), skin.name(), d);
                     let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).unwrap();
                     prop_assert!(h <= POSE_TOLERANCE, "{} hierarchy error {h}", hierarchy.name());
                     let b = verify_blend(&pipeline, crowd.as_slice());

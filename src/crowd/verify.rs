@@ -32,8 +32,13 @@ pub struct Deviation {
     pub relative_position: f64,
     /// Largest component difference of the unit normals (directions are compared).
     pub max_normal: f64,
-    /// The most the output format may be off in a normal component.
+    /// The most the output format may be off in a normal component (for normals at their
+    /// bound's length where the format packs them at a fixed scale).
     pub normal_tolerance: f64,
+    /// The largest normal error as a fraction of its own vertex's tolerance: the format's,
+    /// or where normals are packed at a fixed scale that times the bound over the normal's
+    /// length (`NormalEncoding::tolerance_factor`). At most 1 within tolerance.
+    pub normal_excess: f64,
     pub worst_instance: usize,
     pub worst_vertex: usize,
     pub instances_checked: usize,
@@ -42,7 +47,7 @@ pub struct Deviation {
 impl Deviation {
     /// Whether positions and normals are within tolerance.
     pub fn within_tolerance(&self) -> bool {
-        self.relative_position <= POSITION_TOLERANCE && self.max_normal <= self.normal_tolerance
+        self.relative_position <= POSITION_TOLERANCE && self.normal_excess <= 1.0
     }
 }
 
@@ -71,12 +76,14 @@ impl FrameDeviation {
             "blend      {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
              hierarchy  {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
              skin       position {:.2e} of the rig size (tolerance {POSITION_TOLERANCE:.0e}), \
-             normal {:.2e} (tolerance {:.1e}), {} instances checked\n",
+             normal {:.2e} (tolerance {:.1e}; the worst vertex at {:.2} of its own), \
+             {} instances checked\n",
             self.blend,
             self.hierarchy,
             d.relative_position,
             d.max_normal,
             d.normal_tolerance,
+            d.normal_excess,
             d.instances_checked
         )
     }
@@ -181,6 +188,11 @@ pub fn verify_frame(
                 d.worst_vertex = v;
             }
             d.max_normal = d.max_normal.max(dn);
+            let tolerance = d.normal_tolerance
+                * layout
+                    .normal_encoding
+                    .tolerance_factor(ref_normals[v].length());
+            d.normal_excess = d.normal_excess.max(dn / tolerance);
         }
         d.instances_checked += 1;
     }

@@ -345,6 +345,12 @@ pub struct PreparedRig {
     /// `1 - w` rounds by less than half a step below 1, and ties round to 1). The `simd`
     /// hierarchy then neither loads nor multiplies the scales, which changes no bit.
     pub unit_scale: bool,
+    /// Where the rig needs no own normal matrices: an upper bound on how much a palette
+    /// matrix lengthens a vector ([`scale::palette_stretch_bound`]), so on how long a
+    /// normal blended from them can be (times [`PreparedRig::longest_normal`]).
+    pub palette_stretch: Option<f32>,
+    /// The longest normal of the mesh (files should store unit normals; not all do).
+    pub longest_normal: f32,
     pub summary: crate::rig::RigSummary,
     /// Why dual-quaternion skinning cannot skin this rig (its skinning matrices are not
     /// rigid), or `None`: filled by `skin::SkinMethod::rig_refusal` on first ask, since
@@ -399,6 +405,15 @@ impl PreparedRig {
             && clips
                 .iter()
                 .all(|c| c.animated.iter().all(|a| a.scale.is_none()));
+        let palette_stretch = normal_matrix_reason
+            .is_none()
+            .then(|| scale::palette_stretch_bound(&rig.skeleton, &rig.clips));
+        let longest_normal = rig
+            .mesh
+            .normals
+            .iter()
+            .map(|n| n.length())
+            .fold(0.0, f32::max);
         PreparedRig {
             name: name.to_string(),
             joint_stride: joint_count.next_multiple_of(4),
@@ -415,6 +430,8 @@ impl PreparedRig {
             root_parent_qvs,
             normal_matrix_reason,
             unit_scale,
+            palette_stretch,
+            longest_normal,
             summary,
             dual_quat_reason: std::sync::OnceLock::new(),
         }

@@ -243,3 +243,57 @@ pub fn normal_matrix_reason(skeleton: &Skeleton, clips: &[Clip]) -> Option<Strin
     }
     None
 }
+
+/// An upper bound on how much any palette matrix's 3×3 can lengthen a vector, over every
+/// pose the clips can reach: for rigs whose palette matrices are each a rotation times one
+/// scale (those without own normal matrices, see [`normal_matrix_reason`]), what lets
+/// packed normals skip their normalisation (`skin::layout::NormalEncoding`).
+///
+/// Each joint's largest scale component over its rest pose and every scale key is
+/// multiplied down its chain from its root's folded ancestors (sampling and blending
+/// interpolate between keys, so they never exceed the largest; the rule above already
+/// demands CUBICSPLINE tangents of zero), then by its inverse bind matrix's. A 3×3 whose
+/// columns are orthogonal with equal lengths to 1e-4 stretches by at most its longest
+/// column plus that tolerance, so those get a 1e-3 margin each.
+pub fn palette_stretch_bound(skeleton: &Skeleton, clips: &[Clip]) -> f32 {
+    const MARGIN: f32 = 1.0 + 1e-3;
+    let longest_column = |m: Mat3| {
+        [m.x_axis.length(), m.y_axis.length(), m.z_axis.length()]
+            .into_iter()
+            .fold(0.0, f32::max)
+            * MARGIN
+    };
+    let mut joint_stretch: Vec<f32> = skeleton
+        .rest_pose
+        .iter()
+        .map(|rest| rest.scale.abs().max_element())
+        .collect();
+    for clip in clips {
+        for (j, tracks) in clip.joint_tracks.iter().enumerate() {
+            let Some(track) = &tracks.scale else { continue };
+            let cubic = track.interpolation == Interpolation::CubicSpline;
+            for (i, value) in track.values.iter().enumerate() {
+                // CUBICSPLINE stores (in-tangent, value, out-tangent) per key.
+                if !cubic || i % 3 == 1 {
+                    joint_stretch[j] = joint_stretch[j].max(value.abs().max_element());
+                }
+            }
+        }
+    }
+    let mut model_stretch = vec![0.0f32; skeleton.joint_count()];
+    for j in 0..skeleton.joint_count() {
+        let parent = skeleton.parents[j];
+        let above = if parent == NO_PARENT {
+            longest_column(Mat3::from_mat4(skeleton.model_from_root_parent[j]))
+        } else {
+            model_stretch[parent as usize]
+        };
+        model_stretch[j] = above * joint_stretch[j];
+    }
+    skeleton
+        .palette_joints
+        .iter()
+        .zip(&skeleton.joint_from_bind)
+        .map(|(&j, bind)| model_stretch[j as usize] * longest_column(Mat3::from_mat4(*bind)))
+        .fold(0.0, f32::max)
+}

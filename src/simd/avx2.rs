@@ -133,29 +133,14 @@ impl Simd for Avx2 {
             // 0.19) keeps every rounded component in 1..=1023.
             let inv = _mm256_rsqrt_ps(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
             let scale = _mm256_mul_ps(inv, _mm256_set1_ps(511.0));
-            // Adding 2^23 + 512 rounds c * 511 + 512 to an integer q (the float spacing at
-            // 2^23 is 1) and leaves q in the low mantissa bits: the float's bits are
-            // 0x4B00_0000 + q. Shifted left by 10 or 20, the 0x4B00_0000 part leaves the
-            // 32-bit word, so only x's needs subtracting: no float-to-int conversions, no
-            // clamps. (511 and 512, not 511.5 and 511.5: 2^23 + 511.5 is not a float.)
-            let magic = _mm256_set1_ps(8_388_608.0 + 512.0);
-            // A macro, not a closure: a closure would not inherit the kernel's target
-            // features (see the note before `mul_3x4`).
-            macro_rules! bits_of {
-                ($c:expr) => {
-                    _mm256_castps_si256(_mm256_fmadd_ps($c, scale, magic))
-                };
-            }
-            let (qx, qy, qz) = (bits_of!(nx), bits_of!(ny), bits_of!(nz));
-            let bits = _mm256_or_si256(
-                _mm256_or_si256(
-                    _mm256_sub_epi32(qx, _mm256_set1_epi32(0x4B00_0000)),
-                    _mm256_slli_epi32::<10>(qy),
-                ),
-                _mm256_slli_epi32::<20>(qz),
-            );
-            _mm256_castsi256_ps(bits)
+            scaled_unorm10(normal, scale)
         }
+    }
+
+    #[inline(always)]
+    fn encode_scaled_normal_unorm10(self, normal: [Self::V; 3], scale: Self::V) -> Self::V {
+        // SAFETY: see the impl comment.
+        unsafe { scaled_unorm10(normal, scale) }
     }
 
     #[inline(always)]
@@ -276,4 +261,42 @@ fn transpose_halves(
 unsafe fn qvs_part(base: *const f32, stride: usize, k: usize, part: usize) -> *const f32 {
     // SAFETY: forwarded to the caller.
     unsafe { base.add(k * stride * 12 + part * 4) }
+}
+
+/// The unorm 10:10:10:2 bits of `normal * scale` (each component in [-511, 511]).
+/// Adding 2^23 + 512 rounds c * scale + 512 to an integer q (the float spacing at 2^23 is
+/// one) and leaves q in the low mantissa bits: the float's bits are 0x4B00_0000 + q.
+/// Shifted left by 10 or 20, the 0x4B00_0000 part leaves the 32-bit word, so only x's
+/// needs subtracting: no float-to-int conversions, no clamps. (511 and 512, not 511.5 and
+/// 511.5: 2^23 + 511.5 is not a float.)
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA (every caller holds a token proving it).
+#[inline(always)]
+unsafe fn scaled_unorm10(
+    normal: [std::arch::x86_64::__m256; 3],
+    scale: std::arch::x86_64::__m256,
+) -> std::arch::x86_64::__m256 {
+    use std::arch::x86_64::*;
+    let [nx, ny, nz] = normal;
+    // SAFETY: the caller guarantees AVX2 and FMA.
+    unsafe {
+        let magic = _mm256_set1_ps(8_388_608.0 + 512.0);
+        // A macro, not a closure: a closure would not inherit the kernel's target
+        // features (see the note before `mul_3x4`).
+        macro_rules! bits_of {
+            ($c:expr) => {
+                _mm256_castps_si256(_mm256_fmadd_ps($c, scale, magic))
+            };
+        }
+        let (qx, qy, qz) = (bits_of!(nx), bits_of!(ny), bits_of!(nz));
+        let bits = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_sub_epi32(qx, _mm256_set1_epi32(0x4B00_0000)),
+                _mm256_slli_epi32::<10>(qy),
+            ),
+            _mm256_slli_epi32::<20>(qz),
+        );
+        _mm256_castsi256_ps(bits)
+    }
 }

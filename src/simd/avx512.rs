@@ -120,6 +120,10 @@ impl Simd for Avx512 {
         self.avx2().encode_normal_unorm10(normal)
     }
     #[inline(always)]
+    fn encode_scaled_normal_unorm10(self, normal: [__m256; 3], scale: __m256) -> __m256 {
+        self.avx2().encode_scaled_normal_unorm10(normal, scale)
+    }
+    #[inline(always)]
     fn transpose_halves(self, rows: [__m256; 4]) -> [__m256; 4] {
         self.avx2().transpose_halves(rows)
     }

@@ -74,6 +74,12 @@ pub trait Simd: Copy {
     /// each lane (see `prepare::pack_normal`).
     fn encode_normal_unorm10(self, normal: [Self::V; 3]) -> Self::V;
 
+    /// As [`Simd::encode_normal_unorm10`] without the normalisation: each component times
+    /// `scale` must lie in [-511, 511] (`scale` is 511 over a bound on the normals'
+    /// length), and the stored direction is the normal's own (see
+    /// `prepare::pack_scaled_normal`).
+    fn encode_scaled_normal_unorm10(self, normal: [Self::V; 3], scale: Self::V) -> Self::V;
+
     /// Four vectors transposed 4×4 within each 128-bit half: result `i` holds element `i`
     /// of every input, lanes 0–3 from the inputs' low halves in its low half and lanes 4–7
     /// from their high halves in its high half (lane matrices to per-instance vertices).

@@ -3,7 +3,7 @@
 //! same kernels run on it wherever AVX2+FMA are missing, or when forced for tests.
 
 use super::{F32x8, LANES, Simd};
-use crate::types::{Qvs, pack_normal};
+use crate::types::{Qvs, pack_normal, pack_scaled_normal};
 
 /// Plain arrays; the compiler vectorizes what it can for the build target.
 #[derive(Clone, Copy, Debug, Default)]
@@ -140,6 +140,15 @@ impl Simd for Portable {
         for k in 0..LANES {
             let n = glam::Vec3::new(normal[0].0[k], normal[1].0[k], normal[2].0[k]);
             r.0[k] = f32::from_bits(pack_normal(n));
+        }
+        r
+    }
+
+    fn encode_scaled_normal_unorm10(self, normal: [F32x8; 3], scale: F32x8) -> F32x8 {
+        let mut r = F32x8::ZERO;
+        for k in 0..LANES {
+            let n = glam::Vec3::new(normal[0].0[k], normal[1].0[k], normal[2].0[k]);
+            r.0[k] = f32::from_bits(pack_scaled_normal(n, scale.0[k]));
         }
         r
     }

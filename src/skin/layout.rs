@@ -187,6 +187,84 @@ pub struct UnsupportedLayout {
     pub stores: Stores,
 }
 
+/// How a packed vertex's normal becomes its ten-bit components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NormalEncoding {
+    /// Not packed: the format stores floats, or palettes.
+    Floats,
+    /// Each normal normalised, then packed: where the rig's own normal matrices give
+    /// normals of any length.
+    Normalised,
+    /// Packed as it comes, each component times 511 / bound: no normalisation (six vector
+    /// operations a vertex fewer), since the renderer normalises anyway. The bound holds
+    /// every normal the rig's skinning can produce: the longest source normal times the
+    /// most any palette matrix stretches (1 for dual quaternions, which only rotate), so
+    /// no component overflows. A normal shorter than the bound (linear blending shortens
+    /// them where its joints' rotations differ) keeps fewer bits of its direction, by
+    /// that ratio: the verify tolerance scales with it. `longest` is the longest source
+    /// normal: the bound where every palette matrix is a rotation.
+    Scaled {
+        bound: NormalBound,
+        longest: NormalBound,
+    },
+}
+
+/// A positive, finite f32 (its bits, so layouts compare exactly).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NormalBound(u32);
+
+impl NormalBound {
+    pub fn new(bound: f32) -> Self {
+        assert!(bound.is_finite() && bound > 0.0, "normal bound {bound}");
+        NormalBound(bound.to_bits())
+    }
+
+    pub fn get(self) -> f32 {
+        f32::from_bits(self.0)
+    }
+}
+
+impl NormalEncoding {
+    /// The encoding a lane kernel's packed output uses for `rig` skinned with `method`.
+    pub fn packed(rig: &PreparedRig, method: SkinMethod) -> Self {
+        // A mesh of zero normals encodes them as zero at any scale.
+        let longest = if rig.longest_normal > 0.0 {
+            rig.longest_normal
+        } else {
+            1.0
+        };
+        // The blend's and the transform's f32 rounding.
+        const ROUNDING: f32 = 1.0 + 1e-4;
+        let bound = match (method, rig.palette_stretch) {
+            (SkinMethod::DualQuat, _) => longest,
+            (SkinMethod::Linear, Some(stretch)) => longest * stretch,
+            (SkinMethod::Linear, None) => return NormalEncoding::Normalised,
+        } * ROUNDING;
+        if bound.is_finite() && bound > 0.0 {
+            NormalEncoding::Scaled {
+                bound: NormalBound::new(bound),
+                longest: NormalBound::new(longest),
+            }
+        } else {
+            NormalEncoding::Normalised
+        }
+    }
+
+    /// How much a normal's direction error may exceed the format's tolerance: 1 where
+    /// normals are normalised; where they are packed at a fixed scale, the longest source
+    /// normal over `length`, the length of the oracle's normal (whose normal matrices are
+    /// rotations where the palette's are a rotation times one scale), with 0.1 % for the
+    /// bound's own margins.
+    pub fn tolerance_factor(self, length: f64) -> f64 {
+        match self {
+            NormalEncoding::Floats | NormalEncoding::Normalised => 1.0,
+            NormalEncoding::Scaled { longest, .. } => {
+                (longest.get() as f64 / length).max(1.0) * 1.001
+            }
+        }
+    }
+}
+
 /// Where every instance's skinned vertices are (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutputLayout {
@@ -209,6 +287,8 @@ pub struct OutputLayout {
     /// [`OutputLayout::skinned_on_gpu`]); the fields above then describe the palettes the
     /// CPU writes.
     pub gpu_vertices: Option<GpuVertices>,
+    /// How the stored normals are packed.
+    pub normal_encoding: NormalEncoding,
 }
 
 /// Where a GPU-skinning variant's vertices are in the GPU's output.
@@ -239,7 +319,17 @@ impl OutputLayout {
         let spec = variant.spec();
         let vertices = Self::vertices(variant, &rig.mesh)?;
         match spec.runs_on {
-            SkinDevice::Cpu => Ok(vertices),
+            SkinDevice::Cpu => Ok(OutputLayout {
+                normal_encoding: match vertices.format {
+                    OutputFormat::Packed => NormalEncoding::packed(rig, method),
+                    OutputFormat::Interleaved
+                    | OutputFormat::Float3
+                    | OutputFormat::Float4
+                    | OutputFormat::Palette3x4
+                    | OutputFormat::PaletteDualQuat => NormalEncoding::Floats,
+                },
+                ..vertices
+            }),
             // The CPU writes each instance's palette (position matrices, then the normal
             // matrices where the rig has its own) as 3×4 rows, or its joints' dual
             // quaternions (which serve the normals too); the GPU the vertices (a compute
@@ -332,6 +422,7 @@ impl OutputLayout {
                 .next_multiple_of(INSTANCE_ALIGN),
             align,
             gpu_vertices: None,
+            normal_encoding: NormalEncoding::Floats,
         })
     }
 
@@ -350,6 +441,8 @@ impl OutputLayout {
             instance_stride: gpu.instance_stride,
             align: self.variant.spec().format.store_align(),
             gpu_vertices: None,
+            // The compute shader normalises before it packs.
+            normal_encoding: NormalEncoding::Normalised,
             ..*self
         })
     }

@@ -27,7 +27,10 @@ use crate::anim::hierarchy::reference;
 use crate::anim::sample::sample_clip;
 use crate::prepare::PreparedRig;
 use crate::rig::Mesh;
+use crate::skin::SkinMethod;
+use crate::skin::layout::NormalEncoding;
 use crate::skin::reference::{normal_matrix, skin};
+use crate::types::{pack_normal, pack_scaled_normal, unpack_normal};
 
 /// Poses per clip the angles are taken over.
 pub const POSES_PER_CLIP: usize = 8;
@@ -70,6 +73,23 @@ pub struct NormalAngles {
     pub blended: ClassAngles,
     /// Poses measured (every clip at [`POSES_PER_CLIP`] times, or the rest pose).
     pub poses: usize,
+    /// What packing costs the skinned normals' directions, where the packed kernels pack
+    /// them at a fixed scale ([`NormalEncoding::Scaled`]).
+    pub packed: Option<PackedAngles>,
+}
+
+/// The largest angle between a skinned normal (linear blend of the palette matrices, in
+/// f64) and its packed unorm10 bits unpacked, over every vertex and pose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PackedAngles {
+    /// Packed at the fixed scale, as the lane kernels do.
+    pub scaled_max_deg: f64,
+    /// Normalised first (the encoding the kernels had before, and use with own normal
+    /// matrices).
+    pub normalised_max_deg: f64,
+    /// The shortest skinned normal as a share of the bound (where it keeps the fewest
+    /// bits of its direction).
+    pub shortest_share: f64,
 }
 
 /// A mesh's vertices welded by bind position (UV-seam copies are one surface point).
@@ -171,6 +191,14 @@ pub fn measure(rig: &PreparedRig) -> NormalAngles {
         times.push((None, 0.0));
     }
     let mut angles: [[Vec<f64>; 2]; 2] = Default::default();
+    let scaled_bound = match NormalEncoding::packed(rig, SkinMethod::Linear) {
+        NormalEncoding::Scaled { bound, .. } => Some(bound.get()),
+        NormalEncoding::Normalised | NormalEncoding::Floats => None,
+    };
+    let mut packed = scaled_bound.map(|_| PackedAngles {
+        shortest_share: f64::INFINITY,
+        ..PackedAngles::default()
+    });
     for &(clip, time_secs) in &times {
         let mut locals = rig.rest_pose.clone();
         if let Some(c) = clip {
@@ -180,6 +208,25 @@ pub fn measure(rig: &PreparedRig) -> NormalAngles {
         let palette: Vec<DMat4> = reference::palette(&rig.skeleton, &model);
         let normal_matrices: Vec<DMat3> = palette.iter().map(normal_matrix).collect();
         let (positions, _) = skin(mesh, &palette);
+        if let (Some(bound), Some(packed)) = (scaled_bound, packed.as_mut()) {
+            for v in 0..mesh.vertex_count() {
+                let mut n = DVec3::ZERO;
+                for k in 0..crate::rig::MAX_INFLUENCES {
+                    let (j, weight) = (mesh.joints[v][k] as usize, mesh.weights[v][k] as f64);
+                    n += palette[j].transform_vector3(mesh.normals[v].as_dvec3()) * weight;
+                }
+                if n.length() == 0.0 {
+                    continue;
+                }
+                let scaled = unpack_normal(pack_scaled_normal(n.as_vec3(), 511.0 / bound));
+                let normalised = unpack_normal(pack_normal(n.as_vec3()));
+                packed.scaled_max_deg = packed.scaled_max_deg.max(angle_deg(scaled.as_dvec3(), n));
+                packed.normalised_max_deg = packed
+                    .normalised_max_deg
+                    .max(angle_deg(normalised.as_dvec3(), n));
+                packed.shortest_share = packed.shortest_share.min(n.length() / bound as f64);
+            }
+        }
         let skinned_normals = welded.surface_normals(&positions, &mesh.indices);
         for (w, &v) in welded.representative.iter().enumerate() {
             let (bind, skinned) = (bind_normals[w], skinned_normals[w]);
@@ -215,6 +262,7 @@ pub fn measure(rig: &PreparedRig) -> NormalAngles {
             normal_matrix_rule: RuleAngles::of(blended_normal),
         },
         poses: times.len(),
+        packed,
     }
 }
 
@@ -236,10 +284,21 @@ impl NormalAngles {
                      scale, so they give the normal matrices' directions)"
                 .to_string(),
         };
+        let packed = match &self.packed {
+            Some(p) => format!(
+                "packed normals (streamed, pulled, …): at a fixed scale, not normalised: max \
+                 {:.3}° off the skinned normal (normalised first: max {:.3}°); the shortest \
+                 skinned normal is {:.2} of the bound\n",
+                p.scaled_max_deg, p.normalised_max_deg, p.shortest_share
+            ),
+            None => "packed normals (streamed, pulled, …): normalised, then packed (normal \
+                     matrices give normals of any length)\n"
+                .to_string(),
+        };
         format!(
             "normals:       skinned by {decision}\n\
              normal angles to the skinned surface ({} poses; rigid: every triangle around the \
-             vertex bound to one joint):\n{}{}",
+             vertex bound to one joint):\n{}{}{packed}",
             self.poses,
             class("rigid", &self.rigid),
             class("blended", &self.blended)

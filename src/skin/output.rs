@@ -52,13 +52,36 @@ pub(crate) struct Float4Writer;
 /// `VertexPacked` (float3 position, unorm10 normal) into each instance's slice: a 4×8
 /// transpose and eight 16-byte stores.
 #[derive(Clone, Copy)]
-pub(crate) struct PackedWriter;
+pub(crate) struct PackedWriter<const FIXED_SCALE: bool> {
+    pub normal: NormalCode,
+}
 
 /// `VertexPacked` in lane blocks: the transpose leaves lanes `i` and `i + 4` in register
 /// `i`, which is exactly the block's slot order, so a block is four 32-byte streaming
 /// stores and no further shuffles.
 #[derive(Clone, Copy)]
-pub(crate) struct BlockWriter;
+pub(crate) struct BlockWriter<const FIXED_SCALE: bool> {
+    pub normal: NormalCode,
+}
+
+/// How the packed writers turn a normal into its unorm10 bits: with `FIXED_SCALE` the
+/// normal times `scale` (511 over the rig's bound on normal lengths, see
+/// [`super::layout::NormalEncoding`]), else each normalised first.
+#[derive(Clone, Copy)]
+pub(crate) struct NormalCode {
+    pub scale: f32,
+}
+
+impl NormalCode {
+    #[inline(always)]
+    fn bits<S: Simd, const FIXED_SCALE: bool>(self, s: S, normal: [S::V; 3]) -> S::V {
+        if FIXED_SCALE {
+            s.encode_scaled_normal_unorm10(normal, s.splat(self.scale))
+        } else {
+            s.encode_normal_unorm10(normal)
+        }
+    }
+}
 
 impl OutputWriter for Float4Writer {
     const WHOLE_GROUP: bool = false;
@@ -106,7 +129,7 @@ impl OutputWriter for Float4Writer {
     }
 }
 
-impl OutputWriter for PackedWriter {
+impl<const FIXED_SCALE: bool> OutputWriter for PackedWriter<FIXED_SCALE> {
     const WHOLE_GROUP: bool = false;
 
     #[inline(always)]
@@ -120,7 +143,7 @@ impl OutputWriter for PackedWriter {
         normal: [S::V; 3],
         active: usize,
     ) {
-        let bits = s.encode_normal_unorm10(normal);
+        let bits = self.normal.bits::<S, FIXED_SCALE>(s, normal);
         let p = s.transpose_halves([position[0], position[1], position[2], bits]);
         macro_rules! store_at {
             ($c:expr) => {
@@ -147,7 +170,7 @@ impl OutputWriter for PackedWriter {
     }
 }
 
-impl OutputWriter for BlockWriter {
+impl<const FIXED_SCALE: bool> OutputWriter for BlockWriter<FIXED_SCALE> {
     const WHOLE_GROUP: bool = true;
 
     #[inline(always)]
@@ -161,7 +184,7 @@ impl OutputWriter for BlockWriter {
         normal: [S::V; 3],
         _active: usize,
     ) {
-        let bits = s.encode_normal_unorm10(normal);
+        let bits = self.normal.bits::<S, FIXED_SCALE>(s, normal);
         let p = s.transpose_halves([position[0], position[1], position[2], bits]);
         for c in v..v + count {
             // SAFETY: the caller guarantees `outs[0]` is 32-byte aligned and valid for

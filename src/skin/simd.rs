@@ -11,8 +11,12 @@
 //! loop blends exactly its number of matrices.
 //!
 //! `simd` stores float4 position and normal (32 bytes). Past the caches every stored byte
-//! also goes to memory, so `packed` halves them: float3 position and the normal's direction
-//! in unorm 10:10:10:2 (16 bytes), which the vertex fetch decodes.
+//! also goes to memory, so `packed` halves them: float3 position and the normal in unorm
+//! 10:10:10:2 (16 bytes), which the vertex fetch decodes. The normal is packed at a fixed
+//! scale, 511 over the longest normal the rig's skinning can produce, not normalised
+//! first: six operations a vertex fewer, since the vertex shader normalises anyway; only
+//! rigs with their own normal matrices, whose normals have any length, normalise
+//! ([`super::layout::NormalEncoding`]).
 //!
 //! `distinct` skins each distinct vertex once. Meshes repeat vertices wherever their UVs
 //! are split (seams, islands); the copies have the same skin input, so the same result.
@@ -49,8 +53,10 @@
 use super::Dest;
 use super::SkinMethod;
 use super::Skins;
-use super::layout::{OutputFormat, OutputLayout, Stores};
-use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
+use super::layout::{NormalEncoding, OutputFormat, OutputLayout, Stores};
+use super::output::{
+    BlockWriter, Float4Writer, NormalCode, OutputWriter, Outputs, PackedWriter, Writer,
+};
 use crate::prepare::{PreparedRig, Run, SortedMesh};
 use crate::rig::MAX_INFLUENCES;
 use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
@@ -105,6 +111,15 @@ impl<'a> Input<'a> {
         // joints, and the distinct vertices' joints are a subset of those (built so in
         // `prepare`, tested in tests/prepare.rs).
     }
+}
+
+/// How a group's results are stored: the writer, whether each distinct vertex's copies
+/// are stored too, and how its normals are packed.
+#[derive(Clone, Copy)]
+pub(super) struct Storing {
+    writer: Writer,
+    copies: bool,
+    normal: NormalCode,
 }
 
 /// A group's lane palettes: joint `j`'s position matrices at `j`, its normal matrices at
@@ -204,16 +219,38 @@ pub(super) fn run(
             *o = unsafe { base.add(k * layout.instance_stride) };
         }
     }
+    // Own normal matrices give normals of any length, which are normalised before they
+    // are packed; every other rig's normals are packed at the layout's fixed scale
+    // (`NormalEncoding`), which the entry points below are compiled for.
+    let fixed_scale = match layout.normal_encoding {
+        NormalEncoding::Scaled { bound, .. } => Some(511.0 / bound.get()),
+        NormalEncoding::Normalised => None,
+        NormalEncoding::Floats => Some(0.0),
+    };
+    let own_normals = method == SkinMethod::Linear && rig.own_normal_matrices();
+    assert!(
+        layout.normal_encoding == NormalEncoding::Floats || fixed_scale.is_some() != own_normals,
+        "{:?} for a rig {} own normal matrices",
+        layout.normal_encoding,
+        if own_normals { "with" } else { "without" }
+    );
+    let storing = Storing {
+        writer,
+        copies,
+        normal: NormalCode {
+            scale: fixed_scale.unwrap_or(0.0),
+        },
+    };
     // Rigs with and without own normal matrices run separately compiled entry points, so
     // the loops without them are laid out as they were before normal matrices existed.
     // Dual quaternions are rigid: the rotation is the normal's transform, so they never
     // read normal matrices.
     match method {
-        SkinMethod::DualQuat => skin_lanes_dual_quat(input, palettes, outs, active, writer, copies),
+        SkinMethod::DualQuat => skin_lanes_dual_quat(input, palettes, outs, active, storing),
         SkinMethod::Linear if rig.own_normal_matrices() => {
-            skin_lanes_own_normals(input, palettes, outs, active, writer, copies)
+            skin_lanes_own_normals(input, palettes, outs, active, storing)
         }
-        SkinMethod::Linear => skin_lanes(input, palettes, outs, active, writer, copies),
+        SkinMethod::Linear => skin_lanes(input, palettes, outs, active, storing),
     }
 }
 
@@ -223,10 +260,9 @@ crate::dispatch_simd!(
         palettes: LanePalettes<'_>,
         outs: Outputs,
         active: usize,
-        writer: Writer,
-        copies: bool,
+        storing: Storing,
     ) -> () {
-        loops::<_, false, false>
+        loops::<_, false, false, true>
     }
 );
 
@@ -236,10 +272,9 @@ crate::dispatch_simd!(
         palettes: LanePalettes<'_>,
         outs: Outputs,
         active: usize,
-        writer: Writer,
-        copies: bool,
+        storing: Storing,
     ) -> () {
-        loops::<_, true, false>
+        loops::<_, true, false, false>
     }
 );
 
@@ -249,10 +284,9 @@ crate::dispatch_simd!(
         palettes: LanePalettes<'_>,
         outs: Outputs,
         active: usize,
-        writer: Writer,
-        copies: bool,
+        storing: Storing,
     ) -> () {
-        loops::<_, false, true>
+        loops::<_, false, true, true>
     }
 );
 
@@ -260,14 +294,17 @@ crate::dispatch_simd!(
 /// tests vanish from the hot path; a partial last group keeps them. Writers that store
 /// whole groups (lane blocks) need only one copy.
 #[inline(always)]
-fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool>(
+fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool, const FIXED_SCALE: bool>(
     s: S,
     input: Input<'_>,
     palettes: LanePalettes<'_>,
     outs: Outputs,
     active: usize,
-    writer: Writer,
-    copies: bool,
+    Storing {
+        writer,
+        copies,
+        normal,
+    }: Storing,
 ) {
     // SAFETY (every call): `run` checked every live pointer for the layout's vertices,
     // that the runs cover exactly those, and every joint index against a palette long
@@ -280,7 +317,7 @@ fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool>(
                 palettes,
                 &outs,
                 active,
-                BlockWriter,
+                BlockWriter::<FIXED_SCALE> { normal },
             ),
             (Writer::Blocks, false) => group::<S, _, false, OWN_NORMALS, DUAL_QUAT>(
                 s,
@@ -288,7 +325,7 @@ fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool>(
                 palettes,
                 &outs,
                 active,
-                BlockWriter,
+                BlockWriter::<FIXED_SCALE> { normal },
             ),
             (Writer::Float4, _) => group::<S, _, true, OWN_NORMALS, DUAL_QUAT>(
                 s,
@@ -304,7 +341,7 @@ fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool>(
                 palettes,
                 &outs,
                 active,
-                PackedWriter,
+                PackedWriter::<FIXED_SCALE> { normal },
             ),
         }
     }

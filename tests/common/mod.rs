@@ -415,8 +415,11 @@ pub fn skin_within_tolerance(d: &skinbench::crowd::verify::Deviation) -> Result<
             d.relative_position
         ));
     }
-    if d.max_normal > d.normal_tolerance {
-        return Err(format!("normal error {:e}: {d:?}", d.max_normal));
+    if d.normal_excess > 1.0 {
+        return Err(format!(
+            "normal error {:e}, {:.2} of its vertex's tolerance: {d:?}",
+            d.max_normal, d.normal_excess
+        ));
     }
     Ok(())
 }
