@@ -13,12 +13,15 @@ pub fn mul_3x4<S: Simd>(s: S, a: &[S::V; 12], b: &[S::V; 12]) -> [S::V; 12] {
     let mut c = *a;
     for r in 0..3 {
         for col in 0..4 {
-            let mut acc = s.mul(a[r * 4], b[col]);
+            // The translation column starts from `a`'s translation: one multiply-add
+            // instead of a multiply and a final add (36 operations, not 39).
+            let mut acc = if col == 3 {
+                s.mul_add(a[r * 4], b[col], a[r * 4 + 3])
+            } else {
+                s.mul(a[r * 4], b[col])
+            };
             acc = s.mul_add(a[r * 4 + 1], b[4 + col], acc);
             acc = s.mul_add(a[r * 4 + 2], b[8 + col], acc);
-            if col == 3 {
-                acc = s.add(acc, a[r * 4 + 3]);
-            }
             c[r * 4 + col] = acc;
         }
     }
@@ -31,12 +34,13 @@ pub fn mul_3x4_left_scalar<S: Simd>(s: S, a: &[[f32; 4]; 3], b: &[S::V; 12]) -> 
     let mut c = *b;
     for r in 0..3 {
         for col in 0..4 {
-            let mut acc = s.mul(b[col], s.splat(a[r][0]));
+            let mut acc = if col == 3 {
+                s.mul_add(b[col], s.splat(a[r][0]), s.splat(a[r][3]))
+            } else {
+                s.mul(b[col], s.splat(a[r][0]))
+            };
             acc = s.mul_add(b[4 + col], s.splat(a[r][1]), acc);
             acc = s.mul_add(b[8 + col], s.splat(a[r][2]), acc);
-            if col == 3 {
-                acc = s.add(acc, s.splat(a[r][3]));
-            }
             c[r * 4 + col] = acc;
         }
     }
@@ -49,12 +53,13 @@ pub fn mul_3x4_right_scalar<S: Simd>(s: S, a: &[S::V; 12], b: &[[f32; 4]; 3]) ->
     let mut c = *a;
     for r in 0..3 {
         for col in 0..4 {
-            let mut acc = s.mul(a[r * 4], s.splat(b[0][col]));
+            let mut acc = if col == 3 {
+                s.mul_add(a[r * 4], s.splat(b[0][col]), a[r * 4 + 3])
+            } else {
+                s.mul(a[r * 4], s.splat(b[0][col]))
+            };
             acc = s.mul_add(a[r * 4 + 1], s.splat(b[1][col]), acc);
             acc = s.mul_add(a[r * 4 + 2], s.splat(b[2][col]), acc);
-            if col == 3 {
-                acc = s.add(acc, a[r * 4 + 3]);
-            }
             c[r * 4 + col] = acc;
         }
     }
@@ -78,24 +83,26 @@ pub fn trs_to_3x4<S: Simd>(s: S, q: [S::V; 4], t: [S::V; 3], scale: [S::V; 3]) -
 /// with every scale exactly 1, the same bits.
 #[inline(always)]
 pub fn rt_to_3x4<S: Simd>(s: S, q: [S::V; 4], t: [S::V; 3]) -> [S::V; 12] {
+    // Seventeen operations: the diagonal's `1 - 2y² - 2z²` as two negated multiply-adds
+    // from 1 (sharing `1 - 2x²`), each off-diagonal pair `2xy ∓ 2wz` as one product and
+    // two multiply-adds, instead of every product apart and summed (24).
     let [x, y, z, w] = q;
     let (x2, y2, z2) = (s.add(x, x), s.add(y, y), s.add(z, z));
-    let (xx, yy, zz) = (s.mul(x, x2), s.mul(y, y2), s.mul(z, z2));
-    let (xy, xz, yz) = (s.mul(x, y2), s.mul(x, z2), s.mul(y, z2));
-    let (wx, wy, wz) = (s.mul(w, x2), s.mul(w, y2), s.mul(w, z2));
     let one = s.splat(1.0);
+    let one_minus_xx = s.neg_mul_add(x, x2, one);
+    let (xy, xz, yz) = (s.mul(x, y2), s.mul(x, z2), s.mul(y, z2));
     [
-        s.sub(one, s.add(yy, zz)),
-        s.sub(xy, wz),
-        s.add(xz, wy),
+        s.neg_mul_add(z, z2, s.neg_mul_add(y, y2, one)),
+        s.neg_mul_add(w, z2, xy),
+        s.mul_add(w, y2, xz),
         t[0],
-        s.add(xy, wz),
-        s.sub(one, s.add(xx, zz)),
-        s.sub(yz, wx),
+        s.mul_add(w, z2, xy),
+        s.neg_mul_add(z, z2, one_minus_xx),
+        s.neg_mul_add(w, x2, yz),
         t[1],
-        s.sub(xz, wy),
-        s.add(yz, wx),
-        s.sub(one, s.add(xx, yy)),
+        s.neg_mul_add(w, y2, xz),
+        s.mul_add(w, x2, yz),
+        s.neg_mul_add(y, y2, one_minus_xx),
         t[2],
     ]
 }
