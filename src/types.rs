@@ -110,9 +110,27 @@ impl F32x8 {
     pub const ZERO: F32x8 = F32x8([0.0; LANES]);
 }
 
-/// A 3×4 affine matrix per lane, row-major: element (row, column) is `m[row * 4 + column]`.
-/// `[F32x8; 12]` is 384 bytes: one joint's matrices of eight instances, contiguous.
+/// A 3×4 affine matrix per lane: `[F32x8; 12]` is 384 bytes, one joint's matrices of
+/// eight instances, contiguous. Element (row, column) is in slot
+/// `m[LANE_SLOT[row * 4 + column]]`.
 pub type Lanes3x4 = [F32x8; 12];
+
+/// Where a lane matrix keeps element (row, column): slot `LANE_SLOT[row * 4 + column]`.
+/// Rows 0 and 1 alternate by column, then row 2:
+///
+/// ```text
+/// slot:    0    1    2    3    4    5    6    7    8    9    10   11
+/// entry:   r0c0 r1c0 r0c1 r1c1 r0c2 r1c2 r0c3 r1c3 r2c0 r2c1 r2c2 r2c3
+/// ```
+///
+/// Two adjacent slots make one 512-bit register, so at the `avx512-wide` SIMD level each
+/// of rows 0 and 1's columns is one register for both rows: a vector is transformed by
+/// both rows with three multiply-adds and no shuffles, and a matrix product computes both
+/// rows' entries of a column in one (row-major pairs would hold two columns of one row,
+/// whose products need adding across the halves). Where a kernel holds a matrix in
+/// registers it is row-major; the slots are only where it lives in memory, so the
+/// order costs nothing where it is not used (loads and stores go through this table).
+pub const LANE_SLOT: [usize; 12] = [0, 2, 4, 6, 1, 3, 5, 7, 8, 9, 10, 11];
 
 /// One cache line: the unit of the pipeline's arena and of the skinned-output buffers,
 /// so every block and every output buffer starts on a line and no vertex store straddles

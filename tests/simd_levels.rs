@@ -134,7 +134,9 @@ fn check_best(level: SimdLevel) {
     let best = PipelineConfig::best_for(&reference, 1);
     let expected = match level {
         SimdLevel::Portable => (HierarchyVariant::FlatQvs, SkinVariant::Tuned),
-        SimdLevel::Avx2Fma | SimdLevel::Avx512 => (HierarchyVariant::Simd, SkinVariant::Pulled),
+        SimdLevel::Avx2Fma | SimdLevel::Avx512 | SimdLevel::Avx512Wide => {
+            (HierarchyVariant::Simd, SkinVariant::Pulled)
+        }
     };
     assert_eq!((best.hierarchy, best.skin), expected, "{}", level.label());
     if let Some(dir) = common::rigs_dir() {
@@ -184,13 +186,19 @@ fn lane_kernels_match_the_reference_at_every_level() {
         }
         fused_outputs.push((level, outputs));
     }
-    // AVX-512 runs the same operations as AVX2 (multiply, fused multiply-add, the same
-    // order), so it must produce the same bits; the portable path rounds its unfused
-    // multiply-adds differently and is only held to the reference.
+    // Both AVX-512 levels run the same operations as AVX2 (multiply, fused multiply-add,
+    // in the same order; the wide one two matrix entries per instruction), so they must
+    // produce the same bits; the portable path rounds its unfused multiply-adds
+    // differently and is only held to the reference.
     let avx = |l: SimdLevel| fused_outputs.iter().find(|(level, _)| *level == l);
-    if let (Some((_, avx512)), Some((_, avx2))) = (avx(SimdLevel::Avx512), avx(SimdLevel::Avx2Fma))
-    {
-        assert!(avx512 == avx2, "AVX-512 and AVX2 results differ");
+    for wider in [SimdLevel::Avx512, SimdLevel::Avx512Wide] {
+        if let (Some((_, wider_outputs)), Some((_, avx2))) = (avx(wider), avx(SimdLevel::Avx2Fma)) {
+            assert!(
+                wider_outputs == avx2,
+                "{} and AVX2 results differ",
+                wider.label()
+            );
+        }
     }
     force_level(None).unwrap();
     assert_eq!(SimdLevel::detect(), native);

@@ -30,7 +30,7 @@ use crate::rig::Skeleton;
 use crate::simd::{
     Simd, dual_quat_from_3x4, load_3x4, mul_3x4_right_scalar, normal_3x4, rows_3x4, store_3x4,
 };
-use crate::types::{LANES, Lanes3x4, Mat3x4};
+use crate::types::{LANE_SLOT, LANES, Lanes3x4, Mat3x4};
 
 /// The palette layout a skinning variant reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +90,7 @@ impl Palettes<'_> {
 
 /// Lane `k` of a joint's lane matrices as a 4×4 matrix.
 pub fn lane_matrix(m: &Lanes3x4, k: usize) -> Mat4 {
-    let e = |r: usize, c: usize| m[r * 4 + c].0[k];
+    let e = |r: usize, c: usize| m[LANE_SLOT[r * 4 + c]].0[k];
     Mat4::from_cols_array_2d(&[
         [e(0, 0), e(1, 0), e(2, 0), 0.0],
         [e(0, 1), e(1, 1), e(2, 1), 0.0],
@@ -99,13 +99,13 @@ pub fn lane_matrix(m: &Lanes3x4, k: usize) -> Mat4 {
     ])
 }
 
+/// Writes `p` as lane `k` of a joint's lane matrices.
 fn set_lane(m: &mut Lanes3x4, k: usize, p: &Mat4) {
     for r in 0..3 {
-        let row = p.row(r);
-        m[r * 4].0[k] = row.x;
-        m[r * 4 + 1].0[k] = row.y;
-        m[r * 4 + 2].0[k] = row.z;
-        m[r * 4 + 3].0[k] = row.w;
+        let row = p.row(r).to_array();
+        for (c, x) in row.into_iter().enumerate() {
+            m[LANE_SLOT[r * 4 + c]].0[k] = x;
+        }
     }
 }
 

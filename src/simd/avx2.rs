@@ -192,6 +192,33 @@ impl Simd for Avx2 {
         // SAFETY: see the impl comment (SSE is part of x86-64).
         unsafe { std::arch::x86_64::_mm_sfence() }
     }
+
+    type W = [std::arch::x86_64::__m256; 2];
+    const WIDE: bool = false;
+
+    #[inline(always)]
+    fn load_pair(self, x: &[F32x8; 2]) -> Self::W {
+        [self.load(&x[0]), self.load(&x[1])]
+    }
+    #[inline(always)]
+    fn splat_pair(self, x: f32) -> Self::W {
+        [self.splat(x); 2]
+    }
+    #[inline(always)]
+    fn pair_mul(self, a: Self::W, b: Self::W) -> Self::W {
+        [self.mul(a[0], b[0]), self.mul(a[1], b[1])]
+    }
+    #[inline(always)]
+    fn pair_mul_add(self, a: Self::W, b: Self::W, c: Self::W) -> Self::W {
+        [
+            self.mul_add(a[0], b[0], c[0]),
+            self.mul_add(a[1], b[1], c[1]),
+        ]
+    }
+    #[inline(always)]
+    fn unpair(self, w: Self::W) -> [Self::V; 2] {
+        w
+    }
 }
 
 /// The first `PARTS` 16-byte parts (rotation, translation, scale) of joint `joint` of

@@ -2,6 +2,7 @@
 //! once over [`Simd`].
 
 use super::{Lanes3x4, Simd};
+use crate::types::LANE_SLOT;
 
 // The helpers below use plain loops, not closures (`array::from_fn` and friends): a
 // closure is a separate function that does not inherit the caller's target features,
@@ -107,21 +108,21 @@ pub fn rt_to_3x4<S: Simd>(s: S, q: [S::V; 4], t: [S::V; 3]) -> [S::V; 12] {
     ]
 }
 
-/// Loads one joint's lane matrices into registers.
+/// Loads one joint's lane matrices into registers, row-major (from [`LANE_SLOT`]'s slots).
 #[inline(always)]
 pub fn load_3x4<S: Simd>(s: S, m: &Lanes3x4) -> [S::V; 12] {
     let mut v = [s.splat(0.0); 12];
     for e in 0..12 {
-        v[e] = s.load(&m[e]);
+        v[e] = s.load(&m[LANE_SLOT[e]]);
     }
     v
 }
 
-/// Stores lane matrices.
+/// Stores row-major lane matrices into [`LANE_SLOT`]'s slots.
 #[inline(always)]
 pub fn store_3x4<S: Simd>(s: S, m: &mut Lanes3x4, v: [S::V; 12]) {
-    for (dst, v) in m.iter_mut().zip(v) {
-        s.store(dst, v);
+    for (e, v) in v.into_iter().enumerate() {
+        s.store(&mut m[LANE_SLOT[e]], v);
     }
 }
 

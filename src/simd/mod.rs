@@ -3,13 +3,16 @@
 //! How it works: kernels are written once, generic over [`Simd`], a small set of vector
 //! operations on a token type. [`Avx2`] implements them with AVX2/FMA intrinsics on
 //! `__m256` (one instruction each); [`Avx512`] forwards to those, so its kernels differ
-//! only in what the compiler may use (EVEX encodings, 32 registers); their tokens can only be obtained from `detect`, so holding one proves the
-//! CPU has the features, and [`dispatch_simd!`](crate::dispatch_simd) enters each kernel
-//! through a `#[target_feature]` copy per level, so every intrinsic is inlined and
-//! compiled for it. [`Portable`] implements the same operations on `[f32; 8]` arrays (the
-//! compiler's baseline vectors: SSE2 on x86-64, NEON on aarch64). The same binary runs
-//! everywhere and uses the best level present ([`SimdLevel`]); tests and the bench force
-//! lower ones with [`force_level`].
+//! only in what the compiler may use (EVEX encodings, 32 registers); [`Avx512Wide`] also
+//! holds a pair of lane vectors ([`Simd::W`]) in one 512-bit register, which the skin
+//! kernel uses to blend and transform two matrix entries per instruction. Tokens can only
+//! be obtained from `detect`, so holding one proves the CPU has the features, and
+//! [`dispatch_simd!`](crate::dispatch_simd) enters each kernel through a
+//! `#[target_feature]` copy per level, so every intrinsic is inlined and compiled for it.
+//! [`Portable`] implements the same operations on `[f32; 8]` arrays (the compiler's
+//! baseline vectors: SSE2 on x86-64, NEON on aarch64). The same binary runs everywhere and
+//! uses the best level present ([`SimdLevel`]); tests and the bench force lower ones with
+//! [`force_level`].
 //!
 //! Storage is always [`F32x8`] (32-byte aligned `[f32; 8]`); lane `k` of a vector is
 //! instance `k` of a group. All instances share the skeleton and mesh, so every lane reads
@@ -23,7 +26,7 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 pub use avx2::Avx2;
 #[cfg(target_arch = "x86_64")]
-pub use avx512::Avx512;
+pub use avx512::{Avx512, Avx512Wide};
 pub use lane_math::{
     dual_quat_from_3x4, load_3x4, matrix_from_dual_quat, mul_3x4, mul_3x4_left_scalar,
     mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4, transform_by_dual_quat,
@@ -113,6 +116,25 @@ pub trait Simd: Copy {
     /// Orders this thread's earlier non-temporal stores before its later stores, so
     /// whoever synchronizes with this thread afterwards sees them.
     fn store_fence(self);
+
+    /// Two lane vectors side by side, `[low | high]`: two adjacent entries of a lane
+    /// matrix. One 512-bit register at the AVX-512 level, else a pair of [`Simd::V`].
+    type W: Copy;
+
+    /// Whether [`Simd::W`] is one register, so that an operation on a pair costs one
+    /// instruction: the skin kernel blends and transforms two entries at a time only then
+    /// (elsewhere the paired transform would cost more operations than the unpaired one).
+    const WIDE: bool;
+
+    /// Entries `x[0]` and `x[1]` as one pair.
+    fn load_pair(self, x: &[F32x8; 2]) -> Self::W;
+    /// `x` in every lane of both halves.
+    fn splat_pair(self, x: f32) -> Self::W;
+    fn pair_mul(self, a: Self::W, b: Self::W) -> Self::W;
+    /// `a * b + c`.
+    fn pair_mul_add(self, a: Self::W, b: Self::W, c: Self::W) -> Self::W;
+    /// `[low, high]`.
+    fn unpair(self, w: Self::W) -> [Self::V; 2];
 }
 
 /// What a SIMD level is; one row per level in [`SimdLevel`]'s declaration.
@@ -149,6 +171,12 @@ crate::declare_variants! {
             description: "AVX-512 F/VL/DQ: eight instances per 256-bit register, with 32 registers and EVEX encodings",
             label: "AVX-512",
             rank: 2,
+        },
+        Avx512Wide => SimdLevelSpec {
+            name: "avx512-wide",
+            description: "AVX-512 as avx512, and where a kernel pairs two lane vectors (the skin kernel's blend and transform) one 512-bit register for both",
+            label: "AVX-512 wide",
+            rank: 3,
         },
     }
 }
@@ -214,6 +242,8 @@ impl SimdLevel {
                     && std::arch::is_x86_feature_detected!("fma")
             }
             #[cfg(target_arch = "x86_64")]
+            SimdLevel::Avx512Wide => SimdLevel::Avx512.supported(),
+            #[cfg(target_arch = "x86_64")]
             SimdLevel::Avx512 => {
                 SimdLevel::Avx2Fma.supported()
                     && std::arch::is_x86_feature_detected!("avx512f")
@@ -221,7 +251,7 @@ impl SimdLevel {
                     && std::arch::is_x86_feature_detected!("avx512dq")
             }
             #[cfg(not(target_arch = "x86_64"))]
-            SimdLevel::Avx2Fma | SimdLevel::Avx512 => false,
+            SimdLevel::Avx2Fma | SimdLevel::Avx512 | SimdLevel::Avx512Wide => false,
         }
     }
 
@@ -294,7 +324,7 @@ impl SimdLevel {
 
 /// Runs `$kernel` (a generic function taking a `Simd` token first, named by a path that
 /// may fix its other generic parameters: `loops::<_, true>`) at the level
-/// [`SimdLevel::detect`] says: AVX-512, AVX2 or [`Portable`]. `$name` becomes the entry
+/// [`SimdLevel::detect`] says: AVX-512 wide, AVX-512, AVX2 or [`Portable`]. `$name` becomes the entry
 /// point; each x86 level gets its own `#[target_feature]` copy of the kernel.
 #[macro_export]
 #[doc(hidden)]
@@ -304,12 +334,21 @@ macro_rules! dispatch_simd {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+                fn with_avx512_wide(token: $crate::simd::Avx512Wide, $($arg: $ty),*) -> $ret {
+                    $kernel(token, $($arg),*)
+                }
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
                 fn with_avx512(token: $crate::simd::Avx512, $($arg: $ty),*) -> $ret {
                     $kernel(token, $($arg),*)
                 }
                 #[target_feature(enable = "avx2,fma")]
                 fn with_avx2(token: $crate::simd::Avx2, $($arg: $ty),*) -> $ret {
                     $kernel(token, $($arg),*)
+                }
+                if let Some(token) = $crate::simd::Avx512Wide::detect() {
+                    // SAFETY: `detect` proved the CPU supports AVX-512 F/VL/DQ, AVX2 and
+                    // FMA, which is all `with_avx512_wide`'s target features require.
+                    return unsafe { with_avx512_wide(token, $($arg),*) };
                 }
                 if let Some(token) = $crate::simd::Avx512::detect() {
                     // SAFETY: `detect` proved the CPU supports AVX-512 F/VL/DQ, AVX2 and

@@ -204,4 +204,31 @@ impl Simd for Portable {
 
     #[inline(always)]
     fn store_fence(self) {}
+
+    type W = [F32x8; 2];
+    const WIDE: bool = false;
+
+    #[inline(always)]
+    fn load_pair(self, x: &[F32x8; 2]) -> [F32x8; 2] {
+        *x
+    }
+    #[inline(always)]
+    fn splat_pair(self, x: f32) -> [F32x8; 2] {
+        [self.splat(x); 2]
+    }
+    #[inline(always)]
+    fn pair_mul(self, a: [F32x8; 2], b: [F32x8; 2]) -> [F32x8; 2] {
+        [self.mul(a[0], b[0]), self.mul(a[1], b[1])]
+    }
+    #[inline(always)]
+    fn pair_mul_add(self, a: [F32x8; 2], b: [F32x8; 2], c: [F32x8; 2]) -> [F32x8; 2] {
+        [
+            self.mul_add(a[0], b[0], c[0]),
+            self.mul_add(a[1], b[1], c[1]),
+        ]
+    }
+    #[inline(always)]
+    fn unpair(self, w: [F32x8; 2]) -> [F32x8; 2] {
+        w
+    }
 }

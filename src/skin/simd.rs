@@ -45,6 +45,15 @@
 //! A partial last group runs the same vector code; its stores skip the dead lanes (lane
 //! blocks are written whole: the output reserves a whole group for them).
 //!
+//! At the `avx512-wide` SIMD level ([`Simd::WIDE`]) the linear blend and transform take
+//! two lane vectors per 512-bit register. The lane palette keeps rows 0 and 1 of each
+//! matrix alternating by column ([`crate::types::LANE_SLOT`]), so a pair is one column
+//! of both rows: the blend is six multiply-adds an influence instead of twelve, both rows'
+//! positions are three multiply-adds from the translation pair, and only row 2 and the
+//! results are split back into 256-bit vectors (four extractions) for the writers. The
+//! same multiplies and multiply-adds in the same order as one vector at a time, so the
+//! same bits (tested).
+//!
 //! Rigs that need normal matrices (decided at load) carry them in the same lane palette,
 //! after the position matrices; every kernel then blends the nine 3×3 entries of those
 //! as well and transforms the normal by that. Every loop exists with and without it
@@ -60,7 +69,7 @@ use super::output::{
 use crate::prepare::{PreparedRig, Run, SortedMesh};
 use crate::rig::MAX_INFLUENCES;
 use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
-use crate::types::{LANES, Lanes3x4, VertexF4};
+use crate::types::{F32x8, LANE_SLOT, LANES, Lanes3x4, VertexF4};
 
 /// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
 #[derive(Clone, Copy)]
@@ -145,7 +154,7 @@ impl LanePalettes<'_> {
     }
 }
 
-/// The entries of a 3×4 lane matrix that make its 3×3 (the normal matrices' only ones).
+/// The entries of a row-major 3×4 that make its 3×3 (the normal matrices' only ones).
 const ENTRIES_3X3: [usize; 9] = [0, 1, 2, 4, 5, 6, 8, 9, 10];
 
 /// Skins `active` instances of one group into `out`, the group's chunk of the output,
@@ -445,8 +454,7 @@ unsafe fn runs<
 /// were once two chains of two, summed: a shorter dependency, but five operations an
 /// entry instead of four, and the blend is bound by operations, not by latency: twelve
 /// independent entries and the next vertex's overlap it. One chain measured 2–7 % faster
-/// on the linear lane variants, bench-results/2026-11-25_op-count.md.) Matrices and broadcast weights are named
-/// one by one, as locals, so each stays in a register and the entry loop has constant
+/// on the linear lane variants.) Matrices and broadcast weights are named one by one, as locals, so each stays in a register and the entry loop has constant
 /// bounds. (Taking them as arrays built by the caller measured 8 % slower on Fox's
 /// `distinct`, with the same instruction count: the loop the compiler made was worse.)
 /// The four matrices are looked up before the four weights are broadcast: interleaving
@@ -466,15 +474,18 @@ fn blend_into<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
     let (c, d) = (matrix(jj[2 % K]), matrix(jj[3 % K]));
     let (wa, wb) = (s.splat(ww[0]), s.splat(ww[1 % K]));
     let (wc, wd) = (s.splat(ww[2 % K]), s.splat(ww[3 % K]));
+    // `out` is row-major (entry `e` is row `e / 4`, column `e % 4`); the palette's slots
+    // are read where `LANE_SLOT` says.
     for e in 0..12 {
         if ONLY_3X3 && e % 4 == 3 {
             continue;
         }
-        let ab = s.mul_add(s.load(&b[e]), wb, s.mul(s.load(&a[e]), wa));
+        let slot = LANE_SLOT[e];
+        let ab = s.mul_add(s.load(&b[slot]), wb, s.mul(s.load(&a[slot]), wa));
         out[e] = match K {
             2 => ab,
-            3 => s.mul_add(s.load(&c[e]), wc, ab),
-            _ => s.mul_add(s.load(&d[e]), wd, s.mul_add(s.load(&c[e]), wc, ab)),
+            3 => s.mul_add(s.load(&c[slot]), wc, ab),
+            _ => s.mul_add(s.load(&d[slot]), wd, s.mul_add(s.load(&c[slot]), wc, ab)),
         };
     }
 }
@@ -500,7 +511,7 @@ fn blend_any<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
             if ONLY_3X3 && e % 4 == 3 {
                 continue;
             }
-            out[e] = s.mul_add(s.load(&m[e]), w, out[e]);
+            out[e] = s.mul_add(s.load(&m[LANE_SLOT[e]]), w, out[e]);
         }
     }
 }
@@ -538,19 +549,28 @@ unsafe fn class<
         };
         return;
     }
+    if S::WIDE {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            paired_class::<S, W, K, OWN_NORMALS>(
+                s, source, joints, weights, palettes, outs, active, v, count, writer,
+            )
+        };
+        return;
+    }
     if K == 1 {
         for (&j0, vertex) in joints.iter().zip(source) {
             let m = palettes.position(j0);
             let mut r = [s.splat(0.0); 12];
             for e in 0..12 {
-                r[e] = s.load(&m[e]);
+                r[e] = s.load(&m[LANE_SLOT[e]]);
             }
             // SAFETY (both): forwarded from the caller.
             if OWN_NORMALS {
                 let own = palettes.normal(j0);
                 let mut n = r;
                 for e in ENTRIES_3X3 {
-                    n[e] = s.load(&own[e]);
+                    n[e] = s.load(&own[LANE_SLOT[e]]);
                 }
                 unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
             } else {
@@ -575,6 +595,130 @@ unsafe fn class<
         } else {
             unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
         }
+        v += count;
+    }
+}
+
+/// A lane matrix's twelve slots as six pairs: pair `p` is slots `2p` and `2p + 1`.
+#[inline(always)]
+fn pairs_of(m: &Lanes3x4) -> &[[F32x8; 2]] {
+    m.as_chunks::<2>().0
+}
+
+/// [`blend_any`] two slots at a time: the six pairs of the blended matrix, in the lane
+/// palette's slot order (a normal matrix's too: its translation slots are zero and blend
+/// to zero). The same multiplies and multiply-adds, in the same order, as [`blend_into`].
+#[inline(always)]
+fn blend_pairs<'p, S: Simd, const K: usize>(
+    s: S,
+    matrix: impl Fn(u16) -> &'p Lanes3x4,
+    jj: &[u16],
+    ww: &[f32],
+) -> [S::W; 6] {
+    let mut out = [s.splat_pair(0.0); 6];
+    let first = pairs_of(matrix(jj[0]));
+    if K == 1 {
+        for (o, pair) in out.iter_mut().zip(first) {
+            *o = s.load_pair(pair);
+        }
+        return out;
+    }
+    let w = s.splat_pair(ww[0]);
+    for (o, pair) in out.iter_mut().zip(first) {
+        *o = s.pair_mul(s.load_pair(pair), w);
+    }
+    for i in 1..K {
+        let (m, w) = (pairs_of(matrix(jj[i])), s.splat_pair(ww[i]));
+        for (o, pair) in out.iter_mut().zip(m) {
+            *o = s.pair_mul_add(s.load_pair(pair), w, *o);
+        }
+    }
+    out
+}
+
+/// A vertex moved by a blended matrix held as pairs (`m` the position's, `n` the
+/// normal's, in [`LANE_SLOT`]'s order): pairs 0–3 are column 0–3 of rows 0 and 1, so
+/// both rows' positions are three multiply-adds on pairs (from the translation pair) and
+/// their normals a multiply and two; row 2's pairs (columns 0, 1 and 2, 3) are split into
+/// four single vectors and transformed as the unpaired kernel does. Twelve multiply-type
+/// operations and four extractions of a high half, where one vector at a time takes
+/// eighteen.
+#[inline(always)]
+fn transform_pairs<S: Simd>(
+    s: S,
+    m: &[S::W; 6],
+    n: &[S::W; 6],
+    src: &VertexF4,
+) -> ([S::V; 3], [S::V; 3]) {
+    let [px, py, pz, _] = src.position;
+    let [nx, ny, nz, _] = src.normal;
+    let (x, y, z) = (s.splat_pair(px), s.splat_pair(py), s.splat_pair(pz));
+    let (ax, ay, az) = (s.splat_pair(nx), s.splat_pair(ny), s.splat_pair(nz));
+    let rows_01 = s.pair_mul_add(
+        m[2],
+        z,
+        s.pair_mul_add(m[1], y, s.pair_mul_add(m[0], x, m[3])),
+    );
+    let normals_01 = s.pair_mul_add(n[2], az, s.pair_mul_add(n[1], ay, s.pair_mul(n[0], ax)));
+    let ([m20, m21], [m22, m23]) = (s.unpair(m[4]), s.unpair(m[5]));
+    let ([n20, n21], [n22, _]) = (s.unpair(n[4]), s.unpair(n[5]));
+    let (px, py, pz) = (s.splat(px), s.splat(py), s.splat(pz));
+    let (nx, ny, nz) = (s.splat(nx), s.splat(ny), s.splat(nz));
+    let [p0, p1] = s.unpair(rows_01);
+    let [n0, n1] = s.unpair(normals_01);
+    let p2 = s.mul_add(m22, pz, s.mul_add(m21, py, s.mul_add(m20, px, m23)));
+    let n2 = s.mul_add(n22, nz, s.mul_add(n21, ny, s.mul(n20, nx)));
+    ([p0, p1, p2], [n0, n1, n2])
+}
+
+/// [`class`] two matrix entries per operation, where [`Simd::WIDE`] says a pair is one
+/// register.
+///
+/// # Safety
+/// As for [`class`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn paired_class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: bool>(
+    s: S,
+    source: &[VertexF4],
+    joints: &[u16],
+    weights: &[f32],
+    palettes: LanePalettes<'_>,
+    outs: &Outputs,
+    active: usize,
+    mut v: usize,
+    count: usize,
+    writer: W,
+) {
+    if K == 1 {
+        for (&j0, vertex) in joints.iter().zip(source) {
+            let m = blend_pairs::<S, 1>(s, |j| palettes.position(j), &[j0], &[]);
+            let n = if OWN_NORMALS {
+                blend_pairs::<S, 1>(s, |j| palettes.normal(j), &[j0], &[])
+            } else {
+                m
+            };
+            let (position, normal) = transform_pairs(s, &m, &n, vertex);
+            // SAFETY: forwarded from the caller.
+            unsafe { writer.write(s, outs, v, count, position, normal, active) };
+            v += count;
+        }
+        return;
+    }
+    for ((jj, ww), vertex) in joints
+        .chunks_exact(K)
+        .zip(weights.chunks_exact(K))
+        .zip(source)
+    {
+        let m = blend_pairs::<S, K>(s, |j| palettes.position(j), jj, ww);
+        let n = if OWN_NORMALS {
+            blend_pairs::<S, K>(s, |j| palettes.normal(j), jj, ww)
+        } else {
+            m
+        };
+        let (position, normal) = transform_pairs(s, &m, &n, vertex);
+        // SAFETY: forwarded from the caller.
+        unsafe { writer.write(s, outs, v, count, position, normal, active) };
         v += count;
     }
 }
@@ -682,8 +826,8 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
 }
 
 /// Transforms one vertex by the blended lane matrices (`m` the position's, `n` the
-/// normal's 3×3) and has `writer` store it to output vertices `v..v + count` of every live
-/// lane.
+/// normal's 3×3, both row-major) and has `writer` store it to output vertices
+/// `v..v + count` of every live lane.
 ///
 /// # Safety
 /// As for [`OutputWriter::write`].
@@ -826,12 +970,23 @@ fn palette_rows_group<S: Simd, const ROWS: usize, const FULL: bool>(
         for r in 0..ROWS {
             // Instance `k`'s row `r` is lane `k` of the row's four column vectors: after
             // the transpose, `t[k % 4]`'s low half for k < 4, its high half for k ≥ 4.
-            let t = s.transpose_halves([
-                s.load(&m[r * 4]),
-                s.load(&m[r * 4 + 1]),
-                s.load(&m[r * 4 + 2]),
-                s.load(&m[r * 4 + 3]),
-            ]);
+            let t = if ROWS == 3 {
+                // A 3×4 palette entry, in `LANE_SLOT`'s order.
+                s.transpose_halves([
+                    s.load(&m[LANE_SLOT[r * 4]]),
+                    s.load(&m[LANE_SLOT[r * 4 + 1]]),
+                    s.load(&m[LANE_SLOT[r * 4 + 2]]),
+                    s.load(&m[LANE_SLOT[r * 4 + 3]]),
+                ])
+            } else {
+                // A dual quaternion: its eight components in slots 0–7.
+                s.transpose_halves([
+                    s.load(&m[r * 4]),
+                    s.load(&m[r * 4 + 1]),
+                    s.load(&m[r * 4 + 2]),
+                    s.load(&m[r * 4 + 3]),
+                ])
+            };
             store_rows::<S, ROWS>(s, &outs, lanes, i, r, t);
         }
     }

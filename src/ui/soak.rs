@@ -91,7 +91,7 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::Upload, 3),
     (Change::Schedule, 2),
     (Change::Threads, 2),
-    (Change::SimdLevel, 1),
+    (Change::SimdLevel, 2),
     (Change::Shadows, 1),
     (Change::IndirectDraws, 1),
     (Change::Lod, 1),
