@@ -330,6 +330,11 @@ pub struct PreparedRig {
     /// Palette entries ([`crate::rig::Skeleton::palette_len`]) rounded up the same way:
     /// the distance between the position matrices of two instances' palettes.
     pub palette_entry_stride: usize,
+    /// Each palette entry's inverse bind matrix (`Skeleton::joint_from_bind`) as three
+    /// rows: what the lane palette kernels multiply by. A `Mat4` is stored by columns, and
+    /// taking its rows apart per entry and frame cost the kernel a dozen shuffles and a
+    /// trip through the stack.
+    pub joint_from_bind_rows: Vec<crate::types::Mat3x4>,
     /// Bind-pose bounding-box diagonal: the scale of the conformance tolerance.
     pub bounds_size: f32,
     /// Why `flat_qvs` cannot pose this rig exactly, if it cannot.
@@ -414,8 +419,15 @@ impl PreparedRig {
             .iter()
             .map(|n| n.length())
             .fold(0.0, f32::max);
+        let joint_from_bind_rows = rig
+            .skeleton
+            .joint_from_bind
+            .iter()
+            .map(crate::types::Mat3x4::from_mat4)
+            .collect();
         PreparedRig {
             name: name.to_string(),
+            joint_from_bind_rows,
             joint_stride: joint_count.next_multiple_of(4),
             palette_entry_stride: palette_len.next_multiple_of(4),
             bounds_size: rig.bounds_size(),

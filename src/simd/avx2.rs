@@ -201,6 +201,11 @@ impl Simd for Avx2 {
         [self.load(&x[0]), self.load(&x[1])]
     }
     #[inline(always)]
+    fn store_pair(self, x: &mut [F32x8; 2], w: Self::W) {
+        self.store(&mut x[0], w[0]);
+        self.store(&mut x[1], w[1]);
+    }
+    #[inline(always)]
     fn splat_pair(self, x: f32) -> Self::W {
         [self.splat(x); 2]
     }

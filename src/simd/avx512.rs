@@ -198,6 +198,10 @@ impl Simd for Avx512 {
         self.avx2().load_pair(x)
     }
     #[inline(always)]
+    fn store_pair(self, x: &mut [F32x8; 2], w: Self::W) {
+        self.avx2().store_pair(x, w)
+    }
+    #[inline(always)]
     fn splat_pair(self, x: f32) -> Self::W {
         self.avx2().splat_pair(x)
     }
@@ -227,6 +231,11 @@ impl Simd for Avx512Wide {
         // whole cache lines, so there the load does not straddle two.
         // SAFETY: the token proves AVX-512 F; `x` is 64 readable bytes.
         unsafe { _mm512_loadu_ps(x.as_ptr() as *const f32) }
+    }
+    #[inline(always)]
+    fn store_pair(self, x: &mut [F32x8; 2], w: __m512) {
+        // SAFETY: the token proves AVX-512 F; `x` is 64 writable bytes.
+        unsafe { _mm512_storeu_ps(x.as_mut_ptr() as *mut f32, w) }
     }
     #[inline(always)]
     fn splat_pair(self, x: f32) -> __m512 {

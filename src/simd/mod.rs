@@ -128,6 +128,8 @@ pub trait Simd: Copy {
 
     /// Entries `x[0]` and `x[1]` as one pair.
     fn load_pair(self, x: &[F32x8; 2]) -> Self::W;
+    /// Stores a pair into `x[0]` and `x[1]`.
+    fn store_pair(self, x: &mut [F32x8; 2], w: Self::W);
     /// `x` in every lane of both halves.
     fn splat_pair(self, x: f32) -> Self::W;
     fn pair_mul(self, a: Self::W, b: Self::W) -> Self::W;

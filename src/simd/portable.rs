@@ -213,6 +213,10 @@ impl Simd for Portable {
         *x
     }
     #[inline(always)]
+    fn store_pair(self, x: &mut [F32x8; 2], w: [F32x8; 2]) {
+        *x = w;
+    }
+    #[inline(always)]
     fn splat_pair(self, x: f32) -> [F32x8; 2] {
         [self.splat(x); 2]
     }
