@@ -2,11 +2,15 @@
 """Before and after: two or more skinbench binaries' bench runs, alternated.
 
 Usage: scripts/ab-bench.py [--rounds N] [--out DIR] [--md FILE] [--stand-in NEW=OLD]
-                           [--summarize] NAME=BINARY... -- BENCH ARGS
+                           [--summarize] NAME=BINARY[@CHECKOUT]... -- BENCH ARGS
 
 Example:
     scripts/ab-bench.py --rounds 4 --out bench-results/ab before=/tmp/old after=target/release/skinbench \\
         -- --workload skin,hierarchy,frame
+
+A binary runs in CHECKOUT where one is given: a report names the commit of the folder it
+runs in, so give each binary a checkout of the commit it was built from
+(`git worktree add --detach DIR COMMIT`).
 
 How it works: round r runs every binary once (`skinbench bench BENCH ARGS --out DIR`), in
 the given order on even rounds and reversed on odd ones (A B, B A, A B, ...), so a slow
@@ -73,6 +77,10 @@ def main():
         sys.exit(__doc__)
     split = args.index('--')
     binaries = [a.split('=', 1) for a in args[:split]]
+    checkouts = {}
+    for b in binaries:
+        if len(b) == 2 and '@' in b[1]:
+            b[1], checkouts[b[0]] = b[1].split('@', 1)
     bench_args = args[split + 1:]
     if len(binaries) < 2 or any(len(b) != 2 for b in binaries):
         sys.exit('give at least two NAME=BINARY')
@@ -101,8 +109,9 @@ def main():
                 take(name, report)
                 continue
             with tempfile.TemporaryDirectory() as run_dir:
-                subprocess.run([binary, 'bench', *bench_args, '--out', run_dir], check=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                subprocess.run([os.path.abspath(binary), 'bench', *bench_args, '--out', run_dir],
+                               check=True, cwd=checkouts.get(name), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
                 [report_name] = [f for f in os.listdir(run_dir) if f.endswith('.json')]
                 report = json.load(open(os.path.join(run_dir, report_name)))
                 stem = f'{report_name[:-5]}_{name}_round{r + 1}'
