@@ -23,6 +23,7 @@ pub mod method;
 pub mod naive;
 pub mod normal_rules;
 pub mod output;
+mod palette_rows;
 pub mod reduction;
 pub mod reference;
 pub mod simd;
@@ -556,7 +557,7 @@ pub fn run_group(
             };
             // The GPU skins; the CPU's part is the palettes, each instance's as 3×4 rows
             // where the layout says.
-            simd::palette_rows(p, out, layout, active);
+            palette_rows::run(p, out, layout, active);
         }
     }
     Ok(())

@@ -46,30 +46,27 @@
 //! blocks are written whole: the output reserves a whole group for them).
 //!
 //! At the `avx512-wide` SIMD level ([`Simd::WIDE`]) the linear blend and transform take
-//! two lane vectors per 512-bit register. The lane palette keeps rows 0 and 1 of each
-//! matrix alternating by column ([`crate::types::LANE_SLOT`]), so a pair is one column
-//! of both rows: the blend is six multiply-adds an influence instead of twelve, both rows'
-//! positions are three multiply-adds from the translation pair, and only row 2 and the
-//! results are split back into 256-bit vectors (four extractions) for the writers. The
-//! same multiplies and multiply-adds in the same order as one vector at a time, so the
-//! same bits (tested).
+//! two lane vectors per 512-bit register ([`pairs`]): the blend is six multiply-adds an
+//! influence instead of twelve, and the same bits as one vector at a time (tested).
 //!
 //! Rigs that need normal matrices (decided at load) carry them in the same lane palette,
 //! after the position matrices; every kernel then blends the nine 3×3 entries of those
 //! as well and transforms the normal by that. Every loop exists with and without it
 //! (`OWN_NORMALS`), so rigs without pay nothing.
 
+mod pairs;
+
 use super::Dest;
 use super::SkinMethod;
 use super::Skins;
-use super::layout::{NormalEncoding, OutputFormat, OutputLayout, Stores};
+use super::layout::{NormalEncoding, OutputLayout, Stores};
 use super::output::{
     BlockWriter, Float4Writer, NormalCode, OutputWriter, Outputs, PackedWriter, Writer,
 };
 use crate::prepare::{PreparedRig, Run, SortedMesh};
 use crate::rig::MAX_INFLUENCES;
 use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
-use crate::types::{F32x8, LANE_SLOT, LANES, Lanes3x4, VertexF4};
+use crate::types::{LANE_SLOT, LANES, Lanes3x4, VertexF4};
 
 /// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
 #[derive(Clone, Copy)]
@@ -552,7 +549,7 @@ unsafe fn class<
     if S::WIDE {
         // SAFETY: forwarded from the caller.
         unsafe {
-            paired_class::<S, W, K, OWN_NORMALS>(
+            pairs::class::<S, W, K, OWN_NORMALS>(
                 s, source, joints, weights, palettes, outs, active, v, count, writer,
             )
         };
@@ -595,130 +592,6 @@ unsafe fn class<
         } else {
             unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
         }
-        v += count;
-    }
-}
-
-/// A lane matrix's twelve slots as six pairs: pair `p` is slots `2p` and `2p + 1`.
-#[inline(always)]
-fn pairs_of(m: &Lanes3x4) -> &[[F32x8; 2]] {
-    m.as_chunks::<2>().0
-}
-
-/// [`blend_any`] two slots at a time: the six pairs of the blended matrix, in the lane
-/// palette's slot order (a normal matrix's too: its translation slots are zero and blend
-/// to zero). The same multiplies and multiply-adds, in the same order, as [`blend_into`].
-#[inline(always)]
-fn blend_pairs<'p, S: Simd, const K: usize>(
-    s: S,
-    matrix: impl Fn(u16) -> &'p Lanes3x4,
-    jj: &[u16],
-    ww: &[f32],
-) -> [S::W; 6] {
-    let mut out = [s.splat_pair(0.0); 6];
-    let first = pairs_of(matrix(jj[0]));
-    if K == 1 {
-        for (o, pair) in out.iter_mut().zip(first) {
-            *o = s.load_pair(pair);
-        }
-        return out;
-    }
-    let w = s.splat_pair(ww[0]);
-    for (o, pair) in out.iter_mut().zip(first) {
-        *o = s.pair_mul(s.load_pair(pair), w);
-    }
-    for i in 1..K {
-        let (m, w) = (pairs_of(matrix(jj[i])), s.splat_pair(ww[i]));
-        for (o, pair) in out.iter_mut().zip(m) {
-            *o = s.pair_mul_add(s.load_pair(pair), w, *o);
-        }
-    }
-    out
-}
-
-/// A vertex moved by a blended matrix held as pairs (`m` the position's, `n` the
-/// normal's, in [`LANE_SLOT`]'s order): pairs 0–3 are column 0–3 of rows 0 and 1, so
-/// both rows' positions are three multiply-adds on pairs (from the translation pair) and
-/// their normals a multiply and two; row 2's pairs (columns 0, 1 and 2, 3) are split into
-/// four single vectors and transformed as the unpaired kernel does. Twelve multiply-type
-/// operations and four extractions of a high half, where one vector at a time takes
-/// eighteen.
-#[inline(always)]
-fn transform_pairs<S: Simd>(
-    s: S,
-    m: &[S::W; 6],
-    n: &[S::W; 6],
-    src: &VertexF4,
-) -> ([S::V; 3], [S::V; 3]) {
-    let [px, py, pz, _] = src.position;
-    let [nx, ny, nz, _] = src.normal;
-    let (x, y, z) = (s.splat_pair(px), s.splat_pair(py), s.splat_pair(pz));
-    let (ax, ay, az) = (s.splat_pair(nx), s.splat_pair(ny), s.splat_pair(nz));
-    let rows_01 = s.pair_mul_add(
-        m[2],
-        z,
-        s.pair_mul_add(m[1], y, s.pair_mul_add(m[0], x, m[3])),
-    );
-    let normals_01 = s.pair_mul_add(n[2], az, s.pair_mul_add(n[1], ay, s.pair_mul(n[0], ax)));
-    let ([m20, m21], [m22, m23]) = (s.unpair(m[4]), s.unpair(m[5]));
-    let ([n20, n21], [n22, _]) = (s.unpair(n[4]), s.unpair(n[5]));
-    let (px, py, pz) = (s.splat(px), s.splat(py), s.splat(pz));
-    let (nx, ny, nz) = (s.splat(nx), s.splat(ny), s.splat(nz));
-    let [p0, p1] = s.unpair(rows_01);
-    let [n0, n1] = s.unpair(normals_01);
-    let p2 = s.mul_add(m22, pz, s.mul_add(m21, py, s.mul_add(m20, px, m23)));
-    let n2 = s.mul_add(n22, nz, s.mul_add(n21, ny, s.mul(n20, nx)));
-    ([p0, p1, p2], [n0, n1, n2])
-}
-
-/// [`class`] two matrix entries per operation, where [`Simd::WIDE`] says a pair is one
-/// register.
-///
-/// # Safety
-/// As for [`class`].
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn paired_class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: bool>(
-    s: S,
-    source: &[VertexF4],
-    joints: &[u16],
-    weights: &[f32],
-    palettes: LanePalettes<'_>,
-    outs: &Outputs,
-    active: usize,
-    mut v: usize,
-    count: usize,
-    writer: W,
-) {
-    if K == 1 {
-        for (&j0, vertex) in joints.iter().zip(source) {
-            let m = blend_pairs::<S, 1>(s, |j| palettes.position(j), &[j0], &[]);
-            let n = if OWN_NORMALS {
-                blend_pairs::<S, 1>(s, |j| palettes.normal(j), &[j0], &[])
-            } else {
-                m
-            };
-            let (position, normal) = transform_pairs(s, &m, &n, vertex);
-            // SAFETY: forwarded from the caller.
-            unsafe { writer.write(s, outs, v, count, position, normal, active) };
-            v += count;
-        }
-        return;
-    }
-    for ((jj, ww), vertex) in joints
-        .chunks_exact(K)
-        .zip(weights.chunks_exact(K))
-        .zip(source)
-    {
-        let m = blend_pairs::<S, K>(s, |j| palettes.position(j), jj, ww);
-        let n = if OWN_NORMALS {
-            blend_pairs::<S, K>(s, |j| palettes.normal(j), jj, ww)
-        } else {
-            m
-        };
-        let (position, normal) = transform_pairs(s, &m, &n, vertex);
-        // SAFETY: forwarded from the caller.
-        unsafe { writer.write(s, outs, v, count, position, normal, active) };
         v += count;
     }
 }
@@ -864,165 +737,4 @@ unsafe fn emit<S: Simd, W: OutputWriter>(
     }
     // SAFETY: forwarded from the caller.
     unsafe { writer.write(s, outs, v, count, position, normal, active) };
-}
-
-/// The bytes of one row (four floats) of a palette entry as the GPU reads it.
-const ROW_BYTES: usize = 16;
-
-/// A GPU variant's CPU part: a group's lane palettes written as each instance's palette
-/// entries where `layout` says (its `stored_vertices` are the palette's entries): three
-/// rows of a 3×4 matrix each (48 bytes), or with dual quaternions two (the rotation and
-/// the dual part, 32 bytes: the first eight lane vectors of each entry, see
-/// `anim::palette::to_dual_quat`). Each lane row is read once, transposed in registers
-/// (one 4×4 transpose per row gives four instances' rows in each half) and stored as
-/// 16-byte rows into the eight instances' slices. Entries past the lane palette (joints no
-/// vertex uses) are written as zeros, so the upload holds no uninitialised bytes.
-/// `skin::run_group` validated the palette layout, the output size and alignment; what
-/// the loop relies on is re-checked here once.
-pub(super) fn palette_rows(
-    palettes: &[Lanes3x4],
-    mut out: Dest<u8>,
-    layout: &OutputLayout,
-    active: usize,
-) {
-    assert!((1..=LANES).contains(&active));
-    let rows = match layout.format {
-        OutputFormat::Palette3x4 => 3,
-        OutputFormat::PaletteDualQuat => 2,
-        OutputFormat::Interleaved
-        | OutputFormat::Float3
-        | OutputFormat::Float4
-        | OutputFormat::Packed => panic!("not a palette layout"),
-    };
-    assert_eq!(layout.vertex_size(), rows * ROW_BYTES);
-    let entries = layout.stored_vertices;
-    assert!(
-        out.len() >= layout.group_bytes_needed(active)
-            && (active - 1) * layout.instance_stride + entries * rows * ROW_BYTES <= out.len(),
-        "output too small"
-    );
-    let base = out.as_mut_ptr();
-    assert!(
-        (base as usize).is_multiple_of(16) && layout.instance_stride.is_multiple_of(16),
-        "output not aligned for 16-byte rows"
-    );
-    let mut outs: Outputs = [base; LANES];
-    for (k, o) in outs.iter_mut().enumerate().take(active) {
-        // SAFETY: k * stride < out.len() (asserted above).
-        *o = unsafe { base.add(k * layout.instance_stride) };
-    }
-    if rows == 3 {
-        lay_out_palette_rows(palettes, outs, entries, active);
-    } else {
-        lay_out_dual_quat_rows(palettes, outs, entries, active);
-    }
-}
-
-crate::dispatch_simd!(
-    fn lay_out_palette_rows(
-        palettes: &[Lanes3x4],
-        outs: Outputs,
-        entries: usize,
-        active: usize,
-    ) -> () {
-        palette_rows_loops::<_, 3>
-    }
-);
-
-crate::dispatch_simd!(
-    fn lay_out_dual_quat_rows(
-        palettes: &[Lanes3x4],
-        outs: Outputs,
-        entries: usize,
-        active: usize,
-    ) -> () {
-        palette_rows_loops::<_, 2>
-    }
-);
-
-/// Full groups get a copy with `active` a constant (the per-lane stores unrolled).
-#[inline(always)]
-fn palette_rows_loops<S: Simd, const ROWS: usize>(
-    s: S,
-    palettes: &[Lanes3x4],
-    outs: Outputs,
-    entries: usize,
-    active: usize,
-) {
-    if active == LANES {
-        palette_rows_group::<S, ROWS, true>(s, palettes, outs, entries, active)
-    } else {
-        palette_rows_group::<S, ROWS, false>(s, palettes, outs, entries, active)
-    }
-}
-
-#[inline(always)]
-fn palette_rows_group<S: Simd, const ROWS: usize, const FULL: bool>(
-    s: S,
-    palettes: &[Lanes3x4],
-    outs: Outputs,
-    entries: usize,
-    active: usize,
-) {
-    let lanes = if FULL { LANES } else { active };
-    let written = entries.min(palettes.len());
-    for (i, m) in palettes[..written].iter().enumerate() {
-        for r in 0..ROWS {
-            // Instance `k`'s row `r` is lane `k` of the row's four column vectors: after
-            // the transpose, `t[k % 4]`'s low half for k < 4, its high half for k ≥ 4.
-            let t = if ROWS == 3 {
-                // A 3×4 palette entry, in `LANE_SLOT`'s order.
-                s.transpose_halves([
-                    s.load(&m[LANE_SLOT[r * 4]]),
-                    s.load(&m[LANE_SLOT[r * 4 + 1]]),
-                    s.load(&m[LANE_SLOT[r * 4 + 2]]),
-                    s.load(&m[LANE_SLOT[r * 4 + 3]]),
-                ])
-            } else {
-                // A dual quaternion: its eight components in slots 0–7.
-                s.transpose_halves([
-                    s.load(&m[r * 4]),
-                    s.load(&m[r * 4 + 1]),
-                    s.load(&m[r * 4 + 2]),
-                    s.load(&m[r * 4 + 3]),
-                ])
-            };
-            store_rows::<S, ROWS>(s, &outs, lanes, i, r, t);
-        }
-    }
-    let zero = [s.splat(0.0); 4];
-    for i in written..entries {
-        for r in 0..ROWS {
-            store_rows::<S, ROWS>(s, &outs, lanes, i, r, zero);
-        }
-    }
-}
-
-/// Row `r` of entry `i` (`ROWS` rows an entry) from `t` (the transposed row: instance `k`
-/// in `t[k % 4]`'s low half for k < 4, its high half for k ≥ 4) into the first `lanes`
-/// instances' slices. A function, not a closure: closures are not inlined into the
-/// `#[target_feature]` copies (one measured 2.5× slower, each store a call compiled
-/// without AVX).
-#[inline(always)]
-fn store_rows<S: Simd, const ROWS: usize>(
-    s: S,
-    outs: &Outputs,
-    lanes: usize,
-    i: usize,
-    r: usize,
-    t: [S::V; 4],
-) {
-    for (k, out) in outs.iter().enumerate().take(lanes) {
-        // SAFETY: `palette_rows` asserted `(active - 1) * stride + entries * ROWS * 16 <=
-        // out.len()`; `outs[k]` is `base + k * stride` for `k < lanes <= active`, so row
-        // `r < ROWS` of entry `i < entries` (16 bytes at `(i * ROWS + r) * 16`) lies
-        // inside it.
-        unsafe {
-            s.store_half(
-                out.add((i * ROWS + r) * ROW_BYTES) as *mut f32,
-                t[k % 4],
-                k >= 4,
-            )
-        }
-    }
 }
