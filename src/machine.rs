@@ -6,6 +6,10 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 pub struct Machine {
     pub cpu: String,
+    /// `family 26, model 2` on x86 (from /proc/cpuinfo): virtual machines often name only
+    /// the vendor's line (`AMD EPYC`), which hides a generation that changes every figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_id: Option<String>,
     pub cores: usize,
     pub os: String,
     pub rustc: String,
@@ -20,6 +24,9 @@ impl Machine {
     pub fn detect() -> Self {
         Machine {
             cpu: cpu_model(),
+            cpu_id: std::fs::read_to_string("/proc/cpuinfo")
+                .ok()
+                .and_then(|text| cpu_id(&text)),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             os: os_name(),
             rustc: env!("SKINBENCH_RUSTC_VERSION").to_string(),
@@ -32,6 +39,14 @@ impl Machine {
             git_sha: git_sha(),
             simd: crate::simd::SimdLevel::native().label().to_string(),
             date: today(),
+        }
+    }
+
+    /// The CPU as a report names it: `AMD EPYC (family 26, model 2)`.
+    pub fn cpu_line(&self) -> String {
+        match &self.cpu_id {
+            Some(id) => format!("{} ({id})", self.cpu),
+            None => self.cpu.clone(),
         }
     }
 
@@ -69,6 +84,24 @@ fn cpu_model() -> String {
                 .map(|(_, v)| v.trim().to_string())
         })
         .unwrap_or_else(|| format!("unknown {} CPU", std::env::consts::ARCH))
+}
+
+/// The first processor's family and model, where /proc/cpuinfo has them (x86).
+fn cpu_id(cpuinfo: &str) -> Option<String> {
+    let field = |name: &str| {
+        cpuinfo
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == name)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    Some(format!(
+        "family {}, model {}",
+        field("cpu family")?,
+        field("model")?
+    ))
 }
 
 fn os_name() -> String {
@@ -153,6 +186,14 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cpu_id_reads_the_first_processor() {
+        let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\n\
+                    model\t\t: 2\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\ncpu family\t: 25\n";
+        assert_eq!(super::cpu_id(text).as_deref(), Some("family 26, model 2"));
+        assert_eq!(super::cpu_id("processor\t: 0\nmodel name\t: x\n"), None);
+    }
+
     #[test]
     fn civil_dates() {
         assert_eq!(super::civil_from_days(0), (1970, 1, 1));

@@ -66,3 +66,31 @@ fn the_index_keeps_the_newest_report_per_machine_and_workload() {
     }
     assert!(!text.contains(&row("Xeon", "skin", "old")), "{text}");
 }
+
+#[test]
+fn reports_of_one_cpu_name_and_two_generations_are_two_machines() {
+    let dir = std::env::temp_dir().join(format!("skinbench-index-id-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, id) in [
+        ("zen4", "family 25, model 17"),
+        ("zen5", "family 26, model 2"),
+    ] {
+        let json = serde_json::json!({
+            "machine": { "cpu": "AMD EPYC", "cpu_id": id, "cores": 2, "simd": "AVX-512",
+                         "date": "2026-11-01", "git_sha": "abc" },
+            "workloads": ["skin"],
+        });
+        std::fs::write(dir.join(format!("{name}.json")), json.to_string()).unwrap();
+    }
+    let text = index_markdown(&dir);
+    for (name, id) in [
+        ("zen4", "family 25, model 17"),
+        ("zen5", "family 26, model 2"),
+    ] {
+        let expected =
+            format!("| 2-core AMD EPYC ({id}), AVX-512 | skin | - | [{name}]({name}.md) |");
+        assert!(text.contains(&expected), "no {expected:?} in {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,8 +2,8 @@
 //! written into the folder's README above its history, so a reader finds the current
 //! figures first.
 //!
-//! How it works: every `.json` report in the folder is read; its machine (cores, CPU, SIMD
-//! level) and its workloads (the CPU workloads a report lists, or `gpu` / `crowd` for
+//! How it works: every `.json` report in the folder is read; its machine (cores, CPU and,
+//! where recorded, its family and model, SIMD level) and its workloads (the CPU workloads a report lists, or `gpu` / `crowd` for
 //! theirs), qualified by what makes a run a different measurement (another rig, an
 //! instance count, several SIMD levels, `--quick`), form a key; per key the newest report
 //! (by date, then name) is listed. The table replaces what lies between two marker lines
@@ -39,7 +39,13 @@ fn machine(report: &serde_json::Value) -> Option<String> {
         .replace("  ", " ");
     let cores = m.get("cores")?.as_u64()?;
     let simd = m.get("simd").and_then(|s| s.as_str()).unwrap_or("?");
-    Some(format!("{cores}-core {}, {simd}", cpu.trim()))
+    // Reports from before the family and model were recorded keep the name alone.
+    let id = m
+        .get("cpu_id")
+        .and_then(|s| s.as_str())
+        .map(|id| format!(" ({id})"))
+        .unwrap_or_default();
+    Some(format!("{cores}-core {}{id}, {simd}", cpu.trim()))
 }
 
 /// The workloads a report measured.

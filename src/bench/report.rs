@@ -22,7 +22,9 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(
         s,
         "| CPU | {} ({} threads, best SIMD level {}) |",
-        m.cpu, m.cores, m.simd
+        m.cpu_line(),
+        m.cores,
+        m.simd
     );
     let _ = writeln!(
         s,

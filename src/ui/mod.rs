@@ -35,7 +35,7 @@ pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) 
     let rig = scene.pipeline.rig().clone();
     let info = PanelInfo {
         adapter: &scene.gpu.summary,
-        cpu: &scene.machine.cpu,
+        cpu: scene.machine.cpu_line(),
         cores: scene.machine.cores,
         simd: &scene.machine.simd,
         rig_name: &rig.name,
@@ -104,7 +104,7 @@ pub enum UiAction {
 /// Read-only facts the panel shows.
 pub struct PanelInfo<'a> {
     pub adapter: &'a AdapterSummary,
-    pub cpu: &'a str,
+    pub cpu: String,
     pub cores: usize,
     pub simd: &'a str,
     pub rig_name: &'a str,
