@@ -263,9 +263,8 @@ pub struct BenchArgs {
     /// crowd).
     #[arg(long)]
     pub instances: Option<usize>,
-    /// Measure the lane kernels at these SIMD levels side by side (avx512, avx2,
-    /// portable, or `all` the CPU has; repeatable or comma-separated; default: the
-    /// best the CPU has). Rows name their level; the file name lists the levels.
+    /// Measure the lane kernels at these SIMD levels side by side (help text set in
+    /// `command()`: the level names come from their declaration).
     #[arg(long = "simd-level", value_name = "LEVEL")]
     pub simd_levels: Vec<String>,
     /// Also write a Chrome trace of every frame the bench runs (open it in Perfetto or
@@ -323,8 +322,9 @@ pub struct GenRigArgs {
     pub out: Option<PathBuf>,
 }
 
-/// The command line with the help text that depends on this CPU: the real defaults of
-/// `--hierarchy` and `--skin`.
+/// The command line with the help text that depends on this CPU (the real defaults of
+/// `--hierarchy` and `--skin`) or lists declared names where clap cannot (`bench
+/// --simd-level` also takes `all`).
 pub fn command() -> clap::Command {
     let defaults = |what: &str, default: &str| {
         format!("{what} variant (default: the fastest on this CPU: {default})")
@@ -342,12 +342,22 @@ pub fn command() -> clap::Command {
         },
     );
     let skin = defaults("Skinning", best_skin().name());
+    let levels: Vec<&str> = SimdLevel::ALL.iter().map(|l| l.name()).collect();
+    let bench_levels = format!(
+        "Measure the lane kernels at these SIMD levels side by side ({}, or `all` the CPU \
+         has; repeatable or comma-separated; default: the best the CPU has). Rows name \
+         their level; the file name lists the levels",
+        levels.join(", ")
+    );
     Cli::command()
         .mut_arg("hierarchy", |a| a.help(hierarchy.clone()))
         .mut_arg("skin", |a| a.help(skin.clone()))
         .mut_subcommand("pose", |c| {
             c.mut_arg("hierarchy", |a| a.help(hierarchy.clone()))
                 .mut_arg("skin", |a| a.help(skin.clone()))
+        })
+        .mut_subcommand("bench", |c| {
+            c.mut_arg("simd_levels", |a| a.help(bench_levels))
         })
 }
 

@@ -164,6 +164,13 @@ fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
     // `pose` takes the same lists.
     let (_, pose_help, _) = skinbench(&["pose", "--help"]);
     assert_eq!(listed_values(&pose_help, "--skin"), names::<SkinVariant>());
+    // `bench --simd-level` takes `all` too, so its names are in its text, every one.
+    let (_, bench_help, _) = skinbench(&["bench", "--help"]);
+    let levels = names::<SimdLevel>().join(", ");
+    assert!(
+        bench_help.contains(&format!("({levels}, or `all`")),
+        "bench --help does not list {levels}: {bench_help}"
+    );
 }
 
 #[test]
