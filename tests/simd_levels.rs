@@ -1,5 +1,5 @@
-//! The lane kernels (skinning, hierarchy, sampling) at every SIMD level the CPU has
-//! (AVX-512, AVX2+FMA, portable), each forced in turn: without the forcing, a machine
+//! The lane kernels (skinning with both methods, hierarchy, sampling) at every SIMD level
+//! the CPU has (AVX-512 wide, AVX-512, AVX2+FMA, portable), each forced in turn: without the forcing, a machine
 //! would only ever test its best level. The conformance tests also run every lane variant
 //! at every level, each case with its own pipeline level; this file adds what needs the
 //! process-wide level: the variant choice of `best_for`, the sampler, the bits compared
@@ -18,7 +18,7 @@ use skinbench::crowd::verify::{verify_frame, verify_hierarchy};
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule, Stage};
 use skinbench::prepare::PreparedRig;
 use skinbench::simd::{SimdLevel, force_level};
-use skinbench::skin::{OutputBuffer, OutputFormat, OutputLayout, SkinVariant};
+use skinbench::skin::{OutputBuffer, OutputFormat, OutputLayout, SkinMethod, SkinVariant};
 use skinbench::types::LANES;
 use skinbench::variant::Variant;
 
@@ -39,91 +39,98 @@ fn check(
     let mut crowd = InstanceStore::new();
     crowd.resize(instances, rig, 2.0);
     crowd.advance(0.37);
-    let mut first_packed: Option<(OutputLayout, Vec<f32>, Vec<u32>)> = None;
-    // The lane variants, by their declared lane width.
-    for &skin in SkinVariant::ALL.iter().filter(|s| s.spec().lanes == LANES) {
-        let config = PipelineConfig {
-            hierarchy: HierarchyVariant::Simd,
-            skin,
-            schedule: Schedule::Fused,
-            threads: 1,
-            blend_weight: 0.3,
-            method: skinbench::skin::SkinMethod::Linear,
-        };
-        let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
-        pipeline.set_simd_level(pipeline_level).unwrap();
-        assert_eq!(pipeline.simd_level(), level);
-        let used = pipeline.output_bytes(instances) / 4;
-        // One spare instance's worth of sentinels after the used part.
-        let spare = pipeline.output_bytes(1) / 4;
-        let mut out = OutputBuffer::zeroed((used + spare) * 4);
-        bytemuck::cast_slice_mut::<_, f32>(out.as_bytes_mut()).fill(SENTINEL);
-        pipeline
-            .run_frame_until(
-                crowd.as_slice(),
-                &mut out.as_bytes_mut()[..used * 4],
-                Stage::Skin,
-            )
-            .unwrap();
-        let label = format!(
-            "{} {} instances {} on {}",
-            rig.name,
-            instances,
-            skin.name(),
-            level.label()
-        );
-        let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX).unwrap();
-        assert!(d.relative_position <= 1e-4, "{label}: {d:?}");
-        assert!(d.normal_excess <= 1.0, "{label}: {d:?}");
-        let floats: &[f32] = bytemuck::cast_slice(out.as_bytes());
-        assert!(
-            floats[used..].iter().all(|&f| f == SENTINEL),
-            "{label}: wrote past the last instance"
-        );
-        // Skinning a vertex once and storing it to its copies changes nothing: the
-        // copies' inputs are bit-identical, so are their results.
-        // Lane blocks only move the same vertices elsewhere (`pulled`: a copy is read
-        // from its vertex's block).
-        let vertices = |out: &[u8]| -> Vec<u32> {
-            (0..instances)
-                .flat_map(|i| {
-                    let (p, n) = skinbench::skin::read_instance(skin, rig, out, i).unwrap();
-                    p.into_iter()
-                        .chain(n)
-                        .flat_map(|v| v.to_array().map(f32::to_bits))
-                })
-                .collect()
-        };
-        // Every packed lane variant computes the same vertices as the first: the same
-        // bytes where the layout is the same (`distinct` stores what `packed` stores), the
-        // same decoded vertices where only the layout differs.
-        if skin.output_format() == OutputFormat::Packed {
-            let layout = *pipeline.output_layout();
-            match &first_packed {
-                None => first_packed = Some((layout, floats.to_vec(), vertices(out.as_bytes()))),
-                Some((first, bytes, decoded)) => {
-                    if (first.arrangement, first.stores) == (layout.arrangement, layout.stores) {
-                        assert!(
-                            floats
-                                .iter()
-                                .map(|f| f.to_bits())
-                                .eq(bytes.iter().map(|f| f.to_bits())),
-                            "{label}: differs from {:?}",
-                            first.variant
-                        );
-                    } else {
-                        assert!(
-                            vertices(out.as_bytes()) == *decoded,
-                            "{label}: differs from {:?}",
-                            first.variant
-                        );
+    // Both methods: the dual quaternions have a paired blend of their own at AVX-512 wide.
+    for &method in SkinMethod::ALL {
+        let mut first_packed: Option<(OutputLayout, Vec<f32>, Vec<u32>)> = None;
+        // The lane variants, by their declared lane width.
+        for &skin in SkinVariant::ALL.iter().filter(|s| s.spec().lanes == LANES) {
+            let config = PipelineConfig {
+                hierarchy: HierarchyVariant::Simd,
+                skin,
+                schedule: Schedule::Fused,
+                threads: 1,
+                blend_weight: 0.3,
+                method,
+            };
+            let mut pipeline = Pipeline::new(rig.clone(), config).unwrap();
+            pipeline.set_simd_level(pipeline_level).unwrap();
+            assert_eq!(pipeline.simd_level(), level);
+            let used = pipeline.output_bytes(instances) / 4;
+            // One spare instance's worth of sentinels after the used part.
+            let spare = pipeline.output_bytes(1) / 4;
+            let mut out = OutputBuffer::zeroed((used + spare) * 4);
+            bytemuck::cast_slice_mut::<_, f32>(out.as_bytes_mut()).fill(SENTINEL);
+            pipeline
+                .run_frame_until(
+                    crowd.as_slice(),
+                    &mut out.as_bytes_mut()[..used * 4],
+                    Stage::Skin,
+                )
+                .unwrap();
+            let label = format!(
+                "{} {} instances {} {} on {}",
+                rig.name,
+                instances,
+                skin.name(),
+                method.name(),
+                level.label()
+            );
+            let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX).unwrap();
+            assert!(d.relative_position <= 1e-4, "{label}: {d:?}");
+            assert!(d.normal_excess <= 1.0, "{label}: {d:?}");
+            let floats: &[f32] = bytemuck::cast_slice(out.as_bytes());
+            assert!(
+                floats[used..].iter().all(|&f| f == SENTINEL),
+                "{label}: wrote past the last instance"
+            );
+            // Skinning a vertex once and storing it to its copies changes nothing: the
+            // copies' inputs are bit-identical, so are their results.
+            // Lane blocks only move the same vertices elsewhere (`pulled`: a copy is read
+            // from its vertex's block).
+            let vertices = |out: &[u8]| -> Vec<u32> {
+                (0..instances)
+                    .flat_map(|i| {
+                        let (p, n) = skinbench::skin::read_instance(skin, rig, out, i).unwrap();
+                        p.into_iter()
+                            .chain(n)
+                            .flat_map(|v| v.to_array().map(f32::to_bits))
+                    })
+                    .collect()
+            };
+            // Every packed lane variant computes the same vertices as the first: the same
+            // bytes where the layout is the same (`distinct` stores what `packed` stores), the
+            // same decoded vertices where only the layout differs.
+            if skin.output_format() == OutputFormat::Packed {
+                let layout = *pipeline.output_layout();
+                match &first_packed {
+                    None => {
+                        first_packed = Some((layout, floats.to_vec(), vertices(out.as_bytes())))
+                    }
+                    Some((first, bytes, decoded)) => {
+                        if (first.arrangement, first.stores) == (layout.arrangement, layout.stores)
+                        {
+                            assert!(
+                                floats
+                                    .iter()
+                                    .map(|f| f.to_bits())
+                                    .eq(bytes.iter().map(|f| f.to_bits())),
+                                "{label}: differs from {:?}",
+                                first.variant
+                            );
+                        } else {
+                            assert!(
+                                vertices(out.as_bytes()) == *decoded,
+                                "{label}: differs from {:?}",
+                                first.variant
+                            );
+                        }
                     }
                 }
             }
+            let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).unwrap();
+            assert!(h <= 1e-4, "{label}: hierarchy error {h:e}");
+            outputs.push(out.as_bytes()[..used * 4].to_vec());
         }
-        let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).unwrap();
-        assert!(h <= 1e-4, "{label}: hierarchy error {h:e}");
-        outputs.push(out.as_bytes()[..used * 4].to_vec());
     }
     outputs
 }

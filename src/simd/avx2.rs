@@ -221,6 +221,17 @@ impl Simd for Avx2 {
         ]
     }
     #[inline(always)]
+    fn pair_neg_mul_add(self, a: Self::W, b: Self::W, c: Self::W) -> Self::W {
+        [
+            self.neg_mul_add(a[0], b[0], c[0]),
+            self.neg_mul_add(a[1], b[1], c[1]),
+        ]
+    }
+    #[inline(always)]
+    fn pair(self, low: Self::V, high: Self::V) -> Self::W {
+        [low, high]
+    }
+    #[inline(always)]
     fn unpair(self, w: Self::W) -> [Self::V; 2] {
         w
     }

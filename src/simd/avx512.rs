@@ -214,6 +214,14 @@ impl Simd for Avx512 {
         self.avx2().pair_mul_add(a, b, c)
     }
     #[inline(always)]
+    fn pair_neg_mul_add(self, a: Self::W, b: Self::W, c: Self::W) -> Self::W {
+        self.avx2().pair_neg_mul_add(a, b, c)
+    }
+    #[inline(always)]
+    fn pair(self, low: __m256, high: __m256) -> Self::W {
+        [low, high]
+    }
+    #[inline(always)]
     fn unpair(self, w: Self::W) -> [__m256; 2] {
         w
     }
@@ -251,6 +259,16 @@ impl Simd for Avx512Wide {
     fn pair_mul_add(self, a: __m512, b: __m512, c: __m512) -> __m512 {
         // SAFETY: the token proves AVX-512 F.
         unsafe { _mm512_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    fn pair_neg_mul_add(self, a: __m512, b: __m512, c: __m512) -> __m512 {
+        // SAFETY: the token proves AVX-512 F.
+        unsafe { _mm512_fnmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    fn pair(self, low: __m256, high: __m256) -> __m512 {
+        // SAFETY: the token proves AVX-512 F and DQ (the 256-bit insertion).
+        unsafe { _mm512_insertf32x8::<1>(_mm512_castps256_ps512(low), high) }
     }
     #[inline(always)]
     fn unpair(self, w: __m512) -> [__m256; 2] {

@@ -325,10 +325,32 @@ pub fn transform_by_dual_quat<S: Simd>(
     p: [S::V; 3],
     n: [S::V; 3],
 ) -> ([S::V; 3], [S::V; 3]) {
+    let [x, y, z, w, ..] = *dq;
+    let (two_inv, shift) = dual_quat_scale_and_shift(s, dq);
+    let moved = turn(s, [x, y, z, w], p, shift);
+    let zero = s.splat(0.0);
+    let turned = turn(s, [x, y, z, w], n, [zero; 3]);
+    (
+        [
+            s.mul_add(two_inv, moved[0], p[0]),
+            s.mul_add(two_inv, moved[1], p[1]),
+            s.mul_add(two_inv, moved[2], p[2]),
+        ],
+        [
+            s.mul_add(two_inv, turned[0], n[0]),
+            s.mul_add(two_inv, turned[1], n[1]),
+            s.mul_add(two_inv, turned[2], n[2]),
+        ],
+    )
+}
+
+/// What [`transform_by_dual_quat`] needs of a dual quaternion besides its rotation part:
+/// `2/L` and the translation times `L/2`, `w d − d.w r + r × d`.
+#[inline(always)]
+pub fn dual_quat_scale_and_shift<S: Simd>(s: S, dq: &[S::V; 8]) -> (S::V, [S::V; 3]) {
     let [x, y, z, w, dx, dy, dz, dw] = *dq;
     let len2 = s.mul_add(w, w, s.mul_add(z, z, s.mul_add(y, y, s.mul(x, x))));
     let two_inv = s.div(s.splat(2.0), len2);
-    // w d − d.w r + r × d: the translation times L/2.
     let shift = [
         s.mul_add(
             w,
@@ -346,21 +368,7 @@ pub fn transform_by_dual_quat<S: Simd>(
             s.neg_mul_add(dw, z, s.neg_mul_add(y, dx, s.mul(x, dy))),
         ),
     ];
-    let moved = turn(s, [x, y, z, w], p, shift);
-    let zero = s.splat(0.0);
-    let turned = turn(s, [x, y, z, w], n, [zero; 3]);
-    (
-        [
-            s.mul_add(two_inv, moved[0], p[0]),
-            s.mul_add(two_inv, moved[1], p[1]),
-            s.mul_add(two_inv, moved[2], p[2]),
-        ],
-        [
-            s.mul_add(two_inv, turned[0], n[0]),
-            s.mul_add(two_inv, turned[1], n[1]),
-            s.mul_add(two_inv, turned[2], n[2]),
-        ],
-    )
+    (two_inv, shift)
 }
 
 /// `acc + r × (r × v + w v)` for the quaternion `[r, w]`: the rotation's change of `v`

@@ -28,9 +28,9 @@ pub use avx2::Avx2;
 #[cfg(target_arch = "x86_64")]
 pub use avx512::{Avx512, Avx512Wide};
 pub use lane_math::{
-    dual_quat_from_3x4, load_3x4, matrix_from_dual_quat, mul_3x4, mul_3x4_left_scalar,
-    mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4, transform_by_dual_quat,
-    trs_to_3x4,
+    dual_quat_from_3x4, dual_quat_scale_and_shift, load_3x4, matrix_from_dual_quat, mul_3x4,
+    mul_3x4_left_scalar, mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4,
+    transform_by_dual_quat, trs_to_3x4,
 };
 pub use portable::Portable;
 
@@ -135,6 +135,10 @@ pub trait Simd: Copy {
     fn pair_mul(self, a: Self::W, b: Self::W) -> Self::W;
     /// `a * b + c`.
     fn pair_mul_add(self, a: Self::W, b: Self::W, c: Self::W) -> Self::W;
+    /// `c - a * b`.
+    fn pair_neg_mul_add(self, a: Self::W, b: Self::W, c: Self::W) -> Self::W;
+    /// `low` and `high` as one pair.
+    fn pair(self, low: Self::V, high: Self::V) -> Self::W;
     /// `[low, high]`.
     fn unpair(self, w: Self::W) -> [Self::V; 2];
 }

@@ -232,6 +232,17 @@ impl Simd for Portable {
         ]
     }
     #[inline(always)]
+    fn pair_neg_mul_add(self, a: [F32x8; 2], b: [F32x8; 2], c: [F32x8; 2]) -> [F32x8; 2] {
+        [
+            self.neg_mul_add(a[0], b[0], c[0]),
+            self.neg_mul_add(a[1], b[1], c[1]),
+        ]
+    }
+    #[inline(always)]
+    fn pair(self, low: F32x8, high: F32x8) -> [F32x8; 2] {
+        [low, high]
+    }
+    #[inline(always)]
     fn unpair(self, w: [F32x8; 2]) -> [F32x8; 2] {
         w
     }
