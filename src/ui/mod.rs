@@ -222,7 +222,7 @@ fn header_ui(ui: &mut egui::Ui, info: &PanelInfo) {
         info.adapter.name, info.adapter.backend, info.adapter.device_type
     ));
     ui.label(format!(
-        "CPU: {} — {} threads, best SIMD level {}",
+        "CPU: {} — {} threads, best: {}",
         info.cpu, info.cores, info.simd
     ));
     ui.label(format!("rig: {} — {}", info.rig_name, info.rig_line));
