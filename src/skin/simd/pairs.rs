@@ -88,7 +88,7 @@ pub(super) fn blend_dual_quat<S: Simd, const K: usize>(
 
 /// [`crate::simd::transform_by_dual_quat`] with the position in the low half of each pair
 /// and the normal in the high half: both turn by the same rotation, so the rotation's
-/// twelve multiply-type operations and the final three are done once for both, for the
+/// fifteen multiply-type operations and the final three are done once for both, for the
 /// rotation's four components and the scale copied into both halves and the three results
 /// split again. The normal's half adds zero where the position's adds the translation. The
 /// same operations, in the same order, as the unpaired function.
