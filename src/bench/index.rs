@@ -3,8 +3,8 @@
 //! figures first.
 //!
 //! How it works: every `.json` report in the folder is read; its machine (cores, CPU and,
-//! where recorded, its family and model, SIMD level) and its workloads (the CPU workloads a report lists, or `gpu` / `crowd` for
-//! theirs), qualified by what makes a run a different measurement (another rig, an
+//! where recorded, its family and model, SIMD level) and its workloads (the CPU workloads
+//! a report lists, or `gpu` / `crowd` for theirs), qualified by what makes a run a different measurement (another rig, an
 //! instance count, several SIMD levels, `--quick`), form a key; per key the newest report
 //! (by date, then name) is listed. The table replaces what lies between two marker lines
 //! of the folder's `README.md`; a folder without them is left alone.

@@ -28,9 +28,9 @@ pub use avx2::Avx2;
 #[cfg(target_arch = "x86_64")]
 pub use avx512::{Avx512, Avx512Wide};
 pub use lane_math::{
-    dual_quat_from_3x4, dual_quat_scale_and_shift, load_3x4, matrix_from_dual_quat, mul_3x4,
-    mul_3x4_left_scalar, mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4,
-    transform_by_dual_quat, trs_to_3x4,
+    dual_quat_from_3x4, load_3x4, matrix_from_dual_quat, mul_3x4, mul_3x4_left_scalar,
+    mul_3x4_right_scalar, normal_3x4, rows_3x4, rt_to_3x4, store_3x4, transform_by_dual_quat,
+    trs_to_3x4,
 };
 pub use portable::Portable;
 

@@ -24,6 +24,7 @@ use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
 pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, SPACING, Scene, Settings};
+use crate::machine::Machine;
 use crate::simd::SimdLevel;
 use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
@@ -35,9 +36,7 @@ pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) 
     let rig = scene.pipeline.rig().clone();
     let info = PanelInfo {
         adapter: &scene.gpu.summary,
-        cpu: scene.machine.cpu_line(),
-        cores: scene.machine.cores,
-        simd: &scene.machine.simd,
+        machine: &scene.machine,
         rig_name: &rig.name,
         rig_line: rig.summary.character_line(),
         max_instances: scene.max_instances(),
@@ -104,9 +103,7 @@ pub enum UiAction {
 /// Read-only facts the panel shows.
 pub struct PanelInfo<'a> {
     pub adapter: &'a AdapterSummary,
-    pub cpu: String,
-    pub cores: usize,
-    pub simd: &'a str,
+    pub machine: &'a Machine,
     pub rig_name: &'a str,
     pub rig_line: String,
     pub max_instances: usize,
@@ -223,7 +220,9 @@ fn header_ui(ui: &mut egui::Ui, info: &PanelInfo) {
     ));
     ui.label(format!(
         "CPU: {} — {} threads, best: {}",
-        info.cpu, info.cores, info.simd
+        info.machine.cpu_line(),
+        info.machine.cores,
+        info.machine.simd
     ));
     ui.label(format!("rig: {} — {}", info.rig_name, info.rig_line));
 }
@@ -284,7 +283,7 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
 /// Threads, the crowd's size and motion, the passes, and LOD.
 fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let pipeline = &mut settings.pipeline;
-    ui.add(egui::Slider::new(&mut pipeline.threads, 1..=info.cores.max(1)).text("threads"));
+    ui.add(egui::Slider::new(&mut pipeline.threads, 1..=info.machine.cores.max(1)).text("threads"));
     ui.add(
         egui::Slider::new(&mut settings.instances, 1..=info.max_instances.max(1))
             .logarithmic(true)

@@ -602,7 +602,9 @@ unsafe fn class<
 /// rotation's dot product with the first's is negative (antipodality, Kavan 2008), the sum
 /// normalised (one division) and applied to position and normal directly
 /// ([`transform_by_dual_quat`]: building the 3×4 and multiplying costs half again as
-/// much).
+/// much). Blend and transform work on pairs of lane vectors at every level: at
+/// `avx512-wide` a pair is one register and they take about half the operations, elsewhere
+/// the same operations as one vector at a time, so there is one code path.
 ///
 /// # Safety
 /// As for [`class`].
@@ -674,39 +676,51 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
             }
             signs_of.copy_from_slice(jj);
         }
-        let dq = if S::WIDE {
-            pairs::blend_dual_quat::<S, K>(s, palettes, jj, ww, &signs)
-        } else {
-            let mut dq = [s.splat(0.0); 8];
-            let w0 = s.splat(ww[0]);
-            for e in 0..8 {
-                dq[e] = s.mul(s.load(&first[e]), w0);
-            }
-            for i in 1..K {
-                let q = palettes.position(jj[i]);
-                let w = s.flip_sign(s.splat(ww[i]), signs[i]);
-                for e in 0..8 {
-                    dq[e] = s.mul_add(s.load(&q[e]), w, dq[e]);
-                }
-            }
-            dq
-        };
-        let (position, normal) = if S::WIDE {
-            pairs::transform_by_dual_quat(s, &dq, vertex)
-        } else {
-            let [px, py, pz, _] = vertex.position;
-            let [nx, ny, nz, _] = vertex.normal;
-            transform_by_dual_quat(
-                s,
-                &dq,
-                [s.splat(px), s.splat(py), s.splat(pz)],
-                [s.splat(nx), s.splat(ny), s.splat(nz)],
-            )
-        };
+        let dq = blend_dual_quat::<S, K>(s, palettes, jj, ww, &signs);
+        let [px, py, pz, _] = vertex.position;
+        let [nx, ny, nz, _] = vertex.normal;
+        let (position, normal) = transform_by_dual_quat(
+            s,
+            &dq,
+            [s.splat(px), s.splat(py), s.splat(pz)],
+            [s.splat(nx), s.splat(ny), s.splat(nz)],
+        );
         // SAFETY: forwarded from the caller.
         unsafe { writer.write(s, outs, v, count, position, normal, active) };
         v += count;
     }
+}
+
+/// [`dual_quat_class`]'s blend: the eight entries of a joint's dual quaternion are four
+/// pairs, so at `avx512-wide` each influence is four multiply-adds where one vector at a
+/// time takes eight, for one insertion of the signed weight into both halves; elsewhere a
+/// pair is two vectors and the operations are the same as one vector at a time.
+#[inline(always)]
+fn blend_dual_quat<S: Simd, const K: usize>(
+    s: S,
+    palettes: LanePalettes<'_>,
+    jj: &[u16],
+    ww: &[f32],
+    signs: &[S::V; K],
+) -> [S::V; 8] {
+    let pairs_of = |j: u16| palettes.position(j).as_chunks::<2>().0;
+    let mut dq = [s.splat_pair(0.0); 4];
+    let w0 = s.splat_pair(ww[0]);
+    for (o, pair) in dq.iter_mut().zip(pairs_of(jj[0])) {
+        *o = s.pair_mul(s.load_pair(pair), w0);
+    }
+    for i in 1..K {
+        let w = s.flip_sign(s.splat(ww[i]), signs[i]);
+        let w = s.pair(w, w);
+        for (o, pair) in dq.iter_mut().zip(pairs_of(jj[i])) {
+            *o = s.pair_mul_add(s.load_pair(pair), w, *o);
+        }
+    }
+    // Unpaired without a closure: a closure is not compiled with the kernel's target
+    // features, so the intrinsics in it would be calls.
+    let ([x, y], [z, w]) = (s.unpair(dq[0]), s.unpair(dq[1]));
+    let ([dx, dy], [dz, dw]) = (s.unpair(dq[2]), s.unpair(dq[3]));
+    [x, y, z, w, dx, dy, dz, dw]
 }
 
 /// Transforms one vertex by the blended lane matrices (`m` the position's, `n` the

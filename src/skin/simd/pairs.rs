@@ -1,20 +1,17 @@
-//! The skin kernel's blend and transform two lane vectors at a time, where a pair is one
-//! 512-bit register ([`Simd::WIDE`], the `avx512-wide` level).
+//! The linear blend and transform two lane vectors at a time, where a pair is one 512-bit
+//! register ([`Simd::WIDE`], the `avx512-wide` level). (Dual quaternions are paired at
+//! every level, where pairing costs nothing: see [`super::dual_quat_class`].)
 //!
-//! How it works: for linear blending, lane matrices keep rows 0 and 1 alternating by column
+//! How it works: lane matrices keep rows 0 and 1 alternating by column
 //! ([`crate::types::LANE_SLOT`]), so slot pair `c` (`c` < 4) is column `c` of both rows.
 //! The blend is one multiply-add a pair per influence, six a matrix; rows 0 and 1 of the
 //! position are three multiply-adds on pairs from the translation pair, of the normal a
 //! multiply and two; row 2's two pairs are split into four vectors and transformed one
 //! vector at a time. The same multiplies and multiply-adds, in the same order, as
 //! [`super::class`]'s unpaired path, so the same bits.
-//!
-//! Dual quaternions pair differently: a joint's eight entries are four pairs for the blend,
-//! and the blended rotation turns the position (low half) and the normal (high half) of a
-//! vertex in one pass; the normalisation and the translation stay one vector at a time.
 
 use super::{LanePalettes, OutputWriter, Outputs};
-use crate::simd::{Simd, dual_quat_scale_and_shift};
+use crate::simd::Simd;
 use crate::types::{F32x8, Lanes3x4, VertexF4};
 
 /// A lane matrix's twelve slots as six pairs: pair `p` is slots `2p` and `2p + 1`.
@@ -53,83 +50,6 @@ fn blend_pairs<'p, S: Simd, const K: usize>(
         }
     }
     out
-}
-
-/// [`super::dual_quat_class`]'s blend two entries per operation: the eight entries of a
-/// joint's dual quaternion are four pairs, so each influence is four multiply-adds where one
-/// vector at a time takes eight, for one insertion of the signed weight into both halves.
-/// The same multiplies and multiply-adds, in the same order, as the unpaired blend.
-#[inline(always)]
-pub(super) fn blend_dual_quat<S: Simd, const K: usize>(
-    s: S,
-    palettes: LanePalettes<'_>,
-    jj: &[u16],
-    ww: &[f32],
-    signs: &[S::V; K],
-) -> [S::V; 8] {
-    let mut dq = [s.splat_pair(0.0); 4];
-    let w0 = s.splat_pair(ww[0]);
-    for (o, pair) in dq.iter_mut().zip(pairs_of(palettes.position(jj[0]))) {
-        *o = s.pair_mul(s.load_pair(pair), w0);
-    }
-    for i in 1..K {
-        let w = s.flip_sign(s.splat(ww[i]), signs[i]);
-        let w = s.pair(w, w);
-        for (o, pair) in dq.iter_mut().zip(pairs_of(palettes.position(jj[i]))) {
-            *o = s.pair_mul_add(s.load_pair(pair), w, *o);
-        }
-    }
-    // No closures here or below: a closure is not compiled with the kernel's target
-    // features, so the intrinsics in it would be calls.
-    let ([x, y], [z, w]) = (s.unpair(dq[0]), s.unpair(dq[1]));
-    let ([dx, dy], [dz, dw]) = (s.unpair(dq[2]), s.unpair(dq[3]));
-    [x, y, z, w, dx, dy, dz, dw]
-}
-
-/// [`crate::simd::transform_by_dual_quat`] with the position in the low half of each pair
-/// and the normal in the high half: both turn by the same rotation, so the rotation's
-/// fifteen multiply-type operations and the final three are done once for both, for the
-/// rotation's four components and the scale copied into both halves and the three results
-/// split again. The normal's half adds zero where the position's adds the translation. The
-/// same operations, in the same order, as the unpaired function.
-#[inline(always)]
-pub(super) fn transform_by_dual_quat<S: Simd>(
-    s: S,
-    dq: &[S::V; 8],
-    src: &VertexF4,
-) -> ([S::V; 3], [S::V; 3]) {
-    let [x, y, z, w, ..] = *dq;
-    let (two_inv, shift) = dual_quat_scale_and_shift(s, dq);
-    let (x, y, z, w) = (s.pair(x, x), s.pair(y, y), s.pair(z, z), s.pair(w, w));
-    let zero = s.splat(0.0);
-    let acc = [
-        s.pair(shift[0], zero),
-        s.pair(shift[1], zero),
-        s.pair(shift[2], zero),
-    ];
-    let [px, py, pz, _] = src.position;
-    let [nx, ny, nz, _] = src.normal;
-    let v = [
-        s.pair(s.splat(px), s.splat(nx)),
-        s.pair(s.splat(py), s.splat(ny)),
-        s.pair(s.splat(pz), s.splat(nz)),
-    ];
-    // `acc + r × (r × v + w v)`, as `turn` in the lane math.
-    let c = [
-        s.pair_mul_add(w, v[0], s.pair_neg_mul_add(z, v[1], s.pair_mul(y, v[2]))),
-        s.pair_mul_add(w, v[1], s.pair_neg_mul_add(x, v[2], s.pair_mul(z, v[0]))),
-        s.pair_mul_add(w, v[2], s.pair_neg_mul_add(y, v[0], s.pair_mul(x, v[1]))),
-    ];
-    let turned = [
-        s.pair_mul_add(y, c[2], s.pair_neg_mul_add(z, c[1], acc[0])),
-        s.pair_mul_add(z, c[0], s.pair_neg_mul_add(x, c[2], acc[1])),
-        s.pair_mul_add(x, c[1], s.pair_neg_mul_add(y, c[0], acc[2])),
-    ];
-    let two_inv = s.pair(two_inv, two_inv);
-    let [p0, n0] = s.unpair(s.pair_mul_add(two_inv, turned[0], v[0]));
-    let [p1, n1] = s.unpair(s.pair_mul_add(two_inv, turned[1], v[1]));
-    let [p2, n2] = s.unpair(s.pair_mul_add(two_inv, turned[2], v[2]));
-    ([p0, p1, p2], [n0, n1, n2])
 }
 
 /// A vertex moved by a blended matrix held as pairs (`m` the position's, `n` the
