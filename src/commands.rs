@@ -32,7 +32,8 @@ pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
     };
     let summary = RigSummary::new(&loaded, &report);
     let name = file.display().to_string();
-    let prepared = PreparedRig::new(loaded, &report, &name);
+    let prepared = PreparedRig::new(loaded, &report, &name)
+        .with_context(|| format!("{name}: the imported rig cannot be prepared"))?;
     let normals = skinbench::skin::normal_rules::measure(&prepared);
     let cut = skinbench::skin::reduction::reduction_cost(&prepared, 4);
     if json {

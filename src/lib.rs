@@ -9,6 +9,7 @@
 
 pub mod anim;
 pub mod bench;
+pub mod chunks;
 pub mod crowd;
 pub mod gpu;
 pub mod machine;

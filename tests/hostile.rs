@@ -72,7 +72,7 @@ fn tree_walks_a_chain_of_sixty_thousand_joints() {
     let depth = 60_000;
     let (rig, report) = seeded_import(&common::chain_glb(depth), "chain.glb").unwrap();
     assert_eq!(rig.skeleton.max_depth(), depth);
-    let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb"));
+    let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb").unwrap());
     let mut crowd = InstanceStore::new();
     crowd.resize(9, &rig, 2.0);
     crowd.advance(0.3);
@@ -145,7 +145,7 @@ fn odd_weights_are_counted_in_inspect() {
 fn a_configuration_too_big_for_memory_names_the_count_that_fits() {
     use skinbench::crowd::budget::{Budget, Footprint, check};
     let (rig, report) = seeded_import(&common::chain_glb(60_000), "chain.glb").unwrap();
-    let rig = PreparedRig::new(rig, &report, "chain.glb");
+    let rig = PreparedRig::new(rig, &report, "chain.glb").unwrap();
     let config = PipelineConfig {
         hierarchy: HierarchyVariant::Tree,
         skin: SkinVariant::Naive,
@@ -287,7 +287,7 @@ fn a_clip_of_one_key_poses_its_key() {
         std::f32::consts::FRAC_1_SQRT_2,
     ];
     let (rig, report) = seeded_import(&gltf.glb_bytes(), "one-key.glb").unwrap();
-    let rig = Arc::new(PreparedRig::new(rig, &report, "one-key.glb"));
+    let rig = Arc::new(PreparedRig::new(rig, &report, "one-key.glb").unwrap());
     assert_eq!(rig.clips.len(), 1);
     for config in [
         PipelineConfig::baseline(1),

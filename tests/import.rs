@@ -137,14 +137,15 @@ fn rig_specific_facts() {
         eight.mesh.influence_histogram(),
         [0, 0, 0, 0, 432, 432, 432, 432]
     );
-    let kept = skinbench::prepare::PreparedRig::new(eight.clone(), &report, "eight");
+    let kept = skinbench::prepare::PreparedRig::new(eight.clone(), &report, "eight").unwrap();
     assert_eq!(
-        kept.mesh.sorted.class_counts,
+        *kept.mesh.sorted().class_counts(),
         [0, 0, 0, 0, 432, 432, 432, 432]
     );
     assert!(kept.uncut_mesh.is_none());
     // `--max-influences 4`.
-    let prepared = skinbench::prepare::PreparedRig::with_max_influences(eight, &report, "eight", 4);
+    let prepared =
+        skinbench::prepare::PreparedRig::with_max_influences(eight, &report, "eight", 4).unwrap();
     assert_eq!(
         prepared.source_mesh.influence_histogram(),
         [0, 0, 0, 1728, 0, 0, 0, 0]

@@ -293,7 +293,7 @@ fn lod_frames_keep_the_shown_poses(skin: SkinVariant, threads: usize, threshold_
         // Instance by instance (a partial last group's unused lanes hold whatever the
         // worker's scratch had, in both buffers).
         for i in 0..crowd.len() {
-            let decode = |bytes: &[u8]| match layout.format {
+            let decode = |bytes: &[u8]| match layout.format() {
                 OutputFormat::Palette3x4 => layout
                     .read_palettes(&rig, bytes, i)
                     .map(|p| format!("{p:?}"))
@@ -304,7 +304,7 @@ fn lod_frames_keep_the_shown_poses(skin: SkinVariant, threads: usize, threshold_
                     .unwrap(),
                 _ => String::new(),
             };
-            let vertices = |bytes: &[u8]| match layout.format {
+            let vertices = |bytes: &[u8]| match layout.format() {
                 OutputFormat::Palette3x4 | OutputFormat::PaletteDualQuat => None,
                 _ => Some(layout.read_instance(&rig.mesh, bytes, i).unwrap()),
             };
@@ -541,7 +541,7 @@ fn travel_bounds_every_vertex(rig: &PreparedRig) {
 
 fn tiny_rig(tiny: common::TinyGltf) -> PreparedRig {
     let (rig, report) = skinbench::rig::import_slice(&tiny.glb_bytes(), "tiny.glb", None).unwrap();
-    PreparedRig::new(rig, &report, "tiny.glb")
+    PreparedRig::new(rig, &report, "tiny.glb").unwrap()
 }
 
 macro_rules! travel_cases {

@@ -254,8 +254,9 @@ fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     for (name, rig, report) in rigs() {
-        let plain = Arc::new(PreparedRig::new(rig.clone(), &report, &name));
-        let surface = Arc::new(PreparedRig::new(with_surface_normals(rig), &report, &name));
+        let plain = Arc::new(PreparedRig::new(rig.clone(), &report, &name).unwrap());
+        let surface =
+            Arc::new(PreparedRig::new(with_surface_normals(rig), &report, &name).unwrap());
         {
             let (n, r) = (name.clone(), plain.clone());
             trials.push(Trial::test(

@@ -151,7 +151,7 @@ fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
     assert_eq!(harness.state().settings.pipeline.skin, wanted);
     assert_eq!(harness.state().pipeline.config().skin, wanted);
     assert_eq!(
-        harness.state().pipeline.output_layout().variant,
+        harness.state().pipeline.output_layout().variant(),
         wanted,
         "the output layout follows the variant"
     );
@@ -332,7 +332,7 @@ fn the_screenshot_button_says_where_the_file_went_or_why_not() {
 fn a_change_too_big_for_memory_is_refused_and_the_panel_says_why() {
     let (rig, report) =
         skinbench::rig::import_slice(&common::chain_glb(60_000), "chain.glb", None).unwrap();
-    let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb"));
+    let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb").unwrap());
     let Some(mut harness) = harness_for(rig, 9) else {
         return;
     };

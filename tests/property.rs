@@ -223,7 +223,7 @@ proptest! {
 
     #[test]
     fn random_rigs_match_the_reference(r in random_rig(), instances in 1usize..20, time in 0.0f32..3.0) {
-        let rig = Arc::new(PreparedRig::new(build(&r), &ImportReport::default(), "random"));
+        let rig = Arc::new(PreparedRig::new(build(&r), &ImportReport::default(), "random").unwrap());
         let mut crowd = InstanceStore::new();
         crowd.resize(instances, &rig, 2.0);
         crowd.advance(time);

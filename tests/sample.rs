@@ -151,7 +151,7 @@ fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
     };
     for file in common::PUBLIC_RIGS {
         let (rig, report) = skinbench::rig::import_path(&dir.join(file)).unwrap();
-        let prepared = PreparedRig::new(rig.clone(), &report, file);
+        let prepared = PreparedRig::new(rig.clone(), &report, file).unwrap();
         for clip in &rig.clips {
             let worst = common::lane_vs_per_track(clip, &prepared.rest_pose);
             assert!(worst < 2e-6, "{file} {}: {worst}", clip.name);

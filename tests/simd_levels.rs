@@ -107,7 +107,8 @@ fn check(
                         first_packed = Some((layout, floats.to_vec(), vertices(out.as_bytes())))
                     }
                     Some((first, bytes, decoded)) => {
-                        if (first.arrangement, first.stores) == (layout.arrangement, layout.stores)
+                        if (first.arrangement(), first.stores())
+                            == (layout.arrangement(), layout.stores())
                         {
                             assert!(
                                 floats
@@ -115,13 +116,13 @@ fn check(
                                     .map(|f| f.to_bits())
                                     .eq(bytes.iter().map(|f| f.to_bits())),
                                 "{label}: differs from {:?}",
-                                first.variant
+                                first.variant()
                             );
                         } else {
                             assert!(
                                 vertices(out.as_bytes()) == *decoded,
                                 "{label}: differs from {:?}",
-                                first.variant
+                                first.variant()
                             );
                         }
                     }
@@ -160,7 +161,7 @@ fn check_best(level: SimdLevel) {
 /// The sampler's lane path (eight rotation tracks per vector) against the per-track one.
 fn check_sampler(level: SimdLevel) {
     let rig = skinbench::rig::generate::reference_rig();
-    let rest = PreparedRig::reference().rest_pose;
+    let rest = PreparedRig::reference().rest_pose.clone();
     for clip in &rig.clips {
         assert!(ClipRt::new(clip).lane_rotations.is_some());
         let worst = common::lane_vs_per_track(clip, &rest);

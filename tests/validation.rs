@@ -26,7 +26,7 @@ use skinbench::variant::Variant;
 fn tiny() -> PreparedRig {
     let bytes = common::TinyGltf::new().glb_bytes();
     let (rig, report) = skinbench::rig::import_slice(&bytes, "tiny.glb", None).unwrap();
-    PreparedRig::new(rig, &report, "tiny.glb")
+    PreparedRig::new(rig, &report, "tiny.glb").unwrap()
 }
 
 /// The one-triangle rig with its root stretched (scale 1, 2, 1): a rig whose palettes carry
@@ -36,7 +36,7 @@ fn tiny_stretched() -> Arc<PreparedRig> {
     gltf.json["nodes"][0]["scale"] = serde_json::json!([1.0, 2.0, 1.0]);
     let (rig, report) =
         skinbench::rig::import_slice(&gltf.glb_bytes(), "stretched.glb", None).unwrap();
-    let rig = PreparedRig::new(rig, &report, "stretched.glb");
+    let rig = PreparedRig::new(rig, &report, "stretched.glb").unwrap();
     assert!(rig.own_normal_matrices());
     Arc::new(rig)
 }
@@ -62,7 +62,7 @@ impl PaletteStore {
             // matrices, where the rig has them).
             lanes: vec![
                 [F32x8::ZERO; 12];
-                rig.normal_palette_offset() + rig.mesh.sorted.joint_bound - shorten
+                rig.normal_palette_offset() + rig.mesh.sorted().joint_bound() - shorten
             ],
         }
     }
@@ -82,15 +82,19 @@ fn every_declared_skin_variant_has_a_layout_and_a_draw_path() {
     let mut paths = Vec::new();
     for &skin in SkinVariant::ALL {
         let layout = OutputLayout::try_new(skin, &rig, SkinMethod::Linear).unwrap();
-        assert_eq!(layout.variant, skin);
-        assert!(layout.instance_stride.is_multiple_of(skin::INSTANCE_ALIGN));
+        assert_eq!(layout.variant(), skin);
+        assert!(
+            layout
+                .instance_stride()
+                .is_multiple_of(skin::INSTANCE_ALIGN)
+        );
         assert!(layout.bytes(1) >= layout.instance_span());
         // Lane blocks take whole groups.
         assert_eq!(
             layout.bytes(3) == layout.bytes(8),
             skin.spec().arrangement == skin::Arrangement::LaneBlocks
         );
-        paths.push(layout.draw_path);
+        paths.push(layout.draw_path());
     }
     // Every draw path the renderer has is used by some variant.
     for &path in DrawPath::ALL {
@@ -106,7 +110,7 @@ fn output_buffers_are_aligned_for_every_layout() {
         for n in [1, 7, 13] {
             let buffer = OutputBuffer::for_instances(&layout, n);
             assert_eq!(buffer.len(), layout.bytes(n));
-            assert!((buffer.as_bytes().as_ptr() as usize).is_multiple_of(layout.align));
+            assert!((buffer.as_bytes().as_ptr() as usize).is_multiple_of(layout.align()));
             assert!(
                 layout
                     .check_buffer(buffer.as_bytes().as_ptr() as usize, buffer.len(), n)
@@ -267,7 +271,7 @@ fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedR
         assert_eq!(
             run(&layout, good, &mut out.as_bytes_mut()[1..], 1),
             Err(SkinError::Buffer(BufferError::Misaligned {
-                align: layout.align
+                align: layout.align()
             })),
             "{name}"
         );
@@ -391,7 +395,7 @@ fn the_pipeline_refuses_bad_configurations_and_buffers() {
                 .map(|_| ())
                 .map_err(|e| e.to_string()),
             Err(BufferError::Misaligned {
-                align: layout.align
+                align: layout.align()
             }
             .to_string()),
             "{}",

@@ -54,7 +54,7 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
     };
     let stored_bytes = |config: &PipelineConfig| {
         let layout = config.skin.layout(&rig, config.method);
-        layout.stored_vertices * layout.vertex_size()
+        layout.stored_vertices() * layout.vertex_size()
     };
     let mut rows = Vec::new();
     // Thread scaling: one interleaved set per instance count.

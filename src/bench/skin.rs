@@ -54,7 +54,7 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
     let vertices = rig.vertex_count();
     let stored_bytes = |skin: SkinVariant, method: SkinMethod| {
         let layout = skin.layout(&rig, method);
-        layout.stored_vertices * layout.vertex_size()
+        layout.stored_vertices() * layout.vertex_size()
     };
     let mut rows = Vec::new();
     let mut candidates = Vec::new();

@@ -293,48 +293,6 @@ fn worker_loop(s: &Shared, index: usize) {
     }
 }
 
-/// Disjoint `chunk`-long pieces of a mutable slice, taken by index inside a job (the last
-/// may be shorter): what lets every group's task write its own part of the arena, the
-/// trees and the output without a lock.
-pub struct SliceChunks<'a, T> {
-    ptr: std::ptr::NonNull<T>,
-    len: usize,
-    chunk: usize,
-    _borrow: std::marker::PhantomData<&'a mut [T]>,
-}
-
-// SAFETY: the chunks are disjoint `&mut` pieces of a slice borrowed exclusively for 'a;
-// sharing the producer between threads hands each piece to one of them (see `get`).
-unsafe impl<T: Send> Sync for SliceChunks<'_, T> {}
-
-impl<'a, T> SliceChunks<'a, T> {
-    pub fn new(slice: &'a mut [T], chunk: usize) -> Self {
-        assert!(chunk > 0);
-        SliceChunks {
-            len: slice.len(),
-            ptr: std::ptr::NonNull::from(slice).cast(),
-            chunk,
-            _borrow: std::marker::PhantomData,
-        }
-    }
-
-    /// Chunk `i` (panics past the last).
-    ///
-    /// # Safety
-    /// Each `i` must be taken at most once while the chunks are alive ([`Crew::run`] calls
-    /// its function once per index).
-    #[allow(clippy::mut_from_ref)]
-    pub unsafe fn get(&self, i: usize) -> &'a mut [T] {
-        let start = i * self.chunk;
-        assert!(start < self.len, "chunk {i} past the slice");
-        let len = self.chunk.min(self.len - start);
-        // SAFETY: start + len <= self.len, so the piece lies in the borrowed slice; no other
-        // reference to it exists (the caller takes each index once, and pieces of distinct
-        // indices do not overlap).
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(start), len) }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,11 +366,11 @@ mod tests {
     fn slice_chunks_are_the_disjoint_pieces_of_the_slice() {
         let mut crew = Crew::new(2, 1 << 20).unwrap();
         let mut data = vec![0u32; 1003];
+        let mut claims = crate::chunks::Claims::new();
         {
-            let chunks = SliceChunks::new(&mut data, 10);
+            let chunks = crate::chunks::SliceChunks::new(&mut data, 10, &mut claims);
             crew.run(101, 2, true, &|i| {
-                // SAFETY: `run` calls this once per index.
-                let piece = unsafe { chunks.get(i) };
+                let piece = chunks.get(i);
                 assert_eq!(piece.len(), if i == 100 { 3 } else { 10 });
                 for (k, x) in piece.iter_mut().enumerate() {
                     *x += (i * 10 + k) as u32 + 1;

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use glam::Mat4;
 
-use super::crew::{Crew, SliceChunks};
+use super::crew::Crew;
 use super::instances::Instance;
 use super::timing::{Stage, StageClock, StageTimings};
 use crate::anim::blend::{blend_poses, blend_reference};
@@ -32,8 +32,10 @@ use crate::anim::hierarchy::{
 };
 use crate::anim::palette::{self, PaletteError, PaletteLayout, Palettes, PalettesMut};
 use crate::anim::sample::sample_clip;
+use crate::chunks::{Claims, SliceChunks};
 use crate::prepare::PreparedRig;
 use crate::simd::{SimdLevel, UnsupportedLevel, with_level};
+use crate::skin::dest::DestChunks;
 use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinMethod};
 use crate::types::{CacheLine, LANES, Lanes3x4, Qvs};
 use crate::variant::Variant;
@@ -392,12 +394,11 @@ pub struct Pipeline {
     /// consumed by the same task, so they need not outlive it, and the same few blocks
     /// stay in the worker's cache instead of a whole arena streaming through memory.
     scratch: Vec<std::sync::Mutex<Vec<CacheLine>>>,
-    /// Stand-in output chunks for frames that stop before skinning.
-    no_output: Vec<u8>,
     /// The frame's group tasks: (destination, chunk in it, group), reused every frame.
     jobs: Vec<(u32, u32, u32)>,
-    /// The frame's destinations as (address, bytes), reused every frame.
-    dest_scratch: Vec<(usize, usize)>,
+    /// Which chunks of the output, the arena and the trees a stage has handed out, reused
+    /// every frame.
+    claims: [Claims; 3],
     clock: StageClock,
 }
 
@@ -415,9 +416,8 @@ impl Pipeline {
             arena: Vec::new(),
             trees: Vec::new(),
             scratch: Vec::new(),
-            no_output: Vec::new(),
             jobs: Vec::new(),
-            dest_scratch: Vec::new(),
+            claims: Default::default(),
             clock: StageClock::default(),
         })
     }
@@ -512,7 +512,7 @@ impl Pipeline {
             } else {
                 0
             },
-            output_bytes: self.output.instance_stride,
+            output_bytes: self.output.instance_stride(),
         }
     }
 
@@ -629,9 +629,6 @@ impl Pipeline {
             }
         }
         self.reserve(n);
-        if self.no_output.len() < groups {
-            self.no_output.resize(groups, 0);
-        }
         // A mesh without stored vertices writes nothing: its groups get stand-ins too.
         let writes = skinning && self.output.group_bytes() > 0;
         // Every computed group once: (destination, chunk in it, group index).
@@ -660,60 +657,37 @@ impl Pipeline {
                 .map_or(all.len(), |i| i + 1);
             &all[..end]
         };
-        // Each destination's start and the bytes its groups write, as addresses: kept in a
-        // reused vector (a steady-state frame allocates nothing). Without skinning, each
-        // group gets a one-byte stand-in so every job still has a chunk.
-        self.dest_scratch.clear();
-        let chunk_bytes = if writes {
-            for (run, out) in runs.iter().zip(outs.iter_mut()) {
-                let (_, needed) = self.output.groups_span(n, run);
-                self.dest_scratch.push((out.as_mut_ptr() as usize, needed));
+        // Without skinning (or with nothing to store), a group's task gets an empty
+        // destination: the stages before skinning do not write one.
+        let chunk_bytes = self.output.group_bytes();
+        fn take<'b>(outs: &Option<DestChunks<'b, '_>>, dest: u32, chunk: u32) -> Dest<'b, u8> {
+            match outs {
+                Some(outs) => outs.take(dest as usize, chunk as usize),
+                None => Dest::from_mut(&mut []),
             }
-            self.output.group_bytes()
-        } else {
-            self.dest_scratch
-                .push((self.no_output.as_mut_ptr() as usize, groups));
-            1
-        };
-        let dests = &self.dest_scratch;
-        // SAFETY (the caller's, for every use below): `dest`'s entry was made from a `Dest`
-        // borrowed exclusively for this whole call (or from `no_output`, borrowed by this
-        // `&mut self` call), holding `len` bytes; chunk `chunk` lies within it, and every
-        // (destination, chunk) pair is in one job, run once.
-        let chunk_of = |dest: u32, chunk: u32| -> Dest<'_, u8> {
-            let (base, len) = dests[dest as usize];
-            let start = chunk as usize * chunk_bytes;
-            assert!(start < len, "chunk {chunk} past its destination");
-            let len = chunk_bytes.min(len - start);
-            // SAFETY: see above; start < len, so the pointer is inside the destination.
-            unsafe {
-                Dest::from_raw(
-                    std::ptr::NonNull::new_unchecked((base + start) as *mut u8),
-                    len,
-                )
-            }
-        };
-        let trees = SliceChunks::new(trees, LANES);
+        }
         let jobs = &self.jobs;
         // The frame was validated above, so no group fails; should one, its error is kept
         // and returned.
         let first_error = FirstError::default();
         let start = Instant::now();
         let (crew, config, level) = (&mut self.crew, &self.config, self.simd_level);
+        let [dest_claims, block_claims, tree_claims] = &mut self.claims;
         if !jobs.is_empty() {
             match self.config.schedule {
                 Schedule::Staged => {
                     let arena = &mut self.arena[..groups * group_lines];
                     for &stage in stages {
-                        let blocks = SliceChunks::new(&mut *arena, group_lines);
+                        // Each stage hands every group its chunks anew.
+                        let outs = writes
+                            .then(|| DestChunks::new(&mut *outs, chunk_bytes, &mut *dest_claims));
+                        let blocks = SliceChunks::new(&mut *arena, group_lines, &mut *block_claims);
+                        let trees = SliceChunks::new(&mut *trees, LANES, &mut *tree_claims);
                         Self::run_job(crew, config, jobs.len(), &|j| {
                             let (dest, chunk, g) = jobs[j];
                             let g = g as usize;
-                            let mut out = chunk_of(dest, chunk);
-                            // SAFETY (both): `Crew::run` calls this once per job index, each
-                            // job names a distinct group, and each stage's job ends before the
-                            // next one's chunks are made.
-                            let (block, trees) = unsafe { (blocks.get(g), trees.get(g)) };
+                            let mut out = take(&outs, dest, chunk);
+                            let (block, trees) = (blocks.get(g), trees.get(g));
                             let group = &instances[g * LANES..(n.min((g + 1) * LANES))];
                             with_level(level, || {
                                 first_error.keep(context.run(
@@ -729,13 +703,13 @@ impl Pipeline {
                 }
                 Schedule::Fused => {
                     let scratch = &self.scratch;
+                    let outs = writes.then(|| DestChunks::new(outs, chunk_bytes, dest_claims));
+                    let trees = SliceChunks::new(trees, LANES, tree_claims);
                     Self::run_job(crew, config, jobs.len(), &|j| {
                         let (dest, chunk, g) = jobs[j];
                         let g = g as usize;
-                        let mut out = chunk_of(dest, chunk);
-                        // SAFETY: `Crew::run` calls this once per job index, and each job
-                        // names a distinct group.
-                        let trees = unsafe { trees.get(g) };
+                        let mut out = take(&outs, dest, chunk);
+                        let trees = trees.get(g);
                         let group = &instances[g * LANES..(n.min((g + 1) * LANES))];
                         // Each participant has its own block (participants are 0..threads,
                         // or 1..=threads without the caller, whose last one maps to the

@@ -122,7 +122,7 @@ pub fn verify_frame(
     let layout = pipeline.output_layout();
     let layout = &layout.skinned_on_gpu().unwrap_or(*layout);
     let mut d = Deviation {
-        normal_tolerance: layout.format.normal_tolerance(),
+        normal_tolerance: layout.format().normal_tolerance(),
         ..Deviation::default()
     };
     for i in spread(instances.len(), max_instances) {
@@ -140,7 +140,7 @@ pub fn verify_frame(
                 n.iter().map(|v| v.as_vec3()).collect::<Vec<_>>(),
             )
         };
-        let (positions, normals) = match layout.format {
+        let (positions, normals) = match layout.format() {
             OutputFormat::Palette3x4 => {
                 let (position_rows, normal_rows) = layout.read_palettes(rig, out, i)?;
                 twin(skin::reference::skin_rows(
@@ -190,7 +190,7 @@ pub fn verify_frame(
             d.max_normal = d.max_normal.max(dn);
             let tolerance = d.normal_tolerance
                 * layout
-                    .normal_encoding
+                    .normal_encoding()
                     .tolerance_factor(ref_normals[v].length());
             d.normal_excess = d.normal_excess.max(dn / tolerance);
         }

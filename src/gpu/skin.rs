@@ -192,9 +192,9 @@ impl GpuSkinner {
     /// Uploads `rig`'s influence-sorted mesh and builds both shaders' pipelines.
     pub fn new(device: &wgpu::Device, rig: &PreparedRig) -> Self {
         use wgpu::util::DeviceExt;
-        let mesh = &rig.mesh.sorted;
+        let mesh = rig.mesh.sorted();
         let source: Vec<[f32; 4]> = mesh
-            .source
+            .source()
             .iter()
             .flat_map(|v| [v.position, v.normal])
             .collect();
@@ -202,16 +202,16 @@ impl GpuSkinner {
         // bits; `first_joint` and `first_weight` count from the start.
         let mut words: Vec<u32> = bytemuck::cast_slice(&source).to_vec();
         let joints_at = words.len();
-        words.extend(mesh.joints.iter().map(|&j| j as u32));
-        words.extend(mesh.weights.iter().map(|w| w.to_bits()));
+        words.extend(mesh.joints().iter().map(|&j| j as u32));
+        words.extend(mesh.weights().iter().map(|w| w.to_bits()));
         // A binding may not be empty.
         words.push(0);
         let mut classes = [ClassGpu::default(); MAX_INFLUENCES];
         let (mut vertex, mut joint, mut weight) =
-            (0usize, joints_at, joints_at + mesh.joints.len());
+            (0usize, joints_at, joints_at + mesh.joints().len());
         for (c, class) in classes.iter_mut().enumerate() {
             let k = c + 1;
-            let count = mesh.class_counts[c];
+            let count = mesh.class_counts()[c];
             *class = ClassGpu {
                 first_vertex: vertex as u32,
                 count: count as u32,
@@ -287,7 +287,7 @@ impl GpuSkinner {
             params: Self::params_buffer(device, params_capacity),
             params_capacity,
             classes,
-            vertex_count: mesh.source.len() as u32,
+            vertex_count: mesh.source().len() as u32,
             normal_offset: if rig.own_normal_matrices() {
                 3 * rig.normal_palette_offset() as u32
             } else {
@@ -316,8 +316,8 @@ impl GpuSkinner {
     /// binding and one buffer, and its instances one dispatch dimension.
     fn range_instances(&self, upload: &OutputLayout, skinned: &OutputLayout) -> usize {
         let binding = self.max_binding.min(self.max_buffer);
-        let by_output = binding / skinned.instance_stride.max(1) as u64;
-        let by_palettes = binding / upload.instance_stride.max(1) as u64;
+        let by_output = binding / skinned.instance_stride().max(1) as u64;
+        let by_palettes = binding / upload.instance_stride().max(1) as u64;
         (by_output.min(by_palettes) as usize)
             .min(self.max_workgroups as usize)
             .min(self.range_limit.unwrap_or(usize::MAX))
@@ -357,7 +357,7 @@ impl GpuSkinner {
     ) -> Result<(), GpuSkinError> {
         let Some(skinned) = upload.skinned_on_gpu() else {
             return Err(GpuSkinError::NotOnGpu {
-                variant: upload.variant.spec().name,
+                variant: upload.variant().spec().name,
             });
         };
         if (palettes.size() as usize) < upload.bytes(instances) {
@@ -372,8 +372,8 @@ impl GpuSkinner {
         let current = self.bound.as_ref().is_some_and(|b| {
             b.palettes == *palettes
                 && b.instances == instances
-                && b.upload_stride == upload.instance_stride
-                && b.upload_format == upload.format
+                && b.upload_stride == upload.instance_stride()
+                && b.upload_format == upload.format()
                 && b.due.as_ref() == due
         });
         if !current {
@@ -437,11 +437,11 @@ impl GpuSkinner {
             let params = ParamsGpu {
                 classes: self.classes,
                 vertex_count: self.vertex_count,
-                palette_stride: (upload.instance_stride / 16) as u32,
+                palette_stride: (upload.instance_stride() / 16) as u32,
                 normal_offset: self.normal_offset,
-                output_stride: (skinned.instance_stride / 16) as u32,
+                output_stride: (skinned.instance_stride() / 16) as u32,
                 instances: live as u32,
-                dual_quat: (upload.format == OutputFormat::PaletteDualQuat) as u32,
+                dual_quat: (upload.format() == OutputFormat::PaletteDualQuat) as u32,
                 first_instance: (r * per_range) as u32,
                 lod: due.is_some() as u32,
             };
@@ -455,8 +455,8 @@ impl GpuSkinner {
         let groups = (0..range_count)
             .map(|r| {
                 let live = per_range.min(instances - r * per_range);
-                let offset = (r * per_range * upload.instance_stride) as u64;
-                let size = (live * upload.instance_stride) as u64;
+                let offset = (r * per_range * upload.instance_stride()) as u64;
+                let size = (live * upload.instance_stride()) as u64;
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("skin range"),
                     layout: &self.bind_layout,
@@ -498,8 +498,8 @@ impl GpuSkinner {
         self.bound = Some(Bound {
             palettes: palettes.clone(),
             instances,
-            upload_stride: upload.instance_stride,
-            upload_format: upload.format,
+            upload_stride: upload.instance_stride(),
+            upload_format: upload.format(),
             due: due.cloned(),
             groups,
         });
@@ -524,7 +524,7 @@ impl GpuSkinner {
             let fits = self.ranges.get(r).is_some_and(|range| {
                 range.capacity >= live
                     && range.capacity <= live.saturating_mul(4)
-                    && range.output.size() == (range.capacity * skinned.instance_stride) as u64
+                    && range.output.size() == (range.capacity * skinned.instance_stride()) as u64
             });
             if fits {
                 continue;
@@ -532,7 +532,7 @@ impl GpuSkinner {
             let capacity = (live + live / 4).clamp(1, per_range);
             let output = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("skin: skinned vertices (one range of instances)"),
-                size: (capacity * skinned.instance_stride) as u64,
+                size: (capacity * skinned.instance_stride()) as u64,
                 // VERTEX: the draw passes read it; COPY_SRC: verification reads it back.
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::VERTEX
@@ -555,9 +555,9 @@ impl GpuSkinner {
         // Every range but the last holds exactly its capacity (`fit_ranges`).
         let mut base = 0;
         for (r, range) in self.ranges.iter().enumerate() {
-            let held = (range.output.size() as usize) / skinned.instance_stride.max(1);
+            let held = (range.output.size() as usize) / skinned.instance_stride().max(1);
             if instance < base + held {
-                return Some((r, ((instance - base) * skinned.instance_stride) as u64));
+                return Some((r, ((instance - base) * skinned.instance_stride()) as u64));
             }
             base += held;
         }
@@ -585,13 +585,13 @@ impl GpuSkinner {
             if left == 0 {
                 break;
             }
-            let held = (range.output.size() as usize) / skinned.instance_stride.max(1);
+            let held = (range.output.size() as usize) / skinned.instance_stride().max(1);
             let take = held.min(left);
             let bytes = super::readback::read_buffer(
                 device,
                 queue,
                 &range.output,
-                (take * skinned.instance_stride) as u64,
+                (take * skinned.instance_stride()) as u64,
             )?;
             out.extend_from_slice(&bytes);
             left -= take;

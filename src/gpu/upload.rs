@@ -253,7 +253,7 @@ impl Uploader {
                 // wgpu promises staging memory 4-byte aligned; the skin variants' stores want
                 // up to 64 (on an H100, NVIDIA's driver's was not 32-byte aligned): then the
                 // frame is skinned into the CPU buffer and copied (`write_buffer`).
-                let align = pipeline.output_layout().align;
+                let align = pipeline.output_layout().align();
                 let misaligned = self.simulate_misaligned_staging
                     || views.iter_mut().any(|view| {
                         let address = view.slice(..).as_raw_element_ptr().as_ptr() as usize;
@@ -345,7 +345,7 @@ impl Uploader {
                 let acquire = start.elapsed();
                 let mut mapping = view.slice(..);
                 let ptr = mapping.as_raw_element_ptr();
-                let align = pipeline.output_layout().align;
+                let align = pipeline.output_layout().align();
                 if self.simulate_misaligned_staging
                     || !(ptr.as_ptr() as usize).is_multiple_of(align)
                 {

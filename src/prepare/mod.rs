@@ -24,6 +24,9 @@
 
 pub mod clip;
 pub mod scale;
+mod sorted;
+
+pub use sorted::{DistinctParts, DistinctVertices, MeshError, Run, SortedMesh, SortedParts};
 
 use crate::rig::{MAX_INFLUENCES, Mesh};
 
@@ -32,119 +35,52 @@ pub use crate::types::{
     unpack_normal,
 };
 
-/// Influence-sorted streams: class c (c + 1 influences) occupies vertices
-/// `class_start(c)..class_start(c) + class_counts[c]`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SortedMesh {
-    /// Vertices with 1, 2, … 8 influences.
-    pub class_counts: [usize; MAX_INFLUENCES],
-    pub source: Vec<VertexF4>,
-    pub uvs: Vec<[f32; 2]>,
-    /// Joint indices, `c + 1` per vertex of class `c`, classes in order.
-    pub joints: Vec<u16>,
-    /// Weights, `c + 1` per vertex of class `c` for c ≥ 1; none for 1-influence vertices.
-    pub weights: Vec<f32>,
-    pub indices: Vec<u32>,
-    /// `original_of_sorted[i]` is the file-order index of sorted vertex `i`.
-    pub original_of_sorted: Vec<u32>,
-    /// One more than the largest joint index in `joints`: a palette of at least this many
-    /// matrices can be read without per-influence bounds checks.
-    pub joint_bound: usize,
-    /// The same vertices with copies folded: what the `distinct` variant skins.
-    pub distinct: DistinctVertices,
-}
-
-/// A stretch of consecutive vertices of one influence class that all have the same number
-/// of copies: each of its `len` vertices occupies `1 + copies` consecutive output slots.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Run {
-    /// 1..=8.
-    pub influences: usize,
-    pub copies: usize,
-    pub len: usize,
-}
-
-/// Skin input with copies folded. A mesh repeats a vertex wherever its UVs are split
-/// (seams, unwrapped islands): same position, normal, joints and weights, so the same
-/// skinned result. In sorted order every such vertex is followed directly by its copies;
-/// these arrays hold only the first of each, in runs of equal copy count so a kernel can
-/// store the result `1 + copies` times with a loop the branch predictor always gets right.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DistinctVertices {
-    pub runs: Vec<Run>,
-    pub source: Vec<VertexF4>,
-    pub joints: Vec<u16>,
-    /// As in [`SortedMesh::weights`]: none for one-influence vertices.
-    pub weights: Vec<f32>,
-    /// For each sorted vertex, the index of its distinct vertex (itself or the vertex it
-    /// copies) in these arrays: how the GPU finds a copy's result when only distinct
-    /// vertices are stored (`pulled`).
-    pub distinct_of_sorted: Vec<u32>,
-}
-
-impl DistinctVertices {
-    /// Output vertices the runs cover.
-    pub fn output_len(&self) -> usize {
-        self.runs.iter().map(|r| r.len * (1 + r.copies)).sum()
-    }
-}
-
-impl SortedMesh {
-    /// First sorted vertex of influence class `c` (0-based: c = influences - 1).
-    pub fn class_start(&self, c: usize) -> usize {
-        self.class_counts[..c].iter().sum()
-    }
-
-    /// Offset of class `c`'s first joint index in `joints`.
-    pub fn joint_offset(&self, c: usize) -> usize {
-        (0..c).map(|k| self.class_counts[k] * (k + 1)).sum()
-    }
-
-    /// Offset of class `c`'s first weight in `weights` (class 0 stores none).
-    pub fn weight_offset(&self, c: usize) -> usize {
-        (1..c.max(1)).map(|k| self.class_counts[k] * (k + 1)).sum()
-    }
-}
-
-/// Every vertex layout of one mesh.
+/// Every vertex layout of one mesh. Made only by [`PreparedMesh::new`], which checks the
+/// mesh once; its fields are private, so the file-order arrays always have
+/// `vertex_count` entries, every joint index names a palette entry and every triangle
+/// index a vertex, whoever holds the value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreparedMesh {
-    pub vertex_count: usize,
-    /// Entries of the skinning palette the joint indices name (`Skeleton::palette_len`).
-    pub palette_len: usize,
-    /// File order, seed's first version.
-    pub interleaved: Vec<VertexInterleaved>,
-    /// File order, split float3 skinned stream.
-    pub source_f3: Vec<VertexF3>,
-    /// File order, float4 skinned stream.
-    pub source_f4: Vec<VertexF4>,
-    /// File order, the unskinned stream.
-    pub uvs: Vec<[f32; 2]>,
-    /// File order, always four influences (unused ones weigh 0).
-    pub joints4: Vec<[u16; 4]>,
-    pub weights4: Vec<[f32; 4]>,
-    /// File order triangle list.
-    pub indices: Vec<u32>,
-    pub sorted: SortedMesh,
+    vertex_count: usize,
+    palette_len: usize,
+    interleaved: Vec<VertexInterleaved>,
+    source_f3: Vec<VertexF3>,
+    source_f4: Vec<VertexF4>,
+    uvs: Vec<[f32; 2]>,
+    joints4: Vec<[u16; 4]>,
+    weights4: Vec<[f32; 4]>,
+    indices: Vec<u32>,
+    sorted: SortedMesh,
 }
 
 impl PreparedMesh {
-    /// Derives all layouts. `palette_len` is the skeleton's palette's; every joint index of
-    /// the mesh names an entry below it (the importer guarantees it, and it is checked
-    /// here once so the kernels need not check per vertex).
-    pub fn new(mesh: &Mesh, palette_len: usize) -> Self {
+    /// Derives all layouts. `palette_len` is the skeleton's palette's: every joint index of
+    /// the mesh must name an entry below it, every triangle index a vertex, and every
+    /// per-vertex array hold one entry a vertex (the importer makes meshes so; a mesh built
+    /// by hand is checked here, once, so the kernels need not check per vertex).
+    pub fn new(mesh: &Mesh, palette_len: usize) -> Result<Self, MeshError> {
         let vertex_count = mesh.vertex_count();
-        assert!(
-            mesh.joints
-                .iter()
-                .flatten()
-                .all(|&j| (j as usize) < palette_len),
-            "mesh joint index beyond the palette"
-        );
-        assert!(
-            mesh.indices.iter().all(|&i| (i as usize) < vertex_count),
-            "mesh index beyond the vertices"
-        );
+        sorted::length("normals", mesh.normals.len(), vertex_count)?;
+        sorted::length("uvs", mesh.uvs.len(), vertex_count)?;
+        sorted::length("joints", mesh.joints.len(), vertex_count)?;
+        sorted::length("weights", mesh.weights.len(), vertex_count)?;
+        if let Some(at) = mesh
+            .joints
+            .iter()
+            .flatten()
+            .position(|&j| j as usize >= palette_len)
+        {
+            return Err(MeshError::JointPastPalette {
+                what: "the mesh's joints",
+                at: at / MAX_INFLUENCES,
+                joint: mesh.joints[at / MAX_INFLUENCES][at % MAX_INFLUENCES],
+                palette_len,
+            });
+        }
+        if !mesh.indices.len().is_multiple_of(3) {
+            return Err(MeshError::PartialTriangle(mesh.indices.len()));
+        }
+        sorted::indices_below("the mesh's indices", &mesh.indices, vertex_count)?;
         let interleaved = (0..vertex_count)
             .map(|v| VertexInterleaved {
                 position: mesh.positions[v].to_array(),
@@ -221,8 +157,7 @@ impl PreparedMesh {
                 weights.extend_from_slice(&mesh.weights[o][..n]);
             }
         }
-        let joint_bound = joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
-        let mut distinct = DistinctVertices {
+        let mut distinct = DistinctParts {
             runs: Vec::new(),
             source: Vec::new(),
             joints: Vec::new(),
@@ -263,25 +198,27 @@ impl PreparedMesh {
                     .extend_from_slice(&mesh.weights[o][..run.influences]);
             }
         }
-        let sorted = SortedMesh {
-            joint_bound,
-            class_counts,
-            source: original_of_sorted.iter().map(|&o| f4(o as usize)).collect(),
-            uvs: original_of_sorted
-                .iter()
-                .map(|&o| uvs[o as usize])
-                .collect(),
-            joints,
-            weights,
-            indices: mesh
-                .indices
-                .iter()
-                .map(|&i| sorted_of_original[i as usize])
-                .collect(),
-            original_of_sorted,
-            distinct,
-        };
-        PreparedMesh {
+        let sorted = SortedMesh::from_parts(
+            SortedParts {
+                class_counts,
+                source: original_of_sorted.iter().map(|&o| f4(o as usize)).collect(),
+                uvs: original_of_sorted
+                    .iter()
+                    .map(|&o| uvs[o as usize])
+                    .collect(),
+                joints,
+                weights,
+                indices: mesh
+                    .indices
+                    .iter()
+                    .map(|&i| sorted_of_original[i as usize])
+                    .collect(),
+                original_of_sorted,
+                distinct,
+            },
+            palette_len,
+        )?;
+        Ok(PreparedMesh {
             vertex_count,
             palette_len,
             interleaved,
@@ -300,14 +237,95 @@ impl PreparedMesh {
                 .collect(),
             indices: mesh.indices.clone(),
             sorted,
-        }
+        })
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// Entries of the skinning palette the joint indices name (`Skeleton::palette_len`).
+    pub fn palette_len(&self) -> usize {
+        self.palette_len
+    }
+
+    /// File order, the interleaved vertex of the first version (position, normal, uv).
+    pub fn interleaved(&self) -> &[VertexInterleaved] {
+        &self.interleaved
+    }
+
+    /// File order, split float3 skinned stream.
+    pub fn source_f3(&self) -> &[VertexF3] {
+        &self.source_f3
+    }
+
+    /// File order, float4 skinned stream.
+    pub fn source_f4(&self) -> &[VertexF4] {
+        &self.source_f4
+    }
+
+    /// File order, the unskinned stream.
+    pub fn uvs(&self) -> &[[f32; 2]] {
+        &self.uvs
+    }
+
+    /// File order, always four influences (unused ones weigh 0).
+    pub fn joints4(&self) -> &[[u16; 4]] {
+        &self.joints4
+    }
+
+    pub fn weights4(&self) -> &[[f32; 4]] {
+        &self.weights4
+    }
+
+    /// File order triangle list.
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// The influence-sorted layouts.
+    pub fn sorted(&self) -> &SortedMesh {
+        &self.sorted
     }
 }
 
 /// Everything the per-frame pipeline reads about one rig, shared by all instances
-/// (behind an `Arc`; never copied per instance).
+/// (behind an `Arc`; never copied per instance). Made only by [`PreparedRig::new`] (or the
+/// constructors built on it), which checks the rig first; it derefs to its
+/// [`PreparedData`] for reading and never for writing, so what was checked stays true and
+/// the kernels may rely on it:
+///
+/// ```compile_fail
+/// let rig = skinbench::prepare::PreparedRig::reference();
+/// let other = skinbench::prepare::PreparedRig::built_in(skinbench::rig::generate::BuiltInRig::Twist);
+/// rig.mesh = other.mesh.clone(); // no: a prepared rig is read-only
+/// ```
 #[derive(Debug)]
 pub struct PreparedRig {
+    data: PreparedData,
+}
+
+impl std::ops::Deref for PreparedRig {
+    type Target = PreparedData;
+
+    fn deref(&self) -> &PreparedData {
+        &self.data
+    }
+}
+
+/// Why a rig cannot be prepared: a promise of the rig's types that a rig built by hand
+/// broke (an imported rig keeps them all).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrepareError {
+    #[error(transparent)]
+    Rig(#[from] crate::rig::RigError),
+    #[error("the mesh: {0}")]
+    Mesh(#[from] MeshError),
+}
+
+/// What a [`PreparedRig`] holds, read through it.
+#[derive(Debug)]
+pub struct PreparedData {
     /// File name or "reference", for messages and reports.
     pub name: String,
     pub skeleton: crate::rig::Skeleton,
@@ -364,7 +382,13 @@ pub struct PreparedRig {
 }
 
 impl PreparedRig {
-    pub fn new(rig: crate::rig::Rig, report: &crate::rig::ImportReport, name: &str) -> Self {
+    /// Checks `rig` ([`crate::rig::Rig::check`] and [`PreparedMesh::new`]) and derives
+    /// everything the frame reads.
+    pub fn new(
+        rig: crate::rig::Rig,
+        report: &crate::rig::ImportReport,
+        name: &str,
+    ) -> Result<Self, PrepareError> {
         PreparedRig::with_max_influences(rig, report, name, MAX_INFLUENCES)
     }
 
@@ -376,26 +400,14 @@ impl PreparedRig {
         report: &crate::rig::ImportReport,
         name: &str,
         max_influences: usize,
-    ) -> Self {
+    ) -> Result<Self, PrepareError> {
+        rig.check()?;
         let summary = crate::rig::RigSummary::new(&rig, report);
         let (cut, cut_vertices) = rig.mesh.reduced_to(max_influences);
         let uncut_mesh = (cut_vertices > 0).then(|| std::mem::replace(&mut rig.mesh, cut));
         let joint_count = rig.skeleton.joint_count();
         let palette_len = rig.skeleton.palette_len();
-        // The palette stage writes the joints' own entries in one pass before the others.
-        assert!(
-            palette_len >= joint_count
-                && rig.skeleton.joint_from_bind.len() == palette_len
-                && rig.skeleton.palette_joints[..joint_count]
-                    .iter()
-                    .enumerate()
-                    .all(|(e, &j)| e == j as usize)
-                && rig.skeleton.palette_joints[joint_count..]
-                    .iter()
-                    .all(|&j| (j as usize) < joint_count),
-            "the palette starts with one entry per joint, in order"
-        );
-        let mesh = PreparedMesh::new(&rig.mesh, palette_len);
+        let mesh = PreparedMesh::new(&rig.mesh, palette_len)?;
         let shear_reason = scale::shear_reason(&rig.skeleton, &rig.clips);
         let clips: Vec<clip::ClipRt> = rig.clips.iter().map(clip::ClipRt::new).collect();
         let root_parent_qvs = scale::root_parents(&rig.skeleton);
@@ -425,28 +437,30 @@ impl PreparedRig {
             .iter()
             .map(crate::types::Mat3x4::from_mat4)
             .collect();
-        PreparedRig {
-            name: name.to_string(),
-            joint_from_bind_rows,
-            joint_stride: joint_count.next_multiple_of(4),
-            palette_entry_stride: palette_len.next_multiple_of(4),
-            bounds_size: rig.bounds_size(),
-            skeleton: rig.skeleton,
-            clips,
-            mesh,
-            max_influences: rig.mesh.max_influences(),
-            source_mesh: rig.mesh,
-            uncut_mesh,
-            rest_pose,
-            shear_reason,
-            root_parent_qvs,
-            normal_matrix_reason,
-            unit_scale,
-            palette_stretch,
-            longest_normal,
-            summary,
-            dual_quat_reason: std::sync::OnceLock::new(),
-        }
+        Ok(PreparedRig {
+            data: PreparedData {
+                name: name.to_string(),
+                joint_from_bind_rows,
+                joint_stride: joint_count.next_multiple_of(4),
+                palette_entry_stride: palette_len.next_multiple_of(4),
+                bounds_size: rig.bounds_size(),
+                skeleton: rig.skeleton,
+                clips,
+                mesh,
+                max_influences: rig.mesh.max_influences(),
+                source_mesh: rig.mesh,
+                uncut_mesh,
+                rest_pose,
+                shear_reason,
+                root_parent_qvs,
+                normal_matrix_reason,
+                unit_scale,
+                palette_stretch,
+                longest_normal,
+                summary,
+                dual_quat_reason: std::sync::OnceLock::new(),
+            },
+        })
     }
 
     /// The built-in reference rig, from the copy embedded in the binary.
@@ -464,6 +478,7 @@ impl PreparedRig {
         let (loaded, report) = crate::rig::import_slice(rig.glb(), rig.asset_path(), None)
             .expect("the embedded rigs import (checked by tests)");
         PreparedRig::with_max_influences(loaded, &report, rig.name(), max_influences)
+            .expect("the embedded rigs prepare (checked by tests)")
     }
 
     /// Imports and prepares a glTF file.
@@ -481,12 +496,14 @@ impl PreparedRig {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
-        Ok(PreparedRig::with_max_influences(
-            rig,
-            &report,
-            &name,
-            max_influences,
-        ))
+        // An imported rig keeps every promise `prepare` checks; should one not, the file
+        // is named with what is wrong.
+        PreparedRig::with_max_influences(rig, &report, &name, max_influences).map_err(|e| {
+            crate::rig::ImportError {
+                path: path.to_path_buf(),
+                kind: crate::rig::import::ImportErrorKind::Invalid(e.to_string()),
+            }
+        })
     }
 
     pub fn joint_count(&self) -> usize {

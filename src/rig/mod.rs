@@ -300,7 +300,181 @@ pub struct Rig {
     pub clips: Vec<Clip>,
 }
 
+/// Why a rig built by hand is not one the rest of the program can run: the first broken
+/// promise of [`Skeleton`] or [`Clip`] found (the importer keeps every one of them; the
+/// mesh's are checked where it is prepared).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RigError {
+    #[error("the skeleton has {0} joints; at most {MAX_JOINTS} are allowed")]
+    TooManyJoints(usize),
+    #[error("{what} holds {given} entries; the skeleton needs {needed}")]
+    Length {
+        what: &'static str,
+        given: usize,
+        needed: usize,
+    },
+    #[error(
+        "joint {joint}'s parent is {parent}: joints 0..{roots} must be the roots and every \
+         other joint's parent must come before it"
+    )]
+    Parent {
+        joint: usize,
+        parent: u16,
+        roots: usize,
+    },
+    #[error(
+        "palette entry {entry} follows joint {joint}: the palette starts with one entry per \
+         joint in order, and every entry names one of the {joints} joints"
+    )]
+    Palette {
+        entry: usize,
+        joint: u16,
+        joints: usize,
+    },
+    #[error("clip {clip}, joint {joint}: {what}")]
+    Track {
+        clip: usize,
+        joint: usize,
+        what: String,
+    },
+}
+
+impl Skeleton {
+    /// Checks the promises this type's fields document (see [`RigError`]).
+    pub fn check(&self) -> Result<(), RigError> {
+        let joints = self.joint_count();
+        if joints > MAX_JOINTS {
+            return Err(RigError::TooManyJoints(joints));
+        }
+        let length = |what, given, needed| {
+            if given == needed {
+                Ok(())
+            } else {
+                Err(RigError::Length {
+                    what,
+                    given,
+                    needed,
+                })
+            }
+        };
+        length("names", self.names.len(), joints)?;
+        length("rest_pose", self.rest_pose.len(), joints)?;
+        length(
+            "model_from_root_parent",
+            self.model_from_root_parent.len(),
+            self.root_count.min(joints),
+        )?;
+        length(
+            "joint_from_bind",
+            self.joint_from_bind.len(),
+            self.palette_joints.len(),
+        )?;
+        for (joint, &parent) in self.parents.iter().enumerate() {
+            let root = joint < self.root_count;
+            if root != (parent == NO_PARENT) || (!root && parent as usize >= joint) {
+                return Err(RigError::Parent {
+                    joint,
+                    parent,
+                    roots: self.root_count,
+                });
+            }
+        }
+        if self.root_count > joints {
+            return Err(RigError::Length {
+                what: "root_count",
+                given: self.root_count,
+                needed: joints,
+            });
+        }
+        for (entry, &joint) in self.palette_joints.iter().enumerate() {
+            let in_order = entry >= joints || joint as usize == entry;
+            if !in_order || joint as usize >= joints {
+                return Err(RigError::Palette {
+                    entry,
+                    joint,
+                    joints,
+                });
+            }
+        }
+        if self.palette_joints.len() < joints {
+            return Err(RigError::Length {
+                what: "palette_joints",
+                given: self.palette_joints.len(),
+                needed: joints,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl<T> Track<T> {
+    /// Why the track breaks its promises (keys, strictly increasing finite times, values
+    /// per key), or `None`.
+    fn fault(&self) -> Option<String> {
+        let keys = self.key_count();
+        let per_key = if self.interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        if keys == 0 {
+            Some("a track has no keys".into())
+        } else if self.values.len() != keys * per_key {
+            Some(format!(
+                "{} values for {keys} keys of {} interpolation",
+                self.values.len(),
+                self.interpolation.name()
+            ))
+        } else if !self.times_secs.iter().all(|t| t.is_finite() && *t >= 0.0)
+            || self.times_secs.windows(2).any(|w| w[1] <= w[0])
+        {
+            Some("key times are not finite, non-negative and strictly increasing".into())
+        } else {
+            None
+        }
+    }
+}
+
 impl Rig {
+    /// Checks the skeleton's and the clips' promises: what [`crate::prepare`] relies on
+    /// before it derives the runtime layouts (the mesh is checked there).
+    pub fn check(&self) -> Result<(), RigError> {
+        self.skeleton.check()?;
+        let joints = self.skeleton.joint_count();
+        for (c, clip) in self.clips.iter().enumerate() {
+            if clip.joint_tracks.len() != joints {
+                return Err(RigError::Length {
+                    what: "a clip's joint_tracks",
+                    given: clip.joint_tracks.len(),
+                    needed: joints,
+                });
+            }
+            if !(clip.duration_secs.is_finite() && clip.duration_secs >= 0.0) {
+                return Err(RigError::Track {
+                    clip: c,
+                    joint: 0,
+                    what: format!("duration {} s", clip.duration_secs),
+                });
+            }
+            for (joint, t) in clip.joint_tracks.iter().enumerate() {
+                let fault = t
+                    .translation
+                    .as_ref()
+                    .and_then(Track::fault)
+                    .or_else(|| t.rotation.as_ref().and_then(Track::fault))
+                    .or_else(|| t.scale.as_ref().and_then(Track::fault));
+                if let Some(what) = fault {
+                    return Err(RigError::Track {
+                        clip: c,
+                        joint,
+                        what,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Size of the bind-pose bounding box (its diagonal), the scale for error tolerances.
     pub fn bounds_size(&self) -> f32 {
         let (min, max) = self.mesh.bounds();

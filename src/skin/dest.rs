@@ -5,10 +5,13 @@
 //! `&mut [u8]` would assert it is readable. So kernels get a `Dest`, a pointer and a
 //! length that can only be written to (checked, or unchecked after the caller validated
 //! the range once). It is made either from a `&mut` slice (plain CPU memory) or, unsafely,
-//! from a raw pointer into a mapping.
+//! from a raw pointer into a mapping. [`DestChunks`] cuts a frame's destinations into the
+//! groups' chunks, each handed out once, to the threads that skin them.
 
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+
+use crate::chunks::Claims;
 
 pub struct Dest<'a, T> {
     ptr: NonNull<T>,
@@ -112,66 +115,56 @@ impl<'a> Dest<'a, u8> {
     }
 }
 
-impl<'a, T: Copy + Send> Dest<'a, T> {
-    /// Consecutive chunks of `chunk` elements (the last may be shorter), taken by index
-    /// inside a frame job, beside the other per-group data.
-    pub fn chunks(self, chunk: usize) -> DestChunks<'a, T> {
-        assert!(chunk > 0);
+/// The chunks of a frame's destinations: chunk `c` of destination `d` is bytes
+/// `c * chunk..(c + 1) * chunk` of `dests[d]` (the last of each may be shorter), handed out
+/// once each ([`crate::chunks::Claims`]), to any thread.
+pub struct DestChunks<'b, 'd> {
+    dests: &'b [Dest<'d, u8>],
+    chunk: usize,
+    claims: &'b Claims,
+}
+
+// SAFETY: the destinations are borrowed exclusively for 'b (through `&'b mut` in `new`),
+// and `take` hands each chunk out at most once (its claim bit), so threads sharing the
+// chunks write disjoint bytes; a `Dest<u8>` is `Send`.
+unsafe impl Sync for DestChunks<'_, '_> {}
+
+impl<'b, 'd: 'b> DestChunks<'b, 'd> {
+    /// Chunks of `chunk` bytes (at least 1) of every destination in `dests`; `claims` is
+    /// reset for them.
+    pub fn new(dests: &'b mut [Dest<'d, u8>], chunk: usize, claims: &'b mut Claims) -> Self {
+        assert!(chunk > 0, "chunks of no bytes");
+        let count: usize = dests.iter().map(|d| d.len.div_ceil(chunk)).sum();
+        claims.reset(count);
         DestChunks {
-            shared: Shared {
-                ptr: self.ptr,
-                len: self.len,
-            },
+            dests,
             chunk,
-            _borrow: PhantomData,
+            claims,
+        }
+    }
+
+    /// Chunk `chunk` of destination `dest`; panics past the last chunk, or if it was taken
+    /// before.
+    pub fn take(&self, dest: usize, chunk: usize) -> Dest<'b, u8> {
+        let d = &self.dests[dest];
+        let start = chunk
+            .checked_mul(self.chunk)
+            .filter(|&start| start < d.len)
+            .unwrap_or_else(|| panic!("chunk {chunk} past destination {dest}"));
+        let before: usize = self.dests[..dest]
+            .iter()
+            .map(|d| d.len.div_ceil(self.chunk))
+            .sum();
+        self.claims.claim(before + chunk);
+        // SAFETY: start < d.len, so the chunk's `min(chunk, len - start)` bytes lie inside
+        // the destination, which is valid for writes for 'd: 'b and borrowed exclusively by
+        // these chunks; chunks do not overlap, and this one's claim bit was clear, so no
+        // other `Dest` of these bytes exists.
+        unsafe {
+            Dest::from_raw(
+                NonNull::new_unchecked(d.ptr.as_ptr().add(start)),
+                self.chunk.min(d.len - start),
+            )
         }
     }
 }
-
-/// The chunks of a consumed [`Dest`], handed out by index (see [`Dest::chunks`]).
-pub struct DestChunks<'a, T> {
-    shared: Shared<T>,
-    chunk: usize,
-    _borrow: PhantomData<&'a mut [T]>,
-}
-
-impl<'a, T: Copy> DestChunks<'a, T> {
-    /// How many chunks there are.
-    pub fn count(&self) -> usize {
-        self.shared.len.div_ceil(self.chunk)
-    }
-
-    /// Chunk `i` (panics past the last).
-    ///
-    /// # Safety
-    /// Each `i` must be taken at most once while the chunks are alive.
-    pub unsafe fn get(&self, i: usize) -> Dest<'a, T> {
-        assert!(i < self.count(), "chunk {i} past the destination");
-        // SAFETY: i is in range (asserted); exclusivity is the caller's promise.
-        unsafe { self.shared.chunk(i, self.chunk) }
-    }
-}
-
-/// The base pointer shared by the chunk producer (each chunk is handed out once).
-struct Shared<T> {
-    ptr: NonNull<T>,
-    len: usize,
-}
-
-impl<T: Copy> Shared<T> {
-    /// # Safety
-    /// Each `i` must be requested at most once while the chunks are alive.
-    unsafe fn chunk<'a>(&self, i: usize, chunk: usize) -> Dest<'a, T> {
-        let start = i * chunk;
-        let len = chunk.min(self.len - start);
-        // SAFETY: start < len (i < count), so the pointer stays in the range; exclusivity
-        // is the caller's promise.
-        unsafe { Dest::from_raw(NonNull::new_unchecked(self.ptr.as_ptr().add(start)), len) }
-    }
-}
-
-// SAFETY: `Shared` is only used by `DestChunks` to build disjoint chunks; no two threads
-// ever write through the same range.
-unsafe impl<T: Send> Send for Shared<T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Sync for Shared<T> {}

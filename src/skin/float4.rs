@@ -17,10 +17,10 @@ pub fn run<const OWN_NORMALS: bool>(
     normal_palette: &[Mat4],
     out: &mut Dest<VertexF4>,
 ) {
-    let n = mesh.vertex_count;
-    for (v, (src, (j, w))) in mesh.source_f4[..n]
+    let n = mesh.vertex_count();
+    for (v, (src, (j, w))) in mesh.source_f4()[..n]
         .iter()
-        .zip(mesh.joints4[..n].iter().zip(&mesh.weights4[..n]))
+        .zip(mesh.joints4()[..n].iter().zip(&mesh.weights4()[..n]))
         .enumerate()
     {
         let m = blend4(palette, *j, *w);

@@ -265,30 +265,87 @@ impl NormalEncoding {
     }
 }
 
-/// Where every instance's skinned vertices are (see the module docs).
+/// Where every instance's skinned vertices are (see the module docs). Made only by
+/// [`OutputLayout::new`] from a variant and a prepared rig (its fields are private), so its
+/// sizes, strides and alignment always agree with each other and with the mesh it was
+/// made for: the kernels write by them without a check per vertex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutputLayout {
-    pub variant: SkinVariant,
-    pub format: OutputFormat,
-    pub arrangement: Arrangement,
-    pub stores: Stores,
-    pub order: VertexOrder,
-    pub draw_path: DrawPath,
+    variant: SkinVariant,
+    format: OutputFormat,
+    arrangement: Arrangement,
+    stores: Stores,
+    order: VertexOrder,
+    draw_path: DrawPath,
+    vertex_count: usize,
+    stored_vertices: usize,
+    instance_stride: usize,
+    align: usize,
+    gpu_vertices: Option<GpuVertices>,
+    normal_encoding: NormalEncoding,
+}
+
+impl OutputLayout {
+    /// The skin variant it was made for.
+    pub fn variant(&self) -> SkinVariant {
+        self.variant
+    }
+
+    /// One stored element's format (a vertex, or a palette entry for a GPU variant).
+    pub fn format(&self) -> OutputFormat {
+        self.format
+    }
+
+    pub fn arrangement(&self) -> Arrangement {
+        self.arrangement
+    }
+
+    pub fn stores(&self) -> Stores {
+        self.stores
+    }
+
+    pub fn order(&self) -> VertexOrder {
+        self.order
+    }
+
+    /// The renderer's named pipeline for these vertices.
+    pub fn draw_path(&self) -> DrawPath {
+        self.draw_path
+    }
+
     /// The mesh's vertex count (what a draw indexes).
-    pub vertex_count: usize,
-    /// Vertices each instance stores (all, or the distinct ones).
-    pub stored_vertices: usize,
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// Vertices each instance stores (all, or the distinct ones; palette entries for a
+    /// GPU variant).
+    pub fn stored_vertices(&self) -> usize {
+        self.stored_vertices
+    }
+
     /// Bytes between consecutive instances' slices, or for lane blocks an eighth of a
     /// group's blocks (a group's output is `LANES` times this either way).
-    pub instance_stride: usize,
+    pub fn instance_stride(&self) -> usize {
+        self.instance_stride
+    }
+
     /// Alignment the output buffer needs.
-    pub align: usize,
+    pub fn align(&self) -> usize {
+        self.align
+    }
+
     /// For a variant that skins on the GPU: its vertices there (see
-    /// [`OutputLayout::skinned_on_gpu`]); the fields above then describe the palettes the
-    /// CPU writes.
-    pub gpu_vertices: Option<GpuVertices>,
+    /// [`OutputLayout::skinned_on_gpu`]); the other properties then describe the palettes
+    /// the CPU writes.
+    pub fn gpu_vertices(&self) -> Option<GpuVertices> {
+        self.gpu_vertices
+    }
+
     /// How the stored normals are packed.
-    pub normal_encoding: NormalEncoding,
+    pub fn normal_encoding(&self) -> NormalEncoding {
+        self.normal_encoding
+    }
 }
 
 /// Where a GPU-skinning variant's vertices are in the GPU's output.
@@ -402,8 +459,8 @@ impl OutputLayout {
             }
         };
         let stored_vertices = match spec.stores {
-            Stores::EveryVertex => mesh.vertex_count,
-            Stores::DistinctOnly => mesh.sorted.distinct.source.len(),
+            Stores::EveryVertex => mesh.vertex_count(),
+            Stores::DistinctOnly => mesh.sorted().distinct().source().len(),
         };
         let align = match spec.arrangement {
             Arrangement::Slices => spec.format.store_align(),
@@ -416,7 +473,7 @@ impl OutputLayout {
             stores: spec.stores,
             order: spec.order,
             draw_path,
-            vertex_count: mesh.vertex_count,
+            vertex_count: mesh.vertex_count(),
             stored_vertices,
             instance_stride: (stored_vertices * spec.format.vertex_size())
                 .next_multiple_of(INSTANCE_ALIGN),
@@ -552,10 +609,10 @@ impl OutputLayout {
                 variant: self.variant.spec().name,
             });
         }
-        if mesh.vertex_count != self.vertex_count {
+        if mesh.vertex_count() != self.vertex_count {
             return Err(BufferError::OtherMesh {
                 layout: self.vertex_count,
-                mesh: mesh.vertex_count,
+                mesh: mesh.vertex_count(),
             });
         }
         let first = self.instance_offset(instance);
@@ -579,9 +636,11 @@ impl OutputLayout {
                 VertexOrder::InfluenceSorted => {
                     let stored = match self.stores {
                         Stores::EveryVertex => v,
-                        Stores::DistinctOnly => mesh.sorted.distinct.distinct_of_sorted[v] as usize,
+                        Stores::DistinctOnly => {
+                            mesh.sorted().distinct().distinct_of_sorted()[v] as usize
+                        }
                     };
-                    (stored, mesh.sorted.original_of_sorted[v] as usize)
+                    (stored, mesh.sorted().original_of_sorted()[v] as usize)
                 }
             };
             let at = first + stored * step;

@@ -400,6 +400,10 @@ pub enum SkinError {
         method: &'static str,
         format: OutputFormat,
     },
+    #[error(
+        "the output layout was made for another rig than {rig}, or for another method than {method}"
+    )]
+    LayoutOfAnotherRig { rig: String, method: &'static str },
     #[error(transparent)]
     Buffer(#[from] BufferError),
 }
@@ -423,10 +427,10 @@ pub fn run_group(
             method: method.name(),
         });
     }
-    if layout.variant != variant {
+    if layout.variant() != variant {
         return Err(SkinError::OtherVariant {
             variant: variant.spec().name,
-            layout: layout.variant.spec().name,
+            layout: layout.variant().spec().name,
         });
     }
     let palette_format = match method {
@@ -434,18 +438,26 @@ pub fn run_group(
         SkinMethod::DualQuat => OutputFormat::PaletteDualQuat,
     };
     // A GPU variant's palettes hold what its method's shaders read.
-    if !variant.skins_on_cpu() && layout.format != palette_format {
+    if !variant.skins_on_cpu() && layout.format() != palette_format {
         return Err(SkinError::MethodLayout {
             method: method.name(),
-            format: layout.format,
+            format: layout.format(),
         });
     }
-    if layout.vertex_count != rig.vertex_count() {
+    if layout.vertex_count() != rig.vertex_count() {
         return Err(BufferError::OtherMesh {
-            layout: layout.vertex_count,
+            layout: layout.vertex_count(),
             mesh: rig.vertex_count(),
         }
         .into());
+    }
+    // A layout is only made from a rig, so it always agrees with itself; it must also be
+    // the one this rig and method give, or the kernels would write another mesh's sizes.
+    if OutputLayout::try_new(variant, rig, method).ok().as_ref() != Some(layout) {
+        return Err(SkinError::LayoutOfAnotherRig {
+            rig: rig.name.clone(),
+            method: method.name(),
+        });
     }
     if !(1..=LANES).contains(&active) {
         return Err(SkinError::Active { active });
@@ -461,7 +473,7 @@ pub fn run_group(
     let normals = rig.normal_palette_offset();
     let needed = match palettes.layout() {
         PaletteLayout::Mat4 | PaletteLayout::Mat3x4 => active * s,
-        PaletteLayout::Lanes => normals + rig.mesh.sorted.joint_bound,
+        PaletteLayout::Lanes => normals + rig.mesh.sorted().joint_bound(),
     };
     if palettes.len() < needed {
         return Err(SkinError::PaletteTooShort {
@@ -478,14 +490,14 @@ pub fn run_group(
         }
         .into());
     }
-    if !(out.as_mut_ptr() as usize).is_multiple_of(layout.align) {
+    if !(out.as_mut_ptr() as usize).is_multiple_of(layout.align()) {
         return Err(BufferError::Misaligned {
-            align: layout.align,
+            align: layout.align(),
         }
         .into());
     }
-    let stride = layout.instance_stride;
-    let bytes = layout.stored_vertices * layout.vertex_size();
+    let stride = layout.instance_stride();
+    let bytes = layout.stored_vertices() * layout.vertex_size();
     // One instance's slice and its palettes (position matrices, and the normal matrices,
     // which are the same slice where the rig needs no own ones): for the one-instance
     // kernels, each monomorphized with and without own normal matrices.
@@ -533,13 +545,13 @@ pub fn run_group(
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, sorted, |mesh| &mesh.sorted);
+            each_instance!(p, sorted, |mesh| mesh.sorted());
         }
         SkinVariant::Tuned => {
             let Palettes::Mat3x4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, tuned, |mesh| &mesh.sorted);
+            each_instance!(p, tuned, |mesh| mesh.sorted());
         }
         SkinVariant::Simd
         | SkinVariant::Packed

@@ -18,14 +18,14 @@ pub fn run<const OWN_NORMALS: bool>(
     normal_palette: &[Mat4],
     out: &mut Dest<VertexInterleaved>,
 ) {
-    for v in 0..mesh.vertex_count {
-        let m = blend4(palette, mesh.joints4[v], mesh.weights4[v]);
+    for v in 0..mesh.vertex_count() {
+        let m = blend4(palette, mesh.joints4()[v], mesh.weights4()[v]);
         let n = if OWN_NORMALS {
-            blend4(normal_palette, mesh.joints4[v], mesh.weights4[v])
+            blend4(normal_palette, mesh.joints4()[v], mesh.weights4()[v])
         } else {
             m
         };
-        let src = &mesh.interleaved[v];
+        let src = &mesh.interleaved()[v];
         let position = m * Vec3::from(src.position).extend(1.0);
         let normal = n * Vec4::from((Vec3::from(src.normal), 0.0));
         out.write(

@@ -217,7 +217,7 @@ pub(crate) enum Writer {
 impl Writer {
     /// `None` for layouts no lane kernel writes (the one-instance formats).
     pub(crate) fn for_layout(layout: &OutputLayout) -> Option<Writer> {
-        match (layout.format, layout.arrangement) {
+        match (layout.format(), layout.arrangement()) {
             (OutputFormat::Float4, Arrangement::Slices) => Some(Writer::Float4),
             (OutputFormat::Packed, Arrangement::Slices) => Some(Writer::Packed),
             (OutputFormat::Packed, Arrangement::LaneBlocks) => Some(Writer::Blocks),

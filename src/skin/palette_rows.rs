@@ -9,8 +9,7 @@
 //! so the upload holds no uninitialised bytes.
 
 use super::Dest;
-use super::layout::{OutputFormat, OutputLayout};
-use super::output::Outputs;
+use super::layout::OutputLayout;
 use crate::simd::Simd;
 use crate::types::{LANE_SLOT, LANES, Lanes3x4};
 
@@ -27,58 +26,127 @@ const ROW_BYTES: usize = 16;
 /// vertex uses) are written as zeros, so the upload holds no uninitialised bytes.
 /// `skin::run_group` validated the palette layout, the output size and alignment; what
 /// the loop relies on is re-checked here once.
-pub(super) fn run(palettes: &[Lanes3x4], mut out: Dest<u8>, layout: &OutputLayout, active: usize) {
-    assert!((1..=LANES).contains(&active));
-    let rows = match layout.format {
-        OutputFormat::Palette3x4 => 3,
-        OutputFormat::PaletteDualQuat => 2,
-        OutputFormat::Interleaved
-        | OutputFormat::Float3
-        | OutputFormat::Float4
-        | OutputFormat::Packed => panic!("not a palette layout"),
-    };
-    assert_eq!(layout.vertex_size(), rows * ROW_BYTES);
-    let entries = layout.stored_vertices;
-    assert!(
-        out.len() >= layout.group_bytes_needed(active)
-            && (active - 1) * layout.instance_stride + entries * rows * ROW_BYTES <= out.len(),
-        "output too small"
-    );
-    let base = out.as_mut_ptr();
-    assert!(
-        (base as usize).is_multiple_of(16) && layout.instance_stride.is_multiple_of(16),
-        "output not aligned for 16-byte rows"
-    );
-    let mut outs: Outputs = [base; LANES];
-    for (k, o) in outs.iter_mut().enumerate().take(active) {
-        // SAFETY: k * stride < out.len() (asserted above).
-        *o = unsafe { base.add(k * layout.instance_stride) };
-    }
-    if rows == 3 {
-        lay_out_palette_rows(palettes, outs, entries, active);
+pub(super) fn run(palettes: &[Lanes3x4], out: Dest<u8>, layout: &OutputLayout, active: usize) {
+    let outs = rows::RowOutputs::new(out, layout, active);
+    if outs.rows() == 3 {
+        lay_out_palette_rows(palettes, &outs);
     } else {
-        lay_out_dual_quat_rows(palettes, outs, entries, active);
+        lay_out_dual_quat_rows(palettes, &outs);
+    }
+}
+
+mod rows {
+    use super::super::Dest;
+    use super::super::layout::{OutputFormat, OutputLayout};
+    use super::super::output::Outputs;
+    use super::ROW_BYTES;
+    use crate::simd::Simd;
+    use crate::types::LANES;
+
+    /// Each live instance's slice of a group's output, checked once: holding one means
+    /// `outs[k]` (`k < active`) is valid for writing `entries` entries of `rows` 16-byte
+    /// rows for as long as it lives (its fields are private to this module, and `new` is
+    /// the only way to make one).
+    pub(super) struct RowOutputs<'a> {
+        outs: Outputs,
+        active: usize,
+        entries: usize,
+        rows: usize,
+        _out: Dest<'a, u8>,
+    }
+
+    impl<'a> RowOutputs<'a> {
+        /// Checks `out` against the layout (a palette layout, large enough for `active`
+        /// instances, 16-byte aligned); panics where it is not (`skin::run_group` refuses
+        /// each with its typed error first).
+        pub fn new(mut out: Dest<'a, u8>, layout: &OutputLayout, active: usize) -> Self {
+            assert!((1..=LANES).contains(&active));
+            let rows = match layout.format() {
+                OutputFormat::Palette3x4 => 3,
+                OutputFormat::PaletteDualQuat => 2,
+                OutputFormat::Interleaved
+                | OutputFormat::Float3
+                | OutputFormat::Float4
+                | OutputFormat::Packed => panic!("not a palette layout"),
+            };
+            assert_eq!(layout.vertex_size(), rows * ROW_BYTES);
+            let entries = layout.stored_vertices();
+            assert!(
+                out.len() >= layout.group_bytes_needed(active)
+                    && (active - 1) * layout.instance_stride() + entries * rows * ROW_BYTES
+                        <= out.len(),
+                "output too small"
+            );
+            let base = out.as_mut_ptr();
+            assert!(
+                (base as usize).is_multiple_of(16) && layout.instance_stride().is_multiple_of(16),
+                "output not aligned for 16-byte rows"
+            );
+            let mut outs: Outputs = [base; LANES];
+            for (k, o) in outs.iter_mut().enumerate().take(active) {
+                // SAFETY: k * stride <= (active - 1) * stride < out.len() (asserted above),
+                // so the pointer stays inside `out`.
+                *o = unsafe { base.add(k * layout.instance_stride()) };
+            }
+            RowOutputs {
+                outs,
+                active,
+                entries,
+                rows,
+                _out: out,
+            }
+        }
+
+        pub fn active(&self) -> usize {
+            self.active
+        }
+
+        /// Entries each instance's slice holds.
+        pub fn entries(&self) -> usize {
+            self.entries
+        }
+
+        /// Rows an entry: 3 for a 3×4 matrix, 2 for a dual quaternion.
+        pub fn rows(&self) -> usize {
+            self.rows
+        }
+
+        /// Row `r` of entry `i` from `t` (the transposed row: instance `k` in `t[k % 4]`'s
+        /// low half for k < 4, its high half for k ≥ 4) into the first `lanes` instances'
+        /// slices. A function, not a closure: closures are not inlined into the
+        /// `#[target_feature]` copies (one measured 2.5× slower, each store a call compiled
+        /// without AVX).
+        ///
+        /// # Safety
+        /// `i < self.entries()`, `r < self.rows()` and `lanes <= self.active()`.
+        #[inline(always)]
+        pub unsafe fn store<S: Simd>(&self, s: S, lanes: usize, i: usize, r: usize, t: [S::V; 4]) {
+            for (k, out) in self.outs.iter().enumerate().take(lanes) {
+                // SAFETY: `new` checked `(active - 1) * stride + entries * rows * 16 <=
+                // out.len()`, and `outs[k]` is `base + k * stride` for `k < lanes <= active`,
+                // so row `r < rows` of entry `i < entries` (16 bytes at
+                // `(i * rows + r) * 16`) lies inside it (the caller's promise for `i`, `r`
+                // and `lanes`).
+                unsafe {
+                    s.store_half(
+                        out.add((i * self.rows + r) * ROW_BYTES) as *mut f32,
+                        t[k % 4],
+                        k >= 4,
+                    )
+                }
+            }
+        }
     }
 }
 
 crate::dispatch_simd!(
-    fn lay_out_palette_rows(
-        palettes: &[Lanes3x4],
-        outs: Outputs,
-        entries: usize,
-        active: usize,
-    ) -> () {
+    fn lay_out_palette_rows(palettes: &[Lanes3x4], outs: &rows::RowOutputs<'_>) -> () {
         palette_rows_loops::<_, 3>
     }
 );
 
 crate::dispatch_simd!(
-    fn lay_out_dual_quat_rows(
-        palettes: &[Lanes3x4],
-        outs: Outputs,
-        entries: usize,
-        active: usize,
-    ) -> () {
+    fn lay_out_dual_quat_rows(palettes: &[Lanes3x4], outs: &rows::RowOutputs<'_>) -> () {
         palette_rows_loops::<_, 2>
     }
 );
@@ -88,14 +156,13 @@ crate::dispatch_simd!(
 fn palette_rows_loops<S: Simd, const ROWS: usize>(
     s: S,
     palettes: &[Lanes3x4],
-    outs: Outputs,
-    entries: usize,
-    active: usize,
+    outs: &rows::RowOutputs<'_>,
 ) {
-    if active == LANES {
-        palette_rows_group::<S, ROWS, true>(s, palettes, outs, entries, active)
+    assert_eq!(outs.rows(), ROWS);
+    if outs.active() == LANES {
+        palette_rows_group::<S, ROWS, true>(s, palettes, outs)
     } else {
-        palette_rows_group::<S, ROWS, false>(s, palettes, outs, entries, active)
+        palette_rows_group::<S, ROWS, false>(s, palettes, outs)
     }
 }
 
@@ -103,11 +170,10 @@ fn palette_rows_loops<S: Simd, const ROWS: usize>(
 fn palette_rows_group<S: Simd, const ROWS: usize, const FULL: bool>(
     s: S,
     palettes: &[Lanes3x4],
-    outs: Outputs,
-    entries: usize,
-    active: usize,
+    outs: &rows::RowOutputs<'_>,
 ) {
-    let lanes = if FULL { LANES } else { active };
+    let lanes = if FULL { LANES } else { outs.active() };
+    let entries = outs.entries();
     let written = entries.min(palettes.len());
     for (i, m) in palettes[..written].iter().enumerate() {
         for r in 0..ROWS {
@@ -130,42 +196,16 @@ fn palette_rows_group<S: Simd, const ROWS: usize, const FULL: bool>(
                     s.load(&m[r * 4 + 3]),
                 ])
             };
-            store_rows::<S, ROWS>(s, &outs, lanes, i, r, t);
+            // SAFETY: i < written <= entries, r < ROWS == rows (asserted by the caller),
+            // and lanes is LANES only for a full group (active == LANES), else active.
+            unsafe { outs.store(s, lanes, i, r, t) };
         }
     }
     let zero = [s.splat(0.0); 4];
     for i in written..entries {
         for r in 0..ROWS {
-            store_rows::<S, ROWS>(s, &outs, lanes, i, r, zero);
-        }
-    }
-}
-
-/// Row `r` of entry `i` (`ROWS` rows an entry) from `t` (the transposed row: instance `k`
-/// in `t[k % 4]`'s low half for k < 4, its high half for k ≥ 4) into the first `lanes`
-/// instances' slices. A function, not a closure: closures are not inlined into the
-/// `#[target_feature]` copies (one measured 2.5× slower, each store a call compiled
-/// without AVX).
-#[inline(always)]
-fn store_rows<S: Simd, const ROWS: usize>(
-    s: S,
-    outs: &Outputs,
-    lanes: usize,
-    i: usize,
-    r: usize,
-    t: [S::V; 4],
-) {
-    for (k, out) in outs.iter().enumerate().take(lanes) {
-        // SAFETY: `palette_rows` asserted `(active - 1) * stride + entries * ROWS * 16 <=
-        // out.len()`; `outs[k]` is `base + k * stride` for `k < lanes <= active`, so row
-        // `r < ROWS` of entry `i < entries` (16 bytes at `(i * ROWS + r) * 16`) lies
-        // inside it.
-        unsafe {
-            s.store_half(
-                out.add((i * ROWS + r) * ROW_BYTES) as *mut f32,
-                t[k % 4],
-                k >= 4,
-            )
+            // SAFETY: as above, for i < entries.
+            unsafe { outs.store(s, lanes, i, r, zero) };
         }
     }
 }

@@ -27,8 +27,8 @@ pub fn run<const OWN_NORMALS: bool>(
     out: &mut Dest<VertexF4>,
 ) {
     // Four classes: a rig with more influences is refused (`SkinSpec::max_influences`).
-    let [n1, n2, n3, n4, ..] = mesh.class_counts;
-    let src = &mesh.source[..];
+    let [n1, n2, n3, n4, ..] = mesh.class_counts();
+    let src = mesh.source();
     let (mut v, mut j, mut w) = (0, 0, 0);
     // The same blend of `palette` or of `normal_palette` (a macro keeps it written once).
     macro_rules! blend {
@@ -41,7 +41,7 @@ pub fn run<const OWN_NORMALS: bool>(
         }};
     }
 
-    for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints[j..j + n1]) {
+    for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints()[j..j + n1]) {
         let m = &palette[j0 as usize];
         let n = if OWN_NORMALS {
             &normal_palette[j0 as usize]
@@ -55,8 +55,8 @@ pub fn run<const OWN_NORMALS: bool>(
 
     macro_rules! class {
         ($count:expr, $k:literal) => {
-            let joints = mesh.joints[j..j + $k * $count].chunks_exact($k);
-            let weights = mesh.weights[w..w + $k * $count].chunks_exact($k);
+            let joints = mesh.joints()[j..j + $k * $count].chunks_exact($k);
+            let weights = mesh.weights()[w..w + $k * $count].chunks_exact($k);
             for (s, (jj, ww)) in src[v..v + $count].iter().zip(joints.zip(weights)) {
                 let m = blend!(palette, jj, ww, $k);
                 let n = if OWN_NORMALS {

@@ -38,25 +38,27 @@ pub fn run<const OWN_NORMALS: bool>(
     normal_palette: &[Mat3x4],
     out: &mut Dest<VertexF4>,
 ) {
-    // Validate once: every joint index is below `joint_bound`, checked when the mesh was
-    // prepared; the palettes must hold that many matrices, the destination every vertex.
+    // Validate once: every joint index is below `joint_bound` (a `SortedMesh` holds that:
+    // its constructor computes the bound from the joints, and its fields cannot change
+    // after); the palettes must hold that many matrices, the destination every vertex.
     assert!(
-        palette.len() >= mesh.joint_bound
-            && (!OWN_NORMALS || normal_palette.len() >= mesh.joint_bound),
+        palette.len() >= mesh.joint_bound()
+            && (!OWN_NORMALS || normal_palette.len() >= mesh.joint_bound()),
         "palette shorter than the mesh's joints"
     );
     assert!(
-        out.len() >= mesh.source.len(),
+        out.len() >= mesh.source().len(),
         "destination shorter than the mesh"
     );
     let rows = |j: u16| -> &[Vec4; 3] {
-        // SAFETY: j < mesh.joint_bound <= palette.len() (asserted above; `joint_bound`
-        // is one more than the largest index in `mesh.joints`, see `SortedMesh`).
+        // SAFETY: j < mesh.joint_bound() <= palette.len(): the bound is asserted above, and
+        // `SortedMesh::joint_bound` is one more than the largest index in `mesh.joints()`
+        // (computed by its only constructor over fields no one can change after).
         unsafe { &palette.get_unchecked(j as usize).rows }
     };
     let normal_rows = |j: u16| -> &[Vec4; 3] {
         if OWN_NORMALS {
-            // SAFETY: j < mesh.joint_bound <= normal_palette.len() (asserted above with
+            // SAFETY: j < mesh.joint_bound() <= normal_palette.len() (asserted above with
             // OWN_NORMALS).
             unsafe { &normal_palette.get_unchecked(j as usize).rows }
         } else {
@@ -78,13 +80,13 @@ pub fn run<const OWN_NORMALS: bool>(
             r
         }};
     }
-    let [n1, n2, n3, n4, n5, n6, n7, n8] = mesh.class_counts;
-    let src = &mesh.source[..];
+    let [n1, n2, n3, n4, n5, n6, n7, n8] = mesh.class_counts();
+    let src = mesh.source();
     // SAFETY (every `write_unchecked` below): `v` counts the vertices of the eight classes,
-    // which sum to mesh.source.len() <= out.len() (asserted above).
+    // which sum to mesh.source().len() <= out.len() (asserted above).
     let (mut v, mut j, mut w) = (0, 0, 0);
 
-    for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints[j..j + n1]) {
+    for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints()[j..j + n1]) {
         unsafe { out.write_unchecked(v, skin::<OWN_NORMALS>(rows(j0), normal_rows(j0), s)) };
         v += 1;
     }
@@ -92,8 +94,8 @@ pub fn run<const OWN_NORMALS: bool>(
 
     macro_rules! class {
         ($count:expr, $k:literal) => {
-            let joints = mesh.joints[j..j + $k * $count].chunks_exact($k);
-            let weights = mesh.weights[w..w + $k * $count].chunks_exact($k);
+            let joints = mesh.joints()[j..j + $k * $count].chunks_exact($k);
+            let weights = mesh.weights()[w..w + $k * $count].chunks_exact($k);
             for (s, (jj, ww)) in src[v..v + $count].iter().zip(joints.zip(weights)) {
                 let r = blend!(rows, jj, ww, $k);
                 let n = if OWN_NORMALS {

@@ -246,6 +246,7 @@ pub fn prepared_rig_cut(
             CAPSULE8,
             max_influences,
         )
+        .unwrap()
     } else if let Some(built_in) = BuiltInRig::from_name(name) {
         PreparedRig::built_in_cut(built_in, max_influences)
     } else if name == FOX_PARTS {

@@ -383,7 +383,7 @@ impl GpuAnimator {
     fn range_characters(&self, palettes: &OutputLayout) -> usize {
         let per_joint_buffer = (2 * self.joint_stride * JOINT_BYTES).max(1) as u64;
         let by_poses = self.max_binding / per_joint_buffer;
-        let by_palettes = self.max_binding / palettes.instance_stride.max(1) as u64;
+        let by_palettes = self.max_binding / palettes.instance_stride().max(1) as u64;
         (by_poses.min(by_palettes) as usize)
             .min(self.range_limit.unwrap_or(usize::MAX))
             .max(1)
@@ -474,7 +474,7 @@ impl GpuAnimator {
         lod: bool,
     ) -> Result<bool, GpuAnimateError> {
         self.prepared = None;
-        let dual_quat = match layout.format {
+        let dual_quat = match layout.format() {
             OutputFormat::Palette3x4 => false,
             OutputFormat::PaletteDualQuat => true,
             OutputFormat::Interleaved
@@ -482,7 +482,7 @@ impl GpuAnimator {
             | OutputFormat::Float4
             | OutputFormat::Packed => {
                 return Err(GpuAnimateError::NoPalettes {
-                    variant: layout.variant.spec().name,
+                    variant: layout.variant().spec().name,
                 });
             }
         };
@@ -507,8 +507,8 @@ impl GpuAnimator {
         let wanted = BoundFor {
             palettes: palettes.clone(),
             characters,
-            palette_stride: layout.instance_stride,
-            format: layout.format,
+            palette_stride: layout.instance_stride(),
+            format: layout.format(),
             per_range,
             blend_weight,
             clock_secs,

@@ -54,22 +54,22 @@ impl CrowdRenderer {
         pipelines: &[wgpu::RenderPipeline],
     ) {
         let wanted = DrawsFor {
-            draw_path: layout.draw_path,
-            order: layout.order,
+            draw_path: layout.draw_path(),
+            order: layout.order(),
             instances,
         };
         if instances == 0 || self.draws_for != Some(wanted) {
             return;
         }
-        pass.set_pipeline(&pipelines[layout.draw_path.index()]);
-        let (indices, uvs) = match layout.order {
+        pass.set_pipeline(&pipelines[layout.draw_path().index()]);
+        let (indices, uvs) = match layout.order() {
             VertexOrder::InfluenceSorted => (&self.index_sorted, &self.uv_sorted),
             VertexOrder::File => (&self.index_file, &self.uv_file),
         };
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
         // Drawn with base vertex 0, these two read the uv stream from slot 1; the others
         // from storage (`vertex_base`).
-        match layout.draw_path {
+        match layout.draw_path() {
             DrawPath::Pulled => {
                 pass.set_vertex_buffer(0, self.distinct_index.slice(..));
                 pass.set_vertex_buffer(1, uvs.slice(..));
@@ -90,7 +90,7 @@ impl CrowdRenderer {
         for (binding, range) in &list.batches {
             match *binding {
                 DrawBinding::Vertices { buffer, offset } => {
-                    let source = match layout.draw_path {
+                    let source = match layout.draw_path() {
                         DrawPath::GpuCompute => self
                             .gpu_skinner
                             .as_ref()
@@ -236,8 +236,8 @@ impl CrowdRenderer {
             );
         }
         self.draws_for = Some(DrawsFor {
-            draw_path: layout.draw_path,
-            order: layout.order,
+            draw_path: layout.draw_path(),
+            order: layout.order(),
             instances,
         });
         // Each instance's base vertex, from the shadow list (which has every instance);
@@ -297,7 +297,7 @@ impl CrowdRenderer {
         gpu_skinner: Option<&GpuSkinner>,
         chunks: Option<&Chunks>,
     ) {
-        match layout.draw_path {
+        match layout.draw_path() {
             DrawPath::Pulled | DrawPath::GpuVertex => {
                 let Some(chunks) = chunks else {
                     list.clear();

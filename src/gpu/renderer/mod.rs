@@ -189,31 +189,31 @@ impl CrowdRenderer {
         let mesh = &rig.mesh;
         let index_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("indices (file order)"),
-            contents: bytemuck::cast_slice(&mesh.indices),
+            contents: bytemuck::cast_slice(mesh.indices()),
             usage: wgpu::BufferUsages::INDEX,
         });
         let index_sorted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("indices (influence-sorted)"),
-            contents: bytemuck::cast_slice(&mesh.sorted.indices),
+            contents: bytemuck::cast_slice(mesh.sorted().indices()),
             usage: wgpu::BufferUsages::INDEX,
         });
         let uv_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("uv stream (file order)"),
             // At least one entry: a storage binding is never empty.
-            contents: bytemuck::cast_slice(if mesh.uvs.is_empty() {
+            contents: bytemuck::cast_slice(if mesh.uvs().is_empty() {
                 &[[0.0f32; 2]][..]
             } else {
-                &mesh.uvs
+                mesh.uvs()
             }),
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
         });
         let uv_sorted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("uv stream (influence-sorted)"),
             // At least one entry: a storage binding is never empty.
-            contents: bytemuck::cast_slice(if mesh.sorted.uvs.is_empty() {
+            contents: bytemuck::cast_slice(if mesh.sorted().uvs().is_empty() {
                 &[[0.0f32; 2]][..]
             } else {
-                &mesh.sorted.uvs
+                mesh.sorted().uvs()
             }),
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE,
         });
@@ -234,13 +234,13 @@ impl CrowdRenderer {
         );
         let distinct_index = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("distinct vertex of each sorted vertex"),
-            contents: bytemuck::cast_slice(&mesh.sorted.distinct.distinct_of_sorted),
+            contents: bytemuck::cast_slice(mesh.sorted().distinct().distinct_of_sorted()),
             usage: wgpu::BufferUsages::VERTEX,
         });
         let skinned = Self::skinned_buffer(device, 256);
-        let skin_mesh_vertices: Vec<SkinMeshVertex> = (0..mesh.vertex_count)
+        let skin_mesh_vertices: Vec<SkinMeshVertex> = (0..mesh.vertex_count())
             .map(|v| {
-                let f3 = mesh.source_f3[v];
+                let f3 = mesh.source_f3()[v];
                 let (j, w) = (rig.source_mesh.joints[v], rig.source_mesh.weights[v]);
                 SkinMeshVertex {
                     position: f3.position,
@@ -334,7 +334,7 @@ impl CrowdRenderer {
             instance_capacity,
             index_file,
             index_sorted,
-            index_count: mesh.indices.len() as u32,
+            index_count: mesh.indices().len() as u32,
             uv_file,
             uv_sorted,
             skinned,
@@ -442,7 +442,7 @@ impl CrowdRenderer {
 
     /// Group 0 for `layout`'s vertex order.
     fn bind_group(&self, layout: &OutputLayout) -> &wgpu::BindGroup {
-        match layout.order {
+        match layout.order() {
             VertexOrder::File => &self.bind_groups[0],
             VertexOrder::InfluenceSorted => &self.bind_groups[1],
         }
@@ -479,9 +479,9 @@ impl CrowdRenderer {
     /// Makes the chunk bind groups `layout`'s draw path reads through (`pulled`,
     /// `gpu_vertex`), unless they are there.
     fn ensure_chunks(&mut self, device: &wgpu::Device, layout: &OutputLayout) {
-        let (unit_bytes, unit_instances) = match layout.draw_path {
+        let (unit_bytes, unit_instances) = match layout.draw_path() {
             DrawPath::Pulled => (layout.group_bytes() as u64, LANES),
-            DrawPath::GpuVertex => (layout.instance_stride as u64, 1),
+            DrawPath::GpuVertex => (layout.instance_stride() as u64, 1),
             DrawPath::Interleaved
             | DrawPath::Float3
             | DrawPath::Float4
@@ -490,9 +490,9 @@ impl CrowdRenderer {
             | DrawPath::GpuCompute => return,
         };
         let key = (
-            layout.draw_path,
+            layout.draw_path(),
             unit_bytes,
-            layout.format,
+            layout.format(),
             self.skinned_capacity,
         );
         if self.chunks.as_ref().is_some_and(|c| c.key == key) {
@@ -518,7 +518,7 @@ impl CrowdRenderer {
             usage: wgpu::BufferUsages::UNIFORM,
         });
         let skin_params =
-            &self.skin_params[(layout.format == OutputFormat::PaletteDualQuat) as usize];
+            &self.skin_params[(layout.format() == OutputFormat::PaletteDualQuat) as usize];
         let mut bind_groups = Vec::new();
         let mut offset = 0;
         while offset + unit_bytes <= held_units * unit_bytes {
@@ -528,7 +528,7 @@ impl CrowdRenderer {
                 offset,
                 size: wgpu::BufferSize::new(size),
             });
-            bind_groups.push(if layout.draw_path == DrawPath::GpuVertex {
+            bind_groups.push(if layout.draw_path() == DrawPath::GpuVertex {
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("palettes, a chunk of instances"),
                     layout: &self.pipelines.palette_layout,
@@ -624,7 +624,7 @@ impl CrowdRenderer {
         due: Option<&wgpu::Buffer>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
-        match layout.draw_path {
+        match layout.draw_path() {
             DrawPath::GpuCompute => {}
             DrawPath::GpuVertex
             | DrawPath::Interleaved
@@ -665,7 +665,7 @@ impl CrowdRenderer {
     ) -> Result<Vec<u8>, GpuSkinError> {
         let (Some(skinner), Some(skinned)) = (&self.gpu_skinner, layout.skinned_on_gpu()) else {
             return Err(GpuSkinError::NothingSkinned {
-                variant: layout.variant.spec().name,
+                variant: layout.variant().spec().name,
             });
         };
         skinner.read_back(device, queue, &skinned, instances)

@@ -573,7 +573,7 @@ impl Scene {
         let max_bytes = self.renderer.max_skinned_bytes();
         let mut n = self
             .instance_cap()
-            .min((max_bytes / layout.instance_stride.max(1) as u64) as usize)
+            .min((max_bytes / layout.instance_stride().max(1) as u64) as usize)
             .max(1);
         // Lane blocks round up to whole groups.
         while n > 1 && layout.bytes(n) as u64 > max_bytes {

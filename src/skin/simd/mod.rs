@@ -54,244 +54,58 @@
 //! as well and transforms the normal by that. Every loop exists with and without it
 //! (`OWN_NORMALS`), so rigs without pay nothing.
 
+mod job;
 mod pairs;
 
 use super::Dest;
 use super::SkinMethod;
-use super::Skins;
-use super::layout::{NormalEncoding, OutputLayout, Stores};
-use super::output::{
-    BlockWriter, Float4Writer, NormalCode, OutputWriter, Outputs, PackedWriter, Writer,
-};
-use crate::prepare::{PreparedRig, Run, SortedMesh};
-use crate::rig::MAX_INFLUENCES;
+use super::layout::OutputLayout;
+use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
+use crate::prepare::PreparedRig;
 use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
 use crate::types::{LANE_SLOT, LANES, Lanes3x4, VertexF4};
-
-/// The kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
-#[derive(Clone, Copy)]
-pub(super) struct Input<'a> {
-    pub runs: &'a [Run],
-    pub source: &'a [VertexF4],
-    pub joints: &'a [u16],
-    pub weights: &'a [f32],
-}
-
-impl<'a> Input<'a> {
-    /// Each distinct vertex once, with its copy count.
-    pub fn distinct(mesh: &'a SortedMesh) -> Self {
-        Input {
-            runs: &mesh.distinct.runs,
-            source: &mesh.distinct.source,
-            joints: &mesh.distinct.joints,
-            weights: &mesh.distinct.weights,
-        }
-    }
-
-    /// Checks that the runs describe their arrays and cover the mesh's `n` output
-    /// vertices: what lets the kernels index without per-element checks.
-    pub fn validate(&self, mesh: &SortedMesh) {
-        let runs = self.runs;
-        assert!(
-            runs.iter()
-                .all(|r| (1..=MAX_INFLUENCES).contains(&r.influences))
-        );
-        assert_eq!(runs.iter().map(|r| r.len).sum::<usize>(), self.source.len());
-        assert_eq!(
-            runs.iter().map(|r| r.len * r.influences).sum::<usize>(),
-            self.joints.len()
-        );
-        assert_eq!(
-            runs.iter()
-                .filter(|r| r.influences > 1)
-                .map(|r| r.len * r.influences)
-                .sum::<usize>(),
-            self.weights.len()
-        );
-        assert_eq!(
-            runs.iter().map(|r| r.len * (1 + r.copies)).sum::<usize>(),
-            mesh.source.len(),
-            "runs do not cover the mesh"
-        );
-        // Every joint index is below `mesh.joint_bound`: it bounds the sorted mesh's
-        // joints, and the distinct vertices' joints are a subset of those (built so in
-        // `prepare`, tested in tests/prepare.rs).
-    }
-}
-
-/// How a group's results are stored: the writer, whether each distinct vertex's copies
-/// are stored too, and how its normals are packed.
-#[derive(Clone, Copy)]
-pub(super) struct Storing {
-    writer: Writer,
-    copies: bool,
-    normal: NormalCode,
-}
-
-/// A group's lane palettes: joint `j`'s position matrices at `j`, its normal matrices at
-/// `normals + j` (the same entries where the rig needs no own ones).
-#[derive(Clone, Copy)]
-pub(super) struct LanePalettes<'a> {
-    matrices: &'a [Lanes3x4],
-    normals: usize,
-}
-
-impl LanePalettes<'_> {
-    #[inline(always)]
-    fn position(&self, j: u16) -> &Lanes3x4 {
-        // SAFETY: every joint index is < mesh.joint_bound, and `run` checked that
-        // `matrices` holds `normals + joint_bound` entries.
-        unsafe { self.matrices.get_unchecked(j as usize) }
-    }
-
-    #[inline(always)]
-    fn normal(&self, j: u16) -> &Lanes3x4 {
-        // SAFETY: as for `position`.
-        unsafe { self.matrices.get_unchecked(self.normals + j as usize) }
-    }
-}
+use job::{Input, LaneJob, LanePalettes, Loops, Storing};
 
 /// The entries of a row-major 3×4 that make its 3×3 (the normal matrices' only ones).
 const ENTRIES_3X3: [usize; 9] = [0, 1, 2, 4, 5, 6, 8, 9, 10];
 
 /// Skins `active` instances of one group into `out`, the group's chunk of the output,
 /// as `layout` says (its writer, and whether each distinct vertex is skinned once and
-/// whether its copies are stored). `skin::run_group` validated the palette layout, the
-/// output size and alignment; what the loops rely on is re-checked here once.
+/// whether its copies are stored). `skin::run_group` refused every wrong input with its
+/// typed error; [`LaneJob::new`] checks what the loops rely on once more, and the loops
+/// rely on nothing else.
 pub(super) fn run(
     rig: &PreparedRig,
     palettes: &[Lanes3x4],
-    mut out: Dest<u8>,
+    out: Dest<u8>,
     layout: &OutputLayout,
     active: usize,
     method: SkinMethod,
 ) {
-    let mesh = &rig.mesh.sorted;
-    let every_run: [Run; MAX_INFLUENCES] = std::array::from_fn(|c| Run {
-        influences: c + 1,
-        copies: 0,
-        len: mesh.class_counts[c],
-    });
-    let input = match layout.variant.spec().skins {
-        Skins::DistinctOnce => Input::distinct(mesh),
-        Skins::EveryVertex => Input {
-            runs: &every_run,
-            source: &mesh.source,
-            joints: &mesh.joints,
-            weights: &mesh.weights,
-        },
-    };
-    let copies = match layout.stores {
-        Stores::EveryVertex => true,
-        Stores::DistinctOnly => false,
-    };
-    let Some(writer) = Writer::for_layout(layout) else {
-        panic!("{:?} is not a lane kernel's layout", layout.variant);
-    };
-    // Validate once; the loops below do no per-element checks.
-    assert!((1..=LANES).contains(&active));
-    let normals = rig.normal_palette_offset();
-    assert!(
-        palettes.len() >= normals + mesh.joint_bound,
-        "palette shorter than the mesh's joints"
-    );
-    let palettes = LanePalettes {
-        matrices: palettes,
-        normals,
-    };
-    input.validate(mesh);
-    let stored = if copies {
-        mesh.source.len()
-    } else {
-        input.source.len()
-    };
-    assert_eq!(stored, layout.stored_vertices, "layout of another mesh");
-    assert!(
-        out.len() >= layout.group_bytes_needed(active),
-        "output too small"
-    );
-    let base = out.as_mut_ptr();
-    assert!(
-        (base as usize).is_multiple_of(layout.align)
-            && layout.instance_stride.is_multiple_of(layout.align),
-        "output not aligned for the layout"
-    );
-    // Lanes past `active` (a partial last group) keep lane 0's pointer, so every pointer
-    // is valid, but the stores skip them. Lane blocks use `outs[0]` only.
-    let mut outs: Outputs = [base; LANES];
-    if writer != Writer::Blocks {
-        for (k, o) in outs.iter_mut().enumerate().take(active) {
-            // SAFETY: k * stride < out.len() (asserted above).
-            *o = unsafe { base.add(k * layout.instance_stride) };
-        }
-    }
-    // Own normal matrices give normals of any length, which are normalised before they
-    // are packed; every other rig's normals are packed at the layout's fixed scale
-    // (`NormalEncoding`), which the entry points below are compiled for.
-    let fixed_scale = match layout.normal_encoding {
-        NormalEncoding::Scaled { bound, .. } => Some(511.0 / bound.get()),
-        NormalEncoding::Normalised => None,
-        NormalEncoding::Floats => Some(0.0),
-    };
-    let own_normals = method == SkinMethod::Linear && rig.own_normal_matrices();
-    assert!(
-        layout.normal_encoding == NormalEncoding::Floats || fixed_scale.is_some() != own_normals,
-        "{:?} for a rig {} own normal matrices",
-        layout.normal_encoding,
-        if own_normals { "with" } else { "without" }
-    );
-    let storing = Storing {
-        writer,
-        copies,
-        normal: NormalCode {
-            scale: fixed_scale.unwrap_or(0.0),
-        },
-    };
+    let job = LaneJob::new(rig, palettes, out, layout, active, method);
     // Rigs with and without own normal matrices run separately compiled entry points, so
     // the loops without them are laid out as they were before normal matrices existed.
-    // Dual quaternions are rigid: the rotation is the normal's transform, so they never
-    // read normal matrices.
-    match method {
-        SkinMethod::DualQuat => skin_lanes_dual_quat(input, palettes, outs, active, storing),
-        SkinMethod::Linear if rig.own_normal_matrices() => {
-            skin_lanes_own_normals(input, palettes, outs, active, storing)
-        }
-        SkinMethod::Linear => skin_lanes(input, palettes, outs, active, storing),
+    match job.loops() {
+        Loops::DualQuat => skin_lanes_dual_quat(&job),
+        Loops::OwnNormals => skin_lanes_own_normals(&job),
+        Loops::Linear => skin_lanes(&job),
     }
 }
 
 crate::dispatch_simd!(
-    fn skin_lanes(
-        input: Input<'_>,
-        palettes: LanePalettes<'_>,
-        outs: Outputs,
-        active: usize,
-        storing: Storing,
-    ) -> () {
+    fn skin_lanes(job: &LaneJob<'_>) -> () {
         loops::<_, false, false, true>
     }
 );
 
 crate::dispatch_simd!(
-    fn skin_lanes_own_normals(
-        input: Input<'_>,
-        palettes: LanePalettes<'_>,
-        outs: Outputs,
-        active: usize,
-        storing: Storing,
-    ) -> () {
+    fn skin_lanes_own_normals(job: &LaneJob<'_>) -> () {
         loops::<_, true, false, false>
     }
 );
 
 crate::dispatch_simd!(
-    fn skin_lanes_dual_quat(
-        input: Input<'_>,
-        palettes: LanePalettes<'_>,
-        outs: Outputs,
-        active: usize,
-        storing: Storing,
-    ) -> () {
+    fn skin_lanes_dual_quat(job: &LaneJob<'_>) -> () {
         loops::<_, false, true, true>
     }
 );
@@ -302,19 +116,17 @@ crate::dispatch_simd!(
 #[inline(always)]
 fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool, const FIXED_SCALE: bool>(
     s: S,
-    input: Input<'_>,
-    palettes: LanePalettes<'_>,
-    outs: Outputs,
-    active: usize,
-    Storing {
+    job: &LaneJob<'_>,
+) {
+    let (input, palettes, outs, active) = (job.input(), job.palettes(), *job.outs(), job.active());
+    let Storing {
         writer,
         copies,
         normal,
-    }: Storing,
-) {
-    // SAFETY (every call): `run` checked every live pointer for the layout's vertices,
-    // that the runs cover exactly those, and every joint index against a palette long
-    // enough.
+    } = job.storing();
+    // SAFETY (every call): all five come from one `LaneJob`, whose constructor checked
+    // every live pointer for the output vertices its runs cover, that the runs describe
+    // their arrays, and every joint index against a palette long enough.
     unsafe {
         match (writer, copies) {
             (Writer::Blocks, true) => group::<S, _, true, OWN_NORMALS, DUAL_QUAT>(
@@ -459,16 +271,31 @@ unsafe fn runs<
 /// loop of `packed` and `distinct` (callgrind: +1.8 % instructions on the built-in rig,
 /// 2 % slower by min); in this order the instruction counts equal the kernels' before
 /// normal matrices, on the built-in rig, Fox and CesiumMan.
+///
+/// # Safety
+/// Every entry of `jj` must be a joint index of the [`LaneJob`] `palettes` came from.
 #[inline(always)]
-fn blend_into<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
+unsafe fn blend_into<S: Simd, const K: usize, const ONLY_3X3: bool>(
     s: S,
-    matrix: impl Fn(u16) -> &'p Lanes3x4,
+    palettes: LanePalettes<'_>,
     jj: &[u16],
     ww: &[f32],
     out: &mut [S::V; 12],
 ) {
-    let (a, b) = (matrix(jj[0]), matrix(jj[1 % K]));
-    let (c, d) = (matrix(jj[2 % K]), matrix(jj[3 % K]));
+    // SAFETY: each index is an entry of `jj` (the caller's promise).
+    let (a, b) = unsafe {
+        (
+            matrix::<ONLY_3X3>(palettes, jj[0]),
+            matrix::<ONLY_3X3>(palettes, jj[1 % K]),
+        )
+    };
+    // SAFETY: as above.
+    let (c, d) = unsafe {
+        (
+            matrix::<ONLY_3X3>(palettes, jj[2 % K]),
+            matrix::<ONLY_3X3>(palettes, jj[3 % K]),
+        )
+    };
     let (wa, wb) = (s.splat(ww[0]), s.splat(ww[1 % K]));
     let (wc, wd) = (s.splat(ww[2 % K]), s.splat(ww[3 % K]));
     // `out` is row-major (entry `e` is row `e / 4`, column `e % 4`); the palette's slots
@@ -487,23 +314,49 @@ fn blend_into<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
     }
 }
 
-/// [`blend_into`] for any `K` in 2..=8: the first four as there, each further influence
-/// added with one multiply-add per entry (twelve operations an influence).
+/// A joint's position matrices, or with `NORMAL` its normal matrices.
+///
+/// # Safety
+/// As for [`LanePalettes::position`].
 #[inline(always)]
-fn blend_any<'p, S: Simd, const K: usize, const ONLY_3X3: bool>(
+unsafe fn matrix<'p, const NORMAL: bool>(palettes: LanePalettes<'p>, j: u16) -> &'p Lanes3x4 {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if NORMAL {
+            palettes.normal(j)
+        } else {
+            palettes.position(j)
+        }
+    }
+}
+
+/// [`blend_into`] for any `K` in 2..=8: the first four as there, each further influence
+/// added with one multiply-add per entry (twelve operations an influence). With
+/// `ONLY_3X3` it blends the normal matrices, which is all their 3×3 is.
+///
+/// # Safety
+/// As for [`blend_into`].
+#[inline(always)]
+unsafe fn blend_any<S: Simd, const K: usize, const ONLY_3X3: bool>(
     s: S,
-    matrix: impl Fn(u16) -> &'p Lanes3x4 + Copy,
+    palettes: LanePalettes<'_>,
     jj: &[u16],
     ww: &[f32],
     out: &mut [S::V; 12],
 ) {
     if K <= 4 {
-        blend_into::<S, K, ONLY_3X3>(s, matrix, jj, ww, out);
+        // SAFETY: forwarded from the caller.
+        unsafe { blend_into::<S, K, ONLY_3X3>(s, palettes, jj, ww, out) };
         return;
     }
-    blend_into::<S, 4, ONLY_3X3>(s, matrix, &jj[..4], &ww[..4], out);
+    // SAFETY: forwarded from the caller (`jj[..4]` is part of `jj`).
+    unsafe { blend_into::<S, 4, ONLY_3X3>(s, palettes, &jj[..4], &ww[..4], out) };
     for i in 4..K {
-        let (m, w) = (matrix(jj[i]), s.splat(ww[i]));
+        // SAFETY: `jj[i]` is an entry of `jj` (the caller's promise).
+        let (m, w) = (
+            unsafe { matrix::<ONLY_3X3>(palettes, jj[i]) },
+            s.splat(ww[i]),
+        );
         for e in 0..12 {
             if ONLY_3X3 && e % 4 == 3 {
                 continue;
@@ -557,14 +410,16 @@ unsafe fn class<
     }
     if K == 1 {
         for (&j0, vertex) in joints.iter().zip(source) {
-            let m = palettes.position(j0);
+            // SAFETY: `j0` is one of the job's joints (the caller's promise).
+            let m = unsafe { palettes.position(j0) };
             let mut r = [s.splat(0.0); 12];
             for e in 0..12 {
                 r[e] = s.load(&m[LANE_SLOT[e]]);
             }
-            // SAFETY (both): forwarded from the caller.
+            // SAFETY (both `emit`s): forwarded from the caller.
             if OWN_NORMALS {
-                let own = palettes.normal(j0);
+                // SAFETY: as above.
+                let own = unsafe { palettes.normal(j0) };
                 let mut n = r;
                 for e in ENTRIES_3X3 {
                     n[e] = s.load(&own[LANE_SLOT[e]]);
@@ -583,11 +438,13 @@ unsafe fn class<
         .zip(source)
     {
         let mut r = [s.splat(0.0); 12];
-        blend_any::<S, K, false>(s, |j| palettes.position(j), jj, ww, &mut r);
-        // SAFETY (both): forwarded from the caller.
+        // SAFETY: `jj` holds joints of the job (the caller's promise).
+        unsafe { blend_any::<S, K, false>(s, palettes, jj, ww, &mut r) };
+        // SAFETY (both `emit`s): forwarded from the caller.
         if OWN_NORMALS {
             let mut n = r;
-            blend_any::<S, K, true>(s, |j| palettes.normal(j), jj, ww, &mut n);
+            // SAFETY: as above.
+            unsafe { blend_any::<S, K, true>(s, palettes, jj, ww, &mut n) };
             unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
         } else {
             unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
@@ -632,7 +489,8 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
         let mut m = [s.splat(0.0); 12];
         for (&j0, vertex) in joints.iter().zip(source) {
             if cached != Some(j0) {
-                let q = palettes.position(j0);
+                // SAFETY: `j0` is one of the job's joints (the caller's promise).
+                let q = unsafe { palettes.position(j0) };
                 let mut dq = [s.splat(0.0); 8];
                 for e in 0..8 {
                     dq[e] = s.load(&q[e]);
@@ -656,10 +514,12 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
         .zip(weights.chunks_exact(K))
         .zip(source)
     {
-        let first = palettes.position(jj[0]);
+        // SAFETY: `jj` holds joints of the job (the caller's promise).
+        let first = unsafe { palettes.position(jj[0]) };
         if jj != signs_of {
             for i in 1..K {
-                let q = palettes.position(jj[i]);
+                // SAFETY: as above.
+                let q = unsafe { palettes.position(jj[i]) };
                 signs[i] = s.mul_add(
                     s.load(&q[3]),
                     s.load(&first[3]),
@@ -676,7 +536,8 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
             }
             signs_of.copy_from_slice(jj);
         }
-        let dq = blend_dual_quat::<S, K>(s, palettes, jj, ww, &signs);
+        // SAFETY: as above.
+        let dq = unsafe { blend_dual_quat::<S, K>(s, palettes, jj, ww, &signs) };
         let [px, py, pz, _] = vertex.position;
         let [nx, ny, nz, _] = vertex.normal;
         let (position, normal) = transform_by_dual_quat(
@@ -695,24 +556,30 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
 /// pairs, so at `avx512-wide` each influence is four multiply-adds where one vector at a
 /// time takes eight, for one insertion of the signed weight into both halves; elsewhere a
 /// pair is two vectors and the operations are the same as one vector at a time.
+///
+/// # Safety
+/// As for [`blend_into`].
 #[inline(always)]
-fn blend_dual_quat<S: Simd, const K: usize>(
+unsafe fn blend_dual_quat<S: Simd, const K: usize>(
     s: S,
     palettes: LanePalettes<'_>,
     jj: &[u16],
     ww: &[f32],
     signs: &[S::V; K],
 ) -> [S::V; 8] {
-    let pairs_of = |j: u16| palettes.position(j).as_chunks::<2>().0;
     let mut dq = [s.splat_pair(0.0); 4];
     let w0 = s.splat_pair(ww[0]);
-    for (o, pair) in dq.iter_mut().zip(pairs_of(jj[0])) {
+    // SAFETY: `jj[0]` is one of the job's joints (the caller's promise).
+    let first = unsafe { palettes.position(jj[0]) }.as_chunks::<2>().0;
+    for (o, pair) in dq.iter_mut().zip(first) {
         *o = s.pair_mul(s.load_pair(pair), w0);
     }
     for i in 1..K {
         let w = s.flip_sign(s.splat(ww[i]), signs[i]);
         let w = s.pair(w, w);
-        for (o, pair) in dq.iter_mut().zip(pairs_of(jj[i])) {
+        // SAFETY: as above, for `jj[i]`.
+        let pairs = unsafe { palettes.position(jj[i]) }.as_chunks::<2>().0;
+        for (o, pair) in dq.iter_mut().zip(pairs) {
             *o = s.pair_mul_add(s.load_pair(pair), w, *o);
         }
     }

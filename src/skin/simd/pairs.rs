@@ -10,7 +10,7 @@
 //! vector at a time. The same multiplies and multiply-adds, in the same order, as
 //! [`super::class`]'s unpaired path, so the same bits.
 
-use super::{LanePalettes, OutputWriter, Outputs};
+use super::{LanePalettes, OutputWriter, Outputs, matrix};
 use crate::simd::Simd;
 use crate::types::{F32x8, Lanes3x4, VertexF4};
 
@@ -24,15 +24,20 @@ fn pairs_of(m: &Lanes3x4) -> &[[F32x8; 2]] {
 /// palette's slot order (a normal matrix's too: its translation slots are zero and blend
 /// to zero). The same multiplies and multiply-adds, in the same order, as
 /// [`super::blend_into`].
+/// With `NORMAL` it blends the normal matrices.
+///
+/// # Safety
+/// Every entry of `jj` must be a joint index of the job `palettes` came from.
 #[inline(always)]
-fn blend_pairs<'p, S: Simd, const K: usize>(
+unsafe fn blend_pairs<S: Simd, const K: usize, const NORMAL: bool>(
     s: S,
-    matrix: impl Fn(u16) -> &'p Lanes3x4,
+    palettes: LanePalettes<'_>,
     jj: &[u16],
     ww: &[f32],
 ) -> [S::W; 6] {
     let mut out = [s.splat_pair(0.0); 6];
-    let first = pairs_of(matrix(jj[0]));
+    // SAFETY: `jj[0]` is one of the job's joints (the caller's promise).
+    let first = pairs_of(unsafe { matrix::<NORMAL>(palettes, jj[0]) });
     if K == 1 {
         for (o, pair) in out.iter_mut().zip(first) {
             *o = s.load_pair(pair);
@@ -44,7 +49,11 @@ fn blend_pairs<'p, S: Simd, const K: usize>(
         *o = s.pair_mul(s.load_pair(pair), w);
     }
     for i in 1..K {
-        let (m, w) = (pairs_of(matrix(jj[i])), s.splat_pair(ww[i]));
+        // SAFETY: as above, for `jj[i]`.
+        let (m, w) = (
+            pairs_of(unsafe { matrix::<NORMAL>(palettes, jj[i]) }),
+            s.splat_pair(ww[i]),
+        );
         for (o, pair) in out.iter_mut().zip(m) {
             *o = s.pair_mul_add(s.load_pair(pair), w, *o);
         }
@@ -161,9 +170,11 @@ unsafe fn paired_vertex<S: Simd, W: OutputWriter, const K: usize, const OWN_NORM
     count: usize,
     writer: W,
 ) {
-    let m = blend_pairs::<S, K>(s, |j| palettes.position(j), jj, ww);
+    // SAFETY: `jj` holds joints of the job (the caller's promise).
+    let m = unsafe { blend_pairs::<S, K, false>(s, palettes, jj, ww) };
     let n = if OWN_NORMALS {
-        blend_pairs::<S, K>(s, |j| palettes.normal(j), jj, ww)
+        // SAFETY: as above.
+        unsafe { blend_pairs::<S, K, true>(s, palettes, jj, ww) }
     } else {
         m
     };
