@@ -10,6 +10,7 @@
 pub mod anim;
 pub mod bench;
 pub mod chunks;
+pub mod contract;
 pub mod crowd;
 pub mod gpu;
 pub mod machine;

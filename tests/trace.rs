@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 use skinbench::crowd::Stage;
+use skinbench::variant::Variant;
 
 fn skinbench(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))

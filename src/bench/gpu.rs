@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::measure::median;
 use super::{BenchError, Context};
-use crate::crowd::{AnimateDevice, PipelineConfig, Stage};
+use crate::crowd::{AnimateDevice, GpuPass, PipelineConfig, Stage};
 use crate::gpu::animate::GpuHierarchy;
 use crate::gpu::scene::Settings;
 use crate::gpu::skin::ComputeShader;
@@ -338,15 +338,15 @@ fn row(
         upload_us: med(&|t| t.stage_us[upload]),
         cpu_total_us: med(&|t| t.cpu_pipeline_us + t.stage_us[upload]),
         encode_us: med(&|t| t.get(Stage::Render)),
-        gpu_compute_us: opt(&|t| t.gpu_compute_us),
-        gpu_render_us: opt(&|t| t.gpu_render_us),
-        gpu_shadow_us: opt(&|t| t.gpu_shadow_us),
+        gpu_compute_us: opt(&|t| t.gpu(GpuPass::Compute)),
+        gpu_render_us: opt(&|t| t.gpu(GpuPass::Render)),
+        gpu_shadow_us: opt(&|t| t.gpu(GpuPass::Shadow)),
         gpu_frame_us: opt(&|t| t.gpu_frame_us),
-        gpu_sample_us: opt(&|t| t.gpu_sample_us),
-        gpu_hierarchy_us: opt(&|t| t.gpu_hierarchy_us),
-        gpu_palette_us: opt(&|t| t.gpu_palette_us),
+        gpu_sample_us: opt(&|t| t.gpu(GpuPass::Sample)),
+        gpu_hierarchy_us: opt(&|t| t.gpu(GpuPass::Hierarchy)),
+        gpu_palette_us: opt(&|t| t.gpu(GpuPass::Palette)),
         lod: false,
-        gpu_lod_us: opt(&|t| t.gpu_lod_us),
+        gpu_lod_us: opt(&|t| t.gpu(GpuPass::Lod)),
         lod_updated: None,
         lod_culled: None,
         uploaded_bytes: median(uploaded.to_vec()) as u64,

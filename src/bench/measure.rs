@@ -16,6 +16,7 @@ use super::BenchError;
 use crate::crowd::timing::Stats;
 use crate::crowd::{InstanceStore, Pipeline, Stage, StageTimings};
 use crate::simd::SimdLevel;
+use crate::variant::Variant;
 
 /// One configuration under measurement.
 pub struct Candidate {

@@ -28,14 +28,40 @@ impl AnimateDevice {
     pub const DEFAULT: Self = Self::Cpu;
 }
 
-/// Bytes of a character's record on the GPU.
-pub const RECORD_BYTES: usize = 32;
+crate::gpu_struct! {
+    /// A character's record on the GPU (`Character` in shaders/record.wgsl): its clip time
+    /// at clock reading `since_secs`, its speed, place and material. The sampling pass and
+    /// the LOD pass read it, and their CPU twins read the same type.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    pub struct Record in "Character" {
+        pub time_secs: f32,
+        pub speed: f32,
+        pub ground: [f32; 2],
+        /// The clip in the low 16 bits, the cross-fade's clip in the high 16.
+        pub clips: u32,
+        pub material: u32,
+        pub since_secs: f32,
+        /// Written by the LOD pass on the GPU (1: recomputed this frame); 0 from the CPU.
+        pub due: u32,
+    }
+}
 
-/// Bytes of GPU memory a character of `rig` takes for its animation besides its palette:
-/// its record, its local poses and its model matrices (three vec4s a joint each), and with
-/// LOD its LOD state and draw slot.
-pub fn gpu_bytes_per_character(rig: &crate::prepare::PreparedRig) -> u64 {
-    (RECORD_BYTES + 2 * rig.joint_stride * 48) as u64 + super::lod::per_character::GPU_BYTES
+/// Bytes of a character's record on the GPU.
+pub const RECORD_BYTES: usize = std::mem::size_of::<Record>();
+
+impl Record {
+    /// `instance`'s record, its time as of clock reading `since_secs`.
+    pub fn new(instance: &Instance, since_secs: f32) -> Self {
+        Record {
+            time_secs: instance.time_secs,
+            speed: instance.speed,
+            ground: instance.ground_position,
+            clips: u32::from(instance.clip) | (u32::from(instance.blend_clip) << 16),
+            material: instance.material,
+            since_secs,
+            due: 0,
+        }
+    }
 }
 
 /// A character's clip time at clock reading `clock_secs`, given its time `time_secs` at

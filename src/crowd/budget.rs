@@ -92,8 +92,7 @@ impl Footprint {
             pipeline_state: 0,
             trees: 0,
             output_copies: 0,
-            gpu_animation: (instances as u64)
-                .saturating_mul(super::animate::gpu_bytes_per_character(rig)),
+            gpu_animation: (instances as u64).saturating_mul(gpu_bytes_per_character(rig)),
             ..cpu
         }
     }
@@ -361,4 +360,12 @@ pub fn return_freed_memory() {
             malloc_trim(0);
         }
     }
+}
+
+/// Bytes of GPU memory a character of `rig` takes for its animation besides its palette:
+/// its record, its local poses and its model matrices (three vec4s a joint each), and with
+/// LOD its LOD state and draw slot.
+pub fn gpu_bytes_per_character(rig: &PreparedRig) -> u64 {
+    (super::animate::RECORD_BYTES + 2 * rig.joint_stride * 48) as u64
+        + super::lod::formats::GPU_BYTES
 }

@@ -26,6 +26,10 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+/// Upper bound on the participants of a frame the stage clock and the timeline keep rows
+/// for (a participant's rows are at its index modulo this).
+pub const MAX_WORKERS: usize = 256;
+
 /// How long a worker that just finished a job waits for the next one before sleeping.
 pub const SPIN: Duration = Duration::from_micros(200);
 

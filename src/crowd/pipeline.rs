@@ -735,17 +735,11 @@ impl Pipeline {
         let wall_us = start.elapsed().as_secs_f64() * 1e6;
         first_error.into_result()?;
         let cpu = self.clock.stage_us(self.config.threads);
-        let mut stage_us = [0.0; 7];
-        stage_us[..5].copy_from_slice(&cpu);
+        let mut stage_us = [0.0; Stage::COUNT];
+        stage_us[..Stage::CPU_COUNT].copy_from_slice(&cpu);
         Ok(StageTimings {
             stage_us,
-            gpu_render_us: None,
-            gpu_shadow_us: None,
-            gpu_compute_us: None,
-            gpu_sample_us: None,
-            gpu_hierarchy_us: None,
-            gpu_palette_us: None,
-            gpu_lod_us: None,
+            gpu_us: Default::default(),
             gpu_frame_us: None,
             cpu_pipeline_us: wall_us,
             frame_us: 0.0,

@@ -12,73 +12,195 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// The pipeline stages, in order; the names are used everywhere (UI rows, CLI, reports).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    Sample,
-    Blend,
-    Hierarchy,
-    Palette,
-    Skin,
-    Upload,
-    Render,
+use super::crew::MAX_WORKERS;
+use crate::variant::Variant;
+
+/// What a stage is, beyond its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Whether the CPU pipeline runs it (on its workers, timed by the [`StageClock`]);
+    /// the others are the frame's GPU side. The CPU stages come first.
+    pub cpu: bool,
+}
+
+crate::declare_variants! {
+    /// The frame's stages, in order; the names are used everywhere (UI rows, CLI, reports).
+    pub enum Stage: StageSpec in "stage" {
+        Sample => StageSpec {
+            name: "sample",
+            description: "clip time to local pose",
+            cpu: true,
+        },
+        Blend => StageSpec {
+            name: "blend",
+            description: "the cross-fade of two local poses, where one is set",
+            cpu: true,
+        },
+        Hierarchy => StageSpec {
+            name: "hierarchy",
+            description: "local poses to model-space poses",
+            cpu: true,
+        },
+        Palette => StageSpec {
+            name: "palette",
+            description: "model-space poses times inverse binds: the skinning matrices",
+            cpu: true,
+        },
+        Skin => StageSpec {
+            name: "skin",
+            description: "palettes and prepared vertices to skinned vertices (or, for a GPU variant, the palettes laid out for the GPU)",
+            cpu: true,
+        },
+        Upload => StageSpec {
+            name: "upload",
+            description: "the skinned stream (or the palettes) into the GPU's buffers",
+            cpu: false,
+        },
+        Render => StageSpec {
+            name: "render",
+            description: "encoding and submitting the frame's passes",
+            cpu: false,
+        },
+    }
 }
 
 impl Stage {
-    pub const ALL: [Stage; 7] = [
-        Stage::Sample,
-        Stage::Blend,
-        Stage::Hierarchy,
-        Stage::Palette,
-        Stage::Skin,
-        Stage::Upload,
-        Stage::Render,
-    ];
-    /// The stages the CPU pipeline runs.
-    pub const CPU: [Stage; 5] = [
-        Stage::Sample,
-        Stage::Blend,
-        Stage::Hierarchy,
-        Stage::Palette,
-        Stage::Skin,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Sample => "sample",
-            Stage::Blend => "blend",
-            Stage::Hierarchy => "hierarchy",
-            Stage::Palette => "palette",
-            Stage::Skin => "skin",
-            Stage::Upload => "upload",
-            Stage::Render => "render",
+    /// How many stages the CPU pipeline runs: the declaration's first ones.
+    pub const CPU_COUNT: usize = {
+        let all = <Stage as crate::variant::Variant>::ALL;
+        let mut n = 0;
+        while n < all.len() && all[n].spec().cpu {
+            n += 1;
         }
-    }
+        n
+    };
+    /// The stages the CPU pipeline runs.
+    pub const CPU: &'static [Stage] = <Stage as crate::variant::Variant>::ALL
+        .split_at(Self::CPU_COUNT)
+        .0;
+}
 
-    pub fn index(self) -> usize {
-        self as usize
+// The CPU stages are a prefix: the stage clock keeps counters for them only.
+const _: () = {
+    let all = <Stage as crate::variant::Variant>::ALL;
+    let mut n = Stage::CPU_COUNT;
+    while n < all.len() {
+        assert!(!all[n].spec().cpu, "a CPU stage after a GPU one");
+        n += 1;
+    }
+};
+
+/// What a GPU pass is, beyond its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuPassSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The label of its timestamp query (and its span on the timeline).
+    pub label: &'static str,
+    /// Its row in the panel, and the row's key (the sidecar's).
+    pub row: &'static str,
+    pub key: &'static str,
+    /// When a frame records it.
+    pub runs: PassRuns,
+}
+
+/// When a frame records a GPU pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassRuns {
+    Always,
+    /// With shadows on.
+    Shadows,
+    /// With a skin variant that skins in a compute pass (`gpu_compute`).
+    ComputeSkinning,
+    /// With the animation on the GPU.
+    GpuAnimation,
+    /// With the animation and LOD on the GPU.
+    GpuLod,
+}
+
+crate::declare_variants! {
+    /// The GPU passes a frame times with timestamp queries, in the panel's order.
+    pub enum GpuPass: GpuPassSpec in "GPU pass" {
+        Render => GpuPassSpec {
+            name: "render",
+            description: "the crowd pass: the characters and the ground, lit",
+            label: "render",
+            row: "GPU render",
+            key: "gpu_render",
+            runs: PassRuns::Always,
+        },
+        Shadow => GpuPassSpec {
+            name: "shadow",
+            description: "the crowd drawn again into the sun's depth map",
+            label: "shadow",
+            row: "GPU shadow",
+            key: "gpu_shadow",
+            runs: PassRuns::Shadows,
+        },
+        Compute => GpuPassSpec {
+            name: "compute",
+            description: "gpu_compute's skinning pass",
+            label: "compute",
+            row: "GPU compute skin",
+            key: "gpu_compute",
+            runs: PassRuns::ComputeSkinning,
+        },
+        Lod => GpuPassSpec {
+            name: "lod",
+            description: "update-rate LOD and culling, per character",
+            label: "animate: lod",
+            row: "GPU LOD",
+            key: "gpu_lod",
+            runs: PassRuns::GpuLod,
+        },
+        Sample => GpuPassSpec {
+            name: "sample",
+            description: "the animation's sampling pass",
+            label: "animate: sample",
+            row: "GPU sample",
+            key: "gpu_sample",
+            runs: PassRuns::GpuAnimation,
+        },
+        Hierarchy => GpuPassSpec {
+            name: "hierarchy",
+            description: "the animation's hierarchy pass (a walk per character, or a pass per depth level)",
+            label: "animate: hierarchy",
+            row: "GPU hierarchy",
+            key: "gpu_hierarchy",
+            runs: PassRuns::GpuAnimation,
+        },
+        Palette => GpuPassSpec {
+            name: "palette",
+            description: "the animation's palette pass",
+            label: "animate: palette",
+            row: "GPU palette",
+            key: "gpu_palette",
+            runs: PassRuns::GpuAnimation,
+        },
     }
 }
 
+impl GpuPass {
+    /// The label of its timestamp query.
+    pub fn label(self) -> &'static str {
+        self.spec().label
+    }
+}
+
+/// A value per GPU pass (its time, µs, where it ran and was timed).
+pub type PassTimes = [Option<f64>; GpuPass::COUNT];
+
 /// Timings of one frame, microseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StageTimings {
     /// Per stage, indexed by [`Stage::index`]; `render` is the CPU time to encode and
     /// submit the frame's draws.
-    pub stage_us: [f64; 7],
-    /// GPU time of the render pass from timestamp queries, where the adapter has them.
-    pub gpu_render_us: Option<f64>,
-    /// GPU time of the sun's shadow pass (shadows on), likewise.
-    pub gpu_shadow_us: Option<f64>,
-    /// GPU time of `gpu_compute`'s skinning pass, likewise.
-    pub gpu_compute_us: Option<f64>,
-    /// With the animation on the GPU: its sampling, hierarchy and palette passes, likewise.
-    pub gpu_sample_us: Option<f64>,
-    pub gpu_hierarchy_us: Option<f64>,
-    pub gpu_palette_us: Option<f64>,
-    /// With the animation and LOD on the GPU: the LOD and culling pass, likewise.
-    pub gpu_lod_us: Option<f64>,
+    pub stage_us: [f64; Stage::COUNT],
+    /// GPU time of each pass from timestamp queries (indexed by [`GpuPass::index`]),
+    /// where the frame recorded it and the adapter has them.
+    pub gpu_us: PassTimes,
     /// Wall time from submitting the frame to the GPU having finished it, where the
     /// caller waited for it (the bench): every pass together, however the adapter's
     /// timestamps split them.
@@ -95,15 +217,39 @@ impl StageTimings {
     pub fn get(&self, stage: Stage) -> f64 {
         self.stage_us[stage.index()]
     }
+
+    /// The GPU time of `pass`, where the frame recorded it and it was timed.
+    pub fn gpu(&self, pass: GpuPass) -> Option<f64> {
+        self.gpu_us[pass.index()]
+    }
 }
 
-/// Upper bound on worker threads the clock has rows for.
-pub const MAX_WORKERS: usize = 256;
+/// Written with one `gpu_<pass>_us` field per GPU pass, as the reports and sidecars have
+/// always named them.
+impl serde::Serialize for StageTimings {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("stage_us", &self.stage_us)?;
+        for &pass in <GpuPass as crate::variant::Variant>::ALL {
+            map.serialize_entry(
+                &format!("gpu_{}_us", crate::variant::Variant::name(pass)),
+                &self.gpu(pass),
+            )?;
+        }
+        map.serialize_entry("gpu_frame_us", &self.gpu_frame_us)?;
+        map.serialize_entry("cpu_pipeline_us", &self.cpu_pipeline_us)?;
+        map.serialize_entry("frame_us", &self.frame_us)?;
+        map.serialize_entry("threads", &self.threads)?;
+        map.serialize_entry("instances", &self.instances)?;
+        map.end()
+    }
+}
 
 /// Per-worker, per-stage nanosecond counters, and the timeline they also feed when one is
 /// attached.
 pub struct StageClock {
-    rows: Box<[[AtomicU64; 5]]>,
+    rows: Box<[[AtomicU64; Stage::CPU_COUNT]]>,
     trace: Option<std::sync::Arc<super::trace::Trace>>,
 }
 
@@ -145,8 +291,8 @@ impl StageClock {
     }
 
     /// Per-stage microseconds: summed over workers, divided by `threads`.
-    pub fn stage_us(&self, threads: usize) -> [f64; 5] {
-        let mut out = [0.0; 5];
+    pub fn stage_us(&self, threads: usize) -> [f64; Stage::CPU_COUNT] {
+        let mut out = [0.0; Stage::CPU_COUNT];
         for row in self.rows.iter() {
             for (s, c) in row.iter().enumerate() {
                 out[s] += c.load(Ordering::Relaxed) as f64;

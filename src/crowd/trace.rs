@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::timing::MAX_WORKERS;
+use super::crew::MAX_WORKERS;
 
 /// One recorded span: what, and when relative to the trace's start.
 #[derive(Clone, Copy, Debug, PartialEq)]

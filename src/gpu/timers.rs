@@ -11,28 +11,9 @@
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
 
-pub use super::animate::lod::LOD_PASS;
-pub use super::animate::{HIERARCHY_PASS, PALETTE_PASS, SAMPLE_PASS};
-
-/// The passes timed, by the labels their queries carry.
-pub const COMPUTE_PASS: &str = "compute";
-pub const SHADOW_PASS: &str = "shadow";
-pub const RENDER_PASS: &str = "render";
-
-/// One frame's GPU pass times, µs (none where the pass did not run or the adapter has no
-/// timestamp queries).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PassTimes {
-    pub render_us: Option<f64>,
-    pub shadow_us: Option<f64>,
-    pub compute_us: Option<f64>,
-    /// The animation's passes (`--animate gpu`).
-    pub sample_us: Option<f64>,
-    pub hierarchy_us: Option<f64>,
-    pub palette_us: Option<f64>,
-    /// The LOD and culling pass (`--animate gpu --lod on`).
-    pub lod_us: Option<f64>,
-}
+use crate::crowd::timing::GpuPass;
+pub use crate::crowd::timing::PassTimes;
+use crate::variant::Variant;
 
 /// Why the pass timers could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -85,10 +66,10 @@ impl GpuTimers {
         &self.last_passes
     }
 
-    /// Opens a query around the pass `label` that `encoder` records next; its
+    /// Opens a query around `pass`, which `encoder` records next; its
     /// `*_pass_timestamp_writes()` go into that pass's descriptor.
-    pub fn pass(&self, label: &str, encoder: &mut wgpu::CommandEncoder) -> GpuProfilerQuery {
-        self.profiler.begin_pass_query(label, encoder)
+    pub fn pass(&self, pass: GpuPass, encoder: &mut wgpu::CommandEncoder) -> GpuProfilerQuery {
+        self.profiler.begin_pass_query(pass.label(), encoder)
     }
 
     /// Closes a query opened by [`Self::pass`] after its pass.
@@ -129,38 +110,18 @@ impl GpuTimers {
             .profiler
             .process_finished_frame(queue.get_timestamp_period())
         {
-            let pass_us = |label: &str| {
+            let time_of = |pass: GpuPass| {
                 results
                     .iter()
-                    .find(|r| r.label == label)
+                    .find(|r| r.label == pass.label())
                     .and_then(|r| r.time.as_ref())
-                    .map(|t| (t.end - t.start) * 1e6)
             };
-            self.last = PassTimes {
-                render_us: pass_us(RENDER_PASS),
-                shadow_us: pass_us(SHADOW_PASS),
-                compute_us: pass_us(COMPUTE_PASS),
-                sample_us: pass_us(SAMPLE_PASS),
-                hierarchy_us: pass_us(HIERARCHY_PASS),
-                palette_us: pass_us(PALETTE_PASS),
-                lod_us: pass_us(LOD_PASS),
-            };
+            self.last =
+                std::array::from_fn(|i| time_of(GpuPass::ALL[i]).map(|t| (t.end - t.start) * 1e6));
             self.last_passes.clear();
-            for label in [
-                LOD_PASS,
-                SAMPLE_PASS,
-                HIERARCHY_PASS,
-                PALETTE_PASS,
-                COMPUTE_PASS,
-                SHADOW_PASS,
-                RENDER_PASS,
-            ] {
-                if let Some(time) = results
-                    .iter()
-                    .find(|r| r.label == label)
-                    .and_then(|r| r.time.as_ref())
-                {
-                    self.last_passes.push((label, time.start, time.end));
+            for &pass in GpuPass::ALL {
+                if let Some(time) = time_of(pass) {
+                    self.last_passes.push((pass.label(), time.start, time.end));
                 }
             }
             #[cfg(feature = "profile-with-puffin")]
@@ -213,18 +174,18 @@ fn gpu_passes_to_puffin(results: &[wgpu_profiler::GpuTimerQueryResult], submitte
     );
 }
 
-/// Records a compute pass labelled `label` into `encoder`, `work` filling it, inside its
-/// own timestamp query where `timers` are given.
+/// Records the compute pass `pass` into `encoder`, `work` filling it, inside its own
+/// timestamp query where `timers` are given.
 pub fn timed_compute_pass(
     encoder: &mut wgpu::CommandEncoder,
     timers: Option<&GpuTimers>,
-    label: &'static str,
+    pass: GpuPass,
     work: impl FnOnce(&mut wgpu::ComputePass<'_>),
 ) {
-    let query = timers.map(|t| t.pass(label, encoder));
+    let query = timers.map(|t| t.pass(pass, encoder));
     {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(label),
+            label: Some(pass.label()),
             timestamp_writes: query
                 .as_ref()
                 .and_then(|q| q.compute_pass_timestamp_writes()),

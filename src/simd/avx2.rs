@@ -3,8 +3,10 @@
 //! features.
 #![cfg(target_arch = "x86_64")]
 
-use super::{F32x8, LANES, Simd, SimdLevel};
+use super::level::SimdLevel;
+use super::vector::Simd;
 use crate::types::Qvs;
+use crate::types::{F32x8, LANES};
 
 /// AVX2 + FMA on `__m256`. The token proves the CPU has both features.
 #[cfg(target_arch = "x86_64")]

@@ -25,7 +25,10 @@
 //! per-instance-count width would cost: bench-results/2026-11-23_avx512.md, section 3b).
 #![cfg(target_arch = "x86_64")]
 
-use super::{Avx2, F32x8, Simd, SimdLevel};
+use super::avx2::Avx2;
+use super::level::SimdLevel;
+use super::vector::Simd;
+use crate::types::F32x8;
 use crate::types::Qvs;
 use std::arch::x86_64::*;
 

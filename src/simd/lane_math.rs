@@ -1,8 +1,9 @@
 //! Affine 3×4 matrix math on lane registers (one matrix per instance of a group), written
 //! once over [`Simd`].
 
-use super::{Lanes3x4, Simd};
+use super::vector::Simd;
 use crate::types::LANE_SLOT;
+use crate::types::Lanes3x4;
 
 // The helpers below use plain loops, not closures (`array::from_fn` and friends): a
 // closure is a separate function that does not inherit the caller's target features,

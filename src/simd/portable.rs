@@ -2,7 +2,8 @@
 //! vectorizes with the build target's baseline (SSE2 on x86-64, NEON on aarch64). The
 //! same kernels run on it wherever AVX2+FMA are missing, or when forced for tests.
 
-use super::{F32x8, LANES, Simd};
+use super::vector::Simd;
+use crate::types::{F32x8, LANES};
 use crate::types::{Qvs, pack_normal, pack_scaled_normal};
 
 /// Plain arrays; the compiler vectorizes what it can for the build target.

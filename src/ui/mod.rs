@@ -570,7 +570,7 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
         .show(ui, |plot| {
             plot.set_plot_bounds_x(0.0..=right);
             plot.set_plot_bounds_y(0.0..=top);
-            for stage in Stage::ALL {
+            for &stage in Stage::ALL {
                 let upper: Vec<f64> = lower
                     .iter()
                     .zip(&frames)

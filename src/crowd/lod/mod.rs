@@ -43,6 +43,7 @@
 
 mod error;
 mod floor;
+pub mod formats;
 mod motion;
 pub mod per_character;
 mod plan;

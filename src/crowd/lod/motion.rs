@@ -4,8 +4,10 @@
 
 use glam::{DVec3, Vec3};
 
+use super::formats::{MotionHeader, MotionKind};
 use crate::anim::blend::blend_reference;
 use crate::anim::hierarchy::reference::{self, LocalF64};
+use crate::contract::to_words;
 use crate::crowd::pipeline::sample_instance;
 use crate::prepare::PreparedRig;
 use crate::skin::SkinMethod;
@@ -344,36 +346,38 @@ impl ClipMotion {
         }
     }
 
-    /// Appends this motion as the GPU's LOD pass reads it (f32 words, layout in
-    /// [`super::per_character`]): a header of [`super::per_character::MOTION_HEADER_WORDS`]
-    /// words at the current end of `words`, then its tables.
+    /// Appends this motion as the GPU's LOD pass reads it ([`super::formats`]): its
+    /// [`MotionHeader`] at the current end of `words`, then its tables.
     pub(super) fn flatten_into(&self, words: &mut Vec<u32>) {
-        use super::per_character::{MOTION_HEADER_WORDS, MotionKind};
         let at = words.len();
-        words.resize(at + MOTION_HEADER_WORDS, 0);
+        let header_words = std::mem::size_of::<MotionHeader>() / 4;
+        words.resize(at + header_words, 0);
         let f = |x: f64| (x as f32).to_bits();
-        let mut header = [0u32; MOTION_HEADER_WORDS];
-        header[2] = self.center.x.to_bits();
-        header[3] = self.center.y.to_bits();
-        header[4] = self.center.z.to_bits();
-        header[5] = self.radius.to_bits();
+        let mut header = MotionHeader {
+            kind: MotionKind::Still as u32,
+            center_x: self.center.x,
+            center_y: self.center.y,
+            center_z: self.center.z,
+            radius: self.radius,
+            ..MotionHeader::default()
+        };
         match &self.bound {
-            MotionBound::Still => header[0] = MotionKind::Still as u32,
-            MotionBound::Unbounded => header[0] = MotionKind::Unbounded as u32,
+            MotionBound::Still => {}
+            MotionBound::Unbounded => header.kind = MotionKind::Unbounded as u32,
             MotionBound::Table(t) => {
-                header[0] = MotionKind::Table as u32;
-                header[1] = (t.times_secs.len() - 1) as u32;
-                header[6] = f(t.duration_secs);
-                header[7] = f(t.per_duration);
-                header[8] = f(t.grid_per_sec);
-                header[9] = f(t.partial_slack);
-                header[10] = f(t.whole_loop());
-                header[11] = t.grid_pose.len() as u32;
-                header[12] = words.len() as u32;
+                header.kind = MotionKind::Table as u32;
+                header.steps = (t.times_secs.len() - 1) as u32;
+                header.duration_secs = t.duration_secs as f32;
+                header.per_duration = t.per_duration as f32;
+                header.grid_per_sec = t.grid_per_sec as f32;
+                header.partial_slack = t.partial_slack as f32;
+                header.whole_loop = t.whole_loop() as f32;
+                header.grid_cells = t.grid_pose.len() as u32;
+                header.times_at = words.len() as u32;
                 words.extend(t.times_secs.iter().map(|&x| f(x)));
-                header[13] = words.len() as u32;
+                header.travelled_at = words.len() as u32;
                 words.extend(t.travelled.iter().map(|&x| f(x)));
-                header[14] = words.len() as u32;
+                header.speeds_at = words.len() as u32;
                 // A step that counts whole is marked by a negative speed.
                 words.extend(t.partial_speed.iter().map(|&x| {
                     if x.is_finite() {
@@ -382,11 +386,11 @@ impl ClipMotion {
                         (-1.0f32).to_bits()
                     }
                 }));
-                header[15] = words.len() as u32;
+                header.grid_at = words.len() as u32;
                 words.extend_from_slice(&t.grid_pose);
             }
         }
-        words[at..at + MOTION_HEADER_WORDS].copy_from_slice(&header);
+        words[at..at + header_words].copy_from_slice(to_words(&header));
     }
 
     /// Whether characters playing this are recomputed every frame (see

@@ -27,96 +27,20 @@
 
 use std::collections::HashMap;
 
-use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4Swizzles};
 
+pub use super::formats::{
+    CharacterLod, DUE, FORCED, GPU_BYTES, LodFrame, MotionHeader, MotionKind, MotionSetHeader,
+    NO_MOTION, PERIOD_MASK, PERIOD_SHIFT, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
+    STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
+};
 use super::motion::ClipMotion;
 use super::{LodSettings, LodStats, LodView, PERIODS};
-use crate::crowd::animate::time_at;
+use crate::contract::{read_words, to_words};
+use crate::crowd::animate::{Record, time_at};
 use crate::crowd::instances::Instance;
 use crate::prepare::PreparedRig;
 use crate::skin::SkinMethod;
-
-/// Words of a motion's header in [`MotionSet::words`].
-pub const MOTION_HEADER_WORDS: usize = 16;
-/// Words before the lookup table: clip count, blend (1: looked up by clip and blend clip),
-/// the lookup's first word, the number of motions.
-pub const SET_HEADER_WORDS: usize = 4;
-/// A lookup entry of a motion not measured (recomputed every frame, never culled).
-pub const NO_MOTION: u32 = u32::MAX;
-
-/// A motion's kind, the first word of its header.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MotionKind {
-    Still = 0,
-    Unbounded = 1,
-    Table = 2,
-}
-
-/// Bytes of GPU memory LOD takes per character: its state and its draw slot.
-pub const GPU_BYTES: u64 = (std::mem::size_of::<CharacterLod>() + 4) as u64;
-
-/// Bits of [`CharacterLod::flags`].
-pub const VISIBLE: u32 = 1;
-pub const DUE: u32 = 2;
-pub const FORCED: u32 = 4;
-pub const UNBOUNDED: u32 = 8;
-pub const UNCHANGED: u32 = 16;
-/// The period the character was last given, frames, from this bit on.
-pub const PERIOD_SHIFT: u32 = 8;
-const PERIOD_MASK: u32 = 0xff << PERIOD_SHIFT;
-
-/// A character's LOD state on the GPU (`CharacterLod` in lod.wgsl).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct CharacterLod {
-    /// The clip time its pose on the GPU was computed at.
-    pub shown_secs: f32,
-    /// The clips of that pose (clip | blend clip << 16).
-    pub shown_clips: u32,
-    /// The frame it is next due.
-    pub next_due: u32,
-    pub flags: u32,
-}
-
-impl CharacterLod {
-    pub fn period(&self) -> u32 {
-        (self.flags & PERIOD_MASK) >> PERIOD_SHIFT
-    }
-}
-
-/// The frame's parameters of the LOD pass (`Frame` in lod.wgsl): 256 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LodFrame {
-    /// The view frustum's planes (inside: `dot(plane, (p, 1)) >= 0`).
-    pub planes: [[f32; 4]; 6],
-    /// Rows of view ← world and world ← model (a character at the origin).
-    pub view_rows: [[f32; 4]; 3],
-    pub world_rows: [[f32; 4]; 3],
-    pub focal_px: f32,
-    pub tan_half_fov: [f32; 2],
-    pub near: f32,
-    /// The largest scale of world ← model.
-    pub scale: f32,
-    pub threshold_px: f32,
-    pub clock_secs: f32,
-    /// Clip-seconds one frame advances a character of speed 1.
-    pub frame_clip_secs: f32,
-    pub frame: u32,
-    pub max_period: u32,
-    /// 1: compute everyone and spread the periods (see the module docs).
-    pub full: u32,
-    pub characters: u32,
-    /// 1: write each character's draw argument (instance count 1 in view, 0 culled).
-    pub cull: u32,
-    /// Where the draw slots start in the state's words (after the characters' states).
-    pub slots_at: u32,
-    pub _pad: [u32; 2],
-}
-
-const _: () = assert!(std::mem::size_of::<LodFrame>() == 256);
 
 impl LodFrame {
     /// A frame's parameters; the frame number, whether it is a full frame and where the
@@ -150,7 +74,8 @@ impl LodFrame {
             view_rows: rows(view.view_from_world),
             world_rows: rows(world_from_model),
             focal_px: view.focal_px,
-            tan_half_fov: view.tan_half_fov.to_array(),
+            tan_x: view.tan_half_fov.x,
+            tan_y: view.tan_half_fov.y,
             near: view.near,
             scale,
             threshold_px: settings.threshold_px,
@@ -162,29 +87,8 @@ impl LodFrame {
             characters: characters as u32,
             cull: cull as u32,
             slots_at: 0,
-            _pad: [0; 2],
-        }
-    }
-}
-
-/// A character's record as the LOD pass reads it (the animation's record).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LodRecord {
-    pub time_secs: f32,
-    pub speed: f32,
-    pub since_secs: f32,
-    pub clips: u32,
-    pub ground: [f32; 2],
-}
-
-impl LodRecord {
-    pub fn new(instance: &Instance, since_secs: f32) -> Self {
-        LodRecord {
-            time_secs: instance.time_secs,
-            speed: instance.speed,
-            since_secs,
-            clips: u32::from(instance.clip) | (u32::from(instance.blend_clip) << 16),
-            ground: instance.ground_position,
+            _pad0: 0,
+            _pad1: 0,
         }
     }
 }
@@ -264,11 +168,13 @@ impl MotionSet {
 
     fn flatten(&mut self, clips: usize, blending: bool) {
         let lookup = if blending { clips * clips } else { clips };
-        let mut words = vec![0u32; SET_HEADER_WORDS];
-        words[0] = clips as u32;
-        words[1] = blending as u32;
-        words[2] = SET_HEADER_WORDS as u32;
-        words[3] = self.motions.len() as u32;
+        let head = MotionSetHeader {
+            clip_count: clips as u32,
+            blend: blending as u32,
+            lookup_at: SET_HEADER_WORDS as u32,
+            motions: self.motions.len() as u32,
+        };
+        let mut words = to_words(&head).to_vec();
         words.resize(SET_HEADER_WORDS + lookup, NO_MOTION);
         let mut header_at = Vec::with_capacity(self.motions.len());
         for motion in &self.motions {
@@ -286,31 +192,36 @@ impl MotionSet {
         self.words = words;
     }
 
-    /// The motions as the LOD pass reads them (see [`SET_HEADER_WORDS`],
-    /// [`MOTION_HEADER_WORDS`]).
+    /// The motions as the LOD pass reads them (see [`super::formats`]).
     pub fn words(&self) -> &[u32] {
         &self.words
     }
 }
+
+/// Words of the motions' set header.
+const SET_HEADER_WORDS: usize = std::mem::size_of::<MotionSetHeader>() / 4;
 
 fn word_f(words: &[u32], at: usize) -> f32 {
     f32::from_bits(words[at])
 }
 
 /// The header of the motion `clips` plays, or `None` (not measured: unbounded).
-fn motion_of(words: &[u32], clips: u32) -> Option<usize> {
-    let clip_count = words[0];
+fn motion_of(words: &[u32], clips: u32) -> Option<MotionHeader> {
+    let set: MotionSetHeader = read_words(words, 0)?;
     let (clip, blend) = (clips & 0xffff, clips >> 16);
-    if clip >= clip_count || (words[1] != 0 && blend >= clip_count) {
+    if clip >= set.clip_count || (set.blend != 0 && blend >= set.clip_count) {
         return None;
     }
-    let entry = if words[1] != 0 {
-        clip * clip_count + blend
+    let entry = if set.blend != 0 {
+        clip * set.clip_count + blend
     } else {
         clip
     };
-    let at = words[words[2] as usize + entry as usize];
-    (at != NO_MOTION).then_some(at as usize)
+    let at = words[set.lookup_at as usize + entry as usize];
+    if at == NO_MOTION {
+        return None;
+    }
+    read_words(words, at as usize)
 }
 
 struct Located {
@@ -319,15 +230,13 @@ struct Located {
     fraction: f32,
 }
 
-fn locate(words: &[u32], m: usize, t: f32) -> Located {
-    let last = words[m + 1] as usize;
-    let duration = word_f(words, m + 6);
-    let loops = (t * word_f(words, m + 7)).floor();
-    let in_loop = t - loops * duration;
-    let grid_count = words[m + 11] as usize;
-    let cell = ((in_loop * word_f(words, m + 8)).max(0.0) as usize).min(grid_count - 1);
-    let (times, grid) = (words[m + 12] as usize, words[m + 15] as usize);
-    let mut step = (words[grid + cell] as usize).min(last - 1);
+fn locate(words: &[u32], m: &MotionHeader, t: f32) -> Located {
+    let last = m.steps as usize;
+    let loops = (t * m.per_duration).floor();
+    let in_loop = t - loops * m.duration_secs;
+    let cell = ((in_loop * m.grid_per_sec).max(0.0) as usize).min(m.grid_cells as usize - 1);
+    let times = m.times_at as usize;
+    let mut step = (words[m.grid_at as usize + cell] as usize).min(last - 1);
     while step + 1 < last && word_f(words, times + step + 1) <= in_loop {
         step += 1;
     }
@@ -340,58 +249,50 @@ fn locate(words: &[u32], m: usize, t: f32) -> Located {
     }
 }
 
-fn part(words: &[u32], m: usize, k: usize, fraction: f32) -> f32 {
-    let (times, travelled, speeds) = (
-        words[m + 12] as usize,
-        words[m + 13] as usize,
-        words[m + 14] as usize,
-    );
-    let speed = word_f(words, speeds + k);
+fn part(words: &[u32], m: &MotionHeader, k: usize, fraction: f32) -> f32 {
+    let (times, travelled) = (m.times_at as usize, m.travelled_at as usize);
+    let speed = word_f(words, m.speeds_at as usize + k);
     if fraction <= 0.0 {
         0.0
     } else if speed < 0.0 {
         word_f(words, travelled + k + 1) - word_f(words, travelled + k)
     } else {
         fraction * (word_f(words, times + k + 1) - word_f(words, times + k)) * speed
-            + word_f(words, m + 9)
+            + m.partial_slack
     }
 }
 
 /// The bound on how far any vertex gets between clip times `a` and `b` (the CPU's
 /// [`ClipMotion::travel`], in f32 from the flattened tables).
-fn travel(words: &[u32], m: usize, a: f32, b: f32) -> f32 {
-    if a == b || words[m] == MotionKind::Still as u32 {
+fn travel(words: &[u32], m: &MotionHeader, a: f32, b: f32) -> f32 {
+    if a == b || m.kind == MotionKind::Still as u32 {
         return 0.0;
     }
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
     let (s, e) = (locate(words, m, lo), locate(words, m, hi));
-    let travelled = words[m + 13] as usize;
+    let travelled = m.travelled_at as usize;
     let summed = if s.loops == e.loops && s.step == e.step {
         part(words, m, s.step, e.fraction - s.fraction)
     } else {
-        (e.loops - s.loops) * word_f(words, m + 10)
+        (e.loops - s.loops) * m.whole_loop
             + word_f(words, travelled + e.step)
             + part(words, m, e.step, e.fraction)
             - word_f(words, travelled + s.step + 1)
             + part(words, m, s.step, 1.0 - s.fraction)
     };
-    summed.max(0.0).min(2.0 * word_f(words, m + 5))
+    summed.max(0.0).min(2.0 * m.radius)
 }
 
 /// Whether the motion's sphere is in view, and its pixels per model unit (0 outside).
-fn place(words: &[u32], m: usize, f: &LodFrame, ground: [f32; 2]) -> (bool, f32) {
+fn place(m: &MotionHeader, f: &LodFrame, ground: [f32; 2]) -> (bool, f32) {
     let row = |r: [f32; 4], p: Vec3| r[0] * p.x + r[1] * p.y + r[2] * p.z + r[3];
-    let c = Vec3::new(
-        word_f(words, m + 2),
-        word_f(words, m + 3),
-        word_f(words, m + 4),
-    );
+    let c = Vec3::new(m.center_x, m.center_y, m.center_z);
     let center = Vec3::new(
         row(f.world_rows[0], c) + ground[0],
         row(f.world_rows[1], c),
         row(f.world_rows[2], c) + ground[1],
     );
-    let radius = word_f(words, m + 5) * f.scale;
+    let radius = m.radius * f.scale;
     let inside = f
         .planes
         .iter()
@@ -405,8 +306,8 @@ fn place(words: &[u32], m: usize, f: &LodFrame, ground: [f32; 2]) -> (bool, f32)
         row(f.view_rows[2], center),
     );
     let depth = (-view.z - radius).max(f.near);
-    let a = ((view.x.abs() + radius) / depth).min(f.tan_half_fov[0]);
-    let b = ((view.y.abs() + radius) / depth).min(f.tan_half_fov[1]);
+    let a = ((view.x.abs() + radius) / depth).min(f.tan_x);
+    let b = ((view.y.abs() + radius) / depth).min(f.tan_y);
     (
         true,
         f.scale * f.focal_px * (1.0 + a * a + b * b).sqrt() / depth,
@@ -421,7 +322,7 @@ pub fn decide(
     words: &[u32],
     f: &LodFrame,
     index: u32,
-    record: &LodRecord,
+    record: &Record,
     state: &mut CharacterLod,
 ) -> f32 {
     let now = time_at(
@@ -431,9 +332,9 @@ pub fn decide(
         f.clock_secs,
     );
     let motion = motion_of(words, record.clips);
-    let unbounded = motion.is_none_or(|m| words[m] == MotionKind::Unbounded as u32);
-    let (visible, px) = match motion {
-        Some(m) if !unbounded => place(words, m, f, record.ground),
+    let unbounded = motion.is_none_or(|m| m.kind == MotionKind::Unbounded as u32);
+    let (visible, px) = match &motion {
+        Some(m) if !unbounded => place(m, f, record.ground),
         _ => (true, 0.0),
     };
     let mut margin = f32::INFINITY;
@@ -446,7 +347,7 @@ pub fn decide(
     let forced = !scheduled
         && (changed
             || unbounded
-            || match motion {
+            || match &motion {
                 Some(m) if px > 0.0 => over(px * travel(words, m, state.shown_secs, now)),
                 _ => false,
             });
@@ -461,7 +362,7 @@ pub fn decide(
         return margin;
     }
     let cap = f.max_period;
-    let period = match motion {
+    let period = match &motion {
         _ if unbounded => 1,
         _ if !visible => cap,
         None => 1,
@@ -510,20 +411,16 @@ pub fn stats_of(states: &[CharacterLod]) -> LodStats {
     stats
 }
 
-/// Words of the stats block at the start of the GPU's LOD state: the counts of
-/// [`stats_of`] in the order at_period[4], culled, updated, forced, unbounded, unchanged.
-pub const STATS_WORDS: usize = 16;
-
-/// The counts of a stats block read back from the GPU.
+/// The counts of a counts block read back from the GPU (see [`super::formats`]).
 pub fn stats_from_words(words: &[u32]) -> LodStats {
-    let w = |k: usize| words.get(k).copied().unwrap_or(0) as usize;
+    let w = |k: u32| words.get(k as usize).copied().unwrap_or(0) as usize;
     LodStats {
-        at_period: [w(0), w(1), w(2), w(3)],
-        culled: w(4),
-        updated: w(5),
-        forced: w(6),
-        unbounded: w(7),
-        unchanged: w(8),
+        at_period: std::array::from_fn(|p| w(STAT_AT_PERIOD + p as u32)),
+        culled: w(STAT_CULLED),
+        updated: w(STAT_UPDATED),
+        forced: w(STAT_FORCED),
+        unbounded: w(STAT_UNBOUNDED),
+        unchanged: w(STAT_UNCHANGED),
         ..LodStats::default()
     }
 }

@@ -15,15 +15,13 @@
 
 use std::sync::mpsc;
 
+use crate::crowd::GpuPass;
 use crate::crowd::lod::LodStats;
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
 
 use super::super::readback::{self, ReadbackError};
 use super::super::timers::{GpuTimers, timed_compute_pass};
 use super::workgroups;
-
-/// The label of the pass's timestamp query (and the panel's row).
-pub const LOD_PASS: &str = "animate: lod";
 
 const STATS_BYTES: u64 = (STATS_WORDS * 4) as u64;
 const STATE_BYTES: usize = std::mem::size_of::<CharacterLod>();
@@ -270,7 +268,7 @@ impl GpuLod {
             unreachable!("bound above")
         };
         encoder.clear_buffer(&self.state, 0, Some(STATS_BYTES));
-        timed_compute_pass(encoder, timers, LOD_PASS, |pass| {
+        timed_compute_pass(encoder, timers, GpuPass::Lod, |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, group, &[]);
             let (x, y) = workgroups(frame.characters);

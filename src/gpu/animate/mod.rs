@@ -22,7 +22,7 @@ pub mod tables;
 use bytemuck::{Pod, Zeroable};
 
 use super::timers::GpuTimers;
-use crate::crowd::Instance;
+use crate::crowd::{GpuPass, Instance};
 use crate::prepare::PreparedRig;
 use crate::skin::{OutputFormat, OutputLayout};
 use crate::types::{Mat3x4, Qvs};
@@ -55,44 +55,9 @@ impl GpuHierarchy {
 const WORKGROUP: u32 = 64;
 /// Bytes between two parameter blocks (the dynamic-offset alignment every adapter takes).
 const PARAMS_STRIDE: u64 = 256;
-pub use crate::crowd::animate::RECORD_BYTES;
+pub use crate::crowd::animate::{RECORD_BYTES, Record};
 /// Bytes of one joint's local pose or model matrix (three vec4s).
 const JOINT_BYTES: usize = 48;
-
-/// The labels of the three passes' timestamp queries (and the panel's GPU rows).
-pub const SAMPLE_PASS: &str = "animate: sample";
-pub const HIERARCHY_PASS: &str = "animate: hierarchy";
-pub const PALETTE_PASS: &str = "animate: palette";
-
-/// `Character` in animate.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct CharacterGpu {
-    pub time_secs: f32,
-    pub speed: f32,
-    pub ground: [f32; 2],
-    pub clips: u32,
-    pub material: u32,
-    pub since_secs: f32,
-    /// Written by the LOD pass on the GPU (1: recomputed this frame); 0 from the CPU.
-    due: u32,
-}
-
-const _: () = assert!(std::mem::size_of::<CharacterGpu>() == RECORD_BYTES);
-
-impl CharacterGpu {
-    fn new(i: &Instance, since_secs: f32) -> Self {
-        CharacterGpu {
-            time_secs: i.time_secs,
-            speed: i.speed,
-            ground: i.ground_position,
-            clips: u32::from(i.clip) | (u32::from(i.blend_clip) << 16),
-            material: i.material,
-            since_secs,
-            due: 0,
-        }
-    }
-}
 
 /// `Params` in animate.wgsl.
 #[repr(C)]
@@ -180,7 +145,7 @@ pub struct GpuAnimator {
     normal_offset_vec4s: u32,
     records: wgpu::Buffer,
     /// What the GPU's records hold, and the crowd they were written from.
-    held: Vec<CharacterGpu>,
+    held: Vec<Record>,
     held_from: Vec<Instance>,
     params: wgpu::Buffer,
     params_capacity: usize,
@@ -352,7 +317,7 @@ impl GpuAnimator {
                 }
                 let start = i;
                 while i < n && !unchanged(&self.held_from, i) {
-                    let record = CharacterGpu::new(&crowd[i], clock_secs);
+                    let record = Record::new(&crowd[i], clock_secs);
                     if i < self.held.len() {
                         self.held[i] = record;
                         self.held_from[i] = crowd[i];
@@ -548,7 +513,7 @@ impl GpuAnimator {
         let o = &self.offsets;
         let live = |r: usize| per_range.min(characters - r * per_range) as u32;
         let offset = |r: usize, block: usize| ((r * blocks + block) as u64 * PARAMS_STRIDE) as u32;
-        let mut timed = |label: &'static str,
+        let mut timed = |label: GpuPass,
                          pipeline: &wgpu::ComputePipeline,
                          work: &dyn Fn(&mut wgpu::ComputePass<'_>, usize)| {
             super::timers::timed_compute_pass(encoder, timers, label, |pass| {
@@ -559,37 +524,29 @@ impl GpuAnimator {
                 }
             });
         };
-        timed(SAMPLE_PASS, &self.sample, &|pass, r| {
+        timed(GpuPass::Sample, &self.sample, &|pass, r| {
             dispatch(pass, live(r) * o.joints)
         });
         match hierarchy {
-            GpuHierarchy::Walk => timed(HIERARCHY_PASS, &self.walk, &|pass, r| {
+            GpuHierarchy::Walk => timed(GpuPass::Hierarchy, &self.walk, &|pass, r| {
                 dispatch(pass, live(r))
             }),
-            GpuHierarchy::Levels => timed(HIERARCHY_PASS, &self.level, &|pass, r| {
+            GpuHierarchy::Levels => timed(GpuPass::Hierarchy, &self.level, &|pass, r| {
                 for (l, &(_, count)) in o.levels.iter().enumerate() {
                     pass.set_bind_group(0, &groups[r], &[offset(r, 1 + l)]);
                     dispatch(pass, live(r) * count);
                 }
             }),
         }
-        timed(PALETTE_PASS, &self.palette, &|pass, r| {
+        timed(GpuPass::Palette, &self.palette, &|pass, r| {
             dispatch(pass, live(r) * o.entries)
         });
     }
 
-    /// What the GPU's records hold, as the LOD pass reads them (the CPU twins' input).
-    pub fn lod_records(&self) -> Vec<crate::crowd::lod::per_character::LodRecord> {
-        self.held
-            .iter()
-            .map(|r| crate::crowd::lod::per_character::LodRecord {
-                time_secs: r.time_secs,
-                speed: r.speed,
-                since_secs: r.since_secs,
-                clips: r.clips,
-                ground: r.ground,
-            })
-            .collect()
+    /// The records as the CPU last wrote them (the CPU twins' input: the LOD pass reads
+    /// the same type).
+    pub fn records_held(&self) -> &[Record] {
+        &self.held
     }
 
     /// The records' buffer (the LOD pass reads them and marks each character due or not).

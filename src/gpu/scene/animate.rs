@@ -9,15 +9,16 @@
 use std::time::Instant;
 
 use super::{Scene, SceneError, VERIFY_INSTANCES};
+use crate::crowd::GpuPass;
 use crate::crowd::Instance;
+use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
-use crate::crowd::lod::per_character::{CharacterLod, LodFrame, LodRecord, VISIBLE};
+use crate::crowd::lod::per_character::{CharacterLod, LodFrame, VISIBLE};
 use crate::crowd::trace::Track;
 use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animation};
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
 use crate::gpu::animate::GpuAnimator;
 use crate::gpu::animate::lod::GpuLod;
-use crate::gpu::timers::COMPUTE_PASS;
 use crate::variant::Variant;
 
 /// Per character, what its pose on the GPU was computed from, and whether it was drawn.
@@ -164,7 +165,7 @@ impl Scene {
             .spec()
             .runs_on
             .has_compute_pass()
-            .then(|| self.timers.pass(COMPUTE_PASS, encoder));
+            .then(|| self.timers.pass(GpuPass::Compute, encoder));
         let skinned = self.renderer.record_gpu_skinning(
             device,
             queue,
@@ -182,7 +183,7 @@ impl Scene {
             self.timers.end(encoder, query);
         }
         skinned?;
-        let mut stage_us = [0.0; 7];
+        let mut stage_us = [0.0; Stage::COUNT];
         stage_us[Stage::Upload.index()] = upload_us;
         Ok(StageTimings {
             stage_us,
@@ -247,9 +248,9 @@ impl Scene {
 
     /// With LOD on the GPU: the last frame's parameters, the motions' words and the
     /// records, what the pass decided from (the CPU twins' input).
-    pub fn gpu_lod_inputs(&self) -> Option<(LodFrame, Vec<u32>, Vec<LodRecord>)> {
+    pub fn gpu_lod_inputs(&self) -> Option<(LodFrame, Vec<u32>, Vec<Record>)> {
         let frame = self.gpu_lod.as_ref()?.last_frame?;
-        let records = self.animator.as_ref()?.lod_records();
+        let records = self.animator.as_ref()?.records_held().to_vec();
         Some((frame, self.lod_motions.words().to_vec(), records))
     }
 

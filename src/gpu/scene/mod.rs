@@ -38,7 +38,7 @@ use refusals::refusals_of;
 use super::animate::lod::GpuLod;
 use super::animate::{GpuAnimateError, GpuAnimator};
 use super::readback::{ReadbackError, read_buffer, read_texture, save_png};
-use super::timers::{COMPUTE_PASS, GpuTimers, RENDER_PASS, SHADOW_PASS, TimerError};
+use super::timers::{GpuTimers, TimerError};
 use super::{
     CameraStart, CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent,
     crowd_pass,
@@ -50,8 +50,8 @@ use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
 use crate::crowd::trace::{Trace, Track};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{
-    AnimateDevice, FrameError, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings,
-    TimingHistory,
+    AnimateDevice, FrameError, GpuPass, InstanceStore, PassRuns, Pipeline, PipelineConfig, Stage,
+    StageTimings, TimingHistory,
 };
 use crate::machine::{Machine, timestamp};
 use crate::prepare::PreparedRig;
@@ -642,7 +642,7 @@ impl Scene {
             .spec()
             .runs_on
             .has_compute_pass()
-            .then(|| self.timers.pass(COMPUTE_PASS, encoder));
+            .then(|| self.timers.pass(GpuPass::Compute, encoder));
         let timings = self.uploader.frame_timed(
             self.settings.upload,
             &self.gpu.device,
@@ -674,8 +674,8 @@ impl Scene {
         let shadow = self
             .renderer
             .shadows()
-            .then(|| self.timers.pass(SHADOW_PASS, encoder));
-        let render = self.timers.pass(RENDER_PASS, encoder);
+            .then(|| self.timers.pass(GpuPass::Shadow, encoder));
+        let render = self.timers.pass(GpuPass::Render, encoder);
         crowd_pass(
             encoder,
             &self.targets,
@@ -756,22 +756,22 @@ impl Scene {
         if let Some(trace) = &self.trace {
             trace.record_gpu_passes(submitted, self.timers.last_passes());
         }
-        timings.gpu_render_us = gpu.render_us;
-        timings.gpu_shadow_us = gpu.shadow_us.filter(|_| self.renderer.shadows());
-        timings.gpu_compute_us = gpu.compute_us.filter(|_| {
-            self.pipeline
+        // A pass that did not run this frame keeps no time (the profiler's last one).
+        let on_gpu = self.animated_on == AnimateDevice::Gpu;
+        let ran = |pass: GpuPass| match pass.spec().runs {
+            PassRuns::Always => true,
+            PassRuns::Shadows => self.renderer.shadows(),
+            PassRuns::ComputeSkinning => self
+                .pipeline
                 .config()
                 .skin
                 .spec()
                 .runs_on
-                .has_compute_pass()
-        });
-        if self.animated_on == AnimateDevice::Gpu {
-            timings.gpu_sample_us = gpu.sample_us;
-            timings.gpu_hierarchy_us = gpu.hierarchy_us;
-            timings.gpu_palette_us = gpu.palette_us;
-            timings.gpu_lod_us = gpu.lod_us.filter(|_| self.settings.lod.enabled);
-        }
+                .has_compute_pass(),
+            PassRuns::GpuAnimation => on_gpu,
+            PassRuns::GpuLod => on_gpu && self.settings.lod.enabled,
+        };
+        timings.gpu_us = std::array::from_fn(|i| gpu[i].filter(|_| ran(GpuPass::ALL[i])));
         timings.frame_us = frame_us;
         self.history.push(timings);
         timings

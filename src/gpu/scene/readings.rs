@@ -11,8 +11,9 @@ use std::time::Duration;
 use crate::crowd::lod::{LodStats, MeasuredError};
 use crate::crowd::pipeline::MemoryReport;
 use crate::crowd::timing::FrameSpan;
-use crate::crowd::{AnimateDevice, Stage, StageTimings, TimingHistory};
+use crate::crowd::{AnimateDevice, GpuPass, PassRuns, Stage, StageTimings, TimingHistory};
 use crate::skin::SkinVariant;
+use crate::variant::Variant;
 
 /// The frame time a reading averages over.
 pub const READING_WINDOW: Duration = Duration::from_secs(1);
@@ -60,10 +61,27 @@ pub struct PanelReadings {
     pub lod: Option<LodReading>,
 }
 
-/// One row of the table to be: its label, its key and what it reads of a frame.
-type RowSource = (String, &'static str, fn(&StageTimings) -> f64);
+/// What a row of the table reads of a frame.
+#[derive(Clone, Copy)]
+enum Source {
+    Stage(Stage),
+    Pass(GpuPass),
+}
 
-/// The table's rows (the GPU animation's passes where the GPU animates).
+impl Source {
+    fn value(self, t: &StageTimings) -> f64 {
+        match self {
+            Source::Stage(s) => t.get(s),
+            Source::Pass(p) => t.gpu(p).unwrap_or(0.0),
+        }
+    }
+}
+
+/// One row of the table to be: its label, its key and what it reads of a frame.
+type RowSource = (String, &'static str, Source);
+
+/// The table's rows: every stage, then the GPU passes the frame can record (the GPU
+/// animation's where the GPU animates, LOD's where it decides there too).
 fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> {
     let mut rows: Vec<RowSource> = Stage::ALL
         .iter()
@@ -72,44 +90,25 @@ fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> 
                 Stage::Render => "render (encode)".to_string(),
                 // A GPU variant's CPU skin stage lays out the palettes to upload.
                 Stage::Skin if !skin.skins_on_cpu() => "skin (palettes out)".to_string(),
-                _ => s.name().to_string(),
+                Stage::Sample
+                | Stage::Blend
+                | Stage::Hierarchy
+                | Stage::Palette
+                | Stage::Skin
+                | Stage::Upload => s.name().to_string(),
             };
-            let value: fn(&StageTimings) -> f64 = match s {
-                Stage::Sample => |t| t.get(Stage::Sample),
-                Stage::Blend => |t| t.get(Stage::Blend),
-                Stage::Hierarchy => |t| t.get(Stage::Hierarchy),
-                Stage::Palette => |t| t.get(Stage::Palette),
-                Stage::Skin => |t| t.get(Stage::Skin),
-                Stage::Upload => |t| t.get(Stage::Upload),
-                Stage::Render => |t| t.get(Stage::Render),
-            };
-            (label, s.name(), value)
+            (label, s.name(), Source::Stage(s))
         })
         .collect();
-    rows.push(("GPU render".into(), "gpu_render", |t| {
-        t.gpu_render_us.unwrap_or(0.0)
-    }));
-    rows.push(("GPU shadow".into(), "gpu_shadow", |t| {
-        t.gpu_shadow_us.unwrap_or(0.0)
-    }));
-    rows.push(("GPU compute skin".into(), "gpu_compute", |t| {
-        t.gpu_compute_us.unwrap_or(0.0)
-    }));
-    match animate {
-        AnimateDevice::Cpu => {}
-        AnimateDevice::Gpu => {
-            if lod {
-                rows.push(("GPU LOD".into(), "gpu_lod", |t| t.gpu_lod_us.unwrap_or(0.0)));
-            }
-            rows.push(("GPU sample".into(), "gpu_sample", |t| {
-                t.gpu_sample_us.unwrap_or(0.0)
-            }));
-            rows.push(("GPU hierarchy".into(), "gpu_hierarchy", |t| {
-                t.gpu_hierarchy_us.unwrap_or(0.0)
-            }));
-            rows.push(("GPU palette".into(), "gpu_palette", |t| {
-                t.gpu_palette_us.unwrap_or(0.0)
-            }));
+    let on_gpu = animate == AnimateDevice::Gpu;
+    for &pass in GpuPass::ALL {
+        let listed = match pass.spec().runs {
+            PassRuns::Always | PassRuns::Shadows | PassRuns::ComputeSkinning => true,
+            PassRuns::GpuAnimation => on_gpu,
+            PassRuns::GpuLod => on_gpu && lod,
+        };
+        if listed {
+            rows.push((pass.spec().row.into(), pass.spec().key, Source::Pass(pass)));
         }
     }
     rows
@@ -132,8 +131,8 @@ impl PanelReadings {
         let frame = history.stats_in(&span, |t| t.frame_us);
         let rows: Vec<TimingRow> = rows(inputs.skin, inputs.animate, inputs.lod.is_some())
             .into_iter()
-            .map(|(label, key, value)| {
-                let s = history.stats_in(&span, value);
+            .map(|(label, key, source)| {
+                let s = history.stats_in(&span, |t| source.value(t));
                 TimingRow {
                     label,
                     key,

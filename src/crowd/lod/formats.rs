@@ -1,0 +1,156 @@
+//! What the LOD pass on the GPU (`shaders/lod.wgsl`) reads and writes, each one Rust type
+//! that the CPU twin ([`super::per_character`]) reads by name as the shader does.
+//!
+//! How it works: the frame's parameters ([`LodFrame`]) are a uniform; each character's
+//! state ([`CharacterLod`]) is four words of the state buffer after the counts; the motions
+//! are one array of words: a [`MotionSetHeader`], the lookup (per clip, or per clip and
+//! blend clip, the word where that motion's [`MotionHeader`] starts, or [`NO_MOTION`]),
+//! then each motion's header and its tables (times, distance travelled up to each step,
+//! each step's speed, the grid). Every struct is declared with [`crate::gpu_struct!`], so
+//! `tests/contracts.rs` checks it against its WGSL declaration member by member; the flags
+//! and counters below reach the shader as generated constants (`gpu::shaders`).
+
+use crate::gpu_struct;
+
+gpu_struct! {
+    /// A character's LOD state on the GPU.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    pub struct CharacterLod in "CharacterLod" {
+        /// The clip time its pose on the GPU was computed at.
+        pub shown_secs: f32,
+        /// The clips of that pose (clip | blend clip << 16).
+        pub shown_clips: u32,
+        /// The frame it is next due.
+        pub next_due: u32,
+        pub flags: u32,
+    }
+}
+
+impl CharacterLod {
+    /// The period the character was last given, frames.
+    pub fn period(&self) -> u32 {
+        (self.flags & PERIOD_MASK) >> PERIOD_SHIFT
+    }
+}
+
+/// Bits of [`CharacterLod::flags`].
+pub const VISIBLE: u32 = 1;
+pub const DUE: u32 = 2;
+pub const FORCED: u32 = 4;
+pub const UNBOUNDED: u32 = 8;
+pub const UNCHANGED: u32 = 16;
+/// The period the character was last given, frames, from this bit on.
+pub const PERIOD_SHIFT: u32 = 8;
+pub const PERIOD_MASK: u32 = 0xff << PERIOD_SHIFT;
+
+/// A draw slot of a character the pass does not cull (drawn directly).
+pub const NO_SLOT: u32 = u32::MAX;
+
+/// Where each count is in the counts block at the start of the state buffer (the panel's
+/// numbers): characters in view at period 1, 2, 4 and 8, then the other counts.
+pub const STAT_AT_PERIOD: u32 = 0;
+pub const STAT_CULLED: u32 = 4;
+pub const STAT_UPDATED: u32 = 5;
+pub const STAT_FORCED: u32 = 6;
+pub const STAT_UNBOUNDED: u32 = 7;
+pub const STAT_UNCHANGED: u32 = 8;
+/// Counts the pass keeps.
+pub const STAT_COUNT: u32 = 9;
+/// Words of the counts block (the counts, then unused words to a 64-byte block).
+pub const STATS_WORDS: usize = 16;
+
+gpu_struct! {
+    /// The frame's parameters of the LOD pass: 256 bytes.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    pub struct LodFrame in "LodFrame" {
+        /// The view frustum's planes (inside: `dot(plane, (p, 1)) >= 0`).
+        pub planes: [[f32; 4]; 6],
+        /// Rows of view ← world and world ← model (a character at the origin).
+        pub view_rows: [[f32; 4]; 3],
+        pub world_rows: [[f32; 4]; 3],
+        pub focal_px: f32,
+        /// The tangents of half the field of view, across and up.
+        pub tan_x: f32,
+        pub tan_y: f32,
+        pub near: f32,
+        /// The largest scale of world ← model.
+        pub scale: f32,
+        pub threshold_px: f32,
+        pub clock_secs: f32,
+        /// Clip-seconds one frame advances a character of speed 1.
+        pub frame_clip_secs: f32,
+        pub frame: u32,
+        pub max_period: u32,
+        /// 1: compute everyone and spread the periods (see `per_character`).
+        pub full: u32,
+        pub characters: u32,
+        /// 1: write each character's draw argument (instance count 1 in view, 0 culled).
+        pub cull: u32,
+        /// Where the draw slots start in the state's words (after the characters' states).
+        pub slots_at: u32,
+        pub _pad0: u32,
+        pub _pad1: u32,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<LodFrame>() == 256);
+
+gpu_struct! {
+    /// The first words of the motions.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    pub struct MotionSetHeader in "MotionSetHeader" {
+        /// Clips of the rig.
+        pub clip_count: u32,
+        /// 1: looked up by clip and blend clip; 0: by clip.
+        pub blend: u32,
+        /// The word where the lookup starts.
+        pub lookup_at: u32,
+        /// Motions in the set.
+        pub motions: u32,
+    }
+}
+
+gpu_struct! {
+    /// One motion's header (a clip, or a cross-fade of two, measured).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    pub struct MotionHeader in "MotionHeader" {
+        /// A [`MotionKind`].
+        pub kind: u32,
+        /// Steps of its tables (times hold one more).
+        pub steps: u32,
+        /// The sphere around every pose, model space.
+        pub center_x: f32,
+        pub center_y: f32,
+        pub center_z: f32,
+        pub radius: f32,
+        pub duration_secs: f32,
+        pub per_duration: f32,
+        /// Grid cells per clip-second.
+        pub grid_per_sec: f32,
+        /// What a partial step adds to its speed × time bound.
+        pub partial_slack: f32,
+        /// The distance of one whole loop.
+        pub whole_loop: f32,
+        pub grid_cells: u32,
+        /// Where each table starts, as words of the motions.
+        pub times_at: u32,
+        pub travelled_at: u32,
+        pub speeds_at: u32,
+        pub grid_at: u32,
+    }
+}
+
+/// A motion's kind ([`MotionHeader::kind`]).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MotionKind {
+    Still = 0,
+    Unbounded = 1,
+    Table = 2,
+}
+
+/// A lookup entry of a motion not measured (recomputed every frame, never culled).
+pub const NO_MOTION: u32 = u32::MAX;
+
+/// Bytes of GPU memory LOD takes per character: its state and its draw slot.
+pub const GPU_BYTES: u64 = (std::mem::size_of::<CharacterLod>() + 4) as u64;
