@@ -23,7 +23,7 @@
 // A dispatch covers one range of characters: `poses` (its local poses and model matrices)
 // and `palettes` are that range's, the records and the data whole.
 
-struct Params {
+struct AnimateParams {
     joints: u32,
     root_count: u32,
     entries: u32,
@@ -58,16 +58,17 @@ struct Params {
     _pad: u32,
 };
 
-// `Character`, the record: record.wgsl, prepended.
+#import skinbench::record::Character
+#import skinbench::constants::{LINEAR, NO_PARENT, NO_TRACK, STEP, WORKGROUP}
 
-@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(0) var<uniform> p: AnimateParams;
 // One array of words (four storage bindings in all, what every adapter offers): the rest
 // pose (twelve words a joint: rotation, translation, scale), each root's folded ancestors
 // and each palette entry's inverse bind (twelve words: three rows), the key values (four
 // words each: a vec3 as xyz, a rotation as xyzw, CUBICSPLINE keys as in, value, out), then
 // the tables: parents, palette entries' joints, the depth levels' joints, per clip
 // (duration bits, 0), per clip and joint its translation, rotation and scale track (or
-// NONE), per track (interpolation, keys, times_at, values_at, even, start bits, rate bits,
+// NO_TRACK), per track (interpolation, keys, times_at, values_at, even, start bits, rate bits,
 // 0), and the key times' bits. Every offset counts words from the start.
 @group(0) @binding(1) var<storage, read> data: array<u32>;
 @group(0) @binding(2) var<storage, read> characters: array<Character>;
@@ -79,11 +80,6 @@ fn vec4_at(at: u32) -> vec4<f32> {
     return bitcast<vec4<f32>>(vec4<u32>(data[at], data[at + 1u], data[at + 2u], data[at + 3u]));
 }
 
-const NONE: u32 = 0xffffffffu;
-const NO_PARENT: u32 = 0xffffu;
-const STEP: u32 = 0u;
-const LINEAR: u32 = 1u;
-const WORKGROUP: u32 = 64u;
 
 struct Pose {
     rotation: vec4<f32>,
@@ -245,19 +241,19 @@ fn sample_joint(clip: u32, joint: u32, time_secs: f32) -> Pose {
     let translation = data[channels];
     let rotation = data[channels + 1u];
     let scale = data[channels + 2u];
-    if (translation != NONE) {
+    if (translation != NO_TRACK) {
         pose.translation = sample_vec(p.tracks_at + translation * 8u, t);
     }
-    if (rotation != NONE) {
+    if (rotation != NO_TRACK) {
         pose.rotation = sample_rotation(p.tracks_at + rotation * 8u, t);
     }
-    if (scale != NONE) {
+    if (scale != NO_TRACK) {
         pose.scale = sample_vec(p.tracks_at + scale * 8u, t);
     }
     return pose;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(id, groups);
     if (i >= p.characters * p.joints) {
@@ -345,7 +341,7 @@ fn pose_joint(c: u32, joint: u32) {
     poses[at + 2u] = m.r2;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = flat_index(id, groups);
     if (c >= p.characters || skipped(c)) {
@@ -356,7 +352,7 @@ fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn cs_hierarchy_level(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(id, groups);
     if (i >= p.characters * p.level_count) {
@@ -433,7 +429,7 @@ fn dual_quat_rows(m: Rows) -> array<vec4<f32>, 2> {
     return array<vec4<f32>, 2>(q, dual);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(id, groups);
     if (i >= p.characters * p.entries) {

@@ -9,6 +9,11 @@
 // a sun and a sky/ground hemisphere and modulates the material colour by a checker
 // pattern in UV space, so a wrong or missing unskinned (uv) stream shows at once.
 
+#import skinbench::constants::{BLOCK_SLOT, LANES}
+#import skinbench::skinning::{
+    dual_quat_add, dual_quat_finish, dual_quat_none, linear_add, linear_move, linear_none,
+}
+
 struct Camera {
     view_proj: mat4x4<f32>,
     // The sun's view and orthographic projection: world → shadow-map clip space.
@@ -104,8 +109,8 @@ struct Chunk {
 // group's eight instances in 128 bytes, one vec4<u32> each: position bits, normal bits).
 // This binding is a chunk of groups' blocks; each vertex brings the index of its distinct
 // vertex, the instance's group in the chunk picks the blocks, and its lane its slot in the
-// block, in the order the CPU's transpose left them. `LANES` and `BLOCK_SLOT` are not
-// written here: the renderer prepends them from the Rust lane layout (`types::block_slot`).
+// block, in the order the CPU's transpose left them (`LANES` and `BLOCK_SLOT` come from the
+// Rust lane layout, `types::block_slot`).
 @group(1) @binding(0) var<storage, read> group_blocks: array<vec4<u32>>;
 @group(1) @binding(1) var<uniform> blocks_chunk: Chunk;
 
@@ -127,18 +132,23 @@ fn vs_pulled(
 // normal, up to eight joints and weights in two sets of four, unused ones weighing 0); this
 // binding is a chunk of instances' palettes, each: three row vec4s a joint, the normal
 // matrices `normal_offset` vec4s after the position matrices where the rig has its own;
-// or, with dual quaternions, two vec4s a joint (`dual_quat_move`, from dual_quat.wgsl).
-struct SkinParams {
+// or, with dual quaternions, two vec4s a joint. The blends are skinning.wgsl's, shared
+// with `gpu_compute`.
+struct VertexSkinParams {
     normal_offset: u32,
     // 1: the palette holds dual quaternions (two vec4s a joint, `dual_quat_move`).
     dual_quat: u32,
     // The most influences a vertex has (the second set is read only above four).
     influences: u32,
-    _pad2: u32,
+    _pad: u32,
 };
 @group(1) @binding(0) var<storage, read> palette: array<vec4<f32>>;
-@group(1) @binding(1) var<uniform> skin_params: SkinParams;
+@group(1) @binding(1) var<uniform> skin_params: VertexSkinParams;
 @group(1) @binding(2) var<uniform> palette_chunk: Chunk;
+
+override fn skinbench::skinning::palette_row(at: u32) -> vec4<f32> {
+    return palette[at];
+}
 
 @vertex
 fn vs_gpu_skinned(
@@ -154,47 +164,28 @@ fn vs_gpu_skinned(
     let count = select(4u, 8u, skin_params.influences > 4u);
     let base = (instance % palette_chunk.instances) * palette_chunk.stride_vec4s;
     if (skin_params.dual_quat != 0u) {
-        let pivot = palette[base + joints_lo[0] * 2u];
-        var real = vec4<f32>(0.0);
-        var dual = vec4<f32>(0.0);
+        var blend = dual_quat_none(base + joints_lo[0] * 2u);
         for (var i = 0u; i < count; i = i + 1u) {
             let j = select(joints_hi[i % 4u], joints_lo[i % 4u], i < 4u);
             let weight = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
-            let q = palette[base + j * 2u];
-            let w = select(weight, -weight, dot(q, pivot) < 0.0);
-            real = real + w * q;
-            dual = dual + w * palette[base + j * 2u + 1u];
+            blend = dual_quat_add(blend, weight, base + j * 2u);
         }
-        let moved = dual_quat_move(real, dual, position, normal);
+        let moved = dual_quat_finish(blend, position, normal);
         return place(moved.position, normalize(moved.normal), uv, instance);
     }
-    var r0 = vec4<f32>(0.0);
-    var r1 = vec4<f32>(0.0);
-    var r2 = vec4<f32>(0.0);
-    var n0 = vec4<f32>(0.0);
-    var n1 = vec4<f32>(0.0);
-    var n2 = vec4<f32>(0.0);
+    var blend = linear_none();
     for (var i = 0u; i < count; i = i + 1u) {
         let j = select(joints_hi[i % 4u], joints_lo[i % 4u], i < 4u);
         let w = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
-        let at = base + j * 3u;
-        r0 = r0 + w * palette[at];
-        r1 = r1 + w * palette[at + 1u];
-        r2 = r2 + w * palette[at + 2u];
-        let nat = at + skin_params.normal_offset;
-        n0 = n0 + w * palette[nat];
-        n1 = n1 + w * palette[nat + 1u];
-        n2 = n2 + w * palette[nat + 2u];
+        blend = linear_add(blend, w, base + j * 3u, skin_params.normal_offset);
     }
-    let p = vec4<f32>(position, 1.0);
-    let n = vec4<f32>(normal, 0.0);
     // The direction only, as the packed paths store it: a normal matrix that scales
     // unevenly gives each vertex's normal another length, and interpolating those would
     // weigh the vertices unevenly across a triangle.
-    let skinned_normal = vec3<f32>(dot(n0, n), dot(n1, n), dot(n2, n));
+    let moved = linear_move(blend, skin_params.normal_offset, position, normal);
     return place(
-        vec3<f32>(dot(r0, p), dot(r1, p), dot(r2, p)),
-        skinned_normal * inverseSqrt(max(dot(skinned_normal, skinned_normal), 1e-30)),
+        moved.position,
+        moved.normal * inverseSqrt(max(dot(moved.normal, moved.normal), 1e-30)),
         uv,
         instance,
     );

@@ -1,7 +1,8 @@
-// Dual-quaternion skinning's per-vertex transform (Kavan et al. 2008), prepended to
-// crowd.wgsl (`gpu_vertex`) and skin.wgsl (`gpu_compute`); the CPU lane kernels do the
-// same (`simd::transform_by_dual_quat`). A joint's palette entry is two vec4s: its unit
+// Dual-quaternion skinning's per-vertex transform (Kavan et al. 2008), for the blends of
+// skinning.wgsl (`gpu_compute` and `gpu_vertex`); the CPU lane kernels do the same
+// (`simd::transform_by_dual_quat`). A joint's palette entry is two vec4s: its unit
 // rotation quaternion (xyzw) and the dual part (xyzw).
+#define_import_path skinbench::dual_quat
 
 struct DualQuatMoved {
     position: vec3<f32>,

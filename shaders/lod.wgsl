@@ -3,13 +3,22 @@
 // in view, and writes its draw argument's instance count. The rule, and its CPU twin in
 // the same f32 arithmetic, are in `crowd::lod::per_character` (`decide`).
 //
-// The motions (`motions`): a head of four words (clip count, blend, where the lookup
-// starts, motions), the lookup (per clip, or per clip and blend clip, the word where that
-// motion's header starts, or NONE), then per motion a 16-word header (kind, steps, centre
-// xyz, radius, duration, 1/duration, grid cells per second, slack, whole loop, grid
-// cells, where its times, travelled, speeds and grid start) and those four arrays.
+// The formats are `crowd::lod::formats`' Rust types, member for member (tests/contracts.rs
+// checks each): the frame's parameters (`LodFrame`), each character's state
+// (`CharacterLod`, four words of `state.words` after the counts), and the motions
+// (`motions`): a `MotionSetHeader`, the lookup (per clip, or per clip and blend clip, the
+// word where that motion's `MotionHeader` starts, or NO_MOTION), then each motion's header
+// and its tables (times, travelled, speeds, grid). Headers are read from the words by
+// name: `motion_set()`, `motion_header(at)`.
 
-struct Frame {
+#import skinbench::record::Character
+#import skinbench::constants::{
+    DUE, FORCED, MOTION_STILL, MOTION_UNBOUNDED, NO_MOTION, NO_SLOT, PERIOD_MASK,
+    PERIOD_SHIFT, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED,
+    STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE, WORKGROUP,
+}
+
+struct LodFrame {
     planes: array<vec4<f32>, 6>,
     view_rows: array<vec4<f32>, 3>,
     world_rows: array<vec4<f32>, 3>,
@@ -28,57 +37,106 @@ struct Frame {
     cull: u32,
     // Where the draw slots start in `state.words`.
     slots_at: u32,
+    _pad0: u32,
     _pad1: u32,
-    _pad2: u32,
 };
 
-// `Character`, the animation's record: record.wgsl, prepended; this pass writes `due`.
+struct CharacterLod {
+    shown_secs: f32,
+    shown_clips: u32,
+    next_due: u32,
+    flags: u32,
+};
 
-// Counts for the panel (at period 1, 2, 4, 8; culled, updated, forced, unbounded,
-// unchanged), then four words per character (shown time, shown clips, next due, flags),
-// then per character the word of its draw argument's instance count (or NONE).
+struct MotionSetHeader {
+    clip_count: u32,
+    blend: u32,
+    lookup_at: u32,
+    motions: u32,
+};
+
+struct MotionHeader {
+    kind: u32,
+    steps: u32,
+    center_x: f32,
+    center_y: f32,
+    center_z: f32,
+    radius: f32,
+    duration_secs: f32,
+    per_duration: f32,
+    grid_per_sec: f32,
+    partial_slack: f32,
+    whole_loop: f32,
+    grid_cells: u32,
+    times_at: u32,
+    travelled_at: u32,
+    speeds_at: u32,
+    grid_at: u32,
+};
+
+// `Character`, the animation's record (record.wgsl): this pass writes `due`.
+
+// Counts for the panel (at the STAT_* places), then each character's `CharacterLod`, then
+// per character the word of its draw argument's instance count (or NO_SLOT).
 struct LodState {
-    stats: array<atomic<u32>, 16>,
+    stats: array<atomic<u32>, STATS_WORDS>,
     words: array<u32>,
 };
 
-@group(0) @binding(0) var<uniform> f: Frame;
+@group(0) @binding(0) var<uniform> f: LodFrame;
 @group(0) @binding(1) var<storage, read> motions: array<u32>;
 @group(0) @binding(2) var<storage, read_write> characters: array<Character>;
 @group(0) @binding(3) var<storage, read_write> state: LodState;
 @group(0) @binding(4) var<storage, read_write> draw_args: array<u32>;
 
-const NONE: u32 = 0xffffffffu;
-const STILL: u32 = 0u;
-const UNBOUNDED_KIND: u32 = 1u;
-const VISIBLE: u32 = 1u;
-const DUE: u32 = 2u;
-const FORCED: u32 = 4u;
-const UNBOUNDED: u32 = 8u;
-const UNCHANGED: u32 = 16u;
-const PERIOD_SHIFT: u32 = 8u;
-const PERIOD_MASK: u32 = 0xff00u;
-const WORKGROUP: u32 = 64u;
-const STAT_COUNT: u32 = 9u;
-
-var<workgroup> counts: array<atomic<u32>, 9>;
+var<workgroup> counts: array<atomic<u32>, STAT_COUNT>;
 
 fn mf(at: u32) -> f32 {
     return bitcast<f32>(motions[at]);
 }
 
+// The structs below from their words, member by member in order (the Rust types write them
+// with `contract::to_words`, so word k is member k).
+fn motion_set() -> MotionSetHeader {
+    return MotionSetHeader(motions[0], motions[1], motions[2], motions[3]);
+}
+
+fn motion_header(at: u32) -> MotionHeader {
+    return MotionHeader(
+        motions[at], motions[at + 1u], mf(at + 2u), mf(at + 3u), mf(at + 4u), mf(at + 5u),
+        mf(at + 6u), mf(at + 7u), mf(at + 8u), mf(at + 9u), mf(at + 10u), motions[at + 11u],
+        motions[at + 12u], motions[at + 13u], motions[at + 14u], motions[at + 15u],
+    );
+}
+
+fn character_lod(c: u32) -> CharacterLod {
+    let at = 4u * c;
+    return CharacterLod(
+        bitcast<f32>(state.words[at]), state.words[at + 1u], state.words[at + 2u], state.words[at + 3u],
+    );
+}
+
+fn set_character_lod(c: u32, s: CharacterLod) {
+    let at = 4u * c;
+    state.words[at] = bitcast<u32>(s.shown_secs);
+    state.words[at + 1u] = s.shown_clips;
+    state.words[at + 2u] = s.next_due;
+    state.words[at + 3u] = s.flags;
+}
+
+// The motion `clips` plays, or NO_MOTION (not measured).
 fn motion_of(clips: u32) -> u32 {
-    let clip_count = motions[0];
+    let head = motion_set();
     let clip = clips & 0xffffu;
     let blend = clips >> 16u;
-    if (clip >= clip_count || (motions[1] != 0u && blend >= clip_count)) {
-        return NONE;
+    if (clip >= head.clip_count || (head.blend != 0u && blend >= head.clip_count)) {
+        return NO_MOTION;
     }
     var entry = clip;
-    if (motions[1] != 0u) {
-        entry = clip * clip_count + blend;
+    if (head.blend != 0u) {
+        entry = clip * head.clip_count + blend;
     }
-    return motions[motions[2] + entry];
+    return motions[head.lookup_at + entry];
 }
 
 struct Located {
@@ -87,16 +145,13 @@ struct Located {
     fraction: f32,
 };
 
-fn locate(m: u32, t: f32) -> Located {
-    let last = motions[m + 1u];
-    let duration = mf(m + 6u);
-    let loops = floor(t * mf(m + 7u));
-    let in_loop = t - loops * duration;
-    let grid_count = motions[m + 11u];
-    let cell = min(u32(max(in_loop * mf(m + 8u), 0.0)), grid_count - 1u);
-    let times = motions[m + 12u];
-    let grid = motions[m + 15u];
-    var step = min(motions[grid + cell], last - 1u);
+fn locate(m: MotionHeader, t: f32) -> Located {
+    let last = m.steps;
+    let loops = floor(t * m.per_duration);
+    let in_loop = t - loops * m.duration_secs;
+    let cell = min(u32(max(in_loop * m.grid_per_sec, 0.0)), m.grid_cells - 1u);
+    let times = m.times_at;
+    var step = min(motions[m.grid_at + cell], last - 1u);
     loop {
         if (!(step + 1u < last && mf(times + step + 1u) <= in_loop)) {
             break;
@@ -108,49 +163,49 @@ fn locate(m: u32, t: f32) -> Located {
     return Located(loops, step, fraction);
 }
 
-fn part(m: u32, k: u32, fraction: f32) -> f32 {
-    let times = motions[m + 12u];
-    let travelled = motions[m + 13u];
-    let speed = mf(motions[m + 14u] + k);
+fn part(m: MotionHeader, k: u32, fraction: f32) -> f32 {
+    let times = m.times_at;
+    let travelled = m.travelled_at;
+    let speed = mf(m.speeds_at + k);
     if (fraction <= 0.0) {
         return 0.0;
     }
     if (speed < 0.0) {
         return mf(travelled + k + 1u) - mf(travelled + k);
     }
-    return fraction * (mf(times + k + 1u) - mf(times + k)) * speed + mf(m + 9u);
+    return fraction * (mf(times + k + 1u) - mf(times + k)) * speed + m.partial_slack;
 }
 
-fn travel(m: u32, a: f32, b: f32) -> f32 {
-    if (a == b || motions[m] == STILL) {
+fn travel(m: MotionHeader, a: f32, b: f32) -> f32 {
+    if (a == b || m.kind == MOTION_STILL) {
         return 0.0;
     }
     let lo = min(a, b);
     let hi = max(a, b);
     let s = locate(m, lo);
     let e = locate(m, hi);
-    let travelled = motions[m + 13u];
+    let travelled = m.travelled_at;
     var summed: f32;
     if (s.loops == e.loops && s.step == e.step) {
         summed = part(m, s.step, e.fraction - s.fraction);
     } else {
-        summed = (e.loops - s.loops) * mf(m + 10u) + mf(travelled + e.step)
+        summed = (e.loops - s.loops) * m.whole_loop + mf(travelled + e.step)
             + part(m, e.step, e.fraction)
             - mf(travelled + s.step + 1u)
             + part(m, s.step, 1.0 - s.fraction);
     }
-    return min(max(summed, 0.0), 2.0 * mf(m + 5u));
+    return min(max(summed, 0.0), 2.0 * m.radius);
 }
 
 // Pixels per model unit of the motion's sphere; 0 outside the view.
-fn pixels_per_unit(m: u32, ground: vec2<f32>) -> f32 {
-    let c = vec4<f32>(mf(m + 2u), mf(m + 3u), mf(m + 4u), 1.0);
+fn pixels_per_unit(m: MotionHeader, ground: vec2<f32>) -> f32 {
+    let c = vec4<f32>(m.center_x, m.center_y, m.center_z, 1.0);
     let center = vec3<f32>(
         dot(f.world_rows[0], c) + ground.x,
         dot(f.world_rows[1], c),
         dot(f.world_rows[2], c) + ground.y,
     );
-    let radius = mf(m + 5u) * f.scale;
+    let radius = m.radius * f.scale;
     for (var k = 0u; k < 6u; k = k + 1u) {
         if (dot(f.planes[k].xyz, center) + f.planes[k].w < -radius) {
             return 0.0;
@@ -168,8 +223,12 @@ fn pixels_per_unit(m: u32, ground: vec2<f32>) -> f32 {
 fn decide(c: u32) -> u32 {
     let r = characters[c];
     let now = r.time_secs + r.speed * (f.clock_secs - r.since_secs);
-    let m = motion_of(r.clips);
-    let unbounded = m == NONE || motions[m] == UNBOUNDED_KIND;
+    let at = motion_of(r.clips);
+    var m: MotionHeader;
+    if (at != NO_MOTION) {
+        m = motion_header(at);
+    }
+    let unbounded = at == NO_MOTION || m.kind == MOTION_UNBOUNDED;
     var visible = true;
     var px = 0.0;
     if (!unbounded) {
@@ -177,11 +236,11 @@ fn decide(c: u32) -> u32 {
         // A sphere in view always covers some pixels per unit.
         visible = px > 0.0;
     }
-    let at = 4u * c;
-    let shown_secs = bitcast<f32>(state.words[at]);
-    let shown_clips = state.words[at + 1u];
-    let next_due = state.words[at + 2u];
-    let keep_period = state.words[at + 3u] & PERIOD_MASK;
+    var s = character_lod(c);
+    let shown_secs = s.shown_secs;
+    let shown_clips = s.shown_clips;
+    let next_due = s.next_due;
+    let keep_period = s.flags & PERIOD_MASK;
     let scheduled = f.full != 0u || f.frame >= next_due;
     let changed = r.clips != shown_clips;
     var forced = false;
@@ -219,14 +278,15 @@ fn decide(c: u32) -> u32 {
     if (f.full != 0u) {
         wait = 1u + c % period;
     }
-    state.words[at] = bitcast<u32>(now);
-    state.words[at + 1u] = r.clips;
-    state.words[at + 2u] = f.frame + wait;
+    s.shown_secs = now;
+    s.shown_clips = r.clips;
+    s.next_due = f.frame + wait;
+    set_character_lod(c, s);
     flags = flags | DUE | select(0u, FORCED, forced);
     return flags | (period << PERIOD_SHIFT);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn cs_lod(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
@@ -245,25 +305,25 @@ fn cs_lod(
         if ((flags & VISIBLE) != 0u) {
             let period = (flags & PERIOD_MASK) >> PERIOD_SHIFT;
             // Periods 1, 2, 4, 8: counts 0 to 3.
-            atomicAdd(&counts[min(firstTrailingBit(max(period, 1u)), 3u)], 1u);
+            atomicAdd(&counts[STAT_AT_PERIOD + min(firstTrailingBit(max(period, 1u)), 3u)], 1u);
         } else {
-            atomicAdd(&counts[4], 1u);
+            atomicAdd(&counts[STAT_CULLED], 1u);
         }
         if (due) {
-            atomicAdd(&counts[5], 1u);
+            atomicAdd(&counts[STAT_UPDATED], 1u);
         }
         if ((flags & FORCED) != 0u) {
-            atomicAdd(&counts[6], 1u);
+            atomicAdd(&counts[STAT_FORCED], 1u);
         }
         if ((flags & UNBOUNDED) != 0u) {
-            atomicAdd(&counts[7], 1u);
+            atomicAdd(&counts[STAT_UNBOUNDED], 1u);
         }
         if ((flags & UNCHANGED) != 0u) {
-            atomicAdd(&counts[8], 1u);
+            atomicAdd(&counts[STAT_UNCHANGED], 1u);
         }
         if (f.cull != 0u) {
             let slot = state.words[f.slots_at + c];
-            if (slot != NONE) {
+            if (slot != NO_SLOT) {
                 draw_args[slot] = select(0u, 1u, (flags & VISIBLE) != 0u);
             }
         }

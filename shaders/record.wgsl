@@ -1,5 +1,7 @@
-// A character's 32-byte record (`gpu::animate::CharacterGpu`), prepended to animate.wgsl
-// and lod.wgsl: its clip time at clock reading `since_secs`, its speed, place and material.
+// A character's 32-byte record (`crowd::animate::Record`), imported by animate.wgsl and
+// lod.wgsl: its clip time at clock reading `since_secs`, its speed, place and material.
+#define_import_path skinbench::record
+
 struct Character {
     time_secs: f32,
     speed: f32,

@@ -11,21 +11,26 @@
 // the CPU pipeline's 3x4 matrices (three row vec4s a joint), instance after instance,
 // `palette_stride` vec4s apart; a rig with its own normal matrices keeps them
 // `normal_offset` vec4s after its position matrices. With `dual_quat` set, each joint's
-// entry is its dual quaternion instead (two vec4s, `dual_quat_move`, prepended from
-// dual_quat.wgsl), which serves the normal too.
+// entry is its dual quaternion instead (two vec4s), which serves the normal too. The
+// blends are skinning.wgsl's, shared with `gpu_vertex`.
 //
 // One dispatch covers a range of instances (`id.y`): the renderer binds the palettes and
 // the output of that range, so no binding exceeds the device's storage binding limit.
 
-struct Class {
+#import skinbench::constants::WORKGROUP
+#import skinbench::skinning::{
+    dual_quat_add, dual_quat_finish, dual_quat_none, linear_add, linear_move, linear_none,
+}
+
+struct InfluenceClass {
     first_vertex: u32,
     count: u32,
     first_joint: u32,
     first_weight: u32,
 };
 
-struct Params {
-    classes: array<Class, 8>,
+struct ComputeSkinParams {
+    classes: array<InfluenceClass, 8>,
     vertex_count: u32,
     // vec4s from one instance's palette to the next.
     palette_stride: u32,
@@ -43,7 +48,7 @@ struct Params {
     lod: u32,
 };
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<uniform> params: ComputeSkinParams;
 // One array of words (four storage bindings in all, what every adapter offers): two vec4s
 // a vertex (position, w = 1; normal, w = 0), then every joint index, then every weight's
 // bits (`first_joint` and `first_weight` count words from the start).
@@ -66,6 +71,10 @@ fn kept(instance: u32) -> bool {
 @group(0) @binding(3) var<storage, read> palettes: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> skinned: array<vec4<u32>>;
 
+override fn skinbench::skinning::palette_row(at: u32) -> vec4<f32> {
+    return palettes[at];
+}
+
 override INFLUENCES: u32 = 4u;
 
 // The direction as unorm 10:10:10:2 (`types::pack_normal`): q = round(511 c + 512) per
@@ -80,58 +89,29 @@ fn pack_normal(n: vec3<f32>) -> u32 {
 // for `instance` of the dispatch's range.
 fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u32) {
     let base = instance * params.palette_stride;
+    let position = source(2u * v).xyz;
+    let normal = source(2u * v + 1u).xyz;
+    var moved: skinbench::skinning::Skinned;
     if (params.dual_quat != 0u) {
-        let pivot = palettes[base + influences[first_joint] * 2u];
-        var real = vec4<f32>(0.0);
-        var dual = vec4<f32>(0.0);
+        var blend = dual_quat_none(base + influences[first_joint] * 2u);
         for (var i = 0u; i < k; i = i + 1u) {
-            var w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
-            let at = base + influences[first_joint + i] * 2u;
-            let q = palettes[at];
-            if (dot(q, pivot) < 0.0) {
-                w = -w;
-            }
-            real = real + w * q;
-            dual = dual + w * palettes[at + 1u];
+            let w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
+            blend = dual_quat_add(blend, w, base + influences[first_joint + i] * 2u);
         }
-        let moved = dual_quat_move(real, dual, source(2u * v).xyz, source(2u * v + 1u).xyz);
-        skinned[instance * params.output_stride + v] =
-            vec4<u32>(bitcast<vec3<u32>>(moved.position), pack_normal(moved.normal));
-        return;
-    }
-    var r0 = vec4<f32>(0.0);
-    var r1 = vec4<f32>(0.0);
-    var r2 = vec4<f32>(0.0);
-    var n0 = vec4<f32>(0.0);
-    var n1 = vec4<f32>(0.0);
-    var n2 = vec4<f32>(0.0);
-    for (var i = 0u; i < k; i = i + 1u) {
-        let w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
-        let at = base + influences[first_joint + i] * 3u;
-        r0 = r0 + w * palettes[at];
-        r1 = r1 + w * palettes[at + 1u];
-        r2 = r2 + w * palettes[at + 2u];
-        if (params.normal_offset != 0u) {
-            let nat = at + params.normal_offset;
-            n0 = n0 + w * palettes[nat];
-            n1 = n1 + w * palettes[nat + 1u];
-            n2 = n2 + w * palettes[nat + 2u];
+        moved = dual_quat_finish(blend, position, normal);
+    } else {
+        var blend = linear_none();
+        for (var i = 0u; i < k; i = i + 1u) {
+            let w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
+            blend = linear_add(blend, w, base + influences[first_joint + i] * 3u, params.normal_offset);
         }
+        moved = linear_move(blend, params.normal_offset, position, normal);
     }
-    if (params.normal_offset == 0u) {
-        n0 = r0;
-        n1 = r1;
-        n2 = r2;
-    }
-    let p = vec4<f32>(source(2u * v).xyz, 1.0);
-    let n = vec4<f32>(source(2u * v + 1u).xyz, 0.0);
-    let position = vec3<f32>(dot(r0, p), dot(r1, p), dot(r2, p));
-    let normal = vec3<f32>(dot(n0, n), dot(n1, n), dot(n2, n));
     skinned[instance * params.output_stride + v] =
-        vec4<u32>(bitcast<vec3<u32>>(position), pack_normal(normal));
+        vec4<u32>(bitcast<vec3<u32>>(moved.position), pack_normal(moved.normal));
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = params.classes[INFLUENCES - 1u];
     if (id.x >= c.count || id.y >= params.instances || kept(id.y)) {
@@ -146,7 +126,7 @@ fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
     );
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP)
 fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
     if (v >= params.vertex_count || id.y >= params.instances || kept(id.y)) {

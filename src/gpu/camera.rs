@@ -14,15 +14,17 @@ use glam::{Mat4, Vec3, Vec4};
 use crate::crowd::lod::LodView;
 use crate::variant::PlainSpec;
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct CameraUniform {
-    pub view_proj: Mat4,
-    /// The sun's view-projection (world → shadow-map clip space).
-    pub light_view_proj: Mat4,
-    pub eye: Vec4,
-    pub light_dir: Vec4,
-    pub ground: Vec4,
+crate::gpu_struct! {
+    /// The frame's camera and sun (`Camera` in crowd.wgsl).
+    #[derive(Clone, Copy, Pod, Zeroable)]
+    pub struct CameraUniform in "Camera" {
+        pub view_proj: Mat4,
+        /// The sun's view-projection (world → shadow-map clip space).
+        pub light_view_proj: Mat4,
+        pub eye: Vec4,
+        pub light_dir: Vec4,
+        pub ground: Vec4,
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<CameraUniform>() == 176);

@@ -20,10 +20,7 @@ pub struct Blit {
 
 impl Blit {
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("blit.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/blit.wgsl").into()),
-        });
+        let shader = super::shaders::create(device, super::shaders::Shader::Blit);
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("blit"),
             entries: &[wgpu::BindGroupLayoutEntry {

@@ -60,36 +60,38 @@ impl ComputeShader {
     pub const DEFAULT: Self = Self::PerClass;
 }
 
-/// Invocations per workgroup (the shader's `@workgroup_size`).
-const WORKGROUP: u32 = 64;
+use super::shaders::WORKGROUP;
 
 /// Bytes between two ranges' parameters in the uniform buffer (the dynamic-offset
 /// alignment every adapter accepts).
 const PARAMS_STRIDE: u64 = 256;
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct ClassGpu {
-    first_vertex: u32,
-    count: u32,
-    first_joint: u32,
-    first_weight: u32,
+crate::gpu_struct! {
+    /// Where one influence class is in the mesh's words (`InfluenceClass` in skin.wgsl).
+    #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+    pub(crate) struct ClassGpu in "InfluenceClass" {
+        first_vertex: u32,
+        count: u32,
+        first_joint: u32,
+        first_weight: u32,
+    }
 }
 
-/// `Params` in skin.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct ParamsGpu {
-    classes: [ClassGpu; MAX_INFLUENCES],
-    vertex_count: u32,
-    palette_stride: u32,
-    normal_offset: u32,
-    output_stride: u32,
-    instances: u32,
-    /// 1 where the palettes hold dual quaternions.
-    dual_quat: u32,
-    first_instance: u32,
-    lod: u32,
+crate::gpu_struct! {
+    /// A range's parameters of the skinning pass (`ComputeSkinParams` in skin.wgsl).
+    #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+    pub(crate) struct ParamsGpu in "ComputeSkinParams" {
+        classes: [ClassGpu; MAX_INFLUENCES],
+        vertex_count: u32,
+        palette_stride: u32,
+        normal_offset: u32,
+        output_stride: u32,
+        instances: u32,
+        /// 1 where the palettes hold dual quaternions.
+        dual_quat: u32,
+        first_instance: u32,
+        lod: u32,
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 160);
@@ -236,16 +238,7 @@ impl GpuSkinner {
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("skin.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(
-                concat!(
-                    include_str!("../../shaders/dual_quat.wgsl"),
-                    include_str!("../../shaders/skin.wgsl")
-                )
-                .into(),
-            ),
-        });
+        let shader = super::shaders::create(device, super::shaders::Shader::Skin);
         let (bind_layout, layout) = super::compute::compute_layouts(
             device,
             "skin",

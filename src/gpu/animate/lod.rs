@@ -65,16 +65,7 @@ pub struct GpuLod {
 
 impl GpuLod {
     pub fn new(device: &wgpu::Device) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("lod.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(
-                concat!(
-                    include_str!("../../../shaders/record.wgsl"),
-                    include_str!("../../../shaders/lod.wgsl")
-                )
-                .into(),
-            ),
-        });
+        let shader = super::super::shaders::create(device, super::super::shaders::Shader::Lod);
         let (bind_layout, layout) = super::super::compute::compute_layouts(
             device,
             "animate: lod",

@@ -51,42 +51,43 @@ impl GpuHierarchy {
     pub const DEFAULT: Self = Self::Walk;
 }
 
-/// Invocations per workgroup (the shader's `@workgroup_size`).
-const WORKGROUP: u32 = 64;
+use super::shaders::WORKGROUP;
 /// Bytes between two parameter blocks (the dynamic-offset alignment every adapter takes).
 const PARAMS_STRIDE: u64 = 256;
 pub use crate::crowd::animate::{RECORD_BYTES, Record};
 /// Bytes of one joint's local pose or model matrix (three vec4s).
 const JOINT_BYTES: usize = 48;
 
-/// `Params` in animate.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct ParamsGpu {
-    joints: u32,
-    root_count: u32,
-    entries: u32,
-    clip_count: u32,
-    first_character: u32,
-    characters: u32,
-    joint_stride: u32,
-    palette_stride: u32,
-    normal_offset: u32,
-    dual_quat: u32,
-    level_first: u32,
-    level_count: u32,
-    clock_secs: f32,
-    blend_weight: f32,
-    roots_at: u32,
-    binds_at: u32,
-    parents_at: u32,
-    entry_joints_at: u32,
-    clips_at: u32,
-    channels_at: u32,
-    tracks_at: u32,
-    model_at: u32,
-    lod: u32,
-    _pad: u32,
+crate::gpu_struct! {
+    /// A range's (or a depth level's) parameters of the animation's passes
+    /// (`AnimateParams` in animate.wgsl).
+    #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+    pub(crate) struct ParamsGpu in "AnimateParams" {
+        joints: u32,
+        root_count: u32,
+        entries: u32,
+        clip_count: u32,
+        first_character: u32,
+        characters: u32,
+        joint_stride: u32,
+        palette_stride: u32,
+        normal_offset: u32,
+        dual_quat: u32,
+        level_first: u32,
+        level_count: u32,
+        clock_secs: f32,
+        blend_weight: f32,
+        roots_at: u32,
+        binds_at: u32,
+        parents_at: u32,
+        entry_joints_at: u32,
+        clips_at: u32,
+        channels_at: u32,
+        tracks_at: u32,
+        model_at: u32,
+        lod: u32,
+        _pad: u32,
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
@@ -172,16 +173,7 @@ impl GpuAnimator {
             contents: bytemuck::cast_slice(&t.words),
             usage: wgpu::BufferUsages::STORAGE,
         });
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("animate.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(
-                concat!(
-                    include_str!("../../../shaders/record.wgsl"),
-                    include_str!("../../../shaders/animate.wgsl")
-                )
-                .into(),
-            ),
-        });
+        let shader = super::shaders::create(device, super::shaders::Shader::Animate);
         let (bind_layout, layout) = super::compute::compute_layouts(
             device,
             "animate",

@@ -28,7 +28,8 @@ use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
 pub use pipelines::CrowdPipelines;
-use pipelines::{SkinMeshVertex, SkinParamsGpu};
+use pipelines::SkinMeshVertex;
+pub(crate) use pipelines::SkinParamsGpu;
 
 use super::camera::CameraUniform;
 use super::draws::{DrawBinding, DrawList};
@@ -44,11 +45,13 @@ use wgpu::util::DrawIndexedIndirectArgs;
 pub const MATERIAL_COLORS: [[f32; 3]; 3] =
     [[0.86, 0.42, 0.30], [0.30, 0.55, 0.86], [0.45, 0.78, 0.38]];
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct InstanceGpu {
-    world_from_model: Mat4,
-    color: Vec4,
+crate::gpu_struct! {
+    /// A character's placement and colour (`InstanceData` in crowd.wgsl).
+    #[derive(Clone, Copy, Pod, Zeroable)]
+    pub(crate) struct InstanceGpu in "InstanceData" {
+        world_from_model: Mat4,
+        color: Vec4,
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<InstanceGpu>() == 80);
@@ -150,14 +153,16 @@ struct Chunks {
     bind_groups: Vec<wgpu::BindGroup>,
 }
 
-/// `Chunk` in crowd.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct ChunkGpu {
-    instances: u32,
-    /// From one unit (a group of lane blocks, an instance's palette) to the next, vec4s.
-    stride_vec4s: u32,
-    _pad: [u32; 2],
+crate::gpu_struct! {
+    /// A storage binding's chunk of the crowd (`Chunk` in crowd.wgsl).
+    #[derive(Clone, Copy, Pod, Zeroable)]
+    pub(crate) struct ChunkGpu in "Chunk" {
+        instances: u32,
+        /// From one unit (a group of lane blocks, an instance's palette) to the next, vec4s.
+        stride_vec4s: u32,
+        _pad0: u32,
+        _pad1: u32,
+    }
 }
 
 /// What the prepared draw lists were made for.
@@ -513,7 +518,8 @@ impl CrowdRenderer {
             contents: bytemuck::bytes_of(&ChunkGpu {
                 instances: (units_per_chunk as usize * unit_instances) as u32,
                 stride_vec4s: (unit_bytes / 16) as u32,
-                _pad: [0; 2],
+                _pad0: 0,
+                _pad1: 0,
             }),
             usage: wgpu::BufferUsages::UNIFORM,
         });

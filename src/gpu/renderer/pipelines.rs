@@ -10,7 +10,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::super::targets::DEPTH_FORMAT;
 use crate::skin::DrawPath;
-use crate::types::{LANES, VertexPacked, block_slot};
+use crate::types::{LANES, VertexPacked};
 use crate::variant::Variant;
 
 /// The crowd's pipelines and bind group layouts. Nothing in them depends on the rig, so
@@ -145,40 +145,23 @@ pub(super) struct SkinMeshVertex {
     pub(super) weights_hi: [f32; 4],
 }
 
-/// `SkinParams` in crowd.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub(super) struct SkinParamsGpu {
-    pub(super) normal_offset: u32,
-    pub(super) dual_quat: u32,
-    /// The most influences a vertex has: 4 or less skips the second set.
-    pub(super) influences: u32,
-    pub(super) _pad: u32,
+crate::gpu_struct! {
+    /// `gpu_vertex`'s skinning parameters (`VertexSkinParams` in crowd.wgsl).
+    #[derive(Clone, Copy, Pod, Zeroable)]
+    pub(crate) struct SkinParamsGpu in "VertexSkinParams" {
+        pub(super) normal_offset: u32,
+        pub(super) dual_quat: u32,
+        /// The most influences a vertex has: 4 or less skips the second set.
+        pub(super) influences: u32,
+        pub(super) _pad: u32,
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<SkinMeshVertex>() == 72);
 
-/// The lane-block layout as WGSL constants, from the one Rust definition (`LANES`,
-/// [`block_slot`]), prepended to `crowd.wgsl` so the shader never restates it.
-fn lane_layout_wgsl() -> String {
-    let slots: Vec<String> = (0..LANES).map(|k| format!("{}u", block_slot(k))).collect();
-    format!(
-        "const LANES: u32 = {LANES}u;\nconst BLOCK_SLOT = array<u32, {LANES}>({});\n",
-        slots.join(", ")
-    )
-}
-
 impl CrowdPipelines {
     pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("crowd.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(
-                (lane_layout_wgsl()
-                    + include_str!("../../../shaders/dual_quat.wgsl")
-                    + include_str!("../../../shaders/crowd.wgsl"))
-                .into(),
-            ),
-        });
+        let shader = super::super::shaders::create(device, super::super::shaders::Shader::Crowd);
         let storage_entry = |binding: u32| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::VERTEX,

@@ -1,0 +1,212 @@
+//! The shaders: WGSL files that share code through imports, composed into naga modules.
+//!
+//! How it works: every shader is one `.wgsl` file under `shaders/`; what several need is a
+//! module of its own (`record.wgsl`: the animation's record; `skinning.wgsl`: the linear and
+//! dual-quaternion blends `gpu_compute` and `gpu_vertex` share; `dual_quat.wgsl`) that they
+//! `#import`, and the constants both the CPU and the shaders use are generated from their
+//! one Rust definition into a module `skinbench::constants` ([`constants_wgsl`]). Bevy's
+//! composer, `naga_oil`, resolves the imports on naga's IR, which wgpu takes as it is
+//! (`ShaderSource::Naga`): no text is pasted together, an error names the module and line
+//! it is in, and naga parses each shared module once. (WESL, the other import syntax of
+//! the ecosystem, needs a newer compiler than this project's.) `tests/contracts.rs`
+//! composes every shader, validates it, and checks each struct it shares with the CPU
+//! against the Rust type ([`crate::contract`]).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use naga_oil::compose::{
+    ComposableModuleDescriptor, Composer, NagaModuleDescriptor, ShaderLanguage, ShaderType,
+};
+
+use crate::crowd::lod::formats::{
+    DUE, FORCED, MotionKind, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, STAT_AT_PERIOD,
+    STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED,
+    STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
+};
+use crate::rig::{Interpolation, MAX_INFLUENCES, NO_PARENT};
+use crate::types::{LANES, block_slot};
+
+/// What a shader is: its file and source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShaderSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Its file under `shaders/`.
+    pub file: &'static str,
+    pub source: &'static str,
+}
+
+crate::declare_variants! {
+    /// The shaders the renderer and the compute passes are made from.
+    pub enum Shader: ShaderSpec in "shader" {
+        Crowd => ShaderSpec {
+            name: "crowd",
+            description: "the characters (every draw path) and the ground, lit, and their shadow pass",
+            file: "crowd.wgsl",
+            source: include_str!("../../shaders/crowd.wgsl"),
+        },
+        Skin => ShaderSpec {
+            name: "skin",
+            description: "gpu_compute's skinning pass",
+            file: "skin.wgsl",
+            source: include_str!("../../shaders/skin.wgsl"),
+        },
+        Animate => ShaderSpec {
+            name: "animate",
+            description: "the animation's sampling, hierarchy and palette passes",
+            file: "animate.wgsl",
+            source: include_str!("../../shaders/animate.wgsl"),
+        },
+        Lod => ShaderSpec {
+            name: "lod",
+            description: "update-rate LOD and culling per character",
+            file: "lod.wgsl",
+            source: include_str!("../../shaders/lod.wgsl"),
+        },
+        Blit => ShaderSpec {
+            name: "blit",
+            description: "the offscreen frame onto the window's surface",
+            file: "blit.wgsl",
+            source: include_str!("../../shaders/blit.wgsl"),
+        },
+    }
+}
+
+/// The modules the shaders import, in an order in which each one's imports come first:
+/// (file under `shaders/`, source).
+pub const MODULES: [(&str, &str); 3] = [
+    ("record.wgsl", include_str!("../../shaders/record.wgsl")),
+    (
+        "dual_quat.wgsl",
+        include_str!("../../shaders/dual_quat.wgsl"),
+    ),
+    ("skinning.wgsl", include_str!("../../shaders/skinning.wgsl")),
+];
+
+/// Invocations per workgroup of every compute pass (`@workgroup_size(WORKGROUP)`).
+pub const WORKGROUP: u32 = 64;
+
+/// A track's or a clip channel's "none" in the animation's tables.
+pub const NO_TRACK: u32 = u32::MAX;
+
+/// A track's interpolation as the animation's tables store it.
+pub const fn interpolation_code(i: Interpolation) -> u32 {
+    match i {
+        Interpolation::Step => 0,
+        Interpolation::Linear => 1,
+        Interpolation::CubicSpline => 2,
+    }
+}
+
+/// The constants the CPU and the shaders share, as the WGSL module
+/// `skinbench::constants`: each written here from its Rust definition.
+pub fn constants_wgsl() -> String {
+    let u32s: [(&str, u32); 26] = [
+        ("LANES", LANES as u32),
+        ("WORKGROUP", WORKGROUP),
+        ("MAX_INFLUENCES", MAX_INFLUENCES as u32),
+        ("NO_PARENT", NO_PARENT as u32),
+        ("NO_TRACK", NO_TRACK),
+        ("STEP", interpolation_code(Interpolation::Step)),
+        ("LINEAR", interpolation_code(Interpolation::Linear)),
+        (
+            "CUBICSPLINE",
+            interpolation_code(Interpolation::CubicSpline),
+        ),
+        ("VISIBLE", VISIBLE),
+        ("DUE", DUE),
+        ("FORCED", FORCED),
+        ("UNBOUNDED", UNBOUNDED),
+        ("UNCHANGED", UNCHANGED),
+        ("PERIOD_SHIFT", PERIOD_SHIFT),
+        ("PERIOD_MASK", PERIOD_MASK),
+        ("NO_MOTION", NO_MOTION),
+        ("NO_SLOT", NO_SLOT),
+        ("MOTION_STILL", MotionKind::Still as u32),
+        ("MOTION_UNBOUNDED", MotionKind::Unbounded as u32),
+        ("STAT_AT_PERIOD", STAT_AT_PERIOD),
+        ("STAT_CULLED", STAT_CULLED),
+        ("STAT_UPDATED", STAT_UPDATED),
+        ("STAT_FORCED", STAT_FORCED),
+        ("STAT_UNBOUNDED", STAT_UNBOUNDED),
+        ("STAT_UNCHANGED", STAT_UNCHANGED),
+        ("STAT_COUNT", STAT_COUNT),
+    ];
+    let mut out = String::from(
+        "// Generated by gpu::shaders::constants_wgsl from the Rust definitions.\n\
+         #define_import_path skinbench::constants\n\n",
+    );
+    for (name, value) in u32s {
+        out += &format!("const {name}: u32 = {value}u;\n");
+    }
+    out += &format!("const STATS_WORDS: u32 = {STATS_WORDS}u;\n");
+    let slots: Vec<String> = (0..LANES).map(|k| format!("{}u", block_slot(k))).collect();
+    out += &format!(
+        "// Lane k of a group's block is at slot BLOCK_SLOT[k] (`types::block_slot`).\n\
+         const BLOCK_SLOT = array<u32, {LANES}>({});\n",
+        slots.join(", ")
+    );
+    out
+}
+
+/// Why a shader did not compose (a programming error: the shaders are built in, and the
+/// tests compose every one).
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct ShaderError {
+    pub file: String,
+    pub message: String,
+}
+
+/// A composer holding the constants and every shared module.
+fn composer() -> Result<Composer, ShaderError> {
+    let mut composer = Composer::default();
+    let constants = constants_wgsl();
+    let modules = std::iter::once(("constants (generated)", constants.as_str())).chain(MODULES);
+    for (file, source) in modules {
+        let added = composer.add_composable_module(ComposableModuleDescriptor {
+            source,
+            file_path: file,
+            language: ShaderLanguage::Wgsl,
+            ..Default::default()
+        });
+        if let Err(e) = added {
+            return Err(ShaderError {
+                file: file.to_string(),
+                message: e.emit_to_string(&composer),
+            });
+        }
+    }
+    Ok(composer)
+}
+
+/// `shader` with its imports resolved, as naga's module.
+pub fn compose(shader: Shader) -> Result<naga::Module, ShaderError> {
+    let mut composer = composer()?;
+    let spec = shader.spec();
+    let made = composer.make_naga_module(NagaModuleDescriptor {
+        source: spec.source,
+        file_path: spec.file,
+        shader_type: ShaderType::Wgsl,
+        shader_defs: HashMap::new(),
+        additional_imports: &[],
+    });
+    made.map_err(|e| ShaderError {
+        file: spec.file.to_string(),
+        message: e.emit_to_string(&composer),
+    })
+}
+
+/// `shader` as a module on `device`.
+pub fn create(device: &wgpu::Device, shader: Shader) -> wgpu::ShaderModule {
+    let module = match compose(shader) {
+        Ok(module) => module,
+        // The shaders are part of the binary and tests/contracts.rs composes each one.
+        Err(e) => panic!("{e}"),
+    };
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(shader.spec().file),
+        source: wgpu::ShaderSource::Naga(Cow::Owned(module)),
+    })
+}
