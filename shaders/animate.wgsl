@@ -59,7 +59,7 @@ struct AnimateParams {
 };
 
 #import skinbench::record::Character
-#import skinbench::constants::{LINEAR, NO_PARENT, NO_TRACK, STEP, WORKGROUP}
+#import skinbench::constants::{LINEAR, NO_PARENT, NO_TRACK, STEP, TRACK_WORDS, WORKGROUP}
 
 @group(0) @binding(0) var<uniform> p: AnimateParams;
 // One array of words (four storage bindings in all, what every adapter offers): the rest
@@ -68,8 +68,8 @@ struct AnimateParams {
 // words each: a vec3 as xyz, a rotation as xyzw, CUBICSPLINE keys as in, value, out), then
 // the tables: parents, palette entries' joints, the depth levels' joints, per clip
 // (duration bits, 0), per clip and joint its translation, rotation and scale track (or
-// NO_TRACK), per track (interpolation, keys, times_at, values_at, even, start bits, rate bits,
-// 0), and the key times' bits. Every offset counts words from the start.
+// NO_TRACK), per track its `TrackHeader`, and the key times' bits. Every offset counts
+// words from the start.
 @group(0) @binding(1) var<storage, read> data: array<u32>;
 @group(0) @binding(2) var<storage, read> characters: array<Character>;
 // This range's local poses (three vec4s a joint), then its model matrices from `model_at`.
@@ -108,6 +108,26 @@ fn rest(joint: u32) -> Pose {
     return Pose(vec4_at(at), vec4_at(at + 4u).xyz, vec4_at(at + 8u).xyz);
 }
 
+// A track's header in `data` (`gpu::animate::tables::TrackHeader`), read from its words by
+// name: member k is word k.
+struct TrackHeader {
+    interpolation: u32,
+    keys: u32,
+    times_at: u32,
+    values_at: u32,
+    even: u32,
+    start_secs: f32,
+    keys_per_sec: f32,
+    _pad: u32,
+};
+
+fn track_header(at: u32) -> TrackHeader {
+    return TrackHeader(
+        data[at], data[at + 1u], data[at + 2u], data[at + 3u], data[at + 4u],
+        bitcast<f32>(data[at + 5u]), bitcast<f32>(data[at + 6u]), data[at + 7u],
+    );
+}
+
 struct Located {
     key: u32,
     fraction: f32,
@@ -115,9 +135,9 @@ struct Located {
 
 // Key k and fraction s with times[k] <= t < times[k + 1], clamped at both ends
 // (`prepare::clip::Timeline::locate`).
-fn locate(track: u32, t: f32) -> Located {
-    let keys = data[track + 1u];
-    let times = data[track + 2u];
+fn locate(track: TrackHeader, t: f32) -> Located {
+    let keys = track.keys;
+    let times = track.times_at;
     let last = keys - 1u;
     if (last == 0u || t <= bitcast<f32>(data[times])) {
         return Located(0u, 0.0);
@@ -126,10 +146,10 @@ fn locate(track: u32, t: f32) -> Located {
         return Located(last, 0.0);
     }
     var k = 0u;
-    if (data[track + 4u] != 0u) {
+    if (track.even != 0u) {
         // Evenly spaced keys: one multiply, then the estimate fixed up by a key.
-        let start = bitcast<f32>(data[track + 5u]);
-        let rate = bitcast<f32>(data[track + 6u]);
+        let start = track.start_secs;
+        let rate = track.keys_per_sec;
         k = min(u32(max((t - start) * rate, 0.0)), last - 1u);
         if (bitcast<f32>(data[times + k]) > t) {
             k = k - 1u;
@@ -161,29 +181,29 @@ fn hermite(s: f32) -> vec4<f32> {
 }
 
 // The CUBICSPLINE value between keys k and k + 1 (the last key's value past the end).
-fn cubic(track: u32, at: Located) -> vec4<f32> {
-    let v = data[track + 3u];
-    let keys = data[track + 1u];
+fn cubic(track: TrackHeader, at: Located) -> vec4<f32> {
+    let v = track.values_at;
+    let keys = track.keys;
     let k = at.key;
     if (k + 1u >= keys) {
         return vec4_at(v + 4u * (3u * k + 1u));
     }
-    let times = data[track + 2u];
+    let times = track.times_at;
     let dt = bitcast<f32>(data[times + k + 1u]) - bitcast<f32>(data[times + k]);
     let h = hermite(at.fraction);
     return vec4_at(v + 4u * (3u * k + 1u)) * h.x + vec4_at(v + 4u * (3u * k + 2u)) * (h.y * dt)
         + vec4_at(v + 4u * (3u * (k + 1u) + 1u)) * h.z + vec4_at(v + 4u * (3u * (k + 1u))) * (h.w * dt);
 }
 
-fn sample_vec(track: u32, t: f32) -> vec3<f32> {
+fn sample_vec(track: TrackHeader, t: f32) -> vec3<f32> {
     let at = locate(track, t);
-    let kind = data[track];
-    let v = data[track + 3u];
+    let kind = track.interpolation;
+    let v = track.values_at;
     if (kind == STEP) {
         return vec4_at(v + 4u * (at.key)).xyz;
     }
     if (kind == LINEAR) {
-        if (at.key + 1u >= data[track + 1u]) {
+        if (at.key + 1u >= track.keys) {
             return vec4_at(v + 4u * (at.key)).xyz;
         }
         let a = vec4_at(v + 4u * (at.key)).xyz;
@@ -208,15 +228,15 @@ fn slerp(a: vec4<f32>, b_in: vec4<f32>, s: f32) -> vec4<f32> {
     return (a * sin(theta * (1.0 - s)) + b * sin(theta * s)) / sin(theta);
 }
 
-fn sample_rotation(track: u32, t: f32) -> vec4<f32> {
+fn sample_rotation(track: TrackHeader, t: f32) -> vec4<f32> {
     let at = locate(track, t);
-    let kind = data[track];
-    let v = data[track + 3u];
+    let kind = track.interpolation;
+    let v = track.values_at;
     if (kind == STEP) {
         return vec4_at(v + 4u * (at.key));
     }
     if (kind == LINEAR) {
-        if (at.key + 1u >= data[track + 1u]) {
+        if (at.key + 1u >= track.keys) {
             return vec4_at(v + 4u * (at.key));
         }
         return slerp(vec4_at(v + 4u * (at.key)), vec4_at(v + 4u * (at.key + 1u)), at.fraction);
@@ -242,13 +262,13 @@ fn sample_joint(clip: u32, joint: u32, time_secs: f32) -> Pose {
     let rotation = data[channels + 1u];
     let scale = data[channels + 2u];
     if (translation != NO_TRACK) {
-        pose.translation = sample_vec(p.tracks_at + translation * 8u, t);
+        pose.translation = sample_vec(track_header(p.tracks_at + translation * TRACK_WORDS), t);
     }
     if (rotation != NO_TRACK) {
-        pose.rotation = sample_rotation(p.tracks_at + rotation * 8u, t);
+        pose.rotation = sample_rotation(track_header(p.tracks_at + rotation * TRACK_WORDS), t);
     }
     if (scale != NO_TRACK) {
-        pose.scale = sample_vec(p.tracks_at + scale * 8u, t);
+        pose.scale = sample_vec(track_header(p.tracks_at + scale * TRACK_WORDS), t);
     }
     return pose;
 }

@@ -41,8 +41,25 @@ fn module_files(src: &Path) -> BTreeMap<ModPath, PathBuf> {
     out
 }
 
-/// The source without comments and string contents.
+/// The source without comments, string contents and inline test modules (whose `super`
+/// is the file itself).
 fn code_of(source: &str) -> String {
+    let code = without_comments(source);
+    match code.find("mod tests {") {
+        Some(at) => {
+            let chars: Vec<char> = code.chars().collect();
+            let open = code[..at + "mod tests {".len() - 1].chars().count();
+            let end = matching_brace(&chars, open);
+            chars[..code[..at].chars().count()]
+                .iter()
+                .chain(&chars[end + 1..])
+                .collect()
+        }
+        None => code,
+    }
+}
+
+fn without_comments(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let bytes = source.as_bytes();
     let mut i = 0;

@@ -22,6 +22,7 @@ pub fn shared_structs() -> Vec<(Shader, crate::contract::StructLayout)> {
         (Shader::Skin, super::skin::ClassGpu::LAYOUT),
         (Shader::Animate, super::animate::ParamsGpu::LAYOUT),
         (Shader::Animate, Record::LAYOUT),
+        (Shader::Animate, super::animate::tables::TrackHeader::LAYOUT),
         (Shader::Lod, Record::LAYOUT),
         (Shader::Lod, LodFrame::LAYOUT),
         (Shader::Lod, CharacterLod::LAYOUT),

@@ -19,6 +19,7 @@ use naga_oil::compose::{
     ComposableModuleDescriptor, Composer, NagaModuleDescriptor, ShaderLanguage, ShaderType,
 };
 
+use super::animate::tables::{NO_TRACK, TRACK_WORDS, interpolation_code};
 use crate::crowd::lod::formats::{
     DUE, FORCED, MotionKind, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, STAT_AT_PERIOD,
     STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED,
@@ -87,27 +88,16 @@ pub const MODULES: [(&str, &str); 3] = [
 /// Invocations per workgroup of every compute pass (`@workgroup_size(WORKGROUP)`).
 pub const WORKGROUP: u32 = 64;
 
-/// A track's or a clip channel's "none" in the animation's tables.
-pub const NO_TRACK: u32 = u32::MAX;
-
-/// A track's interpolation as the animation's tables store it.
-pub const fn interpolation_code(i: Interpolation) -> u32 {
-    match i {
-        Interpolation::Step => 0,
-        Interpolation::Linear => 1,
-        Interpolation::CubicSpline => 2,
-    }
-}
-
 /// The constants the CPU and the shaders share, as the WGSL module
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
-    let u32s: [(&str, u32); 26] = [
+    let u32s: [(&str, u32); 27] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_INFLUENCES", MAX_INFLUENCES as u32),
         ("NO_PARENT", NO_PARENT as u32),
         ("NO_TRACK", NO_TRACK),
+        ("TRACK_WORDS", TRACK_WORDS),
         ("STEP", interpolation_code(Interpolation::Step)),
         ("LINEAR", interpolation_code(Interpolation::Linear)),
         (

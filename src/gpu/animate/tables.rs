@@ -15,15 +15,45 @@
 
 use glam::Mat4;
 
+use crate::contract::to_words;
 use crate::prepare::PreparedRig;
 use crate::prepare::clip::{ClipRt, Timeline, TrackRt};
 use crate::rig::{Interpolation, NO_PARENT};
 use crate::types::LANES;
 
-/// A track's or a clip channel's "none".
-pub const NONE: u32 = u32::MAX;
+/// A clip channel's "no track" (the joint keeps its rest value).
+pub const NO_TRACK: u32 = u32::MAX;
+
+crate::gpu_struct! {
+    /// A track's header in the tables (`TrackHeader` in animate.wgsl).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    pub struct TrackHeader in "TrackHeader" {
+        /// [`interpolation_code`] of the track's interpolation.
+        pub interpolation: u32,
+        pub keys: u32,
+        /// Where its key times are, and its values (vec4s of words), as words.
+        pub times_at: u32,
+        pub values_at: u32,
+        /// 1 where the keys are evenly spaced: key k at `start_secs + k / keys_per_sec`.
+        pub even: u32,
+        pub start_secs: f32,
+        pub keys_per_sec: f32,
+        pub _pad: u32,
+    }
+}
+
 /// u32s in a track's header.
-pub const TRACK_WORDS: u32 = 8;
+pub const TRACK_WORDS: u32 = (std::mem::size_of::<TrackHeader>() / 4) as u32;
+
+/// A track's interpolation as the tables store it (`STEP`, `LINEAR`, `CUBICSPLINE` in the
+/// shaders' generated constants).
+pub const fn interpolation_code(i: Interpolation) -> u32 {
+    match i {
+        Interpolation::Step => 0,
+        Interpolation::Linear => 1,
+        Interpolation::CubicSpline => 2,
+    }
+}
 
 /// Where each table starts (words from the start of [`AnimationTables::words`]), and the
 /// rig's counts: what the shader's parameters carry.
@@ -114,30 +144,27 @@ impl AnimationTables {
         }
         t.offsets.channels_at = t.tables.len() as u32;
         t.tables
-            .resize(t.tables.len() + clips.len() * joints * 3, NONE);
+            .resize(t.tables.len() + clips.len() * joints * 3, NO_TRACK);
         // The headers go into their own list first: the key times follow all of them.
-        let mut headers: Vec<[u32; TRACK_WORDS as usize]> = Vec::new();
+        let mut headers: Vec<TrackHeader> = Vec::new();
         let mut times: Vec<u32> = Vec::new();
         for (c, clip) in clips.iter().enumerate() {
             for (joint, channel, track) in clip_tracks(clip) {
                 let at = t.offsets.channels_at as usize + (c * joints + joint) * 3 + channel;
                 t.tables[at] = headers.len() as u32;
                 let (start, rate) = track.timeline.uniform.unwrap_or((0.0, 0.0));
-                headers.push([
-                    match track.interpolation {
-                        Interpolation::Step => 0,
-                        Interpolation::Linear => 1,
-                        Interpolation::CubicSpline => 2,
-                    },
-                    track.timeline.times_secs.len() as u32,
+                headers.push(TrackHeader {
+                    interpolation: interpolation_code(track.interpolation),
+                    keys: track.timeline.times_secs.len() as u32,
                     // Made absolute below, once the headers' length is known.
-                    times.len() as u32,
-                    t.values.len() as u32,
-                    track.timeline.uniform.is_some() as u32,
-                    start.to_bits(),
-                    rate.to_bits(),
-                    0,
-                ]);
+                    times_at: times.len() as u32,
+                    // Counted in values here; words of the whole array in `end_to_end`.
+                    values_at: t.values.len() as u32,
+                    even: track.timeline.uniform.is_some() as u32,
+                    start_secs: start,
+                    keys_per_sec: rate,
+                    _pad: 0,
+                });
                 times.extend(track.timeline.times_secs.iter().map(|x| x.to_bits()));
                 t.values.extend(track.values);
             }
@@ -145,9 +172,12 @@ impl AnimationTables {
         t.offsets.tracks_at = t.tables.len() as u32;
         let times_at = t.offsets.tracks_at + headers.len() as u32 * TRACK_WORDS;
         t.tracks = headers.len();
+        // Their words are written in `end_to_end`, with the offsets made absolute.
+        t.tables
+            .resize(t.tables.len() + headers.len() * TRACK_WORDS as usize, 0);
         for mut h in headers {
-            h[2] += times_at;
-            t.tables.extend(h);
+            h.times_at += times_at;
+            t.headers.push(h);
         }
         t.tables.extend(times);
         t.offsets.joints = joints as u32;
@@ -169,6 +199,7 @@ struct Parts {
     rig: Vec<[f32; 4]>,
     tables: Vec<u32>,
     values: Vec<[f32; 4]>,
+    headers: Vec<TrackHeader>,
     offsets: TableOffsets,
     tracks: usize,
 }
@@ -193,12 +224,12 @@ impl Parts {
             level.0 += tables_at;
         }
         let mut tables = self.tables;
-        // Each header's times and values offsets.
-        let headers =
-            o.tracks_at as usize..o.tracks_at as usize + self.tracks * TRACK_WORDS as usize;
-        for h in headers.step_by(TRACK_WORDS as usize) {
-            tables[h + 2] += tables_at;
-            tables[h + 3] = values_at + tables[h + 3] * 4;
+        // Each header with its times and values offsets made word offsets of the array.
+        for (k, mut h) in self.headers.into_iter().enumerate() {
+            h.times_at += tables_at;
+            h.values_at = values_at + h.values_at * 4;
+            let at = o.tracks_at as usize + k * TRACK_WORDS as usize;
+            tables[at..at + TRACK_WORDS as usize].copy_from_slice(to_words(&h));
         }
         o.tracks_at += tables_at;
         let mut words: Vec<u32> = bytemuck::cast_slice::<[f32; 4], u32>(&self.rig).to_vec();
@@ -282,7 +313,7 @@ mod tests {
         assert_eq!(t.tracks, per_clip);
         let channels = &t.words[t.offsets.channels_at as usize
             ..t.offsets.channels_at as usize + rig.clips.len() * rig.joint_count() * 3];
-        let named = channels.iter().filter(|&&c| c != NONE).count();
+        let named = channels.iter().filter(|&&c| c != NO_TRACK).count();
         assert_eq!(named, per_clip);
         // Every level's joints have their parent one level up.
         let levels = &t.offsets.levels;
