@@ -275,12 +275,9 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         None => None,
     };
     let best = PipelineConfig::best_for(&rig, threads);
-    let skin = match (args.animate, args.skin) {
-        (_, Some(skin)) => skin,
-        (AnimateDevice::Cpu, None) => best.skin,
-        // The GPU's palettes need a GPU skin variant.
-        (AnimateDevice::Gpu, None) => SkinVariant::GpuCompute,
-    };
+    let skin = args
+        .skin
+        .unwrap_or_else(|| args.animate.default_skin(best.skin));
     check_animate(&args, skin)?;
     let pipeline = PipelineConfig {
         hierarchy: args.hierarchy.unwrap_or(best.hierarchy),
@@ -322,22 +319,13 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
     };
     // Refused here, before the window opens and anything is allocated; the GPU's buffer
     // limit is applied by the scene once the device exists.
-    let budget = skinbench::crowd::budget::Budget::this_machine(None);
-    match settings.animate {
-        AnimateDevice::Cpu => skinbench::crowd::budget::check(
-            &rig,
-            &settings.pipeline,
-            settings.instances,
-            1,
-            &budget,
-        )?,
-        AnimateDevice::Gpu => skinbench::crowd::budget::check_animated_on_gpu(
-            &rig,
-            &settings.pipeline,
-            settings.instances,
-            &budget,
-        )?,
-    };
+    skinbench::crowd::budget::check_on(
+        settings.animate,
+        &rig,
+        &settings.pipeline,
+        settings.instances,
+        &skinbench::crowd::budget::Budget::this_machine(None),
+    )?;
     skinbench::ui::app::run(
         rig,
         AppOptions {
@@ -351,29 +339,32 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             camera: args.camera,
             profiler: args.profiler,
         },
-    )
+    )?;
+    Ok(())
 }
 
 /// What `--animate` asks of the other flags: `gpu` writes palettes for a GPU skin variant
 /// (LOD then runs on the GPU too); `cpu` animates at most 10,000 characters.
 fn check_animate(args: &AppArgs, skin: SkinVariant) -> anyhow::Result<()> {
-    let cap = match args.animate {
-        AnimateDevice::Cpu => skinbench::gpu::scene::MAX_INSTANCES,
-        AnimateDevice::Gpu => skinbench::gpu::scene::MAX_GPU_ANIMATED_INSTANCES,
-    };
+    let cap = args.animate.spec().max_instances;
     if args.instances as usize > cap {
+        let most = AnimateDevice::ALL
+            .iter()
+            .max_by_key(|d| d.spec().max_instances)
+            .copied()
+            .unwrap_or(args.animate);
         anyhow::bail!(
-            "--instances {}: at most {cap} with --animate {} (--animate gpu takes up to {})",
+            "--instances {}: at most {cap} with --animate {} (--animate {} takes up to {})",
             args.instances,
             args.animate.name(),
-            skinbench::gpu::scene::MAX_GPU_ANIMATED_INSTANCES
+            most.name(),
+            most.spec().max_instances
         );
     }
-    if args.animate == AnimateDevice::Gpu && skin.skins_on_cpu() {
+    if let Some(why) = args.animate.refusal(skin) {
         anyhow::bail!(
-            "--animate gpu --skin {}: the GPU's animation writes palettes for a GPU skin \
-             variant (gpu_compute or gpu_vertex); {} skins on the CPU",
-            skin.name(),
+            "--animate {} --skin {}: {why}",
+            args.animate.name(),
             skin.name()
         );
     }

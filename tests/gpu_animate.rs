@@ -22,6 +22,7 @@ use skinbench::crowd::verify::{
 };
 use skinbench::crowd::{AnimateDevice, InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::animate::{GpuAnimator, GpuHierarchy, RECORD_BYTES};
+use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{GpuContext, OrbitCamera, UploadVariant, crowd_extent, read_buffer};
 use skinbench::prepare::PreparedRig;
@@ -55,12 +56,11 @@ fn animate_on_gpu(
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.0);
+    animator.write_characters(gpu, crowd.as_slice(), 0.0);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     animator
         .record(
-            &gpu.device,
-            &gpu.queue,
+            gpu,
             &mut encoder,
             &palettes,
             &layout,
@@ -72,10 +72,7 @@ fn animate_on_gpu(
         )
         .map_err(|e| e.to_string())?;
     gpu.queue.submit([encoder.finish()]);
-    Ok(
-        read_buffer(&gpu.device, &gpu.queue, &palettes, layout.bytes(n) as u64)
-            .map_err(|e| e.to_string())?,
-    )
+    Ok(read_buffer(gpu, &palettes, layout.bytes(n) as u64).map_err(|e| e.to_string())?)
 }
 
 fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
@@ -121,13 +118,13 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
 
     let indices = verified_indices(at_clock.len(), 16);
     let (locals, models) = animator
-        .read_back(&gpu.device, &gpu.queue, at_clock.len())
+        .read_back(&gpu, at_clock.len())
         .map_err(|e| e.to_string())?;
     let locals: Vec<_> = indices.iter().map(|&i| locals[i].clone()).collect();
     let models: Vec<_> = indices.iter().map(|&i| models[i].clone()).collect();
     // Verify reads only the characters it compares: the same values.
     let (some_locals, some_models) = animator
-        .read_back_characters(&gpu.device, &gpu.queue, &indices)
+        .read_back_characters(&gpu, &indices)
         .map_err(|e| e.to_string())?;
     if some_locals != locals || some_models != models {
         return Err("reading some characters back differs from reading all".into());
@@ -164,11 +161,11 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     let mut animator = GpuAnimator::new(&gpu.device, rig);
     let mut crowd = InstanceStore::new();
     crowd.resize(20, rig, 2.0);
-    let first = animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.0);
+    let first = animator.write_characters(&gpu, crowd.as_slice(), 0.0);
     if first != (20 * RECORD_BYTES) as u64 {
         return Err(format!("the first frame wrote {first} bytes").into());
     }
-    let steady = animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.5);
+    let steady = animator.write_characters(&gpu, crowd.as_slice(), 0.5);
     if steady != 0 {
         return Err(format!("a crowd that did not change wrote {steady} bytes").into());
     }
@@ -178,7 +175,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         c.clip = (c.clip + 1) % clips;
         c.time_secs += 0.25;
     }
-    let changed = animator.write_characters(&gpu.device, &gpu.queue, crowd.as_slice(), 0.5);
+    let changed = animator.write_characters(&gpu, crowd.as_slice(), 0.5);
     if changed != (3 * RECORD_BYTES) as u64 {
         return Err(format!("three changed characters wrote {changed} bytes").into());
     }
@@ -211,8 +208,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     animator
         .record(
-            &gpu.device,
-            &gpu.queue,
+            &gpu,
             &mut encoder,
             &palettes,
             &layout,
@@ -224,8 +220,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         )
         .map_err(|e| e.to_string())?;
     gpu.queue.submit([encoder.finish()]);
-    let out = read_buffer(&gpu.device, &gpu.queue, &palettes, layout.bytes(20) as u64)
-        .map_err(|e| e.to_string())?;
+    let out = read_buffer(&gpu, &palettes, layout.bytes(20) as u64).map_err(|e| e.to_string())?;
     let d = skinbench::crowd::verify::verify_frame(&pipeline, &at, &out, 20)
         .map_err(|e| e.to_string())?;
     common::skin_within_tolerance(&d).map_err(Failed::from)
@@ -256,7 +251,9 @@ fn scene_frame(
     scene.set_crowd(crowd.clone());
     scene.camera = *camera;
     scene.request_verify();
-    scene.render_frame(0.0).map_err(|e| e.to_string())?;
+    scene
+        .frame(Frame::headless(0.0))
+        .map_err(|e| e.to_string())?;
     if scene.settings.animate != animate {
         return Err(format!(
             "the scene animated on the {:?}: {:?}",

@@ -65,8 +65,7 @@ fn gpu_compute_frames(
         uploader
             .frame(
                 UploadVariant::WriteBuffer,
-                &gpu.device,
-                &gpu.queue,
+                &gpu,
                 &mut encoder,
                 &mut renderer,
                 &mut pipeline,
@@ -75,12 +74,7 @@ fn gpu_compute_frames(
             .map_err(|e| e.to_string())?;
         gpu.queue.submit([encoder.finish()]);
         uploader.after_submit();
-        let skinned = renderer.read_gpu_skinned(
-            &gpu.device,
-            &gpu.queue,
-            pipeline.output_layout(),
-            crowd.len(),
-        )?;
+        let skinned = renderer.read_gpu_skinned(&gpu, pipeline.output_layout(), crowd.len())?;
         let d = verify_frame(&pipeline, crowd.as_slice(), &skinned, usize::MAX)
             .map_err(|e| e.to_string())?;
         if d.instances_checked != instances {

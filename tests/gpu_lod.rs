@@ -24,6 +24,7 @@ use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
 use skinbench::crowd::lod::per_character::{CharacterLod, DUE, VISIBLE, decide, stats_of};
 use skinbench::crowd::{AnimateDevice, InstanceStore};
+use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent, read_buffer};
 use skinbench::prepare::PreparedRig;
@@ -97,7 +98,9 @@ fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         if closer {
             scene.camera.distance *= 0.5;
         }
-        scene.render_frame(dt).map_err(|e| e.to_string())?;
+        scene
+            .frame(Frame::headless(dt))
+            .map_err(|e| e.to_string())?;
         if scene.settings.animate != AnimateDevice::Gpu || !scene.settings.lod.enabled {
             return Err(format!("the scene left the GPU's LOD: {:?}", scene.notes).into());
         }
@@ -139,8 +142,7 @@ fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
                 return Err("the adapter draws directly: nothing culls on the GPU".into());
             }
             let args = read_buffer(
-                &scene.gpu.device,
-                &scene.gpu.queue,
+                &scene.gpu,
                 scene.renderer.indirect_args(),
                 scene.renderer.indirect_args().size(),
             )
@@ -222,7 +224,9 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
         if step == 3 || step == FRAMES.len() - 1 {
             scene.request_verify();
         }
-        scene.render_frame(dt).map_err(|e| e.to_string())?;
+        scene
+            .frame(Frame::headless(dt))
+            .map_err(|e| e.to_string())?;
         if step == 3 {
             match scene.requests.last_verify.take() {
                 Some(Ok(d)) if d.within_tolerance() => {}
@@ -274,10 +278,14 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
         crowd.spawn(*instance);
     }
     plain.set_crowd(crowd);
-    plain.render_frame(0.0).map_err(|e| e.to_string())?;
+    plain
+        .frame(Frame::headless(0.0))
+        .map_err(|e| e.to_string())?;
     let without_lod = plain.read_image().map_err(|e| e.to_string())?;
     plain.set_crowd(InstanceStore::new());
-    plain.render_frame(0.0).map_err(|e| e.to_string())?;
+    plain
+        .frame(Frame::headless(0.0))
+        .map_err(|e| e.to_string())?;
     let empty = plain.read_image().map_err(|e| e.to_string())?;
     let covered = common::covered_pixels(&without_lod, &empty)?;
     common::pictures_match(&without_lod, &with_lod, covered).map_err(|e| {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use skinbench::crowd::lod::LodSettings;
 use skinbench::gpu::readback::read_texture;
+use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent};
 use skinbench::prepare::PreparedRig;
@@ -48,7 +49,7 @@ fn partial_frames_verify(scene: &mut Scene, what: &str) -> Vec<String> {
     let mut partial = false;
     let mut notes = Vec::new();
     for _ in 0..6 {
-        scene.render_frame(1.0 / 60.0).unwrap();
+        scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
         let stats = scene.lod.stats;
         partial |= stats.updated > 0 && stats.updated < scene.crowd.len();
         notes.extend(scene.uploader.note.clone());
@@ -97,14 +98,14 @@ fn misaligned_staging_memory_falls_back_and_still_verifies() {
 fn still_picture(scene: &mut Scene, indirect: bool) -> image::RgbaImage {
     scene.settings.indirect_draws = indirect;
     for _ in 0..=scene.settings.lod.max_period {
-        scene.render_frame(0.0).unwrap();
+        scene.frame(Frame::headless(0.0)).unwrap();
     }
     assert_eq!(
         scene.lod.stats.updated, 0,
         "a still frame recomputed characters"
     );
     assert_eq!(scene.renderer.indirect_draws(), indirect);
-    read_texture(&scene.gpu.device, &scene.gpu.queue, &scene.targets.color).unwrap()
+    read_texture(&scene.gpu, &scene.targets.color).unwrap()
 }
 
 /// From the street camera (characters behind it culled), shadows on: the multi-draws'
@@ -121,7 +122,7 @@ fn indirect_draws_match_direct_draws(skin: &str) {
     scene.settings.shadows = true;
     scene.camera = OrbitCamera::start(CameraStart::Street, crowd_extent(&scene.crowd));
     for _ in 0..3 {
-        scene.render_frame(1.0 / 60.0).unwrap();
+        scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
     }
     let indirect = still_picture(&mut scene, true);
     let indirect_commands = scene.renderer.draw_commands();

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{GpuContext, UploadVariant};
 use skinbench::prepare::PreparedRig;
@@ -47,7 +48,10 @@ fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'stati
         );
     // Two frames, so the history plot has something to draw.
     for _ in 0..2 {
-        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        harness
+            .state_mut()
+            .frame(Frame::headless(1.0 / 60.0))
+            .unwrap();
     }
     harness.run_steps(2);
     Some(harness)
@@ -58,7 +62,10 @@ fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'stati
 fn click_then_frame(harness: &mut Harness<'static, Scene>, label: &str) {
     harness.get_by_label(label).click();
     harness.run_steps(2);
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
 }
 
@@ -70,7 +77,10 @@ fn choose(harness: &mut Harness<'static, Scene>, combo: &str, name: &str) {
     harness.run_steps(2);
     harness.get_by_label(name).click();
     harness.run_steps(2);
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
 }
 
 /// Clicks verify and expects the frame within tolerance (two steps first: the combo's list
@@ -98,7 +108,7 @@ fn verify_is_within_tolerance_for_every_skin_and_upload_variant() {
                 let scene = harness.state_mut();
                 scene.settings.pipeline.skin = skin;
                 scene.settings.upload = upload;
-                scene.render_frame(1.0 / 60.0).unwrap();
+                scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
                 assert_eq!(scene.pipeline.config().skin, skin, "{label}");
             }
             harness.run_steps(2);
@@ -147,7 +157,10 @@ fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
     }
     harness.get_by_label(wanted.name()).click();
     harness.run_steps(2);
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     assert_eq!(harness.state().settings.pipeline.skin, wanted);
     assert_eq!(harness.state().pipeline.config().skin, wanted);
     assert_eq!(
@@ -184,7 +197,10 @@ fn choosing_a_compute_shader_skins_gpu_compute_with_it() {
             .is_none()
     );
     harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
     for &shader in ComputeShader::ALL {
         choose(&mut harness, "compute shader", shader.name());
@@ -252,7 +268,10 @@ fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error()
     assert!(harness.state().settings.lod.enabled);
     // Its first frame computes everything; the next plan periods, and the error is
     // measured once a second (the first time at once).
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
     let stats = harness.state().lod.stats;
     assert_eq!(
@@ -277,7 +296,10 @@ fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error()
             .click();
         harness.run_steps(2);
         for _ in 0..2 {
-            harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+            harness
+                .state_mut()
+                .frame(Frame::headless(1.0 / 60.0))
+                .unwrap();
             harness.run_steps(2);
         }
     };
@@ -322,7 +344,10 @@ fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     click_then_frame(&mut harness, "screenshot (F12)");
     let failed = harness.get_by_label_contains("screenshot failed");
     assert!(format!("{failed:?}").contains("not-a-folder"), "{failed:?}");
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
 }
 
 /// A change that would not fit in memory (a 60,000-joint chain, 10,000 instances of
@@ -343,7 +368,10 @@ fn a_change_too_big_for_memory_is_refused_and_the_panel_says_why() {
         scene.settings.pipeline.hierarchy = skinbench::anim::hierarchy::HierarchyVariant::Tree;
         scene.settings.pipeline.schedule = skinbench::crowd::Schedule::Staged;
     }
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
     assert_eq!(harness.state().crowd.len(), 9);
     assert_eq!(*harness.state().pipeline.config(), before);
@@ -382,7 +410,10 @@ fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant
     harness.get_by_label("tuned").click();
     harness.run_steps(2);
     harness.state_mut().settings.pipeline.skin = SkinVariant::Tuned;
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     let config = *harness.state().pipeline.config();
     assert_eq!(
         (config.skin, config.method),
@@ -431,7 +462,7 @@ fn sidecar_matches_the_drawn_panel(dt_secs: f32, frames: usize) {
     let Some(mut harness) = harness() else { return };
     let dir = common::temp_dir(&format!("sidecar-{dt_secs}"));
     for _ in 0..frames {
-        harness.state_mut().render_frame(dt_secs).unwrap();
+        harness.state_mut().frame(Frame::headless(dt_secs)).unwrap();
         harness.run_steps(1);
     }
     harness.run_steps(1);
@@ -523,7 +554,7 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
         )
         .unwrap();
         for _ in 0..3 {
-            scene.render_frame(1.0 / 60.0).unwrap();
+            scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
         }
         let mut harness = Harness::builder()
             .with_size(egui::vec2(width, height))
@@ -546,7 +577,10 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
         // And they work from there.
         harness.get_by_label("verify").click();
         harness.run_steps(2);
-        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        harness
+            .state_mut()
+            .frame(Frame::headless(1.0 / 60.0))
+            .unwrap();
         harness.run_steps(2);
         assert!(
             harness.query_by_label_contains("max deviation").is_some(),
@@ -581,11 +615,17 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     // (The skin list is longer than its popup shows: the GPU variants are set directly, as
     // the compute shader's test does.)
     harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
     choose(&mut harness, "animation device", "gpu");
     assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
     // The animation's passes get their rows.
     harness.get_by_label("GPU sample");
@@ -617,7 +657,10 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
         verify_passes(&mut harness, hierarchy.name());
     }
     harness.state_mut().settings.pipeline.skin = SkinVariant::GpuVertex;
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
     assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
     verify_passes(&mut harness, "gpu_vertex animated on the GPU");
@@ -625,7 +668,10 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     click_then_frame(&mut harness, "LOD");
     assert!(harness.state().settings.lod.enabled);
     for _ in 0..3 {
-        harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+        harness
+            .state_mut()
+            .frame(Frame::headless(1.0 / 60.0))
+            .unwrap();
     }
     harness.run_steps(2);
     harness.get_by_label("GPU LOD");
@@ -637,7 +683,10 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     click_then_frame(&mut harness, "LOD");
     // A CPU skin variant takes the animation back to the CPU, and says why.
     harness.state_mut().settings.pipeline.skin = SkinVariant::Pulled;
-    harness.state_mut().render_frame(1.0 / 60.0).unwrap();
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
     harness.run_steps(2);
     assert_eq!(harness.state().settings.animate, AnimateDevice::Cpu);
     assert!(
@@ -645,7 +694,7 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
             .state()
             .notes
             .iter()
-            .any(|n| n.contains("GPU skin variant only")),
+            .any(|n| n.contains("so the CPU animates")),
         "{:?}",
         harness.state().notes
     );

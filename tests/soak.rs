@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use skinbench::anim::hierarchy::HierarchyVariant;
+use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
 use skinbench::prepare::PreparedRig;
 use skinbench::ui::soak::{Soak, SoakPlan};
@@ -43,7 +44,7 @@ fn plan(duration: Duration) -> SoakPlan {
 /// One soak frame, as the app runs it.
 fn frame(soak: &mut Soak, scene: &mut Scene) {
     soak.before_frame(scene);
-    scene.render_frame(1.0 / 30.0).unwrap();
+    scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
     soak.after_frame(scene);
 }
 
@@ -199,7 +200,7 @@ fn switching_to_a_rig_the_hierarchy_refuses_takes_the_best_that_accepts_it() {
         return;
     };
     scene.settings.pipeline.hierarchy = HierarchyVariant::FlatQvs;
-    scene.render_frame(1.0 / 30.0).unwrap();
+    scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
     assert_eq!(scene.pipeline.config().hierarchy, HierarchyVariant::FlatQvs);
     scene.set_rig(nonuniform.clone()).unwrap();
     assert_eq!(scene.rig().name, nonuniform.name);
@@ -212,9 +213,9 @@ fn switching_to_a_rig_the_hierarchy_refuses_takes_the_best_that_accepts_it() {
             .is_none()
     );
     assert_eq!(scene.crowd.len(), 8);
-    scene.render_frame(1.0 / 30.0).unwrap();
+    scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
     scene.requests.verify = true;
-    scene.render_frame(0.0).unwrap();
+    scene.frame(Frame::headless(0.0)).unwrap();
     let verdict = scene
         .requests
         .last_verify
@@ -231,13 +232,13 @@ fn a_rig_switch_draws_with_the_same_pipelines() {
     let Some(mut scene) = scene(rigs[0].1.clone(), 8) else {
         return;
     };
-    scene.render_frame(1.0 / 30.0).unwrap();
+    scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
     let pipelines = scene.renderer.pipelines().clone();
     for (_, rig) in rigs.iter().skip(1).chain(rigs.first()) {
         scene.set_rig(rig.clone()).unwrap();
         assert!(scene.renderer.pipelines() == &pipelines, "{}", rig.name);
         scene.requests.verify = true;
-        scene.render_frame(1.0 / 30.0).unwrap();
+        scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
         let verdict = scene.requests.last_verify.take().unwrap().unwrap();
         assert!(
             verdict.within_tolerance(),

@@ -15,7 +15,6 @@
 //! timed).
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
 use serde::Serialize;
 
@@ -24,6 +23,7 @@ use super::{BenchError, Context};
 use crate::crowd::lod::{Lod, LodSettings, LodStats, PlanInput, UpdateFloor, fewest_updates};
 use crate::crowd::{Pipeline, PipelineConfig, Stage};
 use crate::gpu::camera::CameraStart;
+use crate::gpu::scene::Frame;
 use crate::gpu::scene::{Scene, Settings};
 use crate::gpu::upload::UploadVariant;
 use crate::prepare::PreparedRig;
@@ -171,12 +171,10 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     // A block starts afresh: LOD recomputes everything on its first frame.
                     scene.lod.invalidate();
                     for frame in 0..warmup + frames {
-                        scene.begin_frame(FRAME_SECS);
-                        let mut encoder = scene.encoder();
-                        let timings = scene.upload(&mut encoder)?;
+                        // The frame without its passes: they are encoded below, both ways,
+                        // and not submitted.
+                        let timings = scene.frame(Frame::headless(FRAME_SECS).without_draws())?;
                         let plan_us = scene.lod.stats.plan_us;
-                        scene.submit(encoder, Vec::new(), timings, Instant::now(), 0.0);
-                        scene.finish_frame(None);
                         // Both ways of drawing, in alternating order.
                         let mut encode_us = [0.0; 2];
                         let mut commands = [0; 2];

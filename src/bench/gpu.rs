@@ -9,7 +9,7 @@
 //! every configuration sees the same machine. 100,000 characters are measured animated on
 //! the GPU only (the CPU pipeline takes at most 10,000), one configuration after the other;
 //! on a CPU adapter without the draw passes (a software renderer takes minutes to draw
-//! them), and the report says so. A frame is the app's own ([`Scene::render_frame`]): the CPU
+//! them), and the report says so. A frame is the app's own ([`Scene::frame`]): the CPU
 //! pipeline into the upload, `gpu_compute`'s compute pass, the sun's shadow pass, the crowd
 //! pass into the offscreen target; then it waits for the GPU and reads its pass times. On a
 //! CPU adapter (lavapipe) the GPU times are an emulation on the same cores: the report
@@ -23,6 +23,7 @@ use super::measure::median;
 use super::{BenchError, Context};
 use crate::crowd::{AnimateDevice, GpuPass, PipelineConfig, Stage};
 use crate::gpu::animate::GpuHierarchy;
+use crate::gpu::scene::Frame;
 use crate::gpu::scene::Settings;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
@@ -253,9 +254,9 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 for round in 0..warmup + frames {
                     for (c, scene, samples, uploaded, lod) in &mut scenes {
                         let timings = if draws {
-                            scene.render_frame(FRAME_SECS)?
+                            scene.frame(Frame::headless(FRAME_SECS))?
                         } else {
-                            scene.render_frame_without_draws(FRAME_SECS)?
+                            scene.frame(Frame::headless(FRAME_SECS).without_draws())?
                         };
                         if round >= warmup {
                             samples.push(timings);

@@ -8,24 +8,71 @@
 //! formula. A record is written again only when the character changes.
 
 use super::instances::Instance;
-use crate::variant::PlainSpec;
+use crate::skin::SkinVariant;
+use crate::variant::Variant;
+
+/// What an animation device is, beyond its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnimateSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The most characters it animates (the slider's and the command line's bound).
+    pub max_instances: usize,
+    /// It writes palettes on the GPU, so only a skin variant that skins there can draw
+    /// them (`SkinVariant::skins_on_cpu` is false).
+    pub needs_gpu_skin: bool,
+}
 
 crate::declare_variants! {
     /// Where sampling, the blend, the hierarchy and the palettes run.
-    pub enum AnimateDevice: PlainSpec in "animation device" {
-        Cpu => PlainSpec {
+    pub enum AnimateDevice: AnimateSpec in "animation device" {
+        Cpu => AnimateSpec {
             name: "cpu",
             description: "the CPU pipeline samples, blends, walks the hierarchy and builds the palettes on its worker threads; a GPU skin variant gets the palettes uploaded",
+            max_instances: 10_000,
+            needs_gpu_skin: false,
         },
-        Gpu => PlainSpec {
+        Gpu => AnimateSpec {
             name: "gpu",
             description: "compute passes sample, blend, walk the hierarchy and write the palettes where gpu_compute and gpu_vertex read them; the CPU writes 32 bytes for a character that changed and nothing for the others",
+            max_instances: 100_000,
+            needs_gpu_skin: true,
         },
     }
 }
 
 impl AnimateDevice {
     pub const DEFAULT: Self = Self::Cpu;
+
+    /// Why the animation cannot run here with `skin`, or `None`.
+    pub fn refusal(self, skin: SkinVariant) -> Option<String> {
+        if !(self.spec().needs_gpu_skin && skin.skins_on_cpu()) {
+            return None;
+        }
+        let on_gpu: Vec<&str> = SkinVariant::ALL
+            .iter()
+            .filter(|v| !v.skins_on_cpu())
+            .map(|v| v.name())
+            .collect();
+        Some(format!(
+            "the GPU's animation writes palettes for a GPU skin variant ({}); {} skins on the CPU",
+            on_gpu.join(", "),
+            skin.name()
+        ))
+    }
+
+    /// The skin variant to run here where none was asked for: `best` (the best CPU one),
+    /// or on the GPU the first GPU skin variant.
+    pub fn default_skin(self, best: SkinVariant) -> SkinVariant {
+        if self.refusal(best).is_none() {
+            return best;
+        }
+        SkinVariant::ALL
+            .iter()
+            .copied()
+            .find(|v| self.refusal(*v).is_none())
+            .unwrap_or(best)
+    }
 }
 
 crate::gpu_struct! {

@@ -17,6 +17,7 @@
 //! stay at the largest crowd it ever had (the soak test measured +40 % over 30 minutes,
 //! flat after the first 15).
 
+use super::animate::AnimateDevice;
 use super::instances::Instance;
 use super::pipeline::{PipelineConfig, Schedule};
 use crate::anim::hierarchy::{HierarchyVariant, JointTree};
@@ -86,6 +87,20 @@ impl Footprint {
     /// store on the CPU; on the GPU the palettes (which the CPU no longer holds), what
     /// `gpu_compute` skins into, and the animation's own buffers. The CPU pipeline's state
     /// is not allocated in this mode.
+    /// What `instances` characters animated on `device` hold: [`Footprint::of`] with one
+    /// output, or [`Footprint::animated_on_gpu`].
+    pub fn on(
+        device: AnimateDevice,
+        rig: &PreparedRig,
+        config: &PipelineConfig,
+        instances: usize,
+    ) -> Self {
+        match device {
+            AnimateDevice::Cpu => Footprint::of(rig, config, instances, 1),
+            AnimateDevice::Gpu => Footprint::animated_on_gpu(rig, config, instances),
+        }
+    }
+
     pub fn animated_on_gpu(rig: &PreparedRig, config: &PipelineConfig, instances: usize) -> Self {
         let cpu = Footprint::of(rig, config, instances, 0);
         Footprint {
@@ -208,6 +223,22 @@ fn broken_limit(footprint: &Footprint, largest_output: u64, budget: &Budget) -> 
             mb(max)
         )),
         _ => None,
+    }
+}
+
+/// Checks `instances` characters of `rig` with `config`, animated on `device`, against
+/// `budget` before anything is allocated (the CPU's pipeline with one output, or the GPU's
+/// animation: [`check`] or [`check_animated_on_gpu`]).
+pub fn check_on(
+    device: AnimateDevice,
+    rig: &PreparedRig,
+    config: &PipelineConfig,
+    instances: usize,
+    budget: &Budget,
+) -> Result<Footprint, BudgetError> {
+    match device {
+        AnimateDevice::Cpu => check(rig, config, instances, 1, budget),
+        AnimateDevice::Gpu => check_animated_on_gpu(rig, config, instances, budget),
     }
 }
 

@@ -5,6 +5,7 @@
 //! own, the device is polled until that copy is done, and the mapping is read. Each of
 //! these blocks until the GPU has finished everything submitted before.
 
+use crate::gpu::GpuContext;
 use std::path::{Path, PathBuf};
 
 /// Why a read-back failed.
@@ -38,22 +39,21 @@ pub enum ReadbackError {
 
 /// Reads the first `bytes` of a buffer (made with `COPY_SRC`) back to the CPU.
 pub fn read_buffer(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
+    gpu: &GpuContext,
     buffer: &wgpu::Buffer,
     bytes: u64,
 ) -> Result<Vec<u8>, ReadbackError> {
-    read_buffer_at(device, queue, buffer, 0, bytes)
+    read_buffer_at(gpu, buffer, 0, bytes)
 }
 
 /// As [`read_buffer`], `bytes` bytes from byte `offset` (a multiple of 4).
 pub fn read_buffer_at(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
+    gpu: &GpuContext,
     buffer: &wgpu::Buffer,
     offset: u64,
     bytes: u64,
 ) -> Result<Vec<u8>, ReadbackError> {
+    let (device, queue) = (&gpu.device, &gpu.queue);
     let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
     if !offset.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) {
         return Err(ReadbackError::Misaligned { offset });
@@ -102,10 +102,10 @@ pub fn map_for_reading(
 
 /// Reads a texture back as RGBA8 (BGRA formats are swizzled).
 pub fn read_texture(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
+    gpu: &GpuContext,
     texture: &wgpu::Texture,
 ) -> Result<image::RgbaImage, ReadbackError> {
+    let (device, queue) = (&gpu.device, &gpu.queue);
     let (width, height) = (texture.width(), texture.height());
     let bgra = matches!(
         texture.format(),

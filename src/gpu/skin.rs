@@ -61,6 +61,7 @@ impl ComputeShader {
 }
 
 use super::shaders::WORKGROUP;
+use crate::gpu::GpuContext;
 
 /// Bytes between two ranges' parameters in the uniform buffer (the dynamic-offset
 /// alignment every adapter accepts).
@@ -338,8 +339,7 @@ impl GpuSkinner {
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         palettes: &wgpu::Buffer,
         upload: &OutputLayout,
@@ -348,6 +348,7 @@ impl GpuSkinner {
         due: Option<&wgpu::Buffer>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
+        let device = &gpu.device;
         let Some(skinned) = upload.skinned_on_gpu() else {
             return Err(GpuSkinError::NotOnGpu {
                 variant: upload.variant().spec().name,
@@ -370,9 +371,7 @@ impl GpuSkinner {
                 && b.due.as_ref() == due
         });
         if !current {
-            self.bind(
-                device, queue, palettes, upload, &skinned, instances, per_range, due,
-            );
+            self.bind(gpu, palettes, upload, &skinned, instances, per_range, due);
         }
         let Some(bound) = &self.bound else {
             return Err(GpuSkinError::NotBound);
@@ -405,12 +404,11 @@ impl GpuSkinner {
     }
 
     /// Writes every range's parameters and makes its bind group (palettes of its
-    /// instances, its output buffer).
     #[allow(clippy::too_many_arguments)]
+    /// instances, its output buffer).
     fn bind(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         palettes: &wgpu::Buffer,
         upload: &OutputLayout,
         skinned: &OutputLayout,
@@ -418,6 +416,7 @@ impl GpuSkinner {
         per_range: usize,
         due: Option<&wgpu::Buffer>,
     ) {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         let range_count = instances.div_ceil(per_range);
         if range_count > self.params_capacity {
             self.params_capacity = range_count.next_power_of_two();
@@ -567,8 +566,7 @@ impl GpuSkinner {
     /// verification and the conformance tests. Blocks until the GPU is done.
     pub fn read_back(
         &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         skinned: &OutputLayout,
         instances: usize,
     ) -> Result<Vec<u8>, GpuSkinError> {
@@ -581,8 +579,7 @@ impl GpuSkinner {
             let held = (range.output.size() as usize) / skinned.instance_stride().max(1);
             let take = held.min(left);
             let bytes = super::readback::read_buffer(
-                device,
-                queue,
+                gpu,
                 &range.output,
                 (take * skinned.instance_stride()) as u64,
             )?;

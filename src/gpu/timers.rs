@@ -13,6 +13,7 @@ use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
 
 use crate::crowd::timing::GpuPass;
 pub use crate::crowd::timing::PassTimes;
+use crate::gpu::GpuContext;
 use crate::variant::Variant;
 
 /// Why the pass timers could not be made.
@@ -34,11 +35,8 @@ pub struct GpuTimers {
 impl GpuTimers {
     /// Timers on `device`; with the `profile-with-tracy` feature their scopes also go to
     /// Tracy's GPU timeline.
-    pub fn new(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        backend: wgpu::Backend,
-    ) -> Result<Self, TimerError> {
+    pub fn new(gpu: &GpuContext, backend: wgpu::Backend) -> Result<Self, TimerError> {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         let settings = GpuProfilerSettings::default();
         #[cfg(feature = "profile-with-tracy")]
         let profiler = match tracy_client::Client::running() {
@@ -85,12 +83,8 @@ impl GpuTimers {
     /// Ends the frame's queries (after its commands were submitted) and returns the times
     /// of the latest frame the GPU finished: with `wait`, this one, after waiting for the
     /// device; without, whatever came back (the last times known when nothing did).
-    pub fn end_frame(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        wait: bool,
-    ) -> PassTimes {
+    pub fn end_frame(&mut self, gpu: &GpuContext, wait: bool) -> PassTimes {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         // The frame was just submitted: its GPU passes go on puffin's timeline from here.
         #[cfg(feature = "profile-with-puffin")]
         {

@@ -24,6 +24,7 @@ use crate::types::LANES;
 use crate::variant::PlainSpec;
 
 use super::renderer::CrowdRenderer;
+use crate::gpu::GpuContext;
 
 crate::declare_variants! {
     /// How the skinned stream reaches the GPU buffer.
@@ -116,12 +117,10 @@ impl Uploader {
     /// that skins on the GPU: the palettes, then the compute pass that skins them) into the
     /// renderer's buffers with `variant`. Copies recorded into `encoder` (staging belt)
     /// must be submitted before [`Self::after_submit`].
-    #[allow(clippy::too_many_arguments)]
     pub fn frame(
         &mut self,
         variant: UploadVariant,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         renderer: &mut CrowdRenderer,
         pipeline: &mut Pipeline,
@@ -130,8 +129,7 @@ impl Uploader {
         let all = 0..instances.len().div_ceil(LANES);
         self.frame_timed(
             variant,
-            device,
-            queue,
+            gpu,
             encoder,
             renderer,
             pipeline,
@@ -149,8 +147,7 @@ impl Uploader {
     pub fn frame_timed(
         &mut self,
         variant: UploadVariant,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         renderer: &mut CrowdRenderer,
         pipeline: &mut Pipeline,
@@ -158,14 +155,12 @@ impl Uploader {
         runs: &[Range<usize>],
         compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<StageTimings, UploadError> {
-        let timings = self.upload_frame(
-            variant, device, queue, encoder, renderer, pipeline, instances, runs,
-        )?;
+        let timings =
+            self.upload_frame(variant, gpu, encoder, renderer, pipeline, instances, runs)?;
         // A GPU-skinning variant uploaded palettes: its compute pass goes after the upload
         // and before every draw pass.
         renderer.record_gpu_skinning(
-            device,
-            queue,
+            gpu,
             encoder,
             pipeline.rig(),
             pipeline.output_layout(),
@@ -193,14 +188,14 @@ impl Uploader {
     fn upload_frame(
         &mut self,
         variant: UploadVariant,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         renderer: &mut CrowdRenderer,
         pipeline: &mut Pipeline,
         instances: &[Instance],
         runs: &[Range<usize>],
     ) -> Result<StageTimings, UploadError> {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         // Last frame's note says whether a fallback still needs the CPU buffer.
         self.release_unused(variant, device);
         self.note = None;
@@ -239,8 +234,7 @@ impl Uploader {
                         drop(views);
                         return self.upload_frame(
                             UploadVariant::WriteBuffer,
-                            device,
-                            queue,
+                            gpu,
                             encoder,
                             renderer,
                             pipeline,
@@ -263,8 +257,7 @@ impl Uploader {
                     drop(views);
                     let result = self.upload_frame(
                         UploadVariant::WriteBuffer,
-                        device,
-                        queue,
+                        gpu,
                         encoder,
                         renderer,
                         pipeline,

@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalPosition};
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -24,8 +23,8 @@ use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 use super::soak::{Soak, SoakPlan};
-use crate::gpu::scene::Scene;
 use crate::gpu::scene::Settings;
+use crate::gpu::scene::{BeforeDraws, Frame, FrameExtras, Scene};
 use crate::gpu::{Blit, GpuContext};
 use crate::prepare::PreparedRig;
 
@@ -53,19 +52,46 @@ pub struct AppOptions {
     pub profiler: bool,
 }
 
-/// Runs the app until the window closes (or `frames` are done).
-pub fn run(rig: Arc<PreparedRig>, options: AppOptions) -> anyhow::Result<()> {
-    let event_loop = EventLoop::new().context(
+/// Why the window could not run, or what its last frame found wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(
         "cannot open a window (no display?). On a machine without one, run under Xvfb: \
-         xvfb-run -a -s \"-screen 0 1600x900x24\" skinbench",
-    )?;
+         xvfb-run -a -s \"-screen 0 1600x900x24\" skinbench ({0})"
+    )]
+    NoDisplay(#[source] winit::error::EventLoopError),
+    #[error("the window's event loop failed: {0}")]
+    EventLoop(#[source] winit::error::EventLoopError),
+    #[error("cannot create the window: {0}")]
+    Window(#[source] winit::error::OsError),
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    #[error("the GPU context made no surface for the window")]
+    NoSurface,
+    #[error("the surface supports no texture format on {0}")]
+    NoSurfaceFormat(String),
+    #[error(transparent)]
+    Scene(#[from] crate::gpu::scene::SceneError),
+    #[error("soak failed: {0}")]
+    Soak(String),
+    #[error("verify: the last frame is beyond tolerance")]
+    BeyondTolerance,
+    #[error("verify failed: {0}")]
+    Verify(#[source] crate::gpu::scene::SceneError),
+    #[error("screenshot failed: {0}")]
+    Screenshot(#[source] crate::gpu::scene::SceneError),
+}
+
+/// Runs the app until the window closes (or `frames` are done).
+pub fn run(rig: Arc<PreparedRig>, options: AppOptions) -> Result<(), AppError> {
+    let event_loop = EventLoop::new().map_err(AppError::NoDisplay)?;
     let mut app = App {
         rig,
         options,
         running: None,
         error: None,
     };
-    event_loop.run_app(&mut app).context("event loop failed")?;
+    event_loop.run_app(&mut app).map_err(AppError::EventLoop)?;
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -76,7 +102,7 @@ struct App {
     rig: Arc<PreparedRig>,
     options: AppOptions,
     running: Option<Running>,
-    error: Option<anyhow::Error>,
+    error: Option<AppError>,
 }
 
 /// The window, its swapchain and the blit of the offscreen frame onto it.
@@ -224,7 +250,7 @@ impl WindowSurface {
         event_loop: &ActiveEventLoop,
         rig_name: &str,
         options: &AppOptions,
-    ) -> anyhow::Result<(Self, GpuContext)> {
+    ) -> Result<(Self, GpuContext), AppError> {
         let (width, height) = options.window_size;
         let window = Arc::new(
             event_loop
@@ -233,11 +259,11 @@ impl WindowSurface {
                         .with_title(format!("skinbench — {rig_name}"))
                         .with_inner_size(LogicalSize::new(width, height)),
                 )
-                .context("cannot create the window")?,
+                .map_err(AppError::Window)?,
         );
         let display = event_loop.owned_display_handle();
         let (gpu, surface) = GpuContext::new(Some(display), Some(window.clone()))?;
-        let surface = surface.context("the GPU context made no surface for the window")?;
+        let surface = surface.ok_or(AppError::NoSurface)?;
         let size = window.inner_size();
         let capabilities = surface.get_capabilities(&gpu.adapter);
         // A UNORM swapchain: the crowd shader and egui both write gamma-encoded colour.
@@ -252,12 +278,7 @@ impl WindowSurface {
                 )
             })
             .or_else(|| capabilities.formats.first().copied())
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "the surface supports no texture format on {}",
-                    gpu.summary.name
-                )
-            })?;
+            .ok_or_else(|| AppError::NoSurfaceFormat(gpu.summary.name.clone()))?;
         let present_modes = capabilities.present_modes.clone();
         let config = wgpu::SurfaceConfiguration {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
@@ -328,7 +349,7 @@ impl Running {
         event_loop: &ActiveEventLoop,
         rig: Arc<PreparedRig>,
         options: &AppOptions,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, AppError> {
         let (mut surface, gpu) = WindowSurface::new(event_loop, &rig.name, options)?;
         let egui = EguiLayer::new(&surface.window, &gpu, surface.config.format);
         let size = (surface.config.width, surface.config.height);
@@ -347,7 +368,7 @@ impl Running {
                 Ok(s) => eprintln!("{s}"),
                 Err(e) => eprintln!("error: --profiler: {e}"),
             }
-            scene.requests.last_profiler = Some(status);
+            scene.requests.last_profiler = Some(status.map_err(|e| e.to_string()));
         }
         Ok(Running {
             surface,
@@ -381,7 +402,7 @@ impl Running {
         }
     }
 
-    fn frame(&mut self, options: &AppOptions) -> anyhow::Result<FrameOutcome> {
+    fn frame(&mut self, options: &AppOptions) -> Result<FrameOutcome, AppError> {
         let size = self.surface.window.inner_size();
         if size.width == 0 || size.height == 0 {
             return Ok(FrameOutcome::Continue);
@@ -398,7 +419,6 @@ impl Running {
                     .set_title(&format!("skinbench — {}", self.scene.rig().name));
             }
         }
-        self.scene.begin_frame(dt.as_secs_f32());
         self.apply_present_mode();
 
         let surface_texture = match self.surface.surface.get_current_texture() {
@@ -413,113 +433,41 @@ impl Running {
                 return Ok(FrameOutcome::Continue);
             }
         };
-
-        // Cheap handle clones, so `self` stays free for the mutable calls below.
-        let (device, queue) = (
-            &self.scene.gpu.device.clone(),
-            &self.scene.gpu.queue.clone(),
-        );
-        let mut encoder = self.scene.encoder();
-        let timings = self.scene.upload(&mut encoder)?;
-
-        // The panel (built from the timings of previous frames).
-        let encode_start = Instant::now();
-        let raw_input = self.egui.state.take_egui_input(&self.surface.window);
-        let mut actions = Vec::new();
-        let show_panel = self.scene.settings.show_panel;
-        let present_mode = self.surface.present_mode_name();
-        let scene = &mut self.scene;
-        let mut panel_left: Option<f32> = None;
-        if !show_panel {
-            // Nothing drawn, nothing for a screenshot's sidecar to claim was shown.
-            scene.shown = None;
-        }
-        let full_output = self.egui.ctx.run_ui(raw_input, |ui| {
-            if show_panel {
-                let (asked, left) = super::side_panel_ui(ui, scene, &present_mode);
-                actions = asked;
-                panel_left = Some(left);
-            }
-        });
-        self.egui
-            .state
-            .handle_platform_output(&self.surface.window, full_output.platform_output);
-        let pixels_per_point = full_output.pixels_per_point;
-        let paint_jobs = self
-            .egui
-            .ctx
-            .tessellate(full_output.shapes, pixels_per_point);
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [self.surface.config.width, self.surface.config.height],
-            pixels_per_point,
-        };
-        for (id, deltas) in &full_output.textures_delta.set {
-            for delta in deltas {
-                self.egui.renderer.update_texture(device, queue, *id, delta);
-            }
-        }
-        let egui_commands =
-            self.egui
-                .renderer
-                .update_buffers(device, queue, &mut encoder, &paint_jobs, &screen);
-
-        // The crowd, left of the panel (the scene times its passes).
-        let full_width = self.surface.config.width as f32;
-        let view_width = panel_left.map_or(full_width, |x| {
-            (x * pixels_per_point).clamp(1.0, full_width)
-        });
-        let viewport = [0.0, 0.0, view_width, self.surface.config.height as f32];
-        self.scene.draw(&mut encoder, Some(viewport));
-        {
-            let mut pass = encoder
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("egui"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &self.scene.targets.color_view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Load,
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    ..Default::default()
-                })
-                .forget_lifetime();
-            self.egui.renderer.render(&mut pass, &paint_jobs, &screen);
-        }
         let surface_view = surface_texture.texture.create_view(&Default::default());
-        if let Some(source) = &self.surface.blit_source {
-            self.surface.blit.draw(&mut encoder, source, &surface_view);
+        let present_mode = self.surface.present_mode_name();
+        let mut window = WindowFrame {
+            egui: &mut self.egui,
+            surface: &self.surface,
+            surface_view: &surface_view,
+            present_mode: &present_mode,
+            actions: Vec::new(),
+            paint: None,
+        };
+        self.scene.frame(Frame {
+            dt_secs: dt.as_secs_f32(),
+            draws: true,
+            present_mode: Some(&present_mode),
+            extras: Some(&mut window),
+        })?;
+        if let Some(paint) = window.paint.take() {
+            for id in &paint.textures_delta.free {
+                self.egui.renderer.free_texture(id);
+            }
         }
-        self.scene.submit(
-            encoder,
-            egui_commands,
-            timings,
-            encode_start,
-            dt.as_secs_f64() * 1e6,
-        );
-        for id in &full_output.textures_delta.free {
-            self.egui.renderer.free_texture(id);
-        }
-
-        // What the panel asked for, on the frame just submitted.
         self.frames_done += 1;
         let last_frame = options.frames.is_some_and(|n| self.frames_done >= n);
-        super::apply_actions(&mut self.scene, &actions);
-        self.scene.finish_frame(Some(&present_mode));
         if last_frame {
             self.last_frame_checks(options, &present_mode)?;
         }
         self.surface.window.pre_present_notify();
-        queue.present(surface_texture);
+        self.scene.gpu.queue.present(surface_texture);
         profiling::finish_frame!();
         if let Some(soak) = &mut self.soak {
             soak.after_frame(&mut self.scene);
             if soak.is_done() {
                 eprint!("{}", soak.report.to_text());
                 return match soak.report.failure() {
-                    Some(failure) => Err(anyhow::anyhow!("soak failed: {failure}")),
+                    Some(failure) => Err(AppError::Soak(failure.to_string())),
                     None => Ok(FrameOutcome::Done),
                 };
             }
@@ -536,42 +484,149 @@ impl Running {
         &mut self,
         options: &AppOptions,
         present_mode: &str,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), AppError> {
+        // The screenshot is taken whatever verify found (its sidecar says what that was).
         let verdict = if options.verify {
-            let result = self.scene.verify();
-            let verdict = match &result {
+            match self.scene.verify() {
                 Ok(d) => {
                     eprint!(
                         "verify (last frame, against the f64 oracles):\n{}",
                         d.to_text()
                     );
-                    if d.within_tolerance() {
+                    let within = d.within_tolerance();
+                    self.scene.requests.last_verify = Some(Ok(d));
+                    if within {
                         Ok(())
                     } else {
-                        Err(anyhow::anyhow!(
-                            "verify: the last frame is beyond tolerance"
-                        ))
+                        Err(AppError::BeyondTolerance)
                     }
                 }
-                Err(e) => Err(anyhow::anyhow!("verify failed: {e}")),
-            };
-            self.scene.requests.last_verify = Some(result.map_err(|e| e.to_string()));
-            verdict
+                Err(e) => {
+                    self.scene.requests.last_verify = Some(Err(e.to_string()));
+                    Err(AppError::Verify(e))
+                }
+            }
         } else {
             Ok(())
         };
         if let Some(path) = &options.screenshot {
-            let result = self.scene.save_screenshot(path, Some(present_mode));
-            match &result {
-                Ok(p) => eprintln!("screenshot saved: {}", p.display()),
-                Err(e) => anyhow::bail!("screenshot failed: {e}"),
-            }
-            self.scene.requests.last_screenshot = Some(
-                result
-                    .map(|p| p.display().to_string())
-                    .map_err(|e| e.to_string()),
-            );
+            let saved = self
+                .scene
+                .save_screenshot(path, Some(present_mode))
+                .map_err(AppError::Screenshot)?;
+            eprintln!("screenshot saved: {}", saved.display());
+            self.scene.requests.last_screenshot = Some(Ok(saved.display().to_string()));
         }
         verdict
+    }
+}
+
+/// The window's part of a frame: the panel, built before the crowd is drawn (from the
+/// timings of earlier frames) and painted over it, then the offscreen frame copied to the
+/// surface; the panel's actions are carried out once the frame is submitted.
+struct WindowFrame<'a> {
+    egui: &'a mut EguiLayer,
+    surface: &'a WindowSurface,
+    surface_view: &'a wgpu::TextureView,
+    present_mode: &'a str,
+    actions: Vec<super::UiAction>,
+    paint: Option<PanelPaint>,
+}
+
+/// The panel's shapes, tessellated, and the textures it changed.
+struct PanelPaint {
+    jobs: Vec<egui::ClippedPrimitive>,
+    screen: egui_wgpu::ScreenDescriptor,
+    textures_delta: egui::TexturesDelta,
+}
+
+impl FrameExtras for WindowFrame<'_> {
+    fn before_draws(
+        &mut self,
+        scene: &mut Scene,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> BeforeDraws {
+        let raw_input = self.egui.state.take_egui_input(&self.surface.window);
+        let show_panel = scene.settings.show_panel;
+        if !show_panel {
+            // Nothing drawn, nothing for a screenshot's sidecar to claim was shown.
+            scene.shown = None;
+        }
+        let mut panel_left: Option<f32> = None;
+        let mut actions = Vec::new();
+        let full_output = self.egui.ctx.run_ui(raw_input, |ui| {
+            if show_panel {
+                let (asked, left) = super::side_panel_ui(ui, scene, self.present_mode);
+                actions = asked;
+                panel_left = Some(left);
+            }
+        });
+        self.actions = actions;
+        self.egui
+            .state
+            .handle_platform_output(&self.surface.window, full_output.platform_output);
+        let pixels_per_point = full_output.pixels_per_point;
+        let jobs = self
+            .egui
+            .ctx
+            .tessellate(full_output.shapes, pixels_per_point);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.surface.config.width, self.surface.config.height],
+            pixels_per_point,
+        };
+        let (device, queue) = (&scene.gpu.device, &scene.gpu.queue);
+        for (id, deltas) in &full_output.textures_delta.set {
+            for delta in deltas {
+                self.egui.renderer.update_texture(device, queue, *id, delta);
+            }
+        }
+        let command_buffers = self
+            .egui
+            .renderer
+            .update_buffers(device, queue, encoder, &jobs, &screen);
+        // The crowd, left of the panel.
+        let full_width = self.surface.config.width as f32;
+        let view_width = panel_left.map_or(full_width, |x| {
+            (x * pixels_per_point).clamp(1.0, full_width)
+        });
+        self.paint = Some(PanelPaint {
+            jobs,
+            screen,
+            textures_delta: full_output.textures_delta,
+        });
+        BeforeDraws {
+            viewport: Some([0.0, 0.0, view_width, self.surface.config.height as f32]),
+            command_buffers,
+        }
+    }
+
+    fn after_draws(&mut self, scene: &Scene, encoder: &mut wgpu::CommandEncoder) {
+        if let Some(paint) = &self.paint {
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("egui"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &scene.targets.color_view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Load,
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    ..Default::default()
+                })
+                .forget_lifetime();
+            self.egui
+                .renderer
+                .render(&mut pass, &paint.jobs, &paint.screen);
+        }
+        if let Some(source) = &self.surface.blit_source {
+            self.surface.blit.draw(encoder, source, self.surface_view);
+        }
+    }
+
+    fn after_submit(&mut self, scene: &mut Scene) {
+        super::apply_actions(scene, &self.actions);
     }
 }

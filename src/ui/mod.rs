@@ -85,7 +85,9 @@ pub fn apply_actions(scene: &mut Scene, actions: &[UiAction]) {
             UiAction::Verify => scene.request_verify(),
             UiAction::Screenshot => scene.request_screenshot(),
             UiAction::ResetCamera => scene.reset_camera(),
-            UiAction::Profiler => scene.requests.last_profiler = Some(profiler::start()),
+            UiAction::Profiler => {
+                scene.requests.last_profiler = Some(profiler::start().map_err(|e| e.to_string()))
+            }
         }
     }
 }
@@ -229,18 +231,10 @@ fn header_ui(ui: &mut egui::Ui, info: &PanelInfo) {
 
 /// The variant combo boxes and the crowd's settings.
 fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
-    let animate_refusals: Vec<(AnimateDevice, String)> = if settings.pipeline.skin.skins_on_cpu() {
-        vec![(
-            AnimateDevice::Gpu,
-            format!(
-                "the GPU's animation writes palettes for a GPU skin variant (gpu_compute, \
-                 gpu_vertex); {} skins on the CPU",
-                settings.pipeline.skin.name()
-            ),
-        )]
-    } else {
-        Vec::new()
-    };
+    let animate_refusals: Vec<(AnimateDevice, String)> = AnimateDevice::ALL
+        .iter()
+        .filter_map(|&d| Some((d, d.refusal(settings.pipeline.skin)?)))
+        .collect();
     variant_combo(ui, &mut settings.animate, &animate_refusals);
     if settings.animate == AnimateDevice::Gpu {
         variant_combo(ui, &mut settings.gpu_hierarchy, &[]);

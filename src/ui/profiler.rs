@@ -26,15 +26,34 @@ pub const fn available() -> bool {
     cfg!(feature = "profile-with-puffin")
 }
 
+/// Why the timeline profiler cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfilerError {
+    #[error("cannot serve puffin on {address}: {reason}")]
+    Serve {
+        address: &'static str,
+        /// puffin_http's own error, as it words it.
+        reason: String,
+    },
+    #[error(
+        "this build has no profiler: build with --features profile-with-puffin (or \
+         profile-with-tracy, then connect Tracy)"
+    )]
+    NotBuilt,
+}
+
 /// Starts puffin's scopes and its server (once; later calls say where it serves), or says
 /// why it cannot.
-pub fn start() -> Result<String, String> {
+pub fn start() -> Result<String, ProfilerError> {
     #[cfg_attr(not(feature = "profile-with-puffin"), allow(unused_mut))]
     let mut server = PUFFIN_SERVER.lock().unwrap_or_else(|e| e.into_inner());
     #[cfg(feature = "profile-with-puffin")]
     if server.is_none() {
-        let started = puffin_http::Server::new(PUFFIN_ADDRESS)
-            .map_err(|e| format!("cannot serve puffin on {PUFFIN_ADDRESS}: {e}"))?;
+        let started =
+            puffin_http::Server::new(PUFFIN_ADDRESS).map_err(|e| ProfilerError::Serve {
+                address: PUFFIN_ADDRESS,
+                reason: e.to_string(),
+            })?;
         *server = Some(started);
         puffin::set_scopes_on(true);
     }
@@ -43,10 +62,6 @@ pub fn start() -> Result<String, String> {
             "puffin serves on {PUFFIN_ADDRESS}: run `puffin_viewer --url {PUFFIN_ADDRESS}`"
         ))
     } else {
-        Err(
-            "this build has no profiler: build with --features profile-with-puffin \
-             (or profile-with-tracy, then connect Tracy)"
-                .into(),
-        )
+        Err(ProfilerError::NotBuilt)
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
+use skinbench::gpu::scene::Frame;
 
 /// `../shared/rigs`, or `None` (with a message) when it is absent. Under `CI=true` the
 /// rigs must be there, so absence fails the test instead of skipping it.
@@ -338,7 +339,7 @@ pub fn render_picture(
     )?;
     scene.set_crowd(crowd.clone());
     scene.camera = *camera;
-    scene.render_frame(0.0)?;
+    scene.frame(Frame::headless(0.0))?;
     scene.read_image()
 }
 

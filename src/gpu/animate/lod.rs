@@ -22,6 +22,7 @@ use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stat
 use super::super::readback::{self, ReadbackError};
 use super::super::timers::{GpuTimers, timed_compute_pass};
 use super::workgroups;
+use crate::gpu::GpuContext;
 
 const STATS_BYTES: u64 = (STATS_WORDS * 4) as u64;
 const STATE_BYTES: usize = std::mem::size_of::<CharacterLod>();
@@ -196,17 +197,16 @@ impl GpuLod {
     /// Records the pass for `frame.characters` characters of `records` (the animation's
     /// records), writing instance counts into `draw_args` where `frame.cull` says. Fills
     /// in the frame number, whether it is a full frame and where the draw slots are.
-    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         mut frame: LodFrame,
         records: &wgpu::Buffer,
         draw_args: &wgpu::Buffer,
         timers: Option<&GpuTimers>,
     ) {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         let characters = frame.characters as usize;
         self.ensure_capacity(device, characters);
         frame.frame = self.frame;
@@ -307,13 +307,11 @@ impl GpuLod {
     /// them, read back (blocks until the GPU is done): the CPU twins' and verify's input.
     pub fn read_back_states(
         &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         characters: usize,
     ) -> Result<Vec<CharacterLod>, ReadbackError> {
         let bytes = readback::read_buffer_at(
-            device,
-            queue,
+            gpu,
             &self.state,
             STATS_BYTES,
             (characters.min(self.capacity) * STATE_BYTES) as u64,
@@ -322,12 +320,8 @@ impl GpuLod {
     }
 
     /// The counts of the last recorded frame, read back (blocks until the GPU is done).
-    pub fn read_back_stats(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<LodStats, ReadbackError> {
-        let bytes = readback::read_buffer_at(device, queue, &self.state, 0, STATS_BYTES)?;
+    pub fn read_back_stats(&self, gpu: &GpuContext) -> Result<LodStats, ReadbackError> {
+        let bytes = readback::read_buffer_at(gpu, &self.state, 0, STATS_BYTES)?;
         Ok(stats_from_words(&bytemuck::pod_collect_to_vec::<u8, u32>(
             &bytes,
         )))

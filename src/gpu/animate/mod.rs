@@ -52,6 +52,7 @@ impl GpuHierarchy {
 }
 
 use super::shaders::WORKGROUP;
+use crate::gpu::GpuContext;
 /// Bytes between two parameter blocks (the dynamic-offset alignment every adapter takes).
 const PARAMS_STRIDE: u64 = 256;
 pub use crate::crowd::animate::{RECORD_BYTES, Record};
@@ -269,11 +270,11 @@ impl GpuAnimator {
     /// holds, with its time as of clock reading `clock_secs`; returns the bytes written.
     pub fn write_characters(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         crowd: &[Instance],
         clock_secs: f32,
     ) -> u64 {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         let n = crowd.len();
         if (self.records.size() as usize) < n * RECORD_BYTES {
             self.records = Self::records_buffer(device, n + n / 4);
@@ -389,8 +390,7 @@ impl GpuAnimator {
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         palettes: &wgpu::Buffer,
         layout: &OutputLayout,
@@ -401,8 +401,7 @@ impl GpuAnimator {
         timers: Option<&GpuTimers>,
     ) -> Result<(), GpuAnimateError> {
         self.prepare(
-            device,
-            queue,
+            gpu,
             palettes,
             layout,
             characters,
@@ -417,12 +416,11 @@ impl GpuAnimator {
     /// Checks the frame's inputs, fits the ranges, writes the parameters and binds the
     /// buffers for [`Self::record_passes`]. With `lod`, the passes compute only the
     /// characters the LOD pass marked due. Returns whether the buffers were bound anew
-    /// (what the GPU held for the characters is then gone: a LOD frame must compute all).
     #[allow(clippy::too_many_arguments)]
+    /// (what the GPU held for the characters is then gone: a LOD frame must compute all).
     pub fn prepare(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         palettes: &wgpu::Buffer,
         layout: &OutputLayout,
         characters: usize,
@@ -430,6 +428,7 @@ impl GpuAnimator {
         blend_weight: f32,
         lod: bool,
     ) -> Result<bool, GpuAnimateError> {
+        let device = &gpu.device;
         self.prepared = None;
         let dual_quat = match layout.format() {
             OutputFormat::Palette3x4 => false,
@@ -471,7 +470,7 @@ impl GpuAnimator {
             clock_secs,
             lod,
         };
-        self.write_params(device, queue, &wanted, dual_quat);
+        self.write_params(gpu, &wanted, dual_quat);
         let current = self.bound.as_ref().is_some_and(|(b, _)| {
             BoundFor {
                 clock_secs,
@@ -548,13 +547,8 @@ impl GpuAnimator {
 
     /// Every range's parameter blocks: one for sample, walk and palette, one per depth
     /// level. Written every frame (the clock moves); 256 bytes a block.
-    fn write_params(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        b: &BoundFor,
-        dual_quat: bool,
-    ) {
+    fn write_params(&mut self, gpu: &GpuContext, b: &BoundFor, dual_quat: bool) {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         let ranges = b.characters.div_ceil(b.per_range);
         let blocks = 1 + self.offsets.levels.len();
         if ranges * blocks > self.params_capacity {
@@ -664,8 +658,7 @@ impl GpuAnimator {
     /// compares, without reading every character of a large crowd.
     pub fn read_back_characters(
         &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         indices: &[usize],
     ) -> Result<CharacterPoses, GpuAnimateError> {
         let joints = self.offsets.joints as usize;
@@ -688,9 +681,8 @@ impl GpuAnimator {
             let bytes = (joints * JOINT_BYTES) as u64;
             let character = (stride * JOINT_BYTES) as u64;
             let model_at = (range.capacity * stride * JOINT_BYTES) as u64;
-            let read = |offset: u64| {
-                super::readback::read_buffer_at(device, queue, &range.poses, offset, bytes)
-            };
+            let read =
+                |offset: u64| super::readback::read_buffer_at(gpu, &range.poses, offset, bytes);
             let l = read(c * character)?;
             let m = read(model_at + c * character)?;
             // Copied out: a byte vector need not be aligned for floats.
@@ -708,8 +700,7 @@ impl GpuAnimator {
     /// input.
     pub fn read_back(
         &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         characters: usize,
     ) -> Result<CharacterPoses, GpuAnimateError> {
         let joints = self.offsets.joints as usize;
@@ -723,8 +714,7 @@ impl GpuAnimator {
                 break;
             }
             let take = per_range.min(left);
-            let all =
-                super::readback::read_buffer(device, queue, &range.poses, range.poses.size())?;
+            let all = super::readback::read_buffer(gpu, &range.poses, range.poses.size())?;
             // Copied out: a byte vector need not be aligned for floats.
             let all: Vec<[f32; 12]> = bytemuck::pod_collect_to_vec(&all);
             let (l, m) = all.split_at(range.capacity * stride);

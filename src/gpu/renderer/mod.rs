@@ -36,6 +36,7 @@ use super::draws::{DrawBinding, DrawList};
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
 use super::targets::DEPTH_FORMAT;
 use crate::crowd::Instance;
+use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
 use crate::types::LANES;
@@ -621,8 +622,7 @@ impl CrowdRenderer {
     #[allow(clippy::too_many_arguments)]
     pub fn record_gpu_skinning(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         rig: &PreparedRig,
         layout: &OutputLayout,
@@ -630,6 +630,7 @@ impl CrowdRenderer {
         due: Option<&wgpu::Buffer>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
+        let device = &gpu.device;
         match layout.draw_path() {
             DrawPath::GpuCompute => {}
             DrawPath::GpuVertex
@@ -647,8 +648,7 @@ impl CrowdRenderer {
             skinner
         });
         skinner.record(
-            device,
-            queue,
+            gpu,
             encoder,
             &self.skinned,
             layout,
@@ -664,8 +664,7 @@ impl CrowdRenderer {
     /// done.
     pub fn read_gpu_skinned(
         &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         layout: &OutputLayout,
         instances: usize,
     ) -> Result<Vec<u8>, GpuSkinError> {
@@ -674,19 +673,14 @@ impl CrowdRenderer {
                 variant: layout.variant().spec().name,
             });
         };
-        skinner.read_back(device, queue, &skinned, instances)
+        skinner.read_back(gpu, &skinned, instances)
     }
 
     /// Writes the camera, and the transform and colour of every instance whose place or
     /// material changed since the last call (one write per run of neighbours): a crowd
     /// that stands where it stood costs the camera's 176 bytes, not 80 bytes a character more.
-    pub fn update(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        camera: &CameraUniform,
-        instances: &[Instance],
-    ) {
+    pub fn update(&mut self, gpu: &GpuContext, camera: &CameraUniform, instances: &[Instance]) {
+        let (device, queue) = (&gpu.device, &gpu.queue);
         if instances.len() > self.instance_capacity {
             self.instance_capacity = instances.len().next_power_of_two();
             self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);

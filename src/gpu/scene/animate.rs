@@ -19,7 +19,6 @@ use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animatio
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
 use crate::gpu::animate::GpuAnimator;
 use crate::gpu::animate::lod::GpuLod;
-use crate::variant::Variant;
 
 /// Per character, what its pose on the GPU was computed from, and whether it was drawn.
 pub type ShownOnGpu = (Vec<Instance>, Vec<bool>);
@@ -28,13 +27,8 @@ impl Scene {
     /// Where the animation runs: `gpu` needs a GPU skin variant (the passes write the
     /// palettes it reads); a switch hands the crowd's times from one device to the other.
     pub(super) fn apply_animate_setting(&mut self) {
-        if self.settings.animate == AnimateDevice::Gpu && self.settings.pipeline.skin.skins_on_cpu()
-        {
-            self.notes.push(format!(
-                "the animation runs on the GPU with a GPU skin variant only (gpu_compute, \
-                 gpu_vertex); {} skins on the CPU, so the CPU animates",
-                self.settings.pipeline.skin.name()
-            ));
+        if let Some(why) = self.settings.animate.refusal(self.settings.pipeline.skin) {
+            self.notes.push(format!("{why}, so the CPU animates"));
             self.settings.animate = AnimateDevice::Cpu;
         }
         if self.settings.animate == self.animated_on {
@@ -84,12 +78,11 @@ impl Scene {
             .get_or_insert_with(|| GpuAnimator::new(device, rig));
         let start = Instant::now();
         let written =
-            animator.write_characters(device, queue, self.crowd.as_slice(), self.anim_clock_secs);
+            animator.write_characters(&self.gpu, self.crowd.as_slice(), self.anim_clock_secs);
         let config = *self.pipeline.config();
         let lod_on = self.settings.lod.enabled;
         let fresh = animator.prepare(
-            device,
-            queue,
+            &self.gpu,
             self.renderer.skinned(),
             &layout,
             n,
@@ -139,8 +132,7 @@ impl Scene {
                 cull,
             );
             gpu_lod.record(
-                device,
-                queue,
+                &self.gpu,
                 encoder,
                 frame,
                 animator.records(),
@@ -167,8 +159,7 @@ impl Scene {
             .has_compute_pass()
             .then(|| self.timers.pass(GpuPass::Compute, encoder));
         let skinned = self.renderer.record_gpu_skinning(
-            device,
-            queue,
+            &self.gpu,
             encoder,
             rig,
             &layout,
@@ -205,8 +196,7 @@ impl Scene {
             None => animator.crowd_at(self.anim_clock_secs),
         };
         let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
-        let (locals, models) =
-            animator.read_back_characters(&self.gpu.device, &self.gpu.queue, &indices)?;
+        let (locals, models) = animator.read_back_characters(&self.gpu, &indices)?;
         Ok(verify_gpu_animation(
             &self.pipeline,
             &crowd,
@@ -228,7 +218,7 @@ impl Scene {
             return Ok(None);
         }
         let mut shown = animator.crowd_at(self.anim_clock_secs);
-        let states = gpu_lod.read_back_states(&self.gpu.device, &self.gpu.queue, shown.len())?;
+        let states = gpu_lod.read_back_states(&self.gpu, shown.len())?;
         let mut visible = vec![true; shown.len()];
         for ((instance, state), seen) in shown.iter_mut().zip(&states).zip(&mut visible) {
             instance.time_secs = state.shown_secs;
@@ -243,7 +233,7 @@ impl Scene {
         let Some(gpu_lod) = &self.gpu_lod else {
             return Err(SceneError::NotAnimated);
         };
-        Ok(gpu_lod.read_back_states(&self.gpu.device, &self.gpu.queue, characters)?)
+        Ok(gpu_lod.read_back_states(&self.gpu, characters)?)
     }
 
     /// With LOD on the GPU: the last frame's parameters, the motions' words and the
@@ -260,7 +250,7 @@ impl Scene {
         let Some(gpu_lod) = &self.gpu_lod else {
             return Err(SceneError::NotAnimated);
         };
-        Ok(gpu_lod.read_back_stats(&self.gpu.device, &self.gpu.queue)?)
+        Ok(gpu_lod.read_back_stats(&self.gpu)?)
     }
 
     /// The LOD counts the panel shows: the CPU plan's, or the GPU pass's latest.

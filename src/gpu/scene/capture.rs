@@ -3,7 +3,7 @@
 //!
 //! How it works: each reads back what the frame just submitted (the offscreen target, the
 //! skinned buffer or the palettes) after the GPU is done, so it runs from
-//! [`Scene::finish_frame`], never inside a frame.
+//! the end of [`Scene::frame`], never inside a frame.
 
 use std::path::{Path, PathBuf};
 
@@ -12,11 +12,7 @@ use super::*;
 impl Scene {
     /// The offscreen frame as an image (read back from the GPU).
     pub fn read_image(&self) -> Result<image::RgbaImage, SceneError> {
-        Ok(read_texture(
-            &self.gpu.device,
-            &self.gpu.queue,
-            &self.targets.color,
-        )?)
+        Ok(read_texture(&self.gpu, &self.targets.color)?)
     }
 
     /// The frame the GPU buffer holds now (read back, decoded through the output layout)
@@ -26,20 +22,11 @@ impl Scene {
         let layout = *self.pipeline.output_layout();
         let out = if layout.skinned_on_gpu().is_some() {
             // What the compute pass skinned, not the palettes uploaded for it.
-            self.renderer.read_gpu_skinned(
-                &self.gpu.device,
-                &self.gpu.queue,
-                &layout,
-                self.crowd.len(),
-            )?
+            self.renderer
+                .read_gpu_skinned(&self.gpu, &layout, self.crowd.len())?
         } else {
             let bytes = self.pipeline.output_bytes(self.crowd.len()) as u64;
-            read_buffer(
-                &self.gpu.device,
-                &self.gpu.queue,
-                self.renderer.skinned(),
-                bytes,
-            )?
+            read_buffer(&self.gpu, self.renderer.skinned(), bytes)?
         };
         if self.animated_on == AnimateDevice::Gpu {
             return self.verify_animated_on_gpu(&out);

@@ -6,15 +6,16 @@
 //! How it works: a [`Scene`] owns the GPU context, the crowd renderer and its offscreen
 //! targets, the frame pipeline, the instances, the upload variant's state, update-rate
 //! LOD, the GPU pass timers, the settings, the timing history and the pending requests.
-//! A frame is: [`Scene::begin_frame`] applies changed settings and advances the clocks;
-//! [`Scene::upload`] plans LOD, runs the CPU pipeline into the upload and records
-//! `gpu_compute`'s skinning pass; [`Scene::draw`] records the shadow and crowd passes into
-//! the offscreen targets; the caller may record more (the window: its panel and the blit)
-//! before [`Scene::submit`], which ends the frame's timing and pushes it into the history;
-//! [`Scene::finish_frame`] then carries out what was asked for: verify reads back the
-//! skinned buffer the frame just drew and decodes it through the output layout, a
-//! screenshot reads back the offscreen frame with a sidecar of the panel's readings.
-//! [`Scene::render_frame`] is all of it for a headless frame.
+//! [`Scene::frame`] is the one way to run a frame, in one order: apply changed settings
+//! and advance the clocks; plan LOD, run the CPU pipeline into the upload (or the GPU's
+//! animation) and record `gpu_compute`'s skinning pass; record the shadow and crowd passes
+//! into the offscreen targets; submit, ending the frame's timing and pushing it into the
+//! history; then carry out what was asked for: verify reads back the skinned buffer the
+//! frame just drew and decodes it through the output layout, a screenshot reads back the
+//! offscreen frame with a sidecar of the panel's readings. A caller adds its own part
+//! through [`FrameExtras`] at three points (the window: its panel before the draws, the
+//! panel and the copy to the surface after them, the panel's actions after the submit);
+//! [`Frame::headless`] adds nothing.
 
 mod animate;
 mod capture;
@@ -30,6 +31,7 @@ use std::time::Instant;
 use glam::Vec2;
 
 pub use readings::{LodReading, PanelReadings, ReadingInputs};
+// `Frame`, `FrameExtras` and `BeforeDraws` are defined below, beside `Scene::frame`.
 pub use refusals::SkinRigRefusals;
 pub use settings::Settings;
 
@@ -101,10 +103,8 @@ pub enum SceneError {
 
 /// Metres between neighbouring characters.
 pub const SPACING: f32 = crate::crowd::instances::SPACING_METRES;
-/// Upper bound of the instance slider with the animation on the CPU.
-pub const MAX_INSTANCES: usize = 10_000;
-/// Upper bound with the animation on the GPU.
-pub const MAX_GPU_ANIMATED_INSTANCES: usize = 100_000;
+/// Upper bound of the instance slider with the animation on the CPU (its declaration's).
+pub const MAX_INSTANCES: usize = AnimateDevice::Cpu.spec().max_instances;
 /// Frames between a configuration shrinking and the freed memory going back to the system:
 /// buffers the GPU still reads are released only once its frames are done.
 const TRIM_DELAY_FRAMES: u8 = 2;
@@ -179,7 +179,7 @@ pub struct Scene {
     pub wait_for_gpu_times: bool,
     /// The timeline every measurement also goes to, when one is kept ([`Self::set_trace`]).
     trace: Option<Arc<Trace>>,
-    /// How often, in seconds, [`Self::finish_frame`] measures LOD's error while LOD is on
+    /// How often, in seconds, the end of [`Self::frame`] measures LOD's error while LOD is on
     /// (`None`: never; the crowd bench measures it itself over every character).
     pub lod_measure_every_secs: Option<f32>,
     /// The animation's compute passes, made the first time the GPU animates (and again
@@ -232,7 +232,7 @@ impl Scene {
         crowd.resize(settings.instances, &rig, SPACING);
         let camera = OrbitCamera::framing(crowd_extent(&crowd));
         let uploader = Uploader::new(&gpu.device);
-        let timers = GpuTimers::new(&gpu.device, &gpu.queue, gpu.adapter.get_info().backend)?;
+        let timers = GpuTimers::new(&gpu, gpu.adapter.get_info().backend)?;
         let mut scene = Scene {
             refusals: refusals_of(&rig),
             rig_skin_refusals: SkinRigRefusals::of(&rig, &skin_refusals),
@@ -375,17 +375,13 @@ impl Scene {
         let wanted_instances = self.settings.instances.min(self.instance_cap());
         if wanted != *self.pipeline.config() || wanted_instances != self.crowd.len() {
             let rig = self.pipeline.rig().clone();
-            let checked = match self.settings.animate {
-                AnimateDevice::Cpu => {
-                    budget::check(&rig, &wanted, wanted_instances, 1, &self.budget_replacing())
-                }
-                AnimateDevice::Gpu => budget::check_animated_on_gpu(
-                    &rig,
-                    &wanted,
-                    wanted_instances,
-                    &self.budget_replacing(),
-                ),
-            };
+            let checked = budget::check_on(
+                self.settings.animate,
+                &rig,
+                &wanted,
+                wanted_instances,
+                &self.budget_replacing(),
+            );
             match checked {
                 Ok(_) => self.budget_refusal = None,
                 Err(e) => {
@@ -475,23 +471,18 @@ impl Scene {
 
     /// What the current rig, configuration and crowd hold (the budget's figure).
     fn footprint(&self) -> Footprint {
-        match self.animated_on {
-            AnimateDevice::Cpu => {
-                Footprint::of(self.rig(), self.pipeline.config(), self.crowd.len(), 1)
-            }
-            AnimateDevice::Gpu => {
-                Footprint::animated_on_gpu(self.rig(), self.pipeline.config(), self.crowd.len())
-            }
-        }
+        Footprint::on(
+            self.animated_on,
+            self.rig(),
+            self.pipeline.config(),
+            self.crowd.len(),
+        )
     }
 
     /// The most characters the slider and the command line may ask for where the
     /// animation runs now.
     pub fn instance_cap(&self) -> usize {
-        match self.settings.animate {
-            AnimateDevice::Cpu => MAX_INSTANCES,
-            AnimateDevice::Gpu => MAX_GPU_ANIMATED_INSTANCES,
-        }
+        self.settings.animate.spec().max_instances
     }
 
     /// Switches to another rig: its own renderer (unskinned stream, index buffer), pipeline
@@ -527,14 +518,13 @@ impl Scene {
             config.method = SkinMethod::Linear;
         }
         let instances = self.settings.instances.clamp(1, self.instance_cap());
-        match self.animated_on {
-            AnimateDevice::Cpu => {
-                budget::check(&rig, &config, instances, 1, &self.budget_replacing())?;
-            }
-            AnimateDevice::Gpu => {
-                budget::check_animated_on_gpu(&rig, &config, instances, &self.budget_replacing())?;
-            }
-        }
+        budget::check_on(
+            self.animated_on,
+            &rig,
+            &config,
+            instances,
+            &self.budget_replacing(),
+        )?;
         let mut pipeline = Pipeline::new(rig.clone(), config)?;
         pipeline.set_simd_level(Some(self.settings.simd_level))?;
         // The pipelines do not depend on the rig: the new renderer draws with the same.
@@ -583,7 +573,7 @@ impl Scene {
     }
 
     /// Starts a frame `dt_secs` after the previous one: settings, then the clocks.
-    pub fn begin_frame(&mut self, dt_secs: f32) {
+    fn begin_frame(&mut self, dt_secs: f32) {
         self.notes.clear();
         self.apply_settings();
         self.frame_clip_secs = if self.settings.paused {
@@ -621,10 +611,7 @@ impl Scene {
     /// Plans LOD, runs the CPU pipeline and gets the skinned stream into the GPU buffer
     /// with the chosen upload variant (copies recorded into `encoder`), then records
     /// `gpu_compute`'s skinning pass where it runs (timed).
-    pub fn upload(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StageTimings, SceneError> {
+    fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<StageTimings, SceneError> {
         if self.animated_on == AnimateDevice::Gpu {
             return self.animate_on_gpu(encoder);
         }
@@ -645,8 +632,7 @@ impl Scene {
             .then(|| self.timers.pass(GpuPass::Compute, encoder));
         let timings = self.uploader.frame_timed(
             self.settings.upload,
-            &self.gpu.device,
-            &self.gpu.queue,
+            &self.gpu,
             encoder,
             &mut self.renderer,
             &mut self.pipeline,
@@ -668,7 +654,7 @@ impl Scene {
 
     /// Records the shadow pass (shadows on) and the crowd pass into the offscreen frame,
     /// within `viewport` (x, y, w, h; the whole target where `None`), each timed.
-    pub fn draw(&mut self, encoder: &mut wgpu::CommandEncoder, viewport: Option<[f32; 4]>) {
+    fn draw(&mut self, encoder: &mut wgpu::CommandEncoder, viewport: Option<[f32; 4]>) {
         profiling::scope!("encode");
         self.prepare_draws(viewport);
         let shadow = self
@@ -705,12 +691,8 @@ impl Scene {
         let aspect = width / height.max(1.0);
         let extent = crowd_extent(&self.crowd);
         let camera = self.camera.uniform(aspect, extent + 12.0);
-        self.renderer.update(
-            &self.gpu.device,
-            &self.gpu.queue,
-            &camera,
-            self.crowd.as_slice(),
-        );
+        self.renderer
+            .update(&self.gpu, &camera, self.crowd.as_slice());
         self.renderer.prepare_draws(
             &self.gpu.queue,
             &self.gpu.device,
@@ -730,7 +712,7 @@ impl Scene {
     /// then `encoder` with the timers resolved. `timings` (what [`Self::upload`] returned)
     /// get the encoding time since `encode_start`, the frame's duration and the GPU pass
     /// times, and go into the history, which they return.
-    pub fn submit(
+    fn submit(
         &mut self,
         mut encoder: wgpu::CommandEncoder,
         before: Vec<wgpu::CommandBuffer>,
@@ -747,9 +729,7 @@ impl Scene {
         let submitted = Instant::now();
         timings.stage_us[Stage::Render.index()] = (submitted - encode_start).as_secs_f64() * 1e6;
         self.trace_main("encode and submit", encode_start);
-        let gpu = self
-            .timers
-            .end_frame(&self.gpu.device, &self.gpu.queue, self.wait_for_gpu_times);
+        let gpu = self.timers.end_frame(&self.gpu, self.wait_for_gpu_times);
         if self.wait_for_gpu_times {
             timings.gpu_frame_us = Some(submitting.elapsed().as_secs_f64() * 1e6);
         }
@@ -778,7 +758,7 @@ impl Scene {
     }
 
     /// A new command encoder for a frame.
-    pub fn encoder(&self) -> wgpu::CommandEncoder {
+    fn encoder(&self) -> wgpu::CommandEncoder {
         self.gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -786,7 +766,7 @@ impl Scene {
             })
     }
 
-    /// Asks for a verify of the next frame submitted (carried out by [`Self::finish_frame`]).
+    /// Asks for a verify of the next frame submitted (carried out at the end of [`Self::frame`]).
     pub fn request_verify(&mut self) {
         self.requests.verify = true;
     }
@@ -799,7 +779,7 @@ impl Scene {
     /// After the frame's command buffers were submitted: recycles upload memory and
     /// carries out the pending verify and screenshot (into `screenshot_dir`; the window's
     /// present mode, where there is one, goes into the sidecar).
-    pub fn finish_frame(&mut self, present_mode: Option<&str>) {
+    fn finish_frame(&mut self, present_mode: Option<&str>) {
         self.uploader.after_submit();
         if let Some(gpu_lod) = &mut self.gpu_lod {
             gpu_lod.after_submit(&self.gpu.device);
@@ -853,38 +833,101 @@ impl Scene {
         }
     }
 
-    /// One whole frame without a window (the panel tests, the benches, headless use):
-    /// starts it, uploads, draws the crowd into the offscreen targets, submits, and carries
-    /// out the requests. The frame lasts `dt_secs` (its clips advance by that, at most
-    /// 0.1 s times the speed, and the history records it as its duration).
-    pub fn render_frame(&mut self, dt_secs: f32) -> Result<StageTimings, SceneError> {
-        self.headless_frame(dt_secs, true)
-    }
-
-    /// A headless frame, with or without the shadow and crowd passes.
-    fn headless_frame(&mut self, dt_secs: f32, draws: bool) -> Result<StageTimings, SceneError> {
-        self.begin_frame(dt_secs);
+    /// One whole frame, in the one order every caller gets (the wgpu examples' `render`):
+    /// settings and clocks, the CPU pipeline and the uploads (or the GPU's animation), the
+    /// caller's extras before the draws (the window's panel), the shadow and crowd passes
+    /// into the offscreen targets (unless `frame.draws` is off), the caller's extras after
+    /// them (the panel over the crowd, the copy to the surface), the submission with its
+    /// timings into the history, the caller's after-submit step (the panel's actions),
+    /// then the requests (verify, screenshot, LOD's error measurement). The frame lasts
+    /// `frame.dt_secs` (its clips advance by that, at most 0.1 s times the speed, and the
+    /// history records it as its duration).
+    pub fn frame(&mut self, mut frame: Frame<'_>) -> Result<StageTimings, SceneError> {
+        self.begin_frame(frame.dt_secs);
         let mut encoder = self.encoder();
         let timings = self.upload(&mut encoder)?;
         let encode_start = Instant::now();
-        if draws {
-            self.draw(&mut encoder, None);
+        let extras = match frame.extras.as_deref_mut() {
+            Some(extras) => extras.before_draws(self, &mut encoder),
+            None => BeforeDraws::default(),
+        };
+        if frame.draws {
+            self.draw(&mut encoder, extras.viewport);
+        }
+        if let Some(e) = frame.extras.as_deref_mut() {
+            e.after_draws(self, &mut encoder);
         }
         let timings = self.submit(
             encoder,
-            Vec::new(),
+            extras.command_buffers,
             timings,
             encode_start,
-            dt_secs as f64 * 1e6,
+            frame.dt_secs as f64 * 1e6,
         );
-        self.finish_frame(None);
+        if let Some(e) = frame.extras.as_deref_mut() {
+            e.after_submit(self);
+        }
+        self.finish_frame(frame.present_mode);
         Ok(timings)
     }
+}
 
-    /// As [`Self::render_frame`], without the shadow and crowd passes: the frame's CPU part,
-    /// its uploads and its compute passes (the animation's, `gpu_compute`'s skinning). For
-    /// the bench at crowd sizes a software renderer cannot draw in reasonable time.
-    pub fn render_frame_without_draws(&mut self, dt_secs: f32) -> Result<StageTimings, SceneError> {
-        self.headless_frame(dt_secs, false)
+/// One frame's inputs (see [`Scene::frame`]).
+pub struct Frame<'a> {
+    /// Seconds since the previous frame.
+    pub dt_secs: f32,
+    /// Whether the shadow and crowd passes are recorded (without them: the frame's CPU
+    /// part, its uploads and its compute passes, for the bench at crowd sizes a software
+    /// renderer cannot draw in reasonable time).
+    pub draws: bool,
+    /// The window's present mode, for a screenshot's sidecar.
+    pub present_mode: Option<&'a str>,
+    /// What the caller records around the scene's passes (the window's panel).
+    pub extras: Option<&'a mut dyn FrameExtras>,
+}
+
+impl<'a> Frame<'a> {
+    /// A frame without a window: drawn into the offscreen targets, nothing else recorded.
+    pub fn headless(dt_secs: f32) -> Self {
+        Frame {
+            dt_secs,
+            draws: true,
+            present_mode: None,
+            extras: None,
+        }
     }
+
+    /// The same frame without the shadow and crowd passes.
+    pub fn without_draws(self) -> Self {
+        Frame {
+            draws: false,
+            ..self
+        }
+    }
+}
+
+/// What [`FrameExtras::before_draws`] gives the frame.
+#[derive(Default)]
+pub struct BeforeDraws {
+    /// Where in the targets the crowd is drawn (x, y, w, h), or all of them.
+    pub viewport: Option<[f32; 4]>,
+    /// Command buffers to submit before the frame's own (the panel's uploads).
+    pub command_buffers: Vec<wgpu::CommandBuffer>,
+}
+
+/// What a caller adds to [`Scene::frame`], at the three points where it may: the window's
+/// panel (built before the crowd is drawn, painted over it) and its copy to the surface.
+pub trait FrameExtras {
+    /// After the uploads, before the crowd's passes, recording into the frame's encoder.
+    fn before_draws(
+        &mut self,
+        scene: &mut Scene,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> BeforeDraws;
+
+    /// After the crowd's passes, into the same encoder.
+    fn after_draws(&mut self, scene: &Scene, encoder: &mut wgpu::CommandEncoder);
+
+    /// After the frame was submitted, before its requests are carried out.
+    fn after_submit(&mut self, scene: &mut Scene);
 }
