@@ -70,7 +70,7 @@ pub struct AppArgs {
     #[arg(long)]
     pub rig: Option<PathBuf>,
     /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
-    /// loads; `4` keeps what engines' usual vertex formats and the seed's variants take
+    /// loads; `4` keeps what engines' usual vertex formats and the first variants take
     /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
     pub max_influences: Option<u64>,
@@ -239,7 +239,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub rig: Option<PathBuf>,
     /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
-    /// loads; `4` keeps what engines' usual vertex formats and the seed's variants take
+    /// loads; `4` keeps what engines' usual vertex formats and the first variants take
     /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
     pub max_influences: Option<u64>,
@@ -301,7 +301,7 @@ pub struct PoseArgs {
     #[arg(long, default_value = SkinMethod::Linear.spec().name, value_parser = variant_parser::<SkinMethod>())]
     pub method: SkinMethod,
     /// Cut every vertex to its N heaviest influences (1..=8, renormalised) when the rig
-    /// loads, as the app's flag does (the seed's variants take four). Default: all the
+    /// loads, as the app's flag does (the first variants take four). Default: all the
     /// file has, up to eight.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
     pub max_influences: Option<u64>,

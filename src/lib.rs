@@ -1,7 +1,7 @@
 //! skinbench: a data-oriented skeletal animation pipeline, its variants and their benchmark.
 //!
 //! How it works: `rig` imports glTF (or generates the reference rig), `prepare` derives the
-//! runtime layouts of seed 004's asset pipeline, `anim` turns clip time into skinning
+//! runtime layouts of the asset pipeline of "Skinning it to 11" (Reinalter), `anim` turns clip time into skinning
 //! matrices (sample → blend → hierarchy → palette), `skin` applies them to the vertices,
 //! and `crowd` runs those stages for many instances on worker threads and times them.
 //! Everything outside `gpu` and `ui` is plain CPU code that never touches wgpu or egui,

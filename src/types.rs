@@ -9,7 +9,8 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Quat, Vec3A, Vec4};
 
-/// Interleaved float3 position, float3 normal, float2 uv: the seed's original vertex.
+/// Interleaved float3 position, float3 normal, float2 uv: the first version's vertex in
+/// Stefan Reinalter's "Adventures in data-oriented design – Part 4: Skinning it to 11".
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct VertexInterleaved {

@@ -16,7 +16,7 @@ pub trait Variant: Copy + Eq + std::fmt::Debug + 'static {
     /// Every variant, baseline first.
     const ALL: &'static [Self];
 
-    /// snake_case name, as in DESIGN §2.
+    /// snake_case name, as the CLI, the panel and the reports spell it.
     fn name(self) -> &'static str;
 
     /// One line on what the variant does differently.

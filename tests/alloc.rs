@@ -62,7 +62,7 @@ fn main() {
     args.test_threads = Some(1);
     let rig = Arc::new(PreparedRig::reference());
     let mut trials = Vec::new();
-    // One case per variant pair, the seed's baselines included (`tree` builds its heap
+    // One case per variant pair, the articles' baselines included (`tree` builds its heap
     // trees once, when the instance count grows).
     for &hierarchy in HierarchyVariant::ALL {
         for &skin in SkinVariant::ALL {

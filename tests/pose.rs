@@ -162,9 +162,9 @@ fn pose_refuses_bad_input_and_writes_nothing() {
     assert_eq!(left.len(), 1, "only the blocking file is there: {left:?}");
 }
 
-/// `pose` takes every option that changes its output: an eight-influence rig posed with a
-/// seed variant needs `--max-influences 4` (which the refusal names), and `--method`
-/// poses with dual quaternions.
+/// `pose` takes every option that changes its output: an eight-influence rig posed with
+/// one of the first (four-influence) variants needs `--max-influences 4` (which the refusal
+/// names), and `--method` poses with dual quaternions.
 #[test]
 fn pose_takes_the_method_and_the_influence_cut() {
     let Some(dir) = common::rigs_dir() else {

@@ -1,4 +1,5 @@
-//! The built-in reference rig: reproducible, and with the properties DESIGN §3 asks for.
+//! The built-in reference rig: reproducible, and with the properties assets/README.md
+//! describes (96 joints, 4,800–5,200 triangles, the influence shares, three clips).
 
 use std::collections::{HashMap, HashSet};
 

@@ -1,6 +1,7 @@
 //! The `hierarchy` workload: every hierarchy variant's stage alone, and with the palette
 //! stage added (the variants hand over different representations), 1,000 instances on
-//! one thread, beside seed 000's published times.
+//! one thread, beside the times published in Stefan Reinalter's "Adventures in data-oriented design – Part 2: Hierarchical data"
+//! (the reports call it "seed 000").
 
 use std::fmt::Write as _;
 
@@ -24,7 +25,7 @@ pub struct HierarchyRow {
     pub timing: Option<Timing>,
     /// `tree`'s median over this one (a speed-up).
     pub ratio_to_tree: Option<f64>,
-    /// The seed's published time and speed-up, where it has one.
+    /// The article's published time and speed-up, where it has one.
     pub seed_ms: Option<f64>,
     pub seed_ratio: Option<f64>,
     /// Hierarchy + palette, median µs, and `tree`'s over it.

@@ -1,6 +1,7 @@
 //! The `skin` workload: every skin variant that skins on the CPU, with every skinning
-//! method it implements, the stage alone at 100 instances on one thread, beside seed
-//! 004's published times; on a closed mesh, also each method's worst volume.
+//! method it implements, the stage alone at 100 instances on one thread, beside the
+//! times published in Stefan Reinalter's "Adventures in data-oriented design – Part 4: Skinning it to 11" (the reports
+//! call it "seed 004"); on a closed mesh, also each method's worst volume.
 
 use std::fmt::Write as _;
 

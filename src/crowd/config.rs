@@ -44,7 +44,7 @@ pub struct PipelineConfig {
 }
 
 impl PipelineConfig {
-    /// The seeds' starting point: every baseline variant.
+    /// Where the articles' optimisation steps start: every baseline variant.
     pub fn baseline(threads: usize) -> Self {
         PipelineConfig {
             hierarchy: HierarchyVariant::baseline(),

@@ -1,5 +1,5 @@
-//! Instances as bulk data (seed 001): a packed array of plain structs plus generational
-//! handles.
+//! Instances as bulk data (Niklas Gray's "Data Structures Part 1: Bulk Data"): a packed array of
+//! plain structs plus generational handles.
 //!
 //! How it works: live instances sit contiguously in `dense`, so the pipeline iterates
 //! them with no holes and no indirection, and instance `i`'s output goes to slice `i` of

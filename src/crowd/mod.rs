@@ -1,7 +1,7 @@
 //! crowd: many instances of one rig, animated on worker threads.
 //!
-//! How it works: [`instances`] is the bulk data of seed 001 (a packed array of plain
-//! instance structs with generational handles); [`pipeline`] runs sample → blend →
+//! How it works: [`instances`] is bulk data in the sense of Niklas Gray's "Data Structures Part 1: Bulk Data"
+//! (a packed array of plain instance structs with generational handles); [`pipeline`] runs sample → blend →
 //! hierarchy → palette → skin for all of them, in groups of eight, on the calling thread
 //! and [`crew`]'s workers, with the `staged` or `fused` schedule; [`timing`] is the one
 //! clock every stage is measured with, and the rolling history the UI and bench read;

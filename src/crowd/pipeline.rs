@@ -15,7 +15,7 @@
 //! Schedules: `staged` runs each stage over all groups in parallel with a barrier between
 //! stages (the intermediate arrays make a round trip through L2/L3); `fused` runs all
 //! stages of one group in one task, so its palettes are still in the core's cache when it
-//! is skinned (seed 003's "groups").
+//! is skinned (the "groups" of "Creating an Optimized Transform Hierarchy").
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -135,7 +135,7 @@ impl FirstError {
     }
 }
 
-/// Each worker thread's stack. `tree`, the seed's baseline, walks the hierarchy
+/// Each worker thread's stack. `tree`, the object-tree baseline, walks the hierarchy
 /// recursively, one call per level, and import accepts chains as deep as
 /// [`crate::rig::MAX_JOINTS`]: 65,535 levels of at most 512 bytes each (a walk frame is
 /// under 200 bytes in release builds, tests/hostile.rs walks the deepest chain) fit in

@@ -11,7 +11,7 @@
 //! several times wgpu's default 128 MiB binding): each range has its own output buffer and
 //! its own dispatches, so no instance count is refused. Two shaders do the same work
 //! ([`ComputeShader`]): one pipeline per influence class, specialised by a WGSL override
-//! so its influence loop has a constant trip count (seed 004's sorted loops, on the GPU),
+//! so its influence loop has a constant trip count (the sorted loops of "Skinning it to 11", on the GPU),
 //! or one pipeline for every class.
 
 use bytemuck::{Pod, Zeroable};

@@ -1,9 +1,10 @@
-//! prepare: the asset-pipeline step of seed 004, done once at load time.
+//! prepare: the asset-pipeline step of Stefan Reinalter's "Adventures in data-oriented design – Part 4: Skinning it to 11",
+//! done once at load time.
 //!
 //! How it works: from the imported [`Mesh`] it derives every vertex layout the skinning
 //! variants read, so that no variant pays for a conversion at run time:
 //!
-//! - the seed's first version: one interleaved stream (position, normal, uv as float3,
+//! - the article's first version: one interleaved stream (position, normal, uv as float3,
 //!   float3, float2) that is skinned *and* copied every frame;
 //! - split streams: the skinned stream (position, normal) apart from the unskinned one
 //!   (uv), which is uploaded to the GPU once;

@@ -1,6 +1,7 @@
 //! skin: palette + prepared vertices → skinned positions and normals.
 //!
-//! How it works: one file per variant, each the cumulative seed-004 step of DESIGN §2:
+//! How it works: one file per variant, each one step on from the one before, first the
+//! steps of Stefan Reinalter's "Adventures in data-oriented design – Part 4: Skinning it to 11":
 //! `naive` (4 influences, 4×4 weighted sum, interleaved float3 output with the uv copied),
 //! `split` (only the skinned stream is written), `float4` (16-byte aligned float4 in and
 //! out), `sorted` (four loops by influence count), `tuned` (3×4 palette, checks hoisted),
@@ -244,7 +245,8 @@ pub struct SkinSpec {
     pub runs_on: SkinDevice,
     /// The skinning methods its kernel implements (linear first).
     pub methods: &'static [SkinMethod],
-    /// The most influences a vertex may have (its kernel's classes, or the seed's four);
+    /// The most influences a vertex may have (its kernel's classes, or four for the
+    /// article's first variants);
     /// a rig with more is refused (`--max-influences` cuts a rig's to fewer).
     pub max_influences: usize,
 }

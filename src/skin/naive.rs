@@ -1,4 +1,4 @@
-//! `naive`: seed 004's first version.
+//! `naive`: the first version of Stefan Reinalter's "Adventures in data-oriented design – Part 4: Skinning it to 11".
 //!
 //! How it works: every vertex blends four 4×4 palette matrices (unused influences weigh
 //! 0 and are multiplied anyway), transforms position and normal, and writes the
@@ -9,7 +9,7 @@ use glam::{Mat4, Vec3, Vec4};
 use super::{Dest, blend4};
 use crate::prepare::{PreparedMesh, VertexInterleaved};
 
-// The seed's loop, indexing every array by vertex, kept as written.
+// The article's loop, indexing every array by vertex, kept as written.
 /// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
 /// the position matrices serve (`normal_palette` is unused).
 pub fn run<const OWN_NORMALS: bool>(

@@ -1,5 +1,5 @@
-//! What cutting a rig's influences to four (`--max-influences 4`, the most the seed's
-//! variants and engines' usual vertex formats take) costs: the largest distance any vertex
+//! What cutting a rig's influences to four (`--max-influences 4`, the most the first
+//! variants (`naive` to `sorted`) and engines' usual vertex formats take) costs: the largest distance any vertex
 //! moves, over every clip, between the file's influences (up to eight) and the cut ones,
 //! relative to the rig's size (`inspect` prints it).
 //!

@@ -8,7 +8,7 @@ use glam::{Mat4, Vec3, Vec4};
 use super::{Dest, blend4};
 use crate::prepare::{PreparedMesh, VertexF3};
 
-// The seed's loop, indexing every array by vertex, kept as written.
+// The article's loop ("Skinning it to 11"), indexing every array by vertex, as written.
 /// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
 /// the position matrices serve (`normal_palette` is unused).
 pub fn run<const OWN_NORMALS: bool>(

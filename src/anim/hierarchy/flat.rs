@@ -1,4 +1,4 @@
-//! `flat`: seed 000's data-oriented version.
+//! `flat`: the data-oriented version of Stefan Reinalter's "Adventures in data-oriented design – Part 2: Hierarchical data".
 //!
 //! How it works: joints are stored parents-first (depth-first), with a `u16` parent index
 //! each; local and model poses are separate arrays. One forward loop: every parent's

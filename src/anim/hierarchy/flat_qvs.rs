@@ -1,5 +1,6 @@
-//! `flat_qvs`: the linear walk in rotation + translation + scale (seed 000's comments,
-//! seed 003).
+//! `flat_qvs`: the linear walk in rotation + translation + scale (suggested in the
+//! comments on "Hierarchical data" (Reinalter), and the representation of
+//! "Creating an Optimized Transform Hierarchy").
 //!
 //! How it works: the same forward loop as `flat`, but composing QVS transforms instead of
 //! multiplying 4×4 matrices: `model.rotation = parent.rotation * local.rotation`,

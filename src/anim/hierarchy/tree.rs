@@ -1,8 +1,9 @@
-//! `tree`: the seed-000 baseline, an object tree walked recursively.
+//! `tree`: the baseline of Stefan Reinalter's "Adventures in data-oriented design – Part 2: Hierarchical data", an object tree
+//! walked recursively.
 //!
 //! How it works: each instance owns its own joint array on the heap; every joint holds a
 //! 4×4 local and a 4×4 global matrix and a `Vec` of its children's indices (a separate
-//! heap allocation per joint, like the seed's `std::vector<Joint*>`). The walk starts at
+//! heap allocation per joint, like the article's `std::vector<Joint*>`). The walk starts at
 //! the roots and recurses into the children, so the memory order of the visit is decided
 //! by pointers, not by one forward loop. The palette stage then reads `global` out of the
 //! joints, with the tree's 152-byte stride.

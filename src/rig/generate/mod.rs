@@ -16,7 +16,8 @@
 //! Skin weights come from inverse distance to the bone segments of the tube's joints,
 //! cut to the four heaviest. Which vertices keep 1, 2, 3 or 4 influences is decided by
 //! ranking vertices by how mixed their weights are and cutting that ranking at the
-//! influence shares of seed 004's character (25 / 20 / 25 / 30 %): the least mixed
+//! influence shares of the test character of Stefan Reinalter's "Adventures in data-oriented design – Part 4: Skinning it to 11"
+//! (25 / 20 / 25 / 30 %): the least mixed
 //! quarter keeps one bone, the most mixed 30 % keep four. The clips are authored as
 //! joint angles over a gait phase, with the pelvis height solved from leg geometry so the
 //! supporting foot stays on the ground, and sampled at 30 keys per second.
@@ -46,7 +47,8 @@ use super::{
 pub const CLIP_NAMES: [&str; 3] = ["crouch", "walk", "run"];
 /// Key rate of the generated clips.
 pub const KEYS_PER_SEC: f32 = 30.0;
-/// Influence-count shares of seed 004's test character, for 1, 2, 3 and 4 influences.
+/// Influence-count shares of the test character of "Skinning it to 11" (Reinalter), for
+/// 1, 2, 3 and 4 influences.
 pub const INFLUENCE_SHARES: [f32; 4] = [0.25, 0.20, 0.25, 0.30];
 
 /// Builds the reference rig. Pure and deterministic: same output on every run.
