@@ -3,8 +3,9 @@
 //!
 //! How it works: for every draw path of the declaration (`skin::DrawPath`),
 //! [`path_pipeline`] says its vertex shader, the bindings it reads and how its vertices are
-//! laid out, in one exhaustive match; the pipelines are kept at [`DrawPath::index`]. All come from `crowd.wgsl` with the lane-block layout prepended
-//! ([`lane_layout_wgsl`]), so the shader never restates a Rust constant.
+//! laid out, in one exhaustive match; the pipelines are kept at [`DrawPath::index`]. All
+//! come from `crowd.wgsl`, composed with its imports (`gpu::shaders`: the lane-block
+//! layout among the generated constants, so the shader never restates a Rust one).
 
 use bytemuck::{Pod, Zeroable};
 
