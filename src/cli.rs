@@ -181,6 +181,8 @@ pub struct AppArgs {
     /// count, blend, pause, speed and rig at random every frame; exit 1 on a wgpu
     /// validation error, a verify beyond tolerance, or resident memory growing more than
     /// 10 % from the first minute to the end (measured in the starting configuration).
+    /// A soak longer than a minute first draws every rig once at 10,000 characters, a
+    /// warm-up not counted in SECS.
     #[arg(long, value_name = "SECS", conflicts_with_all = ["frames", "screenshot", "verify"], value_parser = parse_soak_secs)]
     pub soak: Option<f64>,
     /// With --soak: the seed of its random changes (the same seed replays the same changes).
@@ -197,8 +199,8 @@ fn parse_soak_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(secs) if secs.is_finite() && (MIN_SOAK_SECS..=86_400.0).contains(&secs) => Ok(secs),
         Ok(secs) if secs.is_finite() && (0.0..MIN_SOAK_SECS).contains(&secs) => Err(format!(
-            "{s} s is too short to test anything: the soak first draws every rig once at \
-             10,000 characters (its warm-up); give it at least {MIN_SOAK_SECS} s"
+            "{s} s is too short to test anything: a frame of a large crowd can take seconds \
+             on a software renderer; give it at least {MIN_SOAK_SECS} s"
         )),
         _ => Err(format!(
             "{s:?} is not a number of seconds in {MIN_SOAK_SECS}..=86400"

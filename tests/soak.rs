@@ -269,10 +269,33 @@ fn the_soak_starts_with_every_rig_at_the_largest_crowd() {
     assert_eq!(soak.report.changes, 0, "the warm-up draws no random change");
     frame(&mut soak, &mut scene);
     assert_eq!(soak.report.changes, 1);
+    assert!(
+        soak.report.warm_up_seconds > 0.0,
+        "the warm-up is timed apart from the changes"
+    );
     assert!(soak.report.failure().is_none(), "{}", soak.report.to_text());
 }
 
-/// A soak that ended in its warm-up changed nothing and tested nothing: it fails, naming
+/// A soak that reads memory once (a minute or less) has no warm-up to wait for: its first
+/// frame is a random change, so the shortest soak the command line accepts tests something.
+#[test]
+fn a_short_soak_skips_the_warm_up_and_changes_from_its_first_frame() {
+    use skinbench::ui::soak::{CHECKPOINT_INTERVAL, MIN_SOAK_SECS};
+    let short = plan(Duration::from_secs_f64(MIN_SOAK_SECS));
+    assert!(!short.warms_up());
+    assert!(!plan(CHECKPOINT_INTERVAL).warms_up());
+    assert!(plan(CHECKPOINT_INTERVAL * 2).warms_up());
+    let Some(mut scene) = scene(short.rigs[0].clone(), 8) else {
+        return;
+    };
+    let mut soak = Soak::start(short, &scene);
+    frame(&mut soak, &mut scene);
+    assert_eq!(soak.report.changes, 1);
+    assert_eq!(soak.report.warm_up_seconds, 0.0);
+    assert!(soak.report.failure().is_none(), "{}", soak.report.to_text());
+}
+
+/// A soak that ended without a change tested nothing: it fails, naming
 /// the shortest soak accepted, instead of passing.
 #[test]
 fn a_soak_that_made_no_change_fails() {

@@ -207,7 +207,8 @@ pub struct StageTimings {
     pub gpu_frame_us: Option<f64>,
     /// Wall time of the CPU pipeline (sample through skin).
     pub cpu_pipeline_us: f64,
-    /// Wall time of the whole frame (app only; 0 in the bench).
+    /// The frame's duration: the window's time since its previous frame, or the `dt_secs`
+    /// a headless frame was given (zero from the CPU pipeline alone).
     pub frame_us: f64,
     pub threads: usize,
     pub instances: usize,
