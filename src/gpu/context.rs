@@ -74,6 +74,17 @@ pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub summary: AdapterSummary,
+    /// The device's validation errors since they were last taken: wgpu's default handler
+    /// panics, which would show a user a stack trace instead of an error.
+    errors: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// What the device is asked for beyond the defaults (tests lower the limits to reach
+/// them with small crowds).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeviceRequest {
+    /// The largest buffer, bytes (default: what the adapter allows).
+    pub max_buffer_size: Option<u64>,
 }
 
 fn backends_tried(backends: wgpu::Backends) -> String {
@@ -106,6 +117,14 @@ impl GpuContext {
         display: Option<winit::event_loop::OwnedDisplayHandle>,
         surface_target: Option<Arc<winit::window::Window>>,
     ) -> Result<(Self, Option<wgpu::Surface<'static>>), GpuError> {
+        Self::with_request(display, surface_target, DeviceRequest::default())
+    }
+
+    fn with_request(
+        display: Option<winit::event_loop::OwnedDisplayHandle>,
+        surface_target: Option<Arc<winit::window::Window>>,
+        request: DeviceRequest,
+    ) -> Result<(Self, Option<wgpu::Surface<'static>>), GpuError> {
         let attempts = match backends_from_env()? {
             Some(backends) => vec![backends],
             None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
@@ -117,7 +136,7 @@ impl GpuContext {
             tried |= backends;
             // A backend set that cannot reach the window (no Vulkan driver: no surface) or
             // has no adapter leaves the next set to try.
-            match Self::with_backends(backends, display.clone(), surface_target.clone()) {
+            match Self::with_backends(backends, display.clone(), surface_target.clone(), request) {
                 Err(GpuError::NoAdapter { detail, .. }) => details.push(detail),
                 Err(e @ GpuError::Surface(_)) => surface_error = Some(e),
                 result => return result,
@@ -133,6 +152,7 @@ impl GpuContext {
         backends: wgpu::Backends,
         display: Option<winit::event_loop::OwnedDisplayHandle>,
         surface_target: Option<Arc<winit::window::Window>>,
+        request: DeviceRequest,
     ) -> Result<(Self, Option<wgpu::Surface<'static>>), GpuError> {
         let mut descriptor = match display {
             Some(display) => {
@@ -175,17 +195,21 @@ impl GpuContext {
             wgpu::Features::empty()
         };
         let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("skinbench device"),
-            required_features: timer_features | indirect_features,
-            // The crowd's skinned vertices go into one buffer: take what the adapter allows.
-            required_limits: wgpu::Limits {
-                max_buffer_size: limits.max_buffer_size,
-                max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
-                ..wgpu::Limits::downlevel_defaults().using_resolution(limits.clone())
-            },
-            ..Default::default()
-        }))
+        let (device, queue) = pollster::block_on(
+            adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("skinbench device"),
+                required_features: timer_features | indirect_features,
+                // The crowd's skinned vertices go into one buffer: take what the adapter allows.
+                required_limits: wgpu::Limits {
+                    max_buffer_size: request
+                        .max_buffer_size
+                        .map_or(limits.max_buffer_size, |m| m.min(limits.max_buffer_size)),
+                    max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
+                    ..wgpu::Limits::downlevel_defaults().using_resolution(limits.clone())
+                },
+                ..Default::default()
+            }),
+        )
         .map_err(|e| GpuError::Device {
             adapter: info.name.clone(),
             detail: e.to_string(),
@@ -199,6 +223,13 @@ impl GpuContext {
                 .to_string(),
             timestamps: timer_features.contains(wgpu::Features::TIMESTAMP_QUERY),
         };
+        let errors = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e| {
+            sink.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(e.to_string());
+        }));
         Ok((
             GpuContext {
                 instance,
@@ -206,6 +237,7 @@ impl GpuContext {
                 device,
                 queue,
                 summary,
+                errors,
             },
             surface,
         ))
@@ -213,6 +245,17 @@ impl GpuContext {
 
     /// An offscreen context (tests, headless rendering).
     pub fn offscreen() -> Result<Self, GpuError> {
-        Self::new(None, None).map(|(context, _)| context)
+        Self::offscreen_with(DeviceRequest::default())
+    }
+
+    /// An offscreen context whose device is asked for `request`.
+    pub fn offscreen_with(request: DeviceRequest) -> Result<Self, GpuError> {
+        Self::with_request(None, None, request).map(|(context, _)| context)
+    }
+
+    /// The device's validation errors since the last call (a handler installed elsewhere
+    /// with `on_uncaptured_error`, such as the soak's, takes them instead).
+    pub fn take_errors(&self) -> Vec<String> {
+        std::mem::take(&mut *self.errors.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }

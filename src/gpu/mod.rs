@@ -25,7 +25,7 @@ pub mod timers;
 pub mod upload;
 
 pub use camera::{CameraStart, CameraUniform, OrbitCamera, crowd_extent};
-pub use context::{AdapterSummary, GpuContext, GpuError};
+pub use context::{AdapterSummary, DeviceRequest, GpuContext, GpuError};
 pub use passes::{Blit, CLEAR_COLOR, crowd_pass};
 pub use readback::{ReadbackError, read_buffer, read_texture, save_png};
 pub use renderer::CrowdRenderer;

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use super::skin::GpuSkinError;
 use crate::crowd::{FrameError, Instance, Pipeline, Stage, StageTimings};
-use crate::skin::{BufferError, Dest, OutputBuffer};
+use crate::skin::{BufferError, Dest, OutputBuffer, OutputLayout};
 use crate::types::LANES;
 use crate::variant::PlainSpec;
 
@@ -62,13 +62,96 @@ pub enum UploadError {
     GpuSkin(#[from] GpuSkinError),
     #[error("the staging belt's memory: {0}")]
     StagingMap(#[from] wgpu::MapRangeError),
+    #[error(
+        "a group of {} characters skins into {group_bytes} bytes, more than the largest \
+         staging buffer this device allows ({cap} bytes)",
+        LANES
+    )]
+    GroupTooLarge { group_bytes: u64, cap: u64 },
 }
 
 /// The staging belt's smallest chunk, bytes.
 const BELT_MIN_CHUNK: u64 = 1 << 20;
+/// The largest staging request, bytes: a frame past it is staged in several pieces, each
+/// a whole number of groups. A device's largest buffer lowers it further (2 GiB − 1 on
+/// many), and a belt of fixed-size chunks wastes less than one rounded up to a power of
+/// two past a gigabyte.
+const MAX_STAGING_PIECE: u64 = 256 << 20;
+
+/// The largest piece `device` may be asked to stage, bytes (a multiple of 256, the belt's
+/// alignment).
+pub fn staging_piece_bytes(device: &wgpu::Device) -> u64 {
+    (device.limits().max_buffer_size.min(MAX_STAGING_PIECE) / 256 * 256).max(256)
+}
+
+/// `runs` (ranges of groups) cut at group boundaries so that no piece of the skinned
+/// stream is over `cap` bytes; the pieces keep the runs' order.
+pub fn split_runs(
+    layout: &OutputLayout,
+    instances: usize,
+    runs: &[Range<usize>],
+    cap: u64,
+) -> Result<Vec<Range<usize>>, UploadError> {
+    let bytes = |groups: Range<usize>| layout.groups_span(instances, &groups).1 as u64;
+    let mut pieces = Vec::with_capacity(runs.len());
+    for run in runs {
+        let mut start = run.start;
+        while start < run.end {
+            if bytes(start..run.end) <= cap {
+                pieces.push(start..run.end);
+                break;
+            }
+            // The bytes grow with the groups: the longest piece that fits, by bisection.
+            let (mut fits, mut over) = (start, run.end);
+            while over - fits > 1 {
+                let mid = fits + (over - fits) / 2;
+                if bytes(start..mid) <= cap {
+                    fits = mid;
+                } else {
+                    over = mid;
+                }
+            }
+            if fits == start {
+                return Err(UploadError::GroupTooLarge {
+                    group_bytes: bytes(start..start + 1),
+                    cap,
+                });
+            }
+            pieces.push(start..fits);
+            start = fits;
+        }
+    }
+    Ok(pieces)
+}
 /// Frames of needing under a quarter of the belt's largest chunk before its chunks are
 /// freed (a crowd that shrank for good, not LOD's frame-to-frame changes).
 const BELT_SHRINK_AFTER_FRAMES: u32 = 120;
+
+/// Consecutive pieces staged together, at most the cap's bytes.
+struct StagingChunk {
+    /// Indices into the frame's pieces.
+    pieces: Range<usize>,
+    bytes: u64,
+}
+
+/// Packs the pieces' spans, in order, into as few chunks of at most `cap` bytes as that
+/// order allows (every span is at most `cap`, [`split_runs`] made them so).
+fn pack_pieces(spans: &[(u64, u64)], cap: u64) -> Vec<StagingChunk> {
+    let mut chunks: Vec<StagingChunk> = Vec::new();
+    for (i, &(_, len)) in spans.iter().enumerate() {
+        match chunks.last_mut() {
+            Some(chunk) if chunk.bytes + len <= cap => {
+                chunk.pieces.end = i + 1;
+                chunk.bytes += len;
+            }
+            _ => chunks.push(StagingChunk {
+                pieces: i..i + 1,
+                bytes: len,
+            }),
+        }
+    }
+    chunks
+}
 
 /// Owns what the upload variants keep between frames.
 pub struct Uploader {
@@ -205,8 +288,12 @@ impl Uploader {
         if bytes == 0 || runs.is_empty() {
             return Ok(pipeline.run_groups_into(instances, &[], &mut [], Stage::Skin)?);
         }
+        // No staging request may pass the device's largest buffer: the runs are cut into
+        // pieces that each fit one.
+        let cap = staging_piece_bytes(device);
+        let pieces = split_runs(pipeline.output_layout(), n, runs, cap)?;
+        let runs = pieces.as_slice();
         let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
-        let total: u64 = spans.iter().map(|s| s.1).sum();
         let upload = Stage::Upload.index();
         match variant {
             UploadVariant::WriteBuffer => {
@@ -297,54 +384,71 @@ impl Uploader {
             }
             UploadVariant::StagingBelt => {
                 let start = Instant::now();
-                // A frame's worth in one chunk, sized in powers of two: with update-rate
-                // LOD the bytes change every frame, and a chunk recalled from an earlier
-                // frame serves any later one of the same size or less. A fresh chunk costs:
-                // wgpu zeroes it (60–140 ms a frame at 10,000 characters when every frame
-                // took one). The belt is made anew, freeing its chunks, only when frames
-                // have needed under a quarter of its largest for a while.
-                let bucket = total.next_power_of_two().max(BELT_MIN_CHUNK);
-                if bucket.saturating_mul(4) <= self.belt_largest {
+                // The pieces lie back to back in belt chunks of at most `cap` bytes.
+                let chunks = pack_pieces(&spans, cap);
+                // Each chunk is sized in powers of two: with update-rate LOD the bytes
+                // change every frame, and a chunk recalled from an earlier frame serves any
+                // later one of the same size or less. A fresh chunk costs: wgpu zeroes it
+                // (60–140 ms a frame at 10,000 characters when every frame took one). The
+                // belt is made anew, freeing its chunks, only when frames have needed under
+                // a quarter of its largest for a while.
+                let largest = chunks.iter().map(|c| c.bytes).max().unwrap_or(0);
+                let largest_bucket = largest.next_power_of_two().clamp(BELT_MIN_CHUNK, cap);
+                if largest_bucket.saturating_mul(4) <= self.belt_largest {
                     self.belt_small_frames += 1;
                 } else {
                     self.belt_small_frames = 0;
                 }
                 if self.belt_small_frames >= BELT_SHRINK_AFTER_FRAMES {
                     self.belt = wgpu::util::StagingBelt::new(device.clone(), BELT_MIN_CHUNK);
-                    self.belt_largest = bucket;
+                    self.belt_largest = largest_bucket;
                     self.belt_small_frames = 0;
                 }
-                self.belt_largest = self.belt_largest.max(bucket);
+                self.belt_largest = self.belt_largest.max(largest_bucket);
                 // Chunks come back to the belt from their mapping callbacks, which run when
                 // the device is polled; polling does not wait.
                 let _ = device.poll(wgpu::PollType::Poll);
-                let size = NonZeroU64::new(bucket).expect("a bucket holds bytes");
-                let slice = self
-                    .belt
-                    .allocate(size, NonZeroU64::new(256).expect("non-zero"));
-                // The runs lie back to back in the belt; one copy each to its place.
-                let mut from = slice.offset();
-                for &(offset, len) in &spans {
-                    encoder.copy_buffer_to_buffer(
-                        slice.buffer(),
-                        from,
-                        renderer.skinned(),
-                        offset,
-                        len,
-                    );
-                    from += len;
+                let mut slices = Vec::with_capacity(chunks.len());
+                for chunk in &chunks {
+                    let bucket = chunk.bytes.next_power_of_two().clamp(BELT_MIN_CHUNK, cap);
+                    let size = NonZeroU64::new(bucket).expect("a bucket holds bytes");
+                    let slice = self
+                        .belt
+                        .allocate(size, NonZeroU64::new(256).expect("non-zero"));
+                    // One copy per piece to its place in the skinned buffer.
+                    let mut from = slice.offset();
+                    for &(offset, len) in &spans[chunk.pieces.clone()] {
+                        encoder.copy_buffer_to_buffer(
+                            slice.buffer(),
+                            from,
+                            renderer.skinned(),
+                            offset,
+                            len,
+                        );
+                        from += len;
+                    }
+                    // The slice borrows the belt; its buffer (a shared handle) and range do not.
+                    slices.push((slice.buffer().clone(), slice.offset(), bucket));
                 }
-                let mut view = slice.get_mapped_range_mut()?;
+                let mut views = Vec::with_capacity(slices.len());
+                for (buffer, offset, size) in &slices {
+                    views.push(
+                        buffer
+                            .slice(*offset..offset + size)
+                            .get_mapped_range_mut()?,
+                    );
+                }
                 let acquire = start.elapsed();
-                let mut mapping = view.slice(..);
-                let ptr = mapping.as_raw_element_ptr();
                 let align = pipeline.output_layout().align();
-                if self.simulate_misaligned_staging
-                    || !(ptr.as_ptr() as usize).is_multiple_of(align)
-                {
+                let misaligned = self.simulate_misaligned_staging
+                    || views.iter_mut().any(|view| {
+                        let address = view.slice(..).as_raw_element_ptr().as_ptr() as usize;
+                        !address.is_multiple_of(align)
+                    });
+                if misaligned {
                     // The belt's chunks are 256-byte aligned within their buffer, but a
                     // driver may map the buffer itself at a lesser alignment (an H100's did
-                    // for small chunks): skin into the CPU buffer and copy each run.
+                    // for small chunks): skin into the CPU buffer and copy each piece.
                     let mut timings = Self::skin_into_cpu(
                         &mut self.cpu,
                         pipeline,
@@ -355,15 +459,18 @@ impl Uploader {
                     )?;
                     let copy = Instant::now();
                     let cpu = self.cpu.as_bytes();
-                    let mut from = 0usize;
-                    for &(offset, len) in &spans {
-                        let (offset, len) = (offset as usize, len as usize);
-                        mapping
-                            .slice(from..from + len)
-                            .copy_from_slice(&cpu[offset..offset + len]);
-                        from += len;
+                    for (chunk, view) in chunks.iter().zip(views.iter_mut()) {
+                        let mut mapping = view.slice(..);
+                        let mut from = 0usize;
+                        for &(offset, len) in &spans[chunk.pieces.clone()] {
+                            let (offset, len) = (offset as usize, len as usize);
+                            mapping
+                                .slice(from..from + len)
+                                .copy_from_slice(&cpu[offset..offset + len]);
+                            from += len;
+                        }
                     }
-                    drop(view);
+                    drop(views);
                     self.belt.finish();
                     self.note = Some(format!(
                         "the staging belt's memory is not {align}-byte aligned on this adapter; \
@@ -374,20 +481,24 @@ impl Uploader {
                     timings.stage_us[upload] = (acquire + copy.elapsed()).as_secs_f64() * 1e6;
                     return Ok(timings);
                 }
-                // SAFETY: as in `in_place`: `view` stays mapped and exclusively ours until
-                // dropped below, after the frame, and is only written.
-                let mut rest = unsafe { Dest::from_raw(ptr, mapping.len()) };
                 let mut outs = Vec::with_capacity(spans.len());
-                for &(_, len) in &spans {
-                    let (out, tail) = rest.split_at(len as usize);
-                    outs.push(out);
-                    rest = tail;
+                for (chunk, view) in chunks.iter().zip(views.iter_mut()) {
+                    let mut mapping = view.slice(..);
+                    let ptr = mapping.as_raw_element_ptr();
+                    // SAFETY: as in `in_place`: `view` stays mapped and exclusively ours
+                    // until `views` is dropped below, after the frame, and is only written.
+                    let mut rest = unsafe { Dest::from_raw(ptr, mapping.len()) };
+                    for &(_, len) in &spans[chunk.pieces.clone()] {
+                        let (out, tail) = rest.split_at(len as usize);
+                        outs.push(out);
+                        rest = tail;
+                    }
                 }
                 let mut timings =
                     Self::skin_into_mapping(pipeline, instances, runs, &mut outs, &mut self.note)?;
                 let release = Instant::now();
                 drop(outs);
-                drop(view);
+                drop(views);
                 self.belt.finish();
                 self.trace_upload(start, acquire);
                 self.trace_upload(release, release.elapsed());

@@ -99,6 +99,13 @@ pub enum SceneError {
     NoMeasurementPipeline,
     #[error("waiting for the GPU failed: {0}")]
     Poll(String),
+    #[error(
+        "the GPU refused a command ({} wgpu validation error(s)), a bug in skinbench: please \
+         report it with the command line and the rig. The first: {}",
+        .0.len(),
+        .0.first().map_or("", String::as_str)
+    )]
+    Validation(Vec<String>),
 }
 
 /// Metres between neighbouring characters.
@@ -225,6 +232,19 @@ impl Scene {
         renderer.set_compute_shader(settings.compute_shader);
         renderer.set_shadows(settings.shadows);
         renderer.set_indirect_draws(settings.indirect_draws);
+        // Nothing that grows with the crowd is allocated before the budget says it fits
+        // (the device's largest buffer included).
+        let animate = match settings.animate.refusal(settings.pipeline.skin) {
+            Some(_) => AnimateDevice::Cpu,
+            None => settings.animate,
+        };
+        budget::check_on(
+            animate,
+            &rig,
+            &settings.pipeline,
+            settings.instances,
+            &Budget::this_machine(Some(renderer.max_skinned_bytes())),
+        )?;
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
         let mut pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
         pipeline.set_simd_level(Some(settings.simd_level))?;
@@ -868,6 +888,10 @@ impl Scene {
             e.after_submit(self);
         }
         self.finish_frame(frame.present_mode);
+        let errors = self.gpu.take_errors();
+        if !errors.is_empty() {
+            return Err(SceneError::Validation(errors));
+        }
         Ok(timings)
     }
 }
