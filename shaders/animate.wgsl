@@ -59,7 +59,7 @@ struct AnimateParams {
 };
 
 #import skinbench::record::Character
-#import skinbench::constants::{LINEAR, NO_PARENT, NO_TRACK, STEP, TRACK_WORDS, WORKGROUP}
+#import skinbench::constants::{LINEAR, NO_PARENT, NO_TRACK, SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V, STEP, TRACK_WORDS, WORKGROUP}
 
 @group(0) @binding(0) var<uniform> p: AnimateParams;
 // One array of words (four storage bindings in all, what every adapter offers): the rest
@@ -208,12 +208,17 @@ fn sample_vec(track: TrackHeader, t: f32) -> vec3<f32> {
         }
         let a = vec4_at(v + 4u * (at.key)).xyz;
         let b = vec4_at(v + 4u * (at.key + 1u)).xyz;
-        return a + (b - a) * at.fraction;
+        // As glam's `lerp`, term for term.
+        return a * (1.0 - at.fraction) + b * at.fraction;
     }
     return cubic(track, at).xyz;
 }
 
-// glam's `Quat::slerp`: the short arc; nlerp where the keys are within float precision.
+// The short-arc slerp as the CPU samples it (`anim::sample`): where the keys are less than
+// 2 × 45° apart, Eberly's series for the weights `sin((1 - s)θ) / sin θ` and
+// `sin(sθ) / sin θ` as polynomials in cos θ (accurate to float precision; `acos` of a
+// cosine near 1 is not: it lost 1e-5 of a rotation between closely spaced keys); glam's
+// `Quat::slerp` beyond.
 fn slerp(a: vec4<f32>, b_in: vec4<f32>, s: f32) -> vec4<f32> {
     var b = b_in;
     var d = dot(a, b);
@@ -221,8 +226,16 @@ fn slerp(a: vec4<f32>, b_in: vec4<f32>, s: f32) -> vec4<f32> {
         b = -b;
         d = -d;
     }
-    if (d > 1.0 - 1.1920929e-7) {
-        return normalize(a + (b - a) * s);
+    if (d >= SLERP_SERIES_MIN_COS) {
+        let e = 1.0 - s;
+        let cos_minus_1 = d - 1.0;
+        var series_s = 1.0;
+        var series_e = 1.0;
+        for (var i = 7; i >= 0; i = i - 1) {
+            series_s = fma((SLERP_U[i] * s * s - SLERP_V[i]) * cos_minus_1, series_s, 1.0);
+            series_e = fma((SLERP_U[i] * e * e - SLERP_V[i]) * cos_minus_1, series_e, 1.0);
+        }
+        return b * (s * series_s) + a * (e * series_e);
     }
     let theta = acos(d);
     return (a * sin(theta * (1.0 - s)) + b * sin(theta * s)) / sin(theta);
@@ -254,7 +267,7 @@ fn sample_joint(clip: u32, joint: u32, time_secs: f32) -> Pose {
     let duration = bitcast<f32>(data[p.clips_at + clip * 2u]);
     var t = 0.0;
     if (duration > 0.0) {
-        t = time_secs - floor(time_secs / duration) * duration;
+        t = fma(-floor(time_secs / duration), duration, time_secs);
         t = select(t, 0.0, t >= duration || t < 0.0);
     }
     let channels = p.channels_at + (clip * p.joints + joint) * 3u;

@@ -47,6 +47,7 @@ fn animate_on_gpu(
     animator: &mut GpuAnimator,
     crowd: &InstanceStore,
     case: &Case,
+    clock_secs: f32,
 ) -> Result<Vec<u8>, Failed> {
     let layout = *pipeline.output_layout();
     let n = crowd.len();
@@ -65,7 +66,7 @@ fn animate_on_gpu(
             &palettes,
             &layout,
             n,
-            CLOCK_SECS,
+            clock_secs,
             case.blend_weight,
             case.hierarchy,
             None,
@@ -91,7 +92,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
     let mut crowd = InstanceStore::new();
     crowd.resize(case.characters, rig, 2.0);
     crowd.advance(0.137);
-    let gpu_palettes = animate_on_gpu(&gpu, &pipeline, &mut animator, &crowd, &case)?;
+    let gpu_palettes = animate_on_gpu(&gpu, &pipeline, &mut animator, &crowd, &case, CLOCK_SECS)?;
     let at_clock = animator.crowd_at(CLOCK_SECS);
 
     // The same frame on the CPU: the palettes a GPU skin variant would upload.
@@ -145,6 +146,64 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
         return Err(format!("model matrices off by {:e}", d.hierarchy).into());
     }
     common::skin_within_tolerance(&d.skin).map_err(Failed::from)?;
+    Ok(())
+}
+
+/// A rig whose armature carries a unit conversion, at many clock readings (the error of a
+/// badly composed hierarchy depends on the pose): the GPU's animation within the CPU's
+/// tolerances at every one.
+fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<(), Failed> {
+    let Some(gpu) = common::gpu_context() else {
+        return Ok(());
+    };
+    let config = PipelineConfig {
+        skin: SkinVariant::GpuVertex,
+        ..PipelineConfig::best_for(rig, 1)
+    };
+    let pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+    let case = Case {
+        method: SkinMethod::Linear,
+        hierarchy,
+        blend_weight: 0.0,
+        characters: 9,
+        range_limit: None,
+    };
+    let mut crowd = InstanceStore::new();
+    crowd.resize(case.characters, rig, 2.0);
+    let mut worst = (0.0f64, 0.0f32);
+    for step in 0..48 {
+        let clock_secs = 0.05 + 0.171 * step as f32;
+        let mut animator = GpuAnimator::new(&gpu.device, rig);
+        let gpu_palettes =
+            animate_on_gpu(&gpu, &pipeline, &mut animator, &crowd, &case, clock_secs)?;
+        let at_clock = animator.crowd_at(clock_secs);
+        let indices = verified_indices(at_clock.len(), 16);
+        let (locals, models) = animator
+            .read_back_characters(&gpu, &indices)
+            .map_err(|e| e.to_string())?;
+        let d = verify_gpu_animation(
+            &pipeline,
+            &at_clock,
+            &indices,
+            &locals,
+            &models,
+            &gpu_palettes,
+        )
+        .map_err(|e| e.to_string())?;
+        if d.skin.relative_position > worst.0 {
+            worst = (d.skin.relative_position, clock_secs);
+        }
+        if d.hierarchy > POSE_TOLERANCE {
+            return Err(
+                format!("at {clock_secs} s: model matrices off by {:e}", d.hierarchy).into(),
+            );
+        }
+        common::skin_within_tolerance(&d.skin).map_err(|e| format!("at {clock_secs} s: {e}"))?;
+    }
+    eprintln!(
+        "{}: worst skin position {:.2e} at {} s",
+        rig.name, worst.0, worst.1
+    );
     Ok(())
 }
 
@@ -378,6 +437,19 @@ fn main() {
                 trials.push(Trial::test(
                     format!("scene/{method_part}{name}/{}", skin.name()),
                     move || scene_twin(&rig, skin, method),
+                ));
+            }
+        }
+    }
+    if let Some(dir) = common::rigs_dir().map(|_| common::temp_dir("scaled-armatures")) {
+        for scale in [100.0f32, 0.01] {
+            let path = common::fox_armature_scaled(&dir, scale).expect("the Fox");
+            let rig = Arc::new(PreparedRig::load(&path).map_err(|e| e.to_string()).unwrap());
+            for &hierarchy in GpuHierarchy::ALL {
+                let rig = rig.clone();
+                trials.push(Trial::test(
+                    format!("scaled_armature/x{scale}/{}", hierarchy.name()),
+                    move || scaled_armature(&rig, hierarchy),
                 ));
             }
         }

@@ -39,8 +39,8 @@ impl LaneRotations {
 
 /// `1 / (i (2i + 1))` and `i / (2i + 1)` for i = 1..=8, the last pair scaled by `1 + μ`,
 /// which corrects the truncation of the series after eight terms (Eberly's constants).
-const SLERP_ONE_PLUS_MU: f32 = 1.901_107_5;
-const SLERP_U: [f32; 8] = [
+pub const SLERP_ONE_PLUS_MU: f32 = 1.901_107_5;
+pub const SLERP_U: [f32; 8] = [
     1.0 / 3.0,
     1.0 / 10.0,
     1.0 / 21.0,
@@ -50,7 +50,7 @@ const SLERP_U: [f32; 8] = [
     1.0 / 105.0,
     SLERP_ONE_PLUS_MU / 136.0,
 ];
-const SLERP_V: [f32; 8] = [
+pub const SLERP_V: [f32; 8] = [
     1.0 / 3.0,
     2.0 / 5.0,
     3.0 / 7.0,
@@ -64,7 +64,7 @@ const SLERP_V: [f32; 8] = [
 /// Below this `cos θ` (θ the angle between the two keys as 4-vectors) the eight-term series
 /// is off by more than float precision (up to 2.6e-5 near cos θ = 0.1); above it by less
 /// than 2e-8.
-const SLERP_SERIES_MIN_COS: f32 = 0.7;
+pub const SLERP_SERIES_MIN_COS: f32 = 0.7;
 
 crate::dispatch_simd!(
     fn lanes_dispatch(lanes: &LaneRotations, k: usize, next: usize, s: f32, out: &mut [Qvs]) -> () {

@@ -91,6 +91,7 @@ pub const WORKGROUP: u32 = 64;
 /// The constants the CPU and the shaders share, as the WGSL module
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
+    use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
     let u32s: [(&str, u32); 27] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
@@ -136,6 +137,23 @@ pub fn constants_wgsl() -> String {
         "// Lane k of a group's block is at slot BLOCK_SLOT[k] (`types::block_slot`).\n\
          const BLOCK_SLOT = array<u32, {LANES}>({});\n",
         slots.join(", ")
+    );
+    // `{:?}` writes an f32 with the digits that read back as the same value.
+    let floats = |values: &[f32]| -> String {
+        values
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    out += &format!(
+        "// Eberly's slerp series (`anim::sample`): its coefficients and where it holds.\n\
+         const SLERP_U = array<f32, 8>({});\n\
+         const SLERP_V = array<f32, 8>({});\n\
+         const SLERP_SERIES_MIN_COS: f32 = {:?};\n",
+        floats(&SLERP_U),
+        floats(&SLERP_V),
+        SLERP_SERIES_MIN_COS
     );
     out
 }

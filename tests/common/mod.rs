@@ -596,6 +596,67 @@ impl GlbEdit {
     }
 }
 
+/// The Fox with its skeleton under a node that scales by `scale` and every joint's
+/// translation (node and animation keys) divided by it, as Blender's exports with a unit
+/// conversion on the armature are: the skinned character is the same, but its model
+/// matrices carry the scale, and the inverse bind matrices take it back out.
+pub fn fox_armature_scaled(dir: &std::path::Path, scale: f32) -> Option<PathBuf> {
+    let source = rigs_dir()?.join("Fox/Fox.glb");
+    let mut edit = GlbEdit::open(&source);
+    let armature = edit.node("root");
+    edit.doc["nodes"][armature]["scale"] = json!([scale, scale, scale]);
+    let joints: Vec<usize> = edit.doc["skins"][0]["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j.as_u64().unwrap() as usize)
+        .collect();
+    for &j in &joints {
+        if let Some(t) = edit.doc["nodes"][j]["translation"].as_array() {
+            let t: Vec<f64> = t
+                .iter()
+                .map(|v| v.as_f64().unwrap() / scale as f64)
+                .collect();
+            edit.doc["nodes"][j]["translation"] = json!(t);
+        }
+    }
+    // Joint globals gain the scale on their right, so their inverses gain 1/scale on the left.
+    let binds = edit.doc["skins"][0]["inverseBindMatrices"]
+        .as_u64()
+        .unwrap() as usize;
+    let unscale = glam::Mat4::from_scale(glam::Vec3::splat(1.0 / scale));
+    let new_binds: Vec<Vec<f32>> = edit
+        .read(binds)
+        .iter()
+        .map(|m| (unscale * mat4(m)).to_cols_array().to_vec())
+        .collect();
+    edit.doc["skins"][0]["inverseBindMatrices"] = json!(edit.add_floats(&new_binds, "MAT4"));
+    let animations = edit.doc["animations"].as_array().unwrap().len();
+    for a in 0..animations {
+        let channels = edit.doc["animations"][a]["channels"]
+            .as_array()
+            .unwrap()
+            .clone();
+        for channel in channels {
+            if channel["target"]["path"] != "translation" {
+                continue;
+            }
+            let sampler = channel["sampler"].as_u64().unwrap() as usize;
+            let output = edit.doc["animations"][a]["samplers"][sampler]["output"]
+                .as_u64()
+                .unwrap() as usize;
+            let keys: Vec<Vec<f32>> = edit
+                .read(output)
+                .iter()
+                .map(|v| v.iter().map(|c| c / scale).collect())
+                .collect();
+            let accessor = edit.add_floats(&keys, "VEC3");
+            edit.doc["animations"][a]["samplers"][sampler]["output"] = json!(accessor);
+        }
+    }
+    Some(edit.write(dir, &format!("Fox_armature_x{scale}.glb")))
+}
+
 /// Column-major 4×4 from a glTF MAT4 element.
 fn mat4(m: &[f32]) -> glam::Mat4 {
     glam::Mat4::from_cols_slice(m)
