@@ -161,10 +161,11 @@ pub struct AppArgs {
     /// Window size in logical pixels.
     #[arg(long, default_value = "1600x900", value_parser = parse_size)]
     pub window: (u32, u32),
-    /// Run this many frames, then exit.
-    #[arg(long)]
+    /// Run this many frames (at least 1), then exit.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub frames: Option<u64>,
     /// With --frames: save the last frame (panel included) to this PNG, plus a .json sidecar.
+    /// The folder must exist.
     #[arg(long, requires = "frames")]
     pub screenshot: Option<PathBuf>,
     /// With --frames: verify the last frame against the f64 oracles (the panel's verify

@@ -257,6 +257,20 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             path.display()
         );
     }
+    if let Some(path) = &args.screenshot {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        // Refused before the window opens, not after minutes of frames.
+        if !folder.is_dir() {
+            anyhow::bail!(
+                "--screenshot {}: the folder {} does not exist",
+                path.display(),
+                folder.display()
+            );
+        }
+    }
     let simd_level = match args.simd_level {
         Some(level) => level
             .require()

@@ -200,6 +200,29 @@ fn animate_gpu_is_refused_with_what_it_cannot_run_with() {
     }
 }
 
+/// A run that would do nothing, or end by failing to save what it ran for, is refused
+/// before the window opens.
+#[test]
+fn frames_and_screenshot_are_checked_before_the_window_opens() {
+    for (args, expected) in [
+        (&["--frames", "0"][..], "0 is not in 1.."),
+        (
+            &[
+                "--frames",
+                "2",
+                "--screenshot",
+                "/nonexistent-folder/shot.png",
+            ][..],
+            "--screenshot /nonexistent-folder/shot.png: the folder /nonexistent-folder does not exist",
+        ),
+    ] {
+        let (code, _, err) = skinbench(args);
+        assert_ne!(code, 0, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn verify_needs_frames() {
     let (code, _, err) = skinbench(&["--verify"]);
@@ -210,9 +233,9 @@ fn verify_needs_frames() {
 #[test]
 fn soak_flags_are_checked_before_the_window_opens() {
     for (args, code, expected) in [
-        (&["--soak", "0"][..], 2, "at least 30 s"),
-        (&["--soak", "10"][..], 2, "too short to test anything"),
-        (&["--soak", "inf"][..], 2, "30..=86400"),
+        (&["--soak", "0"][..], 2, "at least 10 s"),
+        (&["--soak", "5"][..], 2, "too short to test anything"),
+        (&["--soak", "inf"][..], 2, "10..=86400"),
         (&["--seed", "3"][..], 2, "--soak"),
         (
             &["--soak", "60", "--frames", "3"][..],

@@ -210,6 +210,7 @@ impl ApplicationHandler for App {
                     && !running.egui.ctx.egui_wants_keyboard_input() =>
             {
                 match event.logical_key {
+                    Key::Named(NamedKey::Escape) => event_loop.exit(),
                     Key::Named(NamedKey::F12) => scene.requests.screenshot = true,
                     Key::Named(NamedKey::Space) => scene.settings.paused = !scene.settings.paused,
                     Key::Character(ref c) if c.eq_ignore_ascii_case("r") => scene.reset_camera(),

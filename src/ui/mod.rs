@@ -176,7 +176,7 @@ pub fn panel_ui(
     ui.with_layout(egui::Layout::bottom_up(egui::Align::Min), |ui| {
         ui.label(
             RichText::new(
-                "drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot",
+                "drag: orbit · wheel: zoom · R: reset · H: hide panel · Space: pause · F12: screenshot · Esc: quit",
             )
             .small(),
         );
