@@ -72,6 +72,22 @@ fn check(sidecar: &serde_json::Value, frames: u64) {
     // The frames before the latest one fit the window; the latest always counts.
     let window_us = span["window_secs"].as_f64().unwrap() * 1e6;
     assert!(frame_us.len() == 1 || frame_us.iter().sum::<f64>() <= window_us);
+    // GPU rows are shares of the GPU's passes together.
+    let gpu_mean = listed
+        .iter()
+        .map(|f| {
+            f["timings"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, _)| {
+                    k.starts_with("gpu_") && k.ends_with("_us") && *k != "gpu_frame_us"
+                })
+                .filter_map(|(_, v)| v.as_f64())
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / listed.len() as f64;
     let stage_names = [
         "sample",
         "blend",
@@ -94,8 +110,18 @@ fn check(sidecar: &serde_json::Value, frames: u64) {
             close(row["mean_us"].as_f64().unwrap(), mean),
             "{key}: {row} against {mean}"
         );
-        let share = row["share_percent"].as_f64().unwrap();
-        assert!(close(share, 100.0 * mean / frame_mean), "{key}: {row}");
+        let whole = if key.starts_with("gpu_") {
+            gpu_mean
+        } else {
+            frame_mean
+        };
+        // None where there is nothing to divide by (no GPU time back yet).
+        let Some(share) = row["share_percent"].as_f64() else {
+            assert_eq!(whole, 0.0, "{key}: {row}");
+            continue;
+        };
+        assert!(close(share, 100.0 * mean / whole), "{key}: {row}");
+        assert!(share <= 100.0 + 1e-9, "{key}: a share above 100 %: {row}");
     }
 }
 
@@ -125,4 +151,23 @@ fn a_screenshot_at_slow_frames_records_the_panel_it_shows() {
     check(&sidecar, 4);
     // LOD's line is in the readings the panel drew.
     assert!(sidecar["panel"]["lod"]["stats"].is_object(), "{sidecar}");
+}
+
+/// Two frames: the first frame's duration is known only once the second begins, so the
+/// panel of the last frame reads the first, with its whole duration (the window used to
+/// divide by the time since the app started its clock: 5,636 FPS and shares of 7,573 %).
+#[test]
+fn the_second_frame_reads_the_first_whole() {
+    let dir = common::temp_dir("screenshot-two");
+    let out = dir.join("two.png");
+    let Some(sidecar) = screenshot(&["--instances", "20", "--shadows", "off"], 2, &out) else {
+        return;
+    };
+    check(&sidecar, 2);
+    let frame_us = sidecar["panel"]["frame_mean_us"].as_f64().unwrap();
+    let cpu_us = sidecar["panel"]["cpu_total_us"].as_f64().unwrap();
+    assert!(
+        frame_us >= cpu_us,
+        "a frame shorter than its own CPU work: {frame_us} µs against {cpu_us} µs"
+    );
 }

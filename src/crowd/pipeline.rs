@@ -743,6 +743,8 @@ impl Pipeline {
             gpu_frame_us: None,
             cpu_pipeline_us: wall_us,
             frame_us: 0.0,
+            frame_pending: false,
+            lod_plan_us: 0.0,
             threads: self.config.threads,
             instances: n,
         })

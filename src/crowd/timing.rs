@@ -207,9 +207,15 @@ pub struct StageTimings {
     pub gpu_frame_us: Option<f64>,
     /// Wall time of the CPU pipeline (sample through skin).
     pub cpu_pipeline_us: f64,
-    /// The frame's duration: the window's time since its previous frame, or the `dt_secs`
-    /// a headless frame was given (zero from the CPU pipeline alone).
+    /// The frame's duration: from its start to the window's next frame's start (known only
+    /// once that frame begins: until then `frame_pending`), or the `dt_secs` a headless
+    /// frame was given (zero from the CPU pipeline alone).
     pub frame_us: f64,
+    /// The frame's duration is not known yet (the window's latest frame).
+    pub frame_pending: bool,
+    /// The CPU's LOD plan before the pipeline ran (zero with the animation on the GPU,
+    /// whose LOD pass is timed on the GPU).
+    pub lod_plan_us: f64,
     pub threads: usize,
     pub instances: usize,
 }
@@ -241,6 +247,8 @@ impl serde::Serialize for StageTimings {
         map.serialize_entry("gpu_frame_us", &self.gpu_frame_us)?;
         map.serialize_entry("cpu_pipeline_us", &self.cpu_pipeline_us)?;
         map.serialize_entry("frame_us", &self.frame_us)?;
+        map.serialize_entry("frame_pending", &self.frame_pending)?;
+        map.serialize_entry("lod_plan_us", &self.lod_plan_us)?;
         map.serialize_entry("threads", &self.threads)?;
         map.serialize_entry("instances", &self.instances)?;
         map.end()
@@ -398,6 +406,17 @@ impl TimingHistory {
         self.next_frame += 1;
     }
 
+    /// Gives the latest frame, if its duration is pending, the duration `frame_us` (the
+    /// window learns it when the next frame begins).
+    pub fn complete_latest(&mut self, frame_us: f64) {
+        if let Some(latest) = self.frames.back_mut()
+            && latest.frame_pending
+        {
+            latest.frame_us = frame_us;
+            latest.frame_pending = false;
+        }
+    }
+
     /// Forgets the frames (their numbers go on).
     pub fn clear(&mut self) {
         self.frames.clear();
@@ -420,18 +439,25 @@ impl TimingHistory {
         self.frames.iter()
     }
 
-    /// The latest frame and those before it within `window` (see [`FrameSpan`]); `None`
-    /// before the first frame.
+    /// The latest frame whose duration is known and those before it within `window` (see
+    /// [`FrameSpan`]); `None` before such a frame.
     pub fn span(&self, window: Duration) -> Option<FrameSpan> {
-        let last_frame = self
-            .next_frame
-            .checked_sub(1)
-            .filter(|_| !self.frames.is_empty())?;
+        let pending = self
+            .frames
+            .iter()
+            .rev()
+            .take_while(|t| t.frame_pending)
+            .count();
+        if pending == self.frames.len() {
+            return None;
+        }
+        let last_frame = self.next_frame - 1 - pending as u64;
         let window_us = window.as_secs_f64() * 1e6;
         let mut frames = 0;
         let mut span_us = 0.0;
-        for t in self.frames.iter().rev() {
-            // The latest frame always counts; an older one while the newer ones leave room.
+        for t in self.frames.iter().rev().skip(pending) {
+            // The latest complete frame always counts; an older one while the newer ones
+            // leave room.
             if frames > 0 && span_us + t.frame_us > window_us {
                 break;
             }

@@ -69,22 +69,43 @@ impl FrameDeviation {
             && self.skin.within_tolerance()
     }
 
-    /// One line per stage, for the terminal.
+    /// A verdict line, then one line per stage, for the terminal.
     pub fn to_text(&self) -> String {
         let d = &self.skin;
+        let mut failed = Vec::new();
+        if self.blend > POSE_TOLERANCE {
+            failed.push("blend");
+        }
+        if self.hierarchy > POSE_TOLERANCE {
+            failed.push("hierarchy");
+        }
+        if d.relative_position > POSITION_TOLERANCE {
+            failed.push("skin positions");
+        }
+        if d.normal_excess > 1.0 {
+            failed.push("skin normals");
+        }
+        let verdict = if failed.is_empty() {
+            "PASS: every stage within its tolerance".to_string()
+        } else {
+            format!("FAIL: {} beyond tolerance", failed.join(", "))
+        };
         format!(
-            "blend      {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
-             hierarchy  {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
-             skin       position {:.2e} of the rig size (tolerance {POSITION_TOLERANCE:.0e}), \
-             normal {:.2e} (tolerance {:.1e}; the worst vertex at {:.2} of its own), \
-             {} instances checked\n",
+            "verify: {verdict} ({} instances compared with the f64 oracles)\n\
+             blend      local poses off by at most {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
+             hierarchy  model matrices off by at most {:.2e} (tolerance {POSE_TOLERANCE:.0e})\n\
+             skin       positions off by at most {:.2e} of the rig size (tolerance \
+             {POSITION_TOLERANCE:.0e})\n\
+             skin       normals off by at most {:.2e} a component; each vertex's tolerance \
+             follows how its normal is stored ({:.1e} at full length), and the worst vertex \
+             used {:.0} % of its own (a pass is at most 100 %)\n",
+            d.instances_checked,
             self.blend,
             self.hierarchy,
             d.relative_position,
             d.max_normal,
             d.normal_tolerance,
-            d.normal_excess,
-            d.instances_checked
+            d.normal_excess * 100.0,
         )
     }
 }

@@ -446,6 +446,7 @@ impl Running {
         };
         self.scene.frame(Frame {
             dt_secs: dt.as_secs_f32(),
+            duration: crate::gpu::scene::FrameDuration::SincePrevious,
             draws: true,
             present_mode: Some(&present_mode),
             extras: Some(&mut window),
@@ -490,10 +491,7 @@ impl Running {
         let verdict = if options.verify {
             match self.scene.verify() {
                 Ok(d) => {
-                    eprint!(
-                        "verify (last frame, against the f64 oracles):\n{}",
-                        d.to_text()
-                    );
+                    eprint!("verify of the last frame:\n{}", d.to_text());
                     let within = d.within_tolerance();
                     self.scene.requests.last_verify = Some(Ok(d));
                     if within {

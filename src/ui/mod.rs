@@ -393,7 +393,7 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
 /// the frame's readings.
 fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
     let Some(r) = info.readings else {
-        ui.label("no frame yet");
+        ui.label("no complete frame yet: a frame's time is known when the next one begins");
         return;
     };
     egui::Grid::new("timings")
@@ -424,9 +424,11 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
         });
     ui.label(RichText::new(r.cpu_line()).strong())
         .on_hover_text(
-            "the pipeline's stages, the upload and the encoding of the draws: what the CPU spends \
-         on a frame. The share column divides by the whole frame, which a software renderer \
-         (lavapipe) fills with its emulated GPU passes; read this line there.",
+            "the LOD plan, the pipeline's stages, the upload, and encoding and submitting the \
+         draws: everything the CPU spends on a frame. The share column divides a CPU row by \
+         the frame's wall time (from its start to the next frame's) and a GPU row by the GPU's \
+         passes together; a software renderer (lavapipe) fills the frame with its emulated GPU \
+         passes, so read this line there.",
         );
     if !info.adapter.timestamps {
         ui.label(RichText::new("GPU render time: this adapter has no timestamp queries").small());

@@ -635,12 +635,13 @@ impl Scene {
         if self.animated_on == AnimateDevice::Gpu {
             return self.animate_on_gpu(encoder);
         }
-        {
+        let lod_plan_us = {
             profiling::scope!("lod plan");
             let start = Instant::now();
             self.plan_lod();
             self.trace_main("lod plan", start);
-        }
+            start.elapsed().as_secs_f64() * 1e6
+        };
         profiling::scope!("cpu stages and upload");
         let compute = self
             .pipeline
@@ -665,7 +666,8 @@ impl Scene {
         if let Some(query) = compute {
             self.timers.end(encoder, query);
         }
-        let timings = timings?;
+        let mut timings = timings?;
+        timings.lod_plan_us = lod_plan_us;
         if let Some(note) = &self.uploader.note {
             self.notes.push(note.clone());
         }
@@ -739,6 +741,7 @@ impl Scene {
         mut timings: StageTimings,
         encode_start: Instant,
         frame_us: f64,
+        frame_duration: FrameDuration,
     ) -> StageTimings {
         profiling::scope!("encode and submit");
         self.timers.resolve(&mut encoder);
@@ -772,7 +775,11 @@ impl Scene {
             PassRuns::GpuLod => on_gpu && self.settings.lod.enabled,
         };
         timings.gpu_us = std::array::from_fn(|i| gpu[i].filter(|_| ran(GpuPass::ALL[i])));
-        timings.frame_us = frame_us;
+        match frame_duration {
+            FrameDuration::Given => timings.frame_us = frame_us,
+            // Known when the next frame begins (`Scene::frame`).
+            FrameDuration::SincePrevious => timings.frame_pending = true,
+        }
         self.history.push(timings);
         timings
     }
@@ -863,6 +870,11 @@ impl Scene {
     /// `frame.dt_secs` (its clips advance by that, at most 0.1 s times the speed, and the
     /// history records it as its duration).
     pub fn frame(&mut self, mut frame: Frame<'_>) -> Result<StageTimings, SceneError> {
+        if frame.duration == FrameDuration::SincePrevious {
+            // The time since the previous frame began is that frame's duration: its
+            // readings are complete from now on (the panel below shows them).
+            self.history.complete_latest(frame.dt_secs as f64 * 1e6);
+        }
         self.begin_frame(frame.dt_secs);
         let mut encoder = self.encoder();
         let timings = self.upload(&mut encoder)?;
@@ -883,6 +895,7 @@ impl Scene {
             timings,
             encode_start,
             frame.dt_secs as f64 * 1e6,
+            frame.duration,
         );
         if let Some(e) = frame.extras.as_deref_mut() {
             e.after_submit(self);
@@ -896,10 +909,22 @@ impl Scene {
     }
 }
 
+/// What a frame's `dt_secs` is, for its timings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameDuration {
+    /// The frame's own duration (headless frames: a fixed step).
+    Given,
+    /// The wall time since the previous frame began (the window's): the previous frame's
+    /// duration, so this frame's stays pending until the next.
+    SincePrevious,
+}
+
 /// One frame's inputs (see [`Scene::frame`]).
 pub struct Frame<'a> {
     /// Seconds since the previous frame.
     pub dt_secs: f32,
+    /// Whose duration `dt_secs` is.
+    pub duration: FrameDuration,
     /// Whether the shadow and crowd passes are recorded (without them: the frame's CPU
     /// part, its uploads and its compute passes, for the bench at crowd sizes a software
     /// renderer cannot draw in reasonable time).
@@ -915,6 +940,7 @@ impl<'a> Frame<'a> {
     pub fn headless(dt_secs: f32) -> Self {
         Frame {
             dt_secs,
+            duration: FrameDuration::Given,
             draws: true,
             present_mode: None,
             extras: None,

@@ -1,8 +1,9 @@
 //! What the panel shows, computed once a frame: the panel draws it and a screenshot's
 //! sidecar writes it, so the numbers in a picture and in its sidecar are the same numbers.
 //!
-//! How it works: [`PanelReadings::take`] picks one [`FrameSpan`] (the latest frame and the
-//! ones before it within the last second of frame time) and computes every timing row,
+//! How it works: [`PanelReadings::take`] picks one [`FrameSpan`] (the latest frame whose
+//! duration is known and the ones before it within the last second of frame time: the
+//! window learns a frame's duration when the next one begins) and computes every timing row,
 //! the frame rate and the CPU total over exactly those frames. The scene keeps the
 //! readings of the last panel it drew; a screenshot of that frame saves them.
 
@@ -28,7 +29,9 @@ pub struct TimingRow {
     pub key: &'static str,
     pub mean_us: f64,
     pub p95_us: f64,
-    /// The row's mean over the frame's mean, percent (none before a frame has a time).
+    /// A CPU row's mean over the frame's mean duration, a GPU pass's over the mean of the
+    /// GPU's passes together, percent: each row is part of what it is divided by, so at most
+    /// 100 (none where that is zero).
     pub share_percent: Option<f64>,
 }
 
@@ -47,8 +50,8 @@ pub struct PanelReadings {
     pub frame_mean_us: f64,
     pub fps: f64,
     pub rows: Vec<TimingRow>,
-    /// The CPU's part of a frame: the pipeline's stages, the upload and the encoding of
-    /// the draws (mean µs). On a software renderer the GPU rows dominate the frame and the
+    /// The CPU's part of a frame: the LOD plan, the pipeline's stages, the upload and the
+    /// encoding and submission of the draws (mean µs). On a software renderer the GPU rows dominate the frame and the
     /// share column, so this is the figure to read there.
     pub cpu_total_us: f64,
     /// `cpu_total_us` per character.
@@ -65,6 +68,7 @@ pub struct PanelReadings {
 #[derive(Clone, Copy)]
 enum Source {
     Stage(Stage),
+    LodPlan,
     Pass(GpuPass),
 }
 
@@ -72,9 +76,21 @@ impl Source {
     fn value(self, t: &StageTimings) -> f64 {
         match self {
             Source::Stage(s) => t.get(s),
+            Source::LodPlan => t.lod_plan_us,
             Source::Pass(p) => t.gpu(p).unwrap_or(0.0),
         }
     }
+}
+
+/// Every CPU part of a frame: the LOD plan, the pipeline's stages, the upload and the
+/// encoding and submission of the draws.
+fn cpu_total(t: &StageTimings) -> f64 {
+    t.lod_plan_us + Stage::ALL.iter().map(|&s| t.get(s)).sum::<f64>()
+}
+
+/// The GPU's passes of a frame together.
+fn gpu_total(t: &StageTimings) -> f64 {
+    GpuPass::ALL.iter().filter_map(|&p| t.gpu(p)).sum()
 }
 
 /// One row of the table to be: its label, its key and what it reads of a frame.
@@ -83,24 +99,26 @@ type RowSource = (String, &'static str, Source);
 /// The table's rows: every stage, then the GPU passes the frame can record (the GPU
 /// animation's where the GPU animates, LOD's where it decides there too).
 fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> {
-    let mut rows: Vec<RowSource> = Stage::ALL
-        .iter()
-        .map(|&s| {
-            let label = match s {
-                Stage::Render => "render (encode)".to_string(),
-                // A GPU variant's CPU skin stage lays out the palettes to upload.
-                Stage::Skin if !skin.skins_on_cpu() => "skin (palettes out)".to_string(),
-                Stage::Sample
-                | Stage::Blend
-                | Stage::Hierarchy
-                | Stage::Palette
-                | Stage::Skin
-                | Stage::Upload => s.name().to_string(),
-            };
-            (label, s.name(), Source::Stage(s))
-        })
-        .collect();
     let on_gpu = animate == AnimateDevice::Gpu;
+    let mut rows: Vec<RowSource> = Vec::new();
+    if lod && !on_gpu {
+        rows.push(("LOD plan".to_string(), "lod_plan", Source::LodPlan));
+    }
+    rows.extend(Stage::ALL.iter().map(|&s| {
+        let label = match s {
+            // The CPU's part of drawing: recording the passes and `queue.submit`.
+            Stage::Render => "render (encode + submit)".to_string(),
+            // A GPU variant's CPU skin stage lays out the palettes to upload.
+            Stage::Skin if !skin.skins_on_cpu() => "skin (palettes out)".to_string(),
+            Stage::Sample
+            | Stage::Blend
+            | Stage::Hierarchy
+            | Stage::Palette
+            | Stage::Skin
+            | Stage::Upload => s.name().to_string(),
+        };
+        (label, s.name(), Source::Stage(s))
+    }));
     for &pass in GpuPass::ALL {
         let listed = match pass.spec().runs {
             PassRuns::Always | PassRuns::Shadows | PassRuns::ComputeSkinning => true,
@@ -129,22 +147,25 @@ impl PanelReadings {
     pub fn take(history: &mut TimingHistory, inputs: ReadingInputs) -> Option<PanelReadings> {
         let span = history.span(READING_WINDOW)?;
         let frame = history.stats_in(&span, |t| t.frame_us);
+        let gpu_frame = history.stats_in(&span, gpu_total);
         let rows: Vec<TimingRow> = rows(inputs.skin, inputs.animate, inputs.lod.is_some())
             .into_iter()
             .map(|(label, key, source)| {
                 let s = history.stats_in(&span, |t| source.value(t));
+                let whole = match source {
+                    Source::Stage(_) | Source::LodPlan => frame.mean,
+                    Source::Pass(_) => gpu_frame.mean,
+                };
                 TimingRow {
                     label,
                     key,
                     mean_us: s.mean,
                     p95_us: s.p95,
-                    share_percent: (frame.mean > 0.0).then(|| 100.0 * s.mean / frame.mean),
+                    share_percent: (whole > 0.0).then(|| 100.0 * s.mean / whole),
                 }
             })
             .collect();
-        let cpu_total_us = history
-            .stats_in(&span, |t| Stage::ALL.iter().map(|&s| t.get(s)).sum())
-            .mean;
+        let cpu_total_us = history.stats_in(&span, cpu_total).mean;
         Some(PanelReadings {
             span,
             frame_mean_us: frame.mean,
