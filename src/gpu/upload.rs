@@ -10,6 +10,10 @@
 //! - `staging_belt`: like `in_place`, but into chunks of a `StagingBelt` that are recalled
 //!   and reused frame after frame instead of a fresh staging buffer each time.
 //!
+//! No staging request passes the device's largest buffer: a frame's runs of groups are cut
+//! into pieces of whole groups of at most 256 MiB (or that buffer, where it is smaller), and
+//! each piece is staged on its own ([`split_runs`]).
+//!
 //! The upload stage's time is what each variant spends outside the skinning kernels: the
 //! copy for `write_buffer`, acquiring and releasing the mapping for the other two.
 
