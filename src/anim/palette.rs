@@ -10,7 +10,7 @@
 //! instances at a time. Every combination is its own monomorphized loop, so no
 //! per-element dispatch remains.
 //!
-//! Where the rig needs them ([`PreparedRig::normal_matrix_reason`], decided at load), each
+//! Where the rig needs them ([`PreparedData::normal_matrix_reason`](crate::prepare::PreparedData::normal_matrix_reason), decided at load), each
 //! product's normal matrix follows the position matrices, `palette_entry_stride` entries later
 //! ([`PreparedRig::normal_palette_offset`]): the 3×3's cofactor matrix, signed and scaled
 //! as the skinning oracle defines it, translation zero. Other rigs

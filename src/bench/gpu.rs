@@ -2,14 +2,14 @@
 //! on the CPU and on the GPU, one whole frame each (CPU stages, upload, encoding, and GPU
 //! time per pass from timestamp queries), rendered offscreen on whatever adapter exists.
 //!
-//! How it works: for each instance count and shadow setting, one [`Scene`] per
+//! How it works: for each instance count and shadow setting, one [`Scene`](crate::gpu::scene::Scene) per
 //! configuration (the best CPU variants; `gpu_vertex`; `gpu_compute` with each compute
 //! shader; from 1,000 characters on, `gpu_compute` and `gpu_vertex` animated on the GPU
 //! with each hierarchy pass), all on one device, render frames in interleaved rounds so
 //! every configuration sees the same machine. 100,000 characters are measured animated on
 //! the GPU only (the CPU pipeline takes at most 10,000), one configuration after the other;
 //! on a CPU adapter without the draw passes (a software renderer takes minutes to draw
-//! them), and the report says so. A frame is the app's own ([`Scene::frame`]): the CPU
+//! them), and the report says so. A frame is the app's own ([`Scene::frame`](crate::gpu::scene::Scene::frame)): the CPU
 //! pipeline into the upload, `gpu_compute`'s compute pass, the sun's shadow pass, the crowd
 //! pass into the offscreen target; then it waits for the GPU and reads its pass times. On a
 //! CPU adapter (lavapipe) the GPU times are an emulation on the same cores: the report

@@ -371,7 +371,7 @@ pub struct PreparedData {
     pub unit_scale: bool,
     /// Where the rig needs no own normal matrices: an upper bound on how much a palette
     /// matrix lengthens a vector ([`scale::palette_stretch_bound`]), so on how long a
-    /// normal blended from them can be (times [`PreparedRig::longest_normal`]).
+    /// normal blended from them can be (times [`PreparedData::longest_normal`]).
     pub palette_stretch: Option<f32>,
     /// The longest normal of the mesh (files should store unit normals; not all do).
     pub longest_normal: f32,

@@ -9,7 +9,7 @@
 //! else the portable arrays).
 //!
 //! Many rigs never scale a joint (the built-in one, Fox, SimpleSkin): their scales are
-//! exactly 1 in every frame ([`crate::prepare::PreparedRig::unit_scale`]), and a copy of
+//! exactly 1 in every frame ([`crate::prepare::PreparedData::unit_scale`]), and a copy of
 //! the loop compiled for them skips transposing the scales into lanes and multiplying by
 //! them, the same bits for 15–19 % less time (bench-results/2026-11-23_avx512.md).
 
@@ -22,7 +22,7 @@ use crate::simd::{
 
 /// `locals`: `LANES * stride` transforms (instance `k` at `k * stride`); `model`: at least
 /// `joint_count` lane matrices. `unit_scale`: every scale in `locals` is exactly 1
-/// ([`crate::prepare::PreparedRig::unit_scale`]), so the kernel skips them.
+/// ([`crate::prepare::PreparedData::unit_scale`]), so the kernel skips them.
 pub fn run(
     skeleton: &Skeleton,
     locals: &[Qvs],

@@ -36,7 +36,7 @@ pub struct UpdateFloor {
 /// next `frames` frames and `max_period - 1` more, projects every vertex through `view`,
 /// and takes the exact error of showing frame `u`'s pose at frame `u + j` for every `u`
 /// and `j < max_period` (the largest screen-space displacement of any vertex, as
-/// [`measure_error`] measures it). The fewest updates keeping every frame within the
+/// [`measure_error`](super::error::measure_error) measures it). The fewest updates keeping every frame within the
 /// threshold, gaps of any length up to the cap, is a shortest path over the frames. One
 /// update is taken off each character's count: in a running crowd the pose shown when the
 /// window opens may have been computed before it, so the floor stays below what any
