@@ -134,14 +134,16 @@ fn load_rig(
 /// Spans a bench's trace keeps at most (about 45 MB of JSON).
 const TRACE_SPAN_LIMIT: u64 = 500_000;
 
-/// `--trace`: a .json file in a folder that exists, written only at the end.
-fn check_trace_path(path: &std::path::Path) -> anyhow::Result<()> {
+/// An output file named by `flag`: its name ends in `.extension` and its folder exists,
+/// checked before any work whose result it would hold (a trace is written only at the end,
+/// a screenshot after the last frame).
+fn check_output_path(flag: &str, path: &std::path::Path, extension: &str) -> anyhow::Result<()> {
     if path
         .extension()
-        .is_none_or(|e| !e.eq_ignore_ascii_case("json"))
+        .is_none_or(|e| !e.eq_ignore_ascii_case(extension))
     {
         anyhow::bail!(
-            "--trace {}: the file name must end in .json",
+            "{flag} {}: the file name must end in .{extension}",
             path.display()
         );
     }
@@ -151,7 +153,7 @@ fn check_trace_path(path: &std::path::Path) -> anyhow::Result<()> {
     };
     if !folder.is_dir() {
         anyhow::bail!(
-            "--trace {}: the folder {} does not exist",
+            "{flag} {}: the folder {} does not exist",
             path.display(),
             folder.display()
         );
@@ -191,7 +193,7 @@ pub fn bench(
     }
     let simd_levels = parse_simd_levels(&simd_levels)?;
     if let Some(path) = &trace {
-        check_trace_path(path)?;
+        check_output_path("--trace", path, "json")?;
     }
     let rig = load_rig(rig.as_deref(), max_influences)?;
     report::check_writable(&out)?;
@@ -247,29 +249,8 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
     if !(args.speed.is_finite() && (0.0..=10.0).contains(&args.speed)) {
         anyhow::bail!("--speed {} is out of range 0..=10", args.speed);
     }
-    if let Some(path) = &args.screenshot
-        && path
-            .extension()
-            .is_none_or(|e| !e.eq_ignore_ascii_case("png"))
-    {
-        anyhow::bail!(
-            "--screenshot {}: the file name must end in .png",
-            path.display()
-        );
-    }
     if let Some(path) = &args.screenshot {
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => std::path::Path::new("."),
-        };
-        // Refused before the window opens, not after minutes of frames.
-        if !folder.is_dir() {
-            anyhow::bail!(
-                "--screenshot {}: the folder {} does not exist",
-                path.display(),
-                folder.display()
-            );
-        }
+        check_output_path("--screenshot", path, "png")?;
     }
     let simd_level = match args.simd_level {
         Some(level) => level

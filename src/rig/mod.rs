@@ -436,7 +436,7 @@ impl<T> Track<T> {
 }
 
 impl Rig {
-    /// Checks the skeleton's and the clips' promises: what [`crate::prepare`] relies on
+    /// Checks the skeleton's and the clips' promises: what the preparation step relies on
     /// before it derives the runtime layouts (the mesh is checked there).
     pub fn check(&self) -> Result<(), RigError> {
         self.skeleton.check()?;

@@ -19,10 +19,15 @@
 
 mod animate;
 mod capture;
+mod error;
+mod frame;
 mod lod;
 pub mod readings;
 pub mod refusals;
 pub mod settings;
+
+pub use error::SceneError;
+pub use frame::{BeforeDraws, Frame, FrameDuration, FrameExtras};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,82 +36,33 @@ use std::time::Instant;
 use glam::Vec2;
 
 pub use readings::{LodReading, PanelReadings, ReadingInputs};
-// `Frame`, `FrameExtras` and `BeforeDraws` are defined below, beside `Scene::frame`.
 pub use refusals::SkinRigRefusals;
 pub use settings::Settings;
 
 use refusals::refusals_of;
 
+use super::animate::GpuAnimator;
 use super::animate::lod::GpuLod;
-use super::animate::{GpuAnimateError, GpuAnimator};
-use super::readback::{ReadbackError, read_buffer, read_texture, save_png};
-use super::timers::{GpuTimers, TimerError};
+use super::readback::{read_buffer, read_texture, save_png};
+use super::timers::GpuTimers;
 use super::{
     CameraStart, CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent,
     crowd_pass,
 };
 use crate::anim::hierarchy::HierarchyVariant;
-use crate::crowd::budget::{self, Budget, BudgetError, Footprint};
+use crate::crowd::budget::{self, Budget, Footprint};
 use crate::crowd::lod::per_character::MotionSet;
 use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
 use crate::crowd::trace::{Trace, Track};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{
-    AnimateDevice, FrameError, GpuPass, InstanceStore, PassRuns, Pipeline, PipelineConfig, Stage,
-    StageTimings, TimingHistory,
+    AnimateDevice, GpuPass, InstanceStore, PassRuns, Pipeline, PipelineConfig, Stage, StageTimings,
+    TimingHistory,
 };
 use crate::machine::{Machine, timestamp};
 use crate::prepare::PreparedRig;
-use crate::skin::{BufferError, SkinMethod, SkinVariant};
+use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
-
-/// Why the scene could not do what was asked.
-#[derive(Debug, thiserror::Error)]
-pub enum SceneError {
-    #[error("--skin {skin} cannot run on {adapter}: {reason}")]
-    SkinOnAdapter {
-        skin: &'static str,
-        adapter: String,
-        reason: String,
-    },
-    #[error(transparent)]
-    Frame(#[from] FrameError),
-    #[error(transparent)]
-    Budget(#[from] BudgetError),
-    #[error(transparent)]
-    Readback(#[from] ReadbackError),
-    #[error(transparent)]
-    Buffer(#[from] BufferError),
-    #[error(transparent)]
-    Timers(#[from] TimerError),
-    #[error(transparent)]
-    Upload(#[from] super::upload::UploadError),
-    #[error(transparent)]
-    GpuSkin(#[from] super::skin::GpuSkinError),
-    #[error(transparent)]
-    GpuAnimate(#[from] GpuAnimateError),
-    #[error(transparent)]
-    Simd(#[from] crate::simd::UnsupportedLevel),
-    #[error("cannot write {}: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("verify asked for the GPU's animation before the GPU animated a frame")]
-    NotAnimated,
-    #[error("no pipeline for the LOD error measurement")]
-    NoMeasurementPipeline,
-    #[error("waiting for the GPU failed: {0}")]
-    Poll(String),
-    #[error(
-        "the GPU refused a command ({} wgpu validation error(s)), a bug in skinbench: please \
-         report it with the command line and the rig. The first: {}",
-        .0.len(),
-        .0.first().map_or("", String::as_str)
-    )]
-    Validation(Vec<String>),
-}
 
 /// Metres between neighbouring characters.
 pub const SPACING: f32 = crate::crowd::instances::SPACING_METRES;
@@ -907,77 +863,4 @@ impl Scene {
         }
         Ok(timings)
     }
-}
-
-/// What a frame's `dt_secs` is, for its timings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrameDuration {
-    /// The frame's own duration (headless frames: a fixed step).
-    Given,
-    /// The wall time since the previous frame began (the window's): the previous frame's
-    /// duration, so this frame's stays pending until the next.
-    SincePrevious,
-}
-
-/// One frame's inputs (see [`Scene::frame`]).
-pub struct Frame<'a> {
-    /// Seconds since the previous frame.
-    pub dt_secs: f32,
-    /// Whose duration `dt_secs` is.
-    pub duration: FrameDuration,
-    /// Whether the shadow and crowd passes are recorded (without them: the frame's CPU
-    /// part, its uploads and its compute passes, for the bench at crowd sizes a software
-    /// renderer cannot draw in reasonable time).
-    pub draws: bool,
-    /// The window's present mode, for a screenshot's sidecar.
-    pub present_mode: Option<&'a str>,
-    /// What the caller records around the scene's passes (the window's panel).
-    pub extras: Option<&'a mut dyn FrameExtras>,
-}
-
-impl<'a> Frame<'a> {
-    /// A frame without a window: drawn into the offscreen targets, nothing else recorded.
-    pub fn headless(dt_secs: f32) -> Self {
-        Frame {
-            dt_secs,
-            duration: FrameDuration::Given,
-            draws: true,
-            present_mode: None,
-            extras: None,
-        }
-    }
-
-    /// The same frame without the shadow and crowd passes.
-    pub fn without_draws(self) -> Self {
-        Frame {
-            draws: false,
-            ..self
-        }
-    }
-}
-
-/// What [`FrameExtras::before_draws`] gives the frame.
-#[derive(Default)]
-pub struct BeforeDraws {
-    /// Where in the targets the crowd is drawn (x, y, w, h), or all of them.
-    pub viewport: Option<[f32; 4]>,
-    /// Command buffers to submit before the frame's own (the panel's uploads).
-    pub command_buffers: Vec<wgpu::CommandBuffer>,
-}
-
-/// What a caller adds to [`Scene::frame`], at the three points where it may: the window's
-/// panel (built before the crowd is drawn, painted over it) and its copy to the surface.
-pub trait FrameExtras {
-    /// After the uploads, before the crowd's passes, recording into the frame's encoder.
-    fn before_draws(
-        &mut self,
-        scene: &mut Scene,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> BeforeDraws;
-
-    /// After the crowd's passes, into the same encoder.
-    fn after_draws(&mut self, scene: &Scene, encoder: &mut wgpu::CommandEncoder);
-
-    /// After the frame was submitted, before its requests are carried out.
-    fn after_submit(&mut self, scene: &mut Scene);
 }
