@@ -55,7 +55,9 @@ struct AnimateParams {
     model_at: u32,
     // 1: only characters whose record says `due` (update-rate LOD's pass decided it).
     lod: u32,
-    _pad: u32,
+    // The uniform scale of every skinning matrix, taken out of its 3x3 before the dual
+    // quaternion is made (the skinning pass applies it to the bind position).
+    dual_quat_scale: f32,
 };
 
 #import skinbench::record::Character
@@ -477,7 +479,8 @@ fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     let m = mul_rows(model_rows(c, joint), rig_rows(p.binds_at + entry * 12u));
     let base = c * p.palette_stride;
     if (p.dual_quat != 0u) {
-        let dq = dual_quat_rows(m);
+        let unscale = vec4<f32>(vec3<f32>(1.0 / p.dual_quat_scale), 1.0);
+        let dq = dual_quat_rows(Rows(m.r0 * unscale, m.r1 * unscale, m.r2 * unscale));
         palettes[base + entry * 2u] = dq[0];
         palettes[base + entry * 2u + 1u] = dq[1];
         return;

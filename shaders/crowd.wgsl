@@ -140,7 +140,9 @@ struct VertexSkinParams {
     dual_quat: u32,
     // The most influences a vertex has (the second set is read only above four).
     influences: u32,
-    _pad: u32,
+    // The uniform scale of every skinning matrix, taken out of the dual quaternions'
+    // rotations and applied to the bind position (1 for rigid rigs).
+    dual_quat_scale: f32,
 };
 @group(1) @binding(0) var<storage, read> palette: array<vec4<f32>>;
 @group(1) @binding(1) var<uniform> skin_params: VertexSkinParams;
@@ -170,7 +172,7 @@ fn vs_gpu_skinned(
             let weight = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
             blend = dual_quat_add(blend, weight, base + j * 2u);
         }
-        let moved = dual_quat_finish(blend, position, normal);
+        let moved = dual_quat_finish(blend, skin_params.dual_quat_scale, position, normal);
         return place(moved.position, normalize(moved.normal), uv, instance);
     }
     var blend = linear_none();

@@ -46,6 +46,12 @@ struct ComputeSkinParams {
     // GPU's update-rate LOD: the others keep their vertices).
     first_instance: u32,
     lod: u32,
+    // The uniform scale of every skinning matrix, taken out of the dual quaternions'
+    // rotations and applied to the bind position (1 for rigid rigs and for 3x4 matrices).
+    dual_quat_scale: f32,
+    _pad_a: u32,
+    _pad_b: u32,
+    _pad_c: u32,
 };
 
 @group(0) @binding(0) var<uniform> params: ComputeSkinParams;
@@ -98,7 +104,7 @@ fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u3
             let w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
             blend = dual_quat_add(blend, w, base + influences[first_joint + i] * 2u);
         }
-        moved = dual_quat_finish(blend, position, normal);
+        moved = dual_quat_finish(blend, params.dual_quat_scale, position, normal);
     } else {
         var blend = linear_none();
         for (var i = 0u; i < k; i = i + 1u) {

@@ -89,8 +89,10 @@ fn dual_quat_add(b: DualQuatBlend, weight: f32, at: u32) -> DualQuatBlend {
     return DualQuatBlend(b.real + w * q, b.dual + w * palette_row(at + 1u), b.pivot);
 }
 
-// The vertex moved by the blended dual quaternion (normalised on the way).
-fn dual_quat_finish(b: DualQuatBlend, position: vec3<f32>, normal: vec3<f32>) -> Skinned {
-    let moved = dual_quat_move(b.real, b.dual, position, normal);
+// The vertex moved by the blended dual quaternion (normalised on the way), its bind
+// position first multiplied by `scale`: the uniform scale every skinning matrix carries,
+// which the dual quaternions' rotations were made without (the normal only turns).
+fn dual_quat_finish(b: DualQuatBlend, scale: f32, position: vec3<f32>, normal: vec3<f32>) -> Skinned {
+    let moved = dual_quat_move(b.real, b.dual, position * scale, normal);
     return Skinned(moved.position, moved.normal);
 }

@@ -145,3 +145,79 @@ fn dual_quat_round_trip_avx512() {
         None => eprintln!("this CPU has no AVX-512: the other cases cover the math"),
     }
 }
+
+mod common;
+
+/// A unit conversion on the armature (every skinning matrix 100× or 0.01× a rigid one) is
+/// accepted, with that scale factored out.
+#[test]
+fn a_uniform_unit_conversion_is_factored_out() {
+    let Some(_) = common::rigs_dir() else { return };
+    let dir = common::temp_dir("dual-quat-uniform");
+    for scale in [100.0f32, 0.01] {
+        let path = common::fox_skin_scaled(&dir, Vec3::splat(scale)).unwrap();
+        let rig = skinbench::prepare::PreparedRig::load(&path).unwrap();
+        let method = skinbench::skin::SkinMethod::DualQuat;
+        assert_eq!(method.rig_refusal(&rig), None, "×{scale}");
+        let factored = skinbench::skin::method::dual_quat_scale(&rig);
+        assert!(
+            (factored / scale - 1.0).abs() < 1e-5,
+            "×{scale}: {factored}"
+        );
+    }
+}
+
+/// A rig that scales along one axis is refused, saying so in words and what would help.
+#[test]
+fn a_scale_along_one_axis_is_refused_in_plain_words() {
+    let Some(_) = common::rigs_dir() else { return };
+    let dir = common::temp_dir("dual-quat-stretched");
+    let path = common::fox_skin_scaled(&dir, Vec3::new(1.0, 1.5, 1.0)).unwrap();
+    let rig = skinbench::prepare::PreparedRig::load(&path).unwrap();
+    let reason = skinbench::skin::SkinMethod::DualQuat
+        .rig_refusal(&rig)
+        .expect("refused");
+    assert!(reason.contains("scales by 1.5 along y"), "{reason}");
+    assert!(reason.contains("in the rest pose"), "{reason}");
+    assert!(reason.contains("--method linear"), "{reason}");
+}
+
+/// One joint that scales by itself (no joint below it) is named, with its scale.
+#[test]
+fn one_joint_that_scales_alone_is_named() {
+    let Some(dir) = common::rigs_dir() else {
+        return;
+    };
+    let mut edit = common::GlbEdit::open(&dir.join("Fox/Fox.glb"));
+    let joints: Vec<usize> = edit.doc["skins"][0]["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j.as_u64().unwrap() as usize)
+        .collect();
+    let leaf = *joints
+        .iter()
+        .rev()
+        .find(|&&j| edit.doc["nodes"][j]["children"].is_null())
+        .expect("a joint without children");
+    let name = edit.doc["nodes"][leaf]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    edit.doc["nodes"][leaf]["scale"] = serde_json::json!([2.0, 2.0, 2.0]);
+    let path = edit.write(
+        &common::temp_dir("dual-quat-one-joint"),
+        "Fox_one_joint_x2.glb",
+    );
+    let rig = skinbench::prepare::PreparedRig::load(&path).unwrap();
+    let reason = skinbench::skin::SkinMethod::DualQuat
+        .rig_refusal(&rig)
+        .expect("refused");
+    assert!(
+        reason.starts_with(&format!(
+            "joint {name}'s skinning matrix scales by 2 in every direction where the rig's \
+             other joints scale by 1 in the rest pose"
+        )),
+        "{reason}"
+    );
+}

@@ -442,9 +442,11 @@ fn lanes_normals_kernel<S: Simd>(
 
 /// Converts a group's lane palettes (the position matrices of every joint, as
 /// [`run_group`] left them) into unit dual quaternions in place: entry `e`'s lane vectors
-/// 0–7 become its rotation quaternion and dual part for each lane. The matrices must be
-/// rigid (`skin::SkinMethod::DualQuat` refuses rigs whose are not).
-pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut) -> Result<(), PaletteError> {
+/// 0–7 become its rotation quaternion and dual part for each lane. Each matrix's 3×3 is
+/// first divided by `scale`, the uniform scale common to every skinning matrix, which the
+/// skin kernels apply to the bind position instead (`skin::method::dual_quat_scale`); what
+/// remains must be rigid (`skin::SkinMethod::DualQuat` refuses rigs whose is not).
+pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut, scale: f32) -> Result<(), PaletteError> {
     let layout = out.layout();
     let PalettesMut::Lanes(p) = out else {
         return Err(PaletteError::DualQuatLayout(layout));
@@ -456,20 +458,27 @@ pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut) -> Result<(), PaletteEr
             needed: n,
         });
     }
-    dual_quat_dispatch(&mut p[..n]);
+    dual_quat_dispatch(&mut p[..n], 1.0 / scale);
     Ok(())
 }
 
 crate::dispatch_simd!(
-    fn dual_quat_dispatch(palettes: &mut [Lanes3x4]) -> () {
+    fn dual_quat_dispatch(palettes: &mut [Lanes3x4], unscale: f32) -> () {
         dual_quat_kernel
     }
 );
 
 #[inline(always)]
-fn dual_quat_kernel<S: Simd>(s: S, palettes: &mut [Lanes3x4]) {
+fn dual_quat_kernel<S: Simd>(s: S, palettes: &mut [Lanes3x4], unscale: f32) {
+    let unscale = s.splat(unscale);
     for p in palettes {
-        let dq = dual_quat_from_3x4(s, &load_3x4(s, p));
+        let mut rigid = load_3x4(s, p);
+        for row in rigid.chunks_exact_mut(4) {
+            for e in &mut row[..3] {
+                *e = s.mul(*e, unscale);
+            }
+        }
+        let dq = dual_quat_from_3x4(s, &rigid);
         for (dst, v) in p.iter_mut().zip(dq) {
             s.store(dst, v);
         }

@@ -319,7 +319,8 @@ impl FrameContext<'_> {
                 match self.config.method {
                     SkinMethod::Linear => Ok(()),
                     SkinMethod::DualQuat => {
-                        palette::to_dual_quat(rig, palettes_mut(layout, parts.palette))
+                        let scale = skin::method::dual_quat_scale(rig);
+                        palette::to_dual_quat(rig, palettes_mut(layout, parts.palette), scale)
                     }
                 }
             })?,

@@ -21,7 +21,7 @@ use crate::skin::{self, BufferError, OutputFormat, SkinMethod};
 pub const POSITION_TOLERANCE: f64 = 1e-4;
 
 /// Largest blend or hierarchy error a correct variant may show (relative to the rig's size
-/// for translations, absolute for the rotation/scale part).
+/// for translations, relative to the joint's scale for the rotation/scale part).
 pub const POSE_TOLERANCE: f64 = 1e-4;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -152,7 +152,11 @@ pub fn verify_frame(
         let palette = reference::palette(&rig.skeleton, &model);
         let (ref_positions, ref_normals) = match pipeline.config().method {
             SkinMethod::Linear => skin::reference::skin(&rig.source_mesh, &palette),
-            SkinMethod::DualQuat => skin::reference::skin_dual_quat(&rig.source_mesh, &palette),
+            SkinMethod::DualQuat => skin::reference::skin_dual_quat(
+                &rig.source_mesh,
+                &palette,
+                skin::method::dual_quat_scale(rig) as f64,
+            ),
         };
         // `gpu_vertex` stores no vertices: its palettes, skinned by the shader's twin.
         let twin = |(p, n): (Vec<glam::DVec3>, Vec<glam::DVec3>)| {
@@ -182,7 +186,11 @@ pub fn verify_frame(
                         )
                     })
                     .collect();
-                twin(skin::reference::skin_dual_quats(&rig.source_mesh, &given))
+                twin(skin::reference::skin_dual_quats(
+                    &rig.source_mesh,
+                    &given,
+                    skin::method::dual_quat_scale(rig) as f64,
+                ))
             }
             OutputFormat::Interleaved
             | OutputFormat::Float3
@@ -222,7 +230,7 @@ pub fn verify_frame(
 }
 
 /// Largest difference between the current hierarchy variant's model matrices and the
-/// reference, relative to the rig's size (translations) or absolute (rotation/scale part).
+/// reference, relative to the rig's size (translations) or to the joint's scale (rotation/scale part).
 pub fn verify_hierarchy(
     pipeline: &mut Pipeline,
     instances: &[Instance],
@@ -244,7 +252,9 @@ pub fn verify_hierarchy(
 }
 
 /// Largest difference of model matrices from the reference's: translations relative to
-/// the rig's `size`, the rotation/scale part absolute.
+/// the rig's `size`, the rotation/scale part relative to the reference's scale (its
+/// longest axis; absolute where a joint is scaled to nothing), so a rig whose matrices
+/// all carry a unit conversion (100, 0.01) is held to the same relative precision.
 fn model_deviation(
     model: impl Iterator<Item = glam::DMat4>,
     reference: &[glam::DMat4],
@@ -252,9 +262,13 @@ fn model_deviation(
 ) -> f64 {
     let mut worst: f64 = 0.0;
     for (m, r) in model.zip(reference) {
+        let axes = (0..3)
+            .map(|c| r.col(c).truncate().length())
+            .fold(0.0f64, f64::max);
+        let axes = if axes > 0.0 { axes } else { 1.0 };
         for c in 0..4 {
             let diff = (m.col(c) - r.col(c)).abs().max_element();
-            let scale = if c == 3 { size } else { 1.0 };
+            let scale = if c == 3 { size } else { axes };
             worst = worst.max(finite_or_infinite(diff / scale));
         }
     }

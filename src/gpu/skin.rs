@@ -92,10 +92,15 @@ crate::gpu_struct! {
         dual_quat: u32,
         first_instance: u32,
         lod: u32,
+        /// With dual quaternions, the rig's uniform skinning scale (`skin::method`).
+        dual_quat_scale: f32,
+        _pad_a: u32,
+        _pad_b: u32,
+        _pad_c: u32,
     }
 }
 
-const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 160);
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 176);
 
 /// One range of instances: its own output buffer, sized for `capacity` instances.
 struct Range {
@@ -113,6 +118,8 @@ pub struct GpuSkinner {
     params: wgpu::Buffer,
     params_capacity: usize,
     classes: [ClassGpu; MAX_INFLUENCES],
+    /// The rig's uniform skinning scale, divided out of its dual quaternions.
+    dual_quat_scale: f32,
     vertex_count: u32,
     /// vec4s from an instance's position matrices to its normal matrices (0: none).
     normal_offset: u32,
@@ -282,6 +289,7 @@ impl GpuSkinner {
             params_capacity,
             classes,
             vertex_count: mesh.source().len() as u32,
+            dual_quat_scale: crate::skin::method::dual_quat_scale(rig),
             normal_offset: if rig.own_normal_matrices() {
                 3 * rig.normal_palette_offset() as u32
             } else {
@@ -436,6 +444,8 @@ impl GpuSkinner {
                 dual_quat: (upload.format() == OutputFormat::PaletteDualQuat) as u32,
                 first_instance: (r * per_range) as u32,
                 lod: due.is_some() as u32,
+                dual_quat_scale: self.dual_quat_scale,
+                ..ParamsGpu::default()
             };
             let at = r * PARAMS_STRIDE as usize;
             self.scratch[at..at + std::mem::size_of::<ParamsGpu>()]

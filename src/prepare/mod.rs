@@ -376,10 +376,20 @@ pub struct PreparedData {
     /// The longest normal of the mesh (files should store unit normals; not all do).
     pub longest_normal: f32,
     pub summary: crate::rig::RigSummary,
-    /// Why dual-quaternion skinning cannot skin this rig (its skinning matrices are not
-    /// rigid), or `None`: filled by `skin::SkinMethod::rig_refusal` on first ask, since
-    /// finding out samples every clip through the hierarchy (a layer above this one).
-    pub dual_quat_reason: std::sync::OnceLock<Option<String>>,
+    /// The one uniform scale dual-quaternion skinning factors out of every skinning
+    /// matrix (1 where they are rigid), or why it cannot skin this rig: filled by
+    /// `skin::method` on first ask, since finding out samples every clip through the
+    /// hierarchy (a layer above this one).
+    pub dual_quat_fit: std::sync::OnceLock<Result<DualQuatFit, String>>,
+}
+
+/// How dual-quaternion skinning takes a rig whose skinning matrices all carry one uniform
+/// scale: the scale, and (where it is not 1) the sorted mesh with its bind positions
+/// multiplied by it, the lane kernels' input.
+#[derive(Clone, Debug)]
+pub struct DualQuatFit {
+    pub scale: f32,
+    pub scaled_mesh: Option<SortedMesh>,
 }
 
 impl PreparedRig {
@@ -459,7 +469,7 @@ impl PreparedRig {
                 palette_stretch,
                 longest_normal,
                 summary,
-                dual_quat_reason: std::sync::OnceLock::new(),
+                dual_quat_fit: std::sync::OnceLock::new(),
             },
         })
     }

@@ -240,6 +240,20 @@ impl SortedMesh {
         })
     }
 
+    /// The same mesh with every source position (the sorted and the distinct vertices')
+    /// multiplied by `scale`: dual-quaternion skinning's input where the rig's skinning
+    /// matrices share a scale (`skin::method`). Joints, weights and runs are unchanged, so
+    /// what the type guarantees holds as it did.
+    pub fn with_positions_scaled(&self, scale: f32) -> SortedMesh {
+        let mut scaled = self.clone();
+        for v in scaled.source.iter_mut().chain(&mut scaled.distinct.source) {
+            for c in &mut v.position[..3] {
+                *c *= scale;
+            }
+        }
+        scaled
+    }
+
     /// The arrays, to change and check again with [`SortedMesh::from_parts`].
     pub fn into_parts(self) -> SortedParts {
         let d = self.distinct;

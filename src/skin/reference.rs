@@ -17,7 +17,10 @@
 //! each joint's rigid matrix as a unit dual quaternion, the vertex's influences summed by
 //! weight with the sign of each flipped where its rotation's dot product with the first
 //! influence's is negative, the sum divided by its real part's length, and that rigid
-//! transform applied to the position and the normal.
+//! transform applied to the position and the normal. A uniform scale `s` common to every
+//! skinning matrix (a unit conversion in the file) is moved from the matrices to the bind
+//! pose: `M p = (M S⁻¹)(s p)` with `M S⁻¹` rigid, so the rigid parts are blended and applied
+//! to the bind position times `s` (`skin::method` says why).
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 
@@ -99,15 +102,24 @@ pub fn dual_quat(m: &DMat4) -> (DQuat, DQuat) {
     (rotation, dual)
 }
 
-/// Dual-quaternion skinned positions and normals (unit normals), file vertex order.
-pub fn skin_dual_quat(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
-    let dual_quats: Vec<(DQuat, DQuat)> = palette.iter().map(dual_quat).collect();
-    skin_dual_quats(mesh, &dual_quats)
+/// Dual-quaternion skinned positions and normals (unit normals), file vertex order, with
+/// `scale` the uniform scale every skinning matrix in `palette` carries (1 where they are
+/// rigid).
+pub fn skin_dual_quat(mesh: &Mesh, palette: &[DMat4], scale: f64) -> (Vec<DVec3>, Vec<DVec3>) {
+    let unscale = DMat4::from_scale(DVec3::splat(1.0 / scale));
+    let dual_quats: Vec<(DQuat, DQuat)> =
+        palette.iter().map(|m| dual_quat(&(*m * unscale))).collect();
+    skin_dual_quats(mesh, &dual_quats, scale)
 }
 
-/// [`skin_dual_quat`] from given dual quaternions (rotation, dual part) per joint: the
-/// oracle's blend applied to what a GPU variant's shaders were given, in f64.
-pub fn skin_dual_quats(mesh: &Mesh, dual_quats: &[(DQuat, DQuat)]) -> (Vec<DVec3>, Vec<DVec3>) {
+/// [`skin_dual_quat`] from given dual quaternions (rotation, dual part) per joint, each of
+/// a skinning matrix with `scale` taken out of its 3×3 (applied to the bind positions
+/// instead): the oracle's blend applied to what a GPU variant's shaders were given, in f64.
+pub fn skin_dual_quats(
+    mesh: &Mesh,
+    dual_quats: &[(DQuat, DQuat)],
+    scale: f64,
+) -> (Vec<DVec3>, Vec<DVec3>) {
     let mut positions = Vec::with_capacity(mesh.vertex_count());
     let mut normals = Vec::with_capacity(mesh.vertex_count());
     for v in 0..mesh.vertex_count() {
@@ -127,7 +139,7 @@ pub fn skin_dual_quats(mesh: &Mesh, dual_quats: &[(DQuat, DQuat)]) -> (Vec<DVec3
         let (real, dual) = (real * (1.0 / length), dual * (1.0 / length));
         // Translation: 2 · dual ⊗ conj(real).
         let t = dual * real.conjugate() * 2.0;
-        let p = mesh.positions[v].as_dvec3();
+        let p = mesh.positions[v].as_dvec3() * scale;
         positions.push(real * p + DVec3::new(t.x, t.y, t.z));
         normals.push(real * mesh.normals[v].as_dvec3());
     }

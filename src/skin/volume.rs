@@ -91,7 +91,9 @@ pub fn worst_volume(rig: &PreparedRig, method: SkinMethod) -> Option<WorstVolume
     for_each_pose(rig, SAMPLES, |clip, time_secs, skinning| {
         let positions = match method {
             SkinMethod::Linear => skin(mesh, skinning).0,
-            SkinMethod::DualQuat => skin_dual_quat(mesh, skinning).0,
+            SkinMethod::DualQuat => {
+                skin_dual_quat(mesh, skinning, super::method::dual_quat_scale(rig) as f64).0
+            }
         };
         let ratio = enclosed_volume(&positions, &mesh.indices) / bind_volume;
         if worst

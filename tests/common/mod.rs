@@ -254,6 +254,10 @@ pub fn prepared_rig_cut(
         let dir = temp_dir(&format!("built-rig-cut-{max_influences}"));
         let path = fox_split(&dir, SecondSkin::OtherBinds, true).expect("the public rigs");
         PreparedRig::load_cut(&path, max_influences).unwrap()
+    } else if let Some(&(_, scale)) = FOX_SKIN_SCALED.iter().find(|(n, _)| *n == name) {
+        let dir = temp_dir(&format!("built-rig-cut-{max_influences}"));
+        let path = fox_skin_scaled(&dir, glam::Vec3::splat(scale)).expect("the public rigs");
+        PreparedRig::load_cut(&path, max_influences).unwrap()
     } else {
         let file = PUBLIC_RIGS
             .iter()
@@ -857,15 +861,56 @@ pub fn hat_box() -> ([[f32; 3]; 8], Vec<u32>) {
 pub const FOX_PARTS: &str = "fox_parts";
 
 /// The test rigs built from the public ones, prepared: [`FOX_PARTS`].
+/// Names of the Fox rigs whose skinning matrices all carry one uniform scale (a unit
+/// conversion, as Blender and Mixamo exports do), with that scale: [`fox_skin_scaled`].
+pub const FOX_SKIN_SCALED: [(&str, f32); 2] = [("fox_skin_x100", 100.0), ("fox_skin_x0.01", 0.01)];
+
 fn built_test_rigs() -> Vec<(String, std::sync::Arc<skinbench::prepare::PreparedRig>)> {
+    use skinbench::prepare::PreparedRig;
+    use std::sync::Arc;
     let dir = temp_dir("built-rigs");
-    match fox_split(&dir, SecondSkin::OtherBinds, true) {
-        Some(path) => vec![(
+    let mut rigs = Vec::new();
+    if let Some(path) = fox_split(&dir, SecondSkin::OtherBinds, true) {
+        rigs.push((
             FOX_PARTS.to_string(),
-            std::sync::Arc::new(skinbench::prepare::PreparedRig::load(&path).unwrap()),
-        )],
-        None => Vec::new(),
+            Arc::new(PreparedRig::load(&path).unwrap()),
+        ));
     }
+    for (name, scale) in FOX_SKIN_SCALED {
+        if let Some(path) = fox_skin_scaled(&dir, glam::Vec3::splat(scale)) {
+            rigs.push((
+                name.to_string(),
+                Arc::new(PreparedRig::load(&path).unwrap()),
+            ));
+        }
+    }
+    rigs
+}
+
+/// The Fox with the node above its skeleton scaling by `scale` and nothing else changed:
+/// every joint's global transform, so every skinning matrix, gains that scale on its left
+/// (the inverse bind matrices were made without it), and the character is drawn that much
+/// larger. A uniform `scale` is what a unit conversion on an armature does when the mesh
+/// is bound in the armature's units; any other is a rig that scales along an axis.
+pub fn fox_skin_scaled(dir: &std::path::Path, scale: glam::Vec3) -> Option<PathBuf> {
+    let source = rigs_dir()?.join("Fox/Fox.glb");
+    let mut edit = GlbEdit::open(&source);
+    let armature = edit.node("root");
+    let old = edit.doc["nodes"][armature]["scale"]
+        .as_array()
+        .map_or(glam::Vec3::ONE, |s| {
+            glam::Vec3::from_slice(
+                &s.iter()
+                    .map(|v| v.as_f64().unwrap() as f32)
+                    .collect::<Vec<_>>(),
+            )
+        });
+    let new = old * scale;
+    edit.doc["nodes"][armature]["scale"] = json!([new.x, new.y, new.z]);
+    Some(edit.write(
+        dir,
+        &format!("Fox_skin_x{}_{}_{}.glb", scale.x, scale.y, scale.z),
+    ))
 }
 
 /// A one-primitive skinned character (`source`, its mesh node `mesh_node`) with its

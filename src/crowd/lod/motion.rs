@@ -206,7 +206,8 @@ impl ClipMotion {
             let (positions, _) = match method {
                 SkinMethod::Linear => crate::skin::reference::skin(&rig.source_mesh, &palette),
                 SkinMethod::DualQuat => {
-                    crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette)
+                    let scale = crate::skin::method::dual_quat_scale(rig) as f64;
+                    crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette, scale)
                 }
             };
             if k > 0 {

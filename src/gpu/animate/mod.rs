@@ -87,7 +87,8 @@ crate::gpu_struct! {
         tracks_at: u32,
         model_at: u32,
         lod: u32,
-        _pad: u32,
+        /// With dual quaternions, the rig's uniform skinning scale (`skin::method`).
+        dual_quat_scale: f32,
     }
 }
 
@@ -145,6 +146,8 @@ pub struct GpuAnimator {
     tables_bytes: u64,
     joint_stride: usize,
     normal_offset_vec4s: u32,
+    /// The rig's uniform skinning scale, divided out of the dual quaternions.
+    dual_quat_scale: f32,
     records: wgpu::Buffer,
     /// What the GPU's records hold, and the crowd they were written from.
     held: Vec<Record>,
@@ -208,6 +211,7 @@ impl GpuAnimator {
             } else {
                 0
             },
+            dual_quat_scale: crate::skin::method::dual_quat_scale(rig),
             records: Self::records_buffer(device, 0),
             held: Vec::new(),
             held_from: Vec::new(),
@@ -590,7 +594,7 @@ impl GpuAnimator {
                 tracks_at: o.tracks_at,
                 model_at: (self.ranges[r].capacity * self.joint_stride * 3) as u32,
                 lod: b.lod as u32,
-                _pad: 0,
+                dual_quat_scale: self.dual_quat_scale,
             };
             let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());
             for (block, (first, count)) in levels.enumerate() {

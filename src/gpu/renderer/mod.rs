@@ -274,7 +274,11 @@ impl CrowdRenderer {
                     },
                     dual_quat: dual_quat as u32,
                     influences: rig.max_influences as u32,
-                    _pad: 0,
+                    dual_quat_scale: if dual_quat {
+                        crate::skin::method::dual_quat_scale(rig)
+                    } else {
+                        1.0
+                    },
                 }),
                 usage: wgpu::BufferUsages::UNIFORM,
             })

@@ -154,7 +154,8 @@ crate::gpu_struct! {
         pub(super) dual_quat: u32,
         /// The most influences a vertex has: 4 or less skips the second set.
         pub(super) influences: u32,
-        pub(super) _pad: u32,
+        /// With dual quaternions, the rig's uniform skinning scale (`skin::method`).
+        pub(super) dual_quat_scale: f32,
     }
 }
 

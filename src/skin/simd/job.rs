@@ -117,7 +117,12 @@ impl<'a> LaneJob<'a> {
         active: usize,
         method: SkinMethod,
     ) -> Self {
-        let mesh = rig.mesh.sorted();
+        // With dual quaternions, the bind pose times the rig's common skinning scale (the
+        // same mesh where that is 1).
+        let mesh = match method {
+            SkinMethod::DualQuat => crate::skin::method::dual_quat_mesh(rig),
+            SkinMethod::Linear => rig.mesh.sorted(),
+        };
         let (runs, source, joints, weights) = match layout.variant().spec().skins {
             Skins::DistinctOnce => {
                 let d = mesh.distinct();
