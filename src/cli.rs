@@ -221,6 +221,31 @@ pub enum Command {
     Pose(PoseArgs),
     /// Generate a built-in rig as a .glb file.
     GenRig(GenRigArgs),
+    /// Print the GPU adapter the app and the GPU workloads would use: its name, type,
+    /// driver and backend, and whether it is a CPU emulation (whose timings are not GPU
+    /// speed).
+    Adapter(AdapterArgs),
+    /// Summarise a folder of bench reports into summary.md and summary.json beside them:
+    /// the GPU's time per pass, the draw passes' share, the CPU's whole part of a frame,
+    /// walk against levels, LOD off against on, thread scaling (what
+    /// scripts/gpu-report.sh runs last).
+    Summarize(SummarizeArgs),
+}
+
+/// `skinbench adapter`.
+#[derive(clap::Args, Debug)]
+pub struct AdapterArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `skinbench summarize`.
+#[derive(clap::Args, Debug)]
+pub struct SummarizeArgs {
+    /// The folder holding the reports (`bench --out`).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 /// `skinbench inspect`.
@@ -266,6 +291,11 @@ pub struct BenchArgs {
     /// crowd).
     #[arg(long)]
     pub instances: Option<usize>,
+    /// Worker thread counts for the frame and crowd workloads, comma-separated, each a
+    /// number or `all` (this machine's cores), e.g. `1,2,4,8,all` (default: every count
+    /// from 1 to all for frame; 1, 2 and all for crowd).
+    #[arg(long = "threads", value_name = "N", value_delimiter = ',')]
+    pub threads: Vec<String>,
     /// Measure the lane kernels at these SIMD levels side by side (help text set in
     /// `command()`: the level names come from their declaration).
     #[arg(long = "simd-level", value_name = "LEVEL")]

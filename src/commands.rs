@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 
-use crate::cli::{AppArgs, BenchArgs, GenRigArgs, InspectArgs, PoseArgs};
+use crate::cli::{
+    AdapterArgs, AppArgs, BenchArgs, GenRigArgs, InspectArgs, PoseArgs, SummarizeArgs,
+};
 use crate::cli::{built_in_rig, parse_simd_levels};
 use skinbench::bench::{BenchOptions, Workload, report};
 use skinbench::crowd::lod::LodSettings;
@@ -171,6 +173,7 @@ pub fn bench(
         json,
         workloads,
         instances,
+        threads,
         simd_levels,
         trace,
     }: BenchArgs,
@@ -192,6 +195,7 @@ pub fn bench(
         anyhow::bail!("--instances must be at least 1");
     }
     let simd_levels = parse_simd_levels(&simd_levels)?;
+    let thread_counts = parse_thread_counts(&threads)?;
     if let Some(path) = &trace {
         check_output_path("--trace", path, "json")?;
     }
@@ -214,6 +218,7 @@ pub fn bench(
         workloads,
         instances,
         simd_levels,
+        thread_counts,
         trace: timeline.clone(),
         ..BenchOptions::default()
     };
@@ -236,6 +241,33 @@ pub fn bench(
     skinbench::bench::index::update_index(&out)
         .map_err(|e| anyhow::anyhow!("cannot update the index in {}: {e}", out.display()))?;
     Ok(())
+}
+
+/// `--threads` of `bench`: numbers or `all`, ascending without repeats; `None` when not
+/// given (each workload's own counts).
+fn parse_thread_counts(given: &[String]) -> anyhow::Result<Option<Vec<usize>>> {
+    if given.is_empty() {
+        return Ok(None);
+    }
+    let cores = available_threads();
+    let max = skinbench::crowd::crew::MAX_WORKERS;
+    let mut counts = Vec::new();
+    for text in given {
+        let count = match text.trim() {
+            "all" => cores,
+            t => match t.parse::<usize>() {
+                Ok(n) if (1..=max).contains(&n) => n,
+                _ => anyhow::bail!(
+                    "--threads: {text:?} is not a worker count: give numbers in 1..={max} or \
+                     `all` ({cores} here), comma-separated"
+                ),
+            },
+        };
+        counts.push(count);
+    }
+    counts.sort_unstable();
+    counts.dedup();
+    Ok(Some(counts))
 }
 
 pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
@@ -432,4 +464,48 @@ fn soak_plan(
         max_instances: skinbench::ui::app::MAX_INSTANCES,
         max_threads: cores,
     })
+}
+
+/// `skinbench adapter`: the adapter the GPU workloads would get, said plainly.
+pub fn adapter(AdapterArgs { json }: AdapterArgs) -> anyhow::Result<()> {
+    let gpu = skinbench::gpu::GpuContext::offscreen()
+        .map_err(|e| anyhow::anyhow!("no GPU adapter: {e}"))?;
+    let a = &gpu.summary;
+    let cpu_adapter = a.device_type.contains("Cpu");
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "name": a.name,
+                "device_type": a.device_type,
+                "backend": a.backend,
+                "driver": a.driver,
+                "timestamps": a.timestamps,
+                "cpu_adapter": cpu_adapter,
+            })
+        );
+    } else {
+        println!(
+            "adapter: {} ({}, {})\ndriver: {}\ntimestamps: {}\n{}",
+            a.name,
+            a.device_type,
+            a.backend,
+            a.driver,
+            if a.timestamps { "yes" } else { "no" },
+            if cpu_adapter {
+                "a CPU emulation of a GPU: its timings are not GPU speed"
+            } else {
+                "a GPU"
+            }
+        );
+    }
+    Ok(())
+}
+
+/// `skinbench summarize DIR`.
+pub fn summarize(SummarizeArgs { dir }: SummarizeArgs) -> anyhow::Result<()> {
+    let (summary, md, json) = skinbench::bench::summary::write(&dir)?;
+    println!("{}", skinbench::bench::summary::markdown(&summary));
+    eprintln!("wrote {} and {}", md.display(), json.display());
+    Ok(())
 }

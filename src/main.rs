@@ -1,4 +1,5 @@
-//! The `skinbench` command: the app (default), `bench`, `inspect`, `pose` and `gen-rig`.
+//! The `skinbench` command: the app (default), `bench`, `inspect`, `pose`, `gen-rig`,
+//! `adapter` and `summarize`.
 //!
 //! How it works: [`cli`] declares the command line (from the variant declarations);
 //! `main` parses it and hands each subcommand to its function in [`commands`], which
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 use clap::FromArgMatches;
 
 use cli::{Cli, Command, command};
-use commands::{bench, gen_rig, inspect, pose, run_app};
+use commands::{adapter, bench, gen_rig, inspect, pose, run_app, summarize};
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
@@ -38,6 +39,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bench(args)) => bench(args),
         Some(Command::Pose(args)) => pose(args),
         Some(Command::GenRig(args)) => gen_rig(args),
+        Some(Command::Adapter(args)) => adapter(args),
+        Some(Command::Summarize(args)) => summarize(args),
         None => run_app(cli.app),
     }
 }

@@ -684,3 +684,33 @@ fn the_compute_shader_help_counts_eight_classes() {
     assert!(!help.contains("(1-4)"), "{help}");
     assert!(help.contains("1 to 8 influences"), "{help}");
 }
+
+#[test]
+fn bench_thread_counts_are_numbers_or_all() {
+    for bad in ["0", "lots", "1,,2", "100000"] {
+        let (code, _, err) = skinbench(&["bench", "--workload", "frame", "--threads", bad]);
+        assert_eq!(code, 1, "--threads {bad}: {err}");
+        assert!(
+            err.contains("--threads") && err.contains("`all`"),
+            "--threads {bad}: {err}"
+        );
+    }
+}
+
+#[test]
+fn summarize_names_the_folder_or_file_it_cannot_read() {
+    let dir = common::temp_dir("summarize-empty");
+    let (code, _, err) = skinbench(&["summarize", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("holds no bench report"), "{err}");
+    std::fs::write(dir.join("notes.json"), "{\"not\": \"a report\"}").unwrap();
+    let (code, _, err) = skinbench(&["summarize", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("notes.json") && err.contains("no machine section"),
+        "{err}"
+    );
+    let (code, _, err) = skinbench(&["summarize", "/nonexistent/folder"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("/nonexistent/folder"), "{err}");
+}

@@ -109,14 +109,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     let (frames, warmup) = if quick { (8, 4) } else { (32, 16) };
     let thresholds_px: Vec<f32> = if quick { vec![1.0] } else { vec![1.0, 4.0] };
     let floor_sample = if quick { 100 } else { 1000 };
-    let cores = ctx.options.max_threads;
-    let mut thread_counts = vec![1];
-    if cores >= 2 {
-        thread_counts.push(2);
-    }
-    if cores > 2 {
-        thread_counts.push(cores);
-    }
+    let thread_counts = ctx.options.crowd_thread_counts();
     // The belt's chunks are reused frame after frame; `in_place` maps fresh staging
     // memory every frame, whose page faults at 10,000 characters cost more than the
     // skinning.

@@ -64,7 +64,9 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
         let mut set = Vec::new();
         let mut configs = Vec::new();
         for &level in &ctx.options.simd_levels {
-            for threads in 1..=ctx.options.max_threads {
+            let thread_counts = ctx.options.frame_thread_counts();
+            let most = thread_counts.last().copied().unwrap_or(1);
+            for threads in thread_counts {
                 for &schedule in Schedule::ALL {
                     // The best variants at this level (the scalar ones where it is
                     // portable).
@@ -82,7 +84,7 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
                     // With every thread: the GPU variants' CPU part beside the best CPU
                     // frame. Every GPU variant shares it (the same palette layout and
                     // output format), so the first one stands for them all.
-                    if threads == ctx.options.max_threads
+                    if threads == most
                         && let Some(&gpu) = SkinVariant::ALL.iter().find(|s| !s.skins_on_cpu())
                     {
                         let config = PipelineConfig {

@@ -25,6 +25,7 @@ pub mod index;
 pub mod measure;
 pub mod report;
 pub mod skin;
+pub mod summary;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -115,6 +116,10 @@ pub struct BenchOptions {
     /// Overrides every workload's instance count.
     pub instances: Option<usize>,
     pub max_threads: usize,
+    /// `--threads`: the worker counts the frame and crowd workloads measure (default: every
+    /// count from 1 to `max_threads` for frame; 1, 2 and `max_threads` for crowd). The
+    /// gpu workload runs `max_threads`.
+    pub thread_counts: Option<Vec<usize>>,
     /// The SIMD levels the lane kernels are measured at, side by side (each must be one
     /// the CPU has; [`SimdLevel::available`]). Scalar variants run once.
     pub simd_levels: Vec<SimdLevel>,
@@ -130,6 +135,7 @@ impl Default for BenchOptions {
             workloads: Workload::default_set(),
             instances: None,
             max_threads: available_threads(),
+            thread_counts: None,
             simd_levels: vec![SimdLevel::native()],
             trace: None,
         }
@@ -137,6 +143,23 @@ impl Default for BenchOptions {
 }
 
 impl BenchOptions {
+    /// The worker counts the frame workload measures, ascending.
+    pub fn frame_thread_counts(&self) -> Vec<usize> {
+        self.thread_counts
+            .clone()
+            .unwrap_or_else(|| (1..=self.max_threads).collect())
+    }
+
+    /// The worker counts the crowd workload measures, ascending.
+    pub fn crowd_thread_counts(&self) -> Vec<usize> {
+        self.thread_counts.clone().unwrap_or_else(|| {
+            let mut counts = vec![1];
+            counts.extend([2, self.max_threads].into_iter().filter(|&t| t > 1));
+            counts.dedup();
+            counts
+        })
+    }
+
     /// Time budget of one configuration: the CPU workloads take about 3 minutes on a 2-core
     /// machine, about 15 s with `--quick` (11.6 s on a 2-core Xeon).
     pub fn budget(&self) -> Duration {
@@ -322,7 +345,7 @@ pub fn run(
     let mut store_bandwidth = Vec::new();
     if options.workloads.iter().any(|w| !w.spec().needs_adapter) {
         let passes = if options.quick { 2 } else { 5 };
-        for threads in 1..=options.max_threads {
+        for threads in options.frame_thread_counts() {
             let b = bandwidth::measure(threads, passes);
             progress(&format!(
                 "store bandwidth, {threads} thread(s): {:.1} GB/s regular, {} non-temporal",
