@@ -154,5 +154,8 @@ part "frame, $frame_n characters, threads $threads" -- --workload frame --instan
 part "crowd, $crowd_n characters" -- --workload crowd --instances "$crowd_n" "${q_big[@]}"
 
 say "measured in $(( $(date +%s) - began )) s"
-"$bin" summarize "$out" > /dev/null 2>>"$log"
+if ! "$bin" summarize "$out" > /dev/null 2>>"$log"; then
+    say "gpu-report: no summary: no part left a report ($(tail -n 1 "$log")); each part's end is in $out/parts.tsv"
+    exit 1
+fi
 say "wrote $out/summary.md and $out/summary.json"

@@ -117,3 +117,22 @@ fn the_quick_report_runs_every_part_and_its_summary_parses() {
     assert!(scaling.iter().any(|r| r["threads"] == cores));
     assert!(!summary["crowd"].as_array().unwrap().is_empty());
 }
+
+/// A budget too short for the first part: it is stopped, the rest are skipped, each is
+/// recorded as such, and the script says there is nothing to summarise.
+#[test]
+fn a_part_past_the_budget_is_stopped_and_the_rest_skipped() {
+    let Some(_gpu) = common::gpu_context() else {
+        return;
+    };
+    let out = common::temp_dir("gpu-report-budget");
+    let result = run(&["--quick", "--allow-cpu-adapter", "--budget", "8"], &out);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no summary"), "{stderr}");
+    let parts = std::fs::read_to_string(out.join("parts.tsv")).unwrap();
+    let lines: Vec<&str> = parts.lines().collect();
+    assert_eq!(lines.len(), 3, "{parts}");
+    assert!(lines[0].ends_with("stopped at the budget"), "{parts}");
+    assert!(lines[1..].iter().all(|l| l.contains("skipped")), "{parts}");
+}
