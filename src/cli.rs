@@ -271,9 +271,10 @@ pub struct BenchArgs {
     /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
     pub max_influences: Option<u64>,
-    /// Same workloads, fewer frames: each configuration measured for 0.4 s instead of 8
-    /// (the CPU workloads: about 15 s on a 2-core machine against about 3 minutes; gpu
-    /// and crowd render frames and take longer).
+    /// Same workloads, every configuration, fewer frames: each configuration measured for
+    /// 0.4 s instead of 8 (the CPU workloads: about 15 s on a 2-core machine against about
+    /// 3 minutes; gpu and crowd render frames and take longer, and the gpu workload says
+    /// how long it expects after its first frames and then every 10 s).
     #[arg(long)]
     pub quick: bool,
     /// Folder for the .md and .json reports.

@@ -191,6 +191,9 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
     let cpu_adapter = gpu.summary.device_type.contains("Cpu");
     // The GPU-animated rows start at 1,000 characters, or at whatever `--instances` asks.
     let asked_count = ctx.options.instances.is_some();
+    // Every block of configurations measured side by side (instance count, shadows), in
+    // order: what the time estimates count.
+    let mut blocks: Vec<Block> = Vec::new();
     for &n in &instance_counts {
         // The CPU pipeline takes at most 10,000 characters: beyond, the GPU's rows alone.
         let cpu_too = n <= crate::gpu::scene::MAX_INSTANCES;
@@ -209,9 +212,35 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 .filter(|_| cpu_too)
                 .chain(animated.iter().filter(|_| n >= 1000 || asked_count))
                 .collect();
-            if chosen.is_empty() {
-                continue;
+            if !chosen.is_empty() {
+                blocks.push(Block {
+                    n,
+                    shadows,
+                    frames,
+                    draws,
+                    cpu_too,
+                    chosen,
+                });
             }
+        }
+    }
+    if quick {
+        ctx.progress(
+            "gpu workload, --quick: every configuration, with the fewest frames (1 warm-up and \
+             3 measured a configuration; 2 from 10,000 characters)",
+        );
+    }
+    let mut estimate = Estimate::default();
+    for (b, block) in blocks.iter().enumerate() {
+        let Block {
+            n,
+            shadows,
+            frames,
+            draws,
+            cpu_too,
+            ref chosen,
+        } = *block;
+        {
             ctx.progress(&format!(
                 "gpu workload: {n} instances, shadows {}, {} configurations, {frames} frames each{}",
                 if shadows { "on" } else { "off" },
@@ -222,7 +251,8 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             // time.
             let together = if cpu_too { chosen.len() } else { 1 };
             let mut n_rows: Vec<GpuRow> = Vec::new();
-            for batch in chosen.chunks(together) {
+            for (k, batch) in chosen.chunks(together).enumerate() {
+                let later_in_block = chosen.len().saturating_sub((k + 1) * together);
                 let mut scenes = Vec::new();
                 for c in batch {
                     // Refused before anything is allocated, as the app refuses it.
@@ -251,7 +281,9 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     scene.wait_for_gpu_times = true;
                     scenes.push((c, scene, Vec::new(), Vec::new(), Vec::new()));
                 }
-                for round in 0..warmup + frames {
+                let rounds = warmup + frames;
+                for round in 0..rounds {
+                    let round_start = std::time::Instant::now();
                     for (c, scene, samples, uploaded, lod) in &mut scenes {
                         let timings = if draws {
                             scene.frame(Frame::headless(FRAME_SECS))?
@@ -268,6 +300,17 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                                 })?);
                             }
                         }
+                    }
+                    let line = estimate.after_round(
+                        round_start.elapsed().as_secs_f64(),
+                        round,
+                        rounds,
+                        (batch.len(), later_in_block),
+                        &blocks[b..],
+                        warmup,
+                    );
+                    if let Some(line) = line {
+                        ctx.progress(&line);
                     }
                 }
                 for (c, scene, samples, uploaded, lod) in &scenes {
@@ -429,4 +472,127 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         );
     }
     let _ = writeln!(s);
+}
+
+/// Configurations measured side by side: one instance count, shadows off or on.
+struct Block<'a> {
+    n: usize,
+    shadows: bool,
+    frames: usize,
+    draws: bool,
+    cpu_too: bool,
+    chosen: Vec<&'a GpuConfig>,
+}
+
+/// How long the gpu workload has left, from the rounds measured so far: a round (one frame
+/// of every configuration of a batch) is timed, and later blocks are estimated from it by
+/// their instance counts and configuration counts (drawing and skinning grow about
+/// linearly with the crowd). Said after a block's first round and then every 10 s.
+#[derive(Default)]
+struct Estimate {
+    last_said: Option<std::time::Instant>,
+}
+
+impl Estimate {
+    /// The line to print after round `round` of `rounds` took `secs` for the batch's
+    /// configurations (`configs.0`; `configs.1` more of this block in later batches),
+    /// `blocks[0]` being the current block; `None` when it is not time to.
+    fn after_round(
+        &mut self,
+        secs: f64,
+        round: usize,
+        rounds: usize,
+        configs: (usize, usize),
+        blocks: &[Block<'_>],
+        warmup: usize,
+    ) -> Option<String> {
+        let (configs, later_in_block) = configs;
+        let due = round == 0
+            || self
+                .last_said
+                .is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(10));
+        if !due || round + 1 == rounds {
+            return None;
+        }
+        self.last_said = Some(std::time::Instant::now());
+        let later: Vec<(usize, usize, usize)> = blocks[1..]
+            .iter()
+            .map(|b| (b.n, b.chosen.len(), warmup + b.frames))
+            .collect();
+        let (this_block, later) = time_left(
+            secs,
+            (round, rounds),
+            (configs, later_in_block),
+            blocks[0].n,
+            &later,
+        );
+        Some(format!(
+            "  round {} of {rounds} took {secs:.1} s: about {} left in this block, {} in the gpu \
+             workload (later blocks estimated from this round by their instance and \
+             configuration counts)",
+            round + 1,
+            duration(this_block),
+            duration(this_block + later),
+        ))
+    }
+}
+
+/// Seconds left in the current block and in the blocks after it, from one round of
+/// `configs.0` configurations at `n` characters that took `secs` (round `round.0` of
+/// `round.1`; `configs.1` more configurations of the block in later batches), the later
+/// blocks given as (characters, configurations, rounds).
+fn time_left(
+    secs: f64,
+    (round, rounds): (usize, usize),
+    (configs, later_in_block): (usize, usize),
+    n: usize,
+    later: &[(usize, usize, usize)],
+) -> (f64, f64) {
+    let per_config_round = secs / configs.max(1) as f64;
+    let this_block = secs * (rounds - round - 1) as f64
+        + per_config_round * later_in_block as f64 * rounds as f64;
+    let per_character = per_config_round / n.max(1) as f64;
+    let after: f64 = later
+        .iter()
+        .map(|&(n, configs, rounds)| per_character * (n * configs * rounds) as f64)
+        .sum();
+    (this_block, after)
+}
+
+/// Seconds in words a reader takes in at a glance.
+fn duration(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{secs:.0} s")
+    } else if secs < 5400.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!("{:.1} h", secs / 3600.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_left_counts_this_block_and_scales_later_blocks() {
+        // 9 configurations, a round of 4.5 s at 100 characters, round 1 of 4: 3 rounds left
+        // here (13.5 s); a later block of 18 configurations, 4 rounds at 1,000 characters:
+        // 0.005 s a configuration-character round × 1,000 × 18 × 4 = 360 s.
+        let (here, after) = time_left(4.5, (0, 4), (9, 0), 100, &[(1000, 18, 4)]);
+        assert!(
+            (here - 13.5).abs() < 1e-9 && (after - 360.0).abs() < 1e-9,
+            "{here} {after}"
+        );
+        // Batches of one: the batch's own rounds and the block's later batches.
+        let (here, _) = time_left(2.0, (1, 3), (1, 4), 100_000, &[]);
+        assert!((here - (2.0 + 4.0 * 2.0 * 3.0)).abs() < 1e-9, "{here}");
+    }
+
+    #[test]
+    fn durations_read_at_a_glance() {
+        assert_eq!(duration(42.0), "42 s");
+        assert_eq!(duration(600.0), "10 min");
+        assert_eq!(duration(9000.0), "2.5 h");
+    }
 }
