@@ -124,6 +124,16 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     let most = thread_counts.iter().copied().max().unwrap_or(1);
     let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, most))?;
     let mut rows = Vec::new();
+    // How long is left, from the blocks measured so far (each block is the same number of
+    // frames of the same crowd, so the mean so far is a fair guess for the rest).
+    let total_blocks = CameraStart::ALL.len() * thread_counts.len() * 2 * (1 + thresholds_px.len());
+    let (mut done_blocks, mut block_secs) = (0usize, 0.0f64);
+    if quick {
+        ctx.progress(&format!(
+            "crowd workload, --quick: every configuration ({total_blocks} blocks), with the \
+             fewest frames ({warmup} warm-up and {frames} measured a block)"
+        ));
+    }
     for &camera_start in CameraStart::ALL {
         scene.set_camera(camera_start);
         // The draw lists and the camera for this view, so the floor sees what LOD sees.
@@ -150,15 +160,25 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
             for round in 0..2 {
                 for (k, lod) in lod_settings.iter().enumerate() {
                     ctx.progress(&format!(
-                        "crowd workload: {n} characters, {} camera, {threads} threads, LOD {} (block {} of 2)",
+                        "crowd workload: {n} characters, {} camera, {threads} threads, LOD {} (block {} of 2){}",
                         camera_start.name(),
                         if lod.enabled {
                             format!("on ({} px)", lod.threshold_px)
                         } else {
                             "off".into()
                         },
-                        round + 1
+                        round + 1,
+                        if done_blocks > 0 {
+                            let left = block_secs / done_blocks as f64
+                                * (total_blocks - done_blocks) as f64;
+                            format!(
+                                "; {done_blocks} of {total_blocks} blocks done, about {left:.0} s left"
+                            )
+                        } else {
+                            String::new()
+                        }
                     ));
+                    let block_start = std::time::Instant::now();
                     scene.settings.pipeline = PipelineConfig::best_for(&rig, threads);
                     scene.settings.lod = *lod;
                     // A block starts afresh: LOD recomputes everything on its first frame.
@@ -200,6 +220,8 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                             s.measured += error.compared;
                         }
                     }
+                    done_blocks += 1;
+                    block_secs += block_start.elapsed().as_secs_f64();
                 }
             }
             let off_total = median(samples[0].total.clone());
