@@ -189,12 +189,7 @@ fn one_joint_that_scales_alone_is_named() {
         return;
     };
     let mut edit = common::GlbEdit::open(&dir.join("Fox/Fox.glb"));
-    let joints: Vec<usize> = edit.doc["skins"][0]["joints"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| j.as_u64().unwrap() as usize)
-        .collect();
+    let joints = edit.skin_joints(0);
     let leaf = *joints
         .iter()
         .rev()

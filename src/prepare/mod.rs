@@ -380,7 +380,8 @@ pub struct PreparedData {
     /// matrix (1 where they are rigid), or why it cannot skin this rig: filled by
     /// `skin::method` on first ask, since finding out samples every clip through the
     /// hierarchy (a layer above this one).
-    pub dual_quat_fit: std::sync::OnceLock<Result<DualQuatFit, String>>,
+    /// Crate-private: a fit set from outside could name a mesh of another rig.
+    pub(crate) dual_quat_fit: std::sync::OnceLock<Result<DualQuatFit, String>>,
 }
 
 /// How dual-quaternion skinning takes a rig whose skinning matrices all carry one uniform

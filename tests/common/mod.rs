@@ -574,6 +574,16 @@ impl GlbEdit {
         index
     }
 
+    /// The node indices of skin `skin`'s joints, in the skin's order.
+    pub fn skin_joints(&self, skin: usize) -> Vec<usize> {
+        self.doc["skins"][skin]["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j.as_u64().unwrap() as usize)
+            .collect()
+    }
+
     /// The index of the node named `name`.
     pub fn node(&self, name: &str) -> usize {
         self.doc["nodes"]
@@ -609,12 +619,7 @@ pub fn fox_armature_scaled(dir: &std::path::Path, scale: f32) -> Option<PathBuf>
     let mut edit = GlbEdit::open(&source);
     let armature = edit.node("root");
     edit.doc["nodes"][armature]["scale"] = json!([scale, scale, scale]);
-    let joints: Vec<usize> = edit.doc["skins"][0]["joints"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| j.as_u64().unwrap() as usize)
-        .collect();
+    let joints = edit.skin_joints(0);
     for &j in &joints {
         if let Some(t) = edit.doc["nodes"][j]["translation"].as_array() {
             let t: Vec<f64> = t
