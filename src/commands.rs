@@ -43,6 +43,7 @@ pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
         value["influence_cut"] = serde_json::to_value(&cut)?;
         value["normal_matrix_reason"] = serde_json::to_value(&prepared.normal_matrix_reason)?;
         value["normal_angles"] = serde_json::to_value(&normals)?;
+        value["mesh_lod"] = mesh_lod_json(&prepared);
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print!("{}", summary.to_text());
@@ -61,8 +62,59 @@ pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
             );
         }
         print!("{}", normals.to_text(&prepared));
+        print!("{}", mesh_lod_text(&prepared));
     }
     Ok(())
+}
+
+/// The mesh LOD chain as `inspect` prints it: each level's triangles, vertices and error.
+fn mesh_lod_text(rig: &PreparedRig) -> String {
+    use std::fmt::Write;
+    let chain = rig.mesh_chain();
+    let measured = skinbench::skin::mesh_lod::level_errors(rig);
+    let mut out = format!(
+        "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; errors are \
+         the largest distance between the level's and the full mesh's skinned surfaces over \
+         the clips, +{:.0} %, as a share of the rig size {:.3})\n",
+        chain.levels().len(),
+        chain.build_secs * 1e3,
+        measured.poses,
+        measured.measure_secs * 1e3,
+        skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
+        rig.bounds_size,
+    );
+    for (l, (level, error)) in chain.levels().iter().zip(&measured.errors).enumerate() {
+        let _ = writeln!(
+            out,
+            "  level {l}: {:>6} triangles {:>6} vertices  error {:.3e} ({:.2e} of the rig size; the simplifier's bind-pose estimate {:.2e})",
+            level.triangles(),
+            level.vertices,
+            error,
+            *error as f64 / rig.bounds_size as f64,
+            level.bind_error,
+        );
+    }
+    if let Some(note) = &chain.note {
+        let _ = writeln!(out, "  ({note})");
+    }
+    out
+}
+
+fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
+    let chain = rig.mesh_chain();
+    let measured = skinbench::skin::mesh_lod::level_errors(rig);
+    serde_json::json!({
+        "levels": chain.levels().iter().zip(&measured.errors).map(|(level, error)| serde_json::json!({
+            "triangles": level.triangles(),
+            "vertices": level.vertices,
+            "error": error,
+            "bind_error": level.bind_error,
+        })).collect::<Vec<_>>(),
+        "note": chain.note,
+        "build_secs": chain.build_secs,
+        "measure_secs": measured.measure_secs,
+        "poses": measured.poses,
+    })
 }
 
 /// `pose`: one instance's skinned mesh at one time, written as .glb or .obj.

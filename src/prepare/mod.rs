@@ -24,6 +24,7 @@
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
 pub mod clip;
+pub mod mesh_lod;
 pub mod scale;
 mod sorted;
 
@@ -382,6 +383,22 @@ pub struct PreparedData {
     /// hierarchy (a layer above this one).
     /// Crate-private: a fit set from outside could name a mesh of another rig.
     pub(crate) dual_quat_fit: std::sync::OnceLock<Result<DualQuatFit, String>>,
+    /// The mesh's geometric LOD chain, made on first ask ([`PreparedData::mesh_chain`]).
+    mesh_chain: std::sync::OnceLock<mesh_lod::MeshChain>,
+    /// Each level's error measured over the clips' poses, model units: filled by
+    /// `skin::mesh_lod` on first ask (it skins through the hierarchy, a layer above).
+    pub(crate) mesh_level_errors: std::sync::OnceLock<MeshLevelErrors>,
+}
+
+/// What measuring a chain's levels over the clips found.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MeshLevelErrors {
+    /// Per level, the bound a switch to it is allowed to cost, model units (0 for the full
+    /// mesh; never smaller than a finer level's).
+    pub errors: Vec<f32>,
+    /// Poses measured.
+    pub poses: usize,
+    pub measure_secs: f64,
 }
 
 /// How dual-quaternion skinning takes a rig whose skinning matrices all carry one uniform
@@ -471,8 +488,16 @@ impl PreparedRig {
                 longest_normal,
                 summary,
                 dual_quat_fit: std::sync::OnceLock::new(),
+                mesh_chain: std::sync::OnceLock::new(),
+                mesh_level_errors: std::sync::OnceLock::new(),
             },
         })
+    }
+
+    /// The mesh's geometric LOD chain (made on first ask: meshoptimizer, milliseconds).
+    pub fn mesh_chain(&self) -> &mesh_lod::MeshChain {
+        self.mesh_chain
+            .get_or_init(|| mesh_lod::MeshChain::new(&self.mesh))
     }
 
     /// The built-in reference rig, from the copy embedded in the binary.

@@ -20,6 +20,7 @@
 pub mod dest;
 pub mod float4;
 pub mod layout;
+pub mod mesh_lod;
 pub mod method;
 pub mod naive;
 pub mod normal_rules;

@@ -113,11 +113,22 @@ pub fn worst_volume(rig: &PreparedRig, method: SkinMethod) -> Option<WorstVolume
 
 /// Calls `f` with each clip's name, a time and the rig's skinning matrices there (f64
 /// oracle), at `samples` evenly spaced times per clip.
-pub fn for_each_pose(rig: &PreparedRig, samples: usize, mut f: impl FnMut(&str, f32, &[DMat4])) {
+pub fn for_each_pose(rig: &PreparedRig, samples: usize, f: impl FnMut(&str, f32, &[DMat4])) {
+    for_each_pose_shifted(rig, samples, 0.0, f);
+}
+
+/// As [`for_each_pose`], each time `shift` of a step later (0.5: halfway between those
+/// [`for_each_pose`] gives).
+pub fn for_each_pose_shifted(
+    rig: &PreparedRig,
+    samples: usize,
+    shift: f32,
+    mut f: impl FnMut(&str, f32, &[DMat4]),
+) {
     let mut locals = rig.rest_pose.clone();
     for clip in &rig.clips {
         for i in 0..samples {
-            let time_secs = clip.duration_secs * i as f32 / samples as f32;
+            let time_secs = clip.duration_secs * (i as f32 + shift) / samples as f32;
             locals.copy_from_slice(&rig.rest_pose);
             sample_clip(clip, &rig.rest_pose, time_secs, &mut locals);
             let locals64: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();

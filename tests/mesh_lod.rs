@@ -1,0 +1,98 @@
+//! Geometric LOD's chains on every rig: each level a valid triangle list over the
+//! character's own vertices, coarser than the one before and made of its vertices, and each
+//! level's stated error an upper bound of what the f64 oracle finds at other poses of the
+//! clips (halfway between the times the load-time measurement used).
+//!
+//! One case per (rig, check), so a failure names its case.
+
+mod common;
+
+use std::collections::HashSet;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use skinbench::prepare::PreparedRig;
+use skinbench::skin::mesh_lod::{level_errors, measure, poses_per_clip};
+
+fn chain_is_valid(rig: &PreparedRig) -> Result<(), Failed> {
+    let chain = rig.mesh_chain();
+    let levels = chain.levels();
+    if levels.is_empty() {
+        return Err("no levels".into());
+    }
+    if levels[0].index_count as usize != rig.mesh.indices().len() {
+        return Err("level 0 is not the full mesh".into());
+    }
+    if levels.len() == 1 && chain.note.is_none() {
+        return Err("one level and no note saying why".into());
+    }
+    let vertex_count = rig.mesh.vertex_count() as u32;
+    for (l, level) in levels.iter().enumerate() {
+        let indices = chain.level_indices(l);
+        if !indices.len().is_multiple_of(3) || indices.iter().any(|&v| v >= vertex_count) {
+            return Err(format!("level {l}: not a triangle list over the mesh's vertices").into());
+        }
+        if l > 0 {
+            let finer = &levels[l - 1];
+            if level.triangles() as f64 > finer.triangles() as f64 * 0.9 {
+                return Err(format!(
+                    "level {l}: {} triangles after {}",
+                    level.triangles(),
+                    finer.triangles()
+                )
+                .into());
+            }
+            let kept: HashSet<u32> = chain.level_indices(l - 1).iter().copied().collect();
+            if let Some(v) = indices.iter().find(|v| !kept.contains(v)) {
+                return Err(format!("level {l}: vertex {v} is not in level {}", l - 1).into());
+            }
+        }
+    }
+    let original = rig.mesh.sorted().original_of_sorted();
+    for (k, (f, s)) in chain
+        .indices_file()
+        .iter()
+        .zip(chain.indices_sorted())
+        .enumerate()
+    {
+        if original[*s as usize] != *f {
+            return Err(format!("index {k}: the sorted list names another vertex").into());
+        }
+    }
+    Ok(())
+}
+
+fn error_bounds_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
+    let stated = &level_errors(rig).errors;
+    if stated.len() != rig.mesh_chain().levels().len() || stated[0] != 0.0 {
+        return Err(format!("errors {stated:?}").into());
+    }
+    if stated.windows(2).any(|w| w[1] < w[0]) {
+        return Err(format!("errors shrink along the chain: {stated:?}").into());
+    }
+    let (found, _) = measure(rig, poses_per_clip(rig), 0.5);
+    for (l, (s, f)) in stated.iter().zip(&found).enumerate() {
+        if *f > *s as f64 * (1.0 + 1e-6) {
+            return Err(format!(
+                "level {l}: the oracle finds {f:.4e} between the measured poses; stated {s:.4e}"
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    for (name, rig) in common::prepared_rigs() {
+        let r = rig.clone();
+        trials.push(Trial::test(format!("chain/{name}"), move || {
+            chain_is_valid(&r)
+        }));
+        let r = rig.clone();
+        trials.push(Trial::test(format!("error_bound/{name}"), move || {
+            error_bounds_other_poses(&r)
+        }));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
