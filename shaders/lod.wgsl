@@ -13,9 +13,10 @@
 
 #import skinbench::record::Character
 #import skinbench::constants::{
-    DUE, FORCED, MOTION_STILL, MOTION_UNBOUNDED, NO_MOTION, NO_SLOT, PERIOD_MASK,
-    PERIOD_SHIFT, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED,
-    STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE, WORKGROUP,
+    DUE, FORCED, MESH_HYSTERESIS, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT, MOTION_STILL,
+    MOTION_UNBOUNDED, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, STAT_AT_MESH_LEVEL,
+    STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED, STAT_UNCHANGED,
+    STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE, WORKGROUP,
 }
 
 struct LodFrame {
@@ -37,8 +38,13 @@ struct LodFrame {
     cull: u32,
     // Where the draw slots start in `state.words`.
     slots_at: u32,
+    // Levels of the mesh's chain (1: geometric LOD off), and per level (four a vector) its
+    // error in model units, first index and index count.
+    mesh_levels: u32,
     _pad0: u32,
-    _pad1: u32,
+    mesh_errors: array<vec4<f32>, 2>,
+    mesh_first_index: array<vec4<u32>, 2>,
+    mesh_index_count: array<vec4<u32>, 2>,
 };
 
 struct CharacterLod {
@@ -219,6 +225,38 @@ fn pixels_per_unit(m: MotionHeader, ground: vec2<f32>) -> f32 {
     return f.scale * f.focal_px * sqrt(1.0 + a * a + b * b) / depth;
 }
 
+fn mesh_error(level: u32) -> f32 {
+    return f.mesh_errors[level / 4u][level % 4u];
+}
+
+// The level of the mesh's chain a character takes (`crowd::lod::mesh`): the coarsest
+// whose error, projected, stays under the threshold, coarser only under MESH_HYSTERESIS
+// of it; the full mesh without a bound on its motion; its level kept out of view.
+fn mesh_level(visible: bool, unbounded: bool, px: f32, previous_flags: u32) -> u32 {
+    if (f.mesh_levels <= 1u || unbounded) {
+        return 0u;
+    }
+    let previous = min((previous_flags & MESH_LEVEL_MASK) >> MESH_LEVEL_SHIFT, f.mesh_levels - 1u);
+    if (!visible || px == 0.0) {
+        return previous;
+    }
+    var coarsest = 0u;
+    var settled = 0u;
+    for (var l = 1u; l < f.mesh_levels; l = l + 1u) {
+        let e = mesh_error(l) * px;
+        if (e <= f.threshold_px) {
+            coarsest = l;
+        }
+        if (e <= f.threshold_px * MESH_HYSTERESIS) {
+            settled = l;
+        }
+    }
+    if (previous > coarsest) {
+        return coarsest;
+    }
+    return max(previous, settled);
+}
+
 // The decision for character `c`; returns its flags.
 fn decide(c: u32) -> u32 {
     let r = characters[c];
@@ -251,7 +289,9 @@ fn decide(c: u32) -> u32 {
             forced = px * travel(m, shown_secs, now) > f.threshold_px;
         }
     }
-    var flags = select(0u, VISIBLE, visible) | select(0u, UNBOUNDED, unbounded);
+    let level = mesh_level(visible, unbounded, px, s.flags);
+    var flags = select(0u, VISIBLE, visible) | select(0u, UNBOUNDED, unbounded)
+        | (level << MESH_LEVEL_SHIFT);
     if (!(scheduled || forced)) {
         return flags | keep_period;
     }
@@ -302,7 +342,9 @@ fn cs_lod(
         state.words[4u * c + 3u] = flags;
         let due = (flags & DUE) != 0u;
         characters[c].due = select(0u, 1u, due);
+        let level = (flags & MESH_LEVEL_MASK) >> MESH_LEVEL_SHIFT;
         if ((flags & VISIBLE) != 0u) {
+            atomicAdd(&counts[STAT_AT_MESH_LEVEL + level], 1u);
             let period = (flags & PERIOD_MASK) >> PERIOD_SHIFT;
             // Periods 1, 2, 4, 8: counts 0 to 3.
             atomicAdd(&counts[STAT_AT_PERIOD + min(firstTrailingBit(max(period, 1u)), 3u)], 1u);
@@ -325,6 +367,11 @@ fn cs_lod(
             let slot = state.words[f.slots_at + c];
             if (slot != NO_SLOT) {
                 draw_args[slot] = select(0u, 1u, (flags & VISIBLE) != 0u);
+                // The argument's index count and first index are the words around it.
+                if (f.mesh_levels > 1u) {
+                    draw_args[slot - 1u] = f.mesh_index_count[level / 4u][level % 4u];
+                    draw_args[slot + 1u] = f.mesh_first_index[level / 4u][level % 4u];
+                }
             }
         }
     }

@@ -129,6 +129,13 @@ pub struct AppArgs {
     /// runs on the GPU: one period per character, culled through the draw arguments.
     #[arg(long, value_name = "on|off", default_value = "off", value_parser = on_off, action = clap::ArgAction::Set)]
     pub lod: bool,
+    /// Geometric LOD: each character is drawn with the coarsest level of its mesh's chain
+    /// (made at load with meshoptimizer, `inspect` lists it) whose error, measured over the
+    /// clips and projected at the character's distance, stays under --lod-threshold (the
+    /// panel's "mesh LOD" box changes it live). With --animate gpu the GPU's LOD pass
+    /// chooses.
+    #[arg(long = "mesh-lod", value_name = "on|off", default_value = "off", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub mesh_lod: bool,
     /// The screen-space error LOD allows, pixels (0.01 to 100).
     #[arg(long = "lod-threshold", value_name = "PX", default_value_t = 1.0, value_parser = lod_threshold)]
     pub lod_threshold: f32,

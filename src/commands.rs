@@ -387,6 +387,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         upload: args.upload,
         lod: LodSettings {
             enabled: args.lod,
+            mesh: args.mesh_lod,
             threshold_px: args.lod_threshold,
             max_period: args.lod_max_period,
         },

@@ -36,7 +36,12 @@ const THRESHOLD_PX: f32 = 2.0;
 
 /// The street camera over a crowd of [`CHARACTERS`] (the characters behind it culled),
 /// animated on the GPU with LOD on.
-fn lod_scene(rig: &Arc<PreparedRig>, skin: SkinVariant, lod: bool) -> Result<Scene, Failed> {
+fn lod_scene(
+    rig: &Arc<PreparedRig>,
+    skin: SkinVariant,
+    lod: bool,
+    mesh: bool,
+) -> Result<Scene, Failed> {
     let gpu = common::gpu_context().ok_or("no adapter")?;
     let mut settings = common::app_settings(rig, CHARACTERS);
     settings.pipeline.skin = skin;
@@ -44,6 +49,7 @@ fn lod_scene(rig: &Arc<PreparedRig>, skin: SkinVariant, lod: bool) -> Result<Sce
     settings.upload = UploadVariant::WriteBuffer;
     settings.lod = LodSettings {
         enabled: lod,
+        mesh,
         threshold_px: THRESHOLD_PX,
         max_period: 8,
     };
@@ -80,11 +86,15 @@ fn same_time(a: f32, b: f32) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
 
-fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     if common::gpu_context().is_none() {
         return Ok(());
     }
-    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true)?;
+    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, mesh)?;
+    let ranges = scene.renderer.level_ranges().to_vec();
+    let mut levels_seen = std::collections::BTreeSet::new();
+    let mut level_changes = 0;
+
     let n = scene.crowd.len();
     let mut seen = LodStats::default();
     let mut borderline = 0;
@@ -97,6 +107,11 @@ fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         };
         if closer {
             scene.camera.distance *= 0.5;
+        }
+        if mesh && (1..=5).contains(&step) {
+            // Away from the crowd (characters move to coarser levels, past the hysteresis)
+            // before the step closer (some back to finer ones).
+            scene.camera.distance *= 1.6;
         }
         scene
             .frame(Frame::headless(dt))
@@ -159,7 +174,30 @@ fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
                     )
                     .into());
                 }
+                // Its level's indices: the words around the instance count.
+                let level = if mesh { s.mesh_level() as usize } else { 0 };
+                let (first_index, index_count) = ranges[level];
+                let slot = slot as usize;
+                if (words[slot - 1], words[slot + 1]) != (index_count, first_index) {
+                    return Err(format!(
+                        "frame {step}, character {i} at level {level}: drawn with {} indices \
+                         from {}, the level has {index_count} from {first_index}",
+                        words[slot - 1],
+                        words[slot + 1]
+                    )
+                    .into());
+                }
+                if s.flags & VISIBLE != 0 {
+                    levels_seen.insert(level);
+                }
             }
+        }
+        if step > 0 {
+            level_changes += after
+                .iter()
+                .zip(&before)
+                .filter(|(a, b)| a.flags & VISIBLE != 0 && a.mesh_level() != b.mesh_level())
+                .count();
         }
         seen.culled += counts.culled;
         seen.forced += counts.forced;
@@ -188,14 +226,21 @@ fn decisions(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         return Err(format!("{borderline} decisions differ at the threshold").into());
     }
     // The frames exercised what they are there for.
-    if seen.culled == 0 || longer_periods == 0 || seen.unchanged == 0 {
+    if mesh && ranges.len() > 1 && (levels_seen.iter().all(|&l| l == 0) || level_changes == 0) {
+        return Err(format!(
+            "drawn characters took levels {levels_seen:?} of {}, {level_changes} changes",
+            ranges.len()
+        )
+        .into());
+    }
+    if !mesh && (seen.culled == 0 || longer_periods == 0 || seen.unchanged == 0) {
         return Err(format!(
             "nothing culled, no visible character at a longer period, or none unchanged: \
              {seen:?}, {longer_periods} at longer periods"
         )
         .into());
     }
-    if rig.name == PreparedRig::reference().name && seen.forced == 0 {
+    if rig.name == PreparedRig::reference().name && seen.forced == 0 && !mesh {
         return Err("the long frame forced no update".into());
     }
     Ok(())
@@ -205,7 +250,7 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     if common::gpu_context().is_none() {
         return Ok(());
     }
-    let mut scene = lod_scene(rig, skin, true)?;
+    let mut scene = lod_scene(rig, skin, true, false)?;
     if skin.refusal(SkinMethod::Linear, rig).is_some() {
         return Ok(());
     }
@@ -271,7 +316,7 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
         return Err("every character shows its current pose: nothing was skipped".into());
     }
 
-    let mut plain = lod_scene(rig, skin, false)?;
+    let mut plain = lod_scene(rig, skin, false, false)?;
     plain.camera = scene.camera;
     let mut crowd = InstanceStore::new();
     for instance in &shown {
@@ -305,8 +350,13 @@ fn main() {
     for (name, rig) in common::prepared_rigs() {
         let r = rig.clone();
         trials.push(Trial::test(format!("decisions/{name}"), move || {
-            decisions(&r)
+            decisions(&r, false)
         }));
+        let r = rig.clone();
+        trials.push(Trial::test(
+            format!("decisions_mesh_lod/{name}"),
+            move || decisions(&r, true),
+        ));
         for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
             let r = rig.clone();
             trials.push(Trial::test(

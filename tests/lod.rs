@@ -53,6 +53,7 @@ fn on(threshold_px: f32) -> LodSettings {
         enabled: true,
         threshold_px,
         max_period: 8,
+        ..LodSettings::default()
     }
 }
 
@@ -65,6 +66,7 @@ fn input<'a>(rig: &'a PreparedRig, settings: LodSettings, view: &'a LodView) -> 
         frame_clip_secs: FRAME_SECS,
         blend_weight: 0.0,
         method: SkinMethod::Linear,
+        mesh_errors: &[],
     }
 }
 

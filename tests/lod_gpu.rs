@@ -26,6 +26,7 @@ fn scene() -> Option<Scene> {
         enabled: true,
         threshold_px: 4.0,
         max_period: 8,
+        ..LodSettings::default()
     };
     settings.shadows = false;
     let mut scene = Scene::new(

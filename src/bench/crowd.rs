@@ -152,7 +152,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                 .chain(thresholds_px.iter().map(|&px| LodSettings {
                     enabled: true,
                     threshold_px: px,
-                    max_period: 8,
+                    ..LodSettings::default()
                 }))
                 .collect();
             let mut samples: Vec<Samples> =
@@ -299,6 +299,7 @@ fn floor(
             frame_clip_secs: FRAME_SECS,
             blend_weight: 0.0,
             method: aside.config().method,
+            mesh_errors: &[],
         },
         &mut scene.crowd,
     );

@@ -23,6 +23,41 @@ use std::ops::Range;
 
 use wgpu::util::DrawIndexedIndirectArgs;
 
+/// Which indices each instance is drawn with: a level of the mesh's LOD chain (its first
+/// index and index count in the index buffer, which holds every level one after the other),
+/// one per instance or one for all.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshLevels<'a> {
+    /// Per level: first index and index count.
+    pub ranges: &'a [(u32, u32)],
+    /// Per instance, its level; without it every instance takes `uniform`.
+    pub per_instance: Option<&'a [u8]>,
+    pub uniform: u8,
+}
+
+impl<'a> MeshLevels<'a> {
+    /// Every instance drawn with the one range `ranges[0]`.
+    pub fn full(ranges: &'a [(u32, u32)]) -> Self {
+        MeshLevels {
+            ranges,
+            per_instance: None,
+            uniform: 0,
+        }
+    }
+
+    /// The first index and index count instance `i` is drawn with.
+    pub fn range(&self, i: usize) -> (u32, u32) {
+        let level = self
+            .per_instance
+            .and_then(|p| p.get(i).copied())
+            .unwrap_or(self.uniform) as usize;
+        self.ranges
+            .get(level.min(self.ranges.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or((0, 0))
+    }
+}
+
 /// What a batch of draws binds before drawing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawBinding {
@@ -57,7 +92,7 @@ impl DrawList {
     /// next. Instances hidden in `visible` are left out.
     pub fn build_vertices(
         &mut self,
-        index_count: u32,
+        levels: MeshLevels<'_>,
         instances: usize,
         visible: Option<&[bool]>,
         array_stride: u64,
@@ -96,10 +131,11 @@ impl DrawList {
                     offset: offset % stride,
                 };
                 if here == binding {
+                    let (first_index, index_count) = levels.range(i);
                     self.args.push(DrawIndexedIndirectArgs {
                         index_count,
                         instance_count: 1,
-                        first_index: 0,
+                        first_index,
                         base_vertex,
                         first_instance: i as u32,
                     });
@@ -112,11 +148,11 @@ impl DrawList {
 
     /// The list for vertex data read through storage chunks of `chunk_instances`
     /// instances each (`chunks` of them bound): one instanced draw per run of consecutive
-    /// visible instances within a chunk, or with `one_each` one draw per visible instance
+    /// visible instances of one level within a chunk, or with `one_each` one draw per visible instance
     /// (whose instance count the GPU can then set).
     pub fn build_chunks(
         &mut self,
-        index_count: u32,
+        levels: MeshLevels<'_>,
         instances: usize,
         visible: Option<&[bool]>,
         chunk_instances: usize,
@@ -139,13 +175,18 @@ impl DrawList {
                     continue;
                 }
                 let first = i;
-                while i < members.end && shown(i) && !(one_each && i > first) {
+                let (first_index, index_count) = levels.range(first);
+                while i < members.end
+                    && shown(i)
+                    && !(one_each && i > first)
+                    && levels.range(i) == (first_index, index_count)
+                {
                     i += 1;
                 }
                 self.args.push(DrawIndexedIndirectArgs {
                     index_count,
                     instance_count: (i - first) as u32,
-                    first_index: 0,
+                    first_index,
                     base_vertex: 0,
                     first_instance: first as u32,
                 });
@@ -171,7 +212,13 @@ mod tests {
         let locate = |i: usize| Some((i / 700, (i % 700) as u64 * slice));
         let visible: Vec<bool> = (0..2000).map(|i| i % 7 != 3).collect();
         let mut list = DrawList::default();
-        list.build_vertices(36, 2000, Some(&visible), stride, locate);
+        list.build_vertices(
+            MeshLevels::full(&[(0, 36)]),
+            2000,
+            Some(&visible),
+            stride,
+            locate,
+        );
         let mut seen = vec![0; 2000];
         for (binding, range) in &list.batches {
             let DrawBinding::Vertices { buffer, offset } = *binding else {
@@ -201,7 +248,14 @@ mod tests {
             .map(|i| !(10..20).contains(&i) && i != 55)
             .collect();
         let mut list = DrawList::default();
-        list.build_chunks(12, 100, Some(&visible), 40, 3, false);
+        list.build_chunks(
+            MeshLevels::full(&[(0, 12)]),
+            100,
+            Some(&visible),
+            40,
+            3,
+            false,
+        );
         let runs: Vec<(DrawBinding, u32, u32)> = list
             .batches
             .iter()
@@ -224,15 +278,49 @@ mod tests {
         );
         assert_eq!(list.instances(), 89);
         // Without culling, one draw per chunk; chunks not bound are not drawn.
-        list.build_chunks(12, 100, None, 40, 2, false);
+        list.build_chunks(MeshLevels::full(&[(0, 12)]), 100, None, 40, 2, false);
         assert_eq!(list.args.len(), 2);
         assert_eq!(list.instances(), 80);
         // One draw each: every instance of the bound chunks, in order, under its chunk.
-        list.build_chunks(12, 100, None, 40, 2, true);
+        list.build_chunks(MeshLevels::full(&[(0, 12)]), 100, None, 40, 2, true);
         assert_eq!(list.args.len(), 80);
         for (k, a) in list.args.iter().enumerate() {
             assert_eq!((a.first_instance, a.instance_count), (k as u32, 1));
         }
         assert_eq!(list.batches, [(Chunk(0), 0..40), (Chunk(1), 40..80)]);
+    }
+
+    /// Runs break where the level changes; each argument carries its level's indices.
+    #[test]
+    fn levels_split_runs_and_pick_indices() {
+        let ranges = [(0, 300), (300, 90), (390, 24)];
+        let per: Vec<u8> = (0..20).map(|i| [0, 0, 1, 1, 1, 2][i % 6]).collect();
+        let levels = MeshLevels {
+            ranges: &ranges,
+            per_instance: Some(&per),
+            uniform: 0,
+        };
+        let mut list = DrawList::default();
+        list.build_chunks(levels, 20, None, 20, 1, false);
+        let mut covered = 0;
+        for a in &list.args {
+            for i in a.first_instance..a.first_instance + a.instance_count {
+                assert_eq!(
+                    ranges[per[i as usize] as usize],
+                    (a.first_index, a.index_count)
+                );
+            }
+            covered += a.instance_count;
+        }
+        assert_eq!(covered, 20);
+        // 0 0 | 1 1 1 | 2 | 0 0 | ...: three runs per six instances.
+        assert_eq!(list.args.len(), 10);
+        list.build_vertices(levels, 20, None, 16, |i| Some((0, i as u64 * 1600)));
+        for a in &list.args {
+            assert_eq!(
+                ranges[per[a.first_instance as usize] as usize],
+                (a.first_index, a.index_count)
+            );
+        }
     }
 }

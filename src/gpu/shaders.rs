@@ -21,9 +21,9 @@ use naga_oil::compose::{
 
 use super::animate::tables::{NO_TRACK, TRACK_WORDS, interpolation_code};
 use crate::crowd::lod::formats::{
-    DUE, FORCED, MotionKind, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, STAT_AT_PERIOD,
-    STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED,
-    STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
+    DUE, FORCED, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT, MotionKind, NO_MOTION, NO_SLOT, PERIOD_MASK,
+    PERIOD_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
+    STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
 };
 use crate::rig::{Interpolation, MAX_INFLUENCES, NO_PARENT};
 use crate::types::{LANES, block_slot};
@@ -92,7 +92,7 @@ pub const WORKGROUP: u32 = 64;
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 27] = [
+    let u32s: [(&str, u32); 30] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_INFLUENCES", MAX_INFLUENCES as u32),
@@ -112,6 +112,9 @@ pub fn constants_wgsl() -> String {
         ("UNCHANGED", UNCHANGED),
         ("PERIOD_SHIFT", PERIOD_SHIFT),
         ("PERIOD_MASK", PERIOD_MASK),
+        ("MESH_LEVEL_SHIFT", MESH_LEVEL_SHIFT),
+        ("MESH_LEVEL_MASK", MESH_LEVEL_MASK),
+        ("STAT_AT_MESH_LEVEL", STAT_AT_MESH_LEVEL),
         ("NO_MOTION", NO_MOTION),
         ("NO_SLOT", NO_SLOT),
         ("MOTION_STILL", MotionKind::Still as u32),
@@ -132,6 +135,10 @@ pub fn constants_wgsl() -> String {
         out += &format!("const {name}: u32 = {value}u;\n");
     }
     out += &format!("const STATS_WORDS: u32 = {STATS_WORDS}u;\n");
+    out += &format!(
+        "const MESH_HYSTERESIS: f32 = {:?};\n",
+        crate::crowd::lod::MESH_HYSTERESIS
+    );
     let slots: Vec<String> = (0..LANES).map(|k| format!("{}u", block_slot(k))).collect();
     out += &format!(
         "// Lane k of a group's block is at slot BLOCK_SLOT[k] (`types::block_slot`).\n\

@@ -332,8 +332,14 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
              longest whose screen-space error stays under the threshold; characters outside \
              the view are not drawn"
             });
+        ui.checkbox(&mut lod.mesh, "mesh LOD").on_hover_text(
+            "geometric LOD: each character is drawn with the coarsest level of its mesh's \
+             chain (meshoptimizer, made at load) whose error, measured over the clips and \
+             projected at its distance, stays under the threshold; shadows take the level that \
+             fits the shadow map's texels",
+        );
         ui.add_enabled(
-            lod.enabled,
+            lod.enabled || lod.mesh,
             egui::Slider::new(&mut lod.threshold_px, 0.1..=10.0)
                 .logarithmic(true)
                 .text("px"),
@@ -349,6 +355,20 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
                 });
         });
     });
+    if let Some(mesh) = info.readings.and_then(|r| r.mesh_lod.as_ref()) {
+        let levels: Vec<String> = mesh.at_level.iter().map(|n| n.to_string()).collect();
+        ui.label(
+            RichText::new(format!(
+                "mesh levels {}: {} · {:.2} M triangles ({:.0} % of full detail) · shadows at level {}",
+                (0..levels.len()).map(|l| l.to_string()).collect::<Vec<_>>().join("/"),
+                levels.join(" / "),
+                mesh.triangles as f64 / 1e6,
+                100.0 * mesh.triangles as f64 / mesh.full_triangles.max(1) as f64,
+                mesh.shadow_level,
+            ))
+            .small(),
+        );
+    }
     let Some(lod_reading) = info.readings.and_then(|r| r.lod.as_ref()) else {
         return;
     };

@@ -31,6 +31,11 @@ impl CharacterLod {
     pub fn period(&self) -> u32 {
         (self.flags & PERIOD_MASK) >> PERIOD_SHIFT
     }
+
+    /// The level of the mesh's chain it is drawn with.
+    pub fn mesh_level(&self) -> u32 {
+        (self.flags & MESH_LEVEL_MASK) >> MESH_LEVEL_SHIFT
+    }
 }
 
 /// Bits of [`CharacterLod::flags`].
@@ -42,6 +47,9 @@ pub const UNCHANGED: u32 = 16;
 /// The period the character was last given, frames, from this bit on.
 pub const PERIOD_SHIFT: u32 = 8;
 pub const PERIOD_MASK: u32 = 0xff << PERIOD_SHIFT;
+/// The level of the mesh's LOD chain the character is drawn with, from this bit on.
+pub const MESH_LEVEL_SHIFT: u32 = 16;
+pub const MESH_LEVEL_MASK: u32 = 0xf << MESH_LEVEL_SHIFT;
 
 /// A draw slot of a character the pass does not cull (drawn directly).
 pub const NO_SLOT: u32 = u32::MAX;
@@ -54,10 +62,14 @@ pub const STAT_UPDATED: u32 = 5;
 pub const STAT_FORCED: u32 = 6;
 pub const STAT_UNBOUNDED: u32 = 7;
 pub const STAT_UNCHANGED: u32 = 8;
+/// Characters in view at each level of the mesh's chain (up to
+/// [`crate::prepare::mesh_lod::MAX_MESH_LEVELS`]).
+pub const STAT_AT_MESH_LEVEL: u32 = 9;
 /// Counts the pass keeps.
-pub const STAT_COUNT: u32 = 9;
+pub const STAT_COUNT: u32 = STAT_AT_MESH_LEVEL + crate::prepare::mesh_lod::MAX_MESH_LEVELS as u32;
 /// Words of the counts block (the counts, then unused words to a 64-byte block).
 pub const STATS_WORDS: usize = 16;
+const _: () = assert!(STAT_COUNT as usize <= STATS_WORDS);
 
 gpu_struct! {
     /// The frame's parameters of the LOD pass: 256 bytes.
@@ -88,12 +100,40 @@ gpu_struct! {
         pub cull: u32,
         /// Where the draw slots start in the state's words (after the characters' states).
         pub slots_at: u32,
+        /// Levels of the mesh's chain to choose from (1: geometric LOD off).
+        pub mesh_levels: u32,
         pub _pad0: u32,
-        pub _pad1: u32,
+        /// Per level (four a vector): its error in model units, and its first index and
+        /// index count, which the pass writes into a drawn character's argument.
+        pub mesh_errors: [[f32; 4]; 2],
+        pub mesh_first_index: [[u32; 4]; 2],
+        pub mesh_index_count: [[u32; 4]; 2],
     }
 }
 
-const _: () = assert!(std::mem::size_of::<LodFrame>() == 256);
+const _: () = assert!(std::mem::size_of::<LodFrame>() == 352);
+const _: () = assert!(crate::prepare::mesh_lod::MAX_MESH_LEVELS <= 8);
+
+impl LodFrame {
+    /// Level `level`'s error (model units).
+    pub fn mesh_error(&self, level: u32) -> f32 {
+        self.mesh_errors[level as usize / 4][level as usize % 4]
+    }
+
+    /// Geometric LOD over levels whose (first index, index count) are `ranges` and errors
+    /// `errors` (at most [`crate::prepare::mesh_lod::MAX_MESH_LEVELS`]); without levels,
+    /// off.
+    pub fn set_mesh_levels(&mut self, ranges: &[(u32, u32)], errors: &[f32]) {
+        let n = ranges.len().min(errors.len()).min(8);
+        self.mesh_levels = n.max(1) as u32;
+        for l in 0..8 {
+            let (first, count) = ranges.get(l).copied().unwrap_or((0, 0));
+            self.mesh_errors[l / 4][l % 4] = if l < n { errors[l] } else { 0.0 };
+            self.mesh_first_index[l / 4][l % 4] = first;
+            self.mesh_index_count[l / 4][l % 4] = count;
+        }
+    }
+}
 
 gpu_struct! {
     /// The first words of the motions.

@@ -44,6 +44,7 @@
 mod error;
 mod floor;
 pub mod formats;
+pub mod mesh;
 mod motion;
 pub mod per_character;
 mod plan;
@@ -52,6 +53,7 @@ mod view;
 
 pub use error::{MeasuredError, measure_error};
 pub use floor::{UpdateFloor, fewest_covering, fewest_updates};
+pub use mesh::{MESH_HYSTERESIS, choose_mesh_level};
 pub use motion::{ClipMotion, MOTION_RATE_HZ};
 pub use plan::{Lod, LodStats, PlanInput};
 pub use settings::{LodError, LodSettings};

@@ -30,9 +30,10 @@ use std::collections::HashMap;
 use glam::{Mat4, Vec3, Vec4Swizzles};
 
 pub use super::formats::{
-    CharacterLod, DUE, FORCED, GPU_BYTES, LodFrame, MotionHeader, MotionKind, MotionSetHeader,
-    NO_MOTION, PERIOD_MASK, PERIOD_SHIFT, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
-    STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
+    CharacterLod, DUE, FORCED, GPU_BYTES, LodFrame, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT,
+    MotionHeader, MotionKind, MotionSetHeader, NO_MOTION, PERIOD_MASK, PERIOD_SHIFT,
+    STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED,
+    STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
 };
 use super::motion::ClipMotion;
 use super::{LodSettings, LodStats, LodView, PERIODS};
@@ -87,8 +88,11 @@ impl LodFrame {
             characters: characters as u32,
             cull: cull as u32,
             slots_at: 0,
+            mesh_levels: 1,
             _pad0: 0,
-            _pad1: 0,
+            mesh_errors: [[0.0; 4]; 2],
+            mesh_first_index: [[0; 4]; 2],
+            mesh_index_count: [[0; 4]; 2],
         }
     }
 }
@@ -314,6 +318,32 @@ fn place(m: &MotionHeader, f: &LodFrame, ground: [f32; 2]) -> (bool, f32) {
     )
 }
 
+/// The level of the mesh's chain a character takes ([`super::mesh::choose_mesh_level`]
+/// over the frame's table): the full mesh without a bound on its motion, its level kept
+/// out of view. Narrows `margin` by the comparisons it makes.
+fn mesh_level(
+    f: &LodFrame,
+    visible: bool,
+    unbounded: bool,
+    px: f32,
+    previous: u32,
+    margin: &mut f32,
+) -> u32 {
+    if f.mesh_levels <= 1 || unbounded {
+        return 0;
+    }
+    let errors: Vec<f32> = (0..f.mesh_levels).map(|l| f.mesh_error(l)).collect();
+    let px = if visible { px } else { 0.0 };
+    if px > 0.0 {
+        for &e in &errors[1..] {
+            for limit in [f.threshold_px, f.threshold_px * super::MESH_HYSTERESIS] {
+                *margin = margin.min((e * px - limit).abs() / limit);
+            }
+        }
+    }
+    super::choose_mesh_level(&errors, px, f.threshold_px, previous)
+}
+
 /// The LOD pass for character `index` (see the module docs): updates `state` and returns
 /// how close the closest comparison with the threshold came, as a share of it (a GPU may
 /// round differently there, so the tests accept a different decision only where this is
@@ -338,6 +368,7 @@ pub fn decide(
         _ => (true, 0.0),
     };
     let mut margin = f32::INFINITY;
+    let level = mesh_level(f, visible, unbounded, px, state.mesh_level(), &mut margin);
     let mut over = |error: f32| {
         margin = margin.min((error - f.threshold_px).abs() / f.threshold_px);
         error > f.threshold_px
@@ -351,7 +382,9 @@ pub fn decide(
                 Some(m) if px > 0.0 => over(px * travel(words, m, state.shown_secs, now)),
                 _ => false,
             });
-    let mut flags = if visible { VISIBLE } else { 0 } | if unbounded { UNBOUNDED } else { 0 };
+    let mut flags = if visible { VISIBLE } else { 0 }
+        | if unbounded { UNBOUNDED } else { 0 }
+        | (level << MESH_LEVEL_SHIFT);
     let keep_period = state.flags & PERIOD_MASK;
     if !(scheduled || forced) {
         state.flags = flags | keep_period;
@@ -406,6 +439,10 @@ pub fn stats_of(states: &[CharacterLod]) -> LodStats {
         stats.updated += (s.flags & DUE != 0) as usize;
         stats.forced += (s.flags & FORCED != 0) as usize;
         stats.unbounded += (s.flags & UNBOUNDED != 0) as usize;
+        if s.flags & VISIBLE != 0 {
+            let level = (s.mesh_level() as usize).min(stats.at_mesh_level.len() - 1);
+            stats.at_mesh_level[level] += 1;
+        }
         stats.unchanged += (s.flags & UNCHANGED != 0) as usize;
     }
     stats
@@ -421,6 +458,7 @@ pub fn stats_from_words(words: &[u32]) -> LodStats {
         forced: w(STAT_FORCED),
         unbounded: w(STAT_UNBOUNDED),
         unchanged: w(STAT_UNCHANGED),
+        at_mesh_level: std::array::from_fn(|l| w(STAT_AT_MESH_LEVEL + l as u32)),
         ..LodStats::default()
     }
 }

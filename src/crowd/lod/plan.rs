@@ -11,6 +11,7 @@ use super::motion::{ClipMotion, MotionKey};
 use super::{LodSettings, LodView, PERIODS};
 use crate::crowd::instances::{Instance, InstanceStore};
 use crate::prepare::PreparedRig;
+use crate::prepare::mesh_lod::MAX_MESH_LEVELS;
 use crate::skin::SkinMethod;
 use crate::types::LANES;
 
@@ -36,6 +37,8 @@ pub struct LodStats {
     /// Characters whose motion has no bound (a cross-fade of two loops of different
     /// lengths): recomputed every frame, never culled.
     pub unbounded: usize,
+    /// Drawn characters at each level of the mesh's LOD chain.
+    pub at_mesh_level: [usize; MAX_MESH_LEVELS],
     /// The planning's own time, µs.
     pub plan_us: f64,
 }
@@ -62,6 +65,8 @@ pub struct Lod {
     /// Per instance: pixels a displacement of one model unit covers (0 outside the view).
     px_per_unit: Vec<f32>,
     runs: Vec<Range<usize>>,
+    /// Per instance: the level of the mesh's chain it is drawn with.
+    mesh_levels: Vec<u8>,
     /// Scratch, reused: the groups computed this frame, their members with the period
     /// each wants, and where each of those characters is while they are dealt out.
     due: Vec<usize>,
@@ -96,6 +101,9 @@ pub struct PlanInput<'a> {
     pub frame_clip_secs: f32,
     pub blend_weight: f32,
     pub method: SkinMethod,
+    /// Per level of the mesh's chain, its error in model units (geometric LOD, with
+    /// `settings.mesh`).
+    pub mesh_errors: &'a [f32],
 }
 
 impl Lod {
@@ -122,6 +130,12 @@ impl Lod {
     /// Per instance, whether it is drawn.
     pub fn visible(&self) -> &[bool] {
         &self.visible
+    }
+
+    /// Per instance, the level of the mesh's chain it is drawn with (all 0 with geometric
+    /// LOD off).
+    pub fn mesh_levels(&self) -> &[u8] {
+        &self.mesh_levels
     }
 
     /// The groups the last plan computes.
@@ -159,11 +173,17 @@ impl Lod {
         self.runs.clear();
         let mut stats = LodStats::default();
         let full = !self.valid || !input.settings.enabled || self.shown.len() != n;
+        let mesh_on = input.settings.mesh && input.mesh_errors.len() > 1;
         if !input.settings.enabled {
+            if mesh_on {
+                // Placing gives each character its pixels per unit; nothing is culled.
+                self.place(input, crowd.as_slice());
+            }
             self.shown.clear();
             self.shown.extend_from_slice(crowd.as_slice());
             self.visible.clear();
             self.visible.resize(n, true);
+            self.choose_mesh_levels(input, mesh_on, &mut stats);
             if groups > 0 {
                 self.runs.push(0..groups);
             }
@@ -259,11 +279,42 @@ impl Lod {
             stats.at_period[class] += seen;
             stats.culled += members.len() - seen;
         }
+        self.choose_mesh_levels(input, mesh_on, &mut stats);
         self.valid = true;
         stats.runs = self.runs.len();
         stats.plan_us = start.elapsed().as_secs_f64() * 1e6;
         self.stats = stats;
         &self.runs
+    }
+
+    /// Each instance's level of the mesh's chain (see [`super::mesh`]), and the count of
+    /// drawn characters at each.
+    fn choose_mesh_levels(&mut self, input: &PlanInput<'_>, on: bool, stats: &mut LodStats) {
+        let n = self.visible.len();
+        self.mesh_levels.resize(n, 0);
+        if !on {
+            self.mesh_levels.fill(0);
+        } else {
+            let threshold = input.settings.threshold_px;
+            for i in 0..n {
+                let px = if self.visible[i] {
+                    self.px_per_unit.get(i).copied().unwrap_or(f32::INFINITY)
+                } else {
+                    0.0
+                };
+                self.mesh_levels[i] = super::mesh::choose_mesh_level(
+                    input.mesh_errors,
+                    px,
+                    threshold,
+                    self.mesh_levels[i] as u32,
+                ) as u8;
+            }
+        }
+        for (level, seen) in self.mesh_levels.iter().zip(&self.visible) {
+            if *seen {
+                stats.at_mesh_level[(*level as usize).min(MAX_MESH_LEVELS - 1)] += 1;
+            }
+        }
     }
 
     /// Per instance: its motion, whether it is in view and its pixels per model unit.
@@ -397,6 +448,9 @@ impl Lod {
                 crowd.swap(slot, from);
                 self.visible.swap(slot, from);
                 self.px_per_unit.swap(slot, from);
+                if self.mesh_levels.len() == n {
+                    self.mesh_levels.swap(slot, from);
+                }
                 self.placed.swap(slot, from);
                 self.wanted.swap(slot, from);
                 self.wanted_along.swap(slot, from);

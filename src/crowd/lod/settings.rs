@@ -5,7 +5,11 @@ use super::PERIODS;
 /// The user's LOD settings.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct LodSettings {
+    /// Update-rate LOD (and culling).
     pub enabled: bool,
+    /// Geometric LOD: each character drawn with the coarsest level of its mesh's chain
+    /// whose error stays under the threshold.
+    pub mesh: bool,
     /// The screen-space error allowed, pixels.
     pub threshold_px: f32,
     /// The longest period, frames: 1, 2, 4 or 8.
@@ -16,6 +20,7 @@ impl Default for LodSettings {
     fn default() -> Self {
         LodSettings {
             enabled: false,
+            mesh: false,
             threshold_px: 1.0,
             max_period: 8,
         }

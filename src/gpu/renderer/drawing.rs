@@ -147,6 +147,11 @@ impl CrowdRenderer {
         }
     }
 
+    /// Per level of the mesh's LOD chain: its first index and index count.
+    pub fn level_ranges(&self) -> &[(u32, u32)] {
+        &self.level_ranges
+    }
+
     /// The draw arguments' buffer (shadow pass's, then the main pass's).
     pub fn indirect_args(&self) -> &wgpu::Buffer {
         &self.indirect_args
@@ -216,12 +221,24 @@ impl CrowdRenderer {
         layout: &OutputLayout,
         instances: usize,
         visible: Option<&[bool]>,
+        mesh_levels: Option<&[u8]>,
+        shadow_level: u8,
     ) {
         let [main, shadow] = &mut self.draws;
         let per_character = self.per_character_draws;
-        for (list, visible, per_character) in [
-            (&mut *main, visible, per_character),
-            (&mut *shadow, None, false),
+        let main_levels = MeshLevels {
+            ranges: &self.level_ranges,
+            per_instance: mesh_levels,
+            uniform: 0,
+        };
+        let shadow_levels = MeshLevels {
+            ranges: &self.level_ranges,
+            per_instance: None,
+            uniform: shadow_level,
+        };
+        for (list, visible, per_character, levels) in [
+            (&mut *main, visible, per_character, main_levels),
+            (&mut *shadow, None, false, shadow_levels),
         ] {
             Self::build_draws(
                 list,
@@ -229,7 +246,7 @@ impl CrowdRenderer {
                 instances,
                 visible,
                 per_character,
-                self.index_count,
+                levels,
                 self.skinned_capacity,
                 self.gpu_skinner.as_ref(),
                 self.chunks.as_ref(),
@@ -292,7 +309,7 @@ impl CrowdRenderer {
         instances: usize,
         visible: Option<&[bool]>,
         per_character: bool,
-        index_count: u32,
+        levels: MeshLevels<'_>,
         skinned_capacity: u64,
         gpu_skinner: Option<&GpuSkinner>,
         chunks: Option<&Chunks>,
@@ -304,7 +321,7 @@ impl CrowdRenderer {
                     return;
                 };
                 list.build_chunks(
-                    index_count,
+                    levels,
                     instances.min(chunks.held_instances),
                     visible,
                     chunks.chunk_instances,
@@ -318,7 +335,7 @@ impl CrowdRenderer {
                     return;
                 };
                 list.build_vertices(
-                    index_count,
+                    levels,
                     instances,
                     visible,
                     skinned.vertex_stride() as u64,
@@ -332,7 +349,7 @@ impl CrowdRenderer {
             | DrawPath::PackedBlocks => {
                 let span = layout.instance_span() as u64;
                 list.build_vertices(
-                    index_count,
+                    levels,
                     instances,
                     visible,
                     layout.vertex_stride() as u64,

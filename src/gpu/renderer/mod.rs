@@ -32,7 +32,7 @@ use pipelines::SkinMeshVertex;
 pub(crate) use pipelines::SkinParamsGpu;
 
 use super::camera::CameraUniform;
-use super::draws::{DrawBinding, DrawList};
+use super::draws::{DrawBinding, DrawList, MeshLevels};
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
 use super::targets::DEPTH_FORMAT;
 use crate::crowd::Instance;
@@ -115,7 +115,9 @@ pub struct CrowdRenderer {
     instance_capacity: usize,
     index_file: wgpu::Buffer,
     index_sorted: wgpu::Buffer,
-    index_count: u32,
+    /// Per level of the mesh's LOD chain: its first index and index count in both index
+    /// buffers (which hold every level, finest first).
+    level_ranges: Vec<(u32, u32)>,
     uv_file: wgpu::Buffer,
     uv_sorted: wgpu::Buffer,
     skinned: wgpu::Buffer,
@@ -193,14 +195,15 @@ impl CrowdRenderer {
         pipelines: CrowdPipelines,
     ) -> Self {
         let mesh = &rig.mesh;
+        let chain = rig.mesh_chain();
         let index_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("indices (file order)"),
-            contents: bytemuck::cast_slice(mesh.indices()),
+            contents: bytemuck::cast_slice(chain.indices_file()),
             usage: wgpu::BufferUsages::INDEX,
         });
         let index_sorted = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("indices (influence-sorted)"),
-            contents: bytemuck::cast_slice(mesh.sorted().indices()),
+            contents: bytemuck::cast_slice(chain.indices_sorted()),
             usage: wgpu::BufferUsages::INDEX,
         });
         let uv_file = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -344,7 +347,11 @@ impl CrowdRenderer {
             instance_capacity,
             index_file,
             index_sorted,
-            index_count: mesh.indices().len() as u32,
+            level_ranges: chain
+                .levels()
+                .iter()
+                .map(|l| (l.first_index, l.index_count))
+                .collect(),
             uv_file,
             uv_sorted,
             skinned,

@@ -80,7 +80,9 @@ impl Scene {
         let written =
             animator.write_characters(&self.gpu, self.crowd.as_slice(), self.anim_clock_secs);
         let config = *self.pipeline.config();
-        let lod_on = self.settings.lod.enabled;
+        // The LOD pass runs for either LOD: without update-rate LOD every character gets
+        // period 1 (nothing skipped), the pass then only culls and chooses mesh levels.
+        let lod_on = self.settings.lod.enabled || self.settings.lod.mesh;
         let fresh = animator.prepare(
             &self.gpu,
             self.renderer.skinned(),
@@ -122,15 +124,25 @@ impl Scene {
                 );
             }
             self.renderer.set_per_character_draws(cull);
-            let frame = LodFrame::new(
+            let mut settings = self.settings.lod;
+            if !settings.enabled {
+                settings.max_period = 1;
+            }
+            let mut frame = LodFrame::new(
                 &view,
                 self.renderer.world_from_model(),
-                &self.settings.lod,
+                &settings,
                 self.anim_clock_secs,
                 self.frame_clip_secs,
                 n,
                 cull,
             );
+            if settings.mesh {
+                frame.set_mesh_levels(
+                    self.renderer.level_ranges(),
+                    &crate::skin::mesh_lod::level_errors(rig).errors,
+                );
+            }
             gpu_lod.record(
                 &self.gpu,
                 encoder,

@@ -82,6 +82,7 @@ impl Scene {
                 stats: self.lod_stats(),
                 measured_error: self.lod_error.clone(),
             }),
+            mesh_lod: self.settings.lod.mesh.then(|| self.mesh_lod_reading()),
         };
         self.shown = PanelReadings::take(&mut self.history, inputs);
         self.shown.as_ref()

@@ -26,8 +26,15 @@ impl Scene {
         }
         let view = self.lod_view();
         let config = *self.pipeline.config();
+        let rig = self.pipeline.rig();
+        let mesh_errors: &[f32] = if self.settings.lod.mesh {
+            &crate::skin::mesh_lod::level_errors(rig).errors
+        } else {
+            &[]
+        };
         let input = PlanInput {
-            rig: self.pipeline.rig(),
+            mesh_errors,
+            rig,
             settings: self.settings.lod,
             view: &view,
             world_from_model: self.renderer.world_from_model(),
@@ -36,6 +43,53 @@ impl Scene {
             method: config.method,
         };
         self.lod.plan(&input, &mut self.crowd);
+    }
+
+    /// The level of the mesh's chain the shadow pass draws every character with: the
+    /// coarsest whose error stays under the threshold at the shadow map's texel size (the
+    /// sun's orthographic view over `ground_extent`, as `camera::light_view_proj` makes
+    /// it); the full mesh with geometric LOD off.
+    pub fn shadow_mesh_level(&self, ground_extent: f32) -> u8 {
+        if !self.settings.lod.mesh {
+            return 0;
+        }
+        let errors = &crate::skin::mesh_lod::level_errors(self.pipeline.rig()).errors;
+        let radius = ground_extent.max(1.0) * std::f32::consts::SQRT_2;
+        let texels_per_metre = crate::gpu::renderer::SHADOW_MAP_SIZE as f32 / (2.0 * radius);
+        let m = self.renderer.world_from_model();
+        let scale = m
+            .x_axis
+            .length()
+            .max(m.y_axis.length())
+            .max(m.z_axis.length());
+        choose_mesh_level(
+            errors,
+            texels_per_metre * scale,
+            self.settings.lod.threshold_px,
+            0,
+        ) as u8
+    }
+
+    /// What geometric LOD drew in the latest frame (from the LOD counts: the CPU plan's, or
+    /// the GPU pass's).
+    pub fn mesh_lod_reading(&self) -> MeshLodReading {
+        let chain = self.pipeline.rig().mesh_chain();
+        let stats = self.lod_stats();
+        let level_triangles: Vec<usize> = chain.levels().iter().map(|l| l.triangles()).collect();
+        let at_level: Vec<usize> = stats.at_mesh_level[..level_triangles.len()].to_vec();
+        let triangles = at_level
+            .iter()
+            .zip(&level_triangles)
+            .map(|(n, t)| (*n * *t) as u64)
+            .sum();
+        let drawn: usize = at_level.iter().sum();
+        MeshLodReading {
+            full_triangles: (drawn * level_triangles[0]) as u64,
+            at_level,
+            level_triangles,
+            triangles,
+            shadow_level: self.shadow_mesh_level(crowd_extent(&self.crowd) + 12.0),
+        }
     }
 
     /// LOD's screen-space error now: what is shown against a full-rate frame, both skinned

@@ -35,7 +35,7 @@ use std::time::Instant;
 
 use glam::Vec2;
 
-pub use readings::{LodReading, PanelReadings, ReadingInputs};
+pub use readings::{LodReading, MeshLodReading, PanelReadings, ReadingInputs};
 pub use refusals::SkinRigRefusals;
 pub use settings::Settings;
 
@@ -52,7 +52,7 @@ use super::{
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, Footprint};
 use crate::crowd::lod::per_character::MotionSet;
-use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, measure_error};
+use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, choose_mesh_level, measure_error};
 use crate::crowd::trace::{Trace, Track};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{
@@ -678,6 +678,9 @@ impl Scene {
             self.crowd.len(),
             (self.settings.lod.enabled && self.animated_on == AnimateDevice::Cpu)
                 .then(|| self.lod.visible()),
+            (self.settings.lod.mesh && self.animated_on == AnimateDevice::Cpu)
+                .then(|| self.lod.mesh_levels()),
+            self.shadow_mesh_level(extent + 12.0),
         );
         if let Some(gpu_lod) = &mut self.gpu_lod {
             self.renderer
@@ -728,7 +731,7 @@ impl Scene {
                 .runs_on
                 .has_compute_pass(),
             PassRuns::GpuAnimation => on_gpu,
-            PassRuns::GpuLod => on_gpu && self.settings.lod.enabled,
+            PassRuns::GpuLod => on_gpu && (self.settings.lod.enabled || self.settings.lod.mesh),
         };
         timings.gpu_us = std::array::from_fn(|i| gpu[i].filter(|_| ran(GpuPass::ALL[i])));
         match frame_duration {

@@ -62,9 +62,22 @@ pub struct PanelReadings {
     pub uploads: &'static str,
     pub memory: MemoryReport,
     pub lod: Option<LodReading>,
+    pub mesh_lod: Option<MeshLodReading>,
 }
 
-/// What a row of the table reads of a frame.
+/// What geometric LOD drew in the latest frame.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MeshLodReading {
+    /// Drawn characters at each level of the chain, finest first.
+    pub at_level: Vec<usize>,
+    /// Each level's triangles.
+    pub level_triangles: Vec<usize>,
+    /// Triangles the main pass draws, and what it would draw at full detail.
+    pub triangles: u64,
+    pub full_triangles: u64,
+    /// The level every character takes in the shadow pass.
+    pub shadow_level: u8,
+}
 #[derive(Clone, Copy)]
 enum Source {
     Stage(Stage),
@@ -140,6 +153,7 @@ pub struct ReadingInputs {
     pub uploaded_bytes: u64,
     pub memory: MemoryReport,
     pub lod: Option<LodReading>,
+    pub mesh_lod: Option<MeshLodReading>,
 }
 
 impl PanelReadings {
@@ -148,23 +162,27 @@ impl PanelReadings {
         let span = history.span(READING_WINDOW)?;
         let frame = history.stats_in(&span, |t| t.frame_us);
         let gpu_frame = history.stats_in(&span, gpu_total);
-        let rows: Vec<TimingRow> = rows(inputs.skin, inputs.animate, inputs.lod.is_some())
-            .into_iter()
-            .map(|(label, key, source)| {
-                let s = history.stats_in(&span, |t| source.value(t));
-                let whole = match source {
-                    Source::Stage(_) | Source::LodPlan => frame.mean,
-                    Source::Pass(_) => gpu_frame.mean,
-                };
-                TimingRow {
-                    label,
-                    key,
-                    mean_us: s.mean,
-                    p95_us: s.p95,
-                    share_percent: (whole > 0.0).then(|| 100.0 * s.mean / whole),
-                }
-            })
-            .collect();
+        let rows: Vec<TimingRow> = rows(
+            inputs.skin,
+            inputs.animate,
+            inputs.lod.is_some() || inputs.mesh_lod.is_some(),
+        )
+        .into_iter()
+        .map(|(label, key, source)| {
+            let s = history.stats_in(&span, |t| source.value(t));
+            let whole = match source {
+                Source::Stage(_) | Source::LodPlan => frame.mean,
+                Source::Pass(_) => gpu_frame.mean,
+            };
+            TimingRow {
+                label,
+                key,
+                mean_us: s.mean,
+                p95_us: s.p95,
+                share_percent: (whole > 0.0).then(|| 100.0 * s.mean / whole),
+            }
+        })
+        .collect();
         let cpu_total_us = history.stats_in(&span, cpu_total).mean;
         Some(PanelReadings {
             span,
@@ -186,6 +204,7 @@ impl PanelReadings {
             },
             memory: inputs.memory,
             lod: inputs.lod,
+            mesh_lod: inputs.mesh_lod,
         })
     }
 
