@@ -128,7 +128,8 @@ impl LodFrame {
         self.mesh_levels = n.max(1) as u32;
         for l in 0..8 {
             let (first, count) = ranges.get(l).copied().unwrap_or((0, 0));
-            self.mesh_errors[l / 4][l % 4] = if l < n { errors[l] } else { 0.0 };
+            self.mesh_errors[l / 4][l % 4] =
+                errors.get(l).copied().filter(|_| l < n).unwrap_or(0.0);
             self.mesh_first_index[l / 4][l % 4] = first;
             self.mesh_index_count[l / 4][l % 4] = count;
         }

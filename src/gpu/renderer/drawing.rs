@@ -211,9 +211,11 @@ impl CrowdRenderer {
 
     /// Makes the draw lists of the next passes: the characters `visible` marks (all
     /// without it) for the main pass, all of them for the shadow pass, each instance read
-    /// where `layout` says; with indirect draws, writes their arguments for the GPU
+    /// where `layout` says, drawn with its level of `mesh_levels` (the mesh's LOD chain;
+    /// the full mesh without) and in the shadow pass at `shadow_level`; with indirect draws, writes their arguments for the GPU
     /// (only when they changed). Call after the frame's upload (which places
     /// `gpu_compute`'s output) and before recording the passes.
+    #[allow(clippy::too_many_arguments)]
     pub fn prepare_draws(
         &mut self,
         queue: &wgpu::Queue,
