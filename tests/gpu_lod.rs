@@ -246,6 +246,64 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     Ok(())
 }
 
+/// The CPU's plan (animation on the CPU) and the GPU's LOD pass choose the same mesh level
+/// for each character of the same crowd under the same camera, over frames that move the
+/// camera away and back (update-rate LOD off, so the CPU plan keeps every character in its
+/// place).
+fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+    if common::gpu_context().is_none() {
+        return Ok(());
+    }
+    let mut on_gpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
+    let mut on_cpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
+    on_cpu.settings.animate = AnimateDevice::Cpu;
+    let n = on_gpu.crowd.len();
+    let mut compared = 0;
+    let mut differ = 0;
+    let mut coarse = 0;
+    for step in 0..6 {
+        for scene in [&mut on_gpu, &mut on_cpu] {
+            if step > 0 {
+                scene.camera.distance *= if step < 4 { 1.8 } else { 0.6 };
+            }
+            scene
+                .frame(Frame::headless(1.0 / 60.0))
+                .map_err(|e| e.to_string())?;
+        }
+        if on_cpu.settings.animate != AnimateDevice::Cpu {
+            return Err("the CPU scene left the CPU".into());
+        }
+        let states = on_gpu.gpu_lod_states(n).map_err(|e| e.to_string())?;
+        let cpu = on_cpu.lod.mesh_levels();
+        for (i, s) in states.iter().enumerate() {
+            if s.flags & VISIBLE == 0 {
+                continue;
+            }
+            compared += 1;
+            let (g, c) = (s.mesh_level(), cpu[i] as u32);
+            coarse += (g > 0) as usize;
+            if g != c {
+                // The two place a character's sphere in f32 through different expressions:
+                // a character within rounding of a boundary may land on either side.
+                if g.abs_diff(c) > 1 {
+                    return Err(format!(
+                        "frame {step}, character {i}: level {g} on the GPU, {c} on the CPU"
+                    )
+                    .into());
+                }
+                differ += 1;
+            }
+        }
+    }
+    if differ * 100 > compared {
+        return Err(format!("{differ} of {compared} levels differ").into());
+    }
+    if rig.mesh_chain().levels().len() > 1 && coarse == 0 {
+        return Err("no character took a coarser level".into());
+    }
+    Ok(())
+}
+
 fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     if common::gpu_context().is_none() {
         return Ok(());
@@ -356,6 +414,11 @@ fn main() {
         trials.push(Trial::test(
             format!("decisions_mesh_lod/{name}"),
             move || decisions(&r, true),
+        ));
+        let r = rig.clone();
+        trials.push(Trial::test(
+            format!("cpu_and_gpu_levels/{name}"),
+            move || cpu_and_gpu_levels(&r),
         ));
         for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
             let r = rig.clone();
