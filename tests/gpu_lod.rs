@@ -304,6 +304,44 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     Ok(())
 }
 
+/// With the animation, LOD and mesh levels on the GPU, a steady frame builds no draw list
+/// (the CPU records the same commands whatever the crowd's size); a change of the crowd
+/// builds them once.
+fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
+    if common::gpu_context().is_none() {
+        return Ok(());
+    }
+    let rig = Arc::new(PreparedRig::reference());
+    let mut scene = lod_scene(&rig, skin, true, true)?;
+    let mut frames = |scene: &mut Scene, count: usize| -> Result<u64, Failed> {
+        for _ in 0..count {
+            scene
+                .frame(Frame::headless(1.0 / 60.0))
+                .map_err(|e| e.to_string())?;
+            scene.camera.orbit(0.01, 0.0);
+        }
+        Ok(scene.renderer.draw_list_builds())
+    };
+    let settled = frames(&mut scene, 3)?;
+    let later = frames(&mut scene, 5)?;
+    if later != settled {
+        return Err(format!("{} builds in 5 steady frames", later - settled).into());
+    }
+    let n = scene.crowd.len();
+    scene.settings.instances = n + 8;
+    let grown = frames(&mut scene, 3)?;
+    if grown == later {
+        return Err("a grown crowd built no lists".into());
+    }
+    // The CPU's animation hands the levels over per character: it builds every frame.
+    scene.settings.animate = AnimateDevice::Cpu;
+    let cpu = frames(&mut scene, 3)?;
+    if frames(&mut scene, 2)? != cpu + 2 {
+        return Err("with the CPU's levels the lists were not built each frame".into());
+    }
+    Ok(())
+}
+
 fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     if common::gpu_context().is_none() {
         return Ok(());
@@ -405,6 +443,12 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
+    for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+        trials.push(Trial::test(
+            format!("steady_frames_build_nothing/{}", skin.name()),
+            move || steady_frames_build_nothing(skin),
+        ));
+    }
     for (name, rig) in common::prepared_rigs() {
         let r = rig.clone();
         trials.push(Trial::test(format!("decisions/{name}"), move || {

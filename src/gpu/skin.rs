@@ -566,6 +566,11 @@ impl GpuSkinner {
         None
     }
 
+    /// Each range's output size, bytes (what [`Self::locate`] follows).
+    pub fn range_sizes(&self) -> Vec<u64> {
+        self.ranges.iter().map(|r| r.output.size()).collect()
+    }
+
     /// Range `range`'s output buffer (packed vertices).
     pub fn range_output(&self, range: usize) -> Option<&wgpu::Buffer> {
         self.ranges.get(range).map(|r| &r.output)

@@ -190,6 +190,11 @@ impl GpuLod {
         }
     }
 
+    /// Whether slots for `characters` are written (a new or regrown state has none).
+    pub fn has_slots_for(&self, characters: usize) -> bool {
+        self.slots_written.len() == characters
+    }
+
     fn slots_offset_bytes(&self) -> u64 {
         STATS_BYTES + (self.capacity * STATE_BYTES) as u64
     }

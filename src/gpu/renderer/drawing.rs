@@ -213,7 +213,9 @@ impl CrowdRenderer {
     /// without it) for the main pass, all of them for the shadow pass, each instance read
     /// where `layout` says, drawn with its level of `mesh_levels` (the mesh's LOD chain;
     /// the full mesh without) and in the shadow pass at `shadow_level`; with indirect draws, writes their arguments for the GPU
-    /// (only when they changed). Call after the frame's upload (which places
+    /// (only when they changed). Returns whether it built the lists: with no `visible` and
+    /// no `mesh_levels` (the GPU decides both), only when the crowd, the layout, the
+    /// buffers or a setting changed. Call after the frame's upload (which places
     /// `gpu_compute`'s output) and before recording the passes.
     #[allow(clippy::too_many_arguments)]
     pub fn prepare_draws(
@@ -225,7 +227,33 @@ impl CrowdRenderer {
         visible: Option<&[bool]>,
         mesh_levels: Option<&[u8]>,
         shadow_level: u8,
-    ) {
+    ) -> bool {
+        let key = SteadyDraws {
+            draws_for: DrawsFor {
+                draw_path: layout.draw_path(),
+                order: layout.order(),
+                instances,
+            },
+            per_character: self.per_character_draws,
+            indirect: self.indirect_draws(),
+            shadow_level,
+            skinned_capacity: self.skinned_capacity,
+            skinner_ranges: self
+                .gpu_skinner
+                .as_ref()
+                .map(|s| s.range_sizes())
+                .unwrap_or_default(),
+            chunks: self
+                .chunks
+                .as_ref()
+                .map(|c| (c.chunk_instances, c.held_instances, c.bind_groups.len())),
+        };
+        let per_character_input = visible.is_some() || mesh_levels.is_some();
+        if !per_character_input && self.steady_key.as_ref() == Some(&key) {
+            return false;
+        }
+        self.steady_key = (!per_character_input).then_some(key);
+        self.list_builds += 1;
         let [main, shadow] = &mut self.draws;
         let per_character = self.per_character_draws;
         let main_levels = MeshLevels {
@@ -280,7 +308,7 @@ impl CrowdRenderer {
             }
         }
         if !self.indirect_draws() {
-            return;
+            return true;
         }
         let [main, shadow] = &self.draws;
         let same = self.indirect_written.len() == shadow.args.len() + main.args.len()
@@ -289,7 +317,7 @@ impl CrowdRenderer {
             && bytemuck::cast_slice::<_, u8>(&self.indirect_written[shadow.args.len()..])
                 == bytemuck::cast_slice::<_, u8>(&main.args);
         if same {
-            return;
+            return true;
         }
         self.indirect_written.clear();
         self.indirect_written.extend_from_slice(&shadow.args);
@@ -302,6 +330,13 @@ impl CrowdRenderer {
         if !bytes.is_empty() {
             queue.write_buffer(&self.indirect_args, 0, bytes);
         }
+        true
+    }
+
+    /// How many times the draw lists were built: a steady frame (nothing per character
+    /// from the CPU, nothing else changed) builds none and records the same commands.
+    pub fn draw_list_builds(&self) -> u64 {
+        self.list_builds
     }
 
     #[allow(clippy::too_many_arguments)]

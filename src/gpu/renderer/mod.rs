@@ -92,6 +92,11 @@ pub struct CrowdRenderer {
     /// made by [`Self::prepare_draws`], and what they were made for.
     draws: [DrawList; 2],
     draws_for: Option<DrawsFor>,
+    /// What the lists were last built from, where nothing per character went in (no
+    /// visibility or levels from the CPU): while it holds, a frame rebuilds nothing.
+    steady_key: Option<SteadyDraws>,
+    /// How many times the lists were built (a steady frame builds none).
+    list_builds: u64,
     /// Both lists' arguments as the GPU has them (shadow first), for indirect draws.
     indirect_args: wgpu::Buffer,
     indirect_written: Vec<DrawIndexedIndirectArgs>,
@@ -174,6 +179,20 @@ struct DrawsFor {
     draw_path: DrawPath,
     order: VertexOrder,
     instances: usize,
+}
+
+/// Everything but per-character data that the draw lists depend on.
+#[derive(Clone, Debug, PartialEq)]
+struct SteadyDraws {
+    draws_for: DrawsFor,
+    per_character: bool,
+    indirect: bool,
+    shadow_level: u8,
+    skinned_capacity: u64,
+    /// `gpu_compute`'s output ranges' sizes (where each instance lies follows them).
+    skinner_ranges: Vec<u64>,
+    /// The storage chunks bound: instances each, instances held, chunks.
+    chunks: Option<(usize, usize, usize)>,
 }
 
 /// Vertex layouts per skinned output format (locations: 0 position, 1 normal, 2 uv).
@@ -330,6 +349,8 @@ impl CrowdRenderer {
             chunks: None,
             draws: Default::default(),
             draws_for: None,
+            steady_key: None,
+            list_builds: 0,
             indirect_args: Self::indirect_buffer(device, 1024),
             indirect_written: Vec::new(),
             indirect_supported: device

@@ -671,7 +671,7 @@ impl Scene {
         let camera = self.camera.uniform(aspect, extent + 12.0);
         self.renderer
             .update(&self.gpu, &camera, self.crowd.as_slice());
-        self.renderer.prepare_draws(
+        let rebuilt = self.renderer.prepare_draws(
             &self.gpu.queue,
             &self.gpu.device,
             self.pipeline.output_layout(),
@@ -683,9 +683,12 @@ impl Scene {
             self.shadow_mesh_level(extent + 12.0),
         );
         if let Some(gpu_lod) = &mut self.gpu_lod {
-            self.renderer
-                .main_count_slots(self.crowd.len(), &mut self.lod_slots);
-            gpu_lod.write_slots(&self.gpu.device, &self.gpu.queue, &self.lod_slots);
+            // The slots follow the lists: in a steady frame neither changes.
+            if rebuilt || !gpu_lod.has_slots_for(self.crowd.len()) {
+                self.renderer
+                    .main_count_slots(self.crowd.len(), &mut self.lod_slots);
+                gpu_lod.write_slots(&self.gpu.device, &self.gpu.queue, &self.lod_slots);
+            }
         }
     }
 
