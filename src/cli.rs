@@ -136,6 +136,11 @@ pub struct AppArgs {
     /// chooses.
     #[arg(long = "mesh-lod", value_name = "on|off", default_value = "off", value_parser = on_off, action = clap::ArgAction::Set)]
     pub mesh_lod: bool,
+    /// Draw each character in the colour of its mesh level (white full detail, then green,
+    /// yellow, orange, red, magenta) instead of its material: what geometric LOD chose
+    /// (the panel's "colour by level" box).
+    #[arg(long = "color-by-level")]
+    pub color_by_level: bool,
     /// The screen-space error LOD allows, pixels (0.01 to 100).
     #[arg(long = "lod-threshold", value_name = "PX", default_value_t = 1.0, value_parser = lod_threshold)]
     pub lod_threshold: f32,

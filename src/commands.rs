@@ -391,6 +391,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             threshold_px: args.lod_threshold,
             max_period: args.lod_max_period,
         },
+        color_by_level: args.color_by_level,
         instances: args.instances as usize,
         speed: args.speed,
         paused: args.paused,

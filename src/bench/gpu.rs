@@ -72,6 +72,10 @@ pub struct GpuRow {
     pub gpu_lod_us: Option<f64>,
     pub lod_updated: Option<f64>,
     pub lod_culled: Option<f64>,
+    /// Geometric LOD on, and the triangles the crowd pass drew a frame (median; with LOD
+    /// on the GPU, from its counts of the frame before).
+    pub mesh_lod: bool,
+    pub triangles: f64,
     /// Bytes the CPU wrote for the GPU each frame (vertices, palettes, or with the
     /// animation on the GPU the changed records and the passes' parameters; median).
     pub uploaded_bytes: u64,
@@ -101,6 +105,8 @@ struct GpuConfig {
     hierarchy: GpuHierarchy,
     /// Update-rate LOD and culling on the GPU (with the animation there), at [`LOD_PX`].
     lod: bool,
+    /// Geometric LOD (mesh levels) at [`LOD_PX`].
+    mesh_lod: bool,
 }
 
 /// The LOD rows' threshold, pixels.
@@ -131,16 +137,24 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         animate: AnimateDevice::Cpu,
         hierarchy: GpuHierarchy::DEFAULT,
         lod: false,
+        mesh_lod: false,
     };
-    let mut configs: Vec<GpuConfig> = vec![plain(
-        format!(
-            "best CPU ({} / {})",
-            best.hierarchy.name(),
-            best.skin.name()
-        ),
-        best,
-        ComputeShader::DEFAULT,
-    )];
+    let best_name = format!(
+        "best CPU ({} / {})",
+        best.hierarchy.name(),
+        best.skin.name()
+    );
+    let mut configs: Vec<GpuConfig> = vec![
+        plain(best_name.clone(), best, ComputeShader::DEFAULT),
+        GpuConfig {
+            mesh_lod: true,
+            ..plain(
+                format!("{best_name}, mesh LOD {LOD_PX} px"),
+                best,
+                ComputeShader::DEFAULT,
+            )
+        },
+    ];
     let mut animated = Vec::new();
     for &skin in SkinVariant::ALL {
         if refusals.iter().any(|(s, _)| *s == skin) {
@@ -154,6 +168,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             animate: AnimateDevice::Gpu,
             hierarchy,
             lod: false,
+            mesh_lod: false,
         };
         let with_lod = |name: String| GpuConfig {
             name: format!(
@@ -163,12 +178,21 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             lod: true,
             ..on_gpu(name, GpuHierarchy::DEFAULT)
         };
+        let with_mesh_lod = |name: String| GpuConfig {
+            name: format!(
+                "{name}, animated on the GPU ({}), LOD {LOD_PX} px, mesh LOD",
+                GpuHierarchy::DEFAULT.name()
+            ),
+            mesh_lod: true,
+            ..with_lod(name)
+        };
         match skin.spec().runs_on {
             SkinDevice::Cpu => {}
             SkinDevice::GpuVertex => {
                 configs.push(plain(skin.name().into(), config, ComputeShader::DEFAULT));
                 animated.push(on_gpu(skin.name().into(), GpuHierarchy::DEFAULT));
                 animated.push(with_lod(skin.name().into()));
+                animated.push(with_mesh_lod(skin.name().into()));
             }
             SkinDevice::GpuCompute => {
                 for &shader in ComputeShader::ALL {
@@ -182,7 +206,8 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 for &hierarchy in GpuHierarchy::ALL {
                     animated.push(on_gpu(name.clone(), hierarchy));
                 }
-                animated.push(with_lod(name));
+                animated.push(with_lod(name.clone()));
+                animated.push(with_mesh_lod(name));
             }
         }
     }
@@ -272,6 +297,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         gpu_hierarchy: c.hierarchy,
                         lod: crate::crowd::lod::LodSettings {
                             enabled: c.lod,
+                            mesh: c.mesh_lod,
                             threshold_px: LOD_PX,
                             ..Default::default()
                         },
@@ -279,12 +305,12 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     };
                     let mut scene = ctx.scene("gpu", settings, SIZE)?;
                     scene.wait_for_gpu_times = true;
-                    scenes.push((c, scene, Vec::new(), Vec::new(), Vec::new()));
+                    scenes.push((c, scene, Vec::new(), Vec::new(), Vec::new(), Vec::new()));
                 }
                 let rounds = warmup + frames;
                 for round in 0..rounds {
                     let round_start = std::time::Instant::now();
-                    for (c, scene, samples, uploaded, lod) in &mut scenes {
+                    for (c, scene, samples, uploaded, lod, triangles) in &mut scenes {
                         let timings = if draws {
                             scene.frame(Frame::headless(FRAME_SECS))?
                         } else {
@@ -293,6 +319,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         if round >= warmup {
                             samples.push(timings);
                             uploaded.push(scene.uploaded_bytes() as f64);
+                            triangles.push(scene.triangles_drawn() as f64);
                             // Read after the frame was measured (the bench waited for it).
                             if c.lod {
                                 lod.push(scene.gpu_lod_counts().map_err(|e| {
@@ -313,7 +340,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         ctx.progress(&line);
                     }
                 }
-                for (c, scene, samples, uploaded, lod) in &scenes {
+                for (c, scene, samples, uploaded, lod, triangles) in &scenes {
                     if scene.settings.animate != c.animate {
                         return Err(BenchError::Refused(format!(
                             "{}: the scene did not animate on the {}: {}",
@@ -323,6 +350,8 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         )));
                     }
                     let mut r = row(c, scene, samples, uploaded, n, shadows, draws);
+                    r.mesh_lod = c.mesh_lod;
+                    r.triangles = median(triangles.clone());
                     if c.lod {
                         r.lod = true;
                         r.lod_updated =
@@ -393,6 +422,8 @@ fn row(
         gpu_lod_us: opt(&|t| t.gpu(GpuPass::Lod)),
         lod_updated: None,
         lod_culled: None,
+        mesh_lod: false,
+        triangles: 0.0,
         uploaded_bytes: median(uploaded.to_vec()) as u64,
         cpu_ratio_to_best_cpu: 0.0,
     }
@@ -425,14 +456,15 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            finished it (wall time: every pass together, however the adapter's timestamps \
            split them); GPU LOD, sample, hierarchy, palette = the animation's passes \
            (LOD: the pass deciding which characters are recomputed and drawn; recomputed, \
-           culled = how many it recomputed and culled a frame).\n\n";
+           culled = how many it recomputed and culled a frame); triangles = what the crowd \
+           pass drew a frame, millions (mesh LOD: each character at its level).\n\n";
     if section.rows.iter().any(|r| !r.draws) {
         *s += "Rows with draws \"no\" measure a frame without the shadow and crowd passes \
                (the animation, and `gpu_compute`'s skinning): this adapter renders in \
                software, which takes minutes to draw that many characters.\n\n";
     }
-    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU LOD | recomputed | culled | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded |\n";
-    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU LOD | recomputed | culled | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded | triangles |\n";
+    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in &section.rows {
         let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
         let ratio = if !r.cpu_ratio_to_best_cpu.is_finite() {
@@ -450,7 +482,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {uploaded} |",
+            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {uploaded} | {:.3} M |",
             r.config,
             r.instances,
             if r.shadows { "on" } else { "off" },
@@ -469,6 +501,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             opt(r.gpu_compute_us),
             opt(r.gpu_shadow_us),
             opt(r.gpu_render_us),
+            r.triangles / 1e6,
         );
     }
     let _ = writeln!(s);

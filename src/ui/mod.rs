@@ -338,6 +338,15 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
              projected at its distance, stays under the threshold; shadows take the level that \
              fits the shadow map's texels",
         );
+        let mesh_on = lod.mesh;
+        ui.add_enabled(
+            mesh_on,
+            egui::Checkbox::new(&mut settings.color_by_level, "colour by level"),
+        )
+        .on_hover_text(
+            "each character in the colour of its mesh level: white full detail, then green, \
+             yellow, orange, red, magenta as the levels get coarser",
+        );
         ui.add_enabled(
             lod.enabled || lod.mesh,
             egui::Slider::new(&mut lod.threshold_px, 0.1..=10.0)

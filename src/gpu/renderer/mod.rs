@@ -46,6 +46,17 @@ use wgpu::util::DrawIndexedIndirectArgs;
 pub const MATERIAL_COLORS: [[f32; 3]; 3] =
     [[0.86, 0.42, 0.30], [0.30, 0.55, 0.86], [0.45, 0.78, 0.38]];
 
+/// The colour of each mesh level in the "colour by level" view, full detail first: white,
+/// then green, yellow, orange, red, magenta as the levels get coarser.
+pub const LEVEL_COLORS: [[f32; 3]; 6] = [
+    [0.92, 0.92, 0.92],
+    [0.35, 0.80, 0.35],
+    [0.95, 0.85, 0.25],
+    [0.98, 0.55, 0.15],
+    [0.90, 0.20, 0.20],
+    [0.80, 0.25, 0.85],
+];
+
 crate::gpu_struct! {
     /// A character's placement and colour (`InstanceData` in crowd.wgsl).
     #[derive(Clone, Copy, Pod, Zeroable)]
@@ -131,7 +142,7 @@ pub struct CrowdRenderer {
     world_from_model: Mat4,
     /// What the instance buffer holds, and the (place, material) each entry was made from.
     instance_scratch: Vec<InstanceGpu>,
-    placed_from: Vec<([f32; 2], u32)>,
+    placed_from: Vec<([f32; 2], u32, u8)>,
     placement_bytes: u64,
     /// `gpu_compute`'s skinning, made the first time a frame needs it.
     gpu_skinner: Option<GpuSkinner>,
@@ -711,7 +722,15 @@ impl CrowdRenderer {
     /// Writes the camera, and the transform and colour of every instance whose place or
     /// material changed since the last call (one write per run of neighbours): a crowd
     /// that stands where it stood costs the camera's 176 bytes, not 80 bytes a character more.
-    pub fn update(&mut self, gpu: &GpuContext, camera: &CameraUniform, instances: &[Instance]) {
+    /// With `levels`, each character takes the colour of its mesh level
+    /// ([`LEVEL_COLORS`]) instead of its material's.
+    pub fn update(
+        &mut self,
+        gpu: &GpuContext,
+        camera: &CameraUniform,
+        instances: &[Instance],
+        levels: Option<&[u8]>,
+    ) {
         let (device, queue) = (&gpu.device, &gpu.queue);
         if instances.len() > self.instance_capacity {
             self.instance_capacity = instances.len().next_power_of_two();
@@ -734,21 +753,31 @@ impl CrowdRenderer {
         let n = instances.len();
         self.instance_scratch.truncate(n);
         self.placed_from.truncate(n);
-        let placed = |i: &Instance| (i.ground_position, i.material);
+        let level_of = |k: usize| levels.and_then(|l| l.get(k).copied());
+        let placed = |k: usize, i: &Instance| {
+            (
+                i.ground_position,
+                i.material,
+                level_of(k).map_or(u8::MAX, |l| l),
+            )
+        };
         let mut written = 0u64;
         let mut k = 0;
         while k < n {
-            if k < self.placed_from.len() && self.placed_from[k] == placed(&instances[k]) {
+            if k < self.placed_from.len() && self.placed_from[k] == placed(k, &instances[k]) {
                 k += 1;
                 continue;
             }
             let start = k;
             while k < n
-                && !(k < self.placed_from.len() && self.placed_from[k] == placed(&instances[k]))
+                && !(k < self.placed_from.len() && self.placed_from[k] == placed(k, &instances[k]))
             {
                 let i = &instances[k];
                 let [x, z] = i.ground_position;
-                let color = MATERIAL_COLORS[i.material as usize % MATERIAL_COLORS.len()];
+                let color = match level_of(k) {
+                    Some(l) => LEVEL_COLORS[(l as usize).min(LEVEL_COLORS.len() - 1)],
+                    None => MATERIAL_COLORS[i.material as usize % MATERIAL_COLORS.len()],
+                };
                 let gpu = InstanceGpu {
                     world_from_model: Mat4::from_translation(Vec3::new(x, 0.0, z))
                         * self.world_from_model,
@@ -756,10 +785,10 @@ impl CrowdRenderer {
                 };
                 if k < self.instance_scratch.len() {
                     self.instance_scratch[k] = gpu;
-                    self.placed_from[k] = placed(i);
+                    self.placed_from[k] = placed(k, i);
                 } else {
                     self.instance_scratch.push(gpu);
-                    self.placed_from.push(placed(i));
+                    self.placed_from.push(placed(k, i));
                 }
                 k += 1;
             }

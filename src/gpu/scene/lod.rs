@@ -92,6 +92,38 @@ impl Scene {
         }
     }
 
+    /// Each character's mesh level, for the "colour by level" view (where it is on, with
+    /// geometric LOD): the CPU plan's, or read back from the GPU's LOD pass (the frame
+    /// before's; a wait for the GPU each frame, which a view for looking may take).
+    pub(super) fn level_colors(&self) -> Option<Vec<u8>> {
+        if !(self.settings.color_by_level && self.settings.lod.mesh) {
+            return None;
+        }
+        let n = self.crowd.len();
+        match self.animated_on {
+            AnimateDevice::Cpu => Some(self.lod.mesh_levels().to_vec()),
+            AnimateDevice::Gpu => self
+                .gpu_lod_states(n)
+                .ok()
+                .map(|states| states.iter().map(|s| s.mesh_level() as u8).collect()),
+        }
+    }
+
+    /// Triangles the crowd pass drew in the latest frame: each drawn character at its level
+    /// (from the LOD counts; on the GPU those of a recent frame), or at full detail.
+    pub fn triangles_drawn(&self) -> u64 {
+        if self.settings.lod.mesh {
+            return self.mesh_lod_reading().triangles;
+        }
+        let full = self.pipeline.rig().mesh_chain().levels()[0].triangles() as u64;
+        let culled = if self.settings.lod.enabled {
+            self.lod_stats().culled
+        } else {
+            0
+        };
+        self.crowd.len().saturating_sub(culled) as u64 * full
+    }
+
     /// LOD's screen-space error now: what is shown against a full-rate frame, both skinned
     /// aside on the CPU (at most `limit` stale characters compared).
     pub fn measure_lod_error(&mut self, limit: Option<usize>) -> Result<MeasuredError, SceneError> {

@@ -669,8 +669,13 @@ impl Scene {
         let aspect = width / height.max(1.0);
         let extent = crowd_extent(&self.crowd);
         let camera = self.camera.uniform(aspect, extent + 12.0);
-        self.renderer
-            .update(&self.gpu, &camera, self.crowd.as_slice());
+        let level_colors = self.level_colors();
+        self.renderer.update(
+            &self.gpu,
+            &camera,
+            self.crowd.as_slice(),
+            level_colors.as_deref(),
+        );
         let rebuilt = self.renderer.prepare_draws(
             &self.gpu.queue,
             &self.gpu.device,

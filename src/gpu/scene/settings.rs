@@ -29,6 +29,8 @@ pub struct Settings {
     pub upload: UploadVariant,
     /// Update-rate LOD: on/off, the pixel threshold, the period cap.
     pub lod: LodSettings,
+    /// Draw each character in the colour of its mesh level instead of its material.
+    pub color_by_level: bool,
     pub instances: usize,
     pub speed: f32,
     pub paused: bool,
@@ -50,6 +52,7 @@ impl Settings {
             indirect_draws: true,
             upload: UploadVariant::DEFAULT,
             lod: LodSettings::default(),
+            color_by_level: false,
             instances,
             speed: 1.0,
             paused: false,
