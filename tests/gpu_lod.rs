@@ -313,7 +313,7 @@ fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
     }
     let rig = Arc::new(PreparedRig::reference());
     let mut scene = lod_scene(&rig, skin, true, true)?;
-    let mut frames = |scene: &mut Scene, count: usize| -> Result<u64, Failed> {
+    let frames = |scene: &mut Scene, count: usize| -> Result<u64, Failed> {
         for _ in 0..count {
             scene
                 .frame(Frame::headless(1.0 / 60.0))
