@@ -261,6 +261,25 @@ fn the_indirect_draws_box_switches_to_draws_one_by_one() {
 }
 
 #[test]
+fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
+    let Some(mut harness) = harness() else { return };
+    assert!(harness.query_by_label_contains("mesh levels").is_none());
+    click_then_frame(&mut harness, "mesh LOD");
+    assert!(harness.state().settings.lod.mesh);
+    harness.run_steps(2);
+    harness.get_by_label_contains("mesh levels 0/1/2/3/4:");
+    let reading = harness.state_mut().mesh_lod_reading();
+    assert_eq!(reading.at_level.iter().sum::<usize>(), 13, "{reading:?}");
+    assert!(reading.triangles <= reading.full_triangles);
+    click_then_frame(&mut harness, "colour by level");
+    assert!(harness.state().settings.color_by_level);
+    click_then_frame(&mut harness, "mesh LOD");
+    assert!(!harness.state().settings.lod.mesh);
+    harness.run_steps(2);
+    assert!(harness.query_by_label_contains("mesh levels").is_none());
+}
+
+#[test]
 fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error() {
     let Some(mut harness) = harness() else { return };
     assert!(harness.query_by_label_contains("period 1/2/4/8").is_none());
