@@ -352,6 +352,10 @@ pub struct PoseArgs {
     /// file has, up to eight.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
     pub max_influences: Option<u64>,
+    /// Write level N of the mesh's LOD chain (0: the full mesh; `inspect` lists the
+    /// levels): the same posed vertices, the level's triangles.
+    #[arg(long = "mesh-lod", value_name = "N", default_value_t = 0)]
+    pub mesh_level: usize,
     /// Output file: .glb (glTF binary) or .obj.
     #[arg(long)]
     pub out: PathBuf,

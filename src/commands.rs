@@ -127,6 +127,7 @@ pub fn pose(
         hierarchy,
         method,
         max_influences,
+        mesh_level,
         out,
     }: PoseArgs,
 ) -> anyhow::Result<()> {
@@ -134,6 +135,16 @@ pub fn pose(
     // unless the whole file can be.
     MeshFormat::of(&out)?;
     let rig = load_rig(Some(&file), max_influences)?;
+    let levels = rig.mesh_chain().levels().len();
+    if mesh_level >= levels {
+        anyhow::bail!(
+            "--mesh-lod {mesh_level}: {}'s mesh LOD chain has {levels} level{} (0 to {}; \
+             `skinbench inspect` lists them)",
+            rig.name,
+            if levels == 1 { "" } else { "s" },
+            levels - 1
+        );
+    }
     let best = PipelineConfig::best_for(&rig, 1);
     let config = PipelineConfig {
         hierarchy: hierarchy.unwrap_or(best.hierarchy),
@@ -141,7 +152,8 @@ pub fn pose(
         method,
         ..best
     };
-    let posed = pose_instance(rig.clone(), clip.as_deref(), time_secs, config)?;
+    let mut posed = pose_instance(rig.clone(), clip.as_deref(), time_secs, config)?;
+    posed.mesh_level = mesh_level;
     posed.write(&rig, &out)?;
     let d = &posed.deviation;
     println!(

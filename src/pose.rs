@@ -83,6 +83,8 @@ pub struct PosedMesh {
     pub deviation: FrameDeviation,
     pub clip: Option<String>,
     pub time_secs: f32,
+    /// The level of the mesh's LOD chain whose triangles the file gets (0: the full mesh).
+    pub mesh_level: usize,
 }
 
 /// Poses `rig` with `config`'s variants: `clip` by name (default: the first clip, or the
@@ -151,20 +153,23 @@ pub fn pose(
         deviation,
         clip: rig.clips.get(clip_index).map(|c| c.name.clone()),
         time_secs,
+        mesh_level: 0,
     })
 }
 
 impl PosedMesh {
-    /// The file's bytes in `format`, with `rig`'s UVs and index buffer.
+    /// The file's bytes in `format`, with `rig`'s UVs and the triangles of level
+    /// `mesh_level` of its mesh's LOD chain.
     pub fn encode(&self, rig: &PreparedRig, format: MeshFormat) -> Vec<u8> {
         let mesh = &rig.source_mesh;
+        let indices = rig.mesh_chain().level_indices(self.mesh_level);
         match format {
             MeshFormat::Glb => write_mesh_glb(
                 &rig.name,
                 &self.positions,
                 &self.normals,
                 &mesh.uvs,
-                &mesh.indices,
+                indices,
                 concat!("skinbench pose ", env!("CARGO_PKG_VERSION")),
             ),
             MeshFormat::Obj => {
@@ -187,7 +192,7 @@ impl PosedMesh {
                 for t in &mesh.uvs {
                     let _ = writeln!(s, "vt {} {}", t.x, 1.0 - t.y);
                 }
-                for tri in mesh.indices.chunks_exact(3) {
+                for tri in indices.chunks_exact(3) {
                     let [a, b, c] = [tri[0] + 1, tri[1] + 1, tri[2] + 1];
                     let _ = writeln!(s, "f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}");
                 }

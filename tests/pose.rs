@@ -144,6 +144,11 @@ fn pose_refuses_bad_input_and_writes_nothing() {
         ),
         (vec!["pose", rig, "--skin", "fast", "--out", out], "fast"),
         (
+            vec!["pose", rig, "--mesh-lod", "9", "--out", out],
+            "mesh LOD chain has 5 levels (0 to 4",
+        ),
+        (vec!["pose", rig, "--mesh-lod", "-1", "--out", out], "-1"),
+        (
             vec!["pose", rig, "--out", unwritable.to_str().unwrap()],
             "file-not-folder",
         ),
@@ -160,6 +165,31 @@ fn pose_refuses_bad_input_and_writes_nothing() {
         .map(|e| e.file_name())
         .collect();
     assert_eq!(left.len(), 1, "only the blocking file is there: {left:?}");
+}
+
+/// `pose --mesh-lod N` writes level N's triangles over the same posed vertices.
+#[test]
+fn pose_writes_a_mesh_level() {
+    let dir = common::temp_dir("pose-level");
+    let rig = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb");
+    let prepared = skinbench::prepare::PreparedRig::reference();
+    let chain = prepared.mesh_chain();
+    for level in [0, 2] {
+        let out = dir.join(format!("level{level}.obj"));
+        let (code, _, err) = skinbench(&[
+            "pose",
+            rig.to_str().unwrap(),
+            "--mesh-lod",
+            &level.to_string(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let faces = text.lines().filter(|l| l.starts_with("f ")).count();
+        assert_eq!(faces, chain.levels()[level].triangles(), "level {level}");
+        assert_eq!(read_obj_positions(&out).len(), prepared.vertex_count());
+    }
 }
 
 /// `pose` takes every option that changes its output: an eight-influence rig posed with
