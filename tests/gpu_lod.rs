@@ -342,6 +342,119 @@ fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Pixels showing a character: the materials are coloured (their shaded sides too), the
+/// ground and the sky grey (shadows off).
+fn character_mask(image: &image::RgbaImage) -> Vec<bool> {
+    image
+        .pixels()
+        .map(|p| {
+            let [r, g, b, _] = p.0;
+            r.max(g).max(b) - r.min(g).min(b) > 12
+        })
+        .collect()
+}
+
+/// Mesh LOD's picture against full detail's, same crowd, poses and camera: no character
+/// pixel of one lies farther than the threshold + 1 px from a character pixel of the other
+/// (their silhouettes agree to within the threshold).
+fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
+    let Some(gpu) = common::gpu_context() else {
+        return Ok(());
+    };
+    let rig = Arc::new(PreparedRig::reference());
+    let size = (640u32, 360u32);
+    let mut masks = Vec::new();
+    let mut levels = Vec::new();
+    for mesh in [false, true] {
+        let mut settings = common::app_settings(&rig, 400);
+        settings.shadows = false;
+        settings.animate = animate;
+        if animate == AnimateDevice::Gpu {
+            settings.pipeline.skin = SkinVariant::GpuCompute;
+        }
+        settings.lod = LodSettings {
+            mesh,
+            threshold_px: 1.0,
+            ..LodSettings::default()
+        };
+        let mut scene = Scene::new(
+            gpu.clone(),
+            rig.clone(),
+            settings,
+            wgpu::TextureFormat::Rgba8Unorm,
+            size,
+        )
+        .map_err(|e| e.to_string())?;
+        scene.settings.paused = true;
+        // Twice: on the GPU the levels are chosen in the first frame's LOD pass and the
+        // pictures compared are of the frame after, the same poses.
+        for _ in 0..2 {
+            scene
+                .frame(Frame::headless(0.0))
+                .map_err(|e| e.to_string())?;
+        }
+        if scene.settings.animate != animate {
+            return Err(format!("the scene left {animate:?}: {:?}", scene.notes).into());
+        }
+        // Characters drawn coarser than full detail (the GPU's counts come back late: its
+        // states are read instead).
+        levels.push(match animate {
+            _ if !mesh => 0,
+            AnimateDevice::Cpu => scene.lod.mesh_levels().iter().filter(|&&l| l > 0).count(),
+            AnimateDevice::Gpu => scene
+                .gpu_lod_states(scene.crowd.len())
+                .map_err(|e| e.to_string())?
+                .iter()
+                .filter(|s| s.flags & VISIBLE != 0 && s.mesh_level() > 0)
+                .count(),
+        });
+        let image = scene.read_image().map_err(|e| e.to_string())?;
+        if let Ok(dir) = std::env::var("SILHOUETTE_DUMP") {
+            let _ = image.save(format!("{dir}/{animate:?}_{mesh}.png"));
+        }
+        masks.push(character_mask(&image));
+    }
+    if levels[1] == 0 {
+        return Err("no character took a coarser level".into());
+    }
+    let (w, h) = (size.0 as i64, size.1 as i64);
+    let reach = 2i64; // the threshold, 1 px, + 1 px
+    for (a, b) in [(0, 1), (1, 0)] {
+        let mut far = 0;
+        let mut first = None;
+        for y in 0..h {
+            for x in 0..w {
+                if !masks[a][(y * w + x) as usize] {
+                    continue;
+                }
+                let near = (-reach..=reach).any(|dy| {
+                    (-reach..=reach).any(|dx| {
+                        let (xx, yy) = (x + dx, y + dy);
+                        xx >= 0 && yy >= 0 && xx < w && yy < h && masks[b][(yy * w + xx) as usize]
+                    })
+                });
+                if !near {
+                    far += 1;
+                    first.get_or_insert((x, y));
+                }
+            }
+        }
+        if far > 0 {
+            return Err(format!(
+                "{far} character pixels of the {} picture lie over {reach} px from the other's \
+                 characters (the first at {first:?})",
+                if a == 1 { "mesh LOD" } else { "full-detail" }
+            )
+            .into());
+        }
+    }
+    let shown: usize = masks[0].iter().filter(|&&m| m).count();
+    if shown < 2000 {
+        return Err(format!("only {shown} character pixels: the mask finds no crowd").into());
+    }
+    Ok(())
+}
+
 fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     if common::gpu_context().is_none() {
         return Ok(());
@@ -443,6 +556,12 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
+    for animate in [AnimateDevice::Cpu, AnimateDevice::Gpu] {
+        trials.push(Trial::test(
+            format!("silhouettes/animated_on_{}", animate.name()),
+            move || silhouettes(animate),
+        ));
+    }
     for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
         trials.push(Trial::test(
             format!("steady_frames_build_nothing/{}", skin.name()),
