@@ -567,8 +567,8 @@ impl GpuSkinner {
     }
 
     /// Each range's output size, bytes (what [`Self::locate`] follows).
-    pub fn range_sizes(&self) -> Vec<u64> {
-        self.ranges.iter().map(|r| r.output.size()).collect()
+    pub fn range_sizes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ranges.iter().map(|r| r.output.size())
     }
 
     /// Range `range`'s output buffer (packed vertices).

@@ -208,13 +208,8 @@ impl TriangleGrid {
             })
             .collect();
         for (lo, hi) in &boxes {
-            for z in lo[2]..=hi[2] {
-                for y in lo[1]..=hi[1] {
-                    for x in lo[0]..=hi[0] {
-                        let c = grid.index([x, y, z]);
-                        grid.starts[c + 1] += 1;
-                    }
-                }
+            for c in Self::cells_in(grid.dims, *lo, *hi) {
+                grid.starts[c + 1] += 1;
             }
         }
         for c in 0..cells {
@@ -223,14 +218,9 @@ impl TriangleGrid {
         grid.items = vec![0; grid.starts[cells] as usize];
         let mut fill = grid.starts.clone();
         for (t, (lo, hi)) in boxes.iter().enumerate() {
-            for z in lo[2]..=hi[2] {
-                for y in lo[1]..=hi[1] {
-                    for x in lo[0]..=hi[0] {
-                        let c = grid.index([x, y, z]);
-                        grid.items[fill[c] as usize] = t as u32;
-                        fill[c] += 1;
-                    }
-                }
+            for c in Self::cells_in(grid.dims, *lo, *hi) {
+                grid.items[fill[c] as usize] = t as u32;
+                fill[c] += 1;
             }
         }
         grid
@@ -245,6 +235,15 @@ impl TriangleGrid {
 
     fn index(&self, [x, y, z]: [usize; 3]) -> usize {
         (z * self.dims[1] + y) * self.dims[0] + x
+    }
+
+    /// The indices of the cells from `lo` to `hi` (inclusive) on every axis of a grid of
+    /// `dims` cells (a free function: the caller writes the grid while iterating).
+    fn cells_in(dims: [usize; 3], lo: [usize; 3], hi: [usize; 3]) -> impl Iterator<Item = usize> {
+        (lo[2]..=hi[2]).flat_map(move |z| {
+            (lo[1]..=hi[1])
+                .flat_map(move |y| (lo[0]..=hi[0]).map(move |x| (z * dims[1] + y) * dims[0] + x))
+        })
     }
 
     /// The distance from `p` to the nearest triangle (infinite without triangles).

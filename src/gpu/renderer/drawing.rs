@@ -238,19 +238,20 @@ impl CrowdRenderer {
             indirect: self.indirect_draws(),
             shadow_level,
             skinned_capacity: self.skinned_capacity,
-            skinner_ranges: self
-                .gpu_skinner
-                .as_ref()
-                .map(|s| s.range_sizes())
-                .unwrap_or_default(),
             chunks: self
                 .chunks
                 .as_ref()
                 .map(|c| (c.chunk_instances, c.held_instances, c.bind_groups.len())),
         };
         let per_character_input = visible.is_some() || mesh_levels.is_some();
-        if !per_character_input && self.steady_key.as_ref() == Some(&key) {
+        let sizes = || self.gpu_skinner.iter().flat_map(|s| s.range_sizes());
+        let same_ranges = self.steady_ranges.iter().copied().eq(sizes());
+        if !per_character_input && same_ranges && self.steady_key.as_ref() == Some(&key) {
             return false;
+        }
+        if !same_ranges {
+            let ranges: Vec<u64> = sizes().collect();
+            self.steady_ranges = ranges;
         }
         self.steady_key = (!per_character_input).then_some(key);
         self.list_builds += 1;

@@ -106,6 +106,10 @@ pub struct CrowdRenderer {
     /// What the lists were last built from, where nothing per character went in (no
     /// visibility or levels from the CPU): while it holds, a frame rebuilds nothing.
     steady_key: Option<SteadyDraws>,
+    /// `gpu_compute`'s output ranges' sizes when the lists were built (where each instance
+    /// lies follows them); kept apart from the key so a steady frame compares without
+    /// allocating.
+    steady_ranges: Vec<u64>,
     /// How many times the lists were built (a steady frame builds none).
     list_builds: u64,
     /// Both lists' arguments as the GPU has them (shadow first), for indirect draws.
@@ -200,8 +204,6 @@ struct SteadyDraws {
     indirect: bool,
     shadow_level: u8,
     skinned_capacity: u64,
-    /// `gpu_compute`'s output ranges' sizes (where each instance lies follows them).
-    skinner_ranges: Vec<u64>,
     /// The storage chunks bound: instances each, instances held, chunks.
     chunks: Option<(usize, usize, usize)>,
 }
@@ -361,6 +363,7 @@ impl CrowdRenderer {
             draws: Default::default(),
             draws_for: None,
             steady_key: None,
+            steady_ranges: Vec::new(),
             list_builds: 0,
             indirect_args: Self::indirect_buffer(device, 1024),
             indirect_written: Vec::new(),
