@@ -61,7 +61,10 @@ struct AnimateParams {
 };
 
 #import skinbench::record::Character
-#import skinbench::constants::{LINEAR, NO_PARENT, NO_TRACK, SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V, STEP, TRACK_WORDS, WORKGROUP}
+#import skinbench::constants::{
+    LINEAR, NO_PARENT, NO_TRACK, RECORD_ANIMATE, SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V, STEP,
+    TRACK_WORDS, WORKGROUP,
+}
 
 @group(0) @binding(0) var<uniform> p: AnimateParams;
 // One array of words (four storage bindings in all, what every adapter offers): the rest
@@ -102,7 +105,7 @@ fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 
 // Whether this frame leaves character `c` of the range as it is (LOD: not due).
 fn skipped(c: u32) -> bool {
-    return p.lod != 0u && characters[p.first_character + c].due == 0u;
+    return p.lod != 0u && (characters[p.first_character + c].due & RECORD_ANIMATE) == 0u;
 }
 
 fn rest(joint: u32) -> Pose {

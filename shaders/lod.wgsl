@@ -14,9 +14,11 @@
 #import skinbench::record::Character
 #import skinbench::constants::{
     DUE, FORCED, MESH_HYSTERESIS, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT, MOTION_STILL,
-    MOTION_UNBOUNDED, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, STAT_AT_MESH_LEVEL,
-    STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED, STAT_UNCHANGED,
-    STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE, WORKGROUP,
+    MOTION_UNBOUNDED, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, RECORD_ANIMATE,
+    RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT,
+    STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
+    STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
+    UNCHANGED, VISIBLE, WORKGROUP,
 }
 
 struct LodFrame {
@@ -41,7 +43,8 @@ struct LodFrame {
     // Levels of the mesh's chain (1: geometric LOD off), and per level (four a vector) its
     // error in model units, first index and index count.
     mesh_levels: u32,
-    _pad0: u32,
+    // The coarsest level skinned for a character (the shadow pass's level, where drawn).
+    skin_level_cap: u32,
     mesh_errors: array<vec4<f32>, 2>,
     mesh_first_index: array<vec4<u32>, 2>,
     mesh_index_count: array<vec4<u32>, 2>,
@@ -290,8 +293,13 @@ fn decide(c: u32) -> u32 {
         }
     }
     let level = mesh_level(visible, unbounded, px, s.flags);
+    // The vertices skinned for it; a finer skin level needs what the coarser one skipped.
+    let skin_level = min(level, f.skin_level_cap);
+    let previous_skin_level = (s.flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
+    let reskin = skin_level < previous_skin_level;
     var flags = select(0u, VISIBLE, visible) | select(0u, UNBOUNDED, unbounded)
-        | (level << MESH_LEVEL_SHIFT);
+        | select(0u, RESKIN, reskin) | (level << MESH_LEVEL_SHIFT)
+        | (skin_level << SKIN_LEVEL_SHIFT);
     if (!(scheduled || forced)) {
         return flags | keep_period;
     }
@@ -341,7 +349,14 @@ fn cs_lod(
         let flags = decide(c);
         state.words[4u * c + 3u] = flags;
         let due = (flags & DUE) != 0u;
-        characters[c].due = select(0u, 1u, due);
+        let skinned = (flags & (DUE | RESKIN)) != 0u;
+        let skin_level = (flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
+        // `CharacterLod::record_due_word`.
+        characters[c].due = select(0u, RECORD_ANIMATE, due) | select(0u, RECORD_SKIN, skinned)
+            | (skin_level << RECORD_SKIN_LEVEL_SHIFT);
+        if (skinned) {
+            atomicAdd(&counts[STAT_SKINNED_AT_LEVEL + skin_level], 1u);
+        }
         let level = (flags & MESH_LEVEL_MASK) >> MESH_LEVEL_SHIFT;
         if ((flags & VISIBLE) != 0u) {
             atomicAdd(&counts[STAT_AT_MESH_LEVEL + level], 1u);

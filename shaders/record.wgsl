@@ -10,6 +10,8 @@ struct Character {
     clips: u32,
     material: u32,
     since_secs: f32,
-    // Written by the LOD pass (lod.wgsl): 1 when this frame recomputes the character.
+    // Written by the LOD pass (lod.wgsl, `CharacterLod::record_due_word`): RECORD_ANIMATE
+    // when this frame recomputes the character, RECORD_SKIN when `gpu_compute` skins it,
+    // and from RECORD_SKIN_LEVEL_SHIFT the level of the mesh's chain it skins.
     due: u32,
 };

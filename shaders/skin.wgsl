@@ -17,7 +17,7 @@
 // One dispatch covers a range of instances (`id.y`): the renderer binds the palettes and
 // the output of that range, so no binding exceeds the device's storage binding limit.
 
-#import skinbench::constants::WORKGROUP
+#import skinbench::constants::{RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, WORKGROUP}
 #import skinbench::skinning::{
     dual_quat_add, dual_quat_finish, dual_quat_none, linear_add, linear_move, linear_none,
 }
@@ -56,11 +56,13 @@ struct ComputeSkinParams {
 
 @group(0) @binding(0) var<uniform> params: ComputeSkinParams;
 // One array of words (four storage bindings in all, what every adapter offers): two vec4s
-// a vertex (position, w = 1; normal, w = 0), then every joint index, then every weight's
-// bits (`first_joint` and `first_weight` count words from the start).
+// a vertex (position, w = 1; normal, its w word the deepest level of the mesh's chain
+// whose triangles use the vertex), then every joint index, then every weight's bits
+// (`first_joint` and `first_weight` count words from the start).
 @group(0) @binding(1) var<storage, read> influences: array<u32>;
-// The animation's 32-byte records, eight words each, the last 1 when the GPU's LOD pass
-// marked the instance due (`params.lod`; an unused word otherwise).
+// The animation's 32-byte records, eight words each, the last written by the GPU's LOD
+// pass (`params.lod`; an unused word otherwise): whether the instance is skinned this
+// frame, and the level of the mesh's chain whose vertices it needs.
 @group(0) @binding(2) var<storage, read> records: array<u32>;
 
 fn source(at: u32) -> vec4<f32> {
@@ -70,9 +72,25 @@ fn source(at: u32) -> vec4<f32> {
     );
 }
 
-// Whether this frame leaves `instance`'s vertices as they are (LOD: not due).
-fn kept(instance: u32) -> bool {
-    return params.lod != 0u && records[(params.first_instance + instance) * 8u + 7u] == 0u;
+const NOT_SKINNED: u32 = 0xffffffffu;
+
+// The level of the mesh's chain whose vertices are skinned for `instance` this frame (0:
+// every vertex), or NOT_SKINNED where it keeps its vertices (LOD: not marked).
+fn skin_level(instance: u32) -> u32 {
+    if (params.lod == 0u) {
+        return 0u;
+    }
+    let word = records[(params.first_instance + instance) * 8u + 7u];
+    if ((word & RECORD_SKIN) == 0u) {
+        return NOT_SKINNED;
+    }
+    return word >> RECORD_SKIN_LEVEL_SHIFT;
+}
+
+// Whether sorted vertex `v` is left as it is for `instance`: the instance is not skinned,
+// or its level's triangles do not use the vertex (its deepest level is coarser).
+fn skipped(instance: u32, v: u32) -> bool {
+    return skin_level(instance) > influences[8u * v + 7u];
 }
 @group(0) @binding(3) var<storage, read> palettes: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> skinned: array<vec4<u32>>;
@@ -120,7 +138,7 @@ fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u3
 @compute @workgroup_size(WORKGROUP)
 fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = params.classes[INFLUENCES - 1u];
-    if (id.x >= c.count || id.y >= params.instances || kept(id.y)) {
+    if (id.x >= c.count || id.y >= params.instances || skipped(id.y, c.first_vertex + id.x)) {
         return;
     }
     skin_vertex(
@@ -135,7 +153,7 @@ fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP)
 fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
-    if (v >= params.vertex_count || id.y >= params.instances || kept(id.y)) {
+    if (v >= params.vertex_count || id.y >= params.instances || skipped(id.y, v)) {
         return;
     }
     var k = 1u;

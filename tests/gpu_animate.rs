@@ -137,6 +137,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
         &locals,
         &models,
         &gpu_palettes,
+        None,
     )
     .map_err(|e| e.to_string())?;
     if d.blend > POSE_TOLERANCE {
@@ -188,6 +189,7 @@ fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<()
             &locals,
             &models,
             &gpu_palettes,
+            None,
         )
         .map_err(|e| e.to_string())?;
         if d.skin.relative_position > worst.0 {

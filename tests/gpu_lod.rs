@@ -22,7 +22,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
-use skinbench::crowd::lod::per_character::{CharacterLod, DUE, VISIBLE, decide, stats_of};
+use skinbench::crowd::lod::per_character::{CharacterLod, DUE, RESKIN, VISIBLE, decide, stats_of};
 use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
@@ -304,6 +304,93 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `gpu_compute` skins only the vertices of each character's level (its skin level):
+/// with update-rate LOD and mesh LOD on the GPU, over a camera that starts far (coarse
+/// levels) and comes closer (finer levels, where kept characters need the vertices their
+/// coarser level skipped), every frame's verify (each compared character's vertices of its
+/// level against the f64 oracle at the time its pose shows) passes, kept characters were
+/// skinned again at a finer level, and fewer vertices were skinned than the crowd has. With
+/// shadows, no character skins coarser than the level the shadow pass draws it with.
+fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool) -> Result<(), Failed> {
+    if common::gpu_context().is_none() {
+        return Ok(());
+    }
+    if rig.mesh_chain().levels().len() < 2
+        || SkinVariant::GpuCompute
+            .refusal(SkinMethod::Linear, rig)
+            .is_some()
+    {
+        return Ok(());
+    }
+    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
+    scene.settings.shadows = shadows;
+    scene.camera.distance *= 6.0;
+    let full_vertices = rig.mesh.sorted().source().len();
+    let (mut reskinned, mut coarse_skins, mut skinned, mut all) = (0usize, 0usize, 0usize, 0usize);
+    for step in 0..14 {
+        if step >= 4 && step % 2 == 0 {
+            scene.camera.distance *= 0.6;
+        }
+        scene.request_verify();
+        scene
+            .frame(Frame::headless(1.0 / 60.0))
+            .map_err(|e| e.to_string())?;
+        match scene.requests.last_verify.take() {
+            Some(Ok(d)) if d.within_tolerance() => {}
+            Some(Ok(d)) => {
+                return Err(
+                    format!("frame {step}: verify at the skin levels:\n{}", d.to_text()).into(),
+                );
+            }
+            Some(Err(e)) => return Err(format!("frame {step}: verify: {e}").into()),
+            None => return Err("no verify ran".into()),
+        }
+        let states = scene
+            .gpu_lod_states(scene.crowd.len())
+            .map_err(|e| e.to_string())?;
+        let levels = rig.mesh_chain().levels();
+        for s in &states {
+            reskinned += (s.flags & RESKIN != 0 && s.flags & DUE == 0) as usize;
+            if s.skinned() {
+                coarse_skins += (s.skin_level() > 0) as usize;
+                skinned += levels[s.skin_level() as usize].vertices;
+                all += full_vertices;
+            }
+        }
+        if shadows {
+            let cap = scene
+                .gpu_lod_inputs()
+                .ok_or("no LOD frame")?
+                .0
+                .skin_level_cap;
+            if let Some(s) = states.iter().find(|s| s.skin_level() > cap) {
+                return Err(format!(
+                    "skin level {} past the shadows' level {cap}",
+                    s.skin_level()
+                )
+                .into());
+            }
+            if cap as usize >= levels.len() {
+                return Err(format!("the shadows' level {cap} is past the chain").into());
+            }
+        }
+    }
+    if !shadows {
+        if coarse_skins == 0 {
+            return Err("no character was skinned at a coarser level".into());
+        }
+        if reskinned == 0 {
+            return Err("no kept character was skinned again at a finer level".into());
+        }
+        if skinned >= all {
+            return Err(
+                format!("{skinned} vertices skinned of {all}: the levels saved nothing").into(),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// With the animation, LOD and mesh levels on the GPU, a steady frame builds no draw list
 /// (the CPU records the same commands whatever the crowd's size); a change of the crowd
 /// builds them once.
@@ -578,6 +665,12 @@ fn main() {
             format!("decisions_mesh_lod/{name}"),
             move || decisions(&r, true),
         ));
+        for (case, shadows) in [("skinned_levels", false), ("skinned_levels_shadows", true)] {
+            let r = rig.clone();
+            trials.push(Trial::test(format!("{case}/{name}"), move || {
+                skinned_levels(&r, shadows)
+            }));
+        }
         let r = rig.clone();
         trials.push(Trial::test(
             format!("cpu_and_gpu_levels/{name}"),

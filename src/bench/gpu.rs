@@ -76,6 +76,9 @@ pub struct GpuRow {
     /// on the GPU, from its counts of the frame before).
     pub mesh_lod: bool,
     pub triangles: f64,
+    /// Vertices skinned a frame (median; `Scene::vertices_skinned`: with the LOD pass on
+    /// the GPU, `gpu_compute` skins each recomputed character at its level).
+    pub vertices_skinned: f64,
     /// Bytes the CPU wrote for the GPU each frame (vertices, palettes, or with the
     /// animation on the GPU the changed records and the passes' parameters; median).
     pub uploaded_bytes: u64,
@@ -305,12 +308,20 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     };
                     let mut scene = ctx.scene("gpu", settings, SIZE)?;
                     scene.wait_for_gpu_times = true;
-                    scenes.push((c, scene, Vec::new(), Vec::new(), Vec::new(), Vec::new()));
+                    scenes.push((
+                        c,
+                        scene,
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                    ));
                 }
                 let rounds = warmup + frames;
                 for round in 0..rounds {
                     let round_start = std::time::Instant::now();
-                    for (c, scene, samples, uploaded, lod, triangles) in &mut scenes {
+                    for (c, scene, samples, uploaded, lod, triangles, skinned) in &mut scenes {
                         let timings = if draws {
                             scene.frame(Frame::headless(FRAME_SECS))?
                         } else {
@@ -320,6 +331,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                             samples.push(timings);
                             uploaded.push(scene.uploaded_bytes() as f64);
                             triangles.push(scene.triangles_drawn() as f64);
+                            skinned.push(scene.vertices_skinned().0 as f64);
                             // Read after the frame was measured (the bench waited for it).
                             if c.lod {
                                 lod.push(scene.gpu_lod_counts().map_err(|e| {
@@ -340,7 +352,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         ctx.progress(&line);
                     }
                 }
-                for (c, scene, samples, uploaded, lod, triangles) in &scenes {
+                for (c, scene, samples, uploaded, lod, triangles, skinned) in &scenes {
                     if scene.settings.animate != c.animate {
                         return Err(BenchError::Refused(format!(
                             "{}: the scene did not animate on the {}: {}",
@@ -352,6 +364,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     let mut r = row(c, scene, samples, uploaded, n, shadows, draws);
                     r.mesh_lod = c.mesh_lod;
                     r.triangles = median(triangles.clone());
+                    r.vertices_skinned = median(skinned.clone());
                     if c.lod {
                         r.lod = true;
                         r.lod_updated =
@@ -424,6 +437,7 @@ fn row(
         lod_culled: None,
         mesh_lod: false,
         triangles: 0.0,
+        vertices_skinned: 0.0,
         uploaded_bytes: median(uploaded.to_vec()) as u64,
         cpu_ratio_to_best_cpu: 0.0,
     }
@@ -457,14 +471,17 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            split them); GPU LOD, sample, hierarchy, palette = the animation's passes \
            (LOD: the pass deciding which characters are recomputed and drawn; recomputed, \
            culled = how many it recomputed and culled a frame); triangles = what the crowd \
-           pass drew a frame, millions (mesh LOD: each character at its level).\n\n";
+           pass drew a frame, millions (mesh LOD: each character at its level); skinned = \
+           vertices skinned a frame, millions (the CPU variants and `gpu_compute`: each \
+           recomputed character's once, `gpu_compute` with LOD on the GPU at its level; \
+           `gpu_vertex`: every vertex each pass draws).\n\n";
     if section.rows.iter().any(|r| !r.draws) {
         *s += "Rows with draws \"no\" measure a frame without the shadow and crowd passes \
                (the animation, and `gpu_compute`'s skinning): this adapter renders in \
                software, which takes minutes to draw that many characters.\n\n";
     }
-    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU LOD | recomputed | culled | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded | triangles |\n";
-    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU LOD | recomputed | culled | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded | triangles | skinned |\n";
+    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for r in &section.rows {
         let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
         let ratio = if !r.cpu_ratio_to_best_cpu.is_finite() {
@@ -482,7 +499,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {uploaded} | {:.3} M |",
+            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {uploaded} | {:.3} M | {:.3} M |",
             r.config,
             r.instances,
             if r.shadows { "on" } else { "off" },
@@ -502,6 +519,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             opt(r.gpu_shadow_us),
             opt(r.gpu_render_us),
             r.triangles / 1e6,
+            r.vertices_skinned / 1e6,
         );
     }
     let _ = writeln!(s);

@@ -88,7 +88,8 @@ crate::gpu_struct! {
         pub clips: u32,
         pub material: u32,
         pub since_secs: f32,
-        /// Written by the LOD pass on the GPU (1: recomputed this frame); 0 from the CPU.
+        /// Written by the LOD pass on the GPU (`CharacterLod::record_due_word`: recomputed,
+        /// skinned, the skin level); 0 from the CPU.
         pub due: u32,
     }
 }

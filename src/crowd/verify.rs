@@ -139,7 +139,25 @@ pub fn verify_frame(
     out: &[u8],
     max_instances: usize,
 ) -> Result<Deviation, BufferError> {
+    verify_frame_at_levels(pipeline, instances, out, max_instances, None)
+}
+
+/// [`verify_frame`] where `gpu_compute` skinned each character only at its level of the
+/// mesh's chain (`skin_levels`, one per instance: the LOD pass's skin levels): a
+/// character's vertices its level's triangles do not use are not compared (they hold an
+/// older pose, and nothing draws them).
+pub fn verify_frame_at_levels(
+    pipeline: &Pipeline,
+    instances: &[Instance],
+    out: &[u8],
+    max_instances: usize,
+    skin_levels: Option<&[u32]>,
+) -> Result<Deviation, BufferError> {
     let rig = pipeline.rig();
+    let deepest = skin_levels.map(|_| {
+        rig.mesh_chain()
+            .deepest_levels_file(rig.source_mesh.vertex_count())
+    });
     let layout = pipeline.output_layout();
     let layout = &layout.skinned_on_gpu().unwrap_or(*layout);
     let mut d = Deviation {
@@ -197,7 +215,13 @@ pub fn verify_frame(
             | OutputFormat::Float4
             | OutputFormat::Packed => layout.read_instance(&rig.mesh, out, i)?,
         };
+        let level = skin_levels.and_then(|l| l.get(i)).copied().unwrap_or(0);
         for v in 0..positions.len() {
+            if let Some(deepest) = &deepest
+                && deepest.get(v).is_some_and(|&d| d < level)
+            {
+                continue;
+            }
             let dp = finite_or_infinite(
                 (positions[v].as_dvec3() - ref_positions[v])
                     .abs()
@@ -334,7 +358,8 @@ pub fn verify_stages(
 /// every character of `instances` (their times as the GPU computed them). The local
 /// poses (sampling and the cross-fade) are compared with the CPU's sampling blended by the
 /// f64 oracle, the model matrices with the reference hierarchy of the GPU's own local
-/// poses, the output as [`verify_frame`] compares it.
+/// poses, the output as [`verify_frame`] compares it (at `skin_levels` where the LOD pass
+/// chose them: [`verify_frame_at_levels`]).
 pub fn verify_gpu_animation(
     pipeline: &Pipeline,
     instances: &[Instance],
@@ -342,6 +367,7 @@ pub fn verify_gpu_animation(
     locals: &[Vec<crate::types::Qvs>],
     models: &[Vec<crate::types::Mat3x4>],
     out: &[u8],
+    skin_levels: Option<&[u32]>,
 ) -> Result<FrameDeviation, BufferError> {
     let rig = pipeline.rig();
     let size = rig.bounds_size as f64;
@@ -357,7 +383,7 @@ pub fn verify_gpu_animation(
             size,
         ));
     }
-    let skin = verify_frame(pipeline, instances, out, indices.len().max(1))?;
+    let skin = verify_frame_at_levels(pipeline, instances, out, indices.len().max(1), skin_levels)?;
     Ok(FrameDeviation {
         blend,
         hierarchy,

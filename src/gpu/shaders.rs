@@ -22,8 +22,10 @@ use naga_oil::compose::{
 use super::animate::tables::{NO_TRACK, TRACK_WORDS, interpolation_code};
 use crate::crowd::lod::formats::{
     DUE, FORCED, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT, MotionKind, NO_MOTION, NO_SLOT, PERIOD_MASK,
-    PERIOD_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
-    STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
+    PERIOD_SHIFT, RECORD_ANIMATE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK,
+    SKIN_LEVEL_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
+    STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
+    UNCHANGED, VISIBLE,
 };
 use crate::rig::{Interpolation, MAX_INFLUENCES, NO_PARENT};
 use crate::types::{LANES, block_slot};
@@ -92,7 +94,7 @@ pub const WORKGROUP: u32 = 64;
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 30] = [
+    let u32s: [(&str, u32); 37] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_INFLUENCES", MAX_INFLUENCES as u32),
@@ -115,6 +117,13 @@ pub fn constants_wgsl() -> String {
         ("MESH_LEVEL_SHIFT", MESH_LEVEL_SHIFT),
         ("MESH_LEVEL_MASK", MESH_LEVEL_MASK),
         ("STAT_AT_MESH_LEVEL", STAT_AT_MESH_LEVEL),
+        ("RESKIN", RESKIN),
+        ("SKIN_LEVEL_SHIFT", SKIN_LEVEL_SHIFT),
+        ("SKIN_LEVEL_MASK", SKIN_LEVEL_MASK),
+        ("RECORD_ANIMATE", RECORD_ANIMATE),
+        ("RECORD_SKIN", RECORD_SKIN),
+        ("RECORD_SKIN_LEVEL_SHIFT", RECORD_SKIN_LEVEL_SHIFT),
+        ("STAT_SKINNED_AT_LEVEL", STAT_SKINNED_AT_LEVEL),
         ("NO_MOTION", NO_MOTION),
         ("NO_SLOT", NO_SLOT),
         ("MOTION_STILL", MotionKind::Still as u32),

@@ -211,6 +211,12 @@ impl GpuSkinner {
         // One array of words: positions and normals, joint indices, then the weights'
         // bits; `first_joint` and `first_weight` count from the start.
         let mut words: Vec<u32> = bytemuck::cast_slice(&source).to_vec();
+        // Each normal's w word: the deepest level of the mesh's chain using the vertex, so
+        // a character drawn at a coarse level skins only that level's vertices.
+        let deepest = rig.mesh_chain().deepest_levels_sorted(mesh.source().len());
+        for (v, level) in deepest.iter().enumerate() {
+            words[8 * v + 7] = *level;
+        }
         let joints_at = words.len();
         words.extend(mesh.joints().iter().map(|&j| j as u32));
         words.extend(mesh.weights().iter().map(|w| w.to_bits()));

@@ -172,6 +172,33 @@ impl MeshChain {
         &self.indices_sorted
     }
 
+    /// Per vertex of the influence-sorted order, the deepest level whose triangles use it
+    /// (0 where only the full mesh does). Each level's vertices are a subset of the
+    /// previous level's, so a vertex is in every level up to its deepest: level `l`'s
+    /// triangles use only vertices whose deepest level is `l` or more.
+    pub fn deepest_levels_sorted(&self, vertex_count: usize) -> Vec<u32> {
+        self.deepest_levels(&self.indices_sorted, vertex_count)
+    }
+
+    /// The same per vertex of the file's order.
+    pub fn deepest_levels_file(&self, vertex_count: usize) -> Vec<u32> {
+        self.deepest_levels(&self.indices_file, vertex_count)
+    }
+
+    fn deepest_levels(&self, indices: &[u32], vertex_count: usize) -> Vec<u32> {
+        let mut deepest = vec![0u32; vertex_count];
+        for (l, level) in self.levels.iter().enumerate().skip(1) {
+            let range =
+                level.first_index as usize..(level.first_index + level.index_count) as usize;
+            for &v in &indices[range] {
+                if let Some(d) = deepest.get_mut(v as usize) {
+                    *d = l as u32;
+                }
+            }
+        }
+        deepest
+    }
+
     /// Level `level`'s indices, file order.
     pub fn level_indices(&self, level: usize) -> &[u32] {
         let l = &self.levels[level.min(self.levels.len() - 1)];

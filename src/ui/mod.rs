@@ -368,12 +368,15 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         let levels: Vec<String> = mesh.at_level.iter().map(|n| n.to_string()).collect();
         ui.label(
             RichText::new(format!(
-                "mesh levels {}: {} · {:.2} M triangles ({:.0} % of full detail) · shadows at level {}",
+                "mesh levels {}: {} · {:.2} M triangles ({:.0} % of full detail) · shadows at level {} · \
+                 {:.2} M vertices skinned ({:.0} % of every vertex)",
                 (0..levels.len()).map(|l| l.to_string()).collect::<Vec<_>>().join("/"),
                 levels.join(" / "),
                 mesh.triangles as f64 / 1e6,
                 100.0 * mesh.triangles as f64 / mesh.full_triangles.max(1) as f64,
                 mesh.shadow_level,
+                mesh.skinned_vertices as f64 / 1e6,
+                100.0 * mesh.skinned_vertices as f64 / mesh.full_vertices.max(1) as f64,
             ))
             .small(),
         );

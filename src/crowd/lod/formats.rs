@@ -36,6 +36,30 @@ impl CharacterLod {
     pub fn mesh_level(&self) -> u32 {
         (self.flags & MESH_LEVEL_MASK) >> MESH_LEVEL_SHIFT
     }
+
+    /// The level whose vertices `gpu_compute` keeps skinned for it: its own level, or a
+    /// finer one where another pass (the shadows) draws it finer.
+    pub fn skin_level(&self) -> u32 {
+        (self.flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT
+    }
+
+    /// Whether `gpu_compute` skins it this frame: recomputed, or kept but now at a finer
+    /// level whose vertices were not skinned.
+    pub fn skinned(&self) -> bool {
+        self.flags & (DUE | RESKIN) != 0
+    }
+
+    /// The record's `due` word the pass writes for this state (`crowd::animate::Record`):
+    /// [`RECORD_ANIMATE`] where the animation passes recompute the character,
+    /// [`RECORD_SKIN`] where the skinning pass skins it, and its skin level.
+    pub fn record_due_word(&self) -> u32 {
+        (if self.flags & DUE != 0 {
+            RECORD_ANIMATE
+        } else {
+            0
+        }) | (if self.skinned() { RECORD_SKIN } else { 0 })
+            | (self.skin_level() << RECORD_SKIN_LEVEL_SHIFT)
+    }
 }
 
 /// Bits of [`CharacterLod::flags`].
@@ -50,6 +74,20 @@ pub const PERIOD_MASK: u32 = 0xff << PERIOD_SHIFT;
 /// The level of the mesh's LOD chain the character is drawn with, from this bit on.
 pub const MESH_LEVEL_SHIFT: u32 = 16;
 pub const MESH_LEVEL_MASK: u32 = 0xf << MESH_LEVEL_SHIFT;
+/// Its skin level became finer this frame: skinned again even where kept (with its kept
+/// pose), since the vertices that level adds were not skinned while it was coarser.
+pub const RESKIN: u32 = 32;
+/// The level whose vertices are skinned for it, from this bit on: its mesh level, capped
+/// at the level the shadow pass draws every character with.
+pub const SKIN_LEVEL_SHIFT: u32 = 20;
+pub const SKIN_LEVEL_MASK: u32 = 0xf << SKIN_LEVEL_SHIFT;
+
+/// Bits of the record's `due` word (`crowd::animate::Record::due`), written by the pass
+/// from the state ([`CharacterLod::record_due_word`]): the animation passes recompute
+/// the character, the skinning pass skins it, and from bit 8 the level it skins.
+pub const RECORD_ANIMATE: u32 = 1;
+pub const RECORD_SKIN: u32 = 2;
+pub const RECORD_SKIN_LEVEL_SHIFT: u32 = 8;
 
 /// A draw slot of a character the pass does not cull (drawn directly).
 pub const NO_SLOT: u32 = u32::MAX;
@@ -65,10 +103,14 @@ pub const STAT_UNCHANGED: u32 = 8;
 /// Characters in view at each level of the mesh's chain (up to
 /// [`crate::prepare::mesh_lod::MAX_MESH_LEVELS`]).
 pub const STAT_AT_MESH_LEVEL: u32 = 9;
+/// Characters skinned this frame at each skin level (`gpu_compute`'s work).
+pub const STAT_SKINNED_AT_LEVEL: u32 =
+    STAT_AT_MESH_LEVEL + crate::prepare::mesh_lod::MAX_MESH_LEVELS as u32;
 /// Counts the pass keeps.
-pub const STAT_COUNT: u32 = STAT_AT_MESH_LEVEL + crate::prepare::mesh_lod::MAX_MESH_LEVELS as u32;
-/// Words of the counts block (the counts, then unused words to a 64-byte block).
-pub const STATS_WORDS: usize = 16;
+pub const STAT_COUNT: u32 =
+    STAT_SKINNED_AT_LEVEL + crate::prepare::mesh_lod::MAX_MESH_LEVELS as u32;
+/// Words of the counts block (the counts, then unused words to a 128-byte block).
+pub const STATS_WORDS: usize = 32;
 const _: () = assert!(STAT_COUNT as usize <= STATS_WORDS);
 
 gpu_struct! {
@@ -102,7 +144,10 @@ gpu_struct! {
         pub slots_at: u32,
         /// Levels of the mesh's chain to choose from (1: geometric LOD off).
         pub mesh_levels: u32,
-        pub _pad0: u32,
+        /// The coarsest level whose vertices are skinned for a character: the level the
+        /// shadow pass draws every character with (its vertices must be there too), or
+        /// the last level without shadows.
+        pub skin_level_cap: u32,
         /// Per level (four a vector): its error in model units, and its first index and
         /// index count, which the pass writes into a drawn character's argument.
         pub mesh_errors: [[f32; 4]; 2],

@@ -32,8 +32,10 @@ use glam::{Mat4, Vec3, Vec4Swizzles};
 pub use super::formats::{
     CharacterLod, DUE, FORCED, GPU_BYTES, LodFrame, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT,
     MotionHeader, MotionKind, MotionSetHeader, NO_MOTION, PERIOD_MASK, PERIOD_SHIFT,
-    STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED, STAT_UNBOUNDED,
-    STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED, UNCHANGED, VISIBLE,
+    RECORD_ANIMATE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK,
+    SKIN_LEVEL_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
+    STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
+    UNCHANGED, VISIBLE,
 };
 use super::motion::ClipMotion;
 use super::{LodSettings, LodStats, LodView, PERIODS};
@@ -89,7 +91,9 @@ impl LodFrame {
             cull: cull as u32,
             slots_at: 0,
             mesh_levels: 1,
-            _pad0: 0,
+            // No pass needs finer vertices than a character's own level until the scene
+            // says the shadows do.
+            skin_level_cap: SKIN_LEVEL_MASK >> SKIN_LEVEL_SHIFT,
             mesh_errors: [[0.0; 4]; 2],
             mesh_first_index: [[0; 4]; 2],
             mesh_index_count: [[0; 4]; 2],
@@ -382,9 +386,15 @@ pub fn decide(
                 Some(m) if px > 0.0 => over(px * travel(words, m, state.shown_secs, now)),
                 _ => false,
             });
+    // The vertices skinned for it: its level's, or the shadows' finer level's. A finer
+    // skin level than last frame's needs the vertices the coarser one left unskinned.
+    let skin_level = level.min(f.skin_level_cap);
+    let reskin = skin_level < state.skin_level();
     let mut flags = if visible { VISIBLE } else { 0 }
         | if unbounded { UNBOUNDED } else { 0 }
-        | (level << MESH_LEVEL_SHIFT);
+        | if reskin { RESKIN } else { 0 }
+        | (level << MESH_LEVEL_SHIFT)
+        | (skin_level << SKIN_LEVEL_SHIFT);
     let keep_period = state.flags & PERIOD_MASK;
     if !(scheduled || forced) {
         state.flags = flags | keep_period;
@@ -444,6 +454,10 @@ pub fn stats_of(states: &[CharacterLod]) -> LodStats {
             stats.at_mesh_level[level] += 1;
         }
         stats.unchanged += (s.flags & UNCHANGED != 0) as usize;
+        if s.skinned() {
+            let level = (s.skin_level() as usize).min(stats.skinned_at_level.len() - 1);
+            stats.skinned_at_level[level] += 1;
+        }
     }
     stats
 }
@@ -459,6 +473,7 @@ pub fn stats_from_words(words: &[u32]) -> LodStats {
         unbounded: w(STAT_UNBOUNDED),
         unchanged: w(STAT_UNCHANGED),
         at_mesh_level: std::array::from_fn(|l| w(STAT_AT_MESH_LEVEL + l as u32)),
+        skinned_at_level: std::array::from_fn(|l| w(STAT_SKINNED_AT_LEVEL + l as u32)),
         ..LodStats::default()
     }
 }

@@ -39,6 +39,9 @@ pub struct LodStats {
     pub unbounded: usize,
     /// Drawn characters at each level of the mesh's LOD chain.
     pub at_mesh_level: [usize; MAX_MESH_LEVELS],
+    /// Characters `gpu_compute` skinned at each skin level (LOD on the GPU only: its pass
+    /// counts them).
+    pub skinned_at_level: [usize; MAX_MESH_LEVELS],
     /// The planning's own time, µs.
     pub plan_us: f64,
 }

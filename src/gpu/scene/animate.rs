@@ -70,6 +70,7 @@ impl Scene {
         let n = self.crowd.len();
         let layout = *self.pipeline.output_layout();
         let view = self.lod_view();
+        let shadow_level = self.shadow_mesh_level(crate::gpu::crowd_extent(&self.crowd) + 12.0);
         let (device, queue) = (&self.gpu.device, &self.gpu.queue);
         self.renderer.ensure_skinned_capacity(device, &layout, n);
         let rig = self.pipeline.rig();
@@ -142,6 +143,10 @@ impl Scene {
                     self.renderer.level_ranges(),
                     &crate::skin::mesh_lod::level_errors(rig).errors,
                 );
+                // The shadow pass draws everyone at its level: their vertices must be there.
+                if self.settings.shadows {
+                    frame.skin_level_cap = u32::from(shadow_level);
+                }
             }
             gpu_lod.record(
                 &self.gpu,
@@ -209,6 +214,7 @@ impl Scene {
         };
         let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
         let (locals, models) = animator.read_back_characters(&self.gpu, &indices)?;
+        let skin_levels = self.gpu_skin_levels()?;
         Ok(verify_gpu_animation(
             &self.pipeline,
             &crowd,
@@ -216,7 +222,23 @@ impl Scene {
             &locals,
             &models,
             out,
+            skin_levels.as_deref(),
         )?)
+    }
+
+    /// Where the LOD pass runs and `gpu_compute` skins: per character, the level of the
+    /// mesh's chain whose vertices it skinned (read back; blocks until the GPU is done).
+    pub fn gpu_skin_levels(&self) -> Result<Option<Vec<u32>>, SceneError> {
+        let lod_on = self.settings.lod.enabled || self.settings.lod.mesh;
+        let skinned_on_gpu = self.pipeline.output_layout().skinned_on_gpu().is_some();
+        let Some(gpu_lod) = &self.gpu_lod else {
+            return Ok(None);
+        };
+        if !(self.animated_on == AnimateDevice::Gpu && lod_on && skinned_on_gpu) {
+            return Ok(None);
+        }
+        let states = gpu_lod.read_back_states(&self.gpu, self.crowd.len())?;
+        Ok(Some(states.iter().map(|s| s.skin_level()).collect()))
     }
 
     /// With LOD on the GPU: per character, what its pose on the GPU was computed from

@@ -2,6 +2,7 @@
 //! measurement of its screen-space error against a full-rate frame skinned aside.
 
 use super::*;
+use crate::skin::SkinDevice;
 
 impl Scene {
     /// Decides which groups of eight characters this frame computes (all, with LOD off):
@@ -83,13 +84,65 @@ impl Scene {
             .map(|(n, t)| (*n * *t) as u64)
             .sum();
         let drawn: usize = at_level.iter().sum();
+        let (skinned_vertices, full_vertices) = self.vertices_skinned();
         MeshLodReading {
             full_triangles: (drawn * level_triangles[0]) as u64,
             at_level,
             level_triangles,
             triangles,
             shadow_level: self.shadow_mesh_level(crowd_extent(&self.crowd) + 12.0),
+            skinned_vertices,
+            full_vertices,
         }
+    }
+
+    /// Vertices skinned in the latest frame, and every character's every vertex. The CPU
+    /// variants and `gpu_compute` skin each recomputed character's vertices once (
+    /// `gpu_compute` with the LOD pass on the GPU only its skin level's: the pass's
+    /// counts); `gpu_vertex` skins every vertex each pass draws (the main pass at each
+    /// drawn character's level, the shadow pass at the shadows' level).
+    pub fn vertices_skinned(&self) -> (u64, u64) {
+        let chain = self.pipeline.rig().mesh_chain();
+        let vertices = |l: usize| chain.levels()[l.min(chain.levels().len() - 1)].vertices as u64;
+        let n = self.crowd.len() as u64;
+        let full = n * vertices(0);
+        let stats = self.lod_stats();
+        let on_gpu_lod = self.animated_on == AnimateDevice::Gpu
+            && (self.settings.lod.enabled || self.settings.lod.mesh);
+        let updated = if self.settings.lod.enabled {
+            stats.updated as u64
+        } else {
+            n
+        };
+        let skinned = match self.settings.pipeline.skin.spec().runs_on {
+            SkinDevice::Cpu => updated * vertices(0),
+            SkinDevice::GpuCompute if on_gpu_lod => stats
+                .skinned_at_level
+                .iter()
+                .enumerate()
+                .map(|(l, &c)| c as u64 * vertices(l))
+                .sum(),
+            SkinDevice::GpuCompute => updated * vertices(0),
+            SkinDevice::GpuVertex => {
+                let main: u64 = if self.settings.lod.mesh {
+                    stats
+                        .at_mesh_level
+                        .iter()
+                        .enumerate()
+                        .map(|(l, &c)| c as u64 * vertices(l))
+                        .sum()
+                } else {
+                    n * vertices(0)
+                };
+                let shadow = if self.settings.shadows {
+                    n * vertices(self.shadow_mesh_level(crowd_extent(&self.crowd) + 12.0) as usize)
+                } else {
+                    0
+                };
+                main + shadow
+            }
+        };
+        (skinned, full)
     }
 
     /// Each character's mesh level, for the "colour by level" view (where it is on, with

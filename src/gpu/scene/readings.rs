@@ -77,6 +77,10 @@ pub struct MeshLodReading {
     pub full_triangles: u64,
     /// The level every character takes in the shadow pass.
     pub shadow_level: u8,
+    /// Vertices skinned this frame ([`super::Scene::vertices_skinned`]), and what every
+    /// character's every vertex would be.
+    pub skinned_vertices: u64,
+    pub full_vertices: u64,
 }
 #[derive(Clone, Copy)]
 enum Source {
