@@ -57,7 +57,7 @@ fn animate_on_gpu(
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    animator.write_characters(gpu, crowd.as_slice(), 0.0);
+    animator.write_characters(gpu, &crowd, 0.0);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     animator
         .record(
@@ -232,11 +232,11 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     let mut animator = GpuAnimator::new(&gpu.device, rig);
     let mut crowd = InstanceStore::new();
     crowd.resize(20, rig, 2.0);
-    let first = animator.write_characters(&gpu, crowd.as_slice(), 0.0);
+    let first = animator.write_characters(&gpu, &crowd, 0.0);
     if first != (20 * RECORD_BYTES) as u64 {
         return Err(format!("the first frame wrote {first} bytes").into());
     }
-    let steady = animator.write_characters(&gpu, crowd.as_slice(), 0.5);
+    let steady = animator.write_characters(&gpu, &crowd, 0.5);
     if steady != 0 {
         return Err(format!("a crowd that did not change wrote {steady} bytes").into());
     }
@@ -246,7 +246,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         c.clip = (c.clip + 1) % clips;
         c.time_secs += 0.25;
     }
-    let changed = animator.write_characters(&gpu, crowd.as_slice(), 0.5);
+    let changed = animator.write_characters(&gpu, &crowd, 0.5);
     if changed != (3 * RECORD_BYTES) as u64 {
         return Err(format!("three changed characters wrote {changed} bytes").into());
     }

@@ -410,15 +410,45 @@ fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
         Ok(scene.renderer.draw_list_builds())
     };
     let settled = frames(&mut scene, 3)?;
+    let compared = |scene: &Scene| {
+        (
+            scene.renderer.placements_compared(),
+            scene.animator_records_compared(),
+        )
+    };
+    let before = compared(&scene);
     let later = frames(&mut scene, 5)?;
     if later != settled {
         return Err(format!("{} builds in 5 steady frames", later - settled).into());
+    }
+    if compared(&scene) != before {
+        return Err(format!(
+            "5 steady frames compared characters' placements or records: {before:?} -> {:?}",
+            compared(&scene)
+        )
+        .into());
+    }
+    // Where the adapter reads draw counts from a buffer, each multi-draw is one command.
+    let adapter_counts = scene
+        .gpu
+        .device
+        .features()
+        .contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT);
+    if scene.renderer.count_draws() != adapter_counts {
+        return Err(format!(
+            "count draws {} on an adapter that has them: {adapter_counts}",
+            scene.renderer.count_draws()
+        )
+        .into());
     }
     let n = scene.crowd.len();
     scene.settings.instances = n + 8;
     let grown = frames(&mut scene, 3)?;
     if grown == later {
         return Err("a grown crowd built no lists".into());
+    }
+    if compared(&scene).1 == before.1 {
+        return Err("a grown crowd's records were not compared".into());
     }
     // The CPU's animation hands the levels over per character: it builds every frame.
     scene.settings.animate = AnimateDevice::Cpu;

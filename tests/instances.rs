@@ -117,3 +117,44 @@ fn spiral_cells_are_unique_and_compact() {
         );
     }
 }
+
+/// Every mutable access gives the store a revision no store had before (the caches keyed
+/// by it: the renderer's placements, the GPU's records, the ground extent), and the
+/// extent follows the instances.
+#[test]
+fn every_change_gives_a_new_revision_and_extent() {
+    let mut crowd = InstanceStore::new();
+    let mut seen = vec![crowd.revision()];
+    let changed = |crowd: &InstanceStore, seen: &mut Vec<u64>| {
+        let r = crowd.revision();
+        assert!(!seen.contains(&r), "revision {r} repeated");
+        seen.push(r);
+    };
+    let a = crowd.spawn(instance(0));
+    changed(&crowd, &mut seen);
+    assert_eq!(crowd.ground_extent(), 1.0);
+    crowd.get_mut(a).unwrap().ground_position = [-7.0, 3.0];
+    changed(&crowd, &mut seen);
+    assert_eq!(crowd.ground_extent(), 7.0);
+    let unchanged = crowd.revision();
+    let _ = crowd.as_slice();
+    let _ = crowd.get(a);
+    assert_eq!(crowd.revision(), unchanged, "reading changed the revision");
+    crowd.as_mut_slice()[0].ground_position = [2.0, 9.0];
+    changed(&crowd, &mut seen);
+    assert_eq!(crowd.ground_extent(), 9.0);
+    let b = crowd.spawn(instance(1));
+    changed(&crowd, &mut seen);
+    crowd.swap(0, 1);
+    changed(&crowd, &mut seen);
+    crowd.advance(0.5);
+    changed(&crowd, &mut seen);
+    crowd.set_all_times(0.0);
+    changed(&crowd, &mut seen);
+    crowd.despawn(b).unwrap();
+    changed(&crowd, &mut seen);
+    // Another store never repeats a revision this one had.
+    let mut other = InstanceStore::new();
+    other.spawn(instance(0));
+    changed(&other, &mut seen);
+}

@@ -9,6 +9,9 @@
 //! kept from before is detected as stale instead of silently naming whoever reuses the
 //! slot. The prepared rig and clips are shared by all instances; an instance is 24 bytes.
 
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::prepare::PreparedRig;
 
 /// Metres between neighbouring characters on the spawn spiral (the app's and the crowd
@@ -62,11 +65,43 @@ pub struct InstanceStore {
     dense_slot: Vec<u32>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
+    /// Changes with every mutable access (a value no other store had: see
+    /// [`Self::revision`]).
+    revision: u64,
+    /// [`Self::ground_extent`], computed at most once per revision.
+    extent: OnceLock<f32>,
 }
+
+/// The source of revisions: unique across stores, so a new store never repeats one an
+/// older store had (a cache keyed by revision cannot mistake one crowd for another).
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
 
 impl InstanceStore {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A number that changes whenever the instances may have (every `&mut` access): what
+    /// was computed from the crowd at one revision holds while the revision is the same,
+    /// so a steady crowd costs its users no per-instance pass.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    fn touched(&mut self) {
+        self.revision = NEXT_REVISION.fetch_add(1, Ordering::Relaxed);
+        self.extent = OnceLock::new();
+    }
+
+    /// How far the crowd reaches from the origin on the ground (the largest |x| or |z| of
+    /// a place, at least 1): what the cameras frame.
+    pub fn ground_extent(&self) -> f32 {
+        *self.extent.get_or_init(|| {
+            self.dense
+                .iter()
+                .map(|i| i.ground_position[0].abs().max(i.ground_position[1].abs()))
+                .fold(1.0, f32::max)
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -83,10 +118,12 @@ impl InstanceStore {
     }
 
     pub fn as_mut_slice(&mut self) -> &mut [Instance] {
+        self.touched();
         &mut self.dense
     }
 
     pub fn spawn(&mut self, instance: Instance) -> Handle {
+        self.touched();
         let dense = self.dense.len() as u32;
         self.dense.push(instance);
         let slot = match self.free_slots.pop() {
@@ -124,6 +161,7 @@ impl InstanceStore {
     }
 
     pub fn get_mut(&mut self, handle: Handle) -> Result<&mut Instance, StaleHandle> {
+        self.touched();
         self.check(handle).map(|i| &mut self.dense[i])
     }
 
@@ -143,6 +181,7 @@ impl InstanceStore {
 
     pub fn despawn(&mut self, handle: Handle) -> Result<Instance, StaleHandle> {
         let index = self.check(handle)?;
+        self.touched();
         let removed = self.dense.swap_remove(index);
         self.dense_slot.swap_remove(index);
         if index < self.dense.len() {
@@ -159,6 +198,7 @@ impl InstanceStore {
     /// Swaps the instances at packed indices `a` and `b` (their handles follow them): LOD
     /// moves characters that update at the same rate into the same group of eight.
     pub fn swap(&mut self, a: usize, b: usize) {
+        self.touched();
         self.dense.swap(a, b);
         self.dense_slot.swap(a, b);
         self.slots[self.dense_slot[a] as usize].dense = a as u32;
@@ -167,6 +207,7 @@ impl InstanceStore {
 
     /// Puts every instance at `time_secs` into its clip (clips loop, so any time is one).
     pub fn set_all_times(&mut self, time_secs: f32) {
+        self.touched();
         for i in &mut self.dense {
             i.time_secs = time_secs;
         }
@@ -174,6 +215,7 @@ impl InstanceStore {
 
     /// Advances every instance's clip time.
     pub fn advance(&mut self, dt_secs: f32) {
+        self.touched();
         for i in &mut self.dense {
             i.time_secs += dt_secs * i.speed;
         }

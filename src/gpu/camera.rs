@@ -142,9 +142,5 @@ pub fn light_view_proj(light_dir: Vec3, extent: f32) -> Mat4 {
 
 /// Half the side of the square the crowd stands on, metres.
 pub fn crowd_extent(crowd: &crate::crowd::InstanceStore) -> f32 {
-    crowd
-        .as_slice()
-        .iter()
-        .map(|i| i.ground_position[0].abs().max(i.ground_position[1].abs()))
-        .fold(1.0, f32::max)
+    crowd.ground_extent()
 }

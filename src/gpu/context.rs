@@ -190,7 +190,10 @@ impl GpuContext {
             .flags
             .contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
         {
-            wgpu::Features::INDIRECT_FIRST_INSTANCE & adapter.features()
+            // With counts read from a buffer, a multi-draw is one command for wgpu to
+            // record whatever its count (see `CrowdRenderer::count_draws`).
+            (wgpu::Features::INDIRECT_FIRST_INSTANCE | wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
+                & adapter.features()
         } else {
             wgpu::Features::empty()
         };

@@ -22,7 +22,7 @@ pub mod tables;
 use bytemuck::{Pod, Zeroable};
 
 use super::timers::GpuTimers;
-use crate::crowd::{GpuPass, Instance};
+use crate::crowd::{GpuPass, Instance, InstanceStore};
 use crate::prepare::PreparedRig;
 use crate::skin::{OutputFormat, OutputLayout};
 use crate::types::{Mat3x4, Qvs};
@@ -152,6 +152,11 @@ pub struct GpuAnimator {
     /// What the GPU's records hold, and the crowd they were written from.
     held: Vec<Record>,
     held_from: Vec<Instance>,
+    /// The crowd's revision `held_from` was compared with: while it holds, a frame writes
+    /// and compares nothing.
+    held_revision: Option<u64>,
+    /// Characters whose records were compared with the crowd (a steady crowd adds none).
+    records_compared: u64,
     params: wgpu::Buffer,
     params_capacity: usize,
     scratch: Vec<u8>,
@@ -215,6 +220,8 @@ impl GpuAnimator {
             records: Self::records_buffer(device, 0),
             held: Vec::new(),
             held_from: Vec::new(),
+            held_revision: None,
+            records_compared: 0,
             params: Self::params_buffer(device, params_capacity),
             params_capacity,
             scratch: Vec::new(),
@@ -255,6 +262,12 @@ impl GpuAnimator {
         self.bound = None;
     }
 
+    /// How many characters' records [`Self::write_characters`] has compared with the
+    /// crowd: a steady crowd adds none.
+    pub fn records_compared(&self) -> u64 {
+        self.records_compared
+    }
+
     /// Forgets what the GPU's records hold: the next [`Self::write_characters`] writes
     /// every one (after the crowd's times were changed behind the animator's back).
     pub fn forget_records(&mut self) {
@@ -275,16 +288,26 @@ impl GpuAnimator {
     pub fn write_characters(
         &mut self,
         gpu: &GpuContext,
-        crowd: &[Instance],
+        store: &InstanceStore,
         clock_secs: f32,
     ) -> u64 {
         let (device, queue) = (&gpu.device, &gpu.queue);
+        let crowd = store.as_slice();
         let n = crowd.len();
         if (self.records.size() as usize) < n * RECORD_BYTES {
             self.records = Self::records_buffer(device, n + n / 4);
             self.bound = None;
             self.forget_records();
         }
+        // The crowd has not changed since the records were compared with it: nothing to
+        // write, and no per-character pass (a steady crowd's CPU cost does not grow).
+        let steady = self.held_revision == Some(store.revision()) && self.held_from.len() == n;
+        self.held_revision = Some(store.revision());
+        if steady {
+            self.written_bytes = 0;
+            return 0;
+        }
+        self.records_compared += n as u64;
         self.held.truncate(n);
         self.held_from.truncate(n);
         let mut written = 0u64;

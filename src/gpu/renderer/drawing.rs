@@ -119,7 +119,15 @@ impl CrowdRenderer {
                     pass.set_bind_group(1, group, &[]);
                 }
             }
-            if indirect {
+            if indirect && self.count_draws {
+                pass.multi_draw_indexed_indirect_count(
+                    &self.indirect_args,
+                    indirect_offset + range.start as u64 * arg_bytes,
+                    &self.draw_counts,
+                    4 * range.len() as u64,
+                    range.len() as u32,
+                );
+            } else if indirect {
                 pass.multi_draw_indexed_indirect(
                     &self.indirect_args,
                     indirect_offset + range.start as u64 * arg_bytes,
@@ -183,6 +191,12 @@ impl CrowdRenderer {
     /// Whether the passes draw indirectly: one `multi_draw_indexed_indirect` per binding.
     pub fn indirect_draws(&self) -> bool {
         self.indirect_supported && self.indirect_wanted
+    }
+
+    /// Whether the indirect multi-draws read their counts from a buffer (the device has
+    /// `MULTI_DRAW_INDIRECT_COUNT`): one command each, whatever the crowd's size.
+    pub fn count_draws(&self) -> bool {
+        self.indirect_draws() && self.count_draws
     }
 
     /// Whether the device can draw indirectly with a first instance (wgpu's
@@ -327,6 +341,13 @@ impl CrowdRenderer {
         if bytes.len() as u64 > self.indirect_args.size() {
             self.indirect_args =
                 Self::indirect_buffer(device, self.indirect_written.len().next_power_of_two());
+        }
+        // A batch is at most every argument: its count is a word of this buffer.
+        if self.count_draws && self.draw_counts.size() <= 4 * self.indirect_written.len() as u64 {
+            self.draw_counts = Self::draw_counts_buffer(
+                device,
+                (self.indirect_written.len() + 1).next_power_of_two(),
+            );
         }
         if !bytes.is_empty() {
             queue.write_buffer(&self.indirect_args, 0, bytes);

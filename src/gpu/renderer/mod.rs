@@ -35,7 +35,7 @@ use super::camera::CameraUniform;
 use super::draws::{DrawBinding, DrawList, MeshLevels};
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
 use super::targets::DEPTH_FORMAT;
-use crate::crowd::Instance;
+use crate::crowd::{Instance, InstanceStore};
 use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
@@ -118,6 +118,13 @@ pub struct CrowdRenderer {
     /// The device draws indirectly with a first instance, and the user wants it.
     indirect_supported: bool,
     indirect_wanted: bool,
+    /// The device draws with a count read from a buffer (`MULTI_DRAW_INDIRECT_COUNT`):
+    /// each multi-draw then names its count in [`Self::draw_counts`], and wgpu records it
+    /// as one command whatever the count (its indirect-call validation, which the plain
+    /// multi-draw gets, costs the CPU a step per argument).
+    count_draws: bool,
+    /// Word `k` holds `k`: a multi-draw of `k` arguments reads its count at byte `4 k`.
+    draw_counts: wgpu::Buffer,
     /// The main pass draws one argument per character (the GPU's LOD pass culls by their
     /// instance counts).
     per_character_draws: bool,
@@ -147,6 +154,11 @@ pub struct CrowdRenderer {
     /// What the instance buffer holds, and the (place, material) each entry was made from.
     instance_scratch: Vec<InstanceGpu>,
     placed_from: Vec<([f32; 2], u32, u8)>,
+    /// The crowd's revision `placed_from` was compared with: while it holds (and no
+    /// per-character colours are asked for), a frame compares nothing.
+    placed_revision: Option<u64>,
+    /// Characters whose placement was compared (a steady crowd adds none).
+    placements_compared: u64,
     placement_bytes: u64,
     /// `gpu_compute`'s skinning, made the first time a frame needs it.
     gpu_skinner: Option<GpuSkinner>,
@@ -371,6 +383,10 @@ impl CrowdRenderer {
                 .features()
                 .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE),
             indirect_wanted: true,
+            count_draws: device
+                .features()
+                .contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
+            draw_counts: Self::draw_counts_buffer(device, 1024),
             per_character_draws: false,
             distinct_index,
             bind_groups,
@@ -395,6 +411,8 @@ impl CrowdRenderer {
             world_from_model: rig_normalization(rig),
             instance_scratch: Vec::new(),
             placed_from: Vec::new(),
+            placed_revision: None,
+            placements_compared: 0,
             placement_bytes: 0,
             gpu_skinner: None,
             compute_shader: ComputeShader::DEFAULT,
@@ -420,6 +438,22 @@ impl CrowdRenderer {
             size: (capacity * std::mem::size_of::<InstanceGpu>()) as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
+        })
+    }
+
+    /// How many characters' placements [`Self::update`] has compared with what the GPU
+    /// holds: a steady crowd adds none (its CPU cost does not grow with it).
+    pub fn placements_compared(&self) -> u64 {
+        self.placements_compared
+    }
+
+    /// The counts a multi-draw of up to `draws - 1` arguments reads (word `k` = `k`).
+    fn draw_counts_buffer(device: &wgpu::Device, draws: usize) -> wgpu::Buffer {
+        let counts: Vec<u32> = (0..draws as u32).collect();
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("indirect draw counts"),
+            contents: bytemuck::cast_slice(&counts),
+            usage: wgpu::BufferUsages::INDIRECT,
         })
     }
 
@@ -731,10 +765,11 @@ impl CrowdRenderer {
         &mut self,
         gpu: &GpuContext,
         camera: &CameraUniform,
-        instances: &[Instance],
+        crowd: &InstanceStore,
         levels: Option<&[u8]>,
     ) {
         let (device, queue) = (&gpu.device, &gpu.queue);
+        let instances = crowd.as_slice();
         if instances.len() > self.instance_capacity {
             self.instance_capacity = instances.len().next_power_of_two();
             self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
@@ -754,8 +789,16 @@ impl CrowdRenderer {
             );
         }
         let n = instances.len();
+        let steady = levels.is_none()
+            && self.placed_revision == Some(crowd.revision())
+            && self.placed_from.len() == n;
+        // Per-character colours change without the crowd: compared every frame.
+        self.placed_revision = levels.is_none().then(|| crowd.revision());
         self.instance_scratch.truncate(n);
         self.placed_from.truncate(n);
+        // A steady crowd's placements are what the buffer holds: no per-character pass.
+        let n = if steady { 0 } else { n };
+        self.placements_compared += n as u64;
         let level_of = |k: usize| levels.and_then(|l| l.get(k).copied());
         let placed = |k: usize, i: &Instance| {
             (

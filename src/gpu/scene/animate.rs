@@ -78,8 +78,7 @@ impl Scene {
             .animator
             .get_or_insert_with(|| GpuAnimator::new(device, rig));
         let start = Instant::now();
-        let written =
-            animator.write_characters(&self.gpu, self.crowd.as_slice(), self.anim_clock_secs);
+        let written = animator.write_characters(&self.gpu, &self.crowd, self.anim_clock_secs);
         let config = *self.pipeline.config();
         // The LOD pass runs for either LOD: without update-rate LOD every character gets
         // period 1 (nothing skipped), the pass then only culls and chooses mesh levels.
@@ -224,6 +223,12 @@ impl Scene {
             out,
             skin_levels.as_deref(),
         )?)
+    }
+
+    /// How many characters' records the GPU animation has compared with the crowd (0
+    /// before it ran): a steady crowd adds none.
+    pub fn animator_records_compared(&self) -> u64 {
+        self.animator.as_ref().map_or(0, |a| a.records_compared())
     }
 
     /// Where the LOD pass runs and `gpu_compute` skins: per character, the level of the

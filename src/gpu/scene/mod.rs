@@ -670,12 +670,8 @@ impl Scene {
         let extent = crowd_extent(&self.crowd);
         let camera = self.camera.uniform(aspect, extent + 12.0);
         let level_colors = self.level_colors();
-        self.renderer.update(
-            &self.gpu,
-            &camera,
-            self.crowd.as_slice(),
-            level_colors.as_deref(),
-        );
+        self.renderer
+            .update(&self.gpu, &camera, &self.crowd, level_colors.as_deref());
         let rebuilt = self.renderer.prepare_draws(
             &self.gpu.queue,
             &self.gpu.device,
