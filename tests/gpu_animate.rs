@@ -57,7 +57,7 @@ fn animate_on_gpu(
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    animator.write_characters(gpu, &crowd, 0.0);
+    animator.write_characters(gpu, crowd, 0.0);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     animator
         .record(
