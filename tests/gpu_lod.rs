@@ -310,20 +310,19 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// coarser level skipped), every frame's verify (each compared character's vertices of its
 /// level against the f64 oracle at the time its pose shows) passes, kept characters were
 /// skinned again at a finer level, and fewer vertices were skinned than the crowd has. With
-/// shadows, no character skins coarser than the level the shadow pass draws it with.
-fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool) -> Result<(), Failed> {
+/// shadows, no character skins coarser than the level the shadow pass draws it with; with
+/// dual quaternions (eight influences on `fox_8influences`), the same at every level.
+fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> Result<(), Failed> {
     if common::gpu_context().is_none() {
         return Ok(());
     }
-    if rig.mesh_chain().levels().len() < 2
-        || SkinVariant::GpuCompute
-            .refusal(SkinMethod::Linear, rig)
-            .is_some()
+    if rig.mesh_chain().levels().len() < 2 || SkinVariant::GpuCompute.refusal(method, rig).is_some()
     {
         return Ok(());
     }
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
     scene.settings.shadows = shadows;
+    scene.settings.pipeline.method = method;
     scene.camera.distance *= 6.0;
     let full_vertices = rig.mesh.sorted().source().len();
     let (mut reskinned, mut coarse_skins, mut skinned, mut all) = (0usize, 0usize, 0usize, 0usize);
@@ -695,10 +694,14 @@ fn main() {
             format!("decisions_mesh_lod/{name}"),
             move || decisions(&r, true),
         ));
-        for (case, shadows) in [("skinned_levels", false), ("skinned_levels_shadows", true)] {
+        for (case, shadows, method) in [
+            ("skinned_levels", false, SkinMethod::Linear),
+            ("skinned_levels_shadows", true, SkinMethod::Linear),
+            ("skinned_levels_dual_quat", false, SkinMethod::DualQuat),
+        ] {
             let r = rig.clone();
             trials.push(Trial::test(format!("{case}/{name}"), move || {
-                skinned_levels(&r, shadows)
+                skinned_levels(&r, shadows, method)
             }));
         }
         let r = rig.clone();
