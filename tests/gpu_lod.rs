@@ -22,11 +22,13 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
+use skinbench::crowd::lod::per_character::LodFrame;
 use skinbench::crowd::lod::per_character::{CharacterLod, DUE, RESKIN, VISIBLE, decide, stats_of};
 use skinbench::crowd::{AnimateDevice, InstanceStore};
+use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
-use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent, read_buffer};
+use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
@@ -156,13 +158,10 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
             if !scene.renderer.indirect_draws() {
                 return Err("the adapter draws directly: nothing culls on the GPU".into());
             }
-            let args = read_buffer(
-                &scene.gpu,
-                scene.renderer.indirect_args(),
-                scene.renderer.indirect_args().size(),
-            )
-            .map_err(|e| e.to_string())?;
-            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&args);
+            let words = scene
+                .renderer
+                .read_indirect_args(&scene.gpu)
+                .map_err(|e| e.to_string())?;
             for (i, (&slot, s)) in slots.iter().zip(&after).enumerate() {
                 let Some(&count) = words.get(slot as usize) else {
                     return Err(format!("character {i} has no draw argument").into());
@@ -669,6 +668,90 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     })
 }
 
+/// The LOD pass writes draw arguments that counted multi-draws read unchecked: it refuses
+/// a level range past the index buffers and slots that are not an argument's instance
+/// count, whatever a caller puts into the frame or the slots, and culls nothing until
+/// good slots are written.
+fn draw_args_out_of_range_refused() -> Result<(), Failed> {
+    if common::gpu_context().is_none() {
+        return Ok(());
+    }
+    let rig = Arc::new(PreparedRig::reference());
+    let mut scene = lod_scene(&rig, SkinVariant::GpuVertex, true, true)?;
+    scene
+        .frame(Frame::headless(1.0 / 60.0))
+        .map_err(|e| e.to_string())?;
+    let (mut frame, _, _) = scene.gpu_lod_inputs().ok_or("no LOD frame ran")?;
+    // The scene's first frame had no slots yet: this one asks to cull.
+    frame.cull = 1;
+    let gpu = &scene.gpu;
+    let target = scene.renderer.lod_draw_target();
+    let (args, indices) = (target.args(), target.indices());
+    if args < 2 || indices == 0 {
+        return Err(format!("{args} draw arguments over {indices} indices").into());
+    }
+    let records = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("records"),
+        size: 1 << 16,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let mut lod = GpuLod::new(&gpu.device);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let mut record = |lod: &mut GpuLod, frame: LodFrame| {
+        lod.record(gpu, &mut encoder, frame, &records, &target, None)
+    };
+    let mut cases = Vec::new();
+    for (first, count) in [(indices - 1, 2), (u32::MAX, 2), (0, indices + 1)] {
+        for level in [1, 7] {
+            let mut bad = frame;
+            bad.mesh_first_index[level / 4][level % 4] = first;
+            bad.mesh_index_count[level / 4][level % 4] = count;
+            // Past `mesh_levels` too: the pass clamps a level to the table.
+            bad.mesh_levels = 2;
+            cases.push((format!("level {level}: {first} + {count}"), bad));
+        }
+    }
+    for (case, bad) in cases {
+        match record(&mut lod, bad) {
+            Err(DrawArgsError::LevelOutOfRange { .. }) => {}
+            other => return Err(format!("{case} over {indices} indices: {other:?}").into()),
+        }
+    }
+    let mut whole = frame;
+    whole.set_mesh_levels(&[(0, indices)], &[0.0]);
+    record(&mut lod, whole).map_err(|e| format!("the whole index buffer refused: {e}"))?;
+
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let characters = frame.characters as usize;
+    let good: Vec<u32> = (0..characters).map(|c| (c as u32 % args) * 5 + 1).collect();
+    for (case, slot) in [
+        ("an index count", 5),
+        ("a first index", 7),
+        ("past the arguments", args * 5 + 1),
+        ("past the words", u32::MAX - 1),
+    ] {
+        let mut slots = good.clone();
+        slots[characters / 2] = slot;
+        match lod.write_slots(device, queue, &slots, &target) {
+            Err(DrawArgsError::SlotOutOfRange { character, .. }) if character == characters / 2 => {
+            }
+            other => return Err(format!("slot {slot} ({case}): {other:?}").into()),
+        }
+        record(&mut lod, frame).map_err(|e| e.to_string())?;
+        if lod.last_frame.is_none_or(|f| f.cull != 0) {
+            return Err(format!("the pass culls after slot {slot} ({case}) was refused").into());
+        }
+    }
+    lod.write_slots(device, queue, &good, &target)
+        .map_err(|e| format!("good slots refused: {e}"))?;
+    record(&mut lod, frame).map_err(|e| e.to_string())?;
+    if lod.last_frame.is_none_or(|f| f.cull != 1) {
+        return Err("the pass does not cull with good slots".into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -684,6 +767,10 @@ fn main() {
             move || steady_frames_build_nothing(skin),
         ));
     }
+    trials.push(Trial::test(
+        "draw_args_out_of_range_refused",
+        draw_args_out_of_range_refused,
+    ));
     for (name, rig) in common::prepared_rigs() {
         let r = rig.clone();
         trials.push(Trial::test(format!("decisions/{name}"), move || {

@@ -12,6 +12,14 @@
 //! are) and writes the instance count of the character's draw argument, 1 in view and 0
 //! culled, so the crowd pass draws the same few indirect draws at any crowd size. The
 //! panel's counts come back a frame or two later, without waiting for the GPU.
+//!
+//! The arguments the pass writes are drawn with `multi_draw_indexed_indirect_count` where
+//! the adapter has it, which wgpu does not validate argument by argument: an index range
+//! past the index buffer would be read by the GPU as it is. So the pass writes only into a
+//! [`DrawArgsTarget`] (made by the renderer that owns the arguments and the index
+//! buffers), checks every slot against the arguments it holds when the slots are written,
+//! and checks the frame's table of level ranges against the index buffers before each
+//! frame: no value a caller puts into [`LodFrame`] or the slots reaches a draw out of range.
 
 use std::sync::mpsc;
 
@@ -28,6 +36,105 @@ const STATS_BYTES: u64 = (STATS_WORDS * 4) as u64;
 const STATE_BYTES: usize = std::mem::size_of::<CharacterLod>();
 /// A draw argument's instance count not written by the pass.
 pub const NO_SLOT: u32 = u32::MAX;
+
+/// Why the LOD pass refused to write draw arguments.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DrawArgsError {
+    #[error(
+        "mesh level {level}: indices {first} + {count} lie past the {indices} indices the \
+         crowd's draws read"
+    )]
+    LevelOutOfRange {
+        level: usize,
+        first: u32,
+        count: u32,
+        indices: u32,
+    },
+    #[error(
+        "character {character}: word {slot} is not the instance count of one of the {args} \
+         draw arguments"
+    )]
+    SlotOutOfRange {
+        character: usize,
+        slot: u32,
+        args: u32,
+    },
+}
+
+/// Words of one indexed indirect draw argument (index count, instance count, first index,
+/// base vertex, first instance).
+const ARG_WORDS: u32 = (std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() / 4) as u32;
+
+/// Draw arguments the LOD pass may write into: the buffer, how many arguments it holds
+/// and how many indices each index buffer the arguments are drawn from has. Made only by
+/// the arguments' owner ([`crate::gpu::renderer::CrowdRenderer::lod_draw_target`]), from
+/// the buffers themselves.
+#[derive(Clone, Copy)]
+pub struct DrawArgsTarget<'a> {
+    buffer: &'a wgpu::Buffer,
+    args: u32,
+    indices: u32,
+}
+
+impl<'a> DrawArgsTarget<'a> {
+    /// `args` arguments at the start of `buffer` (no more than the buffer holds), drawn
+    /// from `index_buffers` (32-bit indices).
+    pub(crate) fn new(
+        buffer: &'a wgpu::Buffer,
+        args: usize,
+        index_buffers: &[&wgpu::Buffer],
+    ) -> Self {
+        let fits = buffer.size() / (u64::from(ARG_WORDS) * 4);
+        let args = u32::try_from((args as u64).min(fits)).unwrap_or(u32::MAX);
+        let indices = index_buffers
+            .iter()
+            .map(|b| u32::try_from(b.size() / 4).unwrap_or(u32::MAX))
+            .min()
+            .unwrap_or(0);
+        DrawArgsTarget {
+            buffer,
+            args,
+            indices,
+        }
+    }
+
+    /// Arguments the buffer holds.
+    pub fn args(&self) -> u32 {
+        self.args
+    }
+
+    /// Indices of the smallest index buffer the arguments are drawn from.
+    pub fn indices(&self) -> u32 {
+        self.indices
+    }
+
+    /// Whether `slot` is the instance-count word of one of the arguments (the pass also
+    /// writes the words either side of it: the index count and the first index).
+    fn holds_instance_count(&self, slot: u32) -> bool {
+        slot % ARG_WORDS == 1 && slot / ARG_WORDS < self.args
+    }
+
+    /// Checks every level range of `frame` (all eight entries: the pass clamps a level to
+    /// the table, not to `mesh_levels`).
+    fn check_levels(&self, frame: &LodFrame) -> Result<(), DrawArgsError> {
+        for level in 0..8 {
+            let first = frame.mesh_first_index[level / 4][level % 4];
+            let count = frame.mesh_index_count[level / 4][level % 4];
+            if first
+                .checked_add(count)
+                .is_none_or(|end| end > self.indices)
+            {
+                return Err(DrawArgsError::LevelOutOfRange {
+                    level,
+                    first,
+                    count,
+                    indices: self.indices,
+                });
+            }
+        }
+        Ok(())
+    }
+}
 
 /// What the bind group was made for.
 #[derive(Clone, PartialEq)]
@@ -48,6 +155,8 @@ pub struct GpuLod {
     /// Characters the state holds room for (their draw slots follow their states).
     capacity: usize,
     slots_written: Vec<u32>,
+    /// The arguments' buffer and count the written slots were checked against.
+    slots_checked_for: Option<(wgpu::Buffer, u32)>,
     has_motions: bool,
     /// The parameters of the last recorded frame (the CPU twins run the same frame).
     pub last_frame: Option<LodFrame>,
@@ -95,6 +204,7 @@ impl GpuLod {
             state: Self::state_buffer(device, 0),
             capacity: 0,
             slots_written: Vec::new(),
+            slots_checked_for: None,
             has_motions: false,
             last_frame: None,
             frame: 0,
@@ -167,19 +277,41 @@ impl GpuLod {
         self.capacity = characters + characters / 4;
         self.state = Self::state_buffer(device, self.capacity);
         self.slots_written.clear();
+        self.slots_checked_for = None;
         self.full = true;
     }
 
-    /// Where each character's draw argument's instance count is, as words of the draw
-    /// arguments' buffer ([`NO_SLOT`]: not drawn by this pass's decision); written when it
-    /// changed.
-    pub fn write_slots(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, slots: &[u32]) {
+    /// Where each character's draw argument's instance count is, as words of `target`'s
+    /// buffer ([`NO_SLOT`]: not drawn by this pass's decision); written when it changed.
+    /// A slot that is not an argument's instance count is refused, and the pass then culls
+    /// nothing until good slots are written.
+    pub fn write_slots(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slots: &[u32],
+        target: &DrawArgsTarget,
+    ) -> Result<(), DrawArgsError> {
         self.ensure_capacity(device, slots.len());
-        if self.slots_written == slots {
-            return;
+        let checked_for = (target.buffer.clone(), target.args);
+        if self.slots_written == slots && self.slots_checked_for.as_ref() == Some(&checked_for) {
+            return Ok(());
         }
         self.slots_written.clear();
+        self.slots_checked_for = None;
+        if let Some((character, &slot)) = slots
+            .iter()
+            .enumerate()
+            .find(|&(_, &slot)| slot != NO_SLOT && !target.holds_instance_count(slot))
+        {
+            return Err(DrawArgsError::SlotOutOfRange {
+                character,
+                slot,
+                args: target.args,
+            });
+        }
         self.slots_written.extend_from_slice(slots);
+        self.slots_checked_for = Some(checked_for);
         if !slots.is_empty() {
             queue.write_buffer(
                 &self.state,
@@ -188,6 +320,7 @@ impl GpuLod {
             );
             self.written_bytes += (slots.len() * 4) as u64;
         }
+        Ok(())
     }
 
     /// Whether slots for `characters` are written (a new or regrown state has none).
@@ -200,26 +333,35 @@ impl GpuLod {
     }
 
     /// Records the pass for `frame.characters` characters of `records` (the animation's
-    /// records), writing instance counts into `draw_args` where `frame.cull` says. Fills
-    /// in the frame number, whether it is a full frame and where the draw slots are.
+    /// records), writing instance counts (and, with mesh levels, index ranges) into
+    /// `target` where `frame.cull` says and the slots were checked against this target.
+    /// Fills in the frame number, whether it is a full frame and where the draw slots are.
+    /// Refuses a frame whose level ranges lie past the target's index buffers.
     pub fn record(
         &mut self,
         gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         mut frame: LodFrame,
         records: &wgpu::Buffer,
-        draw_args: &wgpu::Buffer,
+        target: &DrawArgsTarget,
         timers: Option<&GpuTimers>,
-    ) {
+    ) -> Result<(), DrawArgsError> {
+        target.check_levels(&frame)?;
         let (device, queue) = (&gpu.device, &gpu.queue);
         let characters = frame.characters as usize;
         self.ensure_capacity(device, characters);
         frame.frame = self.frame;
         frame.full = self.full as u32;
         frame.slots_at = (self.capacity * STATE_BYTES / 4) as u32;
-        if self.slots_written.len() < characters {
+        let slots_fit = self.slots_written.len() >= characters
+            && self
+                .slots_checked_for
+                .as_ref()
+                .is_some_and(|(buffer, args)| buffer == target.buffer && *args == target.args);
+        if !slots_fit {
             frame.cull = 0;
         }
+        let draw_args = target.buffer;
         self.last_frame = Some(frame);
         self.frame = self.frame.wrapping_add(1);
         self.full = false;
@@ -276,6 +418,7 @@ impl GpuLod {
             encoder.copy_buffer_to_buffer(&self.state, 0, &self.stats_staging, 0, STATS_BYTES);
             self.stats_copied = true;
         }
+        Ok(())
     }
 
     /// After the frame was submitted: asks for its counts, and takes those of an earlier
@@ -330,10 +473,5 @@ impl GpuLod {
         Ok(stats_from_words(&bytemuck::pod_collect_to_vec::<u8, u32>(
             &bytes,
         )))
-    }
-
-    /// Replaces the states of the first characters (tests: a decision from a known state).
-    pub fn write_states(&self, queue: &wgpu::Queue, states: &[CharacterLod]) {
-        queue.write_buffer(&self.state, STATS_BYTES, bytemuck::cast_slice(states));
     }
 }

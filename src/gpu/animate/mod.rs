@@ -112,6 +112,8 @@ pub enum GpuAnimateError {
     Short { asked: usize, characters: usize },
     #[error(transparent)]
     Readback(#[from] super::readback::ReadbackError),
+    #[error(transparent)]
+    DrawArgs(#[from] lod::DrawArgsError),
 }
 
 /// One range of characters: its local poses, then its model matrices, in one buffer.

@@ -160,9 +160,28 @@ impl CrowdRenderer {
         &self.level_ranges
     }
 
-    /// The draw arguments' buffer (shadow pass's, then the main pass's).
-    pub fn indirect_args(&self) -> &wgpu::Buffer {
-        &self.indirect_args
+    /// The draw arguments as the GPU's LOD pass may write them: this buffer, the arguments
+    /// written to it and the index buffers they are drawn from.
+    pub fn lod_draw_target(&self) -> DrawArgsTarget<'_> {
+        DrawArgsTarget::new(
+            &self.indirect_args,
+            self.indirect_written.len(),
+            &[&self.index_file, &self.index_sorted],
+        )
+    }
+
+    /// The draw arguments' words as the GPU holds them (blocks until the GPU is done).
+    pub fn read_indirect_args(
+        &self,
+        gpu: &crate::gpu::GpuContext,
+    ) -> Result<Vec<u32>, crate::gpu::readback::ReadbackError> {
+        let bytes = crate::gpu::readback::read_buffer_at(
+            gpu,
+            &self.indirect_args,
+            0,
+            self.indirect_args.size(),
+        )?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
     /// Per character of `instances`, the word of the draw arguments' buffer holding the

@@ -37,6 +37,7 @@ use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
 use super::targets::DEPTH_FORMAT;
 use crate::crowd::{Instance, InstanceStore};
 use crate::gpu::GpuContext;
+use crate::gpu::animate::lod::DrawArgsTarget;
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
 use crate::types::LANES;

@@ -17,8 +17,8 @@ use crate::crowd::lod::per_character::{CharacterLod, LodFrame, VISIBLE};
 use crate::crowd::trace::Track;
 use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animation};
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
-use crate::gpu::animate::GpuAnimator;
 use crate::gpu::animate::lod::GpuLod;
+use crate::gpu::animate::{GpuAnimateError, GpuAnimator};
 
 /// Per character, what its pose on the GPU was computed from, and whether it was drawn.
 pub type ShownOnGpu = (Vec<Instance>, Vec<bool>);
@@ -147,14 +147,16 @@ impl Scene {
                     frame.skin_level_cap = u32::from(shadow_level);
                 }
             }
-            gpu_lod.record(
-                &self.gpu,
-                encoder,
-                frame,
-                animator.records(),
-                self.renderer.indirect_args(),
-                Some(&self.timers),
-            );
+            gpu_lod
+                .record(
+                    &self.gpu,
+                    encoder,
+                    frame,
+                    animator.records(),
+                    &self.renderer.lod_draw_target(),
+                    Some(&self.timers),
+                )
+                .map_err(GpuAnimateError::from)?;
         } else {
             self.renderer.set_per_character_draws(false);
             if let Some(gpu_lod) = &mut self.gpu_lod {

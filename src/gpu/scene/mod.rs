@@ -688,7 +688,15 @@ impl Scene {
             if rebuilt || !gpu_lod.has_slots_for(self.crowd.len()) {
                 self.renderer
                     .main_count_slots(self.crowd.len(), &mut self.lod_slots);
-                gpu_lod.write_slots(&self.gpu.device, &self.gpu.queue, &self.lod_slots);
+                let target = self.renderer.lod_draw_target();
+                if let Err(e) =
+                    gpu_lod.write_slots(&self.gpu.device, &self.gpu.queue, &self.lod_slots, &target)
+                {
+                    // Never for the renderer's own slots; culling stays off rather than
+                    // writing a draw argument it does not own.
+                    self.notes
+                        .push(format!("LOD on the GPU culls nothing this frame: {e}"));
+                }
             }
         }
     }
