@@ -12,6 +12,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
 use skinbench::bench::Workload;
 use skinbench::crowd::lod::LodSettings;
+use skinbench::crowd::mix::ClipChoice;
 use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
 use skinbench::crowd::{AnimateDevice, Schedule};
 use skinbench::gpu::animate::GpuHierarchy;
@@ -77,6 +78,12 @@ pub struct AppArgs {
     /// Number of characters: 1..=10000, or up to 100000 with --animate gpu.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub instances: u64,
+    /// Which clips the crowd plays: `moving` (the default: every clip except those in which
+    /// no vertex moves, such as a T-pose), `all`, or clip names separated by commas (a
+    /// name the rig lacks is refused with the list of its clips; the panel's "clips"
+    /// section changes it live). The crowd's spacing follows the clips' footprint.
+    #[arg(long, value_name = "moving|all|NAME,...", default_value = "moving", value_parser = clip_choice)]
+    pub clips: ClipChoice,
     /// Where sampling, the blend, the hierarchy and the palettes run: `gpu` animates in
     /// compute passes and needs a GPU skin variant (--skin gpu_compute, the default there,
     /// or gpu_vertex); with --lod on, LOD and culling then run on the GPU too (the panel's
@@ -319,6 +326,11 @@ pub struct BenchArgs {
     /// encoding and GPU passes. At most 500,000 spans are kept.
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
+    /// Which clips every workload's crowd plays: `moving` (the default: every clip except
+    /// those in which no vertex moves), `all`, or clip names separated by commas (a name
+    /// the rig lacks is refused with the list of its clips). The report names them.
+    #[arg(long, value_name = "moving|all|NAME,...", default_value = "moving", value_parser = clip_choice)]
+    pub clips: ClipChoice,
 }
 
 /// `skinbench pose`.
@@ -464,6 +476,10 @@ fn clip_time(value: &str) -> Result<f32, String> {
 }
 
 /// `--lod-threshold`.
+fn clip_choice(value: &str) -> Result<ClipChoice, String> {
+    ClipChoice::parse(value).map_err(|e| e.to_string())
+}
+
 fn lod_threshold(value: &str) -> Result<f32, String> {
     let px = value
         .parse::<f32>()

@@ -11,6 +11,7 @@ use crate::cli::{
 use crate::cli::{built_in_rig, parse_simd_levels};
 use skinbench::bench::{BenchOptions, Workload, report};
 use skinbench::crowd::lod::LodSettings;
+use skinbench::crowd::mix::{ClipChoice, ClipMix, ClipSurvey};
 use skinbench::crowd::pipeline::available_threads;
 use skinbench::crowd::trace::Trace;
 use skinbench::crowd::{AnimateDevice, PipelineConfig};
@@ -44,6 +45,9 @@ pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
         value["normal_matrix_reason"] = serde_json::to_value(&prepared.normal_matrix_reason)?;
         value["normal_angles"] = serde_json::to_value(&normals)?;
         value["mesh_lod"] = mesh_lod_json(&prepared);
+        let survey = ClipSurvey::measure(&prepared);
+        let mix = ClipMix::choose(&ClipChoice::Moving, &prepared, &survey)?;
+        value["crowd_clips"] = serde_json::json!({ "survey": survey, "default_mix": mix });
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print!("{}", summary.to_text());
@@ -63,8 +67,48 @@ pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
         }
         print!("{}", normals.to_text(&prepared));
         print!("{}", mesh_lod_text(&prepared));
+        print!("{}", crowd_clips_text(&prepared)?);
     }
     Ok(())
+}
+
+/// What the crowd plays by default and how far apart it stands, as `inspect` prints it.
+fn crowd_clips_text(rig: &PreparedRig) -> anyhow::Result<String> {
+    use std::fmt::Write;
+    let survey = ClipSurvey::measure(rig);
+    let mix = ClipMix::choose(&ClipChoice::Moving, rig, &survey)?;
+    let mut out = String::from(
+        "crowd clips (each skinned at its keys and an even grid; the farthest a vertex gets from \
+         the clip's first pose, and the ground box of every pose, metres as drawn at 1.8 m tall):\n",
+    );
+    for clip in &survey.clips {
+        let [x0, x1, z0, z1] = clip.footprint_metres;
+        let _ = writeln!(
+            out,
+            "  {:<24} {}  ground box x {x0:.2}..{x1:.2}, z {z0:.2}..{z1:.2} m",
+            clip.name,
+            if clip.moves {
+                format!("moves up to {:>6.2} m", clip.largest_move_metres)
+            } else {
+                "still (left out by default)".to_string()
+            }
+        );
+    }
+    let [sx, sz] = mix.spacing_metres;
+    let _ = writeln!(
+        out,
+        "  by default (--clips moving) the crowd plays {} and stands {sx:.2} m apart across, {sz:.2} m along",
+        if survey.clips.is_empty() {
+            "its rest pose".to_string()
+        } else {
+            mix.clips
+                .iter()
+                .map(|&c| survey.clips[usize::from(c)].name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    Ok(out)
 }
 
 /// The mesh LOD chain as `inspect` prints it: each level's triangles, vertices and error.
@@ -240,6 +284,7 @@ pub fn bench(
         threads,
         simd_levels,
         trace,
+        clips,
     }: BenchArgs,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
@@ -264,6 +309,7 @@ pub fn bench(
         check_output_path("--trace", path, "json")?;
     }
     let rig = load_rig(rig.as_deref(), max_influences)?;
+    clips.check(&rig)?;
     report::check_writable(&out)?;
     let timeline = trace
         .as_ref()
@@ -284,6 +330,7 @@ pub fn bench(
         simd_levels,
         thread_counts,
         trace: timeline.clone(),
+        clips,
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;
@@ -355,6 +402,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         None => SimdLevel::native(),
     };
     let rig = load_rig(args.rig.as_deref(), args.max_influences)?;
+    args.clips.check(&rig)?;
     let soak = match args.soak {
         Some(secs) => Some(soak_plan(
             rig.clone(),
@@ -404,6 +452,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             max_period: args.lod_max_period,
         },
         color_by_level: args.color_by_level,
+        clips: args.clips.clone(),
         instances: args.instances as usize,
         speed: args.speed,
         paused: args.paused,

@@ -267,6 +267,39 @@ fn without_a_display_the_app_says_what_to_do() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// A clip the rig lacks is refused before the window opens or the bench measures, with
+/// the rig's clips listed; naming none is a usage error.
+#[test]
+fn unknown_clips_are_refused_with_the_rig_s_clips() {
+    let Some(fox) = common::rigs_dir().map(|d| d.join("Fox/Fox.glb")) else {
+        return;
+    };
+    let fox = fox.to_str().unwrap();
+    let dir = common::temp_dir("clips-bad");
+    let out = dir.to_str().unwrap();
+    for args in [
+        vec!["--rig", fox, "--clips", "Walk,Jump", "--frames", "1"],
+        vec![
+            "bench", "--quick", "--out", out, "--rig", fox, "--clips", "Jump",
+        ],
+    ] {
+        let (code, _, err) = skinbench(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(
+            err.contains("\"Jump\"") && err.contains("its clips: Survey, Walk, Run"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "the bench wrote files"
+    );
+    let (code, _, err) = skinbench(&["--clips", ",", "--frames", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("name at least one clip"), "{err}");
+}
+
 #[test]
 fn bench_refuses_bad_input_and_writes_nothing() {
     let dir = common::temp_dir("bench-bad");

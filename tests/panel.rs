@@ -719,3 +719,61 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     );
     verify_passes(&mut harness, "pulled after the GPU animated");
 }
+
+/// The clip boxes choose what the crowd plays, live: the default leaves the still clip out
+/// and says why, a ticked box deals it in, the last box cannot be unticked, and "moving"
+/// brings the default back.
+#[test]
+fn the_clip_boxes_choose_what_the_crowd_plays() {
+    use skinbench::crowd::mix::ClipChoice;
+    let Some(path) = common::fox_with_tpose(&common::temp_dir("panel-clips")) else {
+        return;
+    };
+    let rig = Arc::new(PreparedRig::load(&path).unwrap());
+    let Some(mut harness) = harness_for(rig, 40) else {
+        return;
+    };
+    let plays = |harness: &Harness<'static, Scene>, clip: u16| {
+        harness
+            .state()
+            .crowd
+            .as_slice()
+            .iter()
+            .any(|i| i.clip == clip)
+    };
+    assert_eq!(harness.state().settings.clips, ClipChoice::Moving);
+    assert!(!plays(&harness, 3));
+    assert!(
+        drawn_texts(&harness)
+            .iter()
+            .any(|t| t.contains("left out: TPose (still: no vertex moves)")),
+        "{:?}",
+        drawn_texts(&harness)
+    );
+    click_then_frame(&mut harness, "TPose (still)");
+    assert_eq!(
+        harness.state().settings.clips,
+        ClipChoice::Named(vec![
+            "Survey".into(),
+            "Walk".into(),
+            "Run".into(),
+            "TPose".into()
+        ])
+    );
+    assert_eq!(harness.state().clip_mix().clips, [0, 1, 2, 3]);
+    assert!(plays(&harness, 3));
+    for name in ["Survey", "Walk", "Run"] {
+        click_then_frame(&mut harness, name);
+    }
+    assert!(harness.state().crowd.as_slice().iter().all(|i| i.clip == 3));
+    // The last clip stays: its box is disabled.
+    click_then_frame(&mut harness, "TPose (still)");
+    assert_eq!(
+        harness.state().settings.clips,
+        ClipChoice::Named(vec!["TPose".into()])
+    );
+    click_then_frame(&mut harness, "moving");
+    assert_eq!(harness.state().settings.clips, ClipChoice::Moving);
+    assert!(!plays(&harness, 3));
+    assert!(plays(&harness, 0) && plays(&harness, 1) && plays(&harness, 2));
+}

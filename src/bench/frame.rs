@@ -60,7 +60,7 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
     // Thread scaling: one interleaved set per instance count.
     for n in counts {
         let mut crowd = InstanceStore::new();
-        crowd.resize(n, &rig, 2.0);
+        crowd.resize_mixed(n, &rig, &ctx.clip_mix.clips, [2.0; 2]);
         let mut set = Vec::new();
         let mut configs = Vec::new();
         for &level in &ctx.options.simd_levels {

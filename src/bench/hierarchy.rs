@@ -51,7 +51,7 @@ pub fn run(ctx: &mut Context) -> Result<HierarchySection, BenchError> {
     let rig = ctx.rig.clone();
     let n = ctx.options.instances.unwrap_or(1000);
     let mut crowd = InstanceStore::new();
-    crowd.resize(n, &rig, 2.0);
+    crowd.resize_mixed(n, &rig, &ctx.clip_mix.clips, [2.0; 2]);
     let joints = rig.joint_count();
     let mut rows = Vec::new();
     let mut candidates = Vec::new();

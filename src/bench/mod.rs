@@ -126,6 +126,8 @@ pub struct BenchOptions {
     /// `--trace`: every measured frame's stages, uploads, encoding and GPU passes also go
     /// to this timeline.
     pub trace: Option<Arc<Trace>>,
+    /// `--clips`: which clips every workload's crowd plays.
+    pub clips: crate::crowd::mix::ClipChoice,
 }
 
 impl Default for BenchOptions {
@@ -138,6 +140,7 @@ impl Default for BenchOptions {
             thread_counts: None,
             simd_levels: vec![SimdLevel::native()],
             trace: None,
+            clips: Default::default(),
         }
     }
 }
@@ -190,6 +193,8 @@ pub enum BenchError {
     },
     #[error("{0}")]
     Scene(#[from] crate::gpu::scene::SceneError),
+    #[error(transparent)]
+    Clips(#[from] crate::crowd::mix::ClipChoiceError),
     /// A scene did not take the configuration the workload asked for.
     #[error("{0}")]
     Refused(String),
@@ -208,11 +213,22 @@ pub struct RigInfo {
     pub cut_to_influences: Option<usize>,
 }
 
+/// The clips the crowds played (`--clips`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ClipsInfo {
+    /// What was asked: `moving`, `all` or names.
+    pub choice: String,
+    pub played: Vec<String>,
+    /// Clips left out, each with why.
+    pub left_out: Vec<String>,
+}
+
 /// One bench run: the machine, the rig, what was asked, and each workload's section.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub machine: Machine,
     pub rig: RigInfo,
+    pub clips: ClipsInfo,
     pub quick: bool,
     /// The workloads that ran.
     pub workloads: Vec<&'static str>,
@@ -239,6 +255,8 @@ pub struct Report {
 pub struct Context<'a> {
     pub rig: &'a Arc<PreparedRig>,
     pub options: &'a BenchOptions,
+    /// `options.clips` resolved for the rig: what the CPU workloads' crowds are dealt.
+    pub clip_mix: &'a crate::crowd::mix::ClipMix,
     gpu: Option<&'a GpuContext>,
     bandwidth: &'a [StoreBandwidth],
     progress: &'a mut dyn FnMut(&str),
@@ -303,6 +321,10 @@ impl Context<'_> {
         settings: crate::gpu::scene::Settings,
         size: (u32, u32),
     ) -> Result<crate::gpu::scene::Scene, BenchError> {
+        let settings = crate::gpu::scene::Settings {
+            clips: self.options.clips.clone(),
+            ..settings
+        };
         let mut scene = crate::gpu::scene::Scene::new(
             self.gpu(workload)?.clone(),
             self.rig.clone(),
@@ -356,6 +378,18 @@ pub fn run(
             store_bandwidth.push(b);
         }
     }
+    let survey = crate::crowd::mix::ClipSurvey::measure(&rig);
+    let clip_mix = crate::crowd::mix::ClipMix::choose(&options.clips, &rig, &survey)?;
+    let clip_name = |c: u16| survey.clips[usize::from(c)].name.clone();
+    let clips = ClipsInfo {
+        choice: options.clips.label(),
+        played: clip_mix.clips.iter().map(|&c| clip_name(c)).collect(),
+        left_out: clip_mix
+            .left_out
+            .iter()
+            .map(|&(c, why)| format!("{} ({why})", clip_name(c)))
+            .collect(),
+    };
     let summary = &rig.summary;
     let mut report = Report {
         machine: Machine::detect(),
@@ -368,6 +402,7 @@ pub fn run(
             influences: rig.source_mesh.influence_histogram(),
             cut_to_influences: rig.uncut_mesh.as_ref().map(|_| rig.max_influences),
         },
+        clips,
         quick: options.quick,
         workloads: Workload::ALL
             .iter()
@@ -388,6 +423,7 @@ pub fn run(
     let mut ctx = Context {
         rig: &rig,
         options,
+        clip_mix: &clip_mix,
         gpu,
         bandwidth: &bandwidth,
         progress: &mut progress,

@@ -62,6 +62,17 @@ pub fn markdown(report: &Report) -> String {
             " (cut to {n} by --max-influences)"
         ))
     );
+    let _ = writeln!(
+        s,
+        "| clips | {}: {}{} |",
+        report.clips.choice,
+        report.clips.played.join(", "),
+        if report.clips.left_out.is_empty() {
+            String::new()
+        } else {
+            format!("; left out: {}", report.clips.left_out.join(", "))
+        }
+    );
     if !report.store_bandwidth.is_empty() {
         let bw: Vec<String> = report
             .store_bandwidth

@@ -51,7 +51,7 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
     let rig = ctx.rig.clone();
     let n = ctx.options.instances.unwrap_or(100);
     let mut crowd = InstanceStore::new();
-    crowd.resize(n, &rig, 2.0);
+    crowd.resize_mixed(n, &rig, &ctx.clip_mix.clips, [2.0; 2]);
     let vertices = rig.vertex_count();
     let stored_bytes = |skin: SkinVariant, method: SkinMethod| {
         let layout = skin.layout(&rig, method);

@@ -14,10 +14,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::prepare::PreparedRig;
 
-/// Metres between neighbouring characters on the spawn spiral (the app's and the crowd
-/// bench's).
-pub const SPACING_METRES: f32 = 1.6;
-
 /// Everything one instance owns: which clip, where in it, how it looks, where it stands.
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
@@ -101,6 +97,17 @@ impl InstanceStore {
                 .iter()
                 .map(|i| i.ground_position[0].abs().max(i.ground_position[1].abs()))
                 .fold(1.0, f32::max)
+        })
+    }
+
+    /// How far from the centre the characters stand along x and along z, metres (at
+    /// least 1 each): what a camera frames.
+    pub fn ground_half_extents(&self) -> [f32; 2] {
+        self.dense.iter().fold([1.0f32, 1.0], |[x, z], i| {
+            [
+                x.max(i.ground_position[0].abs()),
+                z.max(i.ground_position[1].abs()),
+            ]
         })
     }
 
@@ -225,15 +232,31 @@ impl InstanceStore {
     /// phase and a material from a fixed seed, and take the next place on a square spiral
     /// around the origin; shrinking despawns the most recently spawned ones.
     pub fn resize(&mut self, count: usize, rig: &PreparedRig, spacing: f32) {
+        let every: Vec<u16> = (0..rig.clips.len().min(usize::from(u16::MAX)) as u16).collect();
+        self.resize_mixed(count, rig, &every, [spacing; 2]);
+    }
+
+    /// [`Self::resize`] dealing new instances clips from `clips` (clip indices of `rig`;
+    /// empty: clip 0) on a grid whose step along x and z is `spacing` metres. Each
+    /// cross-fades towards the next clip of `clips`.
+    pub fn resize_mixed(
+        &mut self,
+        count: usize,
+        rig: &PreparedRig,
+        clips: &[u16],
+        spacing: [f32; 2],
+    ) {
         while self.len() > count {
             let last = self.handle_at(self.len() - 1).expect("non-empty");
             self.despawn(last).expect("live handle");
         }
-        let clips = rig.clips.len().max(1);
+        let dealt = clips.len().max(1);
+        let clip_at = |k: usize| clips.get(k % dealt).copied().unwrap_or(0);
         while self.len() < count {
             let i = self.len();
             let mut random = SplitMix64(0x5EED_0000 + i as u64);
-            let clip = (random.next_u64() % clips as u64) as u16;
+            let k = (random.next_u64() % dealt as u64) as usize;
+            let clip = clip_at(k);
             let duration = rig
                 .clips
                 .get(clip as usize)
@@ -242,9 +265,9 @@ impl InstanceStore {
             self.spawn(Instance {
                 time_secs: random.unit() * duration,
                 speed: 1.0,
-                ground_position: [x as f32 * spacing, z as f32 * spacing],
+                ground_position: [x as f32 * spacing[0], z as f32 * spacing[1]],
                 clip,
-                blend_clip: ((clip as usize + 1) % clips) as u16,
+                blend_clip: clip_at(k + 1),
                 material: (random.next_u64() % 3) as u32,
             });
         }

@@ -7,7 +7,7 @@
 //! clock every stage is measured with, and the rolling history the UI and bench read;
 //! [`trace`] keeps those measurements as a timeline when asked; [`verify`] compares a
 //! frame with the f64 reference; [`lod`] chooses which groups a
-//! frame recomputes; [`budget`] adds up what a configuration of the pipeline will
+//! frame recomputes; [`mix`] chooses the clips the crowd plays and its spacing; [`budget`] adds up what a configuration of the pipeline will
 //! allocate and checks it before it does (it is the pipeline's own arithmetic, so it lives
 //! beside it).
 
@@ -17,6 +17,7 @@ pub mod config;
 pub mod crew;
 pub mod instances;
 pub mod lod;
+pub mod mix;
 pub mod pipeline;
 pub mod timing;
 pub mod trace;

@@ -43,6 +43,13 @@ crate::declare_variants! {
     }
 }
 
+/// What [`OrbitCamera::framing`] leaves around the crowd's centres: room for the outer
+/// characters' own width.
+pub const FRAME_MARGIN_METRES: f32 = 1.5;
+/// The nearest the camera comes to its target: outside the centre character.
+pub const MIN_DISTANCE: f32 = 2.5;
+const MAX_DISTANCE: f32 = 4000.0;
+
 /// An orbit camera around a target point.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OrbitCamera {
@@ -53,14 +60,52 @@ pub struct OrbitCamera {
 }
 
 impl OrbitCamera {
-    /// A view that frames a crowd spread over `extent` metres.
+    /// A view that frames a crowd whose characters stand within `extent` metres of the
+    /// centre along x and z: the nearest distance at which every corner of that square,
+    /// grown by [`FRAME_MARGIN_METRES`], at the feet and at head height, lies inside 90 %
+    /// of a square viewport (so it also fits any wider one, such as the window beside the
+    /// panel).
     pub fn framing(extent: f32) -> Self {
-        OrbitCamera {
+        Self::framing_rect([extent, extent])
+    }
+
+    /// [`Self::framing`] for a crowd within `half_extents` metres of the centre along x
+    /// and z respectively.
+    pub fn framing_rect(half_extents: [f32; 2]) -> Self {
+        let mut camera = OrbitCamera {
             target: Vec3::new(0.0, 0.9, 0.0),
             yaw: 0.55,
             pitch: 0.42,
-            distance: (extent * 1.9 + 5.0).max(5.0),
+            distance: MIN_DISTANCE,
+        };
+        let [reach_x, reach_z] = half_extents.map(|e| e.max(0.0) + FRAME_MARGIN_METRES);
+        let reach = reach_x.max(reach_z);
+        let corners: Vec<Vec3> = [-reach_x, reach_x]
+            .into_iter()
+            .flat_map(|x| [-reach_z, reach_z].map(|z| (x, z)))
+            .flat_map(|(x, z)| [Vec3::new(x, 0.0, z), Vec3::new(x, 2.0, z)])
+            .collect();
+        let fits = |camera: &OrbitCamera| {
+            let (view, far) = camera.view_and_far(reach);
+            let view_proj = Mat4::perspective_rh(Self::FOV_Y_RAD, 1.0, Self::NEAR, far) * view;
+            corners.iter().all(|&p| {
+                let clip = view_proj * p.extend(1.0);
+                clip.w > Self::NEAR && clip.x.abs() <= 0.9 * clip.w && clip.y.abs() <= 0.9 * clip.w
+            })
+        };
+        // Farther fits more: halve the interval between a distance that does not fit and
+        // one that does.
+        let (mut near, mut far) = (MIN_DISTANCE, MAX_DISTANCE);
+        for _ in 0..40 {
+            camera.distance = 0.5 * (near + far);
+            if fits(&camera) {
+                far = camera.distance;
+            } else {
+                near = camera.distance;
+            }
         }
+        camera.distance = far;
+        camera
     }
 
     /// The view `start` names over a crowd spread over `extent` metres.
@@ -125,8 +170,11 @@ impl OrbitCamera {
         self.pitch = (self.pitch + dy * 0.008).clamp(0.05, 1.5);
     }
 
+    /// Each step in comes 10 % closer (out: back as far), never nearer than
+    /// [`MIN_DISTANCE`]: the target is the centre character's hips.
     pub fn zoom(&mut self, steps: f32) {
-        self.distance = (self.distance * (1.0 - 0.1 * steps)).clamp(1.0, 2000.0);
+        let steps = if steps.is_finite() { steps } else { 0.0 };
+        self.distance = (self.distance * 0.9f32.powf(steps)).clamp(MIN_DISTANCE, MAX_DISTANCE);
     }
 }
 

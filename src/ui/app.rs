@@ -28,7 +28,7 @@ use crate::gpu::scene::{BeforeDraws, Frame, FrameExtras, Scene};
 use crate::gpu::{Blit, GpuContext};
 use crate::prepare::PreparedRig;
 
-pub use crate::gpu::scene::{MAX_INSTANCES, SPACING};
+pub use crate::gpu::scene::MAX_INSTANCES;
 
 /// How the app was started.
 #[derive(Clone, Debug)]
@@ -359,8 +359,7 @@ impl Running {
         if let Some(time_secs) = options.clip_time_secs {
             scene.crowd.set_all_times(time_secs);
         }
-        scene.camera =
-            crate::gpu::OrbitCamera::start(options.camera, crate::gpu::crowd_extent(&scene.crowd));
+        scene.set_camera(options.camera);
         surface.bind_source(&scene.gpu.device, &scene.targets.color_view);
         let soak = options.soak.clone().map(|plan| Soak::start(plan, &scene));
         if options.profiler {

@@ -20,10 +20,11 @@ use egui_plot::{FilledArea, Legend, Plot};
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::AnimateDevice;
 use crate::crowd::lod::PERIODS;
+use crate::crowd::mix::{ClipChoice, ClipMix, ClipSummary};
 use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
-pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, SPACING, Scene, Settings};
+pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, Scene, Settings};
 use crate::machine::Machine;
 use crate::simd::SimdLevel;
 use crate::skin::{SkinMethod, SkinVariant};
@@ -58,6 +59,8 @@ pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) 
             let [main, shadow] = scene.renderer.draw_commands();
             [main, if scene.settings.shadows { shadow } else { 0 }]
         },
+        clips: &scene.clip_survey.clips,
+        clip_mix: &scene.clip_mix,
     };
     panel_ui(ui, &mut scene.settings, &info, &scene.history)
 }
@@ -126,6 +129,10 @@ pub struct PanelInfo<'a> {
     pub indirect_supported: bool,
     /// Character draw commands the last frame recorded: main pass, shadow pass.
     pub draw_commands: [usize; 2],
+    /// Every clip of the rig as surveyed at load.
+    pub clips: &'a [ClipSummary],
+    /// The clips the crowd is dealt and its spacing.
+    pub clip_mix: &'a ClipMix,
 }
 
 /// Colours of the stages in the table and the plot.
@@ -314,7 +321,99 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         ui.label(format!("draw commands: {main} + {shadow} shadow"));
     });
     ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
+    clips_ui(ui, settings, info);
     lod_ui(ui, settings, info);
+}
+
+/// Which clips the crowd plays: one box per clip (at least one stays ticked), the default
+/// mix back with one click, and what plays and why the others do not.
+fn clips_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
+    if info.clips.is_empty() {
+        ui.label(RichText::new("clips: none (the rig has none: its rest pose)").small());
+        return;
+    }
+    let played = &info.clip_mix.clips;
+    ui.horizontal_wrapped(|ui| {
+        ui.label("clips:");
+        let mut ticked: Vec<bool> = (0..info.clips.len())
+            .map(|c| played.contains(&(c as u16)))
+            .collect();
+        let last_one = played.len() == 1;
+        let mut changed = false;
+        for (c, clip) in info.clips.iter().enumerate() {
+            let hover = if clip.moves {
+                format!(
+                    "{:.2} s; its vertices move up to {:.2} m from its first pose",
+                    clip.duration_secs, clip.largest_move_metres
+                )
+            } else {
+                format!(
+                    "{:.2} s; still: no vertex moves (a pose, such as a T-pose), left out of the \
+                     default mix",
+                    clip.duration_secs
+                )
+            };
+            let label = if clip.moves {
+                RichText::new(&clip.name)
+            } else {
+                RichText::new(format!("{} (still)", clip.name)).weak()
+            };
+            let keep_last = last_one && ticked[c];
+            let response = ui
+                .add_enabled(!keep_last, egui::Checkbox::new(&mut ticked[c], label))
+                .on_hover_text(hover)
+                .on_disabled_hover_text("the crowd plays at least one clip");
+            changed |= response.changed();
+        }
+        if changed {
+            settings.clips = ClipChoice::Named(
+                info.clips
+                    .iter()
+                    .zip(&ticked)
+                    .filter(|&(_, &t)| t)
+                    .map(|(clip, _)| clip.name.clone())
+                    .collect(),
+            );
+        }
+        if ui
+            .add_enabled(
+                settings.clips != ClipChoice::Moving,
+                egui::Button::new("moving"),
+            )
+            .on_hover_text("the default mix: every clip in which some vertex moves")
+            .clicked()
+        {
+            settings.clips = ClipChoice::Moving;
+        }
+    });
+    let name = |c: u16| {
+        info.clips
+            .get(usize::from(c))
+            .map_or("?", |s| s.name.as_str())
+    };
+    let left_out: Vec<String> = info
+        .clip_mix
+        .left_out
+        .iter()
+        .map(|&(c, why)| format!("{} ({why})", name(c)))
+        .collect();
+    let [x, z] = info.clip_mix.spacing_metres;
+    ui.label(
+        RichText::new(format!(
+            "playing {}{} · spaced {x:.2} × {z:.2} m (the clips' footprint)",
+            played
+                .iter()
+                .map(|&c| name(c))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if left_out.is_empty() {
+                String::new()
+            } else {
+                format!(" · left out: {}", left_out.join(", "))
+            }
+        ))
+        .small(),
+    );
 }
 
 /// LOD's switch, threshold and period cap, and what it did last frame.

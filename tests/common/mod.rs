@@ -666,6 +666,34 @@ pub fn fox_armature_scaled(dir: &std::path::Path, scale: f32) -> Option<PathBuf>
     Some(edit.write(dir, &format!("Fox_armature_x{scale}.glb")))
 }
 
+/// The Fox with a fourth clip, `TPose`: one second in which two joints hold their rest
+/// rotations (keys that never change), as exports of a T-pose or bind-pose clip are: no
+/// vertex moves.
+pub fn fox_with_tpose(dir: &std::path::Path) -> Option<PathBuf> {
+    let source = rigs_dir()?.join("Fox/Fox.glb");
+    let mut edit = GlbEdit::open(&source);
+    let joints = edit.skin_joints(0);
+    let times = edit.add_floats(&[vec![0.0], vec![0.5], vec![1.0]], "SCALAR");
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    for &j in joints.iter().take(2) {
+        let rest: Vec<f32> = edit.doc["nodes"][j]["rotation"]
+            .as_array()
+            .map(|r| r.iter().map(|v| v.as_f64().unwrap() as f32).collect())
+            .unwrap_or_else(|| vec![0.0, 0.0, 0.0, 1.0]);
+        let keys = edit.add_floats(&[rest.clone(), rest.clone(), rest], "VEC4");
+        channels.push(
+            json!({ "sampler": samplers.len(), "target": { "node": j, "path": "rotation" } }),
+        );
+        samplers.push(json!({ "input": times, "output": keys, "interpolation": "LINEAR" }));
+    }
+    edit.doc["animations"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "name": "TPose", "channels": channels, "samplers": samplers }));
+    Some(edit.write(dir, "Fox_tpose.glb"))
+}
+
 /// Column-major 4×4 from a glTF MAT4 element.
 fn mat4(m: &[f32]) -> glam::Mat4 {
     glam::Mat4::from_cols_slice(m)

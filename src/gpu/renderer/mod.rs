@@ -75,25 +75,7 @@ pub const SHADOW_MAP_SIZE: u32 = 2048;
 /// `model → world` placement of one character: normalized to a 1.8 m height, feet on the
 /// ground, centred on its ground position.
 pub fn rig_normalization(rig: &PreparedRig) -> Mat4 {
-    use crate::anim::hierarchy::reference;
-    let model = reference::model_from_joint(&rig.skeleton, &rig.rest_pose);
-    let palette = reference::palette(&rig.skeleton, &model);
-    let (positions, _) = crate::skin::reference::skin(&rig.source_mesh, &palette);
-    let mut min = Vec3::splat(f32::INFINITY);
-    let mut max = Vec3::splat(f32::NEG_INFINITY);
-    for p in &positions {
-        let p = p.as_vec3();
-        min = min.min(p);
-        max = max.max(p);
-    }
-    if !min.is_finite() || !max.is_finite() {
-        return Mat4::IDENTITY;
-    }
-    let height = (max.y - min.y).max(1e-6);
-    let scale = 1.8 / height;
-    let center = (min + max) * 0.5;
-    Mat4::from_scale(Vec3::splat(scale))
-        * Mat4::from_translation(Vec3::new(-center.x, -min.y, -center.z))
+    crate::crowd::mix::world_from_model(rig)
 }
 
 pub struct CrowdRenderer {

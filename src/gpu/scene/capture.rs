@@ -112,6 +112,13 @@ impl Scene {
             "settings": self.settings,
             "config": self.pipeline.config(),
             "instances": self.crowd.len(),
+            // The clips the crowd was dealt (the settings say what was asked).
+            "clips": {
+                "played": self.clip_mix.clips.iter().map(|&c| self.clip_survey.clips.get(usize::from(c)).map_or("", |s| s.name.as_str())).collect::<Vec<_>>(),
+                "left_out": self.clip_mix.left_out.iter().map(|&(c, why)| serde_json::json!({ "clip": self.clip_survey.clips.get(usize::from(c)).map_or("", |s| s.name.as_str()), "why": why })).collect::<Vec<_>>(),
+                "spacing_metres": self.clip_mix.spacing_metres,
+                "survey": self.clip_survey,
+            },
             "window": { "width": width, "height": height },
             "present_mode": present_mode,
             "adapter": self.gpu.summary,

@@ -35,6 +35,8 @@ pub enum SceneError {
     #[error(transparent)]
     GpuAnimate(#[from] GpuAnimateError),
     #[error(transparent)]
+    Clips(#[from] crate::crowd::mix::ClipChoiceError),
+    #[error(transparent)]
     Simd(#[from] crate::simd::UnsupportedLevel),
     #[error("cannot write {}: {source}", path.display())]
     Write {

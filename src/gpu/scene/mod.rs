@@ -53,6 +53,7 @@ use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, Footprint};
 use crate::crowd::lod::per_character::MotionSet;
 use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, choose_mesh_level, measure_error};
+use crate::crowd::mix::{ClipChoice, ClipMix, ClipSurvey};
 use crate::crowd::trace::{Trace, Track};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{
@@ -64,8 +65,6 @@ use crate::prepare::PreparedRig;
 use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
-/// Metres between neighbouring characters.
-pub const SPACING: f32 = crate::crowd::instances::SPACING_METRES;
 /// Upper bound of the instance slider with the animation on the CPU (its declaration's).
 pub const MAX_INSTANCES: usize = AnimateDevice::Cpu.spec().max_instances;
 /// Frames between a configuration shrinking and the freed memory going back to the system:
@@ -162,6 +161,12 @@ pub struct Scene {
     /// What the GPU's LOD last decided for: another skin variant or method, or another
     /// count, has none of the skipped characters' vertices (a full frame computes all).
     gpu_lod_key: Option<(PipelineConfig, usize)>,
+    /// Every clip of the rig, surveyed at load: which move, where their poses reach.
+    pub(crate) clip_survey: ClipSurvey,
+    /// The clips the crowd is dealt and its spacing, as the settings' choice resolved.
+    pub(crate) clip_mix: ClipMix,
+    /// The choice `clip_mix` was resolved from.
+    clip_mix_for: ClipChoice,
 }
 
 impl Scene {
@@ -204,9 +209,17 @@ impl Scene {
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
         let mut pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
         pipeline.set_simd_level(Some(settings.simd_level))?;
+        let clip_survey = ClipSurvey::measure(&rig);
+        let clip_mix = ClipMix::choose(&settings.clips, &rig, &clip_survey)?;
+        let clip_mix_for = settings.clips.clone();
         let mut crowd = InstanceStore::new();
-        crowd.resize(settings.instances, &rig, SPACING);
-        let camera = OrbitCamera::framing(crowd_extent(&crowd));
+        crowd.resize_mixed(
+            settings.instances,
+            &rig,
+            &clip_mix.clips,
+            clip_mix.spacing_metres,
+        );
+        let camera = OrbitCamera::framing_rect(crowd.ground_half_extents());
         let uploader = Uploader::new(&gpu.device);
         let timers = GpuTimers::new(&gpu, gpu.adapter.get_info().backend)?;
         let mut scene = Scene {
@@ -248,6 +261,9 @@ impl Scene {
             lod_slots: Vec::new(),
             gpu_lod_key: None,
             animated_on: AnimateDevice::Cpu,
+            clip_survey,
+            clip_mix,
+            clip_mix_for,
         };
         scene.apply_animate_setting();
         scene.footprint_bytes = scene.footprint().total();
@@ -258,8 +274,45 @@ impl Scene {
         self.pipeline.rig()
     }
 
+    /// Every clip of the rig as surveyed at load (which move, where their poses reach).
+    pub fn clip_survey(&self) -> &ClipSurvey {
+        &self.clip_survey
+    }
+
+    /// The clips the crowd is dealt, those left out and why, and the crowd's spacing.
+    pub fn clip_mix(&self) -> &ClipMix {
+        &self.clip_mix
+    }
+
+    /// Deals the crowd the clips the settings ask for, anew (same count; spacing and
+    /// camera follow the new clips' footprint). A choice the rig cannot take is noted and
+    /// the clips stay as they were.
+    fn apply_clips(&mut self) {
+        let rig = self.pipeline.rig().clone();
+        match ClipMix::choose(&self.settings.clips, &rig, &self.clip_survey) {
+            Ok(mix) => {
+                self.clip_mix = mix;
+                self.clip_mix_for = self.settings.clips.clone();
+                let mut crowd = InstanceStore::new();
+                crowd.resize_mixed(
+                    self.crowd.len(),
+                    &rig,
+                    &self.clip_mix.clips,
+                    self.clip_mix.spacing_metres,
+                );
+                self.set_crowd(crowd);
+                self.reset_camera();
+                self.requests.last_verify = None;
+            }
+            Err(e) => {
+                self.notes.push(e.to_string());
+                self.settings.clips = self.clip_mix_for.clone();
+            }
+        }
+    }
+
     pub fn reset_camera(&mut self) {
-        self.camera = OrbitCamera::framing(crowd_extent(&self.crowd));
+        self.camera = OrbitCamera::framing_rect(self.crowd.ground_half_extents());
     }
 
     /// Shows `crowd` as it stands (its count becomes the setting): the tests' pictures of
@@ -295,7 +348,10 @@ impl Scene {
 
     /// Puts the camera where `start` names over the crowd as it stands.
     pub fn set_camera(&mut self, start: CameraStart) {
-        self.camera = OrbitCamera::start(start, crowd_extent(&self.crowd));
+        self.camera = match start {
+            CameraStart::Overview => OrbitCamera::framing_rect(self.crowd.ground_half_extents()),
+            CameraStart::Street => OrbitCamera::start(start, crowd_extent(&self.crowd)),
+        };
     }
 
     /// What LOD projects with: the camera's view over the last viewport drawn.
@@ -424,9 +480,16 @@ impl Scene {
         let max = self.max_instances();
         self.settings.instances = self.settings.instances.min(max);
         if self.settings.instances != self.crowd.len() {
-            self.crowd
-                .resize(self.settings.instances, self.pipeline.rig(), SPACING);
+            self.crowd.resize_mixed(
+                self.settings.instances,
+                self.pipeline.rig(),
+                &self.clip_mix.clips,
+                self.clip_mix.spacing_metres,
+            );
             self.history.clear();
+        }
+        if self.settings.clips != self.clip_mix_for {
+            self.apply_clips();
         }
         if (*self.pipeline.config(), self.crowd.len()) != running_before {
             let footprint = self.footprint().total();
@@ -513,8 +576,23 @@ impl Scene {
             .set_indirect_draws(self.settings.indirect_draws);
         self.pipeline = pipeline;
         self.pipeline.set_trace(self.trace.clone());
+        self.clip_survey = ClipSurvey::measure(&rig);
+        self.clip_mix = match ClipMix::choose(&self.settings.clips, &rig, &self.clip_survey) {
+            Ok(mix) => mix,
+            Err(e) => {
+                self.notes.push(format!("{e}: the clips that move instead"));
+                self.settings.clips = ClipChoice::Moving;
+                ClipMix::choose(&ClipChoice::Moving, &rig, &self.clip_survey)?
+            }
+        };
+        self.clip_mix_for = self.settings.clips.clone();
         self.crowd = InstanceStore::new();
-        self.crowd.resize(instances, &rig, SPACING);
+        self.crowd.resize_mixed(
+            instances,
+            &rig,
+            &self.clip_mix.clips,
+            self.clip_mix.spacing_metres,
+        );
         self.lod.reset();
         self.lod_aside = None;
         self.animator = None;

@@ -1,6 +1,7 @@
 //! The scene's settings: everything a user can change from the panel and the command line.
 
 use crate::crowd::lod::LodSettings;
+use crate::crowd::mix::ClipChoice;
 use crate::crowd::{AnimateDevice, PipelineConfig};
 use crate::gpu::animate::GpuHierarchy;
 use crate::gpu::skin::ComputeShader;
@@ -31,6 +32,8 @@ pub struct Settings {
     pub lod: LodSettings,
     /// Draw each character in the colour of its mesh level instead of its material.
     pub color_by_level: bool,
+    /// Which clips the crowd plays (`--clips`): by default those that move.
+    pub clips: ClipChoice,
     pub instances: usize,
     pub speed: f32,
     pub paused: bool,
@@ -55,6 +58,7 @@ impl Settings {
             upload: UploadVariant::DEFAULT,
             lod: LodSettings::default(),
             color_by_level: false,
+            clips: ClipChoice::Moving,
             instances,
             speed: 1.0,
             paused: false,
