@@ -75,7 +75,14 @@ fn choose(harness: &mut Harness<'static, Scene>, combo: &str, name: &str) {
         .get_by_role_and_label(egui::accesskit::Role::ComboBox, combo)
         .click();
     harness.run_steps(2);
-    harness.get_by_label(name).click();
+    // The list's entry, not a box of the same name (a clip can be called `walk` too).
+    harness
+        .get(
+            egui_kittest::kittest::By::new()
+                .label(name)
+                .predicate(|n| n.role() != egui::accesskit::Role::CheckBox),
+        )
+        .click();
     harness.run_steps(2);
     harness
         .state_mut()
@@ -604,6 +611,66 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
         assert!(
             harness.query_by_label_contains("max deviation").is_some(),
             "{width}×{height}: verify did not answer"
+        );
+    }
+}
+
+/// At the default 1600×900 window the whole panel is in view without scrolling, with the
+/// most rows it has: every timing row, the CPU line and the plot above the
+/// actions, with `gpu_compute` and both LODs, animated on the CPU and on the GPU.
+#[test]
+fn every_row_is_in_view_at_1600x900() {
+    use skinbench::crowd::AnimateDevice;
+    use skinbench::skin::SkinVariant;
+    for animate in [AnimateDevice::Cpu, AnimateDevice::Gpu] {
+        let Some(gpu) = context() else { return };
+        let rig = Arc::new(PreparedRig::reference());
+        let mut settings = common::app_settings(&rig, 13);
+        settings.pipeline.skin = SkinVariant::GpuCompute;
+        settings.animate = animate;
+        settings.lod.enabled = true;
+        settings.lod.mesh = true;
+        let mut scene = Scene::new(
+            gpu,
+            rig,
+            settings,
+            wgpu::TextureFormat::Rgba8Unorm,
+            (320, 200),
+        )
+        .unwrap();
+        for _ in 0..4 {
+            scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
+        }
+        let mut harness = Harness::builder()
+            .with_size(egui::vec2(1600.0, 900.0))
+            .build_ui_state(
+                |ui, scene: &mut Scene| {
+                    let (actions, _) = skinbench::ui::side_panel_ui(ui, scene, "test");
+                    skinbench::ui::apply_actions(scene, &actions);
+                },
+                scene,
+            );
+        harness.run_steps(3);
+        let what = animate.name();
+        let bottom = harness.get_by_label("verify").rect().top();
+        let panel = harness.state().shown.clone().expect("readings");
+        let mut labels: Vec<String> = panel.rows.iter().map(|r| r.label.clone()).collect();
+        labels.push("stage history plot".into());
+        for label in &labels {
+            let rect = harness
+                .query_all_by_label(label)
+                .map(|n| n.rect())
+                .max_by(|a, b| a.top().total_cmp(&b.top()))
+                .unwrap_or_else(|| panic!("{what}: no {label:?} drawn"));
+            assert!(
+                rect.top() >= 0.0 && rect.bottom() <= bottom,
+                "{what}: {label:?} at {rect:?} is not in view above the actions (at {bottom})"
+            );
+        }
+        let cpu_line = harness.get_by_label_contains("CPU per frame").rect();
+        assert!(
+            cpu_line.bottom() <= bottom,
+            "{what}: the CPU line at {cpu_line:?}"
         );
     }
 }

@@ -15,7 +15,7 @@ pub mod profiler;
 pub mod soak;
 
 use egui::{Color32, RichText};
-use egui_plot::{FilledArea, Legend, Plot};
+use egui_plot::{FilledArea, Plot};
 
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::AnimateDevice;
@@ -148,10 +148,13 @@ pub fn stage_color(stage: Stage) -> Color32 {
     }
 }
 
+/// The variant boxes' width: two of them with their stage names fit a row of the panel.
+const VARIANT_COMBO_WIDTH: f32 = 96.0;
+
 fn variant_combo<V: Variant>(ui: &mut egui::Ui, value: &mut V, disabled: &[(V, String)]) {
     egui::ComboBox::from_label(V::STAGE)
         .selected_text(value.name())
-        .width(120.0)
+        .width(VARIANT_COMBO_WIDTH)
         .show_ui(ui, |ui| {
             for &v in V::ALL {
                 match disabled.iter().find(|(d, _)| *d == v) {
@@ -236,42 +239,70 @@ fn header_ui(ui: &mut egui::Ui, info: &PanelInfo) {
     ui.label(format!("rig: {} — {}", info.rig_name, info.rig_line));
 }
 
-/// The variant combo boxes and the crowd's settings.
+/// The variant combo boxes, two a row (the panel fits the window's height with the timings
+/// in view), and the refusals.
 fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let animate_refusals: Vec<(AnimateDevice, String)> = AnimateDevice::ALL
         .iter()
         .filter_map(|&d| Some((d, d.refusal(settings.pipeline.skin)?)))
         .collect();
-    variant_combo(ui, &mut settings.animate, &animate_refusals);
-    if settings.animate == AnimateDevice::Gpu {
-        variant_combo(ui, &mut settings.gpu_hierarchy, &[]);
-    }
-    // While the GPU animates, the CPU pipeline's own choices change nothing: greyed.
-    let on_cpu = settings.animate == AnimateDevice::Cpu;
-    let cpu_only = "the GPU animates: this stage of the CPU pipeline does not run";
-    ui.add_enabled_ui(on_cpu, |ui| {
-        variant_combo(ui, &mut settings.pipeline.hierarchy, info.refusals);
-    })
-    .response
-    .on_disabled_hover_text(cpu_only);
-    let pipeline = &mut settings.pipeline;
-    variant_combo(ui, &mut pipeline.skin, info.skin_refusals);
-    variant_combo(ui, &mut pipeline.method, info.method_refusals);
-    if pipeline.skin.spec().runs_on.has_compute_pass() {
-        variant_combo(ui, &mut settings.compute_shader, &[]);
-    }
     let unsupported: Vec<(SimdLevel, String)> = <SimdLevel as Variant>::ALL
         .iter()
         .filter(|l| !l.supported())
         .map(|&l| (l, "this CPU does not have it".to_string()))
         .collect();
-    ui.add_enabled_ui(on_cpu, |ui| {
-        variant_combo(ui, &mut settings.upload, &[]);
-        variant_combo(ui, &mut settings.pipeline.schedule, &[]);
-        variant_combo(ui, &mut settings.simd_level, &unsupported);
-    })
-    .response
-    .on_disabled_hover_text(cpu_only);
+    // While the GPU animates, the CPU pipeline's own choices change nothing: greyed.
+    let on_cpu = settings.animate == AnimateDevice::Cpu;
+    let cpu_only = "the GPU animates: this stage of the CPU pipeline does not run";
+    let on_gpu = settings.animate == AnimateDevice::Gpu;
+    let compute = settings.pipeline.skin.spec().runs_on.has_compute_pass();
+    egui::Grid::new("variants")
+        .num_columns(2)
+        .spacing([8.0, 2.0])
+        .show(ui, |ui| {
+            variant_combo(ui, &mut settings.animate, &animate_refusals);
+            if on_gpu {
+                variant_combo(ui, &mut settings.gpu_hierarchy, &[]);
+            } else {
+                ui.add_enabled_ui(on_cpu, |ui| {
+                    variant_combo(ui, &mut settings.pipeline.hierarchy, info.refusals);
+                });
+            }
+            ui.end_row();
+            variant_combo(ui, &mut settings.pipeline.skin, info.skin_refusals);
+            variant_combo(ui, &mut settings.pipeline.method, info.method_refusals);
+            ui.end_row();
+            if compute {
+                variant_combo(ui, &mut settings.compute_shader, &[]);
+            }
+            if on_gpu {
+                ui.add_enabled_ui(false, |ui| {
+                    variant_combo(ui, &mut settings.pipeline.hierarchy, info.refusals);
+                })
+                .response
+                .on_disabled_hover_text(cpu_only);
+            }
+            if compute || on_gpu {
+                ui.end_row();
+            }
+            ui.add_enabled_ui(on_cpu, |ui| {
+                variant_combo(ui, &mut settings.upload, &[]);
+            })
+            .response
+            .on_disabled_hover_text(cpu_only);
+            ui.add_enabled_ui(on_cpu, |ui| {
+                variant_combo(ui, &mut settings.pipeline.schedule, &[]);
+            })
+            .response
+            .on_disabled_hover_text(cpu_only);
+            ui.end_row();
+            ui.add_enabled_ui(on_cpu, |ui| {
+                variant_combo(ui, &mut settings.simd_level, &unsupported);
+            })
+            .response
+            .on_disabled_hover_text(cpu_only);
+            ui.end_row();
+        });
     for (v, reason) in info.refusals {
         ui.label(
             RichText::new(format!("{} refuses this rig: {reason}", v.name()))
@@ -281,33 +312,38 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     }
 }
 
-/// Threads, the crowd's size and motion, the passes, and LOD.
+/// Threads, the crowd's size and motion, the passes, and LOD, a few settings a row.
 fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let pipeline = &mut settings.pipeline;
-    ui.add(egui::Slider::new(&mut pipeline.threads, 1..=info.machine.cores.max(1)).text("threads"));
-    ui.add(
-        egui::Slider::new(&mut settings.instances, 1..=info.max_instances.max(1))
-            .logarithmic(true)
-            .text("instances"),
-    );
+    ui.spacing_mut().slider_width = 90.0;
+    ui.horizontal(|ui| {
+        ui.add(
+            egui::Slider::new(&mut settings.instances, 1..=info.max_instances.max(1))
+                .logarithmic(true)
+                .text("instances"),
+        );
+        ui.add(
+            egui::Slider::new(&mut pipeline.threads, 1..=info.machine.cores.max(1)).text("threads"),
+        );
+    });
     ui.horizontal(|ui| {
         ui.checkbox(&mut settings.paused, "pause (Space)");
         ui.add(egui::Slider::new(&mut settings.speed, 0.0..=3.0).text("speed"));
-    });
-    ui.horizontal(|ui| {
         let mut blend = pipeline.blend_weight > 0.0;
         if ui.checkbox(&mut blend, "blend").changed() {
             pipeline.blend_weight = if blend { 0.5 } else { 0.0 };
         }
-        if blend {
-            ui.add(egui::Slider::new(&mut pipeline.blend_weight, 0.01..=1.0).text("weight"));
-        }
     });
-    ui.checkbox(&mut settings.shadows, "shadows")
-        .on_hover_text(
-            "the sun's shadow map: a second pass over the characters; gpu_vertex skins again in it, the others draw the vertices they have",
-        );
+    if pipeline.blend_weight > 0.0 {
+        ui.add(egui::Slider::new(&mut pipeline.blend_weight, 0.01..=1.0).text("blend weight"));
+    }
     ui.horizontal(|ui| {
+        ui.checkbox(&mut settings.shadows, "shadows")
+            .on_hover_text(
+                "the sun's shadow map: a second pass over the characters; gpu_vertex skins again in it, the others draw the vertices they have",
+            );
+        ui.checkbox(&mut settings.vsync, "vsync")
+            .on_hover_text("wait for the display's refresh: turn off to measure");
         ui.add_enabled(
             info.indirect_supported,
             egui::Checkbox::new(&mut settings.indirect_draws, "indirect draws"),
@@ -318,9 +354,9 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         )
         .on_disabled_hover_text("this adapter cannot draw indirectly with a first instance");
         let [main, shadow] = info.draw_commands;
-        ui.label(format!("draw commands: {main} + {shadow} shadow"));
+        ui.label(format!("{main} + {shadow} shadow draws"))
+            .on_hover_text("draw commands the last frame recorded: crowd pass + shadow pass");
     });
-    ui.checkbox(&mut settings.vsync, "vsync (turn off to measure)");
     clips_ui(ui, settings, info);
     lod_ui(ui, settings, info);
 }
@@ -530,6 +566,8 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
     egui::Grid::new("timings")
         .striped(true)
         .num_columns(4)
+        // Rows close together: the table, the CPU line and the plot fit a 900-pixel window.
+        .spacing([8.0, 0.0])
         // A grid sizes its columns from the frame before: without room for eight digits,
         // a time that grows past its column (lavapipe drawing 10,000 characters takes
         // seconds) runs into the next one for a frame, which at one frame in seconds is
@@ -575,17 +613,12 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
     let m = r.memory;
     ui.label(
         RichText::new(format!(
-            "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output",
+            "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output · uploaded per \
+             frame: {:.2} MB ({})",
             m.instance_bytes,
             m.pipeline_state_bytes,
             m.tree_heap_bytes,
-            m.output_bytes / 1024
-        ))
-        .small(),
-    );
-    ui.label(
-        RichText::new(format!(
-            "uploaded per frame: {:.2} MB ({})",
+            m.output_bytes / 1024,
             r.uploaded_bytes as f64 / 1e6,
             r.uploads
         ))
@@ -675,9 +708,11 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
     totals.sort_by(f64::total_cmp);
     let top = (totals[(totals.len() - 1) * 95 / 100] * 1.25).max(1.0);
     let right = (frames.len() - 1) as f64;
-    Plot::new("stage history")
-        .height(140.0)
-        .legend(Legend::default())
+    let plotted = Plot::new("stage history")
+        // With the rest of the panel, fits a 900-pixel window whole. No legend: the
+        // table's stage names above are drawn in the areas' colours, and a legend of six
+        // stages overflowed a plot this short.
+        .height(110.0)
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
@@ -712,4 +747,7 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
                 lower = upper;
             }
         });
+    plotted
+        .response
+        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Figure, true, "stage history plot"));
 }

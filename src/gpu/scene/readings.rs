@@ -121,7 +121,13 @@ fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> 
     if lod && !on_gpu {
         rows.push(("LOD plan".to_string(), "lod_plan", Source::LodPlan));
     }
-    rows.extend(Stage::ALL.iter().map(|&s| {
+    // While the GPU animates, the CPU runs none of the animation's stages: their rows
+    // would read 0, and the panel has no room to spare for them.
+    let runs = |s: Stage| match s {
+        Stage::Sample | Stage::Blend | Stage::Hierarchy | Stage::Palette | Stage::Skin => !on_gpu,
+        Stage::Upload | Stage::Render => true,
+    };
+    rows.extend(Stage::ALL.iter().filter(|&&s| runs(s)).map(|&s| {
         let label = match s {
             // The CPU's part of drawing: recording the passes and `queue.submit`.
             Stage::Render => "render (encode + submit)".to_string(),
