@@ -102,6 +102,7 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
                 }
             }
         }
+        ctx.announce(&format!("frame workload, {n} instances"), set.len());
         measure_interleaved(&mut set, &mut crowd, ctx.budget(), ctx.options.quick)?;
         let medians: Vec<f64> = set.iter().map(|c| c.stats(metric).median).collect();
         let first = medians[0];

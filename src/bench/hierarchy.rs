@@ -100,6 +100,10 @@ pub fn run(ctx: &mut Context) -> Result<HierarchySection, BenchError> {
             rows.push(row);
         }
     }
+    ctx.announce(
+        &format!("hierarchy workload, {n} instances"),
+        candidates.len(),
+    );
     measure_interleaved(&mut candidates, &mut crowd, ctx.budget(), ctx.options.quick)?;
     let mut measured = candidates.iter();
     let mut baseline: Option<(f64, f64)> = None;

@@ -271,6 +271,24 @@ impl Context<'_> {
         self.options.budget()
     }
 
+    /// Says, before a block of `configurations` is measured, how long it should take: each
+    /// is measured for the budget, interleaved (longer where a frame is so slow that the
+    /// fewest frames take more).
+    pub fn announce(&mut self, what: &str, configurations: usize) {
+        let each = self.budget().as_secs_f64();
+        let line = format!(
+            "{what}: {configurations} configurations, interleaved, about {:.0} s ({each:.1} s \
+             each{})",
+            each * configurations as f64,
+            if self.options.quick {
+                ", --quick"
+            } else {
+                "; --quick: 0.4 s"
+            }
+        );
+        self.progress(&line);
+    }
+
     /// The regular-store bandwidth with `threads` threads, GB/s.
     pub fn bandwidth_for(&self, threads: usize) -> f64 {
         self.bandwidth
@@ -363,6 +381,24 @@ pub fn run(
     }
     for &level in &options.simd_levels {
         level.require()?;
+    }
+    let cpu_workloads: Vec<&str> = Workload::ALL
+        .iter()
+        .filter(|w| options.workloads.contains(w) && !w.spec().needs_adapter)
+        .map(|w| w.name())
+        .collect();
+    if !cpu_workloads.is_empty() {
+        progress(&format!(
+            "{}: every configuration measured for {:.1} s, interleaved{}; each block says \
+             how many it measures before it starts",
+            cpu_workloads.join(", "),
+            options.budget().as_secs_f64(),
+            if options.quick {
+                " (--quick: about 15 s in all for the defaults on 2 cores)"
+            } else {
+                " (about 3 minutes in all for the defaults on 2 cores; --quick: 0.4 s each)"
+            }
+        ));
     }
     let mut store_bandwidth = Vec::new();
     if options.workloads.iter().any(|w| !w.spec().needs_adapter) {

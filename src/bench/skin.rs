@@ -104,6 +104,7 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
             }
         }
     }
+    ctx.announce(&format!("skin workload, {n} instances"), candidates.len());
     measure_interleaved(&mut candidates, &mut crowd, ctx.budget(), ctx.options.quick)?;
     let mut measured = candidates.iter().zip(bytes);
     let mut baseline: Option<f64> = None;
