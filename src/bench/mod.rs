@@ -277,8 +277,8 @@ impl Context<'_> {
     pub fn announce(&mut self, what: &str, configurations: usize) {
         let each = self.budget().as_secs_f64();
         let line = format!(
-            "{what}: {configurations} configurations, interleaved, about {:.0} s ({each:.1} s \
-             each{})",
+            "measuring the {what}: {configurations} configurations, interleaved, about {:.0} s \
+             ({each:.1} s each{})",
             each * configurations as f64,
             if self.options.quick {
                 ", --quick"
@@ -389,8 +389,8 @@ pub fn run(
         .collect();
     if !cpu_workloads.is_empty() {
         progress(&format!(
-            "{}: every configuration measured for {:.1} s, interleaved{}; each block says \
-             how many it measures before it starts",
+            "CPU workloads ({}): every configuration measured for {:.1} s, interleaved{}; \
+             each block says how many it measures before it starts",
             cpu_workloads.join(", "),
             options.budget().as_secs_f64(),
             if options.quick {
