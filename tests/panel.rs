@@ -255,11 +255,11 @@ fn the_indirect_draws_box_switches_to_draws_one_by_one() {
     // 13 characters of `packed`: one vertex binding, so one multi-draw a pass; one by
     // one, a draw per character.
     choose(&mut harness, "skin", "packed");
-    for (expected, commands) in [(false, "13 + 13 shadow"), (true, "1 + 1 shadow")] {
+    for (expected, commands) in [(false, "13 + 13"), (true, "1 + 1")] {
         click_then_frame(&mut harness, "indirect draws");
         assert_eq!(harness.state().settings.indirect_draws, expected);
         assert_eq!(harness.state().renderer.indirect_draws(), expected);
-        let label = format!("draw commands: {commands}");
+        let label = format!("{commands} shadow draws");
         assert!(
             harness.query_by_label_contains(&label).is_some(),
             "no {label:?}"
