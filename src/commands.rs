@@ -103,7 +103,7 @@ fn crowd_clips_text(rig: &PreparedRig) -> anyhow::Result<String> {
         } else {
             mix.clips
                 .iter()
-                .map(|&c| survey.clips[usize::from(c)].name.as_str())
+                .map(|&c| survey.name(c))
                 .collect::<Vec<_>>()
                 .join(", ")
         }

@@ -563,6 +563,38 @@ fn the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame() {
     sidecar_matches_the_drawn_panel(3.0, 4);
 }
 
+/// The window's side panel over a scene of `settings` (a few frames drawn first), in a
+/// harness of the window's size.
+fn side_panel_harness(
+    settings: skinbench::gpu::scene::Settings,
+    rig: Arc<PreparedRig>,
+    gpu: GpuContext,
+    size: (f32, f32),
+) -> Harness<'static, Scene> {
+    let mut scene = Scene::new(
+        gpu,
+        rig,
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        (320, 200),
+    )
+    .unwrap();
+    for _ in 0..4 {
+        scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
+    }
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(size.0, size.1))
+        .build_ui_state(
+            |ui, scene: &mut Scene| {
+                let (actions, _) = skinbench::ui::side_panel_ui(ui, scene, "test");
+                skinbench::ui::apply_actions(scene, &actions);
+            },
+            scene,
+        );
+    harness.run_steps(3);
+    harness
+}
+
 /// At the window sizes the app is used at, the panel's actions lie inside the window
 /// without scrolling (the rest of the panel scrolls above them).
 #[test]
@@ -571,27 +603,7 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
         let Some(gpu) = context() else { return };
         let rig = Arc::new(PreparedRig::reference());
         let settings = common::app_settings(&rig, 13);
-        let mut scene = Scene::new(
-            gpu,
-            rig,
-            settings,
-            wgpu::TextureFormat::Rgba8Unorm,
-            (320, 200),
-        )
-        .unwrap();
-        for _ in 0..3 {
-            scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
-        }
-        let mut harness = Harness::builder()
-            .with_size(egui::vec2(width, height))
-            .build_ui_state(
-                |ui, scene: &mut Scene| {
-                    let (actions, _) = skinbench::ui::side_panel_ui(ui, scene, "test");
-                    skinbench::ui::apply_actions(scene, &actions);
-                },
-                scene,
-            );
-        harness.run_steps(3);
+        let mut harness = side_panel_harness(settings, rig, gpu, (width, height));
         let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width, height));
         for label in ["verify", "screenshot (F12)", "reset view (R)"] {
             let rect = harness.get_by_label(label).rect();
@@ -630,27 +642,7 @@ fn every_row_is_in_view_at_1600x900() {
         settings.animate = animate;
         settings.lod.enabled = true;
         settings.lod.mesh = true;
-        let mut scene = Scene::new(
-            gpu,
-            rig,
-            settings,
-            wgpu::TextureFormat::Rgba8Unorm,
-            (320, 200),
-        )
-        .unwrap();
-        for _ in 0..4 {
-            scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
-        }
-        let mut harness = Harness::builder()
-            .with_size(egui::vec2(1600.0, 900.0))
-            .build_ui_state(
-                |ui, scene: &mut Scene| {
-                    let (actions, _) = skinbench::ui::side_panel_ui(ui, scene, "test");
-                    skinbench::ui::apply_actions(scene, &actions);
-                },
-                scene,
-            );
-        harness.run_steps(3);
+        let harness = side_panel_harness(settings, rig, gpu, (1600.0, 900.0));
         let what = animate.name();
         let bottom = harness.get_by_label("verify").rect().top();
         let panel = harness.state().shown.clone().expect("readings");

@@ -416,7 +416,7 @@ pub fn run(
     }
     let survey = crate::crowd::mix::ClipSurvey::measure(&rig);
     let clip_mix = crate::crowd::mix::ClipMix::choose(&options.clips, &rig, &survey)?;
-    let clip_name = |c: u16| survey.clips[usize::from(c)].name.clone();
+    let clip_name = |c: u16| survey.name(c).to_string();
     let clips = ClipsInfo {
         choice: options.clips.label(),
         played: clip_mix.clips.iter().map(|&c| clip_name(c)).collect(),

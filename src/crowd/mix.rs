@@ -137,6 +137,13 @@ impl ClipSurvey {
         }
     }
 
+    /// Clip `clip`'s name (empty past the rig's clips).
+    pub fn name(&self, clip: u16) -> &str {
+        self.clips
+            .get(usize::from(clip))
+            .map_or("", |c| c.name.as_str())
+    }
+
     /// The clips' names, comma-separated (what a refusal lists).
     pub fn names(&self) -> String {
         clip_names(self.clips.iter().map(|c| c.name.as_str()))
@@ -348,6 +355,12 @@ impl ClipMix {
             left_out,
             spacing_metres,
         })
+    }
+
+    /// Grows or shrinks `crowd` to `count` characters of `rig`, new ones dealt this mix's
+    /// clips on its spacing.
+    pub fn deal(&self, crowd: &mut crate::crowd::InstanceStore, count: usize, rig: &PreparedRig) {
+        crowd.resize_mixed(count, rig, &self.clips, self.spacing_metres);
     }
 
     /// The box every pose of the mix's clips lies in, metres around a character's place.

@@ -114,8 +114,8 @@ impl Scene {
             "instances": self.crowd.len(),
             // The clips the crowd was dealt (the settings say what was asked).
             "clips": {
-                "played": self.clip_mix.clips.iter().map(|&c| self.clip_survey.clips.get(usize::from(c)).map_or("", |s| s.name.as_str())).collect::<Vec<_>>(),
-                "left_out": self.clip_mix.left_out.iter().map(|&(c, why)| serde_json::json!({ "clip": self.clip_survey.clips.get(usize::from(c)).map_or("", |s| s.name.as_str()), "why": why })).collect::<Vec<_>>(),
+                "played": self.clip_mix.clips.iter().map(|&c| self.clip_survey.name(c)).collect::<Vec<_>>(),
+                "left_out": self.clip_mix.left_out.iter().map(|&(c, why)| serde_json::json!({ "clip": self.clip_survey.name(c), "why": why })).collect::<Vec<_>>(),
                 "spacing_metres": self.clip_mix.spacing_metres,
                 "survey": self.clip_survey,
             },

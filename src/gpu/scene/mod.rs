@@ -19,6 +19,7 @@
 
 mod animate;
 mod capture;
+mod clips;
 mod error;
 mod frame;
 mod lod;
@@ -213,12 +214,7 @@ impl Scene {
         let clip_mix = ClipMix::choose(&settings.clips, &rig, &clip_survey)?;
         let clip_mix_for = settings.clips.clone();
         let mut crowd = InstanceStore::new();
-        crowd.resize_mixed(
-            settings.instances,
-            &rig,
-            &clip_mix.clips,
-            clip_mix.spacing_metres,
-        );
+        clip_mix.deal(&mut crowd, settings.instances, &rig);
         let camera = OrbitCamera::framing_rect(crowd.ground_half_extents());
         let uploader = Uploader::new(&gpu.device);
         let timers = GpuTimers::new(&gpu, gpu.adapter.get_info().backend)?;
@@ -274,61 +270,8 @@ impl Scene {
         self.pipeline.rig()
     }
 
-    /// Every clip of the rig as surveyed at load (which move, where their poses reach).
-    pub fn clip_survey(&self) -> &ClipSurvey {
-        &self.clip_survey
-    }
-
-    /// The clips the crowd is dealt, those left out and why, and the crowd's spacing.
-    pub fn clip_mix(&self) -> &ClipMix {
-        &self.clip_mix
-    }
-
-    /// Deals the crowd the clips the settings ask for, anew (same count; spacing and
-    /// camera follow the new clips' footprint). A choice the rig cannot take is noted and
-    /// the clips stay as they were.
-    fn apply_clips(&mut self) {
-        let rig = self.pipeline.rig().clone();
-        match ClipMix::choose(&self.settings.clips, &rig, &self.clip_survey) {
-            Ok(mix) => {
-                self.clip_mix = mix;
-                self.clip_mix_for = self.settings.clips.clone();
-                let mut crowd = InstanceStore::new();
-                crowd.resize_mixed(
-                    self.crowd.len(),
-                    &rig,
-                    &self.clip_mix.clips,
-                    self.clip_mix.spacing_metres,
-                );
-                self.set_crowd(crowd);
-                self.reset_camera();
-                self.requests.last_verify = None;
-            }
-            Err(e) => {
-                self.notes.push(e.to_string());
-                self.settings.clips = self.clip_mix_for.clone();
-            }
-        }
-    }
-
     pub fn reset_camera(&mut self) {
         self.camera = OrbitCamera::framing_rect(self.crowd.ground_half_extents());
-    }
-
-    /// Shows `crowd` as it stands (its count becomes the setting): the tests' pictures of
-    /// chosen characters at chosen times.
-    pub fn set_crowd(&mut self, crowd: InstanceStore) {
-        self.settings.instances = crowd.len();
-        self.crowd = crowd;
-        if let Some(animator) = &mut self.animator {
-            // The new crowd's times count from now.
-            animator.forget_records();
-        }
-        if let Some(gpu_lod) = &mut self.gpu_lod {
-            gpu_lod.invalidate();
-        }
-        self.lod.invalidate();
-        self.history.clear();
     }
 
     /// Keeps every stage of every group, the LOD plan, the upload, the encoding and the GPU
@@ -480,11 +423,10 @@ impl Scene {
         let max = self.max_instances();
         self.settings.instances = self.settings.instances.min(max);
         if self.settings.instances != self.crowd.len() {
-            self.crowd.resize_mixed(
+            self.clip_mix.deal(
+                &mut self.crowd,
                 self.settings.instances,
                 self.pipeline.rig(),
-                &self.clip_mix.clips,
-                self.clip_mix.spacing_metres,
             );
             self.history.clear();
         }
@@ -576,23 +518,9 @@ impl Scene {
             .set_indirect_draws(self.settings.indirect_draws);
         self.pipeline = pipeline;
         self.pipeline.set_trace(self.trace.clone());
-        self.clip_survey = ClipSurvey::measure(&rig);
-        self.clip_mix = match ClipMix::choose(&self.settings.clips, &rig, &self.clip_survey) {
-            Ok(mix) => mix,
-            Err(e) => {
-                self.notes.push(format!("{e}: the clips that move instead"));
-                self.settings.clips = ClipChoice::Moving;
-                ClipMix::choose(&ClipChoice::Moving, &rig, &self.clip_survey)?
-            }
-        };
-        self.clip_mix_for = self.settings.clips.clone();
+        self.survey_clips(&rig)?;
         self.crowd = InstanceStore::new();
-        self.crowd.resize_mixed(
-            instances,
-            &rig,
-            &self.clip_mix.clips,
-            self.clip_mix.spacing_metres,
-        );
+        self.clip_mix.deal(&mut self.crowd, instances, &rig);
         self.lod.reset();
         self.lod_aside = None;
         self.animator = None;
