@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One command that measures a machine with a GPU: the gpu workload at 1,000, 10,000 and
 # 100,000 characters (CPU animation with the best CPU skinning, gpu_compute, gpu_vertex;
-# the animation on the GPU with walk and levels; update-rate LOD off and on; shadows off
-# and on), the frame workload at 1,000 characters on 1, 2, 4, 8 and all cores, and the
-# crowd workload at 10,000, then `skinbench summarize` over the reports.
+# the animation on the GPU with walk and levels; update-rate LOD and mesh LOD off and on;
+# shadows off and on; 10,000 and 100,000 also from the street camera), the frame workload
+# at 1,000 characters on 1, 2, 4, 8 and all cores and the crowd workload at 10,000, then
+# `skinbench summarize` over the reports.
 #
 #   scripts/gpu-report.sh [--quick] [--allow-cpu-adapter] [--budget SECS] OUT_DIR
 #
@@ -21,7 +22,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '8,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '9,20p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -149,6 +150,8 @@ part "gpu, $big characters" -- --workload gpu --instances "$big" "${q[@]}"
 if [ "$quick" -eq 0 ]; then
     part "gpu, 10000 characters" -- --workload gpu --instances 10000 "${q_big[@]}"
     part "gpu, $huge characters (GPU animation)" -- --workload gpu --instances "$huge" "${q_big[@]}"
+    part "gpu, 10000 characters, street camera" -- --workload gpu --instances 10000 --camera street "${q_big[@]}"
+    part "gpu, $huge characters, street camera (GPU animation)" -- --workload gpu --instances "$huge" --camera street "${q_big[@]}"
 fi
 part "frame, $frame_n characters, threads $threads" -- --workload frame --instances "$frame_n" --threads "$threads" "${q[@]}"
 part "crowd, $crowd_n characters" -- --workload crowd --instances "$crowd_n" "${q_big[@]}"

@@ -331,6 +331,11 @@ pub struct BenchArgs {
     /// the rig lacks is refused with the list of its clips). The report names them.
     #[arg(long, value_name = "moving|all|NAME,...", default_value = "moving", value_parser = clip_choice)]
     pub clips: ClipChoice,
+    /// Where the gpu workload's camera stands: `overview` (the whole crowd from above) or
+    /// `street` (at the crowd's corner at eye height, most characters far away and a few
+    /// very near). The crowd workload measures both. The report's name ends in `_street`.
+    #[arg(long, default_value = CameraStart::Overview.spec().name, value_parser = variant_parser::<CameraStart>())]
+    pub camera: CameraStart,
 }
 
 /// `skinbench pose`.

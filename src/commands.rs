@@ -15,6 +15,7 @@ use skinbench::crowd::mix::{ClipChoice, ClipMix, ClipSurvey};
 use skinbench::crowd::pipeline::available_threads;
 use skinbench::crowd::trace::Trace;
 use skinbench::crowd::{AnimateDevice, PipelineConfig};
+use skinbench::gpu::camera::CameraStart;
 use skinbench::gpu::scene::Settings;
 use skinbench::pose::{MeshFormat, pose as pose_instance};
 use skinbench::prepare::PreparedRig;
@@ -285,6 +286,7 @@ pub fn bench(
         simd_levels,
         trace,
         clips,
+        camera,
     }: BenchArgs,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
@@ -307,6 +309,13 @@ pub fn bench(
     let thread_counts = parse_thread_counts(&threads)?;
     if let Some(path) = &trace {
         check_output_path("--trace", path, "json")?;
+    }
+    if camera != CameraStart::Overview && !workloads.contains(&Workload::Gpu) {
+        anyhow::bail!(
+            "--camera {}: only the gpu workload takes a camera (the crowd workload measures \
+             both); add --workload gpu",
+            camera.name()
+        );
     }
     let rig = load_rig(rig.as_deref(), max_influences)?;
     clips.check(&rig)?;
@@ -331,6 +340,7 @@ pub fn bench(
         thread_counts,
         trace: timeline.clone(),
         clips,
+        camera,
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;

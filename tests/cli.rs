@@ -333,6 +333,25 @@ fn bench_refuses_bad_input_and_writes_nothing() {
     }
     let (_, _, err) = skinbench(&["bench", "--quick", "--out", out, "--workload", "everything"]);
     assert!(err.contains("hierarchy, skin, frame"), "{err}");
+    // Only the gpu workload takes a camera.
+    let (code, _, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--out",
+        out,
+        "--workload",
+        "skin",
+        "--camera",
+        "street",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("--camera street") && err.contains("--workload gpu"),
+        "{err}"
+    );
+    let (code, _, err) = skinbench(&["bench", "--quick", "--out", out, "--camera", "roof"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("overview") && err.contains("street"), "{err}");
     let (code, _, err) = skinbench(&["bench", "--quick", "--out", out, "--simd-level", "avx1024"]);
     assert_eq!(code, 1, "{err}");
     assert!(

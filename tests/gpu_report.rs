@@ -107,6 +107,15 @@ fn the_quick_report_runs_every_part_and_its_summary_parses() {
             assert!((c["ratio"].as_f64().unwrap() - b / a).abs() < 1e-9, "{c}");
         }
     }
+    // Mesh LOD off against on: the levels never draw more than the full meshes.
+    let mesh = summary["mesh_lod_off_vs_on"].as_array().unwrap();
+    assert!(!mesh.is_empty());
+    for c in mesh {
+        assert!(
+            c["triangles_on"].as_f64().unwrap() <= c["triangles_off"].as_f64().unwrap(),
+            "{c}"
+        );
+    }
     let scaling = summary["thread_scaling"].as_array().unwrap();
     assert!(
         scaling

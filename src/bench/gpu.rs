@@ -96,6 +96,8 @@ pub struct GpuSection {
     pub threads: usize,
     pub upload: &'static str,
     pub size: (u32, u32),
+    /// Where the camera stood (`--camera`): `overview` or `street`.
+    pub camera: &'static str,
     pub rows: Vec<GpuRow>,
 }
 
@@ -307,6 +309,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         ..Settings::headless(c.pipeline, n)
                     };
                     let mut scene = ctx.scene("gpu", settings, SIZE)?;
+                    scene.set_camera(ctx.options.camera);
                     scene.wait_for_gpu_times = true;
                     scenes.push((
                         c,
@@ -391,6 +394,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         threads,
         upload: upload.name(),
         size: SIZE,
+        camera: ctx.options.camera.name(),
         rows,
     })
 }
@@ -447,13 +451,14 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
     let _ = writeln!(
         s,
         "## gpu: CPU against GPU skinning, whole frames\n\n\
-         - adapter: {} ({}); pipeline threads {}; upload {}; offscreen target {}×{}\n",
+         - adapter: {} ({}); pipeline threads {}; upload {}; offscreen target {}×{}; {} camera\n",
         section.adapter,
         section.adapter_type,
         section.threads,
         section.upload,
         section.size.0,
         section.size.1,
+        section.camera,
     );
     if section.cpu_adapter {
         *s += "**This adapter is a CPU emulation of a GPU (lavapipe or similar): its \

@@ -128,6 +128,8 @@ pub struct BenchOptions {
     pub trace: Option<Arc<Trace>>,
     /// `--clips`: which clips every workload's crowd plays.
     pub clips: crate::crowd::mix::ClipChoice,
+    /// `--camera`: where the gpu workload's camera stands.
+    pub camera: crate::gpu::camera::CameraStart,
 }
 
 impl Default for BenchOptions {
@@ -141,6 +143,7 @@ impl Default for BenchOptions {
             simd_levels: vec![SimdLevel::native()],
             trace: None,
             clips: Default::default(),
+            camera: crate::gpu::camera::CameraStart::Overview,
         }
     }
 }

@@ -141,7 +141,8 @@ pub fn markdown(report: &Report) -> String {
 
 /// Base file name: `<date>_<cpu>_<git-sha>`, then what makes the run partial or special,
 /// so runs of one commit do not share a name: `_<workload>-<workload>` when `--workload`
-/// chose a subset, `_<n>inst` with `--instances`, `_<level>-<level>` when the SIMD levels
+/// chose a subset, `_<n>inst` with `--instances`, `_street` for the gpu workload seen from
+/// the street camera, `_<level>-<level>` when the SIMD levels
 /// measured are not just the CPU's best (`--simd-level`).
 pub fn base_name(report: &Report) -> String {
     let mut name = format!(
@@ -156,6 +157,12 @@ pub fn base_name(report: &Report) -> String {
     }
     if let Some(n) = report.instances {
         name += &format!("_{n}inst");
+    }
+    // The gpu workload seen from another camera than its overview.
+    if let Some(gpu) = &report.gpu
+        && gpu.camera != crate::gpu::camera::CameraStart::Overview.name()
+    {
+        name += &format!("_{}", gpu.camera);
     }
     // Other rigs than the built-in reference one, and a cut, are in the name.
     if report.rig.name != "reference" {

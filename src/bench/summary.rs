@@ -7,10 +7,11 @@
 //! are collected, and each question is answered by a ratio within one report: the GPU's
 //! time per pass and the draw passes' share of the GPU frame, the CPU's whole part of a
 //! frame (stages + upload + encode) against the best CPU configuration's, encoding with
-//! the animation on the GPU, walk against levels, update-rate LOD off against on, thread
-//! scaling of the whole CPU frame and the crowd workload's rows. `parts.tsv` (written by
-//! the script: a part's name, its wall time in seconds and how it ended) adds how long
-//! each part took. Nothing is measured here.
+//! the animation on the GPU, walk against levels, update-rate LOD off against on, mesh
+//! LOD off against on (triangles, vertices skinned, GPU frame, CPU part), thread scaling
+//! of the whole CPU frame and the crowd workload's rows. `parts.tsv` (written by the
+//! script: a part's name, its wall time in seconds and how it ended) adds how long each
+//! part took. Nothing is measured here.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,7 @@ pub struct Summary {
     pub cpu_part: Vec<CpuPart>,
     pub walk_vs_levels: Vec<Comparison>,
     pub lod_off_vs_on: Vec<Comparison>,
+    pub mesh_lod_off_vs_on: Vec<MeshLodComparison>,
     pub thread_scaling: Vec<ThreadScaling>,
     pub crowd: Vec<CrowdRow>,
 }
@@ -114,6 +116,25 @@ pub struct Comparison {
     pub first_us: f64,
     pub second_us: f64,
     pub ratio: f64,
+}
+
+/// A configuration with mesh LOD off and on, in one report: what the crowd pass drew, what
+/// was skinned, the GPU frame and the CPU's whole part.
+#[derive(Clone, Debug, Serialize)]
+pub struct MeshLodComparison {
+    /// The configuration without mesh LOD.
+    pub config: String,
+    pub instances: u64,
+    pub shadows: bool,
+    pub triangles_off: f64,
+    pub triangles_on: f64,
+    pub skinned_off: f64,
+    pub skinned_on: f64,
+    pub frame_off_us: Option<f64>,
+    pub frame_on_us: Option<f64>,
+    /// Stages + upload + encode.
+    pub cpu_off_us: f64,
+    pub cpu_on_us: f64,
 }
 
 /// The whole CPU frame at one thread count (frame workload).
@@ -203,7 +224,11 @@ pub fn summarise(dir: &Path) -> Result<Summary, SummaryError> {
             }
         }
         if let Some(rows) = report.pointer("/gpu/rows").and_then(Value::as_array) {
-            gpu_rows(&mut s, rows);
+            let camera = report
+                .pointer("/gpu/camera")
+                .and_then(Value::as_str)
+                .unwrap_or("overview");
+            gpu_rows(&mut s, rows, camera);
         }
         if let Some(rows) = report.pointer("/frame/rows").and_then(Value::as_array) {
             frame_rows(&mut s, rows);
@@ -250,7 +275,12 @@ pub fn summarise(dir: &Path) -> Result<Summary, SummaryError> {
     Ok(s)
 }
 
-fn gpu_rows(s: &mut Summary, rows: &[Value]) {
+fn gpu_rows(s: &mut Summary, rows: &[Value], camera: &str) {
+    // Rows from another camera than the overview say so in their name.
+    let label = |r: &Value| match camera {
+        "overview" => text(r, "config"),
+        other => format!("{}, {other} camera", text(r, "config")),
+    };
     let key = |r: &Value| {
         (
             r.get("instances").and_then(Value::as_u64).unwrap_or(0),
@@ -263,7 +293,7 @@ fn gpu_rows(s: &mut Summary, rows: &[Value]) {
         let drawn =
             f(r, "gpu_render_us").map(|render| render + f(r, "gpu_shadow_us").unwrap_or(0.0));
         s.gpu_passes.push(GpuPasses {
-            config: text(r, "config"),
+            config: label(r),
             instances,
             shadows,
             lod_us: f(r, "gpu_lod_us"),
@@ -286,7 +316,7 @@ fn gpu_rows(s: &mut Summary, rows: &[Value]) {
             .iter()
             .find(|b| key(b) == (instances, shadows) && text(b, "config").starts_with("best CPU"));
         s.cpu_part.push(CpuPart {
-            config: text(r, "config"),
+            config: label(r),
             instances,
             shadows,
             animated_on_gpu: text(r, "animate") == "gpu",
@@ -315,8 +345,8 @@ fn gpu_rows(s: &mut Summary, rows: &[Value]) {
                     what: what.to_string(),
                     instances,
                     shadows,
-                    first: config.clone(),
-                    second: text(other, "config"),
+                    first: label(r),
+                    second: label(other),
                     measure: measure.to_string(),
                     first_us: a,
                     second_us: b,
@@ -345,6 +375,34 @@ fn gpu_rows(s: &mut Summary, rows: &[Value]) {
         {
             compare("LOD off against on", on, "gpu_frame_us", "GPU frame");
             compare("LOD off against on", on, "encode_us", "encode (CPU)");
+        }
+        // Mesh LOD's row is the same name followed by ", mesh LOD" (and its threshold).
+        if !config.contains("mesh LOD")
+            && let Some(on) = rows.iter().find(|o| {
+                let name = text(o, "config");
+                key(o) == (instances, shadows)
+                    && name.strip_prefix(&config).is_some_and(|rest| {
+                        rest == ", mesh LOD"
+                            || (rest.starts_with(", mesh LOD ") && rest.ends_with(" px"))
+                    })
+            })
+        {
+            let cpu = |r: &Value| {
+                f(r, "cpu_total_us").unwrap_or(f64::NAN) + f(r, "encode_us").unwrap_or(f64::NAN)
+            };
+            s.mesh_lod_off_vs_on.push(MeshLodComparison {
+                config: label(r),
+                instances,
+                shadows,
+                triangles_off: f(r, "triangles").unwrap_or(f64::NAN),
+                triangles_on: f(on, "triangles").unwrap_or(f64::NAN),
+                skinned_off: f(r, "vertices_skinned").unwrap_or(f64::NAN),
+                skinned_on: f(on, "vertices_skinned").unwrap_or(f64::NAN),
+                frame_off_us: f(r, "gpu_frame_us"),
+                frame_on_us: f(on, "gpu_frame_us"),
+                cpu_off_us: cpu(r),
+                cpu_on_us: cpu(on),
+            });
         }
     }
 }
@@ -516,6 +574,37 @@ pub fn markdown(s: &Summary) -> String {
             );
         }
     }
+    if !s.mesh_lod_off_vs_on.is_empty() {
+        m += "\n## Mesh LOD off against on\n\nTriangles the crowd pass drew and vertices skinned a frame, millions (share = on / off); the GPU frame and the CPU's whole part (stages + upload + encode), µs, off → on (ratio = on / off).\n\n\
+              | configuration | instances | shadows | triangles, M | share | skinned, M | GPU frame | ratio | CPU part |\n\
+              |---|---:|---|---:|---:|---:|---:|---:|---:|\n";
+        for c in &s.mesh_lod_off_vs_on {
+            let frame_ratio = match (c.frame_off_us, c.frame_on_us) {
+                (Some(off), Some(on)) if off > 0.0 => Some(on / off),
+                _ => None,
+            };
+            m += &format!(
+                "| {} | {} | {} | {:.3} → {:.3} | {} | {:.3} → {:.3} | {} → {} | {} | {} → {} |\n",
+                c.config,
+                c.instances,
+                on_off(c.shadows),
+                c.triangles_off / 1e6,
+                c.triangles_on / 1e6,
+                if c.triangles_off > 0.0 {
+                    format!("1/{:.0}", c.triangles_off / c.triangles_on.max(1.0))
+                } else {
+                    "–".into()
+                },
+                c.skinned_off / 1e6,
+                c.skinned_on / 1e6,
+                us(c.frame_off_us),
+                us(c.frame_on_us),
+                ratio(frame_ratio),
+                us(Some(c.cpu_off_us)),
+                us(Some(c.cpu_on_us)),
+            );
+        }
+    }
     if !s.thread_scaling.is_empty() {
         m += "\n## Thread scaling of the whole CPU frame\n\nThe frame workload's best CPU variants; speed-up = one thread's median over this one, efficiency = speed-up / threads (ozz-animation reports about linear scaling: efficiency near 1).\n\n\
               | instances | schedule | threads | median µs | speed-up | efficiency |\n\
@@ -564,4 +653,71 @@ pub fn write(dir: &Path) -> Result<(Summary, PathBuf, PathBuf), SummaryError> {
     let text = serde_json::to_string_pretty(&s).expect("a summary serialises");
     write(&json, text.as_bytes())?;
     Ok((s, md, json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(config: &str, triangles: f64, frame_us: f64) -> Value {
+        serde_json::json!({
+            "config": config, "instances": 1000, "shadows": false, "animate": "gpu",
+            "cpu_total_us": 10.0, "upload_us": 2.0, "encode_us": 5.0,
+            "gpu_frame_us": frame_us, "triangles": triangles, "vertices_skinned": 100.0,
+        })
+    }
+
+    /// Each configuration meets its mesh LOD row (and no other), and a street camera's rows
+    /// say so in their names.
+    #[test]
+    fn mesh_lod_rows_are_paired_and_the_camera_named() {
+        let rows = [
+            row("best CPU (simd / pulled)", 4e6, 900.0),
+            row("best CPU (simd / pulled), mesh LOD 1 px", 1e6, 300.0),
+            row(
+                "gpu_vertex, animated on the GPU (walk), LOD 1 px",
+                4e6,
+                1000.0,
+            ),
+            row(
+                "gpu_vertex, animated on the GPU (walk), LOD 1 px, mesh LOD",
+                2e5,
+                100.0,
+            ),
+            row("gpu_vertex, animated on the GPU (walk)", 4e6, 1100.0),
+        ];
+        let mut s = Summary::default();
+        gpu_rows(&mut s, &rows, "street");
+        let pairs: Vec<(&str, f64, f64)> = s
+            .mesh_lod_off_vs_on
+            .iter()
+            .map(|c| (c.config.as_str(), c.triangles_on, c.frame_on_us.unwrap()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("best CPU (simd / pulled), street camera", 1e6, 300.0),
+                (
+                    "gpu_vertex, animated on the GPU (walk), LOD 1 px, street camera",
+                    2e5,
+                    100.0
+                ),
+            ]
+        );
+        assert!(
+            s.gpu_passes
+                .iter()
+                .all(|p| p.config.ends_with(", street camera"))
+        );
+        let md = markdown(&s);
+        assert!(md.contains("| 4.000 → 0.200 | 1/20 |"), "{md}");
+        let mut overview = Summary::default();
+        gpu_rows(&mut overview, &rows, "overview");
+        assert!(
+            overview
+                .gpu_passes
+                .iter()
+                .all(|p| !p.config.contains("camera"))
+        );
+    }
 }
