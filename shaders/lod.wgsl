@@ -1,6 +1,7 @@
 // Update-rate LOD and culling on the GPU (`--animate gpu --lod on`): one invocation per
 // character decides whether the animation passes recompute it this frame, whether it is
-// in view, and writes its draw argument's instance count. The rule, and its CPU twin in
+// in view, and writes its draw argument's instance count (and appends it to its batch's
+// run of visible characters, where the draws read a count). The rule, and its CPU twin in
 // the same f32 arithmetic, are in `crowd::lod::per_character` (`decide`).
 //
 // The formats are `crowd::lod::formats`' Rust types, member for member (tests/contracts.rs
@@ -57,6 +58,15 @@ struct CharacterLod {
     flags: u32,
 };
 
+// Where a character's draw goes (`crowd::lod::formats::DrawSlot`), four words of
+// `state.words` from `slots_at`.
+struct DrawSlot {
+    count_word: u32,
+    compact_word: u32,
+    run_count_word: u32,
+    batch_len: u32,
+};
+
 struct MotionSetHeader {
     clip_count: u32,
     blend: u32,
@@ -86,7 +96,7 @@ struct MotionHeader {
 // `Character`, the animation's record (record.wgsl): this pass writes `due`.
 
 // Counts for the panel (at the STAT_* places), then each character's `CharacterLod`, then
-// per character the word of its draw argument's instance count (or NO_SLOT).
+// each character's `DrawSlot`.
 struct LodState {
     stats: array<atomic<u32>, STATS_WORDS>,
     words: array<u32>,
@@ -96,7 +106,14 @@ struct LodState {
 @group(0) @binding(1) var<storage, read> motions: array<u32>;
 @group(0) @binding(2) var<storage, read_write> characters: array<Character>;
 @group(0) @binding(3) var<storage, read_write> state: LodState;
-@group(0) @binding(4) var<storage, read_write> draw_args: array<u32>;
+// The draw arguments, then per batch of the main pass the count of its run (zeroed before
+// the pass): atomic, since the runs are appended to from many invocations.
+@group(0) @binding(4) var<storage, read_write> draw_args: array<atomic<u32>>;
+
+fn draw_slot(c: u32) -> DrawSlot {
+    let at = f.slots_at + 4u * c;
+    return DrawSlot(state.words[at], state.words[at + 1u], state.words[at + 2u], state.words[at + 3u]);
+}
 
 var<workgroup> counts: array<atomic<u32>, STAT_COUNT>;
 
@@ -379,13 +396,28 @@ fn cs_lod(
             atomicAdd(&counts[STAT_UNCHANGED], 1u);
         }
         if (f.cull != 0u) {
-            let slot = state.words[f.slots_at + c];
+            let d = draw_slot(c);
+            let slot = d.count_word;
             if (slot != NO_SLOT) {
-                draw_args[slot] = select(0u, 1u, (flags & VISIBLE) != 0u);
+                let visible = (flags & VISIBLE) != 0u;
+                atomicStore(&draw_args[slot], select(0u, 1u, visible));
                 // The argument's index count and first index are the words around it.
                 if (f.mesh_levels > 1u) {
-                    draw_args[slot - 1u] = f.mesh_index_count[level / 4u][level % 4u];
-                    draw_args[slot + 1u] = f.mesh_first_index[level / 4u][level % 4u];
+                    atomicStore(&draw_args[slot - 1u], f.mesh_index_count[level / 4u][level % 4u]);
+                    atomicStore(&draw_args[slot + 1u], f.mesh_first_index[level / 4u][level % 4u]);
+                }
+                // Appended to its batch's run: the same argument, drawn once. A count past
+                // the run (never, for the renderer's slots) appends nothing.
+                if (visible && d.batch_len != 0u) {
+                    let k = atomicAdd(&draw_args[d.run_count_word], 1u);
+                    if (k < d.batch_len) {
+                        let out = d.compact_word + 5u * k;
+                        atomicStore(&draw_args[out], atomicLoad(&draw_args[slot - 1u]));
+                        atomicStore(&draw_args[out + 1u], 1u);
+                        atomicStore(&draw_args[out + 2u], atomicLoad(&draw_args[slot + 1u]));
+                        atomicStore(&draw_args[out + 3u], atomicLoad(&draw_args[slot + 2u]));
+                        atomicStore(&draw_args[out + 4u], atomicLoad(&draw_args[slot + 3u]));
+                    }
                 }
             }
         }

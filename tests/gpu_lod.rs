@@ -22,6 +22,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
+use skinbench::crowd::lod::formats::{DrawSlot, NO_SLOT};
 use skinbench::crowd::lod::per_character::LodFrame;
 use skinbench::crowd::lod::per_character::{CharacterLod, DUE, RESKIN, VISIBLE, decide, stats_of};
 use skinbench::crowd::{AnimateDevice, InstanceStore};
@@ -99,6 +100,7 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
 
     let n = scene.crowd.len();
     let mut seen = LodStats::default();
+    let mut runs_checked = 0;
     let mut borderline = 0;
     let mut longer_periods = 0;
     for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
@@ -162,7 +164,8 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
                 .renderer
                 .read_indirect_args(&scene.gpu)
                 .map_err(|e| e.to_string())?;
-            for (i, (&slot, s)) in slots.iter().zip(&after).enumerate() {
+            for (i, (slot, s)) in slots.iter().zip(&after).enumerate() {
+                let slot = slot.count_word;
                 let Some(&count) = words.get(slot as usize) else {
                     return Err(format!("character {i} has no draw argument").into());
                 };
@@ -189,6 +192,14 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
                 if s.flags & VISIBLE != 0 {
                     levels_seen.insert(level);
                 }
+            }
+            if scene.renderer.compacts() != scene.renderer.count_draws() {
+                return Err("counted draws without runs, or runs without counted draws".into());
+            }
+            if scene.renderer.draws_runs() {
+                check_runs(&scene, &words, &slots, &after, mesh, &ranges)
+                    .map_err(|e| format!("frame {step}: {e}"))?;
+                runs_checked += 1;
             }
         }
         if step > 0 {
@@ -220,6 +231,11 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
                 }
             }
         }
+    }
+    // Where the draws read a count (lavapipe does), every frame after the first drew the
+    // runs.
+    if scene.renderer.count_draws() && runs_checked < FRAMES.len() - 2 {
+        return Err(format!("only {runs_checked} frames drew the runs").into());
     }
     if borderline > n * FRAMES.len() / 100 {
         return Err(format!("{borderline} decisions differ at the threshold").into());
@@ -668,6 +684,68 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     })
 }
 
+/// Each batch's run holds exactly its visible characters (in whatever order the GPU's
+/// atomics gave), each drawn once at its level with its own base vertex and instance, and
+/// the batch's count is how many.
+fn check_runs(
+    scene: &Scene,
+    words: &[u32],
+    slots: &[DrawSlot],
+    states: &[CharacterLod],
+    mesh: bool,
+    ranges: &[(u32, u32)],
+) -> Result<(), String> {
+    let counts = scene
+        .renderer
+        .read_run_counts(&scene.gpu)
+        .map_err(|e| e.to_string())?;
+    let runs_at = scene.renderer.runs_at() * 5;
+    for (b, range) in scene.renderer.main_batches().iter().enumerate() {
+        let mut expected: Vec<(u32, [u32; 5])> = Vec::new();
+        for (i, (slot, s)) in slots.iter().zip(states).enumerate() {
+            if slot.count_word == NO_SLOT || s.flags & VISIBLE == 0 {
+                continue;
+            }
+            let own = slot.count_word as usize - 1;
+            if !range.contains(&(own / 5 - scene.renderer.main_args_at())) {
+                continue;
+            }
+            let level = if mesh { s.mesh_level() as usize } else { 0 };
+            let (first_index, index_count) = ranges[level];
+            expected.push((
+                i as u32,
+                [index_count, 1, first_index, words[own + 3], words[own + 4]],
+            ));
+        }
+        let count = counts[b] as usize;
+        if count != expected.len() {
+            return Err(format!(
+                "batch {b}: {count} arguments appended, {} characters of it in view",
+                expected.len()
+            ));
+        }
+        let mut got: Vec<(u32, [u32; 5])> = (0..count)
+            .map(|k| {
+                let at = runs_at + (range.start + k) * 5;
+                let arg: [u32; 5] = words[at..at + 5].try_into().unwrap();
+                (arg[4], arg)
+            })
+            .collect();
+        got.sort_unstable();
+        let mut expected: Vec<(u32, [u32; 5])> =
+            expected.into_iter().map(|(_, arg)| (arg[4], arg)).collect();
+        expected.sort_unstable();
+        if got != expected {
+            return Err(format!(
+                "batch {b}: the run holds {:?}, its characters in view are {:?}",
+                &got[..got.len().min(4)],
+                &expected[..expected.len().min(4)]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The LOD pass writes draw arguments that counted multi-draws read unchecked: it refuses
 /// a level range past the index buffers and slots that are not an argument's instance
 /// count, whatever a caller puts into the frame or the slots, and culls nothing until
@@ -724,7 +802,9 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
 
     let (device, queue) = (&gpu.device, &gpu.queue);
     let characters = frame.characters as usize;
-    let good: Vec<u32> = (0..characters).map(|c| (c as u32 % args) * 5 + 1).collect();
+    let good: Vec<DrawSlot> = (0..characters)
+        .map(|c| DrawSlot::count_only((c as u32 % args) * 5 + 1))
+        .collect();
     for (case, slot) in [
         ("an index count", 5),
         ("a first index", 7),
@@ -732,7 +812,7 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
         ("past the words", u32::MAX - 1),
     ] {
         let mut slots = good.clone();
-        slots[characters / 2] = slot;
+        slots[characters / 2] = DrawSlot::count_only(slot);
         match lod.write_slots(device, queue, &slots, &target) {
             Err(DrawArgsError::SlotOutOfRange { character, .. }) if character == characters / 2 => {
             }
@@ -743,6 +823,43 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
             return Err(format!("the pass culls after slot {slot} ({case}) was refused").into());
         }
     }
+    // Runs: whole arguments, within the buffer, counted by a word of the counts.
+    let (counts_at, counts) = target.count_words();
+    if counts == 0 {
+        return Err("the renderer's target has no count words (counted draws off?)".into());
+    }
+    for (case, compact_word, batch_len, run_count_word) in [
+        ("not on an argument", 6, 1, counts_at),
+        ("one past the arguments", (args - 1) * 5, 2, counts_at),
+        ("overflowing u32", u32::MAX - 4, 2, counts_at),
+        ("counted in an argument", 0, 1, counts_at - 1),
+        ("counted past the counts", 0, 1, counts_at + counts),
+    ] {
+        let mut slots = good.clone();
+        slots[characters / 2] = DrawSlot {
+            compact_word,
+            batch_len,
+            run_count_word,
+            ..good[characters / 2]
+        };
+        match lod.write_slots(device, queue, &slots, &target) {
+            Err(DrawArgsError::RunOutOfRange { character, .. }) if character == characters / 2 => {}
+            other => return Err(format!("a run {case}: {other:?}").into()),
+        }
+        record(&mut lod, frame).map_err(|e| e.to_string())?;
+        if lod.last_frame.is_none_or(|f| f.cull != 0) {
+            return Err(format!("the pass culls after a run {case} was refused").into());
+        }
+    }
+    let mut whole_run = good.clone();
+    whole_run[0] = DrawSlot {
+        compact_word: 0,
+        batch_len: args,
+        run_count_word: counts_at + counts - 1,
+        ..good[0]
+    };
+    lod.write_slots(device, queue, &whole_run, &target)
+        .map_err(|e| format!("a run over every argument refused: {e}"))?;
     lod.write_slots(device, queue, &good, &target)
         .map_err(|e| format!("good slots refused: {e}"))?;
     record(&mut lod, frame).map_err(|e| e.to_string())?;

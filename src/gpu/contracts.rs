@@ -12,7 +12,9 @@ use super::shaders::Shader;
 pub fn shared_structs() -> Vec<(Shader, crate::contract::StructLayout)> {
     use crate::contract::GpuStruct;
     use crate::crowd::animate::Record;
-    use crate::crowd::lod::formats::{CharacterLod, LodFrame, MotionHeader, MotionSetHeader};
+    use crate::crowd::lod::formats::{
+        CharacterLod, DrawSlot, LodFrame, MotionHeader, MotionSetHeader,
+    };
     vec![
         (Shader::Crowd, super::camera::CameraUniform::LAYOUT),
         (Shader::Crowd, super::renderer::InstanceGpu::LAYOUT),
@@ -26,6 +28,7 @@ pub fn shared_structs() -> Vec<(Shader, crate::contract::StructLayout)> {
         (Shader::Lod, Record::LAYOUT),
         (Shader::Lod, LodFrame::LAYOUT),
         (Shader::Lod, CharacterLod::LAYOUT),
+        (Shader::Lod, DrawSlot::LAYOUT),
         (Shader::Lod, MotionSetHeader::LAYOUT),
         (Shader::Lod, MotionHeader::LAYOUT),
     ]

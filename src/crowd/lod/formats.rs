@@ -92,6 +92,43 @@ pub const RECORD_SKIN_LEVEL_SHIFT: u32 = 8;
 /// A draw slot of a character the pass does not cull (drawn directly).
 pub const NO_SLOT: u32 = u32::MAX;
 
+gpu_struct! {
+    /// Where the pass writes one character's draw (four words of the state buffer after
+    /// the characters' states): the instance count of its own argument, and, where the
+    /// draws read a count the GPU writes, the run of arguments its batch's visible
+    /// characters are appended to.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+    pub struct DrawSlot in "DrawSlot" {
+        /// The word of its argument's instance count ([`NO_SLOT`]: not culled by the pass).
+        pub count_word: u32,
+        /// The first word of its batch's compacted arguments.
+        pub compact_word: u32,
+        /// The word (of the same buffer) counting the arguments appended to its batch's
+        /// run: what the batch's draw reads as its count.
+        pub run_count_word: u32,
+        /// Arguments the batch's run holds (0: no compaction, the instance count alone).
+        pub batch_len: u32,
+    }
+}
+
+impl DrawSlot {
+    /// A character the pass culls through its own argument's instance count alone.
+    pub fn count_only(count_word: u32) -> Self {
+        DrawSlot {
+            count_word,
+            ..Default::default()
+        }
+    }
+
+    /// A character the pass does not cull.
+    pub const NONE: DrawSlot = DrawSlot {
+        count_word: NO_SLOT,
+        compact_word: 0,
+        run_count_word: 0,
+        batch_len: 0,
+    };
+}
+
 /// Where each count is in the counts block at the start of the state buffer (the panel's
 /// numbers): characters in view at period 1, 2, 4 and 8, then the other counts.
 pub const STAT_AT_PERIOD: u32 = 0;
@@ -140,7 +177,8 @@ gpu_struct! {
         pub characters: u32,
         /// 1: write each character's draw argument (instance count 1 in view, 0 culled).
         pub cull: u32,
-        /// Where the draw slots start in the state's words (after the characters' states).
+        /// Where the draw slots ([`DrawSlot`]) start in the state's words (after the
+        /// characters' states).
         pub slots_at: u32,
         /// Levels of the mesh's chain to choose from (1: geometric LOD off).
         pub mesh_levels: u32,

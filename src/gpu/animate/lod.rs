@@ -10,8 +10,11 @@
 //! computed at, its clips, the frame it is next due, its flags), marks the record due or
 //! not (the animation's passes skip the others: their poses and palettes stay as they
 //! are) and writes the instance count of the character's draw argument, 1 in view and 0
-//! culled, so the crowd pass draws the same few indirect draws at any crowd size. The
-//! panel's counts come back a frame or two later, without waiting for the GPU.
+//! culled, so the crowd pass draws the same few indirect draws at any crowd size. Where the
+//! draws read their count from a buffer, it also appends each visible character's argument
+//! (at its level) to its batch's run with an atomic counter, so the crowd pass reads only
+//! the characters in view: the counts are the runs' lengths. The panel's counts come back a
+//! frame or two later, without waiting for the GPU.
 //!
 //! The arguments the pass writes are drawn with `multi_draw_indexed_indirect_count` where
 //! the adapter has it, which wgpu does not validate argument by argument: an index range
@@ -25,6 +28,7 @@ use std::sync::mpsc;
 
 use crate::crowd::GpuPass;
 use crate::crowd::lod::LodStats;
+use crate::crowd::lod::formats::DrawSlot;
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
 
 use super::super::readback::{self, ReadbackError};
@@ -34,6 +38,7 @@ use crate::gpu::GpuContext;
 
 const STATS_BYTES: u64 = (STATS_WORDS * 4) as u64;
 const STATE_BYTES: usize = std::mem::size_of::<CharacterLod>();
+const SLOT_BYTES: usize = std::mem::size_of::<DrawSlot>();
 /// A draw argument's instance count not written by the pass.
 pub const NO_SLOT: u32 = u32::MAX;
 
@@ -59,30 +64,47 @@ pub enum DrawArgsError {
         slot: u32,
         args: u32,
     },
+    #[error(
+        "character {character}: a run of {len} arguments from word {word}, counted in word \
+         {count_word}, does not lie within the {args} draw arguments and the {counts} count \
+         words after them"
+    )]
+    RunOutOfRange {
+        character: usize,
+        word: u32,
+        len: u32,
+        count_word: u32,
+        args: u32,
+        counts: u32,
+    },
 }
 
 /// Words of one indexed indirect draw argument (index count, instance count, first index,
 /// base vertex, first instance).
 const ARG_WORDS: u32 = (std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() / 4) as u32;
 
-/// Draw arguments the LOD pass may write into: the buffer, how many arguments it holds
-/// and how many indices each index buffer the arguments are drawn from has. Made only by
-/// the arguments' owner ([`crate::gpu::renderer::CrowdRenderer::lod_draw_target`]), from
-/// the buffers themselves.
+/// Draw arguments the LOD pass may write into: the buffer, how many arguments it holds,
+/// how many indices each index buffer the arguments are drawn from has, and the words
+/// after the arguments that count the compacted runs. Made only by the arguments' owner
+/// ([`crate::gpu::renderer::CrowdRenderer::lod_draw_target`]), from the buffers themselves.
 #[derive(Clone, Copy)]
 pub struct DrawArgsTarget<'a> {
     buffer: &'a wgpu::Buffer,
     args: u32,
     indices: u32,
+    counts_at: u32,
+    count_words: u32,
 }
 
 impl<'a> DrawArgsTarget<'a> {
     /// `args` arguments at the start of `buffer` (no more than the buffer holds), drawn
-    /// from `index_buffers` (32-bit indices).
+    /// from `index_buffers` (32-bit indices), then up to `count_words` words counting the
+    /// runs (no more than the buffer holds after the arguments).
     pub(crate) fn new(
         buffer: &'a wgpu::Buffer,
         args: usize,
         index_buffers: &[&wgpu::Buffer],
+        count_words: usize,
     ) -> Self {
         let fits = buffer.size() / (u64::from(ARG_WORDS) * 4);
         let args = u32::try_from((args as u64).min(fits)).unwrap_or(u32::MAX);
@@ -91,16 +113,26 @@ impl<'a> DrawArgsTarget<'a> {
             .map(|b| u32::try_from(b.size() / 4).unwrap_or(u32::MAX))
             .min()
             .unwrap_or(0);
+        let words = buffer.size() / 4;
+        let counts_at = u64::from(args) * u64::from(ARG_WORDS);
+        let count_words = (count_words as u64).min(words.saturating_sub(counts_at));
         DrawArgsTarget {
             buffer,
             args,
             indices,
+            counts_at: u32::try_from(counts_at).unwrap_or(u32::MAX),
+            count_words: u32::try_from(count_words).unwrap_or(0),
         }
     }
 
     /// Arguments the buffer holds.
     pub fn args(&self) -> u32 {
         self.args
+    }
+
+    /// The words after the arguments that count the runs: the first, and how many.
+    pub fn count_words(&self) -> (u32, u32) {
+        (self.counts_at, self.count_words)
     }
 
     /// Indices of the smallest index buffer the arguments are drawn from.
@@ -112,6 +144,18 @@ impl<'a> DrawArgsTarget<'a> {
     /// writes the words either side of it: the index count and the first index).
     fn holds_instance_count(&self, slot: u32) -> bool {
         slot % ARG_WORDS == 1 && slot / ARG_WORDS < self.args
+    }
+
+    /// Whether `slot`'s run (where it has one) is whole arguments within the arguments,
+    /// counted by one of the count words: the pass appends at most `batch_len` arguments
+    /// to it, whatever the count reaches.
+    fn holds_run(&self, slot: &DrawSlot) -> bool {
+        slot.batch_len == 0
+            || (slot.compact_word.is_multiple_of(ARG_WORDS)
+                && u64::from(slot.compact_word / ARG_WORDS) + u64::from(slot.batch_len)
+                    <= u64::from(self.args)
+                && slot.run_count_word >= self.counts_at
+                && slot.run_count_word - self.counts_at < self.count_words)
     }
 
     /// Checks every level range of `frame` (all eight entries: the pass clamps a level to
@@ -154,7 +198,7 @@ pub struct GpuLod {
     state: wgpu::Buffer,
     /// Characters the state holds room for (their draw slots follow their states).
     capacity: usize,
-    slots_written: Vec<u32>,
+    slots_written: Vec<DrawSlot>,
     /// The arguments' buffer and count the written slots were checked against.
     slots_checked_for: Option<(wgpu::Buffer, u32)>,
     has_motions: bool,
@@ -235,7 +279,7 @@ impl GpuLod {
     fn state_buffer(device: &wgpu::Device, characters: usize) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("animate: lod state and draw slots"),
-            size: STATS_BYTES + (characters.max(1) * (STATE_BYTES + 4)) as u64,
+            size: STATS_BYTES + (characters.max(1) * (STATE_BYTES + SLOT_BYTES)) as u64,
             // COPY_SRC: the counts and the CPU twins read it back.
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_DST
@@ -281,15 +325,17 @@ impl GpuLod {
         self.full = true;
     }
 
-    /// Where each character's draw argument's instance count is, as words of `target`'s
-    /// buffer ([`NO_SLOT`]: not drawn by this pass's decision); written when it changed.
-    /// A slot that is not an argument's instance count is refused, and the pass then culls
-    /// nothing until good slots are written.
+    /// Where each character's draw goes ([`DrawSlot`]): its argument's instance count as
+    /// a word of `target`'s buffer ([`NO_SLOT`]: not drawn by this pass's decision) and
+    /// the run its batch's visible characters are appended to; written when they changed.
+    /// A slot that is not an argument's instance count, or a run outside the arguments or
+    /// the counts, is refused, and the pass then culls nothing until good slots are
+    /// written.
     pub fn write_slots(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        slots: &[u32],
+        slots: &[DrawSlot],
         target: &DrawArgsTarget,
     ) -> Result<(), DrawArgsError> {
         self.ensure_capacity(device, slots.len());
@@ -299,16 +345,27 @@ impl GpuLod {
         }
         self.slots_written.clear();
         self.slots_checked_for = None;
-        if let Some((character, &slot)) = slots
-            .iter()
-            .enumerate()
-            .find(|&(_, &slot)| slot != NO_SLOT && !target.holds_instance_count(slot))
-        {
-            return Err(DrawArgsError::SlotOutOfRange {
-                character,
-                slot,
-                args: target.args,
-            });
+        for (character, slot) in slots.iter().enumerate() {
+            if slot.count_word == NO_SLOT {
+                continue;
+            }
+            if !target.holds_instance_count(slot.count_word) {
+                return Err(DrawArgsError::SlotOutOfRange {
+                    character,
+                    slot: slot.count_word,
+                    args: target.args,
+                });
+            }
+            if !target.holds_run(slot) {
+                return Err(DrawArgsError::RunOutOfRange {
+                    character,
+                    word: slot.compact_word,
+                    len: slot.batch_len,
+                    count_word: slot.run_count_word,
+                    args: target.args,
+                    counts: target.count_words,
+                });
+            }
         }
         self.slots_written.extend_from_slice(slots);
         self.slots_checked_for = Some(checked_for);
@@ -318,7 +375,7 @@ impl GpuLod {
                 self.slots_offset_bytes(),
                 bytemuck::cast_slice(slots),
             );
-            self.written_bytes += (slots.len() * 4) as u64;
+            self.written_bytes += (slots.len() * SLOT_BYTES) as u64;
         }
         Ok(())
     }
@@ -334,9 +391,12 @@ impl GpuLod {
 
     /// Records the pass for `frame.characters` characters of `records` (the animation's
     /// records), writing instance counts (and, with mesh levels, index ranges) into
-    /// `target` where `frame.cull` says and the slots were checked against this target.
-    /// Fills in the frame number, whether it is a full frame and where the draw slots are.
-    /// Refuses a frame whose level ranges lie past the target's index buffers.
+    /// `target` where `frame.cull` says and the slots were checked against this target,
+    /// and appending each visible character's argument to its batch's run where its slot
+    /// has one (the runs' counts start from zero each frame). Fills in the frame number,
+    /// whether it is a full frame and where the draw slots are. Refuses a frame whose
+    /// level ranges lie past the target's index buffers. Returns whether the pass writes
+    /// the draws this frame (the runs are then what to draw).
     pub fn record(
         &mut self,
         gpu: &GpuContext,
@@ -345,7 +405,7 @@ impl GpuLod {
         records: &wgpu::Buffer,
         target: &DrawArgsTarget,
         timers: Option<&GpuTimers>,
-    ) -> Result<(), DrawArgsError> {
+    ) -> Result<bool, DrawArgsError> {
         target.check_levels(&frame)?;
         let (device, queue) = (&gpu.device, &gpu.queue);
         let characters = frame.characters as usize;
@@ -406,6 +466,13 @@ impl GpuLod {
             unreachable!("bound above")
         };
         encoder.clear_buffer(&self.state, 0, Some(STATS_BYTES));
+        if frame.cull != 0 && target.count_words > 0 {
+            encoder.clear_buffer(
+                draw_args,
+                u64::from(target.counts_at) * 4,
+                Some(u64::from(target.count_words) * 4),
+            );
+        }
         timed_compute_pass(encoder, timers, GpuPass::Lod, |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, group, &[]);
@@ -418,7 +485,7 @@ impl GpuLod {
             encoder.copy_buffer_to_buffer(&self.state, 0, &self.stats_staging, 0, STATS_BYTES);
             self.stats_copied = true;
         }
-        Ok(())
+        Ok(frame.cull != 0)
     }
 
     /// After the frame was submitted: asks for its counts, and takes those of an earlier

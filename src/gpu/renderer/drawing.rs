@@ -3,6 +3,7 @@
 //! can, or the same arguments drawn one by one.
 
 use super::*;
+use crate::crowd::lod::formats::DrawSlot;
 
 impl CrowdRenderer {
     /// Records the ground and the characters [`Self::prepare_draws`] listed for the main
@@ -87,7 +88,11 @@ impl CrowdRenderer {
         }
         let indirect = self.indirect_draws();
         let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
-        for (binding, range) in &list.batches {
+        // The main pass reads the runs of visible characters the LOD pass appended.
+        let runs = self.draws_runs() && std::ptr::eq(list, &self.draws[0]);
+        let runs_offset = self.runs_first_arg() as u64 * arg_bytes;
+        let counts_offset = 4 * u64::from(self.run_counts_word());
+        for (k, (binding, range)) in list.batches.iter().enumerate() {
             match *binding {
                 DrawBinding::Vertices { buffer, offset } => {
                     let source = match layout.draw_path() {
@@ -119,7 +124,15 @@ impl CrowdRenderer {
                     pass.set_bind_group(1, group, &[]);
                 }
             }
-            if indirect && self.count_draws {
+            if runs {
+                pass.multi_draw_indexed_indirect_count(
+                    &self.indirect_args,
+                    runs_offset + range.start as u64 * arg_bytes,
+                    &self.indirect_args,
+                    counts_offset + 4 * k as u64,
+                    range.len() as u32,
+                );
+            } else if indirect && self.count_draws {
                 pass.multi_draw_indexed_indirect_count(
                     &self.indirect_args,
                     indirect_offset + range.start as u64 * arg_bytes,
@@ -155,6 +168,70 @@ impl CrowdRenderer {
         }
     }
 
+    /// Whether the LOD pass appends the visible characters to runs that the main pass
+    /// draws with counts the GPU wrote: counted draws, one argument per character.
+    pub fn compacts(&self) -> bool {
+        self.count_draws() && self.per_character_draws
+    }
+
+    /// Whether this frame's main pass draws the runs (the LOD pass wrote them: see
+    /// [`Self::set_draw_runs`]).
+    pub fn draws_runs(&self) -> bool {
+        self.draw_runs && self.compacts()
+    }
+
+    /// The LOD pass wrote (or did not write) this frame's runs.
+    pub fn set_draw_runs(&mut self, wrote: bool) {
+        self.draw_runs = wrote;
+    }
+
+    /// The first argument of the runs: after the shadow's and the main pass's own.
+    fn runs_first_arg(&self) -> usize {
+        self.draws[1].args.len() + self.draws[0].args.len()
+    }
+
+    /// The word counting the first batch's run: after the runs.
+    fn run_counts_word(&self) -> u32 {
+        let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
+        (self.runs_first_arg() + self.draws[0].args.len()) as u32 * words
+    }
+
+    /// Per batch of the main pass, how many arguments the LOD pass appended to its run
+    /// (blocks until the GPU is done; for tests).
+    pub fn read_run_counts(
+        &self,
+        gpu: &crate::gpu::GpuContext,
+    ) -> Result<Vec<u32>, crate::gpu::readback::ReadbackError> {
+        let bytes = crate::gpu::readback::read_buffer_at(
+            gpu,
+            &self.indirect_args,
+            4 * u64::from(self.run_counts_word()),
+            4 * self.draws[0].batches.len() as u64,
+        )?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// The main pass's batches, each a range of its arguments; a batch's run starts at
+    /// the same place after both lists' arguments.
+    pub fn main_batches(&self) -> Vec<std::ops::Range<usize>> {
+        self.draws[0]
+            .batches
+            .iter()
+            .map(|(_, r)| r.clone())
+            .collect()
+    }
+
+    /// Where the main pass's own arguments start in the draw arguments' buffer, in
+    /// arguments (after the shadow pass's).
+    pub fn main_args_at(&self) -> usize {
+        self.draws[1].args.len()
+    }
+
+    /// Where the runs start in the draw arguments' buffer, in arguments.
+    pub fn runs_at(&self) -> usize {
+        self.runs_first_arg()
+    }
+
     /// Per level of the mesh's LOD chain: its first index and index count.
     pub fn level_ranges(&self) -> &[(u32, u32)] {
         &self.level_ranges
@@ -163,10 +240,16 @@ impl CrowdRenderer {
     /// The draw arguments as the GPU's LOD pass may write them: this buffer, the arguments
     /// written to it and the index buffers they are drawn from.
     pub fn lod_draw_target(&self) -> DrawArgsTarget<'_> {
+        let (runs, counts) = if self.compacts() {
+            (self.draws[0].args.len(), self.draws[0].batches.len())
+        } else {
+            (0, 0)
+        };
         DrawArgsTarget::new(
             &self.indirect_args,
-            self.indirect_written.len(),
+            self.indirect_written.len() + runs,
             &[&self.index_file, &self.index_sorted],
+            counts,
         )
     }
 
@@ -184,25 +267,38 @@ impl CrowdRenderer {
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
-    /// Per character of `instances`, the word of the draw arguments' buffer holding the
-    /// instance count of its main-pass argument ([`crate::gpu::animate::lod::NO_SLOT`]
-    /// where it has none of its own: drawn directly, or not one argument per character).
-    pub fn main_count_slots(&self, instances: usize, slots: &mut Vec<u32>) {
-        use crate::gpu::animate::lod::NO_SLOT;
+    /// Per character of `instances`, where the LOD pass writes its main-pass draw: the
+    /// word of its argument's instance count ([`DrawSlot::NONE`] where it has none of its
+    /// own: drawn directly, or not one argument per character) and, where the renderer
+    /// [`Self::compacts`], its batch's run.
+    pub fn main_count_slots(&self, instances: usize, slots: &mut Vec<DrawSlot>) {
         slots.clear();
-        slots.resize(instances, NO_SLOT);
+        slots.resize(instances, DrawSlot::NONE);
         if !(self.indirect_draws() && self.per_character_draws) {
             return;
         }
         let [main, shadow] = &self.draws;
         let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
-        for (k, a) in main.args.iter().enumerate() {
-            if a.instance_count != 1 {
-                continue;
-            }
-            if let Some(slot) = slots.get_mut(a.first_instance as usize) {
-                // The instance count is the argument's second word.
-                *slot = (shadow.args.len() + k) as u32 * words + 1;
+        let runs_at = self.runs_first_arg() as u32 * words;
+        let counts_at = self.run_counts_word();
+        let compacts = self.compacts();
+        for (batch, (_, range)) in main.batches.iter().enumerate() {
+            for k in range.clone() {
+                let Some(a) = main.args.get(k) else {
+                    continue;
+                };
+                if a.instance_count != 1 {
+                    continue;
+                }
+                if let Some(slot) = slots.get_mut(a.first_instance as usize) {
+                    // The instance count is the argument's second word.
+                    *slot = DrawSlot::count_only((shadow.args.len() + k) as u32 * words + 1);
+                    if compacts {
+                        slot.compact_word = runs_at + range.start as u32 * words;
+                        slot.run_count_word = counts_at + batch as u32;
+                        slot.batch_len = range.len() as u32;
+                    }
+                }
             }
         }
     }
@@ -288,6 +384,8 @@ impl CrowdRenderer {
         }
         self.steady_key = (!per_character_input).then_some(key);
         self.list_builds += 1;
+        // The LOD pass recorded this frame wrote runs for the lists being replaced.
+        self.draw_runs = false;
         let [main, shadow] = &mut self.draws;
         let per_character = self.per_character_draws;
         let main_levels = MeshLevels {
@@ -357,9 +455,12 @@ impl CrowdRenderer {
         self.indirect_written.extend_from_slice(&shadow.args);
         self.indirect_written.extend_from_slice(&main.args);
         let bytes: &[u8] = bytemuck::cast_slice(&self.indirect_written);
-        if bytes.len() as u64 > self.indirect_args.size() {
-            self.indirect_args =
-                Self::indirect_buffer(device, self.indirect_written.len().next_power_of_two());
+        // Room for the runs after both lists (as many as the main pass's arguments) and
+        // a count word per batch (an argument holds five).
+        let with_runs = self.indirect_written.len() + main.args.len() + main.batches.len();
+        let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
+        if with_runs as u64 * arg_bytes > self.indirect_args.size() {
+            self.indirect_args = Self::indirect_buffer(device, with_runs.next_power_of_two());
         }
         // A batch is at most every argument: its count is a word of this buffer.
         if self.count_draws && self.draw_counts.size() <= 4 * self.indirect_written.len() as u64 {

@@ -108,6 +108,11 @@ pub struct CrowdRenderer {
     count_draws: bool,
     /// Word `k` holds `k`: a multi-draw of `k` arguments reads its count at byte `4 k`.
     draw_counts: wgpu::Buffer,
+    /// With counted draws and the GPU's LOD pass culling, the indirect buffer holds after
+    /// both lists' arguments the runs (per main-pass batch, the visible characters'
+    /// arguments the pass appended), then one word per batch counting its run. The LOD
+    /// pass wrote this frame's runs: the main pass draws them.
+    draw_runs: bool,
     /// The main pass draws one argument per character (the GPU's LOD pass culls by their
     /// instance counts).
     per_character_draws: bool,
@@ -370,6 +375,7 @@ impl CrowdRenderer {
                 .features()
                 .contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
             draw_counts: Self::draw_counts_buffer(device, 1024),
+            draw_runs: false,
             per_character_draws: false,
             distinct_index,
             bind_groups,

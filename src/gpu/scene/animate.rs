@@ -147,7 +147,7 @@ impl Scene {
                     frame.skin_level_cap = u32::from(shadow_level);
                 }
             }
-            gpu_lod
+            let wrote = gpu_lod
                 .record(
                     &self.gpu,
                     encoder,
@@ -157,8 +157,10 @@ impl Scene {
                     Some(&self.timers),
                 )
                 .map_err(GpuAnimateError::from)?;
+            self.renderer.set_draw_runs(wrote);
         } else {
             self.renderer.set_per_character_draws(false);
+            self.renderer.set_draw_runs(false);
             if let Some(gpu_lod) = &mut self.gpu_lod {
                 // What LOD skipped is stale once it is off.
                 gpu_lod.invalidate();

@@ -158,7 +158,7 @@ pub struct Scene {
     /// motions it bounds with, and where each character's draw count is.
     gpu_lod: Option<GpuLod>,
     lod_motions: MotionSet,
-    lod_slots: Vec<u32>,
+    lod_slots: Vec<crate::crowd::lod::formats::DrawSlot>,
     /// What the GPU's LOD last decided for: another skin variant or method, or another
     /// count, has none of the skipped characters' vertices (a full frame computes all).
     gpu_lod_key: Option<(PipelineConfig, usize)>,
