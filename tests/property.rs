@@ -203,6 +203,7 @@ fn build(r: &RandomRig) -> Rig {
             weights,
             indices: (0..count as u32).collect(),
         },
+        materials: Default::default(),
         clips: vec![
             Clip {
                 name: "random".into(),

@@ -9,6 +9,7 @@
 pub mod generate;
 pub mod glb;
 pub mod import;
+pub mod materials;
 pub mod scale;
 
 use glam::{Mat4, Quat, Vec2, Vec3};
@@ -298,6 +299,8 @@ pub struct Rig {
     pub skeleton: Skeleton,
     pub mesh: Mesh,
     pub clips: Vec<Clip>,
+    /// The file's base colours (none for a rig built in code).
+    pub materials: materials::Materials,
 }
 
 /// Why a rig built by hand is not one the rest of the program can run: the first broken
@@ -502,6 +505,8 @@ pub struct RigSummary {
     /// Joints whose rest or animated scale is non-uniform: their normals need each joint's
     /// normal matrix, not the position matrix.
     pub nonuniform_scale_joints: Vec<String>,
+    /// The file's materials: base colour factor, texture, vertices covered.
+    pub materials: Vec<materials::MaterialSummary>,
     pub report: ImportReport,
 }
 
@@ -538,6 +543,7 @@ impl RigSummary {
                 })
                 .collect(),
             nonuniform_scale_joints: nonuniform_scale_joints(rig),
+            materials: rig.materials.summaries(rig.mesh.vertex_count()),
             report: report.clone(),
         }
     }
@@ -667,6 +673,19 @@ impl RigSummary {
                     if n > shown.len() { ", ..." } else { "" }
                 );
             }
+        }
+        let _ = writeln!(s, "materials:     {}", self.materials.len());
+        for m in &self.materials {
+            let [r, g, b, a] = m.base_color_factor;
+            let texture = match &m.texture {
+                Some((name, width, height)) => format!("texture {name} ({width}×{height})"),
+                None => "no texture".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "  {:<24} {:>7} vertices  base colour ({r:.3}, {g:.3}, {b:.3}, {a:.3}), {texture}",
+                m.name, m.vertices
+            );
         }
         if !self.report.animated_ancestors.is_empty() {
             let _ = writeln!(

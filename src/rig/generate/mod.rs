@@ -88,6 +88,7 @@ pub fn reference_rig() -> Rig {
         skeleton,
         mesh,
         clips,
+        materials: Default::default(),
     }
 }
 

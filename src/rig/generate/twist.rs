@@ -71,6 +71,7 @@ pub fn twist_rig() -> Rig {
         skeleton,
         mesh: capsule(&heights),
         clips: vec![twist_clip()],
+        materials: Default::default(),
     }
 }
 

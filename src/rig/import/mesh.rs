@@ -73,6 +73,8 @@ impl Importer<'_> {
                 }
                 mesh.positions
                     .extend(positions.chunks_exact(3).map(Vec3::from_slice));
+                self.material_runs
+                    .push((base as u32, primitive.material().index()));
 
                 let check_count = |accessor: &gltf::Accessor, attr: &str| -> Result<()> {
                     if accessor.count() != count {

@@ -28,6 +28,7 @@
 mod accessor;
 mod character;
 mod clips;
+mod materials;
 mod mesh;
 mod skeleton;
 
@@ -303,6 +304,8 @@ fn import_bytes(
     Importer {
         document: &document,
         buffers,
+        base_dir,
+        material_runs: Vec::new(),
         input_bytes,
         report: ImportReport::default(),
     }
@@ -544,6 +547,10 @@ fn percent_decode(uri: &str) -> String {
 struct Importer<'a> {
     document: &'a gltf::Document,
     buffers: Vec<Vec<u8>>,
+    /// Where external images are looked up (none: from memory, external images missing).
+    base_dir: Option<&'a Path>,
+    /// Each merged primitive's first vertex and material (glTF's default: `None`).
+    material_runs: Vec<(u32, Option<usize>)>,
     /// The file's size plus its external buffers': what bounds the data it can hold.
     input_bytes: usize,
     report: ImportReport,
@@ -556,11 +563,14 @@ impl Importer<'_> {
         let built = self.build_skeleton(&character, &node_parents)?;
         let mesh = self.build_mesh(&character, &built)?;
         let clips = self.build_clips(&built.joint_of_node, &built.skeleton)?;
+        let materials = self.build_materials();
+        self.report.notes.extend(materials.notes.iter().cloned());
         Ok((
             Rig {
                 skeleton: built.skeleton,
                 mesh,
                 clips,
+                materials,
             },
             self.report,
         ))
