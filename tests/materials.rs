@@ -182,3 +182,66 @@ fn an_external_image_is_read_and_a_missing_one_noted() {
     let (rig, report) = import_path(&path).unwrap();
     assert_left_out(&rig, &report, "fox texture.png");
 }
+
+/// Many materials each with its own large image: the image past the character's total is
+/// left out with a note, the others read (4096² is a sixteenth of the total).
+#[test]
+fn images_past_the_total_are_left_out() {
+    let Some(mut edit) = fox() else { return };
+    // One 4096 × 4096 PNG (mostly one colour, so small), made once.
+    let big = image::RgbaImage::from_pixel(4096, 4096, image::Rgba([200, 120, 40, 255]));
+    let mut png = Vec::new();
+    big.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let offset = edit.bin.len();
+    edit.bin.extend_from_slice(&png);
+    while !edit.bin.len().is_multiple_of(4) {
+        edit.bin.push(0);
+    }
+    let views = edit.doc["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({ "buffer": 0, "byteOffset": offset, "byteLength": png.len() }));
+    let big_view = views.len() - 1;
+    edit.doc["buffers"][0]["byteLength"] = json!(edit.bin.len());
+    // Seventeen materials over as many copies of the primitive, each with its own image.
+    let primitive = edit.doc["meshes"][0]["primitives"][0].clone();
+    let mut primitives = Vec::new();
+    for k in 0..17 {
+        edit.doc["images"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({ "bufferView": big_view, "mimeType": "image/png" }));
+        edit.doc["textures"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({ "source": k + 1 }));
+        edit.doc["materials"].as_array_mut().unwrap().push(json!({
+            "name": format!("big {k}"),
+            "pbrMetallicRoughness": { "baseColorTexture": { "index": k + 1 } }
+        }));
+        let mut p = primitive.clone();
+        p["material"] = json!(k + 1);
+        primitives.push(p);
+    }
+    edit.doc["meshes"][0]["primitives"] = json!(primitives);
+    let (rig, report) = load(&edit, "Fox_many_images.glb");
+    let m = &rig.materials;
+    assert_eq!(m.materials.len(), 17);
+    let read = m.materials.iter().filter(|m| m.image.is_some()).count();
+    assert_eq!(read, 16, "{:?}", m.notes);
+    assert_eq!(m.materials[16].image, None);
+    let total: u64 = m
+        .images
+        .iter()
+        .map(|i| u64::from(i.width) * u64::from(i.height))
+        .sum();
+    assert!(total <= skinbench::rig::materials::MAX_TOTAL_IMAGE_PIXELS);
+    assert_left_out_note(&report, "a character's images may have together");
+}
+
+fn assert_left_out_note(report: &ImportReport, why: &str) {
+    assert!(
+        report.notes.iter().any(|n| n.contains(why)),
+        "{:?}",
+        report.notes
+    );
+}

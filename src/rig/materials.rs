@@ -5,16 +5,19 @@
 //! How it works: the importer records, for every primitive it merges into the mesh, the
 //! run of vertices it added and the primitive's material (glTF's default material where it
 //! names none: white, no texture). The images those materials use are decoded once, each
-//! only after its header says its size is within [`MAX_IMAGE_PIXELS`]; an image that is
+//! only after its header says its size is within [`MAX_IMAGE_PIXELS`] and what the images
+//! before it left of [`MAX_TOTAL_IMAGE_PIXELS`]; an image that is
 //! missing, corrupt, of a type skinbench does not read (PNG and JPEG it does) or too large
 //! is left out with a note, and its material keeps its factor, so a bad image never stops a
 //! character from loading. Rigs built in code have no materials.
 
 use serde::Serialize;
 
-/// The most pixels an image may have to be decoded (8192 × 8192): a file cannot make the
-/// importer allocate more than this many RGBA8 pixels per image.
+/// The most pixels an image may have to be decoded (8192 × 8192).
 pub const MAX_IMAGE_PIXELS: u64 = 8192 * 8192;
+/// The most pixels a character's images may have together (four such images): however
+/// many materials a file has, the importer allocates at most this many RGBA8 pixels.
+pub const MAX_TOTAL_IMAGE_PIXELS: u64 = 4 * MAX_IMAGE_PIXELS;
 
 /// One material's base colour.
 #[derive(Clone, Debug, PartialEq, Serialize)]

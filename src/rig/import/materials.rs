@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use base64::Engine as _;
 
 use super::{Importer, percent_decode};
-use crate::rig::materials::{BaseColorImage, MAX_IMAGE_PIXELS, Material, Materials};
+use crate::rig::materials::{
+    BaseColorImage, MAX_IMAGE_PIXELS, MAX_TOTAL_IMAGE_PIXELS, Material, Materials,
+};
 
 impl Importer<'_> {
     /// The materials of the primitives the mesh merged (in the order they first appear;
@@ -72,7 +74,12 @@ impl Importer<'_> {
                 let image_name = source
                     .name()
                     .map_or_else(|| format!("image {file_image}"), String::from);
-                match self.decode_image(&source) {
+                let decoded: u64 = out
+                    .images
+                    .iter()
+                    .map(|i| u64::from(i.width) * u64::from(i.height))
+                    .sum();
+                match self.decode_image(&source, MAX_TOTAL_IMAGE_PIXELS.saturating_sub(decoded)) {
                     Ok((width, height, rgba)) => {
                         out.images.push(BaseColorImage {
                             name: image_name,
@@ -101,8 +108,13 @@ impl Importer<'_> {
     }
 
     /// An image's pixels as RGBA8: its bytes (a buffer view, a `data:` URI or a file beside
-    /// the glTF), its size from its header within [`MAX_IMAGE_PIXELS`], then decoded.
-    fn decode_image(&self, image: &gltf::Image) -> Result<(u32, u32, Vec<u8>), String> {
+    /// the glTF), its size from its header within [`MAX_IMAGE_PIXELS`] and `pixels_left`,
+    /// then decoded.
+    fn decode_image(
+        &self,
+        image: &gltf::Image,
+        pixels_left: u64,
+    ) -> Result<(u32, u32, Vec<u8>), String> {
         let bytes: std::borrow::Cow<[u8]> = match image.source() {
             gltf::image::Source::View { view, .. } => {
                 let buffer = self
@@ -147,9 +159,16 @@ impl Importer<'_> {
         let (width, height) = reader
             .into_dimensions()
             .map_err(|e| format!("its {format:?} header cannot be read: {e}"))?;
-        if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS {
+        let pixels = u64::from(width) * u64::from(height);
+        if pixels > MAX_IMAGE_PIXELS {
             return Err(format!(
                 "{width}×{height} pixels, more than the {MAX_IMAGE_PIXELS} skinbench reads"
+            ));
+        }
+        if pixels > pixels_left {
+            return Err(format!(
+                "{width}×{height} pixels, more than the {pixels_left} left of the \
+                 {MAX_TOTAL_IMAGE_PIXELS} a character's images may have together"
             ));
         }
         let decoded = image::load_from_memory_with_format(&bytes, format)
