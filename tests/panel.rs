@@ -25,18 +25,27 @@ fn harness() -> Option<Harness<'static, Scene>> {
     harness_for(Arc::new(PreparedRig::reference()), 13)
 }
 
-/// The same for `instances` characters of `rig`.
-fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'static, Scene>> {
-    let gpu = context()?;
-    let settings = common::app_settings(&rig, instances);
-    let scene = Scene::new(
+/// The scene a panel test drives: a small offscreen target.
+fn panel_scene(
+    gpu: GpuContext,
+    rig: Arc<PreparedRig>,
+    settings: skinbench::gpu::scene::Settings,
+) -> Scene {
+    Scene::new(
         gpu,
         rig,
         settings,
         wgpu::TextureFormat::Rgba8Unorm,
         (320, 200),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// The same for `instances` characters of `rig`.
+fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'static, Scene>> {
+    let gpu = context()?;
+    let settings = common::app_settings(&rig, instances);
+    let scene = panel_scene(gpu, rig, settings);
     let mut harness = Harness::builder()
         .with_size(egui::vec2(520.0, 1400.0))
         .build_ui_state(
@@ -571,14 +580,7 @@ fn side_panel_harness(
     gpu: GpuContext,
     size: (f32, f32),
 ) -> Harness<'static, Scene> {
-    let mut scene = Scene::new(
-        gpu,
-        rig,
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        (320, 200),
-    )
-    .unwrap();
+    let mut scene = panel_scene(gpu, rig, settings);
     for _ in 0..4 {
         scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
     }

@@ -90,7 +90,7 @@ impl CrowdRenderer {
         let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
         // The main pass reads the runs of visible characters the LOD pass appended.
         let runs = self.draws_runs() && std::ptr::eq(list, &self.draws[0]);
-        let runs_offset = self.runs_first_arg() as u64 * arg_bytes;
+        let runs_offset = self.runs_at() as u64 * arg_bytes;
         let counts_offset = 4 * u64::from(self.run_counts_word());
         for (k, (binding, range)) in list.batches.iter().enumerate() {
             match *binding {
@@ -185,15 +185,16 @@ impl CrowdRenderer {
         self.draw_runs = wrote;
     }
 
-    /// The first argument of the runs: after the shadow's and the main pass's own.
-    fn runs_first_arg(&self) -> usize {
+    /// Where the runs start in the draw arguments' buffer, in arguments: after the
+    /// shadow's and the main pass's own.
+    pub fn runs_at(&self) -> usize {
         self.draws[1].args.len() + self.draws[0].args.len()
     }
 
     /// The word counting the first batch's run: after the runs.
     fn run_counts_word(&self) -> u32 {
         let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
-        (self.runs_first_arg() + self.draws[0].args.len()) as u32 * words
+        (self.runs_at() + self.draws[0].args.len()) as u32 * words
     }
 
     /// Per batch of the main pass, how many arguments the LOD pass appended to its run
@@ -202,13 +203,11 @@ impl CrowdRenderer {
         &self,
         gpu: &crate::gpu::GpuContext,
     ) -> Result<Vec<u32>, crate::gpu::readback::ReadbackError> {
-        let bytes = crate::gpu::readback::read_buffer_at(
+        self.read_indirect_words(
             gpu,
-            &self.indirect_args,
-            4 * u64::from(self.run_counts_word()),
-            4 * self.draws[0].batches.len() as u64,
-        )?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes))
+            u64::from(self.run_counts_word()),
+            self.draws[0].batches.len() as u64,
+        )
     }
 
     /// The main pass's batches, each a range of its arguments; a batch's run starts at
@@ -225,11 +224,6 @@ impl CrowdRenderer {
     /// arguments (after the shadow pass's).
     pub fn main_args_at(&self) -> usize {
         self.draws[1].args.len()
-    }
-
-    /// Where the runs start in the draw arguments' buffer, in arguments.
-    pub fn runs_at(&self) -> usize {
-        self.runs_first_arg()
     }
 
     /// Per level of the mesh's LOD chain: its first index and index count.
@@ -258,12 +252,19 @@ impl CrowdRenderer {
         &self,
         gpu: &crate::gpu::GpuContext,
     ) -> Result<Vec<u32>, crate::gpu::readback::ReadbackError> {
-        let bytes = crate::gpu::readback::read_buffer_at(
-            gpu,
-            &self.indirect_args,
-            0,
-            self.indirect_args.size(),
-        )?;
+        self.read_indirect_words(gpu, 0, self.indirect_args.size() / 4)
+    }
+
+    /// `words` words of the draw arguments' buffer from word `first` (blocks until the
+    /// GPU is done).
+    fn read_indirect_words(
+        &self,
+        gpu: &crate::gpu::GpuContext,
+        first: u64,
+        words: u64,
+    ) -> Result<Vec<u32>, crate::gpu::readback::ReadbackError> {
+        let bytes =
+            crate::gpu::readback::read_buffer_at(gpu, &self.indirect_args, 4 * first, 4 * words)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
@@ -279,7 +280,7 @@ impl CrowdRenderer {
         }
         let [main, shadow] = &self.draws;
         let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
-        let runs_at = self.runs_first_arg() as u32 * words;
+        let runs_at = self.runs_at() as u32 * words;
         let counts_at = self.run_counts_word();
         let compacts = self.compacts();
         for (batch, (_, range)) in main.batches.iter().enumerate() {
