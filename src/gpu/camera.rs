@@ -112,18 +112,26 @@ impl OrbitCamera {
     pub fn start(start: CameraStart, extent: f32) -> Self {
         match start {
             CameraStart::Overview => Self::framing(extent),
-            CameraStart::Street => {
-                let target = Vec3::new(0.0, 1.0, 0.0);
-                // Three metres beyond the corner character, 1.7 m up (0.7 m above the
-                // target): nearer, the eye stood inside that character's head.
-                let distance = (extent * std::f32::consts::SQRT_2 + 3.0).max(3.0);
-                OrbitCamera {
-                    target,
-                    yaw: std::f32::consts::FRAC_PI_4,
-                    pitch: (0.7 / distance).asin(),
-                    distance,
-                }
-            }
+            CameraStart::Street => Self::street_rect([extent, extent]),
+        }
+    }
+
+    /// The street view over a crowd within `half_extents` metres of the centre along x
+    /// and z: three metres beyond the corner character, on the line from the centre
+    /// through that corner, 1.7 m up (0.7 m above the target): nearer, the eye stood
+    /// inside that character's head.
+    pub fn street_rect(half_extents: [f32; 2]) -> Self {
+        let [x, z] = half_extents.map(|e| e.max(0.0));
+        let distance = x.hypot(z) + 3.0;
+        OrbitCamera {
+            target: Vec3::new(0.0, 1.0, 0.0),
+            yaw: if x == 0.0 && z == 0.0 {
+                std::f32::consts::FRAC_PI_4
+            } else {
+                x.atan2(z)
+            },
+            pitch: (0.7 / distance).asin(),
+            distance,
         }
     }
 
@@ -191,4 +199,28 @@ pub fn light_view_proj(light_dir: Vec3, extent: f32) -> Mat4 {
 /// Half the side of the square the crowd stands on, metres.
 pub fn crowd_extent(crowd: &crate::crowd::InstanceStore) -> f32 {
     crowd.ground_extent()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a crowd longer than it is wide (the Fox's spacing), the street eye stands three
+    /// metres beyond the corner character, not beyond the corner of the enclosing square.
+    #[test]
+    fn street_eye_stands_beyond_the_corner_of_a_long_crowd() {
+        let (x, z) = (47.0, 121.0);
+        let eye = OrbitCamera::street_rect([x, z]).eye();
+        let beyond = Vec3::new(eye.x - x, 0.0, eye.z - z).length();
+        assert!(
+            (beyond - 3.0).abs() < 0.01,
+            "{eye} is {beyond} m from the corner"
+        );
+        assert!((eye.y - 1.7).abs() < 0.01, "{eye}");
+        // A square crowd keeps the view it always had.
+        assert_eq!(
+            OrbitCamera::street_rect([10.0, 10.0]),
+            OrbitCamera::start(CameraStart::Street, 10.0)
+        );
+    }
 }

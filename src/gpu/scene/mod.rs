@@ -293,7 +293,7 @@ impl Scene {
     pub fn set_camera(&mut self, start: CameraStart) {
         self.camera = match start {
             CameraStart::Overview => OrbitCamera::framing_rect(self.crowd.ground_half_extents()),
-            CameraStart::Street => OrbitCamera::start(start, crowd_extent(&self.crowd)),
+            CameraStart::Street => OrbitCamera::street_rect(self.crowd.ground_half_extents()),
         };
     }
 
