@@ -6,8 +6,9 @@
 // packed normal (also for lane blocks, which are the packed vertex at a 128-byte stride);
 // `vs_pulled` fetches the packed vertex itself from a storage buffer; `vs_gpu_skinned`
 // skins the static mesh with the instance's palette. The fragment shader lights with
-// a sun and a sky/ground hemisphere and modulates the material colour by a checker
-// pattern in UV space, so a wrong or missing unskinned (uv) stream shows at once.
+// a sun and a sky/ground hemisphere; it draws the file's base colour (its texture through
+// the uv, times its factor), or a tint modulated by a checker pattern in UV space, so a
+// wrong or missing unskinned (uv) stream shows at once.
 
 #import skinbench::constants::{BLOCK_SLOT, LANES}
 #import skinbench::skinning::{
@@ -248,16 +249,60 @@ fn to_display(linear: vec3<f32>) -> vec4<f32> {
     return vec4<f32>(pow(clamp(linear, vec3<f32>(0.0), vec3<f32>(1.0)), vec3<f32>(1.0 / 2.2)), 1.0);
 }
 
+// The character's base colours (group 2 with the sun's map). The uv carries the material
+// (`prepare::MaterialUv`): material m's u is moved by m slots of `stride_u` from
+// `origin_u`, so one material moves nothing.
+struct MaterialParams {
+    origin_u: f32,
+    stride_u: f32,
+    // Materials the uv slots hold (the table has at least as many).
+    materials: u32,
+    // 1: the file's base colours; 0: the tints with the checker.
+    file_colors: u32,
+};
+
+struct Material {
+    // Linear RGBA, times the texture where there is one.
+    base_color_factor: vec4<f32>,
+    // The texture array's layer, -1 for the factor alone.
+    layer: i32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+};
+
+@group(2) @binding(2) var<uniform> material_params: MaterialParams;
+@group(2) @binding(3) var<storage, read> materials: array<Material>;
+@group(2) @binding(4) var base_color_images: texture_2d_array<f32>;
+@group(2) @binding(5) var base_color_sampler: sampler;
+
 @fragment
 fn fs_skinned(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     var n = in.normal;
     if (!front) {
         n = -n;
     }
+    // The slot offset is constant over a triangle, so the moved uv's derivatives are the
+    // file uv's: the mip level is chosen from them, unaffected by the slot.
+    let uv_dx = dpdx(in.uv);
+    let uv_dy = dpdy(in.uv);
+    let p = material_params;
+    let slot = clamp(floor((in.uv.x - p.origin_u) / p.stride_u), 0.0, f32(max(p.materials, 1u) - 1u));
+    let uv = vec2<f32>(in.uv.x - slot * p.stride_u, in.uv.y);
+    if (p.file_colors != 0u) {
+        let material = materials[u32(slot)];
+        var base = material.base_color_factor.rgb;
+        if (material.layer >= 0) {
+            base = base * textureSampleGrad(
+                base_color_images, base_color_sampler, uv, material.layer, uv_dx, uv_dy,
+            ).rgb;
+        }
+        return to_display(shade(base, n, in.world));
+    }
     // 8 x 8 checks per UV unit, with thin seams: the UV layout is visible on every part.
-    let cell = floor(in.uv * 8.0);
+    let cell = floor(uv * 8.0);
     let checker = (i32(cell.x) + i32(cell.y)) & 1;
-    let f = fract(in.uv * 8.0);
+    let f = fract(uv * 8.0);
     let seam = min(min(f.x, 1.0 - f.x), min(f.y, 1.0 - f.y));
     var pattern = select(0.62, 1.0, checker == 1);
     if (seam < 0.04) {

@@ -17,7 +17,7 @@ use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
 use skinbench::crowd::{AnimateDevice, Schedule};
 use skinbench::gpu::animate::GpuHierarchy;
 use skinbench::gpu::skin::ComputeShader;
-use skinbench::gpu::{CameraStart, UploadVariant};
+use skinbench::gpu::{BaseColors, CameraStart, UploadVariant};
 use skinbench::rig::generate::BuiltInRig;
 use skinbench::simd::SimdLevel;
 use skinbench::skin::{SkinMethod, SkinVariant};
@@ -149,6 +149,12 @@ pub struct AppArgs {
     /// (the panel's "colour by level" box).
     #[arg(long = "color-by-level")]
     pub color_by_level: bool,
+    /// What colours the characters are drawn in: `file`, each character's own base
+    /// colours (the file's textures and factors; a rig made in code has none and shows the
+    /// tints), or `tint`, three tints with a checker over each uv unit, which show the
+    /// crowd's structure and uv layout (the panel's "file colours" box).
+    #[arg(long, value_name = "file|tint", default_value = BaseColors::DEFAULT.spec().name, value_parser = variant_parser::<BaseColors>())]
+    pub material: BaseColors,
     /// The screen-space error LOD allows, pixels (0.01 to 100).
     #[arg(long = "lod-threshold", value_name = "PX", default_value_t = 1.0, value_parser = lod_threshold)]
     pub lod_threshold: f32,

@@ -462,6 +462,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             max_period: args.lod_max_period,
         },
         color_by_level: args.color_by_level,
+        base_colors: args.material,
         clips: args.clips.clone(),
         instances: args.instances as usize,
         speed: args.speed,

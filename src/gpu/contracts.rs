@@ -20,6 +20,8 @@ pub fn shared_structs() -> Vec<(Shader, crate::contract::StructLayout)> {
         (Shader::Crowd, super::renderer::InstanceGpu::LAYOUT),
         (Shader::Crowd, super::renderer::ChunkGpu::LAYOUT),
         (Shader::Crowd, super::renderer::SkinParamsGpu::LAYOUT),
+        (Shader::Crowd, super::renderer::MaterialParamsGpu::LAYOUT),
+        (Shader::Crowd, super::renderer::MaterialGpu::LAYOUT),
         (Shader::Skin, super::skin::ParamsGpu::LAYOUT),
         (Shader::Skin, super::skin::ClassGpu::LAYOUT),
         (Shader::Animate, super::animate::ParamsGpu::LAYOUT),

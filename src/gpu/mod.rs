@@ -28,7 +28,7 @@ pub use camera::{CameraStart, CameraUniform, OrbitCamera, crowd_extent};
 pub use context::{AdapterSummary, DeviceRequest, GpuContext, GpuError};
 pub use passes::{Blit, CLEAR_COLOR, crowd_pass};
 pub use readback::{ReadbackError, read_buffer, read_texture, save_png};
-pub use renderer::CrowdRenderer;
+pub use renderer::{BaseColors, CrowdRenderer};
 pub use scene::Scene;
 pub use targets::FrameTargets;
 pub use upload::{UploadVariant, Uploader};

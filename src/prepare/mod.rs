@@ -24,13 +24,16 @@
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
 pub mod clip;
+pub mod material_uv;
 pub mod mesh_lod;
 pub mod scale;
 mod sorted;
 
 pub use sorted::{DistinctParts, DistinctVertices, MeshError, Run, SortedMesh, SortedParts};
 
+use crate::rig::materials::Materials;
 use crate::rig::{MAX_INFLUENCES, Mesh};
+pub use material_uv::MaterialUv;
 
 pub use crate::types::{
     PACKED_NORMAL_TOLERANCE, VertexF3, VertexF4, VertexInterleaved, VertexPacked, pack_normal,
@@ -49,6 +52,7 @@ pub struct PreparedMesh {
     source_f3: Vec<VertexF3>,
     source_f4: Vec<VertexF4>,
     uvs: Vec<[f32; 2]>,
+    material_uv: MaterialUv,
     joints4: Vec<[u16; 4]>,
     weights4: Vec<[f32; 4]>,
     indices: Vec<u32>,
@@ -61,6 +65,16 @@ impl PreparedMesh {
     /// per-vertex array hold one entry a vertex (the importer makes meshes so; a mesh built
     /// by hand is checked here, once, so the kernels need not check per vertex).
     pub fn new(mesh: &Mesh, palette_len: usize) -> Result<Self, MeshError> {
+        PreparedMesh::with_materials(mesh, palette_len, &Materials::default())
+    }
+
+    /// [`PreparedMesh::new`], each vertex's uv carrying the material `materials` draws it
+    /// with ([`MaterialUv`]): the uv stream is what the fragment shader reads.
+    pub fn with_materials(
+        mesh: &Mesh,
+        palette_len: usize,
+        materials: &Materials,
+    ) -> Result<Self, MeshError> {
         let vertex_count = mesh.vertex_count();
         sorted::length("normals", mesh.normals.len(), vertex_count)?;
         sorted::length("uvs", mesh.uvs.len(), vertex_count)?;
@@ -83,11 +97,20 @@ impl PreparedMesh {
             return Err(MeshError::PartialTriangle(mesh.indices.len()));
         }
         sorted::indices_below("the mesh's indices", &mesh.indices, vertex_count)?;
+        let material_uv =
+            MaterialUv::for_mesh(mesh.uvs.iter().map(|t| t.x), materials.materials.len());
+        let material_of = materials.per_vertex(vertex_count);
+        let uvs: Vec<[f32; 2]> = (0..vertex_count)
+            .map(|v| {
+                let material = material_of.as_ref().map_or(0, |m| m[v]);
+                material_uv.encode(mesh.uvs[v].to_array(), material)
+            })
+            .collect();
         let interleaved = (0..vertex_count)
             .map(|v| VertexInterleaved {
                 position: mesh.positions[v].to_array(),
                 normal: mesh.normals[v].to_array(),
-                uv: mesh.uvs[v].to_array(),
+                uv: uvs[v],
             })
             .collect();
         let source_f3 = (0..vertex_count)
@@ -101,7 +124,6 @@ impl PreparedMesh {
             normal: mesh.normals[v].extend(0.0).to_array(),
         };
         let source_f4: Vec<VertexF4> = (0..vertex_count).map(f4).collect();
-        let uvs: Vec<[f32; 2]> = mesh.uvs.iter().map(|t| t.to_array()).collect();
 
         let classes: Vec<usize> = (0..vertex_count)
             .map(|v| mesh.influence_count(v) - 1)
@@ -227,6 +249,7 @@ impl PreparedMesh {
             source_f3,
             source_f4,
             uvs,
+            material_uv,
             joints4: mesh
                 .joints
                 .iter()
@@ -266,9 +289,15 @@ impl PreparedMesh {
         &self.source_f4
     }
 
-    /// File order, the unskinned stream.
+    /// File order, the unskinned stream: each vertex's uv, moved along u by its
+    /// material's slot ([`PreparedMesh::material_uv`]; a single material moves nothing).
     pub fn uvs(&self) -> &[[f32; 2]] {
         &self.uvs
+    }
+
+    /// How the uv stream carries each vertex's material.
+    pub fn material_uv(&self) -> MaterialUv {
+        self.material_uv
     }
 
     /// File order, always four influences (unused ones weigh 0).
@@ -336,6 +365,9 @@ pub struct PreparedData {
     /// The imported mesh, file order (cut to `--max-influences` where given): the input of
     /// the reference skinning (what every kernel skins).
     pub source_mesh: Mesh,
+    /// The file's base colours and which vertices each covers (none for a rig made in
+    /// code); the uv stream carries each vertex's ([`PreparedMesh::material_uv`]).
+    pub materials: Materials,
     /// The imported mesh as the file has it (up to eight influences), where a cut changed
     /// any vertex.
     pub uncut_mesh: Option<Mesh>,
@@ -436,7 +468,7 @@ impl PreparedRig {
         let uncut_mesh = (cut_vertices > 0).then(|| std::mem::replace(&mut rig.mesh, cut));
         let joint_count = rig.skeleton.joint_count();
         let palette_len = rig.skeleton.palette_len();
-        let mesh = PreparedMesh::new(&rig.mesh, palette_len)?;
+        let mesh = PreparedMesh::with_materials(&rig.mesh, palette_len, &rig.materials)?;
         let shear_reason = scale::shear_reason(&rig.skeleton, &rig.clips);
         let clips: Vec<clip::ClipRt> = rig.clips.iter().map(clip::ClipRt::new).collect();
         let root_parent_qvs = scale::root_parents(&rig.skeleton);
@@ -478,6 +510,7 @@ impl PreparedRig {
                 mesh,
                 max_influences: rig.mesh.max_influences(),
                 source_mesh: rig.mesh,
+                materials: rig.materials,
                 uncut_mesh,
                 rest_pose,
                 shear_reason,

@@ -24,6 +24,7 @@ use crate::crowd::mix::{ClipChoice, ClipMix, ClipSummary};
 use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{Stage, TimingHistory};
 use crate::gpu::context::AdapterSummary;
+use crate::gpu::BaseColors;
 pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, Scene, Settings};
 use crate::machine::Machine;
 use crate::simd::SimdLevel;
@@ -55,6 +56,7 @@ pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) 
         notes: &scene.notes,
         present_mode: present_mode.to_string(),
         indirect_supported: scene.renderer.indirect_supported(),
+        has_materials: scene.renderer.has_materials(),
         draw_commands: {
             let [main, shadow] = scene.renderer.draw_commands();
             [main, if scene.settings.shadows { shadow } else { 0 }]
@@ -127,6 +129,8 @@ pub struct PanelInfo<'a> {
     pub present_mode: String,
     /// The adapter draws indirectly with a first instance.
     pub indirect_supported: bool,
+    /// The rig has base colours of its own (a rig made in code has none).
+    pub has_materials: bool,
     /// Character draw commands the last frame recorded: main pass, shadow pass.
     pub draw_commands: [usize; 2],
     /// Every clip of the rig as surveyed at load.
@@ -342,6 +346,25 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             .on_hover_text(
                 "the sun's shadow map: a second pass over the characters; gpu_vertex skins again in it, the others draw the vertices they have",
             );
+        let mut file_colors = settings.base_colors == BaseColors::File;
+        let colors_box = ui
+            .add_enabled(
+                info.has_materials,
+                egui::Checkbox::new(&mut file_colors, "file colours"),
+            )
+            .on_hover_text(
+                "each character's own base colours (the file's textures and factors); off: \
+                 three tints with a checker over each uv unit, which show the crowd's \
+                 structure and uv layout (--material file|tint)",
+            )
+            .on_disabled_hover_text("this rig has no materials of its own: drawn in the tints");
+        if colors_box.changed() {
+            settings.base_colors = if file_colors {
+                BaseColors::File
+            } else {
+                BaseColors::Tint
+            };
+        }
         ui.checkbox(&mut settings.vsync, "vsync")
             .on_hover_text("wait for the display's refresh: turn off to measure");
         ui.add_enabled(

@@ -21,12 +21,16 @@
 //! fills it, so a resize costs no stall.
 
 mod drawing;
+mod materials;
 mod pipelines;
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
+pub use materials::{BaseColors, MAX_LAYER_SIDE, MAX_TEXTURE_BYTES};
+pub(crate) use materials::{MaterialGpu, MaterialParamsGpu};
+use materials::MaterialTextures;
 pub use pipelines::CrowdPipelines;
 use pipelines::SkinMeshVertex;
 pub(crate) use pipelines::SkinParamsGpu;
@@ -160,6 +164,9 @@ pub struct CrowdRenderer {
     shadow_view: wgpu::TextureView,
     shadow_bind_group: wgpu::BindGroup,
     shadows: bool,
+    /// The character's materials (in the main passes' group 2 with the sun's map).
+    materials: MaterialTextures,
+    base_colors: BaseColors,
 }
 
 /// A storage view of the skinned buffer in chunks: `pulled` binds groups of lane blocks,
@@ -340,8 +347,9 @@ impl CrowdRenderer {
             compare: Some(wgpu::CompareFunction::LessEqual),
             ..Default::default()
         });
+        let materials = MaterialTextures::new(device, &rig.materials, mesh.material_uv());
         let shadow_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("shadow map"),
+            label: Some("sun's map and materials"),
             layout: &pipelines.shadow_layout,
             entries: &[
                 wgpu::BindGroupEntry {
@@ -352,12 +360,30 @@ impl CrowdRenderer {
                     binding: 1,
                     resource: wgpu::BindingResource::Sampler(&shadow_sampler),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: materials.params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: materials.table.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: wgpu::BindingResource::TextureView(&materials.view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: wgpu::BindingResource::Sampler(&materials.sampler),
+                },
             ],
         });
         CrowdRenderer {
             shadow_view,
             shadow_bind_group,
             shadows: false,
+            materials,
+            base_colors: BaseColors::DEFAULT,
             pipelines,
             chunks: None,
             draws: Default::default(),
@@ -662,6 +688,31 @@ impl CrowdRenderer {
         self.shadows
     }
 
+    /// What colours the crowd is drawn in (from the next [`Self::update`]).
+    pub fn set_base_colors(&mut self, colors: BaseColors) {
+        self.base_colors = colors;
+    }
+
+    pub fn base_colors(&self) -> BaseColors {
+        self.base_colors
+    }
+
+    /// Whether the rig has materials of its own to draw (a rig made in code has none and
+    /// is drawn in the tints whatever [`Self::base_colors`] says).
+    pub fn has_materials(&self) -> bool {
+        self.materials.has_materials()
+    }
+
+    /// The base colour texture array's layer width, height and layer count.
+    pub fn material_layers(&self) -> (u32, u32, u32) {
+        self.materials.layers()
+    }
+
+    /// What the GPU draws otherwise than the file has it (downscaled or left-out images).
+    pub fn material_notes(&self) -> &[String] {
+        self.materials.notes()
+    }
+
     /// The sun's depth map, for the shadow pass's depth attachment.
     pub fn shadow_view(&self) -> &wgpu::TextureView {
         &self.shadow_view
@@ -835,6 +886,13 @@ impl CrowdRenderer {
             );
             written += bytes.len() as u64;
         }
+        // Colouring by level shows the level's tint, not the file's colours.
+        let colors = if levels.is_some() {
+            BaseColors::Tint
+        } else {
+            self.base_colors
+        };
+        self.materials.update(queue, colors);
         let mut camera = *camera;
         camera.ground.y = if self.shadows { 1.0 } else { 0.0 };
         queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&camera));

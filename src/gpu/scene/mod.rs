@@ -194,6 +194,7 @@ impl Scene {
         renderer.set_compute_shader(settings.compute_shader);
         renderer.set_shadows(settings.shadows);
         renderer.set_indirect_draws(settings.indirect_draws);
+        renderer.set_base_colors(settings.base_colors);
         // Nothing that grows with the crowd is allocated before the budget says it fits
         // (the device's largest buffer included).
         let animate = match settings.animate.refusal(settings.pipeline.skin) {
@@ -384,6 +385,10 @@ impl Scene {
             self.renderer.set_shadows(self.settings.shadows);
             self.history.clear();
         }
+        if self.settings.base_colors != self.renderer.base_colors() {
+            self.renderer.set_base_colors(self.settings.base_colors);
+            self.history.clear();
+        }
         if self.settings.indirect_draws != self.renderer.indirect_draws() {
             self.renderer
                 .set_indirect_draws(self.settings.indirect_draws);
@@ -516,6 +521,7 @@ impl Scene {
         self.renderer.set_shadows(self.settings.shadows);
         self.renderer
             .set_indirect_draws(self.settings.indirect_draws);
+        self.renderer.set_base_colors(self.settings.base_colors);
         self.pipeline = pipeline;
         self.pipeline.set_trace(self.trace.clone());
         self.survey_clips(&rig)?;

@@ -4,6 +4,7 @@ use crate::crowd::lod::LodSettings;
 use crate::crowd::mix::ClipChoice;
 use crate::crowd::{AnimateDevice, PipelineConfig};
 use crate::gpu::animate::GpuHierarchy;
+use crate::gpu::renderer::BaseColors;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
 use crate::simd::SimdLevel;
@@ -32,6 +33,8 @@ pub struct Settings {
     pub lod: LodSettings,
     /// Draw each character in the colour of its mesh level instead of its material.
     pub color_by_level: bool,
+    /// The file's base colours or the tints (`--material`).
+    pub base_colors: BaseColors,
     /// Which clips the crowd plays (`--clips`): by default those that move.
     pub clips: ClipChoice,
     pub instances: usize,
@@ -58,6 +61,7 @@ impl Settings {
             upload: UploadVariant::DEFAULT,
             lod: LodSettings::default(),
             color_by_level: false,
+            base_colors: BaseColors::DEFAULT,
             clips: ClipChoice::Moving,
             instances,
             speed: 1.0,
