@@ -60,7 +60,9 @@ impl MaterialUv {
         } else {
             f32::INFINITY
         };
-        let reach = origin_u.abs().max((origin_u + stride_u * materials as f32).abs());
+        let reach = origin_u
+            .abs()
+            .max((origin_u + stride_u * materials as f32).abs());
         if materials <= 1 || !(reach <= MAX_MOVED_U) {
             return MaterialUv {
                 origin_u,

@@ -88,8 +88,18 @@ pub(super) struct MaterialTextures {
 /// device's side, [`MAX_LAYER_SIDE`] and, all layers together, [`MAX_TEXTURE_BYTES`].
 fn layer_size(images: &[&BaseColorImage], max_side: u32) -> (u32, u32) {
     let side = max_side.clamp(1, MAX_LAYER_SIDE);
-    let mut width = images.iter().map(|i| i.width).max().unwrap_or(1).clamp(1, side);
-    let mut height = images.iter().map(|i| i.height).max().unwrap_or(1).clamp(1, side);
+    let mut width = images
+        .iter()
+        .map(|i| i.width)
+        .max()
+        .unwrap_or(1)
+        .clamp(1, side);
+    let mut height = images
+        .iter()
+        .map(|i| i.height)
+        .max()
+        .unwrap_or(1)
+        .clamp(1, side);
     let layers = images.len().max(1) as u64;
     while layers * width as u64 * height as u64 * 4 > MAX_TEXTURE_BYTES && (width, height) != (1, 1)
     {
@@ -178,12 +188,8 @@ impl MaterialTextures {
             if level > 0 {
                 let (w, h) = ((width >> level).max(1), (height >> level).max(1));
                 for layer in &mut layers {
-                    *layer = image::imageops::resize(
-                        layer,
-                        w,
-                        h,
-                        image::imageops::FilterType::Triangle,
-                    );
+                    *layer =
+                        image::imageops::resize(layer, w, h, image::imageops::FilterType::Triangle);
                 }
             }
             mips.push(layers.iter().flat_map(|l| l.as_raw()).copied().collect());

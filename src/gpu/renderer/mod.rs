@@ -28,9 +28,9 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
+use materials::MaterialTextures;
 pub use materials::{BaseColors, MAX_LAYER_SIDE, MAX_TEXTURE_BYTES};
 pub(crate) use materials::{MaterialGpu, MaterialParamsGpu};
-use materials::MaterialTextures;
 pub use pipelines::CrowdPipelines;
 use pipelines::SkinMeshVertex;
 pub(crate) use pipelines::SkinParamsGpu;
