@@ -150,8 +150,8 @@ pub struct AppArgs {
     #[arg(long = "color-by-level")]
     pub color_by_level: bool,
     /// What colours the characters are drawn in: `file`, each character's own base
-    /// colours (the file's textures and factors; a rig made in code has none and shows the
-    /// tints), or `tint`, three tints with a checker over each uv unit, which show the
+    /// colours (the file's textures and factors; a file that names no material, like the
+    /// built-in rigs', shows the tints), or `tint`, three tints with a checker over each uv unit, which show the
     /// crowd's structure and uv layout (the panel's "file colours" box).
     #[arg(long, value_name = "file|tint", default_value = BaseColors::DEFAULT.spec().name, value_parser = variant_parser::<BaseColors>())]
     pub material: BaseColors,

@@ -81,6 +81,7 @@ fn unknown_variants_list_the_valid_ones() {
         ("--lod-max-period", "3", "not one of 1, 2, 4, 8"),
         ("--lod", "maybe", "neither on nor off"),
         ("--camera", "drone", "overview"),
+        ("--material", "gold", "tint"),
     ] {
         let (code, _, err) = skinbench(&[flag, value]);
         assert_ne!(code, 0, "{flag} {value}");
@@ -94,6 +95,10 @@ fn unknown_variants_list_the_valid_ones() {
         assert_ne!(code, 0);
         assert!(err.contains("neither on nor off"), "{flag}: {err}");
         assert!(err.contains(flag), "{flag}: {err}");
+    }
+    for value in ["file", "tint"] {
+        let (code, _, err) = skinbench(&["--material", value, "--rig", "/nonexistent/rig.glb"]);
+        assert_eq!(code, 1, "--material {value}: {err}");
     }
     // Both values parse: the run gets as far as the missing rig.
     for value in ["on", "off"] {

@@ -838,3 +838,47 @@ fn the_clip_boxes_choose_what_the_crowd_plays() {
     assert!(!plays(&harness, 3));
     assert!(plays(&harness, 0) && plays(&harness, 1) && plays(&harness, 2));
 }
+
+/// The "file colours" box: on by default for a character whose file has materials, it
+/// switches the crowd to the tints and back (the picture changes with it); for a rig whose
+/// file names no material it is off and cannot be ticked.
+#[test]
+fn the_file_colours_box_switches_between_the_files_colours_and_the_tints() {
+    use skinbench::gpu::BaseColors;
+    let Some(dir) = common::rigs_dir() else {
+        return;
+    };
+    let rig = Arc::new(PreparedRig::load(&dir.join("Fox/Fox.glb")).unwrap());
+    let Some(mut fox) = harness_for(rig, 6) else {
+        return;
+    };
+    let h = &mut fox;
+    // Paused, so that every frame draws the same poses.
+    h.state_mut().settings.paused = true;
+    h.state_mut().frame(Frame::headless(1.0 / 60.0)).unwrap();
+    assert!(h.state().renderer.has_materials());
+    assert_eq!(h.state().renderer.base_colors(), BaseColors::File);
+    let file_picture = h.state_mut().read_image().unwrap();
+    for expected in [BaseColors::Tint, BaseColors::File] {
+        click_then_frame(h, "file colours");
+        assert_eq!(h.state().settings.base_colors, expected);
+        assert_eq!(h.state().renderer.base_colors(), expected);
+        let picture = h.state_mut().read_image().unwrap();
+        let differ = picture
+            .pixels()
+            .zip(file_picture.pixels())
+            .filter(|(a, b)| a.0[..3] != b.0[..3])
+            .count();
+        match expected {
+            BaseColors::Tint => assert!(differ > 100, "the tints changed {differ} pixels"),
+            BaseColors::File => assert_eq!(differ, 0, "back to the file's colours"),
+        }
+    }
+
+    let Some(mut built_in) = harness() else {
+        return;
+    };
+    assert!(!built_in.state().renderer.has_materials());
+    click_then_frame(&mut built_in, "file colours");
+    assert_eq!(built_in.state().settings.base_colors, BaseColors::File);
+}

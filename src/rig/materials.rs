@@ -31,6 +31,9 @@ pub struct Material {
     /// The texture coordinate set the texture reads (skinbench reads set 0; another set
     /// is noted and read as set 0).
     pub tex_coord: u32,
+    /// The file defines it (false: glTF's default material, for primitives that name
+    /// none).
+    pub from_file: bool,
 }
 
 /// A decoded base colour image.
@@ -68,6 +71,12 @@ pub struct Materials {
 }
 
 impl Materials {
+    /// Whether the file gives any material of its own (a file that names none, like a
+    /// rig made in code, has no colours of its own to draw).
+    pub fn from_file(&self) -> bool {
+        self.materials.iter().any(|m| m.from_file)
+    }
+
     /// The material of each of `vertices` vertices (file order); `None` without materials.
     pub fn per_vertex(&self, vertices: usize) -> Option<Vec<u16>> {
         if self.vertex_runs.is_empty() {

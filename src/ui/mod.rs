@@ -129,7 +129,7 @@ pub struct PanelInfo<'a> {
     pub present_mode: String,
     /// The adapter draws indirectly with a first instance.
     pub indirect_supported: bool,
-    /// The rig has base colours of its own (a rig made in code has none).
+    /// The rig's file gives materials of its own (the built-in rigs' names none).
     pub has_materials: bool,
     /// Character draw commands the last frame recorded: main pass, shadow pass.
     pub draw_commands: [usize; 2],
@@ -357,7 +357,7 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
                  three tints with a checker over each uv unit, which show the crowd's \
                  structure and uv layout (--material file|tint)",
             )
-            .on_disabled_hover_text("this rig has no materials of its own: drawn in the tints");
+            .on_disabled_hover_text("this rig's file names no material: drawn in the tints");
         if colors_box.changed() {
             settings.base_colors = if file_colors {
                 BaseColors::File

@@ -79,7 +79,8 @@ pub(super) struct MaterialTextures {
     pending: Option<Vec<Vec<u8>>>,
     /// What the params buffer holds.
     written: MaterialParamsGpu,
-    /// The file gives materials (a rig made in code has none: it is drawn in the tints).
+    /// The file gives materials of its own (a file that names none, like the built-in
+    /// rigs, is drawn in the tints).
     has_materials: bool,
     notes: Vec<String>,
 }
@@ -253,7 +254,7 @@ impl MaterialTextures {
             contents: bytemuck::cast_slice(&table),
             usage: wgpu::BufferUsages::STORAGE,
         });
-        let has_materials = !materials.materials.is_empty();
+        let has_materials = materials.from_file();
         let written = MaterialParamsGpu {
             origin_u: slots.origin_u(),
             stride_u: slots.stride_u(),

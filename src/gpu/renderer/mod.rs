@@ -697,8 +697,9 @@ impl CrowdRenderer {
         self.base_colors
     }
 
-    /// Whether the rig has materials of its own to draw (a rig made in code has none and
-    /// is drawn in the tints whatever [`Self::base_colors`] says).
+    /// Whether the rig's file gives materials of its own to draw (one that names none,
+    /// like the built-in rigs', is drawn in the tints whatever [`Self::base_colors`]
+    /// says).
     pub fn has_materials(&self) -> bool {
         self.materials.has_materials()
     }

@@ -51,6 +51,7 @@ impl Importer<'_> {
                 base_color_factor: [1.0; 4],
                 image: None,
                 tex_coord: 0,
+                from_file: false,
             };
         };
         let name = m.name().map_or_else(
@@ -104,6 +105,7 @@ impl Importer<'_> {
             base_color_factor: factor,
             image,
             tex_coord,
+            from_file: true,
         }
     }
 
