@@ -342,6 +342,12 @@ pub struct BenchArgs {
     /// very near). The crowd workload measures both. The report's name ends in `_street`.
     #[arg(long, default_value = CameraStart::Overview.spec().name, value_parser = variant_parser::<CameraStart>())]
     pub camera: CameraStart,
+    /// What colours the gpu and crowd workloads draw the crowd in: `file` (the rig's own
+    /// base colours, textures sampled) or `tint` (three tints with a checker, no texture),
+    /// to measure what the file's materials cost. The report says which; its name ends in
+    /// `_tint` for the tints.
+    #[arg(long, value_name = "file|tint", default_value = BaseColors::DEFAULT.spec().name, value_parser = variant_parser::<BaseColors>())]
+    pub material: BaseColors,
 }
 
 /// `skinbench pose`.

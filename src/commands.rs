@@ -287,6 +287,7 @@ pub fn bench(
         trace,
         clips,
         camera,
+        material,
     }: BenchArgs,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
@@ -341,6 +342,7 @@ pub fn bench(
         trace: timeline.clone(),
         clips,
         camera,
+        material,
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;

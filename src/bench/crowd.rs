@@ -116,6 +116,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     let upload = UploadVariant::StagingBelt;
     let settings = Settings {
         upload,
+        base_colors: ctx.options.material,
         ..Settings::headless(PipelineConfig::best_for(&rig, 1), n)
     };
     let mut scene = ctx.scene("crowd", settings, SIZE)?;

@@ -98,6 +98,8 @@ pub struct GpuSection {
     pub size: (u32, u32),
     /// Where the camera stood (`--camera`): `overview` or `street`.
     pub camera: &'static str,
+    /// What colours the crowd was drawn in (`--material`): `file` or `tint`.
+    pub material: &'static str,
     pub rows: Vec<GpuRow>,
 }
 
@@ -306,6 +308,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                             threshold_px: LOD_PX,
                             ..Default::default()
                         },
+                        base_colors: ctx.options.material,
                         ..Settings::headless(c.pipeline, n)
                     };
                     let mut scene = ctx.scene("gpu", settings, SIZE)?;
@@ -395,6 +398,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         upload: upload.name(),
         size: SIZE,
         camera: ctx.options.camera.name(),
+        material: ctx.options.material.name(),
         rows,
     })
 }
@@ -451,7 +455,8 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
     let _ = writeln!(
         s,
         "## gpu: CPU against GPU skinning, whole frames\n\n\
-         - adapter: {} ({}); pipeline threads {}; upload {}; offscreen target {}×{}; {} camera\n",
+         - adapter: {} ({}); pipeline threads {}; upload {}; offscreen target {}×{}; {} camera; \
+         colours: {}\n",
         section.adapter,
         section.adapter_type,
         section.threads,
@@ -459,6 +464,10 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         section.size.0,
         section.size.1,
         section.camera,
+        match section.material {
+            "tint" => "the tints (`--material tint`)",
+            _ => "the file's materials where it has them",
+        },
     );
     if section.cpu_adapter {
         *s += "**This adapter is a CPU emulation of a GPU (lavapipe or similar): its \

@@ -130,6 +130,8 @@ pub struct BenchOptions {
     pub clips: crate::crowd::mix::ClipChoice,
     /// `--camera`: where the gpu workload's camera stands.
     pub camera: crate::gpu::camera::CameraStart,
+    /// `--material`: what colours the drawing workloads draw the crowd in.
+    pub material: crate::gpu::BaseColors,
 }
 
 impl Default for BenchOptions {
@@ -144,6 +146,7 @@ impl Default for BenchOptions {
             trace: None,
             clips: Default::default(),
             camera: crate::gpu::camera::CameraStart::Overview,
+            material: crate::gpu::BaseColors::DEFAULT,
         }
     }
 }

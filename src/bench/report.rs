@@ -142,7 +142,7 @@ pub fn markdown(report: &Report) -> String {
 /// Base file name: `<date>_<cpu>_<git-sha>`, then what makes the run partial or special,
 /// so runs of one commit do not share a name: `_<workload>-<workload>` when `--workload`
 /// chose a subset, `_<n>inst` with `--instances`, `_street` for the gpu workload seen from
-/// the street camera, `_<level>-<level>` when the SIMD levels
+/// the street camera, `_tint` for the gpu workload drawn in the tints, `_<level>-<level>` when the SIMD levels
 /// measured are not just the CPU's best (`--simd-level`).
 pub fn base_name(report: &Report) -> String {
     let mut name = format!(
@@ -163,6 +163,12 @@ pub fn base_name(report: &Report) -> String {
         && gpu.camera != crate::gpu::camera::CameraStart::Overview.name()
     {
         name += &format!("_{}", gpu.camera);
+    }
+    // Drawn in the tints rather than the file's colours.
+    if let Some(gpu) = &report.gpu
+        && gpu.material != crate::gpu::BaseColors::DEFAULT.name()
+    {
+        name += &format!("_{}", gpu.material);
     }
     // Other rigs than the built-in reference one, and a cut, are in the name.
     if report.rig.name != "reference" {

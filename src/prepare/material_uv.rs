@@ -63,7 +63,9 @@ impl MaterialUv {
         let reach = origin_u
             .abs()
             .max((origin_u + stride_u * materials as f32).abs());
-        if materials <= 1 || !(reach <= MAX_MOVED_U) {
+        // A NaN reach (never, with the finite span above) counts as too far.
+        let fits = reach.partial_cmp(&MAX_MOVED_U).is_some_and(|o| o.is_le());
+        if materials <= 1 || !fits {
             return MaterialUv {
                 origin_u,
                 stride_u: if stride_u.is_finite() { stride_u } else { 1.0 },
