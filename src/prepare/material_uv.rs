@@ -136,7 +136,8 @@ mod tests {
         let slots = MaterialUv::for_mesh(us.into_iter(), 5);
         assert!(slots.marks_materials());
         assert_eq!(slots.origin_u(), -1.0);
-        assert_eq!(slots.stride_u(), 8.0);
+        // Whole units -1..=1 and one of room: 4.
+        assert_eq!(slots.stride_u(), 4.0);
         for m in 0..5u16 {
             for u in us {
                 let moved = slots.encode([u, 0.3], m);
