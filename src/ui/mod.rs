@@ -346,7 +346,8 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             .on_hover_text(
                 "the sun's shadow map: a second pass over the characters; gpu_vertex skins again in it, the others draw the vertices they have",
             );
-        let mut file_colors = settings.base_colors == BaseColors::File;
+        // Unticked where the rig has no colours of its own: what is drawn is the tints.
+        let mut file_colors = settings.base_colors == BaseColors::File && info.has_materials;
         let colors_box = ui
             .add_enabled(
                 info.has_materials,
