@@ -4,8 +4,9 @@
 //! (from the interleaved vertex, vertex slot 1 or a storage stream), and a vertex shader
 //! may read only four storage buffers on the devices skinbench supports, all of them
 //! taken. So the material travels inside the uv: the mesh's u coordinates span whole
-//! units `origin_u .. origin_u + span`, and material `m` moves its vertices' u by
-//! `m × stride_u`, a power of two above the span. The fragment shader takes the material
+//! units, and material `m` moves its vertices' u by `m × stride_u`, a power of two
+//! above the span with half a unit of room on either side; the slots start at
+//! `origin_u`. The fragment shader takes the material
 //! back as `floor((u − origin_u) / stride_u)` and the file's u as `u − m × stride_u`.
 //! Material 0 moves nothing, so a character with one material keeps its uvs bit for bit.
 //! A triangle never mixes materials (each glTF primitive has one, and the mesh levels
@@ -51,10 +52,12 @@ impl MaterialUv {
         if low > high {
             (low, high) = (0.0, 0.0);
         }
-        let origin_u = low.floor();
-        // One unit of room above the highest u: an interpolated u that rounds up past
-        // it stays in its slot.
-        let span = high.floor() - origin_u + 2.0;
+        // Half a unit of room below the lowest whole u and half above the highest: a u
+        // that sits on a whole unit (every uv of a mesh without uvs is 0) and comes out
+        // of the rasteriser's interpolation a rounding error lower or higher stays in its
+        // slot.
+        let origin_u = low.floor() - 0.5;
+        let span = high.floor() - low.floor() + 2.0;
         let stride_u = if span < (1u32 << 20) as f32 {
             (span as u32).next_power_of_two() as f32
         } else {
@@ -84,7 +87,7 @@ impl MaterialUv {
         self.materials > 1
     }
 
-    /// The first whole u of the mesh's span.
+    /// Where the slots start: half a unit below the mesh's lowest whole u.
     pub fn origin_u(&self) -> f32 {
         self.origin_u
     }
@@ -135,8 +138,8 @@ mod tests {
         let us = [-1.0, -0.25, 0.0, 0.5, 0.999, 1.0, 1.75];
         let slots = MaterialUv::for_mesh(us.into_iter(), 5);
         assert!(slots.marks_materials());
-        assert_eq!(slots.origin_u(), -1.0);
-        // Whole units -1..=1 and one of room: 4.
+        assert_eq!(slots.origin_u(), -1.5);
+        // Whole units -1..=1 and half a unit of room either side: 4.
         assert_eq!(slots.stride_u(), 4.0);
         for m in 0..5u16 {
             for u in us {
@@ -149,6 +152,31 @@ mod tests {
         }
     }
 
+    /// The rasteriser's interpolation gives back a vertex's u within rounding: u on a
+    /// whole unit (every uv of a mesh without uvs) must stay in its slot a little lower
+    /// or higher.
+    #[test]
+    fn a_u_interpolated_a_little_off_keeps_its_material() {
+        for us in [
+            vec![0.0f32],
+            vec![0.0, 1.0],
+            vec![-2.0, 3.0],
+            vec![0.25, 0.75],
+        ] {
+            let slots = MaterialUv::for_mesh(us.iter().copied(), 40);
+            for m in 0..40u16 {
+                for &u in &us {
+                    let moved = slots.encode([u, 0.0], m)[0];
+                    for off in [1.0 - 1e-5, 1.0 + 1e-5] {
+                        for near in [moved * off, moved - 1e-3, moved + 1e-3] {
+                            assert_eq!(slots.decode(near).0, m as u32, "us {us:?} u {u} m {m}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn uvs_spread_too_far_draw_material_zero() {
         let slots = MaterialUv::for_mesh([0.0, 900.0].into_iter(), 3);
@@ -156,7 +184,7 @@ mod tests {
         assert_eq!(slots.encode([5.0, 1.0], 2), [5.0, 1.0]);
         let slots = MaterialUv::for_mesh([f32::NAN, f32::INFINITY, 0.5].into_iter(), 3);
         assert!(slots.marks_materials());
-        assert_eq!(slots.origin_u(), 0.0);
+        assert_eq!(slots.origin_u(), -0.5);
         assert_eq!(slots.decode(slots.encode([0.5, 0.0], 2)[0]), (2, 0.5));
         let slots = MaterialUv::for_mesh([f32::MAX, -f32::MAX].into_iter(), 2);
         assert!(!slots.marks_materials());

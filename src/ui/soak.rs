@@ -82,6 +82,7 @@ enum Change {
     Threads,
     SimdLevel,
     Shadows,
+    BaseColors,
     IndirectDraws,
     Lod,
     ComputeShader,
@@ -104,6 +105,7 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::Threads, 2),
     (Change::SimdLevel, 2),
     (Change::Shadows, 1),
+    (Change::BaseColors, 1),
     (Change::IndirectDraws, 1),
     (Change::Lod, 1),
     (Change::ComputeShader, 1),
@@ -494,6 +496,10 @@ impl Soak {
             Change::Shadows => {
                 settings.shadows = !settings.shadows;
                 format!("shadows {}", if settings.shadows { "on" } else { "off" })
+            }
+            Change::BaseColors => {
+                settings.base_colors = self.rng.pick(crate::gpu::BaseColors::ALL);
+                format!("colours {}", settings.base_colors.name())
             }
             Change::IndirectDraws => {
                 settings.indirect_draws = !settings.indirect_draws;
