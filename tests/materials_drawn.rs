@@ -281,6 +281,44 @@ fn two_materials(rig: &Arc<PreparedRig>, skin: SkinVariant, name: &str) -> Resul
     Ok(())
 }
 
+/// An image wider than a layer may be is drawn downscaled, and the scene's notes (the
+/// panel's) say so.
+fn a_wide_image_is_drawn_smaller_with_a_note() -> Result<(), Failed> {
+    let Some(dir) = common::rigs_dir() else {
+        return Ok(());
+    };
+    let Some(gpu) = common::gpu_context() else {
+        return Ok(());
+    };
+    let mut edit = common::GlbEdit::open(&dir.join("Fox/Fox.glb"));
+    let out = common::temp_dir("materials_drawn_wide");
+    let wide = image::RgbaImage::from_pixel(4096, 8, image::Rgba([200, 120, 40, 255]));
+    wide.save(out.join("wide.png")).unwrap();
+    edit.doc["images"] = json!([{ "uri": "wide.png", "name": "wide" }]);
+    let path = edit.write(&out, "Fox_wide.glb");
+    let rig = Arc::new(PreparedRig::load(&path).map_err(|e| e.to_string())?);
+    let crowd = crowd(&rig);
+    let settings = common::app_settings(&rig, crowd.len());
+    let scene = skinbench::gpu::scene::Scene::new(
+        gpu,
+        rig,
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        SIZE,
+    )
+    .map_err(|e| e.to_string())?;
+    let side = skinbench::gpu::renderer::MAX_LAYER_SIDE;
+    let (width, height, layers) = scene.renderer.material_layers();
+    if (width, height, layers) != (side, 8, 1) {
+        return Err(format!("layers {width}×{height}×{layers}").into());
+    }
+    let wanted = format!("image wide drawn at {side}×8 (the file's is 4096×8)");
+    if !scene.notes.iter().any(|n| n == &wanted) {
+        return Err(format!("no note {wanted:?} in {:?}", scene.notes).into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -313,5 +351,9 @@ fn main() {
             }
         }
     }
+    trials.push(Trial::test(
+        "a_wide_image_is_drawn_smaller_with_a_note",
+        a_wide_image_is_drawn_smaller_with_a_note,
+    ));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -195,6 +195,9 @@ impl Scene {
         renderer.set_shadows(settings.shadows);
         renderer.set_indirect_draws(settings.indirect_draws);
         renderer.set_base_colors(settings.base_colors);
+        // What the GPU draws otherwise than the file has it (downscaled images), for the
+        // panel's notes.
+        let material_notes = renderer.material_notes().to_vec();
         // Nothing that grows with the crowd is allocated before the budget says it fits
         // (the device's largest buffer included).
         let animate = match settings.animate.refusal(settings.pipeline.skin) {
@@ -235,7 +238,7 @@ impl Scene {
             machine: Machine::detect(),
             requests: Requests::default(),
             screenshot_dir: PathBuf::from("bench-results/screenshots"),
-            notes: Vec::new(),
+            notes: material_notes,
             budget_refusal: None,
             footprint_bytes: 0,
             trim_after_frames: None,
@@ -522,6 +525,8 @@ impl Scene {
         self.renderer
             .set_indirect_draws(self.settings.indirect_draws);
         self.renderer.set_base_colors(self.settings.base_colors);
+        self.notes
+            .extend(self.renderer.material_notes().iter().cloned());
         self.pipeline = pipeline;
         self.pipeline.set_trace(self.trace.clone());
         self.survey_clips(&rig)?;
