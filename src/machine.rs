@@ -140,11 +140,26 @@ fn git_sha() -> String {
     match run(&["rev-parse", "--short=10", "HEAD"]) {
         Some(sha) => {
             let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+                .is_some_and(|s| changes_outside_outputs(&s));
             if dirty { format!("{sha}-dirty") } else { sha }
         }
         None => "unknown".into(),
     }
+}
+
+/// Whether `git status --porcelain` lists a change outside `bench-results/`. What lies
+/// there (the reports, the index `bench` rewrites after each one, the screenshots) is what
+/// the bench and the app write, not the code a report names: a second run of one checkout
+/// is still that commit.
+fn changes_outside_outputs(porcelain: &str) -> bool {
+    porcelain.lines().any(|line| {
+        // `XY path`, or `XY old -> new` for a rename; paths from the repository's root,
+        // quoted where they hold unusual characters.
+        let paths = line.get(3..).unwrap_or(line);
+        paths
+            .split(" -> ")
+            .any(|path| !path.trim_matches('"').starts_with("bench-results/"))
+    })
 }
 
 /// Today's UTC date as YYYY-MM-DD (civil-from-days, no date crate needed).
@@ -186,6 +201,26 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn outputs_in_bench_results_do_not_make_a_report_dirty() {
+        use super::changes_outside_outputs;
+        assert!(!changes_outside_outputs(""));
+        assert!(!changes_outside_outputs(
+            " M bench-results/README.md\n M bench-results/screenshots/readme_crowd_1000.png\n"
+        ));
+        assert!(changes_outside_outputs(
+            " M bench-results/README.md\n M src/machine.rs\n"
+        ));
+        assert!(changes_outside_outputs("M  docs/gpu.md\n"));
+        assert!(changes_outside_outputs(
+            "R  src/old.rs -> bench-results/old.rs\n"
+        ));
+        assert!(!changes_outside_outputs(
+            "R  bench-results/a.md -> bench-results/b.md\n"
+        ));
+    }
+
     #[test]
     fn cpu_id_reads_the_first_processor() {
         let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\n\
