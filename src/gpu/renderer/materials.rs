@@ -68,12 +68,24 @@ crate::gpu_struct! {
     }
 }
 
+impl MaterialGpu {
+    fn new(base_color_factor: [f32; 4], layer: i32) -> Self {
+        MaterialGpu {
+            base_color_factor,
+            layer,
+            _pad0: 0,
+            _pad1: 0,
+            _pad2: 0,
+        }
+    }
+}
+
 /// The GPU side of a character's materials.
 pub(super) struct MaterialTextures {
-    pub(super) params: wgpu::Buffer,
-    pub(super) table: wgpu::Buffer,
-    pub(super) view: wgpu::TextureView,
-    pub(super) sampler: wgpu::Sampler,
+    params: wgpu::Buffer,
+    table: wgpu::Buffer,
+    view: wgpu::TextureView,
+    sampler: wgpu::Sampler,
     texture: wgpu::Texture,
     /// Per mip level, every layer's texels, until the first frame writes them.
     pending: Option<Vec<Vec<u8>>>,
@@ -85,22 +97,48 @@ pub(super) struct MaterialTextures {
     notes: Vec<String>,
 }
 
+/// The crowd's colours, as the renderer offers them.
+impl super::CrowdRenderer {
+    /// What colours the crowd is drawn in (from the next [`Self::update`]).
+    pub fn set_base_colors(&mut self, colors: BaseColors) {
+        self.base_colors = colors;
+    }
+
+    pub fn base_colors(&self) -> BaseColors {
+        self.base_colors
+    }
+
+    /// Whether the rig's file gives materials of its own to draw (one that names none,
+    /// like the built-in rigs', is drawn in the tints whatever [`Self::base_colors`]
+    /// says).
+    pub fn has_materials(&self) -> bool {
+        self.materials.has_materials()
+    }
+
+    /// The base colour texture array's layer width, height and layer count.
+    pub fn material_layers(&self) -> (u32, u32, u32) {
+        self.materials.layers()
+    }
+
+    /// What the GPU draws otherwise than the file has it (downscaled or left-out images).
+    pub fn material_notes(&self) -> &[String] {
+        self.materials.notes()
+    }
+}
+
 /// The layer size for `images`: the largest width and height among them, within the
 /// device's side, [`MAX_LAYER_SIDE`] and, all layers together, [`MAX_TEXTURE_BYTES`].
 fn layer_size(images: &[&BaseColorImage], max_side: u32) -> (u32, u32) {
     let side = max_side.clamp(1, MAX_LAYER_SIDE);
-    let mut width = images
-        .iter()
-        .map(|i| i.width)
-        .max()
-        .unwrap_or(1)
-        .clamp(1, side);
-    let mut height = images
-        .iter()
-        .map(|i| i.height)
-        .max()
-        .unwrap_or(1)
-        .clamp(1, side);
+    let largest = |of: fn(&BaseColorImage) -> u32| {
+        images
+            .iter()
+            .map(|&i| of(i))
+            .max()
+            .unwrap_or(1)
+            .clamp(1, side)
+    };
+    let (mut width, mut height) = (largest(|i| i.width), largest(|i| i.height));
     let layers = images.len().max(1) as u64;
     while layers * width as u64 * height as u64 * 4 > MAX_TEXTURE_BYTES && (width, height) != (1, 1)
     {
@@ -226,27 +264,17 @@ impl MaterialTextures {
         let mut table: Vec<MaterialGpu> = materials
             .materials
             .iter()
-            .map(|m| MaterialGpu {
-                base_color_factor: m.base_color_factor,
-                layer: m
+            .map(|m| {
+                let layer = m
                     .image
-                    .and_then(|i| layer_of_image.get(i).copied().flatten())
-                    .map_or(-1, |l| l as i32),
-                _pad0: 0,
-                _pad1: 0,
-                _pad2: 0,
+                    .and_then(|i| layer_of_image.get(i).copied().flatten());
+                MaterialGpu::new(m.base_color_factor, layer.map_or(-1, |l| l as i32))
             })
             .collect();
         // The table holds every slot the uvs can name, and a storage binding is never
         // empty.
         while table.len() < (slots.materials() as usize).max(1) {
-            table.push(MaterialGpu {
-                base_color_factor: [1.0; 4],
-                layer: -1,
-                _pad0: 0,
-                _pad1: 0,
-                _pad2: 0,
-            });
+            table.push(MaterialGpu::new([1.0; 4], -1));
         }
         use wgpu::util::DeviceExt;
         let table = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -283,6 +311,18 @@ impl MaterialTextures {
             has_materials,
             notes,
         }
+    }
+
+    /// Bindings 2 to 5 of the main passes' group 2 (`material_params`, `materials`,
+    /// `base_color_images`, `base_color_sampler` in crowd.wgsl).
+    pub(super) fn entries(&self) -> [wgpu::BindGroupEntry<'_>; 4] {
+        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
+        [
+            entry(2, self.params.as_entire_binding()),
+            entry(3, self.table.as_entire_binding()),
+            entry(4, wgpu::BindingResource::TextureView(&self.view)),
+            entry(5, wgpu::BindingResource::Sampler(&self.sampler)),
+        ]
     }
 
     /// Writes the texels (on the first call) and which colours to draw: the file's where

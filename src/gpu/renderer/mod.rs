@@ -348,6 +348,7 @@ impl CrowdRenderer {
             ..Default::default()
         });
         let materials = MaterialTextures::new(device, &rig.materials, mesh.material_uv());
+        let [params, table, images, sampler] = materials.entries();
         let shadow_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("sun's map and materials"),
             layout: &pipelines.shadow_layout,
@@ -360,22 +361,10 @@ impl CrowdRenderer {
                     binding: 1,
                     resource: wgpu::BindingResource::Sampler(&shadow_sampler),
                 },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: materials.params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: materials.table.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: wgpu::BindingResource::TextureView(&materials.view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: wgpu::BindingResource::Sampler(&materials.sampler),
-                },
+                params,
+                table,
+                images,
+                sampler,
             ],
         });
         CrowdRenderer {
@@ -686,32 +675,6 @@ impl CrowdRenderer {
 
     pub fn shadows(&self) -> bool {
         self.shadows
-    }
-
-    /// What colours the crowd is drawn in (from the next [`Self::update`]).
-    pub fn set_base_colors(&mut self, colors: BaseColors) {
-        self.base_colors = colors;
-    }
-
-    pub fn base_colors(&self) -> BaseColors {
-        self.base_colors
-    }
-
-    /// Whether the rig's file gives materials of its own to draw (one that names none,
-    /// like the built-in rigs', is drawn in the tints whatever [`Self::base_colors`]
-    /// says).
-    pub fn has_materials(&self) -> bool {
-        self.materials.has_materials()
-    }
-
-    /// The base colour texture array's layer width, height and layer count.
-    pub fn material_layers(&self) -> (u32, u32, u32) {
-        self.materials.layers()
-    }
-
-    /// What the GPU draws otherwise than the file has it (downscaled or left-out images).
-    pub fn material_notes(&self) -> &[String] {
-        self.materials.notes()
     }
 
     /// The sun's depth map, for the shadow pass's depth attachment.
