@@ -50,6 +50,18 @@ fn variant_parser<V: Variant + Send + Sync + Clone>() -> impl TypedValueParser<V
     .try_map(|name: String| V::from_name(&name))
 }
 
+/// The skin variants that write vertices on the CPU (what `pose` can read back), with
+/// their descriptions.
+fn cpu_skin_parser() -> impl TypedValueParser<Value = SkinVariant> {
+    PossibleValuesParser::new(
+        SkinVariant::ALL
+            .iter()
+            .filter(|v| v.skins_on_cpu())
+            .map(|v| PossibleValue::new(v.name()).help(v.description())),
+    )
+    .try_map(|name: String| SkinVariant::from_name(&name))
+}
+
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once('x')
@@ -156,7 +168,7 @@ pub struct AppArgs {
     #[arg(long, value_name = "file|tint", default_value = BaseColors::DEFAULT.spec().name, value_parser = variant_parser::<BaseColors>())]
     pub material: BaseColors,
     /// The screen-space error LOD allows, pixels (0.01 to 100).
-    #[arg(long = "lod-threshold", value_name = "PX", default_value_t = 1.0, value_parser = lod_threshold)]
+    #[arg(long = "lod-threshold", value_name = "PX", default_value_t = 1.0, value_parser = lod_threshold, allow_negative_numbers = true)]
     pub lod_threshold: f32,
     /// The longest LOD update period, frames: 1, 2, 4 or 8.
     #[arg(long = "lod-max-period", value_name = "FRAMES", default_value_t = 8, value_parser = lod_max_period)]
@@ -166,17 +178,17 @@ pub struct AppArgs {
     #[arg(long, default_value = CameraStart::Overview.spec().name, value_parser = variant_parser::<CameraStart>())]
     pub camera: CameraStart,
     /// Animation speed factor, 0..=10.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = speed, allow_negative_numbers = true)]
     pub speed: f32,
     /// Start paused.
     #[arg(long)]
     pub paused: bool,
     /// Start every character at this time into its clip, instead of a random phase (with
     /// --paused: a still of that pose, e.g. a rig's worst frame from the bench).
-    #[arg(long, value_name = "SECS", value_parser = clip_time)]
+    #[arg(long, value_name = "SECS", value_parser = clip_time, allow_negative_numbers = true)]
     pub clip_time: Option<f32>,
     /// Cross-fade each character towards its second clip with this weight (0 = off).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = blend_weight, allow_negative_numbers = true)]
     pub blend: f32,
     /// Present without vsync (for measuring).
     #[arg(long)]
@@ -367,8 +379,8 @@ pub struct PoseArgs {
         allow_negative_numbers = true
     )]
     pub time_secs: f32,
-    /// Skinning variant (default: the fastest on this CPU).
-    #[arg(long, value_parser = variant_parser::<SkinVariant>())]
+    /// Skinning variant, one that skins on the CPU (default: the fastest on this CPU).
+    #[arg(long, value_parser = cpu_skin_parser())]
     pub skin: Option<SkinVariant>,
     /// Hierarchy variant (default: the fastest on this CPU that accepts the rig).
     #[arg(long, value_parser = variant_parser::<HierarchyVariant>())]
@@ -492,11 +504,34 @@ fn clip_time(value: &str) -> Result<f32, String> {
     }
 }
 
-/// `--lod-threshold`.
+/// `--speed`: a factor in 0..=10.
+fn speed(value: &str) -> Result<f32, String> {
+    match value.parse::<f32>() {
+        Ok(s) if s.is_finite() && (0.0..=10.0).contains(&s) => Ok(s),
+        Ok(_) => Err(format!("{value} is out of range 0..=10")),
+        Err(_) => Err(format!(
+            "{value:?} is not a number (a speed factor in 0..=10)"
+        )),
+    }
+}
+
+/// `--blend`: a weight in 0..=1.
+fn blend_weight(value: &str) -> Result<f32, String> {
+    match value.parse::<f32>() {
+        Ok(w) if (0.0..=1.0).contains(&w) => Ok(w),
+        Ok(_) => Err(format!("{value} is out of range 0..=1")),
+        Err(_) => Err(format!(
+            "{value:?} is not a number (a blend weight in 0..=1)"
+        )),
+    }
+}
+
+/// `--clips`.
 fn clip_choice(value: &str) -> Result<ClipChoice, String> {
     ClipChoice::parse(value).map_err(|e| e.to_string())
 }
 
+/// `--lod-threshold`.
 fn lod_threshold(value: &str) -> Result<f32, String> {
     let px = value
         .parse::<f32>()

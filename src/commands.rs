@@ -27,6 +27,27 @@ use skinbench::skin::SkinVariant;
 use skinbench::ui::app::AppOptions;
 use skinbench::variant::Variant;
 
+/// `println!` for the commands' results, except that a reader who stops reading (a pipe
+/// into `head`) ends the command quietly instead of a panic: what it writes after that
+/// has no one to read it.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        say_on!("{}\n", format_args!($($arg)*))
+    };
+}
+
+/// `print!` as [`say!`] writes it.
+macro_rules! say_on {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        match write!(std::io::stdout().lock(), $($arg)*) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+            Err(e) => return Err(anyhow::Error::from(e).context("cannot write to standard output")),
+        }
+    }};
+}
+
 /// `inspect`: the rig's summary, what a cut to four influences would move, and how far
 /// its normals turn.
 pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
@@ -49,11 +70,11 @@ pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
         let survey = ClipSurvey::measure(&prepared);
         let mix = ClipMix::choose(&ClipChoice::Moving, &prepared, &survey)?;
         value["crowd_clips"] = serde_json::json!({ "survey": survey, "default_mix": mix });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        say!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!("{}", summary.to_text());
+        say_on!("{}", summary.to_text());
         if let Some(cut) = &cut {
-            println!(
+            say!(
                 "cut to 4 influences (--max-influences 4): {} vertices; the largest move over the clips is {:.2e} of the rig size (vertex {}, {})",
                 cut.vertices_cut,
                 cut.relative_displacement,
@@ -66,9 +87,9 @@ pub fn inspect(InspectArgs { file, json }: InspectArgs) -> anyhow::Result<()> {
                     )),
             );
         }
-        print!("{}", normals.to_text(&prepared));
-        print!("{}", mesh_lod_text(&prepared));
-        print!("{}", crowd_clips_text(&prepared)?);
+        say_on!("{}", normals.to_text(&prepared));
+        say_on!("{}", mesh_lod_text(&prepared));
+        say_on!("{}", crowd_clips_text(&prepared)?);
     }
     Ok(())
 }
@@ -80,19 +101,26 @@ fn crowd_clips_text(rig: &PreparedRig) -> anyhow::Result<String> {
     let mix = ClipMix::choose(&ClipChoice::Moving, rig, &survey)?;
     let mut out = String::from(
         "crowd clips (each skinned at its keys and an even grid; the farthest a vertex gets from \
-         the clip's first pose, and the ground box of every pose, metres as drawn at 1.8 m tall):\n",
+         the clip's first pose, how far its last pose is from its first, and the ground box of \
+         every pose, metres as drawn at 1.8 m tall):\n",
     );
     for clip in &survey.clips {
         let [x0, x1, z0, z1] = clip.footprint_metres;
+        let what = match (clip.moves, clip.loops) {
+            (false, _) => "still (left out by default)".to_string(),
+            (true, true) => format!(
+                "moves up to {:>5.2} m, loops (ends {:.2} m from its start)",
+                clip.largest_move_metres, clip.loop_gap_metres
+            ),
+            (true, false) => format!(
+                "moves up to {:>5.2} m, an action: ends {:.2} m from its start (left out by default)",
+                clip.largest_move_metres, clip.loop_gap_metres
+            ),
+        };
         let _ = writeln!(
             out,
-            "  {:<24} {}  ground box x {x0:.2}..{x1:.2}, z {z0:.2}..{z1:.2} m",
+            "  {:<24} {what}  ground box x {x0:.2}..{x1:.2}, z {z0:.2}..{z1:.2} m",
             clip.name,
-            if clip.moves {
-                format!("moves up to {:>6.2} m", clip.largest_move_metres)
-            } else {
-                "still (left out by default)".to_string()
-            }
         );
     }
     let [sx, sz] = mix.spacing_metres;
@@ -126,7 +154,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         measured.poses,
         measured.measure_secs * 1e3,
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
-        rig.bounds_size,
+        rig.model_size,
     );
     for (l, (level, error)) in chain.levels().iter().zip(&measured.errors).enumerate() {
         let _ = writeln!(
@@ -135,7 +163,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
             level.triangles(),
             level.vertices,
             error,
-            *error as f64 / rig.bounds_size as f64,
+            *error as f64 / rig.model_size as f64,
             level.bind_error,
         );
     }
@@ -201,7 +229,7 @@ pub fn pose(
     posed.mesh_level = mesh_level;
     posed.write(&rig, &out)?;
     let d = &posed.deviation;
-    println!(
+    say!(
         "wrote {} ({} vertices in {}'s order, {} {} {}, clip {} at {} s); deviation from the f64 reference: position {:.1e} of the rig size, normal {:.1e}",
         out.display(),
         posed.positions.len(),
@@ -222,7 +250,7 @@ pub fn gen_rig(GenRigArgs { kind, out }: GenRigArgs) -> anyhow::Result<()> {
     let out = out.unwrap_or_else(|| PathBuf::from(kind.asset_path()));
     let bytes = rig::glb::write_glb(&kind.generate(), rig::generate::GENERATOR);
     std::fs::write(&out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
-    println!("wrote {} ({} bytes)", out.display(), bytes.len());
+    say!("wrote {} ({} bytes)", out.display(), bytes.len());
     Ok(())
 }
 
@@ -348,9 +376,9 @@ pub fn bench(
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;
     let (md, json_path) = report::write_files(&report, &out)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{}", report::markdown(&report));
+        say!("{}", report::markdown(&report));
     }
     eprintln!("wrote {} and {}", md.display(), json_path.display());
     if let (Some(path), Some(timeline)) = (&trace, &timeline) {
@@ -401,9 +429,6 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             "--profiler: this build has no profiler; build with --features profile-with-puffin"
         );
     }
-    if !(args.speed.is_finite() && (0.0..=10.0).contains(&args.speed)) {
-        anyhow::bail!("--speed {} is out of range 0..=10", args.speed);
-    }
     if let Some(path) = &args.screenshot {
         check_output_path("--screenshot", path, "png")?;
     }
@@ -438,15 +463,28 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         blend_weight: args.blend,
         method: args.method,
     };
-    // The pipeline's own check, before the window opens.
-    pipeline.check(&rig).with_context(|| {
-        format!(
-            "--hierarchy {} --skin {} --method {} --threads {threads} --blend {}",
-            pipeline.hierarchy.name(),
-            pipeline.skin.name(),
-            pipeline.method.name(),
-            pipeline.blend_weight
-        )
+    // The pipeline's own check, before the window opens, each refusal naming its flag.
+    pipeline.check(&rig).map_err(|e| match e {
+        skinbench::crowd::pipeline::FrameError::Threads { given, max } => anyhow::anyhow!(
+            "--threads {given}: out of range 1..={max} (the threads this machine runs at once)"
+        ),
+        skinbench::crowd::pipeline::FrameError::BlendWeight(w) => {
+            anyhow::anyhow!("--blend {w}: out of range 0..=1")
+        }
+        skinbench::crowd::pipeline::FrameError::Refused {
+            variant,
+            rig,
+            reason,
+        } => {
+            anyhow::anyhow!("--hierarchy {variant}: refuses {rig}: {reason}")
+        }
+        skinbench::crowd::pipeline::FrameError::SkinRefused {
+            variant,
+            method,
+            rig,
+            reason,
+        } => anyhow::anyhow!("--skin {variant} --method {method}: refuses {rig}: {reason}"),
+        other => other.into(),
     })?;
     let settings = Settings {
         animate: args.animate,
@@ -601,7 +639,7 @@ pub fn adapter(AdapterArgs { json }: AdapterArgs) -> anyhow::Result<()> {
     let a = &gpu.summary;
     let cpu_adapter = a.device_type.contains("Cpu");
     if json {
-        println!(
+        say!(
             "{}",
             serde_json::json!({
                 "name": a.name,
@@ -613,7 +651,7 @@ pub fn adapter(AdapterArgs { json }: AdapterArgs) -> anyhow::Result<()> {
             })
         );
     } else {
-        println!(
+        say!(
             "adapter: {} ({}, {})\ndriver: {}\ntimestamps: {}\n{}",
             a.name,
             a.device_type,
@@ -633,7 +671,7 @@ pub fn adapter(AdapterArgs { json }: AdapterArgs) -> anyhow::Result<()> {
 /// `skinbench summarize DIR`.
 pub fn summarize(SummarizeArgs { dir }: SummarizeArgs) -> anyhow::Result<()> {
     let (summary, md, json) = skinbench::bench::summary::write(&dir)?;
-    println!("{}", skinbench::bench::summary::markdown(&summary));
+    say!("{}", skinbench::bench::summary::markdown(&summary));
     eprintln!("wrote {} and {}", md.display(), json.display());
     Ok(())
 }

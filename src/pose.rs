@@ -103,7 +103,7 @@ pub fn pose(
     }
     let clip_index = match clip {
         None => 0,
-        Some(name) => match rig.clips.iter().position(|c| c.name == name) {
+        Some(name) => match crate::prepare::clip::find_clip(&rig.clips, name) {
             Some(i) => i,
             None => {
                 return Err(PoseError::UnknownClip {
@@ -112,9 +112,9 @@ pub fn pose(
                     valid: if rig.clips.is_empty() {
                         "none".to_string()
                     } else {
-                        rig.clips
+                        crate::prepare::clip::short_names(rig.clips.iter().map(|c| c.name.as_str()))
                             .iter()
-                            .map(|c| format!("{:?}", c.name))
+                            .map(|n| format!("{n:?}"))
                             .collect::<Vec<_>>()
                             .join(", ")
                     },

@@ -45,7 +45,7 @@ fn posed(rig: &Arc<PreparedRig>, clip: &str, time: f32, config: PipelineConfig) 
 /// the baseline and the best variants.
 fn assert_skins_as(split: &Arc<PreparedRig>, fox: &Arc<PreparedRig>, what: &str) {
     assert_eq!(split.vertex_count(), fox.vertex_count(), "{what}");
-    let size = fox.bounds_size;
+    let size = fox.model_size;
     for (clip, time) in poses(fox) {
         for (config_split, config_fox) in configs(split).into_iter().zip(configs(fox)) {
             let a = posed(split, &clip, time, config_split);
@@ -156,7 +156,7 @@ fn a_mesh_hung_on_the_head_follows_the_head_exactly() {
             HAT_OFFSET[2] as f64,
         ),
     );
-    let size = rig.bounds_size as f64;
+    let size = rig.model_size as f64;
     for (clip, time) in poses(&rig) {
         let c = rig.clips.iter().position(|c| c.name == clip).unwrap();
         let mut locals = rig.rest_pose.clone();

@@ -166,9 +166,14 @@ fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
     );
     assert!(help.contains(&format!("[default: {}]", UploadVariant::DEFAULT.name())));
     assert!(help.contains(&format!("[default: {}]", Schedule::DEFAULT.name())));
-    // `pose` takes the same lists.
+    // `pose` takes the variants that skin on the CPU, in the declared order.
     let (_, pose_help, _) = skinbench(&["pose", "--help"]);
-    assert_eq!(listed_values(&pose_help, "--skin"), names::<SkinVariant>());
+    let cpu: Vec<&str> = SkinVariant::ALL
+        .iter()
+        .filter(|v| v.skins_on_cpu())
+        .map(|v| v.name())
+        .collect();
+    assert_eq!(listed_values(&pose_help, "--skin"), cpu);
     // `bench --simd-level` takes `all` too, so its names are in its text, every one.
     let (_, bench_help, _) = skinbench(&["bench", "--help"]);
     let levels = names::<SimdLevel>().join(", ");
@@ -268,8 +273,62 @@ fn soak_flags_are_checked_before_the_window_opens() {
 fn without_a_display_the_app_says_what_to_do() {
     let (code, _, err) = skinbench(&["--frames", "1"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("Xvfb") || err.contains("display"), "{err}");
+    assert!(err.contains("Xvfb") && err.contains("display"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    // Said once, without the winit source file it comes from.
+    assert!(!err.contains(".rs:") && !err.contains("registry"), "{err}");
+    assert_eq!(err.matches("WAYLAND_SOCKET").count(), 1, "{err}");
+}
+
+/// Each message names the value and what is valid, without what the user did not ask.
+#[test]
+fn refusals_name_the_flag_and_the_range() {
+    // Negative numbers are values, refused with the range, not unknown arguments.
+    for (args, wanted) in [
+        (vec!["--speed", "-1"], "-1 is out of range 0..=10"),
+        (vec!["--speed", "11"], "11 is out of range 0..=10"),
+        (vec!["--blend", "-0.5"], "-0.5 is out of range 0..=1"),
+        (vec!["--clip-time", "-2"], "a number, 0 or more"),
+        (vec!["--lod-threshold", "-1"], "--lod-threshold"),
+    ] {
+        let (code, _, err) = skinbench(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(wanted), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    // --threads 0 opens with the flag, not the whole configuration.
+    let (code, _, err) = skinbench(&["--threads", "0", "--frames", "1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: --threads 0: out of range 1..="),
+        "{err}"
+    );
+    assert!(!err.contains("--hierarchy"), "{err}");
+    // pose lists only the variants it takes, and refuses the GPU ones as unknown values.
+    let (_, help, _) = skinbench(&["pose", "--help"]);
+    let listed = listed_values(&help, "--skin");
+    assert!(!listed.is_empty(), "{help}");
+    for v in SkinVariant::ALL {
+        assert_eq!(
+            listed.iter().any(|l| l == v.name()),
+            v.skins_on_cpu(),
+            "pose --help and {}: {listed:?}",
+            v.name()
+        );
+    }
+    let (code, _, err) = skinbench(&[
+        "pose",
+        "reference",
+        "--skin",
+        "gpu_compute",
+        "--out",
+        "x.obj",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("pulled") && !err.contains("gpu_vertex"),
+        "{err}"
+    );
 }
 
 /// A clip the rig lacks is refused before the window opens or the bench measures, with

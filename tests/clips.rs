@@ -2,6 +2,8 @@
 //!
 //! - `still_clip_left_out_by_default`, `all_and_named_clips`, `unknown_clip_refused_with_the_list`:
 //!   the Fox with a `TPose` clip added (two joints holding their rest rotations).
+//! - `actions_left_out_by_default`, `only_actions_still_play`: the Fox with its clips named
+//!   behind an armature prefix and `Death`, `Roll` (actions), `Spin` (a loop) added.
 //! - `spacing/<rig>`: 25 characters of every rig dealt the default mix on its spacing,
 //!   each skinned through the f64 oracle at times of its clip the survey did not use: no
 //!   two characters' ground boxes overlap.
@@ -132,6 +134,80 @@ fn unknown_clip_refused_with_the_list() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Made once, as [`fox_with_tpose`].
+fn fox_with_actions() -> Option<Arc<PreparedRig>> {
+    static RIG: std::sync::OnceLock<Option<Arc<PreparedRig>>> = std::sync::OnceLock::new();
+    RIG.get_or_init(|| {
+        let dir = common::temp_dir("clips-actions");
+        let path = common::fox_with_actions(&dir)?;
+        Some(Arc::new(
+            PreparedRig::load(&path).expect("the Fox with actions loads"),
+        ))
+    })
+    .clone()
+}
+
+fn actions_left_out_by_default() -> Result<(), Failed> {
+    let Some(rig) = fox_with_actions() else {
+        return Ok(());
+    };
+    let survey = ClipSurvey::measure(&rig);
+    let names: Vec<(&str, bool, bool)> = survey
+        .clips
+        .iter()
+        .map(|c| (c.name.as_str(), c.moves, c.loops))
+        .collect();
+    let expected = [
+        ("Survey", true, true),
+        ("Walk", true, true),
+        ("Run", true, true),
+        ("TPose", false, true),
+        ("Death", true, false),
+        ("Roll", true, false),
+        ("Spin", true, true),
+    ];
+    if names != expected {
+        return Err(format!("surveyed {names:?}, expected {expected:?}").into());
+    }
+    let mix = ClipMix::choose(&ClipChoice::Moving, &rig, &survey)?;
+    let left_out: Vec<(u16, &str)> = mix.left_out.clone();
+    if mix.clips != [0, 1, 2, 6]
+        || left_out
+            != [
+                (4, skinbench::crowd::mix::ACTION),
+                (5, skinbench::crowd::mix::ACTION),
+                (3, skinbench::crowd::mix::STILL),
+            ]
+    {
+        return Err(format!("default mix {mix:?}").into());
+    }
+    // Still choosable, by the name shown or the file's.
+    for choice in ["Death,Roll", "FoxArmature|Death,FoxArmature|Roll"] {
+        let named = ClipMix::choose(&ClipChoice::parse(choice)?, &rig, &survey)?;
+        if named.clips != [4, 5] {
+            return Err(format!("--clips {choice}: {named:?}").into());
+        }
+        ClipChoice::parse(choice)?.check(&rig)?;
+    }
+    Ok(())
+}
+
+/// Where every clip that moves is an action, the crowd plays them (not a still crowd).
+fn only_actions_still_play() -> Result<(), Failed> {
+    let Some(rig) = fox_with_actions() else {
+        return Ok(());
+    };
+    let mut survey = ClipSurvey::measure(&rig);
+    for clip in &mut survey.clips {
+        clip.loops = !clip.moves;
+    }
+    let mix = ClipMix::choose(&ClipChoice::Moving, &rig, &survey)?;
+    if mix.clips != [0, 1, 2, 4, 5, 6] {
+        return Err(format!("default mix of actions only: {mix:?}").into());
+    }
+    Ok(())
+}
+
 /// Each character's ground box (x, z, metres) at `time_secs` of its clip, through the f64
 /// oracle.
 fn ground_box(rig: &PreparedRig, clip: u16, time_secs: f32, place: [f32; 2]) -> [f64; 4] {
@@ -214,6 +290,8 @@ fn main() {
             still_clip_left_out_by_default,
         ),
         Trial::test("all_and_named_clips", all_and_named_clips),
+        Trial::test("actions_left_out_by_default", actions_left_out_by_default),
+        Trial::test("only_actions_still_play", only_actions_still_play),
         Trial::test(
             "unknown_clip_refused_with_the_list",
             unknown_clip_refused_with_the_list,

@@ -104,7 +104,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
     let gpu_floats: &[f32] = bytemuck::cast_slice(&gpu_palettes);
     let cpu_floats: &[f32] = bytemuck::cast_slice(&cpu.as_bytes()[..gpu_palettes.len()]);
     // Palette entries hold rotations (≤ 1) and translations (≤ the rig's size).
-    let scale = rig.bounds_size.max(1.0);
+    let scale = rig.model_size.max(1.0);
     let mut worst = 0.0f32;
     for (g, c) in gpu_floats.iter().zip(cpu_floats) {
         worst = worst.max((g - c).abs() / scale);

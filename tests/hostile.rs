@@ -108,7 +108,7 @@ fn tree_walks_a_chain_of_sixty_thousand_joints() {
             })
             .fold(0.0, f32::max);
         assert!(
-            worst as f64 <= POSE_TOLERANCE * rig.bounds_size as f64,
+            worst as f64 <= POSE_TOLERANCE * rig.model_size as f64,
             "{worst:e}"
         );
     }

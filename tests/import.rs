@@ -398,6 +398,44 @@ fn non_joint_ancestor_is_folded_and_channels_on_other_nodes_are_counted() {
     assert_eq!(report.ignored_node_channels, 1);
 }
 
+/// A file named .glb that is not one is refused with its first bytes as a reader can read
+/// them: text where they are text (and what such a file usually is), hex where not.
+#[test]
+fn a_file_that_is_not_a_glb_is_shown_as_what_it_starts_with() {
+    let cases: [(&[u8], &str, &[&str]); 4] = [
+        (
+            b"<!DOCTYPE html><html><head>",
+            "page.glb",
+            &["starts \"<!DOCTYPE html><\"", "HTML"],
+        ),
+        (
+            b"version https://git-lfs.github.com/spec/v1\noid sha256:",
+            "pointer.glb",
+            &[
+                "starts \"version https://\"",
+                "Git LFS pointer",
+                "git lfs pull",
+            ],
+        ),
+        (
+            b"PK\x03\x04zipzipzip",
+            "zip.glb",
+            &["with the bytes 50 4b 03 04 7a 69 70"],
+        ),
+        (b"ab", "short.glb", &["starts \"ab\""]),
+    ];
+    for (bytes, name, wanted) in cases {
+        let message = import_slice(bytes, name, None).unwrap_err().to_string();
+        for w in wanted {
+            assert!(message.contains(w), "{name}: {message:?} lacks {w:?}");
+        }
+        assert!(
+            !message.contains("[60,"),
+            "{name}: bytes as decimals: {message}"
+        );
+    }
+}
+
 fn expect_error(bytes: &[u8], name: &str, check: impl Fn(&ImportErrorKind) -> bool) {
     common::save_fuzz_seed(name, bytes);
     match import_slice(bytes, name, None) {

@@ -392,7 +392,7 @@ fn assert_poses_match(
     ] {
         let posed = pose(rig.clone(), Some(clip), time_secs as f32, config).unwrap();
         assert_eq!(posed.positions.len(), expected.positions.len(), "{name}");
-        let size = rig.bounds_size as f64;
+        let size = rig.model_size as f64;
         let worst = posed
             .positions
             .iter()

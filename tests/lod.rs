@@ -465,7 +465,7 @@ fn oracle_positions(
 /// fastest speed times the time between (the bound it replaces).
 fn travel_bounds_every_vertex(rig: &PreparedRig) {
     let mut random = skinbench::crowd::instances::SplitMix64(17);
-    let size = rig.bounds_size as f64;
+    let size = rig.model_size as f64;
     let mut blends: Vec<Option<(u16, f32)>> = vec![None];
     if rig.clips.len() > 1 {
         blends.push(Some((1, 0.3)));

@@ -107,7 +107,7 @@ fn pose_writes_every_rig_in_file_order_as_glb_and_obj() {
             PipelineConfig::baseline_for(&rig, 1),
         )
         .unwrap();
-        let size = rig.bounds_size as f64;
+        let size = rig.model_size as f64;
         for (v, (p, q)) in positions.iter().zip(&baseline.positions).enumerate() {
             let d = (glam::Vec3::from(*p) - *q).abs().max_element() as f64 / size;
             assert!(

@@ -27,6 +27,11 @@ const GRID_POSES: usize = 16;
 /// A clip whose vertices stay within this fraction of the character's height of their
 /// first pose counts as still.
 pub const STILL_FRACTION: f64 = 1e-4;
+/// A clip whose last pose is within this fraction of the character's height of its first
+/// loops (see [`loops`]).
+pub const LOOP_GAP_FRACTION: f32 = 0.05;
+/// ... or within this share of the clip's own largest move.
+pub const LOOP_GAP_SHARE: f32 = 0.2;
 /// The height a character is drawn at, metres (every rig is scaled to it).
 pub const CHARACTER_HEIGHT_METRES: f32 = 1.8;
 /// Room left between neighbours' boxes, as a fraction of the character's height.
@@ -38,7 +43,8 @@ pub const GAP_FRACTION: f32 = 0.25;
 pub fn world_from_model(rig: &PreparedRig) -> Mat4 {
     let model = reference::model_from_joint(&rig.skeleton, &rig.rest_pose);
     let palette = reference::palette(&rig.skeleton, &model);
-    let (positions, _) = crate::skin::reference::skin(&rig.source_mesh, &palette);
+    let positions =
+        crate::skin::reference::skin_positions(&rig.source_mesh, &palette, rig.drawn_vertices());
     let mut min = Vec3::splat(f32::INFINITY);
     let mut max = Vec3::splat(f32::NEG_INFINITY);
     for p in &positions {
@@ -56,16 +62,36 @@ pub fn world_from_model(rig: &PreparedRig) -> Mat4 {
         * Mat4::from_translation(Vec3::new(-center.x, -min.y, -center.z))
 }
 
+/// A clip loops when its last pose is within [`LOOP_GAP_FRACTION`] of the character's
+/// height of its first, or within [`LOOP_GAP_SHARE`] of the clip's own largest move: a
+/// walk cycle whose seam pops by a few centimetres still loops; a death that ends lying
+/// down or a roll that ends a body length away does not.
+pub fn loops(loop_gap_metres: f32, largest_move_metres: f32) -> bool {
+    loop_gap_metres <= LOOP_GAP_FRACTION * CHARACTER_HEIGHT_METRES
+        || loop_gap_metres <= LOOP_GAP_SHARE * largest_move_metres
+}
+
 /// What one clip does, measured at load.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ClipSummary {
+    /// The name shown: the file's without the part every clip's name shares
+    /// ([`crate::prepare::clip::short_names`]).
     pub name: String,
+    /// The name in the file.
+    pub file_name: String,
     pub duration_secs: f32,
     /// The farthest any vertex gets from its place in the clip's first pose, metres as
     /// drawn.
     pub largest_move_metres: f32,
     /// Whether it moves (see [`STILL_FRACTION`]).
     pub moves: bool,
+    /// The farthest any vertex is between the clip's last pose and its first: what a
+    /// character jumps by when the clip starts over. Metres as drawn.
+    pub loop_gap_metres: f32,
+    /// Whether the clip comes back to its first pose, so it can play over and over (see
+    /// [`loops`]); one that does not is an action (a death, a roll, a jump that lands
+    /// elsewhere), left out of the crowd by default.
+    pub loops: bool,
     /// The ground-plane box every surveyed pose lies in, metres as drawn around the
     /// character's place: min x, max x, min z, max z.
     pub footprint_metres: [f32; 4],
@@ -87,11 +113,11 @@ impl ClipSurvey {
         let to_world = |p: DVec3| world.transform_point3(p.as_vec3());
         let rest = skin_at(rig, None, 0.0);
         let rest_footprint_metres = footprint(rest.iter().map(|&p| to_world(p)));
-        let clips = rig
-            .clips
-            .iter()
-            .enumerate()
-            .map(|(c, clip)| {
+        let names = crate::prepare::clip::short_names(rig.clips.iter().map(|c| c.name.as_str()));
+        // Clips are independent: surveyed on every core.
+        let clips = crate::prepare::parallel::map(rig.clips.len(), |c| {
+            let (clip, name) = (&rig.clips[c], names[c].clone());
+            {
                 let times = survey_times(&clip.key_times().0, clip.duration_secs);
                 let mut first: Vec<DVec3> = Vec::new();
                 let mut largest = 0.0f64;
@@ -117,20 +143,34 @@ impl ClipSurvey {
                         box_[3].max(b[3]),
                     ];
                 }
+                // The pose just before the clip wraps (sampling at the duration itself
+                // wraps to the first pose).
+                let last_time = f64::from(clip.duration_secs.next_down().max(0.0));
+                let last = skin_at(rig, Some(c as u16), last_time);
+                let gap = last
+                    .iter()
+                    .zip(&first)
+                    .map(|(p, q)| (*p - *q).length())
+                    .fold(0.0f64, f64::max);
+                let largest = largest.max(gap);
                 let largest_move_metres = (largest * scale) as f32;
+                let loop_gap_metres = (gap * scale) as f32;
                 ClipSummary {
-                    name: clip.name.clone(),
+                    name,
+                    file_name: clip.name.clone(),
                     duration_secs: clip.duration_secs,
                     largest_move_metres,
                     moves: largest * scale > STILL_FRACTION * f64::from(CHARACTER_HEIGHT_METRES),
+                    loop_gap_metres,
+                    loops: loops(loop_gap_metres, largest_move_metres),
                     footprint_metres: if box_[0].is_finite() && box_[3].is_finite() {
                         box_
                     } else {
                         rest_footprint_metres
                     },
                 }
-            })
-            .collect();
+            }
+        });
         ClipSurvey {
             clips,
             rest_footprint_metres,
@@ -159,7 +199,8 @@ fn clip_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-/// The mesh skinned at `time_secs` of `clip` (the rest pose without one), model space.
+/// The drawn vertices skinned at `time_secs` of `clip` (the rest pose without one), model
+/// space.
 fn skin_at(rig: &PreparedRig, clip: Option<u16>, time_secs: f64) -> Vec<DVec3> {
     let mut locals = rig.rest_pose.clone();
     if let Some(clip) = clip {
@@ -168,7 +209,7 @@ fn skin_at(rig: &PreparedRig, clip: Option<u16>, time_secs: f64) -> Vec<DVec3> {
     let pose: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();
     let model = reference::model_from_joint_f64(&rig.skeleton, &pose);
     let palette = reference::palette(&rig.skeleton, &model);
-    crate::skin::reference::skin(&rig.source_mesh, &palette).0
+    crate::skin::reference::skin_positions(&rig.source_mesh, &palette, rig.drawn_vertices())
 }
 
 /// The times a clip is surveyed at: its key times and the midpoints between them, thinned
@@ -219,7 +260,8 @@ fn footprint(points: impl Iterator<Item = Vec3>) -> [f32; 4] {
 /// Which clips the crowd plays, as asked (`--clips`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub enum ClipChoice {
-    /// The clips that move (all of them where none does).
+    /// The clips that move and loop (the moving actions where no clip loops, all of
+    /// them where none moves).
     #[default]
     Moving,
     All,
@@ -255,12 +297,16 @@ impl ClipChoice {
         };
         match names
             .iter()
-            .find(|n| !rig.clips.iter().any(|c| &c.name == *n))
+            .find(|n| crate::prepare::clip::find_clip(&rig.clips, n).is_none())
         {
             Some(name) => Err(ClipChoiceError::Unknown {
                 name: name.clone(),
                 rig: rig.name.clone(),
-                available: clip_names(rig.clips.iter().map(|c| c.name.as_str())),
+                available: clip_names(
+                    crate::prepare::clip::short_names(rig.clips.iter().map(|c| c.name.as_str()))
+                        .iter()
+                        .map(String::as_str),
+                ),
             }),
             None => Ok(()),
         }
@@ -289,6 +335,11 @@ pub enum ClipChoiceError {
     },
 }
 
+/// Why the default mix leaves a still clip out.
+pub const STILL: &str = "still: no vertex moves";
+/// Why the default mix leaves an action out.
+pub const ACTION: &str = "an action: its last pose does not come back to its first";
+
 /// A clip choice resolved against one rig's survey.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ClipMix {
@@ -314,23 +365,30 @@ impl ClipMix {
                 let (moving, still): (Vec<u16>, Vec<u16>) = all
                     .iter()
                     .partition(|&&c| survey.clips[usize::from(c)].moves);
-                if moving.is_empty() {
+                let (looping, actions): (Vec<u16>, Vec<u16>) = moving
+                    .iter()
+                    .partition(|&&c| survey.clips[usize::from(c)].loops);
+                let still = still.into_iter().map(|c| (c, STILL));
+                if !looping.is_empty() {
+                    let actions = actions.into_iter().map(|c| (c, ACTION));
+                    (looping, actions.chain(still).collect())
+                } else if !moving.is_empty() {
+                    // Only actions move: play them rather than a still crowd.
+                    (moving, still.collect())
+                } else {
                     // Nothing moves: play them all rather than nothing.
                     (all, Vec::new())
-                } else {
-                    (
-                        moving,
-                        still
-                            .into_iter()
-                            .map(|c| (c, "still: no vertex moves"))
-                            .collect(),
-                    )
                 }
             }
             ClipChoice::Named(names) => {
                 let mut clips = Vec::new();
                 for name in names {
-                    let Some(c) = survey.clips.iter().position(|c| &c.name == name) else {
+                    let Some(c) = survey
+                        .clips
+                        .iter()
+                        .position(|c| &c.file_name == name)
+                        .or_else(|| survey.clips.iter().position(|c| &c.name == name))
+                    else {
                         return Err(ClipChoiceError::Unknown {
                             name: name.clone(),
                             rig: rig.name.clone(),

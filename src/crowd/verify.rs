@@ -28,7 +28,7 @@ pub const POSE_TOLERANCE: f64 = 1e-4;
 pub struct Deviation {
     /// Largest |variant - reference| over position components, model units.
     pub max_position: f64,
-    /// The same divided by the rig's bounding-box diagonal.
+    /// The same divided by the rig's size ([`crate::prepare::PreparedData::model_size`]).
     pub relative_position: f64,
     /// Largest component difference of the unit normals (directions are compared).
     pub max_normal: f64,
@@ -249,7 +249,7 @@ pub fn verify_frame_at_levels(
         }
         d.instances_checked += 1;
     }
-    d.relative_position = d.max_position / rig.bounds_size as f64;
+    d.relative_position = d.max_position / rig.model_size as f64;
     Ok(d)
 }
 
@@ -269,7 +269,7 @@ pub fn verify_hierarchy(
         worst = worst.max(model_deviation(
             pose.iter().map(|m| m.as_dmat4()),
             &reference,
-            rig.bounds_size as f64,
+            rig.model_size as f64,
         ));
     }
     Ok(worst)
@@ -286,9 +286,7 @@ fn model_deviation(
 ) -> f64 {
     let mut worst: f64 = 0.0;
     for (m, r) in model.zip(reference) {
-        let axes = (0..3)
-            .map(|c| r.col(c).truncate().length())
-            .fold(0.0f64, f64::max);
+        let axes = longest_axis(r);
         let axes = if axes > 0.0 { axes } else { 1.0 };
         for c in 0..4 {
             let diff = (m.col(c) - r.col(c)).abs().max_element();
@@ -299,17 +297,30 @@ fn model_deviation(
     worst
 }
 
-/// Largest difference of local poses from the blend oracle's (translations relative to
-/// the rig's `size`; rotations, either sign, and scales absolute).
-fn local_deviation(locals: &[crate::types::Qvs], oracle: &[reference::LocalF64], size: f64) -> f64 {
+/// Largest difference of local poses from the blend oracle's (translations in model
+/// units relative to the rig's `size`; rotations, either sign, and scales absolute).
+fn local_deviation(
+    skeleton: &crate::rig::Skeleton,
+    locals: &[crate::types::Qvs],
+    oracle: &[reference::LocalF64],
+    size: f64,
+) -> f64 {
+    // A local translation is in its parent's space: scaled by the parent's model matrix
+    // (a 0.01 armature over a centimetre skeleton) it moves the joint that much in model
+    // units, the units `size` is in.
+    let model = reference::model_from_joint_f64(skeleton, oracle);
     let mut worst: f64 = 0.0;
-    for (b, o) in locals.iter().zip(oracle) {
+    for (j, (b, o)) in locals.iter().zip(oracle).enumerate() {
+        let parent_scale = match skeleton.parents[j] {
+            crate::rig::NO_PARENT => longest_axis(&skeleton.model_from_root_parent[j].as_dmat4()),
+            p => longest_axis(&model[usize::from(p)]),
+        };
         let b = reference::LocalF64::from(b);
         // q and -q are one rotation.
         let rotation = (b.rotation - o.rotation)
             .length()
             .min((b.rotation + o.rotation).length());
-        let translation = max_abs(b.translation - o.translation) / size;
+        let translation = max_abs(b.translation - o.translation) * parent_scale / size;
         let scale = max_abs(b.scale - o.scale);
         worst = worst.max(finite_or_infinite(rotation.max(translation).max(scale)));
     }
@@ -319,14 +330,27 @@ fn local_deviation(locals: &[crate::types::Qvs], oracle: &[reference::LocalF64],
 /// Largest difference between the blend stage's local poses and the blend oracle
 /// (translations relative to the rig's size; rotations and scales absolute).
 pub fn verify_blend(pipeline: &Pipeline, instances: &[Instance]) -> f64 {
-    let size = pipeline.rig().bounds_size as f64;
+    let size = pipeline.rig().model_size as f64;
     let mut worst: f64 = 0.0;
     for instance in instances {
         let blended = pipeline.local_pose(instance);
         let oracle = pipeline.reference_local_pose(instance);
-        worst = worst.max(local_deviation(&blended, &oracle, size));
+        worst = worst.max(local_deviation(
+            &pipeline.rig().skeleton,
+            &blended,
+            &oracle,
+            size,
+        ));
     }
     worst
+}
+
+/// The longest of a matrix's three axes (how much it lengthens a vector at most, for a
+/// rotation times a scale).
+fn longest_axis(m: &glam::DMat4) -> f64 {
+    (0..3)
+        .map(|c| m.col(c).truncate().length())
+        .fold(0.0f64, f64::max)
 }
 
 fn max_abs(v: DVec3) -> f64 {
@@ -370,12 +394,12 @@ pub fn verify_gpu_animation(
     skin_levels: Option<&[u32]>,
 ) -> Result<FrameDeviation, BufferError> {
     let rig = pipeline.rig();
-    let size = rig.bounds_size as f64;
+    let size = rig.model_size as f64;
     let mut blend: f64 = 0.0;
     let mut hierarchy: f64 = 0.0;
     for ((&i, local), model) in indices.iter().zip(locals).zip(models) {
         let oracle = pipeline.reference_local_pose(&instances[i]);
-        blend = blend.max(local_deviation(local, &oracle, size));
+        blend = blend.max(local_deviation(&rig.skeleton, local, &oracle, size));
         let reference = reference::model_from_joint(&rig.skeleton, local);
         hierarchy = hierarchy.max(model_deviation(
             model.iter().map(|m| m.to_mat4().as_dmat4()),
@@ -395,4 +419,44 @@ pub fn verify_gpu_animation(
 /// always among them.
 pub fn verified_indices(n: usize, count: usize) -> Vec<usize> {
     spread(n, count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::{NO_PARENT, Skeleton, Transform};
+    use crate::types::Qvs;
+
+    /// A root under a 0.01 armature with one child: the child's local translation is in
+    /// the armature's centimetres.
+    fn centimetre_skeleton() -> Skeleton {
+        Skeleton {
+            names: vec!["root".into(), "child".into()],
+            parents: vec![NO_PARENT, 0],
+            root_count: 1,
+            model_from_root_parent: vec![glam::Mat4::from_scale(glam::Vec3::splat(0.01))],
+            rest_pose: vec![Transform::IDENTITY; 2],
+            palette_joints: vec![0, 1],
+            joint_from_bind: vec![glam::Mat4::IDENTITY; 2],
+        }
+    }
+
+    #[test]
+    fn a_local_translation_counts_in_model_units() {
+        let skeleton = centimetre_skeleton();
+        let oracle: Vec<reference::LocalF64> = [Qvs::IDENTITY; 2]
+            .iter()
+            .map(reference::LocalF64::from)
+            .collect();
+        let mut locals = [Qvs::IDENTITY; 2];
+        // One centimetre off: a hundredth of a model unit, a hundredth of a size of 1.
+        locals[1].translation.x += 1.0;
+        let d = local_deviation(&skeleton, &locals, &oracle, 1.0);
+        assert!((d - 0.01).abs() < 1e-9, "{d}");
+        // The root's translation is scaled by the armature too.
+        let mut locals = [Qvs::IDENTITY; 2];
+        locals[0].translation.y += 1.0;
+        let d = local_deviation(&skeleton, &locals, &oracle, 1.0);
+        assert!((d - 0.01).abs() < 1e-9, "{d}");
+    }
 }

@@ -182,6 +182,43 @@ impl LaneRotations {
     }
 }
 
+/// The clips' names as the panel, the notes and the sidecar show them: without the part
+/// every name shares up to a `|` (Blender writes `HumanArmature|Run`, `HumanArmature|Walk`:
+/// shown `Run`, `Walk`). A single clip, or names that share no such part, keep their
+/// names. `--clips` and `pose --clip` take either form.
+pub fn short_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let names: Vec<&str> = names.into_iter().collect();
+    let shared = match names.as_slice() {
+        [] | [_] => 0,
+        [first, rest @ ..] => {
+            // The longest prefix of the first name, ending in `|`, that every name has.
+            first
+                .match_indices('|')
+                .map(|(at, _)| at + 1)
+                .take_while(|&end| rest.iter().all(|n| n.starts_with(&first[..end])))
+                .last()
+                .unwrap_or(0)
+        }
+    };
+    names
+        .iter()
+        .map(|n| match &n[shared..] {
+            "" => n.to_string(),
+            short => short.to_string(),
+        })
+        .collect()
+}
+
+/// The clip of `clips` that `name` names, by its file name or its short name
+/// ([`short_names`]).
+pub fn find_clip(clips: &[ClipRt], name: &str) -> Option<usize> {
+    clips.iter().position(|c| c.name == name).or_else(|| {
+        short_names(clips.iter().map(|c| c.name.as_str()))
+            .iter()
+            .position(|n| n == name)
+    })
+}
+
 impl ClipRt {
     /// Every track's key times, sorted and without repeats, and whether any track holds its
     /// value from one key to the next (STEP): the times where a pose's speed may jump, which
@@ -244,5 +281,28 @@ impl ClipRt {
             animated,
             lane_rotations: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_names;
+
+    #[test]
+    fn short_names_drop_only_what_every_name_shares_up_to_a_bar() {
+        assert_eq!(
+            short_names(["HumanArmature|Run", "HumanArmature|Walk"]),
+            ["Run", "Walk"]
+        );
+        // Up to the last bar they all share, not into a name.
+        assert_eq!(
+            short_names(["A|B|Run", "A|B|Roll", "A|Bx|Idle"]),
+            ["B|Run", "B|Roll", "Bx|Idle"]
+        );
+        assert_eq!(short_names(["Armature|Walk"]), ["Armature|Walk"]);
+        assert_eq!(short_names(["Walk", "Run"]), ["Walk", "Run"]);
+        assert_eq!(short_names(["R|Walk", "Run"]), ["R|Walk", "Run"]);
+        // A name that is only the shared part keeps it.
+        assert_eq!(short_names(["A|", "A|Run"]), ["A|", "Run"]);
     }
 }

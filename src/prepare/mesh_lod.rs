@@ -39,7 +39,8 @@ pub struct MeshLevel {
     pub index_count: u32,
     /// Distinct vertices its triangles use.
     pub vertices: usize,
-    /// The simplifier's own estimate of the level's error in the bind pose, model units.
+    /// The simplifier's own estimate of the level's error in the bind pose, brought into
+    /// model units (see [`MeshChain::new`]).
     pub bind_error: f32,
 }
 
@@ -64,8 +65,11 @@ pub struct MeshChain {
 }
 
 impl MeshChain {
-    /// The chain of `mesh` (see the module docs).
-    pub fn new(mesh: &PreparedMesh) -> Self {
+    /// The chain of `mesh` (see the module docs). `model_per_bind` is how long a unit of
+    /// the bind mesh is in model space (the rig's model size over its bind mesh's size): the
+    /// simplifier's estimates are in the bind mesh's units, the measured errors in model
+    /// space, and the chain states both in model units.
+    pub fn new(mesh: &PreparedMesh, model_per_bind: f32) -> Self {
         let start = Instant::now();
         let full = mesh.indices();
         let mut indices_file = full.to_vec();
@@ -130,7 +134,7 @@ impl MeshChain {
                         first,
                         &next,
                         mesh.vertex_count(),
-                        relative_error * scale,
+                        relative_error * scale * model_per_bind,
                     ));
                     previous = next;
                 }
@@ -227,7 +231,7 @@ mod tests {
     #[test]
     fn levels_shrink_and_name_only_their_mesh_vertices() {
         let rig = PreparedRig::reference();
-        let chain = MeshChain::new(&rig.mesh);
+        let chain = MeshChain::new(&rig.mesh, 1.0);
         let levels = chain.levels();
         assert!(levels.len() >= 4, "{levels:?}");
         assert_eq!(levels[0].index_count as usize, rig.mesh.indices().len());
@@ -276,7 +280,7 @@ mod tests {
             mesh.indices.extend([t, t + 1, t + 2]);
         }
         let prepared = PreparedMesh::new(&mesh, 1).unwrap();
-        let chain = MeshChain::new(&prepared);
+        let chain = MeshChain::new(&prepared, 1.0);
         assert_eq!(chain.levels().len(), 1);
         assert!(
             chain.note.as_deref().unwrap().contains("too few"),

@@ -12,7 +12,7 @@ pub mod import;
 pub mod materials;
 pub mod scale;
 
-use glam::{Mat4, Quat, Vec2, Vec3};
+use glam::{DMat4, DVec3, Mat4, Quat, Vec2, Vec3};
 
 pub use import::{ImportError, ImportReport, import_path, import_slice};
 
@@ -478,8 +478,78 @@ impl Rig {
         Ok(())
     }
 
-    /// Size of the bind-pose bounding box (its diagonal), the scale for error tolerances.
-    pub fn bounds_size(&self) -> f32 {
+    /// The character's size in model space, the space every skinning path writes: the
+    /// diagonal of the box around its rest pose skinned (linear blend, f64; the vertices its
+    /// triangles use). Every "of the rig size" figure and tolerance divides by it, so they do not move with a file's
+    /// export units: a mesh in centimetres under an armature scaled by 0.01 is as large
+    /// here as the same character exported in metres. The bind mesh's own box is in the
+    /// file's units and says nothing about that (Mixamo's 264 for a 1.8 m character).
+    /// Where the rest pose folds the mesh to a point (every joint scaled to nothing), the
+    /// bind mesh's diagonal stands in, and a mesh of one point is
+    /// [`f32::MIN_POSITIVE`] large.
+    pub fn model_size(&self) -> f32 {
+        let skeleton = &self.skeleton;
+        let mut model_from_joint: Vec<DMat4> = Vec::with_capacity(skeleton.joint_count());
+        for (j, (&parent, rest)) in skeleton.parents.iter().zip(&skeleton.rest_pose).enumerate() {
+            let local = DMat4::from_scale_rotation_translation(
+                rest.scale.as_dvec3(),
+                rest.rotation.as_dquat(),
+                rest.translation.as_dvec3(),
+            );
+            let parent_matrix = match parent {
+                NO_PARENT => skeleton
+                    .model_from_root_parent
+                    .get(j)
+                    .map_or(DMat4::IDENTITY, Mat4::as_dmat4),
+                p => model_from_joint[usize::from(p)],
+            };
+            model_from_joint.push(parent_matrix * local);
+        }
+        let palette: Vec<DMat4> = skeleton
+            .palette_joints
+            .iter()
+            .zip(&skeleton.joint_from_bind)
+            .map(|(&joint, b)| {
+                model_from_joint
+                    .get(usize::from(joint))
+                    .map_or(DMat4::IDENTITY, |m| *m * b.as_dmat4())
+            })
+            .collect();
+        let mut min = DVec3::INFINITY;
+        let mut max = DVec3::NEG_INFINITY;
+        let mesh = &self.mesh;
+        // What is drawn: the vertices a triangle uses (all of them for a mesh without
+        // triangles), not those a file carries unused.
+        let mut drawn = vec![mesh.indices.is_empty(); mesh.vertex_count()];
+        for &v in &mesh.indices {
+            if let Some(d) = drawn.get_mut(v as usize) {
+                *d = true;
+            }
+        }
+        for (((p, joints), weights), _) in mesh
+            .positions
+            .iter()
+            .zip(&mesh.joints)
+            .zip(&mesh.weights)
+            .zip(&drawn)
+            .filter(|(_, drawn)| **drawn)
+        {
+            let bind = p.as_dvec3();
+            let mut skinned = DVec3::ZERO;
+            for (&e, &w) in joints.iter().zip(weights) {
+                if w != 0.0
+                    && let Some(m) = palette.get(usize::from(e))
+                {
+                    skinned += f64::from(w) * m.transform_point3(bind);
+                }
+            }
+            min = min.min(skinned);
+            max = max.max(skinned);
+        }
+        let skinned = (max - min).length();
+        if skinned.is_finite() && skinned as f32 > 0.0 {
+            return skinned as f32;
+        }
         let (min, max) = self.mesh.bounds();
         (max - min).length().max(f32::MIN_POSITIVE)
     }
@@ -501,6 +571,8 @@ pub struct RigSummary {
     pub renormalized_weights: usize,
     pub bounds_min: [f32; 3],
     pub bounds_max: [f32; 3],
+    /// [`Rig::model_size`].
+    pub model_size: f32,
     pub clips: Vec<ClipSummary>,
     /// Joints whose rest or animated scale is non-uniform: their normals need each joint's
     /// normal matrix, not the position matrix.
@@ -532,6 +604,7 @@ impl RigSummary {
             renormalized_weights: report.renormalized_weights,
             bounds_min: min.to_array(),
             bounds_max: max.to_array(),
+            model_size: rig.model_size(),
             clips: rig
                 .clips
                 .iter()
@@ -588,13 +661,19 @@ impl RigSummary {
         let _ = writeln!(s, "triangles:     {}", self.triangles);
         let _ = writeln!(
             s,
-            "bounds:        [{:.3}, {:.3}, {:.3}] .. [{:.3}, {:.3}, {:.3}]",
+            "bounds:        [{:.3}, {:.3}, {:.3}] .. [{:.3}, {:.3}, {:.3}] (the bind mesh, the file's units)",
             self.bounds_min[0],
             self.bounds_min[1],
             self.bounds_min[2],
             self.bounds_max[0],
             self.bounds_max[1],
             self.bounds_max[2]
+        );
+        let _ = writeln!(
+            s,
+            "size:          {:.4} model units (the rest pose skinned, its box's diagonal: every \
+             \"of the rig size\" figure and tolerance is relative to it)",
+            self.model_size
         );
         let _ = writeln!(
             s,

@@ -8,7 +8,8 @@
 //! out of the other's silhouette: from every vertex of the full mesh to the nearest point of
 //! the level's triangles, and from sample points of each level triangle (its centroid and
 //! edge midpoints; its corners are vertices of the full mesh) to the full mesh's triangles.
-//! Nearest triangles are found through a uniform grid. A level's error is the largest
+//! Nearest triangles are found through a bounding volume hierarchy ([`TriangleTree`]). Every
+//! (pose, level) pair is measured on its own, spread over every core. A level's error is the largest
 //! distance over every pose, times `1 + POSE_MARGIN` for the times between the measured
 //! ones (a distance changes smoothly with the pose; `tests/mesh_lod.rs` checks the bound at
 //! times half a step away), never less than the finer level's.
@@ -17,8 +18,9 @@ use std::time::Instant;
 
 use glam::{DMat4, DVec3};
 
+use crate::prepare::parallel;
 use crate::prepare::{MeshLevelErrors, PreparedRig};
-use crate::skin::reference::skin;
+use crate::skin::reference::skin_positions;
 use crate::skin::volume::for_each_pose_shifted;
 
 /// Poses measured per clip, at most.
@@ -71,47 +73,44 @@ pub fn measure(rig: &PreparedRig, samples: usize, shift: f32) -> (Vec<f64>, usiz
             palettes.push(skinning.to_vec())
         });
     }
-    // Poses are independent: measured on every core.
-    let at_pose = |skinning: &[DMat4]| -> Vec<f64> {
-        let (positions, _) = skin(&rig.source_mesh, skinning);
-        let full_grid = TriangleGrid::new(&positions, full);
-        (0..levels)
-            .map(|l| match l {
-                0 => 0.0,
-                _ => surface_distance(&positions, full, &full_grid, chain.level_indices(l)),
-            })
-            .collect()
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let share = palettes.len().div_ceil(threads).max(1);
-    let per_pose: Vec<Vec<f64>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = palettes
-            .chunks(share)
-            .map(|poses| scope.spawn(|| poses.iter().map(|p| at_pose(p)).collect::<Vec<_>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
+    // Every (pose, level) pair is independent: first each pose's surface and the tree of
+    // its full mesh, then each pair's distance, both spread over every core.
+    let drawn = rig.drawn_vertices();
+    let surfaces: Vec<(Vec<DVec3>, TriangleTree)> = parallel::map(palettes.len(), |p| {
+        // Indexed by vertex; the ones no triangle uses stay at the origin, unread.
+        let mut positions = vec![DVec3::ZERO; rig.source_mesh.vertex_count()];
+        for (&v, p) in drawn
+            .iter()
+            .zip(skin_positions(&rig.source_mesh, &palettes[p], drawn))
+        {
+            positions[v as usize] = p;
+        }
+        let tree = TriangleTree::new(&positions, full);
+        (positions, tree)
+    });
+    let coarse = levels.saturating_sub(1);
+    let distances: Vec<f64> = parallel::map(surfaces.len() * coarse, |job| {
+        let (positions, full_tree) = &surfaces[job / coarse];
+        let level = chain.level_indices(1 + job % coarse);
+        surface_distance(positions, full, full_tree, level)
     });
     let mut largest = vec![0.0f64; levels];
-    for distances in &per_pose {
-        for (worst, d) in largest.iter_mut().zip(distances) {
-            *worst = worst.max(*d);
-        }
+    for (job, d) in distances.iter().enumerate() {
+        let worst = &mut largest[1 + job % coarse];
+        *worst = worst.max(*d);
     }
-    (largest, per_pose.len())
+    (largest, surfaces.len())
 }
 
 /// The larger of the two one-sided distances between the surfaces `full` and `level`
-/// (triangle lists over `positions`); `full_grid` is `full`'s grid.
+/// (triangle lists over `positions`); `full_tree` is `full`'s tree.
 pub fn surface_distance(
     positions: &[DVec3],
     full: &[u32],
-    full_grid: &TriangleGrid,
+    full_tree: &TriangleTree,
     level: &[u32],
 ) -> f64 {
-    let level_grid = TriangleGrid::new(positions, level);
+    let level_tree = TriangleTree::new(positions, level);
     let mut worst = 0.0f64;
     let mut in_level = vec![false; positions.len()];
     for &v in level {
@@ -125,7 +124,7 @@ pub fn surface_distance(
     // Full → level: a vertex the level keeps lies on it.
     for (v, p) in positions.iter().enumerate() {
         if in_full[v] && !in_level[v] {
-            worst = worst.max(level_grid.distance(*p, &mut search));
+            worst = worst.max(level_tree.distance(*p, &mut search));
         }
     }
     // Level → full: points inside the level's triangles.
@@ -137,165 +136,148 @@ pub fn surface_distance(
             (b + c) / 2.0,
             (c + a) / 2.0,
         ] {
-            worst = worst.max(full_grid.distance(p, &mut search));
+            worst = worst.max(full_tree.distance(p, &mut search));
         }
     }
     worst
 }
 
-/// Triangles binned into a uniform grid of cells (each triangle in every cell its box
-/// touches), for nearest-point queries.
-pub struct TriangleGrid {
+/// Triangles in a bounding volume hierarchy (boxes split at the median of the longest
+/// axis), for nearest-point queries: a query descends into the nearer box first and skips
+/// every box farther than the nearest triangle found, so a point far from the surface (a
+/// coarse level's triangle across a limb's gap) costs a few dozen boxes, not every cell
+/// between it and the surface.
+pub struct TriangleTree {
     triangles: Vec<[DVec3; 3]>,
-    min: DVec3,
-    cell: f64,
-    dims: [usize; 3],
-    /// Per cell, where its triangles start in `items` (CSR).
-    starts: Vec<u32>,
-    items: Vec<u32>,
+    nodes: Vec<Node>,
 }
 
-/// A query's scratch: which triangles it has tested.
+/// A box of the tree: its children are nodes `first` and `first + 1` where `count` is 0,
+/// otherwise it is a leaf of `count` triangles from `first`.
+#[derive(Clone, Copy)]
+struct Node {
+    min: DVec3,
+    max: DVec3,
+    first: u32,
+    count: u32,
+}
+
+/// Triangles a leaf holds at most.
+const LEAF_TRIANGLES: usize = 4;
+
+/// A query's scratch: the boxes still to visit.
 #[derive(Default)]
 pub struct Search {
-    stamp: Vec<u32>,
-    query: u32,
+    stack: Vec<u32>,
 }
 
-impl TriangleGrid {
+impl TriangleTree {
     pub fn new(positions: &[DVec3], indices: &[u32]) -> Self {
-        let triangles: Vec<[DVec3; 3]> = indices
+        let mut triangles: Vec<[DVec3; 3]> = indices
             .chunks_exact(3)
             .map(|t| [0, 1, 2].map(|k| positions[t[k] as usize]))
             .collect();
-        let mut min = DVec3::splat(f64::INFINITY);
-        let mut max = DVec3::splat(f64::NEG_INFINITY);
-        for t in &triangles {
-            for p in t {
-                min = min.min(*p);
-                max = max.max(*p);
-            }
-        }
-        if triangles.is_empty() {
-            min = DVec3::ZERO;
-            max = DVec3::ZERO;
-        }
-        let extent = (max - min).max_element().max(1e-12);
-        // Cells about the size of a triangle, so a query near the surface tests a few.
-        let area: f64 = triangles
-            .iter()
-            .map(|t| (t[1] - t[0]).cross(t[2] - t[0]).length() / 2.0)
-            .sum();
-        let mean_side = (area / triangles.len().max(1) as f64).sqrt() * 1.5;
-        let cell = mean_side.max(extent / 128.0);
-        let dims = [0, 1, 2].map(|a| ((max[a] - min[a]) / cell).floor() as usize + 1);
-        let cells = dims[0] * dims[1] * dims[2];
-        let mut grid = TriangleGrid {
-            triangles,
-            min,
-            cell,
-            dims,
-            starts: vec![0; cells + 1],
-            items: Vec::new(),
+        let bounds = |ts: &[[DVec3; 3]]| {
+            ts.iter()
+                .flatten()
+                .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
+                    (lo.min(*p), hi.max(*p))
+                })
         };
-        let boxes: Vec<([usize; 3], [usize; 3])> = grid
-            .triangles
-            .iter()
-            .map(|t| {
-                let lo = t[0].min(t[1]).min(t[2]);
-                let hi = t[0].max(t[1]).max(t[2]);
-                (grid.cell_of(lo), grid.cell_of(hi))
-            })
-            .collect();
-        for (lo, hi) in &boxes {
-            for c in Self::cells_in(grid.dims, *lo, *hi) {
-                grid.starts[c + 1] += 1;
+        let mut nodes = Vec::with_capacity(2 * triangles.len().div_ceil(LEAF_TRIANGLES));
+        if triangles.is_empty() {
+            return TriangleTree { triangles, nodes };
+        }
+        let (min, max) = bounds(&triangles);
+        nodes.push(Node {
+            min,
+            max,
+            first: 0,
+            count: triangles.len() as u32,
+        });
+        // Split breadth-agnostic with an explicit list of nodes to split: no recursion.
+        let mut to_split = vec![0usize];
+        while let Some(n) = to_split.pop() {
+            let Node { first, count, .. } = nodes[n];
+            let (first, count) = (first as usize, count as usize);
+            if count <= LEAF_TRIANGLES {
+                continue;
             }
-        }
-        for c in 0..cells {
-            grid.starts[c + 1] += grid.starts[c];
-        }
-        grid.items = vec![0; grid.starts[cells] as usize];
-        let mut fill = grid.starts.clone();
-        for (t, (lo, hi)) in boxes.iter().enumerate() {
-            for c in Self::cells_in(grid.dims, *lo, *hi) {
-                grid.items[fill[c] as usize] = t as u32;
-                fill[c] += 1;
+            let span = &mut triangles[first..first + count];
+            let centroid = |t: &[DVec3; 3]| t[0] + t[1] + t[2];
+            let (lo, hi) = span
+                .iter()
+                .map(centroid)
+                .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), c| {
+                    (lo.min(c), hi.max(c))
+                });
+            let extent = hi - lo;
+            let axis = if extent.x >= extent.y && extent.x >= extent.z {
+                0
+            } else if extent.y >= extent.z {
+                1
+            } else {
+                2
+            };
+            let half = count / 2;
+            span.select_nth_unstable_by(half, |a, b| {
+                centroid(a)[axis].total_cmp(&centroid(b)[axis])
+            });
+            let children = nodes.len();
+            for (start, len) in [(first, half), (first + half, count - half)] {
+                let (min, max) = bounds(&triangles[start..start + len]);
+                nodes.push(Node {
+                    min,
+                    max,
+                    first: start as u32,
+                    count: len as u32,
+                });
+                to_split.push(nodes.len() - 1);
             }
+            nodes[n].first = children as u32;
+            nodes[n].count = 0;
         }
-        grid
-    }
-
-    fn cell_of(&self, p: DVec3) -> [usize; 3] {
-        [0, 1, 2].map(|a| {
-            let at = ((p[a] - self.min[a]) / self.cell).floor();
-            (at.max(0.0) as usize).min(self.dims[a] - 1)
-        })
-    }
-
-    fn index(&self, [x, y, z]: [usize; 3]) -> usize {
-        (z * self.dims[1] + y) * self.dims[0] + x
-    }
-
-    /// The indices of the cells from `lo` to `hi` (inclusive) on every axis of a grid of
-    /// `dims` cells (a free function: the caller writes the grid while iterating).
-    fn cells_in(dims: [usize; 3], lo: [usize; 3], hi: [usize; 3]) -> impl Iterator<Item = usize> {
-        (lo[2]..=hi[2]).flat_map(move |z| {
-            (lo[1]..=hi[1])
-                .flat_map(move |y| (lo[0]..=hi[0]).map(move |x| (z * dims[1] + y) * dims[0] + x))
-        })
+        TriangleTree { triangles, nodes }
     }
 
     /// The distance from `p` to the nearest triangle (infinite without triangles).
-    ///
-    /// Rings of cells around `p`'s cell are searched outwards; a triangle not met in rings
-    /// `0..r` lies wholly in cells at least `r` away, so farther than `(r - 1)` cells from
-    /// `p` (or from its projection into the grid, which is nearer to everything inside).
     pub fn distance(&self, p: DVec3, search: &mut Search) -> f64 {
-        if self.triangles.is_empty() {
+        let box_distance_squared = |n: &Node| {
+            let outside = (n.min - p).max(p - n.max).max(DVec3::ZERO);
+            outside.length_squared()
+        };
+        let mut best_squared = f64::INFINITY;
+        if self.nodes.is_empty() {
             return f64::INFINITY;
         }
-        if search.stamp.len() != self.triangles.len() {
-            search.stamp = vec![0; self.triangles.len()];
-            search.query = 0;
-        }
-        search.query = search.query.wrapping_add(1);
-        if search.query == 0 {
-            search.stamp.fill(0);
-            search.query = 1;
-        }
-        let c = self.cell_of(p);
-        let reach = self.dims.iter().copied().max().unwrap_or(1);
-        let mut best = f64::INFINITY;
-        for r in 0..=reach {
-            if r > 0 && best <= (r - 1) as f64 * self.cell {
-                break;
+        search.stack.clear();
+        search.stack.push(0);
+        while let Some(n) = search.stack.pop() {
+            let node = &self.nodes[n as usize];
+            if box_distance_squared(node) >= best_squared {
+                continue;
             }
-            let lo = c.map(|v| v.saturating_sub(r));
-            let hi = [0, 1, 2].map(|a| (c[a] + r).min(self.dims[a] - 1));
-            for z in lo[2]..=hi[2] {
-                for y in lo[1]..=hi[1] {
-                    for x in lo[0]..=hi[0] {
-                        let ring = x.abs_diff(c[0]).max(y.abs_diff(c[1])).max(z.abs_diff(c[2]));
-                        if ring != r {
-                            continue;
-                        }
-                        let cell = self.index([x, y, z]);
-                        for &t in
-                            &self.items[self.starts[cell] as usize..self.starts[cell + 1] as usize]
-                        {
-                            if search.stamp[t as usize] == search.query {
-                                continue;
-                            }
-                            search.stamp[t as usize] = search.query;
-                            let [a, b, c] = self.triangles[t as usize];
-                            best = best.min((closest_on_triangle(p, a, b, c) - p).length());
-                        }
-                    }
+            if node.count > 0 {
+                let first = node.first as usize;
+                for [a, b, c] in &self.triangles[first..first + node.count as usize] {
+                    let d = (closest_on_triangle(p, *a, *b, *c) - p).length_squared();
+                    best_squared = best_squared.min(d);
                 }
+                continue;
+            }
+            // The nearer child last, so it is visited first.
+            let (left, right) = (node.first, node.first + 1);
+            let (dl, dr) = (
+                box_distance_squared(&self.nodes[left as usize]),
+                box_distance_squared(&self.nodes[right as usize]),
+            );
+            if dl < dr {
+                search.stack.extend([right, left]);
+            } else {
+                search.stack.extend([left, right]);
             }
         }
-        best
+        best_squared.sqrt()
     }
 }
 
@@ -365,7 +347,7 @@ pub fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
 mod tests {
     use super::*;
 
-    /// The grid finds what testing every triangle finds.
+    /// The tree finds what testing every triangle finds.
     #[test]
     fn grid_distance_equals_brute_force() {
         let mut positions = Vec::new();
@@ -383,14 +365,16 @@ mod tests {
                 indices.extend([v, v + 1, v + 21, v + 1, v + 22, v + 21]);
             }
         }
-        let grid = TriangleGrid::new(&positions, &indices);
+        let grid = TriangleTree::new(&positions, &indices);
         let mut search = Search::default();
         for k in 0..500 {
             let t = k as f64;
+            // Every fifth point far away, where most boxes are pruned.
+            let reach = if k % 5 == 0 { 40.0 } else { 1.0 };
             let p = DVec3::new(
-                (t * 0.37).sin() * 1.5 + 1.0,
-                (t * 0.71).cos() * 0.8,
-                (t * 0.13).sin() * 1.5 + 1.0,
+                (t * 0.37).sin() * 1.5 * reach + 1.0,
+                (t * 0.71).cos() * 0.8 * reach,
+                (t * 0.13).sin() * 1.5 * reach + 1.0,
             );
             let brute = indices
                 .chunks_exact(3)

@@ -298,7 +298,13 @@ impl NormalAngles {
         format!(
             "normals:       skinned by {decision}\n\
              normal angles to the skinned surface ({} poses; rigid: every triangle around the \
-             vertex bound to one joint):\n{}{}{packed}",
+             vertex bound to one joint):\n{}{}  \
+             (rigid vertices show a rule's own error: 0° is exact. Blended ones show what linear \
+             blending does to any rule: the median is typical; the max is the worst vertex at \
+             the worst pose, where the surface folds — an armpit, a knee bent far — and its \
+             triangles' normal turns over while the blended normal follows only partway. A \
+             large max there is the skin's fold, not a broken rule; compare rules by the median.)\n\
+             {packed}",
             self.poses,
             class("rigid", &self.rigid),
             class("blended", &self.blended)

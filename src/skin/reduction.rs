@@ -43,7 +43,7 @@ pub fn reduction_cost(rig: &PreparedRig, max: usize) -> Option<ReductionCost> {
         time_secs: 0.0,
         vertex: 0,
     };
-    let size = rig.bounds_size as f64;
+    let size = rig.model_size as f64;
     for_each_pose(rig, SAMPLES, |clip, time_secs, skinning| {
         let (full, _) = skin(uncut, skinning);
         let (kept, _) = skin(cut, skinning);

@@ -58,6 +58,30 @@ pub fn skin(mesh: &Mesh, palette: &[DMat4]) -> (Vec<DVec3>, Vec<DVec3>) {
     (positions, normals)
 }
 
+/// The skinned positions of `vertices` (in that order), without normals: each influence's
+/// matrix applied to the bind position and weighted, `Σ wᵢ (Mᵢ p)`, the same sum as
+/// [`skin`]'s `(Σ wᵢ Mᵢ) p` reordered (equal to f64 rounding), skipping influences of weight
+/// 0. What the load-time measurements over many poses use (a clip's motion, its survey,
+/// each mesh level's error): they need only where the drawn vertices are, and this is
+/// several times cheaper than blending whole matrices for positions and normals.
+pub fn skin_positions(mesh: &Mesh, palette: &[DMat4], vertices: &[u32]) -> Vec<DVec3> {
+    vertices
+        .iter()
+        .map(|&v| {
+            let v = v as usize;
+            let bind = mesh.positions[v].as_dvec3();
+            let mut p = DVec3::ZERO;
+            for k in 0..crate::rig::MAX_INFLUENCES {
+                let w = mesh.weights[v][k] as f64;
+                if w != 0.0 {
+                    p += palette[mesh.joints[v][k] as usize].transform_point3(bind) * w;
+                }
+            }
+            p
+        })
+        .collect()
+}
+
 /// What a vertex shader that skins with uploaded 3×4 palettes computes (`gpu_vertex`), in
 /// f64: each vertex's weighted position rows (up to eight) applied to its bind position, and its
 /// weighted normal rows (`normals`: the rig's normal matrices, or the position matrices
@@ -144,4 +168,55 @@ pub fn skin_dual_quats(
         normals.push(real * mesh.normals[v].as_dvec3());
     }
     (positions, normals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The positions-only sum is the oracle's to f64 rounding, on every vertex of the
+    /// built-in rig (up to four influences) and of an eight-influence mesh.
+    #[test]
+    fn positions_alone_are_the_oracle_s() {
+        let four = crate::rig::generate::BuiltInRig::Reference.generate().mesh;
+        // Every vertex's influences spread over eight entries.
+        let mut eight = four.clone();
+        for (joints, weights) in eight.joints.iter_mut().zip(&mut eight.weights) {
+            let n = weights.iter().filter(|&&w| w > 0.0).count().max(1);
+            let (j, w) = (*joints, *weights);
+            for i in 0..8 {
+                joints[i] = j[i % n];
+                weights[i] = w[i % n] / (8 / n + usize::from(i % n < 8 % n)) as f32;
+            }
+        }
+        let meshes = [four, eight];
+        for mesh in meshes {
+            let entries = mesh.joints.iter().flatten().copied().max().unwrap_or(0) as usize + 1;
+            let palette: Vec<DMat4> = (0..entries)
+                .map(|e| {
+                    let t = e as f64;
+                    DMat4::from_scale_rotation_translation(
+                        DVec3::splat(1.0 + 0.1 * (t * 0.7).sin()),
+                        DQuat::from_axis_angle(DVec3::new(1.0, t, 0.5).normalize(), t * 0.3),
+                        DVec3::new(t.cos(), 0.1 * t, t.sin()),
+                    )
+                })
+                .collect();
+            let all: Vec<u32> = (0..mesh.vertex_count() as u32).collect();
+            let (expected, _) = skin(&mesh, &palette);
+            let got = skin_positions(&mesh, &palette, &all);
+            for (v, (a, b)) in got.iter().zip(&expected).enumerate() {
+                assert!(
+                    (*a - *b).length() <= 1e-12 * b.length().max(1.0),
+                    "{v}: {a} vs {b}"
+                );
+            }
+            // A subset comes back in the order asked.
+            let some = [7u32, 3, 0];
+            let picked = skin_positions(&mesh, &palette, &some);
+            for (p, &v) in picked.iter().zip(&some) {
+                assert_eq!(*p, got[v as usize]);
+            }
+        }
+    }
 }

@@ -666,6 +666,167 @@ pub fn fox_armature_scaled(dir: &std::path::Path, scale: f32) -> Option<PathBuf>
     Some(edit.write(dir, &format!("Fox_armature_x{scale}.glb")))
 }
 
+/// The Fox exported in other units: its mesh and skeleton in units `1 / armature_scale`
+/// times the Fox's (centimetres for 0.01), under an armature node that scales them back
+/// by `armature_scale` (as Mixamo's exports carry a 0.01 armature over a centimetre
+/// mesh, and Quaternius's a 100 one). The skinned character is the Fox, vertex for
+/// vertex, in model space; only the file's numbers differ: bind positions, joint
+/// translations (nodes and keys) and the inverse bind matrices' translations.
+pub fn fox_in_units(dir: &std::path::Path, armature_scale: f32) -> Option<PathBuf> {
+    let source = rigs_dir()?.join("Fox/Fox.glb");
+    let mut edit = GlbEdit::open(&source);
+    let units = 1.0 / armature_scale;
+    let armature = edit.node("root");
+    edit.doc["nodes"][armature]["scale"] = json!([armature_scale, armature_scale, armature_scale]);
+    for j in edit.skin_joints(0) {
+        if let Some(t) = edit.doc["nodes"][j]["translation"].as_array() {
+            let t: Vec<f64> = t
+                .iter()
+                .map(|v| v.as_f64().unwrap() * units as f64)
+                .collect();
+            edit.doc["nodes"][j]["translation"] = json!(t);
+        }
+    }
+    // The joints' globals become S·M·S⁻¹ over a mesh S times as large: the inverse binds too.
+    let binds = edit.doc["skins"][0]["inverseBindMatrices"]
+        .as_u64()
+        .unwrap() as usize;
+    let to_file = glam::Mat4::from_scale(glam::Vec3::splat(units));
+    let from_file = glam::Mat4::from_scale(glam::Vec3::splat(armature_scale));
+    let new_binds: Vec<Vec<f32>> = edit
+        .read(binds)
+        .iter()
+        .map(|m| (to_file * mat4(m) * from_file).to_cols_array().to_vec())
+        .collect();
+    edit.doc["skins"][0]["inverseBindMatrices"] = json!(edit.add_floats(&new_binds, "MAT4"));
+    let position = edit.doc["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize;
+    let positions: Vec<Vec<f32>> = edit
+        .read(position)
+        .iter()
+        .map(|p| p.iter().map(|c| c * units).collect())
+        .collect();
+    edit.doc["meshes"][0]["primitives"][0]["attributes"]["POSITION"] =
+        json!(edit.add_floats(&positions, "VEC3"));
+    let animations = edit.doc["animations"].as_array().unwrap().len();
+    for a in 0..animations {
+        let channels = edit.doc["animations"][a]["channels"]
+            .as_array()
+            .unwrap()
+            .clone();
+        for channel in channels {
+            if channel["target"]["path"] != "translation" {
+                continue;
+            }
+            let sampler = channel["sampler"].as_u64().unwrap() as usize;
+            let output = edit.doc["animations"][a]["samplers"][sampler]["output"]
+                .as_u64()
+                .unwrap() as usize;
+            let keys: Vec<Vec<f32>> = edit
+                .read(output)
+                .iter()
+                .map(|v| v.iter().map(|c| c * units).collect())
+                .collect();
+            let accessor = edit.add_floats(&keys, "VEC3");
+            edit.doc["animations"][a]["samplers"][sampler]["output"] = json!(accessor);
+        }
+    }
+    Some(edit.write(dir, &format!("Fox_units_x{armature_scale}.glb")))
+}
+
+/// The Fox with every clip's name behind the prefix `FoxArmature|` (as Blender writes
+/// them) and four clips added on its root joint: `TPose` (still: the root holds its rest
+/// rotation), `Death` (the Fox tips over by 90° and stays down: an action), `Roll` (a turn
+/// about x while travelling 100 units: it ends far from where it began, an action) and
+/// `Spin` (a whole turn about y: it moves a lot and ends where it began, a loop).
+pub fn fox_with_actions(dir: &std::path::Path) -> Option<PathBuf> {
+    let source = rigs_dir()?.join("Fox/Fox.glb");
+    let mut edit = GlbEdit::open(&source);
+    let root = edit.skin_joints(0)[0];
+    let animations = edit.doc["animations"].as_array().unwrap().len();
+    for a in 0..animations {
+        let name = edit.doc["animations"][a]["name"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        edit.doc["animations"][a]["name"] = json!(format!("FoxArmature|{name}"));
+    }
+    let times = edit.add_floats(
+        &[vec![0.0], vec![0.25], vec![0.5], vec![0.75], vec![1.0]],
+        "SCALAR",
+    );
+    let turn = |axis: glam::Vec3, degrees: [f32; 5]| -> Vec<Vec<f32>> {
+        degrees
+            .iter()
+            .map(|d| {
+                glam::Quat::from_axis_angle(axis, d.to_radians())
+                    .to_array()
+                    .to_vec()
+            })
+            .collect()
+    };
+    // Per clip: its name, the root's rotation keys and its translation keys, if any.
+    type Keys = Vec<Vec<f32>>;
+    let clips: [(&str, Keys, Option<Keys>); 4] = [
+        ("TPose", turn(glam::Vec3::X, [0.0; 5]), None),
+        (
+            "Death",
+            turn(glam::Vec3::X, [0.0, 30.0, 60.0, 90.0, 90.0]),
+            None,
+        ),
+        (
+            "Roll",
+            turn(glam::Vec3::X, [0.0, 90.0, 180.0, 270.0, 360.0]),
+            Some((0..5).map(|k| vec![0.0, 0.0, 25.0 * k as f32]).collect()),
+        ),
+        (
+            "Spin",
+            turn(glam::Vec3::Y, [0.0, 90.0, 180.0, 270.0, 360.0]),
+            None,
+        ),
+    ];
+    for (name, rotations, translations) in clips {
+        let rotations = edit.add_floats(&rotations, "VEC4");
+        let mut samplers =
+            vec![json!({ "input": times, "output": rotations, "interpolation": "LINEAR" })];
+        let mut channels =
+            vec![json!({ "sampler": 0, "target": { "node": root, "path": "rotation" } })];
+        if let Some(translations) = translations {
+            let translations = edit.add_floats(&translations, "VEC3");
+            samplers
+                .push(json!({ "input": times, "output": translations, "interpolation": "LINEAR" }));
+            channels
+                .push(json!({ "sampler": 1, "target": { "node": root, "path": "translation" } }));
+        }
+        edit.doc["animations"].as_array_mut().unwrap().push(json!({
+            "name": format!("FoxArmature|{name}"),
+            "channels": channels,
+            "samplers": samplers,
+        }));
+    }
+    Some(edit.write(dir, "Fox_actions.glb"))
+}
+
+/// The Fox with `clips` clips (at least its three), each a copy of one of its own under a
+/// long name behind an armature prefix (`CharacterArmature|Walk_holding_a_lantern_04`), as
+/// character packs with a dozen or more clips name them: what the panel's clip chooser must
+/// hold in bounded space.
+pub fn fox_with_many_clips(dir: &std::path::Path, clips: usize) -> Option<PathBuf> {
+    let source = rigs_dir()?.join("Fox/Fox.glb");
+    let mut edit = GlbEdit::open(&source);
+    let own = edit.doc["animations"].as_array().unwrap().clone();
+    let mut all = Vec::with_capacity(clips);
+    for k in 0..clips.max(own.len()) {
+        let mut clip = own[k % own.len()].clone();
+        let base = clip["name"].as_str().unwrap().to_string();
+        clip["name"] = json!(format!("CharacterArmature|{base}_holding_a_lantern_{k:02}"));
+        all.push(clip);
+    }
+    edit.doc["animations"] = json!(all);
+    Some(edit.write(dir, &format!("Fox_{clips}_clips.glb")))
+}
+
 /// The Fox with a fourth clip, `TPose`: one second in which two joints hold their rest
 /// rotations (keys that never change), as exports of a T-pose or bind-pose clip are: no
 /// vertex moves.

@@ -183,40 +183,70 @@ impl ClipMotion {
         whole_steps: bool,
         duration_secs: f64,
     ) -> ClipMotion {
-        let mut locals = rig.rest_pose.clone();
-        let mut other = rig.rest_pose.clone();
-        let mut previous: Vec<DVec3> = Vec::new();
+        // The drawn vertices at pose `k`, model space.
+        let drawn = rig.drawn_vertices();
+        let pose_at = |k: usize, locals: &mut Vec<_>, other: &mut Vec<_>| -> Vec<DVec3> {
+            let time_secs = times_secs[k];
+            sample_instance(rig, clip, time_secs as f32, locals);
+            let pose: Vec<LocalF64> = match blend {
+                Some((blend_clip, weight)) => {
+                    sample_instance(rig, blend_clip, time_secs as f32, other);
+                    blend_reference(locals, other, weight as f64)
+                }
+                None => locals.iter().map(LocalF64::from).collect(),
+            };
+            let model = reference::model_from_joint_f64(&rig.skeleton, &pose);
+            let palette = reference::palette(&rig.skeleton, &model);
+            match method {
+                SkinMethod::Linear => {
+                    crate::skin::reference::skin_positions(&rig.source_mesh, &palette, drawn)
+                }
+                SkinMethod::DualQuat => {
+                    let scale = crate::skin::method::dual_quat_scale(rig) as f64;
+                    let (all, _) =
+                        crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette, scale);
+                    drawn.iter().map(|&v| all[v as usize]).collect()
+                }
+            }
+        };
+        // Poses are independent but each step needs the pose before it: every core takes a
+        // run of poses and skins the one before its run too. Per pose: the farthest any
+        // vertex moved since the previous pose (0 for the first), and its box.
+        let runs = crate::prepare::parallel::chunks(times_secs.len());
+        let measured: Vec<Vec<(f64, DVec3, DVec3)>> =
+            crate::prepare::parallel::map(runs.len(), |r| {
+                let run = runs[r].clone();
+                let mut locals = rig.rest_pose.clone();
+                let mut other = rig.rest_pose.clone();
+                let mut previous =
+                    (run.start > 0).then(|| pose_at(run.start - 1, &mut locals, &mut other));
+                run.map(|k| {
+                    let positions = pose_at(k, &mut locals, &mut other);
+                    let farthest = previous.as_ref().map_or(0.0, |previous| {
+                        positions
+                            .iter()
+                            .zip(previous)
+                            .map(|(p, q)| (*p - *q).length())
+                            .fold(0.0f64, f64::max)
+                    });
+                    let (min, max) = positions.iter().fold(
+                        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+                        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+                    );
+                    previous = Some(positions);
+                    (farthest, min, max)
+                })
+                .collect()
+            });
         let mut travelled = Vec::with_capacity(times_secs.len());
         travelled.push(0.0f64);
         let mut fastest = 0.0f64;
         let mut longest_step = 0.0f64;
         let mut min = DVec3::splat(f64::INFINITY);
         let mut max = DVec3::splat(f64::NEG_INFINITY);
-        for (k, &time_secs) in times_secs.iter().enumerate() {
-            sample_instance(rig, clip, time_secs as f32, &mut locals);
-            let pose: Vec<LocalF64> = match blend {
-                Some((blend_clip, weight)) => {
-                    sample_instance(rig, blend_clip, time_secs as f32, &mut other);
-                    blend_reference(&locals, &other, weight as f64)
-                }
-                None => locals.iter().map(LocalF64::from).collect(),
-            };
-            let model = reference::model_from_joint_f64(&rig.skeleton, &pose);
-            let palette = reference::palette(&rig.skeleton, &model);
-            let (positions, _) = match method {
-                SkinMethod::Linear => crate::skin::reference::skin(&rig.source_mesh, &palette),
-                SkinMethod::DualQuat => {
-                    let scale = crate::skin::method::dual_quat_scale(rig) as f64;
-                    crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette, scale)
-                }
-            };
+        for (k, (farthest, lo, hi)) in measured.into_iter().flatten().enumerate() {
             if k > 0 {
-                let farthest = positions
-                    .iter()
-                    .zip(&previous)
-                    .map(|(p, q)| (*p - *q).length())
-                    .fold(0.0f64, f64::max);
-                let secs = time_secs - times_secs[k - 1];
+                let secs = times_secs[k] - times_secs[k - 1];
                 // A jump (a loop whose ends differ) is no speed, and no pose lies inside it.
                 if secs >= JUMP_SECS {
                     longest_step = longest_step.max(farthest);
@@ -224,11 +254,8 @@ impl ClipMotion {
                 }
                 travelled.push(travelled[k - 1] + farthest);
             }
-            for p in &positions {
-                min = min.min(*p);
-                max = max.max(*p);
-            }
-            previous = positions;
+            min = min.min(lo);
+            max = max.max(hi);
         }
         let whole_loop = travelled[travelled.len() - 1];
         if !(min.is_finite() && max.is_finite() && whole_loop.is_finite()) {

@@ -126,6 +126,19 @@ impl MotionSet {
         blend_weight: f32,
         method: SkinMethod,
     ) -> bool {
+        self.update_with(rig, crowd, blend_weight, method, &mut |_, _| {})
+    }
+
+    /// [`Self::update`], calling `measured(done, of)` after each motion it measures (of:
+    /// the pairs it has not seen; a pair already measured is not counted).
+    pub fn update_with(
+        &mut self,
+        rig: &PreparedRig,
+        crowd: &[Instance],
+        blend_weight: f32,
+        method: SkinMethod,
+        measured: &mut dyn FnMut(usize, usize),
+    ) -> bool {
         let blend_bits = if blend_weight > 0.0 {
             blend_weight.to_bits()
         } else {
@@ -144,6 +157,7 @@ impl MotionSet {
         let blending = blend_bits != 0;
         // Each pair once: a dense table of what this scan has seen.
         let mut seen = vec![false; if blending { clips * clips } else { clips }];
+        let mut todo = Vec::new();
         for i in crowd {
             let (clip, blend) = (i.clip as usize, i.blend_clip as usize);
             if clip >= clips || (blending && blend >= clips) {
@@ -154,9 +168,12 @@ impl MotionSet {
                 continue;
             }
             let pair_key = (i.clip, if blending { i.blend_clip } else { i.clip });
-            if self.index.contains_key(&pair_key) {
-                continue;
+            if !self.index.contains_key(&pair_key) {
+                todo.push((pair_key, i));
             }
+        }
+        let of = todo.len();
+        for (done, (pair_key, i)) in todo.into_iter().enumerate() {
             let motion = ClipMotion::measure(
                 rig,
                 i.clip,
@@ -166,6 +183,7 @@ impl MotionSet {
             self.index.insert(pair_key, self.motions.len() as u32);
             self.motions.push(motion);
             changed = true;
+            measured(done + 1, of);
         }
         if changed || self.words.is_empty() {
             self.flatten(clips, blending);

@@ -148,19 +148,58 @@ impl Lod {
 
     /// The motion measured for `key`, measuring it at first use.
     fn motion_for(&mut self, input: &PlanInput<'_>, key: MotionKey) -> u32 {
+        self.motion_of(input.rig, input.blend_weight, input.method, key)
+    }
+
+    fn motion_of(
+        &mut self,
+        rig: &PreparedRig,
+        blend_weight: f32,
+        method: SkinMethod,
+        key: MotionKey,
+    ) -> u32 {
         if let Some(&index) = self.motion_index.get(&key) {
             return index;
         }
         let motion = ClipMotion::measure(
-            input.rig,
+            rig,
             key.clip,
-            key.blend.map(|(c, _)| (c, input.blend_weight)),
-            input.method,
+            key.blend.map(|(c, _)| (c, blend_weight)),
+            method,
         );
         let index = self.motions.len() as u32;
         self.motions.push(motion);
         self.motion_index.insert(key, index);
         index
+    }
+
+    /// Measures now the motions `instances` play that the first plan would measure (at
+    /// load, where a progress line can say so), calling `measured(done, of)` after each.
+    pub fn measure_motions(
+        &mut self,
+        rig: &PreparedRig,
+        blend_weight: f32,
+        method: SkinMethod,
+        instances: &[Instance],
+        measured: &mut dyn FnMut(usize, usize),
+    ) {
+        let blend = (blend_weight > 0.0).then_some(blend_weight.to_bits());
+        let dual_quat = method == SkinMethod::DualQuat;
+        let mut keys: Vec<MotionKey> = instances
+            .iter()
+            .map(|i| MotionKey {
+                clip: i.clip,
+                blend: blend.map(|bits| (i.blend_clip, bits)),
+                dual_quat,
+            })
+            .filter(|key| !self.motion_index.contains_key(key))
+            .collect();
+        keys.sort_unstable_by_key(|k| (k.clip, k.blend));
+        keys.dedup();
+        for (done, key) in keys.iter().enumerate() {
+            self.motion_of(rig, blend_weight, method, *key);
+            measured(done + 1, keys.len());
+        }
     }
 
     /// Decides which groups this frame computes (see the module docs) and returns them as

@@ -58,8 +58,12 @@ pub enum ImportErrorKind {
     Empty,
     #[error("not a glTF file: {0}")]
     NotGltf(String),
-    #[error("not a binary glTF file: the first four bytes are {found:?}, expected \"glTF\"")]
-    BadGlbMagic { found: [u8; 4] },
+    #[error(
+        "not a binary glTF file: it starts {}, where a .glb starts \"glTF\"{}",
+        shown_bytes(found),
+        what_it_is(found)
+    )]
+    BadGlbMagic { found: Vec<u8> },
     #[error("unsupported binary glTF version {0} (expected 2)")]
     UnsupportedGlbVersion(u32),
     #[error("truncated binary glTF: {0}")]
@@ -369,6 +373,36 @@ fn check_channel_targets(document: &gltf::Document) -> Result<()> {
     Ok(())
 }
 
+/// How many of a file's first bytes a refusal shows.
+const MAGIC_SHOWN: usize = 16;
+
+/// A file's first bytes as a refusal shows them: as quoted text where they are printable
+/// (an HTML page, a Git LFS pointer), else as hex.
+fn shown_bytes(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "empty (0 bytes)".into();
+    }
+    if bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!("{:?}", String::from_utf8_lossy(bytes))
+    } else {
+        let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!("with the bytes {}", hex.join(" "))
+    }
+}
+
+/// What a file that is not a .glb probably is, where its first bytes say.
+fn what_it_is(bytes: &[u8]) -> &'static str {
+    let lower = String::from_utf8_lossy(bytes).to_ascii_lowercase();
+    if lower.starts_with("version https://git-lfs") || lower.starts_with("version http") {
+        " (a Git LFS pointer, not the file: `git lfs pull` fetches it)"
+    } else if lower.starts_with("<!doctype") || lower.starts_with("<html") || lower.starts_with('<')
+    {
+        " (an HTML or XML page: a download that saved a web page instead of the file?)"
+    } else {
+        ""
+    }
+}
+
 /// Splits a file into its JSON text and optional GLB binary chunk.
 fn split_container(bytes: &[u8], is_glb_name: bool) -> Result<(&[u8], Option<&[u8]>)> {
     if bytes.starts_with(b"glTF") {
@@ -376,10 +410,7 @@ fn split_container(bytes: &[u8], is_glb_name: bool) -> Result<(&[u8], Option<&[u
     }
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     if is_glb_name && first != Some(b'{') {
-        let mut found = [0u8; 4];
-        for (i, b) in bytes.iter().take(4).enumerate() {
-            found[i] = *b;
-        }
+        let found = bytes.iter().take(MAGIC_SHOWN).copied().collect();
         return Err(ImportErrorKind::BadGlbMagic { found });
     }
     // A UTF-8 byte order mark is not allowed by the spec, but harmless to skip.
