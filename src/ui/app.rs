@@ -18,10 +18,11 @@ use std::time::Instant;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalPosition};
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
+use super::loading::{Loading, LoadingOutcome};
 use super::soak::{Soak, SoakPlan};
 use crate::gpu::scene::Settings;
 use crate::gpu::scene::{BeforeDraws, Frame, FrameExtras, Scene};
@@ -52,14 +53,29 @@ pub struct AppOptions {
     pub profiler: bool,
 }
 
+/// What winit says is missing, without the source file and line it prefixes an OS error
+/// with (`os error at …/platform_impl/linux/mod.rs:765: neither WAYLAND_DISPLAY nor …`).
+fn display_reason(e: &winit::error::EventLoopError) -> String {
+    let text = e.to_string();
+    let reason = match text.strip_prefix("os error at ") {
+        // After the location's `file:line: `.
+        Some(rest) => rest
+            .split_once(": ")
+            .map_or(rest, |(_, reason)| reason)
+            .to_string(),
+        None => text.clone(),
+    };
+    reason.trim_end_matches('.').to_string()
+}
+
 /// Why the window could not run, or what its last frame found wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error(
-        "cannot open a window (no display?). On a machine without one, run under Xvfb: \
-         xvfb-run -a -s \"-screen 0 1600x900x24\" skinbench ({0})"
+        "cannot open a window: {0}. On a machine without a display, run under Xvfb: \
+         xvfb-run -a -s \"-screen 0 1600x900x24\" skinbench"
     )]
-    NoDisplay(#[source] winit::error::EventLoopError),
+    NoDisplay(String),
     #[error("the window's event loop failed: {0}")]
     EventLoop(#[source] winit::error::EventLoopError),
     #[error("cannot create the window: {0}")]
@@ -72,6 +88,8 @@ pub enum AppError {
     NoSurfaceFormat(String),
     #[error(transparent)]
     Scene(#[from] crate::gpu::scene::SceneError),
+    #[error("loading the character: {0}")]
+    Load(String),
     #[error("soak failed: {0}")]
     Soak(String),
     #[error("verify: the last frame is beyond tolerance")]
@@ -84,10 +102,11 @@ pub enum AppError {
 
 /// Runs the app until the window closes (or `frames` are done).
 pub fn run(rig: Arc<PreparedRig>, options: AppOptions) -> Result<(), AppError> {
-    let event_loop = EventLoop::new().map_err(AppError::NoDisplay)?;
+    let event_loop = EventLoop::new().map_err(|e| AppError::NoDisplay(display_reason(&e)))?;
     let mut app = App {
         rig,
         options,
+        loading: None,
         running: None,
         error: None,
     };
@@ -101,15 +120,18 @@ pub fn run(rig: Arc<PreparedRig>, options: AppOptions) -> Result<(), AppError> {
 struct App {
     rig: Arc<PreparedRig>,
     options: AppOptions,
+    /// The window while the scene is made (a progress line), then ...
+    loading: Option<Loading>,
+    /// ... the window and its scene.
     running: Option<Running>,
     error: Option<AppError>,
 }
 
 /// The window, its swapchain and the blit of the offscreen frame onto it.
-struct WindowSurface {
-    window: Arc<Window>,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
+pub(super) struct WindowSurface {
+    pub(super) window: Arc<Window>,
+    pub(super) surface: wgpu::Surface<'static>,
+    pub(super) config: wgpu::SurfaceConfiguration,
     present_modes: Vec<wgpu::PresentMode>,
     blit: Blit,
     /// The scene's offscreen frame, bound for the blit (made once per frame texture).
@@ -117,10 +139,10 @@ struct WindowSurface {
 }
 
 /// egui's context, its winit input state and its wgpu painter.
-struct EguiLayer {
-    ctx: egui::Context,
-    state: egui_winit::State,
-    renderer: egui_wgpu::Renderer,
+pub(super) struct EguiLayer {
+    pub(super) ctx: egui::Context,
+    pub(super) state: egui_winit::State,
+    pub(super) renderer: egui_wgpu::Renderer,
 }
 
 /// Mouse state for orbiting the camera.
@@ -142,13 +164,13 @@ struct Running {
 
 impl ApplicationHandler for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.running.is_some() {
+        if self.running.is_some() || self.loading.is_some() {
             return;
         }
-        match Running::new(event_loop, self.rig.clone(), &self.options) {
-            Ok(running) => {
-                running.surface.window.request_redraw();
-                self.running = Some(running);
+        match Loading::start(event_loop, self.rig.clone(), &self.options) {
+            Ok(loading) => {
+                loading.surface.window.request_redraw();
+                self.loading = Some(loading);
             }
             Err(e) => {
                 self.error = Some(e);
@@ -158,6 +180,30 @@ impl ApplicationHandler for App {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        if let Some(loading) = self.loading.as_mut() {
+            match loading.window_event(event) {
+                LoadingOutcome::Waiting => {}
+                LoadingOutcome::Quit => event_loop.exit(),
+                LoadingOutcome::Loaded(scene) => {
+                    let loading = self.loading.take().expect("loading");
+                    match Running::new(loading, *scene, &self.options) {
+                        Ok(running) => {
+                            running.surface.window.request_redraw();
+                            self.running = Some(running);
+                        }
+                        Err(e) => {
+                            self.error = Some(e);
+                            event_loop.exit();
+                        }
+                    }
+                }
+                LoadingOutcome::Failed(e) => {
+                    self.error = Some(e);
+                    event_loop.exit();
+                }
+            }
+            return;
+        }
         let Some(running) = self.running.as_mut() else {
             return;
         };
@@ -224,9 +270,20 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         if let Some(running) = &self.running {
+            event_loop.set_control_flow(ControlFlow::Wait);
             running.surface.window.request_redraw();
+        }
+        // A few paints a second: the loading thread needs the cores (a software renderer
+        // paints on them too).
+        if let Some(loading) = &self.loading {
+            let next = loading.next_paint();
+            if Instant::now() >= next {
+                loading.surface.window.request_redraw();
+            } else {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+            }
         }
     }
 }
@@ -247,7 +304,7 @@ fn choose_present_mode(vsync: bool, available: &[wgpu::PresentMode]) -> wgpu::Pr
 }
 
 impl WindowSurface {
-    fn new(
+    pub(super) fn new(
         event_loop: &ActiveEventLoop,
         rig_name: &str,
         options: &AppOptions,
@@ -315,7 +372,7 @@ impl WindowSurface {
         self.blit_source = Some(self.blit.bind(device, view));
     }
 
-    fn reconfigure(&mut self, device: &wgpu::Device) {
+    pub(super) fn reconfigure(&mut self, device: &wgpu::Device) {
         self.surface.configure(device, &self.config);
     }
 
@@ -325,7 +382,7 @@ impl WindowSurface {
 }
 
 impl EguiLayer {
-    fn new(window: &Window, gpu: &GpuContext, format: wgpu::TextureFormat) -> Self {
+    pub(super) fn new(window: &Window, gpu: &GpuContext, format: wgpu::TextureFormat) -> Self {
         let ctx = egui::Context::default();
         let state = egui_winit::State::new(
             ctx.clone(),
@@ -346,20 +403,22 @@ impl EguiLayer {
 }
 
 impl Running {
-    fn new(
-        event_loop: &ActiveEventLoop,
-        rig: Arc<PreparedRig>,
-        options: &AppOptions,
-    ) -> Result<Self, AppError> {
-        let (mut surface, gpu) = WindowSurface::new(event_loop, &rig.name, options)?;
-        let egui = EguiLayer::new(&surface.window, &gpu, surface.config.format);
-        let size = (surface.config.width, surface.config.height);
-        let format = surface.config.format;
-        let mut scene = Scene::new(gpu, rig, options.settings.clone(), format, size)?;
+    /// The window the scene was loaded in, now drawing it.
+    fn new(loading: Loading, mut scene: Scene, options: &AppOptions) -> Result<Self, AppError> {
+        let (mut surface, egui) = loading.into_window();
         if let Some(time_secs) = options.clip_time_secs {
             scene.crowd.set_all_times(time_secs);
         }
         scene.set_camera(options.camera);
+        // The window may have been resized while the scene loaded.
+        let size = surface.window.inner_size();
+        let configured = (surface.config.width, surface.config.height);
+        if size.width > 0 && size.height > 0 && (size.width, size.height) != configured {
+            surface.config.width = size.width;
+            surface.config.height = size.height;
+            surface.reconfigure(&scene.gpu.device);
+            scene.resize(size.width, size.height);
+        }
         surface.bind_source(&scene.gpu.device, &scene.targets.color_view);
         let soak = options.soak.clone().map(|plan| Soak::start(plan, &scene));
         if options.profiler {

@@ -46,6 +46,35 @@ impl Scene {
         self.lod.plan(&input, &mut self.crowd);
     }
 
+    /// Measures the motions of the clips the crowd plays that LOD will bound with (the CPU
+    /// plan's or the GPU pass's, whichever animates), calling `measured(done, of)` after
+    /// each: what the first frame would otherwise measure (see `load_scene`).
+    pub fn measure_motions(&mut self, measured: &mut dyn FnMut(usize, usize)) {
+        let lod = self.settings.lod;
+        let rig = self.pipeline.rig().clone();
+        let config = *self.pipeline.config();
+        let mesh_on = lod.mesh && rig.mesh_chain().levels().len() > 1;
+        match self.animated_on {
+            AnimateDevice::Cpu if lod.enabled || mesh_on => self.lod.measure_motions(
+                &rig,
+                config.blend_weight,
+                config.method,
+                self.crowd.as_slice(),
+                measured,
+            ),
+            AnimateDevice::Gpu if lod.enabled || lod.mesh => {
+                self.lod_motions.update_with(
+                    &rig,
+                    self.crowd.as_slice(),
+                    config.blend_weight,
+                    config.method,
+                    measured,
+                );
+            }
+            AnimateDevice::Cpu | AnimateDevice::Gpu => {}
+        }
+    }
+
     /// The level of the mesh's chain the shadow pass draws every character with: the
     /// coarsest whose error stays under the threshold at the shadow map's texel size (the
     /// sun's orthographic view over `ground_extent`, as `camera::light_view_proj` makes

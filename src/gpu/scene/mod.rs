@@ -22,6 +22,7 @@ mod capture;
 mod clips;
 mod error;
 mod frame;
+mod load;
 mod lod;
 pub mod readings;
 pub mod refusals;
@@ -29,6 +30,7 @@ pub mod settings;
 
 pub use error::SceneError;
 pub use frame::{BeforeDraws, Frame, FrameDuration, FrameExtras};
+pub use load::{LoadProgress, LoadStatus, LoadStep, load_scene};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -274,8 +276,13 @@ impl Scene {
         self.pipeline.rig()
     }
 
+    /// The overview of the whole crowd, framed in the viewport last drawn (the window left
+    /// of the panel).
     pub fn reset_camera(&mut self) {
-        self.camera = OrbitCamera::framing_rect(self.crowd.ground_half_extents());
+        self.camera = OrbitCamera::framing_rect_in(
+            self.crowd.ground_half_extents(),
+            self.viewport_px.x / self.viewport_px.y,
+        );
     }
 
     /// Keeps every stage of every group, the LOD plan, the upload, the encoding and the GPU
