@@ -636,16 +636,28 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
 fn every_row_is_in_view_at_1600x900() {
     use skinbench::crowd::AnimateDevice;
     use skinbench::skin::SkinVariant;
-    for animate in [AnimateDevice::Cpu, AnimateDevice::Gpu] {
+    let mut rigs = vec![Arc::new(PreparedRig::reference())];
+    // A rig of 18 clips with long names: the clip chooser must not push the table down.
+    if let Some(path) = common::fox_with_many_clips(&common::temp_dir("panel-many-clips"), 18) {
+        rigs.push(Arc::new(PreparedRig::load(&path).unwrap()));
+    }
+    for (rig, animate) in rigs
+        .iter()
+        .flat_map(|r| [AnimateDevice::Cpu, AnimateDevice::Gpu].map(|a| (r.clone(), a)))
+    {
         let Some(gpu) = context() else { return };
-        let rig = Arc::new(PreparedRig::reference());
         let mut settings = common::app_settings(&rig, 13);
         settings.pipeline.skin = SkinVariant::GpuCompute;
         settings.animate = animate;
         settings.lod.enabled = true;
         settings.lod.mesh = true;
+        let what = format!(
+            "{} with {} clips, {}",
+            rig.name,
+            rig.clips.len(),
+            animate.name()
+        );
         let harness = side_panel_harness(settings, rig, gpu, (1600.0, 900.0));
-        let what = animate.name();
         let bottom = harness.get_by_label("verify").rect().top();
         let panel = harness.state().shown.clone().expect("readings");
         let mut labels: Vec<String> = panel.rows.iter().map(|r| r.label.clone()).collect();
@@ -807,10 +819,15 @@ fn the_clip_boxes_choose_what_the_crowd_plays() {
     assert!(
         drawn_texts(&harness)
             .iter()
-            .any(|t| t.contains("left out: TPose (still: no vertex moves)")),
+            .any(|t| t.contains("left out: TPose (still)")),
         "{:?}",
         drawn_texts(&harness)
     );
+    // The list opens from its box and stays open while boxes are clicked.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::ComboBox, "clips")
+        .click();
+    harness.run_steps(2);
     click_then_frame(&mut harness, "TPose (still)");
     assert_eq!(
         harness.state().settings.clips,

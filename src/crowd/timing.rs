@@ -439,9 +439,11 @@ impl TimingHistory {
         self.frames.iter()
     }
 
-    /// The latest frame whose duration is known and those before it within `window` (see
-    /// [`FrameSpan`]); `None` before such a frame.
-    pub fn span(&self, window: Duration) -> Option<FrameSpan> {
+    /// The latest frame whose duration is known and those before it within `window`, and
+    /// at least `min_frames` of them where the history holds as many (a few slow frames
+    /// make a noisy mean: under 5 frames a second, a second holds two or three); see
+    /// [`FrameSpan`]. `None` before such a frame.
+    pub fn span(&self, window: Duration, min_frames: usize) -> Option<FrameSpan> {
         let pending = self
             .frames
             .iter()
@@ -458,7 +460,7 @@ impl TimingHistory {
         for t in self.frames.iter().rev().skip(pending) {
             // The latest complete frame always counts; an older one while the newer ones
             // leave room.
-            if frames > 0 && span_us + t.frame_us > window_us {
+            if frames >= min_frames.max(1) && span_us + t.frame_us > window_us {
                 break;
             }
             span_us += t.frame_us;

@@ -72,6 +72,18 @@ impl OrbitCamera {
     /// [`Self::framing`] for a crowd within `half_extents` metres of the centre along x
     /// and z respectively.
     pub fn framing_rect(half_extents: [f32; 2]) -> Self {
+        Self::framing_rect_in(half_extents, 1.0)
+    }
+
+    /// [`Self::framing_rect`] for a viewport `aspect` (width over height) wide: one
+    /// narrower than square (a small window beside the panel) is fitted as it is, one wider
+    /// as a square, which it then also fits.
+    pub fn framing_rect_in(half_extents: [f32; 2], aspect: f32) -> Self {
+        let aspect = if aspect.is_finite() && aspect > 0.0 {
+            aspect.min(1.0)
+        } else {
+            1.0
+        };
         let mut camera = OrbitCamera {
             target: Vec3::new(0.0, 0.9, 0.0),
             yaw: 0.55,
@@ -87,7 +99,7 @@ impl OrbitCamera {
             .collect();
         let fits = |camera: &OrbitCamera| {
             let (view, far) = camera.view_and_far(reach);
-            let view_proj = Mat4::perspective_rh(Self::FOV_Y_RAD, 1.0, Self::NEAR, far) * view;
+            let view_proj = Mat4::perspective_rh(Self::FOV_Y_RAD, aspect, Self::NEAR, far) * view;
             corners.iter().all(|&p| {
                 let clip = view_proj * p.extend(1.0);
                 clip.w > Self::NEAR && clip.x.abs() <= 0.9 * clip.w && clip.y.abs() <= 0.9 * clip.w
@@ -221,6 +233,34 @@ mod tests {
         assert_eq!(
             OrbitCamera::street_rect([10.0, 10.0]),
             OrbitCamera::start(CameraStart::Street, 10.0)
+        );
+    }
+
+    /// Reset frames the whole crowd in a viewport narrower than square (a small window
+    /// beside the panel); the square framing leaves corners out there.
+    #[test]
+    fn the_overview_fits_a_narrow_viewport() {
+        let half = [30.0f32, 20.0];
+        let aspect = 0.6;
+        let inside = |camera: &OrbitCamera| {
+            let reach = half[0].max(half[1]) + FRAME_MARGIN_METRES;
+            let (view, far) = camera.view_and_far(reach);
+            let view_proj =
+                Mat4::perspective_rh(OrbitCamera::FOV_Y_RAD, aspect, OrbitCamera::NEAR, far) * view;
+            [-1.0f32, 1.0].into_iter().all(|sx| {
+                [-1.0f32, 1.0].into_iter().all(|sz| {
+                    let p = Vec3::new(sx * half[0], 0.0, sz * half[1]);
+                    let clip = view_proj * p.extend(1.0);
+                    clip.x.abs() <= clip.w && clip.y.abs() <= clip.w
+                })
+            })
+        };
+        assert!(inside(&OrbitCamera::framing_rect_in(half, aspect)));
+        assert!(!inside(&OrbitCamera::framing_rect(half)));
+        // A wide viewport keeps the square framing.
+        assert_eq!(
+            OrbitCamera::framing_rect_in(half, 2.0),
+            OrbitCamera::framing_rect(half)
         );
     }
 }

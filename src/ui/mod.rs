@@ -11,6 +11,7 @@
 //! drive the same functions over a headless scene.
 
 pub mod app;
+mod loading;
 pub mod profiler;
 pub mod soak;
 
@@ -28,7 +29,7 @@ use crate::gpu::context::AdapterSummary;
 pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, Scene, Settings};
 use crate::machine::Machine;
 use crate::simd::SimdLevel;
-use crate::skin::{SkinMethod, SkinVariant};
+use crate::skin::{SkinDevice, SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
 /// The panel over `scene`, the frame's readings taken once for it (and kept for a
@@ -385,72 +386,52 @@ fn crowd_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     lod_ui(ui, settings, info);
 }
 
-/// Which clips the crowd plays: one box per clip (at least one stays ticked), the default
-/// mix back with one click, and what plays and why the others do not.
+/// Which clips the crowd plays, in bounded space whatever the rig has: one box that opens a
+/// list of the clips (a box each, scrolled where they are many; at least one stays ticked;
+/// "moving" brings the default mix back), and one line saying what plays, what is left
+/// out and why (the whole of it on hover), and the spacing.
 fn clips_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     if info.clips.is_empty() {
         ui.label(RichText::new("clips: none (the rig has none: its rest pose)").small());
         return;
     }
     let played = &info.clip_mix.clips;
-    ui.horizontal_wrapped(|ui| {
-        ui.label("clips:");
-        let mut ticked: Vec<bool> = (0..info.clips.len())
-            .map(|c| played.contains(&(c as u16)))
-            .collect();
-        let last_one = played.len() == 1;
-        let mut changed = false;
-        for (c, clip) in info.clips.iter().enumerate() {
-            let hover = if clip.moves {
-                format!(
-                    "{:.2} s; its vertices move up to {:.2} m from its first pose",
-                    clip.duration_secs, clip.largest_move_metres
-                )
-            } else {
-                format!(
-                    "{:.2} s; still: no vertex moves (a pose, such as a T-pose), left out of the \
-                     default mix",
-                    clip.duration_secs
-                )
-            };
-            let label = if clip.moves {
-                RichText::new(&clip.name)
-            } else {
-                RichText::new(format!("{} (still)", clip.name)).weak()
-            };
-            let keep_last = last_one && ticked[c];
-            let response = ui
-                .add_enabled(!keep_last, egui::Checkbox::new(&mut ticked[c], label))
-                .on_hover_text(hover)
-                .on_disabled_hover_text("the crowd plays at least one clip");
-            changed |= response.changed();
-        }
-        if changed {
-            settings.clips = ClipChoice::Named(
-                info.clips
-                    .iter()
-                    .zip(&ticked)
-                    .filter(|&(_, &t)| t)
-                    .map(|(clip, _)| clip.name.clone())
-                    .collect(),
-            );
-        }
-        if ui
-            .add_enabled(
-                settings.clips != ClipChoice::Moving,
-                egui::Button::new("moving"),
-            )
-            .on_hover_text("the default mix: every clip in which some vertex moves")
-            .clicked()
-        {
-            settings.clips = ClipChoice::Moving;
-        }
-    });
     let name = |c: u16| {
         info.clips
             .get(usize::from(c))
             .map_or("?", |s| s.name.as_str())
     };
+    let played_names: Vec<&str> = played.iter().map(|&c| name(c)).collect();
+    ui.horizontal(|ui| {
+        // The count only: the names are in the list and on the line below, and a box
+        // that held them would widen the panel.
+        let chosen = format!("{} of {} playing", played.len(), info.clips.len());
+        egui::ComboBox::from_label("clips")
+            .selected_text(chosen)
+            .truncate()
+            .width(CLIP_BOX_WIDTH)
+            .height(CLIP_LIST_HEIGHT)
+            .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+            .show_ui(ui, |ui| clip_list_ui(ui, settings, info))
+            .response
+            .on_hover_text(format!(
+                "playing {}; open to choose (`--clips`)",
+                played_names.join(", ")
+            ));
+        if ui
+            .add_enabled(
+                settings.clips != ClipChoice::Moving,
+                egui::Button::new("moving"),
+            )
+            .on_hover_text(
+                "the default mix: every clip that moves and comes back to its first pose (no \
+                 still poses, no actions such as a death)",
+            )
+            .clicked()
+        {
+            settings.clips = ClipChoice::Moving;
+        }
+    });
     let left_out: Vec<String> = info
         .clip_mix
         .left_out
@@ -458,22 +439,118 @@ fn clips_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         .map(|&(c, why)| format!("{} ({why})", name(c)))
         .collect();
     let [x, z] = info.clip_mix.spacing_metres;
-    ui.label(
-        RichText::new(format!(
-            "playing {}{} · spaced {x:.2} × {z:.2} m (the clips' footprint)",
-            played
-                .iter()
-                .map(|&c| name(c))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if left_out.is_empty() {
-                String::new()
-            } else {
-                format!(" · left out: {}", left_out.join(", "))
-            }
-        ))
-        .small(),
+    let spacing = format!("spaced {x:.2} × {z:.2} m (the clips' footprint)");
+    let whole = format!(
+        "playing {}{} · {spacing}",
+        played_names.join(", "),
+        if left_out.is_empty() {
+            String::new()
+        } else {
+            format!(" · left out: {}", left_out.join(", "))
+        }
     );
+    // One line: the left-out clips by reason, a few names each and the rest counted; the
+    // reasons in full on hover.
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for &(c, why) in &info.clip_mix.left_out {
+        let tag = match why {
+            crate::crowd::mix::STILL => "still",
+            crate::crowd::mix::ACTION => "actions",
+            _ => "not chosen",
+        };
+        match groups.iter_mut().find(|(t, _)| *t == tag) {
+            Some((_, names)) => names.push(name(c)),
+            None => groups.push((tag, vec![name(c)])),
+        }
+    }
+    let mut parts: Vec<String> = groups
+        .iter()
+        .map(|(tag, names)| {
+            let shown = names
+                .iter()
+                .take(LEFT_OUT_SHOWN)
+                .copied()
+                .collect::<Vec<_>>();
+            match names.len().saturating_sub(LEFT_OUT_SHOWN) {
+                0 => format!("{} ({tag})", shown.join(", ")),
+                more => format!("{} +{more} ({tag})", shown.join(", ")),
+            }
+        })
+        .collect();
+    if let Some(first) = parts.first_mut() {
+        *first = format!("left out: {first}");
+    }
+    parts.push(spacing);
+    let line = parts.join(" · ");
+    ui.add(egui::Label::new(RichText::new(line).small()).truncate())
+        .on_hover_text(whole);
+}
+
+/// The clip chooser's width, points: the rest of its row holds its label and "moving".
+const CLIP_BOX_WIDTH: f32 = 140.0;
+/// The clip list's height at most, points (about a dozen clips; more scroll).
+const CLIP_LIST_HEIGHT: f32 = 260.0;
+/// Left-out clips of one reason the panel's clip line names before it counts the rest.
+const LEFT_OUT_SHOWN: usize = 3;
+
+/// The clip chooser's list: one box per clip, with what the survey found on hover.
+fn clip_list_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
+    let played = &info.clip_mix.clips;
+    let mut ticked: Vec<bool> = (0..info.clips.len())
+        .map(|c| played.contains(&(c as u16)))
+        .collect();
+    let last_one = played.len() == 1;
+    let mut changed = false;
+    for (c, clip) in info.clips.iter().enumerate() {
+        let hover = match (clip.moves, clip.loops) {
+            (false, _) => format!(
+                "{:.2} s; still: no vertex moves (a pose, such as a T-pose), left out of the \
+                 default mix",
+                clip.duration_secs
+            ),
+            (true, true) => format!(
+                "{:.2} s; its vertices move up to {:.2} m from its first pose and come back \
+                 (a loop)",
+                clip.duration_secs, clip.largest_move_metres
+            ),
+            (true, false) => format!(
+                "{:.2} s; an action: its last pose is {:.2} m from its first (it does not \
+                 loop), left out of the default mix",
+                clip.duration_secs, clip.loop_gap_metres
+            ),
+        };
+        let label = match (clip.moves, clip.loops) {
+            (false, _) => RichText::new(format!("{} (still)", clip.name)).weak(),
+            (true, false) => RichText::new(format!("{} (action)", clip.name)).weak(),
+            (true, true) => RichText::new(&clip.name),
+        };
+        let keep_last = last_one && ticked[c];
+        let response = ui
+            .add_enabled(!keep_last, egui::Checkbox::new(&mut ticked[c], label))
+            .on_hover_text(hover)
+            .on_disabled_hover_text("the crowd plays at least one clip");
+        changed |= response.changed();
+    }
+    if changed {
+        settings.clips = ClipChoice::Named(
+            info.clips
+                .iter()
+                .zip(&ticked)
+                .filter(|&(_, &t)| t)
+                .map(|(clip, _)| clip.name.clone())
+                .collect(),
+        );
+    }
+}
+
+/// A count as the panel's lines write it: whole below ten thousand, in thousands (k) or
+/// millions (M) above, so a small crowd does not read "0.00 M".
+fn count_text(n: u64) -> String {
+    match n {
+        0..10_000 => n.to_string(),
+        10_000..1_000_000 => format!("{:.1} k", n as f64 / 1e3),
+        _ => format!("{:.2} M", n as f64 / 1e6),
+    }
 }
 
 /// LOD's switch, threshold and period cap, and what it did last frame.
@@ -525,16 +602,22 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     });
     if let Some(mesh) = info.readings.and_then(|r| r.mesh_lod.as_ref()) {
         let levels: Vec<String> = mesh.at_level.iter().map(|n| n.to_string()).collect();
+        // `gpu_vertex` skins again in every pass that draws: more than every vertex once.
+        let every_pass = if settings.pipeline.skin.spec().runs_on == SkinDevice::GpuVertex {
+            ", skinned again in every pass that draws"
+        } else {
+            ""
+        };
         ui.label(
             RichText::new(format!(
-                "mesh levels {}: {} · {:.2} M triangles ({:.0} % of full detail) · shadows at level {} · \
-                 {:.2} M vertices skinned ({:.0} % of every vertex)",
+                "mesh levels {}: {} · {} triangles ({:.0} % of full detail) · shadows at level {} · \
+                 {} vertices skinned ({:.0} % of every vertex once{every_pass})",
                 (0..levels.len()).map(|l| l.to_string()).collect::<Vec<_>>().join("/"),
                 levels.join(" / "),
-                mesh.triangles as f64 / 1e6,
+                count_text(mesh.triangles),
                 100.0 * mesh.triangles as f64 / mesh.full_triangles.max(1) as f64,
                 mesh.shadow_level,
-                mesh.skinned_vertices as f64 / 1e6,
+                count_text(mesh.skinned_vertices),
                 100.0 * mesh.skinned_vertices as f64 / mesh.full_vertices.max(1) as f64,
             ))
             .small(),

@@ -16,8 +16,12 @@ use crate::crowd::{AnimateDevice, GpuPass, PassRuns, Stage, StageTimings, Timing
 use crate::skin::SkinVariant;
 use crate::variant::Variant;
 
-/// The frame time a reading averages over.
+/// The frame time a reading averages over ...
 pub const READING_WINDOW: Duration = Duration::from_secs(1);
+/// ... and the frames it averages at least, however long they take (where the history
+/// holds them): on a software renderer a frame can take half a second, and the mean of two
+/// swung by a factor of three from one run to the next.
+pub const READING_MIN_FRAMES: usize = 10;
 
 /// One row of the timing table.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -169,7 +173,7 @@ pub struct ReadingInputs {
 impl PanelReadings {
     /// The readings over the latest frames of `history` (`None` before the first frame).
     pub fn take(history: &mut TimingHistory, inputs: ReadingInputs) -> Option<PanelReadings> {
-        let span = history.span(READING_WINDOW)?;
+        let span = history.span(READING_WINDOW, READING_MIN_FRAMES)?;
         let frame = history.stats_in(&span, |t| t.frame_us);
         let gpu_frame = history.stats_in(&span, gpu_total);
         let rows: Vec<TimingRow> = rows(
