@@ -252,7 +252,7 @@ pub enum Command {
     /// Print a summary of a glTF rig: joints, vertices, influences, clips.
     Inspect(InspectArgs),
     /// Measure the variants (the CPU stages; with --workload gpu or crowd, whole frames on
-    /// a GPU adapter) and write tables to bench-results/.
+    /// a GPU adapter) and write tables and charts to bench-results/local/.
     Bench(BenchArgs),
     /// Write one instance's skinned mesh at one time as .glb or .obj (vertices in the rig
     /// file's order), through the same pipeline and read-back as verify.
@@ -315,8 +315,10 @@ pub struct BenchArgs {
     /// how long it expects after its first frames and then every 10 s).
     #[arg(long)]
     pub quick: bool,
-    /// Folder for the .md and .json reports.
-    #[arg(long, default_value = "bench-results")]
+    /// Folder for the reports (.md, .json and the charts). The default is ignored by git,
+    /// so a run leaves the checkout as it was; `--out bench-results` adds the report to the
+    /// committed ones and to their index in bench-results/README.md.
+    #[arg(long, default_value = "bench-results/local")]
     pub out: PathBuf,
     /// Print the JSON report to stdout (instead of the table).
     #[arg(long)]

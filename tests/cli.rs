@@ -440,6 +440,63 @@ fn bench_refuses_bad_input_and_writes_nothing() {
     assert!(err.contains("cannot write the report"), "{err}");
 }
 
+/// A plain `bench` (no `--out`) in the checkout leaves `git status` as it found it: its
+/// reports and charts go to bench-results/local/, which git ignores, and the committed
+/// index is not rewritten.
+#[test]
+fn a_plain_bench_leaves_the_checkout_clean() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let status = || {
+        Command::new("git")
+            .args(["status", "--porcelain", "--untracked-files=all"])
+            .current_dir(repo)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let Some(before) = status() else {
+        eprintln!("skipping: not a git checkout (or no git)");
+        return;
+    };
+    let local = repo.join("bench-results/local");
+    let existing: Vec<std::path::PathBuf> = std::fs::read_dir(&local)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
+        .args([
+            "bench",
+            "--quick",
+            "--rig",
+            "twist",
+            "--workload",
+            "skin",
+            "--instances",
+            "8",
+        ])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let after = status().unwrap();
+    // What it wrote, removed again (this test's own run only).
+    let written: Vec<std::path::PathBuf> = std::fs::read_dir(&local)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| !existing.contains(p))
+        .collect();
+    for p in &written {
+        let _ = std::fs::remove_file(p);
+    }
+    assert_eq!(
+        written.len(),
+        3,
+        "a report, its JSON and its chart: {written:?}"
+    );
+    assert_eq!(before, after, "git status changed: {err}");
+}
+
 #[test]
 fn bench_quick_writes_both_reports() {
     let dir = common::temp_dir("bench-quick");
@@ -520,16 +577,29 @@ fn bench_quick_writes_both_reports() {
         files
     };
     let files = names();
-    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files.len(), 3, "{files:?}");
     assert!(
-        files[0].ends_with("_skin_8inst_twist.json") && files[1].ends_with("_skin_8inst_twist.md"),
-        "a partial run says so in its name: {files:?}"
+        files[0].ends_with("_skin_8inst_twist.json")
+            && files[1].ends_with("_skin_8inst_twist.md")
+            && files[2].ends_with("_skin_8inst_twist_skin.svg"),
+        "a partial run says so in its name, and its chart is beside it: {files:?}"
+    );
+    // The chart is an SVG of the variants measured, linked from the report.
+    let svg = std::fs::read_to_string(dir.join(&files[2])).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("naive linear"),
+        "{svg}"
+    );
+    let md = std::fs::read_to_string(dir.join(&files[1])).unwrap();
+    assert!(
+        md.contains(&format!("]({})", files[2])),
+        "the report links its chart: {md}"
     );
     // The same run again must not replace the first report.
     let (code, _, err) = skinbench(&run);
     assert_eq!(code, 0, "{err}");
     let again = names();
-    assert_eq!(again.len(), 4, "{again:?}");
+    assert_eq!(again.len(), 6, "{again:?}");
     assert!(
         again.iter().any(|f| f.ends_with("_skin_8inst_twist_2.md")),
         "{again:?}"
@@ -625,8 +695,13 @@ fn bench_crowd_workload_compares_lod_off_and_on() {
             assert_eq!(row["ratio_to_lod_off"], 1.0, "{row}");
         }
     }
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
-    assert_eq!(files.len(), 2, "the .md and the .json");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "the .md, the .json and the chart: {files:?}");
+    assert!(files[2].ends_with("_crowd.svg"), "{files:?}");
 }
 
 #[test]
@@ -705,13 +780,8 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    for ext in ["md", "json"] {
-        assert!(
-            files
-                .iter()
-                .any(|f| f.ends_with(&format!("_gpu_9inst.{ext}"))),
-            "{files:?}"
-        );
+    for end in ["_gpu_9inst.md", "_gpu_9inst.json", "_gpu_9inst_gpu.svg"] {
+        assert!(files.iter().any(|f| f.ends_with(end)), "{files:?}");
     }
 }
 

@@ -225,7 +225,14 @@ pub fn markdown(section: &FrameSection, s: &mut String) {
             stages.join(", "),
         );
     }
-    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "\nmedian, p95, min µs = the whole CPU frame (sample → skin) per frame, wall time. × \
+         first row = the first row's median over this one's. × 1 thread = the same schedule \
+         and SIMD level on one thread over this row (thread scaling). ns/vertex = the median \
+         over every character's every vertex. stages = each stage's median, per thread. {}\n",
+        super::measure::STORE_BANDWIDTH_NOTE
+    );
     let mut any = false;
     for r in &section.rows {
         if let Some(ratio) = r.ratio_to_best_cpu {

@@ -475,29 +475,24 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
                that run the pipeline. The GPU columns are not GPU speed; compare them with \
                each other only.**\n\n";
     }
-    *s += "Medians per frame, µs. CPU = the pipeline's wall time (sample → skin; for the \
-           GPU variants sample → palettes; none where the GPU animates); upload = getting \
-           that output into the GPU buffer (animated on the GPU: writing the changed \
-           characters' records and the passes' parameters); CPU / best = (CPU + upload) \
-           over the best CPU configuration's at the same instance count; encode = recording \
-           the shadow and crowd passes; GPU frame = submitting the frame until the GPU \
-           finished it (wall time: every pass together, however the adapter's timestamps \
-           split them); GPU LOD, sample, hierarchy, palette = the animation's passes \
-           (LOD: the pass deciding which characters are recomputed and drawn; recomputed, \
-           culled = how many it recomputed and culled a frame); triangles = what the crowd \
-           pass drew a frame, millions (mesh LOD: each character at its level); skinned = \
-           vertices skinned a frame, millions (the CPU variants and `gpu_compute`: each \
-           recomputed character's once, `gpu_compute` with LOD on the GPU at its level; \
-           `gpu_vertex`: every vertex each pass draws).\n\n";
     if section.rows.iter().any(|r| !r.draws) {
         *s += "Rows with draws \"no\" measure a frame without the shadow and crowd passes \
                (the animation, and `gpu_compute`'s skinning): this adapter renders in \
                software, which takes minutes to draw that many characters.\n\n";
     }
-    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | GPU frame | GPU LOD | recomputed | culled | GPU sample | GPU hierarchy | GPU palette | GPU compute | GPU shadow | GPU render | uploaded | triangles | skinned |\n";
-    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
+    let row_key = |r: &GpuRow| {
+        format!(
+            "| {} | {} | {} |",
+            r.config,
+            r.instances,
+            if r.shadows { "on" } else { "off" }
+        )
+    };
+    *s += "### The CPU's part of a frame\n\n";
+    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | uploaded |\n";
+    *s += "|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n";
     for r in &section.rows {
-        let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
         let ratio = if !r.cpu_ratio_to_best_cpu.is_finite() {
             "–".to_string()
         } else if r.cpu_ratio_to_best_cpu < 0.01 {
@@ -513,30 +508,66 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {uploaded} | {:.3} M | {:.3} M |",
-            r.config,
-            r.instances,
-            if r.shadows { "on" } else { "off" },
+            "{} {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {uploaded} |",
+            row_key(r),
             if r.draws { "yes" } else { "no" },
             r.cpu_stages_us,
             r.upload_us,
             r.cpu_total_us,
             r.encode_us,
+        );
+    }
+    *s += "\nMedians per frame, µs. CPU = the pipeline's wall time (sample → skin; for the GPU \
+           variants sample → palettes; none where the GPU animates). upload = getting that \
+           output into the GPU's buffers (animated on the GPU: writing the changed characters' \
+           records and the passes' parameters). CPU / best = (CPU + upload) over the best CPU \
+           configuration's at the same instance count and shadow setting. encode = recording \
+           the passes. uploaded = the bytes the CPU wrote for the GPU a frame.\n\n";
+    *s += "### The GPU's passes\n\n";
+    *s += "| configuration | instances | shadows | GPU frame | GPU sample | GPU hierarchy | GPU palette | GPU LOD | GPU compute | GPU shadow | GPU render |\n";
+    *s += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for r in &section.rows {
+        let _ = writeln!(
+            s,
+            "{} {} | {} | {} | {} | {} | {} | {} | {} |",
+            row_key(r),
             opt(r.gpu_frame_us),
-            opt(r.gpu_lod_us),
-            opt(r.lod_updated),
-            opt(r.lod_culled),
             opt(r.gpu_sample_us),
             opt(r.gpu_hierarchy_us),
             opt(r.gpu_palette_us),
+            opt(r.gpu_lod_us),
             opt(r.gpu_compute_us),
             opt(r.gpu_shadow_us),
             opt(r.gpu_render_us),
+        );
+    }
+    *s += "\nMedians per frame, µs, from timestamp queries where the adapter has them. GPU \
+           frame = submitting the frame until the GPU finished it (wall time: every pass \
+           together, however the timestamps split them). sample, hierarchy, palette = the \
+           animation's passes (`--animate gpu`); LOD = the pass that decides which characters \
+           are recomputed and drawn, at which level; compute = `gpu_compute`'s skinning; \
+           shadow, render = the two draw passes (with `gpu_vertex` each skins again). – = the \
+           configuration has no such pass.\n\n";
+    *s += "### What was recomputed, drawn and skinned\n\n";
+    *s += "| configuration | instances | shadows | recomputed | culled | triangles | skinned |\n";
+    *s += "|---|---:|---|---:|---:|---:|---:|\n";
+    for r in &section.rows {
+        let _ = writeln!(
+            s,
+            "{} {} | {} | {:.3} M | {:.3} M |",
+            row_key(r),
+            opt(r.lod_updated),
+            opt(r.lod_culled),
             r.triangles / 1e6,
             r.vertices_skinned / 1e6,
         );
     }
-    let _ = writeln!(s);
+    *s += "\nMedians per frame. recomputed, culled = the characters the LOD pass recomputed \
+           and culled (with LOD on the GPU). triangles = what the crowd pass drew, millions \
+           (mesh LOD: each character at its level). skinned = vertices skinned, millions (the \
+           CPU variants and `gpu_compute`: each recomputed character once, `gpu_compute` with \
+           LOD on the GPU at its level; `gpu_vertex`: every vertex each pass draws, so more \
+           than every vertex once).\n\n";
 }
 
 /// Configurations measured side by side: one instance count, shadows off or on.

@@ -181,3 +181,12 @@ pub fn ratio(v: Option<f64>) -> String {
 pub fn simd_label(level: Option<&'static str>) -> &'static str {
     level.unwrap_or("scalar")
 }
+
+/// What a table's `GB/s` and `% store bw` columns mean, said under each table that has them.
+pub const STORE_BANDWIDTH_NOTE: &str = "GB/s = the bytes the stage writes per frame (model \
+     poses for the hierarchy, skinned vertices for skin and frame) over its median time. % store \
+     bw = that rate over this machine's store bandwidth measured in the same run with as many \
+     threads (regular 16-byte stores over a 256 MiB buffer, far larger than the caches: the \
+     header's `store bandwidth`). Above 100 % means the output did not go to memory: a \
+     frame's output of a few MB stays in the last-level cache from one frame to the next, \
+     where stores run faster than the probe's, which is built to miss it.";

@@ -17,6 +17,7 @@
 //! The frame workload takes each level's best variants.
 
 pub mod bandwidth;
+pub mod chart;
 pub mod crowd;
 pub mod frame;
 pub mod gpu;

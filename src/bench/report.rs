@@ -15,6 +15,12 @@ use crate::variant::Variant;
 
 /// The readable report (markdown; also what stdout shows).
 pub fn markdown(report: &Report) -> String {
+    markdown_with_charts(report, None)
+}
+
+/// [`markdown`] with each workload's chart linked under its section: `charts` names the
+/// report's base name and the workloads that have one (`<base>_<workload>.svg` beside it).
+fn markdown_with_charts(report: &Report, charts: Option<(&str, &[&str])>) -> String {
     let mut s = String::new();
     let m = &report.machine;
     let _ = writeln!(s, "# skinbench report, {}\n", m.date);
@@ -100,6 +106,7 @@ pub fn markdown(report: &Report) -> String {
         report.budget_secs
     );
     for &workload in Workload::ALL {
+        let before = s.len();
         match workload {
             Workload::Hierarchy => {
                 if let Some(section) = &report.hierarchy {
@@ -127,13 +134,22 @@ pub fn markdown(report: &Report) -> String {
                 }
             }
         }
+        if let Some((base, drawn)) = charts
+            && s.len() > before
+            && drawn.contains(&workload.name())
+        {
+            let _ = writeln!(
+                s,
+                "![{0} chart]({base}_{0}.svg)\n\n*The same figures as a chart: [{base}_{0}.svg]({base}_{0}.svg).*\n",
+                workload.name()
+            );
+        }
     }
     if report.hierarchy.is_some() || report.skin.is_some() || report.frame.is_some() {
         let _ = writeln!(
             s,
             "Ratios are speed-ups (baseline median / row median). Seed figures are the articles' own, measured on an \
-             i7-2600K in 2013; only their ratios are comparable. GB/s counts the bytes the stage writes (model poses \
-             for hierarchy, skinned vertices for skin and frame)."
+             i7-2600K in 2013; only their ratios are comparable."
         );
     }
     s
@@ -223,7 +239,9 @@ pub fn check_writable(dir: &Path) -> Result<(), WriteError> {
     Ok(())
 }
 
-/// Writes `<base>.md` and `<base>.json` into `dir`, both or neither.
+/// Writes `<base>.md`, `<base>.json` and a chart per workload (`<base>_<workload>.svg`)
+/// into `dir`, all or none. A chart that cannot be drawn leaves the report without charts,
+/// and its Markdown says why.
 pub fn write_files(report: &Report, dir: &Path) -> Result<(PathBuf, PathBuf), WriteError> {
     // Never replace an earlier report: a second run of the same kind gets `_2`, `_3`, ...
     let first = base_name(report);
@@ -239,32 +257,47 @@ pub fn write_files(report: &Report, dir: &Path) -> Result<(PathBuf, PathBuf), Wr
     let md_path = dir.join(format!("{base}.md"));
     let json_path = dir.join(format!("{base}.json"));
     let json = serde_json::to_string_pretty(report).expect("report serializes");
-    let md = markdown(report);
-    let md_tmp = dir.join(format!(".{base}.md.tmp"));
-    let json_tmp = dir.join(format!(".{base}.json.tmp"));
-    let write = |path: &Path, text: &str| {
-        std::fs::write(path, text).map_err(|source| WriteError {
-            path: path.to_path_buf(),
-            source,
-        })
+    let (charts, chart_error) = match super::chart::charts(report) {
+        Ok(charts) => (charts, None),
+        Err(e) => (Vec::new(), Some(e)),
     };
-    let result = write(&md_tmp, &md)
-        .and_then(|_| write(&json_tmp, &json))
+    let drawn: Vec<&str> = charts.iter().map(|c| c.workload).collect();
+    let mut md = markdown_with_charts(report, Some((&base, &drawn)));
+    if let Some(e) = chart_error {
+        let _ = writeln!(md, "\n(No charts: {e}.)");
+    }
+    // Every file as (temporary, final, text), written first, then renamed into place.
+    let mut files = vec![
+        (dir.join(format!(".{base}.md.tmp")), md_path.clone(), md),
+        (
+            dir.join(format!(".{base}.json.tmp")),
+            json_path.clone(),
+            json,
+        ),
+    ];
+    for chart in charts {
+        files.push((
+            dir.join(format!(".{base}_{}.svg.tmp", chart.workload)),
+            dir.join(format!("{base}_{}.svg", chart.workload)),
+            chart.svg,
+        ));
+    }
+    let fail = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| WriteError { path, source }
+    };
+    let result = files
+        .iter()
+        .try_for_each(|(temp, _, text)| std::fs::write(temp, text).map_err(fail(temp)))
         .and_then(|_| {
-            std::fs::rename(&md_tmp, &md_path).map_err(|source| WriteError {
-                path: md_path.clone(),
-                source,
-            })
-        })
-        .and_then(|_| {
-            std::fs::rename(&json_tmp, &json_path).map_err(|source| WriteError {
-                path: json_path.clone(),
-                source,
-            })
+            files
+                .iter()
+                .try_for_each(|(temp, path, _)| std::fs::rename(temp, path).map_err(fail(path)))
         });
     if result.is_err() {
-        for p in [&md_tmp, &json_tmp, &md_path, &json_path] {
-            let _ = std::fs::remove_file(p);
+        for (temp, path, _) in &files {
+            let _ = std::fs::remove_file(temp);
+            let _ = std::fs::remove_file(path);
         }
     }
     result.map(|_| (md_path, json_path))

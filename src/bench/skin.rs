@@ -213,7 +213,15 @@ pub fn markdown(section: &SkinSection, s: &mut String) {
             opt(t.map(|t| t.store_bandwidth_percent), 1),
         );
     }
-    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "\nmedian, p95, min µs = the skin stage alone per frame (one thread). × naive = \
+         `naive`'s median over the row's. seed ms, seed × = the article's time for that step \
+         and its speed-up over its first version (measured on an i7-2600K in 2013: compare \
+         the ratios, not the times). ns/vertex = the median over every character's every \
+         vertex. {}\n",
+        super::measure::STORE_BANDWIDTH_NOTE
+    );
     let mut any = false;
     for r in &section.rows {
         if let Some(ratio) = r.ratio_to_linear {
