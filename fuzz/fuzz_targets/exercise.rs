@@ -1,14 +1,18 @@
-//! What both fuzz targets do with a file once they have its bytes: import it, and where
-//! import accepts it, prepare it and pose one instance with the chosen variants, the way
-//! `skinbench pose` does (oracles included). Errors are the expected outcome for most
-//! inputs; only a panic, an abort or a sanitizer report is a finding.
+//! What every fuzz target does with a character once it has one: where import accepts the
+//! file, prepare it, make its mesh LOD chain and measure each level's error, survey its
+//! clips, measure the motion of one clip, and pose one instance with the chosen variants
+//! the way `skinbench pose` does (oracles included). Errors are the expected outcome for
+//! most inputs; only a panic, an abort or a sanitizer report is a finding.
+
+#![allow(dead_code)]
 
 use std::sync::Arc;
 
 use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
-use skinbench::skin::SkinVariant;
+use skinbench::rig::{ImportReport, Rig};
+use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 
 /// Which variants pose the file, as indices into each stage's `ALL` (taken modulo).
@@ -16,28 +20,63 @@ use skinbench::variant::Variant;
 pub struct Choice {
     pub hierarchy: u8,
     pub skin: u8,
+    pub method: u8,
     pub fused: bool,
     pub blend_eighths: u8,
     pub time_centisecs: u16,
 }
 
-/// Posing is skipped above this many vertices × joints: it is linear in both, and a
-/// fuzzer that spends a second per input finds little. Import and prepare still run.
+/// Posing and the load-time measurements are skipped above this many vertices × joints:
+/// they are linear in both, and a fuzzer that spends a second per input finds little.
+/// Import and prepare still run.
 const POSE_WORK_LIMIT: usize = 4_000_000;
+/// The LOD chain's error measurement skins every level at several poses per clip: only
+/// for meshes up to this many triangles.
+const MEASURE_TRIANGLES: usize = 20_000;
 
+/// Imports `bytes` as the file `name` (files it names are looked for in `base_dir`) and,
+/// where that works, exercises the character.
 pub fn exercise(bytes: &[u8], name: &str, choice: Choice) {
-    let (rig, report) = match skinbench::rig::import_slice(bytes, name, None) {
-        Ok(imported) => imported,
+    exercise_in(bytes, name, None, choice);
+}
+
+/// [`exercise`] with the folder a `.gltf`'s other files are read from.
+pub fn exercise_in(bytes: &[u8], name: &str, base_dir: Option<&std::path::Path>, choice: Choice) {
+    match skinbench::rig::import_slice(bytes, name, base_dir) {
+        Ok((rig, report)) => exercise_rig(rig, &report, name, choice),
         Err(error) => {
             // The message is part of the contract: building it must not panic either.
+            std::hint::black_box(error.to_string());
+        }
+    }
+}
+
+/// Everything after import, for a rig from a file or one a target built.
+pub fn exercise_rig(rig: Rig, report: &ImportReport, name: &str, choice: Choice) {
+    std::hint::black_box(rig.model_size());
+    let prepared = match PreparedRig::new(rig, report, name) {
+        Ok(prepared) => prepared,
+        Err(error) => {
             std::hint::black_box(error.to_string());
             return;
         }
     };
-    let prepared = PreparedRig::new(rig, &report, name);
     std::hint::black_box(prepared.summary.to_text());
     if prepared.vertex_count().max(1) * prepared.joint_count().max(1) > POSE_WORK_LIMIT {
         return;
+    }
+    let chain = prepared.mesh_chain();
+    std::hint::black_box(chain.levels().len());
+    if prepared.mesh.indices().len() / 3 <= MEASURE_TRIANGLES {
+        std::hint::black_box(skinbench::skin::mesh_lod::level_errors(&prepared));
+    }
+    let survey = skinbench::crowd::mix::ClipSurvey::measure(&prepared);
+    std::hint::black_box(&survey);
+    let method = pick(SkinMethod::ALL, choice.method);
+    if !prepared.clips.is_empty() {
+        let clip = (choice.time_centisecs as usize % prepared.clips.len()) as u16;
+        let motion = skinbench::crowd::lod::ClipMotion::measure(&prepared, clip, None, method);
+        std::hint::black_box(motion.travel(0.0, f32::from(choice.time_centisecs) / 100.0));
     }
     let config = PipelineConfig {
         hierarchy: pick(HierarchyVariant::ALL, choice.hierarchy),
@@ -49,9 +88,10 @@ pub fn exercise(bytes: &[u8], name: &str, choice: Choice) {
         },
         threads: 1,
         blend_weight: f32::from(choice.blend_eighths % 9) / 8.0,
+        method,
     };
     let time_secs = f32::from(choice.time_centisecs) / 100.0;
-    match skinbench::crowd::pose::pose(Arc::new(prepared), None, time_secs, config) {
+    match skinbench::pose::pose(Arc::new(prepared), None, time_secs, config) {
         Ok(posed) => {
             std::hint::black_box(posed.deviation);
         }

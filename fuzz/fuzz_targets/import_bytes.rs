@@ -13,7 +13,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let choice = Choice {
         hierarchy: n as u8,
         skin: (n >> 3) as u8,
-        fused: n % 2 == 0,
+        method: (n >> 5) as u8,
+        fused: n.is_multiple_of(2),
         blend_eighths: (n >> 1) as u8,
         time_centisecs: (n as u16).wrapping_mul(37),
     };

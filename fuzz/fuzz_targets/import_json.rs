@@ -249,7 +249,7 @@ fn number(choice: &NumberChoice, original: f64) -> Value {
     }
 }
 
-fn pick<'s>(sites: &'s [String], site: u16) -> Option<&'s str> {
+fn pick(sites: &[String], site: u16) -> Option<&str> {
     (!sites.is_empty()).then(|| sites[usize::from(site) % sites.len()].as_str())
 }
 
