@@ -78,3 +78,29 @@ fn a_position_accessor_past_the_list_is_refused() {
         "meshes[0].primitives[0].attributes.POSITION: accessor 0 does not exist (the file has 0)",
     );
 }
+
+/// `import_images`, first seconds: an image in a buffer view without the `mimeType` the
+/// spec requires beside one (the gltf crate's `Image::source` unwrapped it and panicked),
+/// and one that names neither a buffer view nor a uri (the same function unwrapped the
+/// uri). The first loads with its image (its bytes say PNG), the second with the image left
+/// out and a note, the material keeping its factor; the Fox's image is in a buffer view.
+#[test]
+fn an_image_without_its_mime_type_or_its_data_loads() {
+    for (edit, decoded) in [("mimeType", true), ("bufferView", false)] {
+        let Some((mut json, bin)) = public_glb("Fox/Fox.glb") else {
+            return;
+        };
+        let image = json["images"][0].as_object_mut().unwrap();
+        assert!(image.remove(edit).is_some(), "the Fox's image has a {edit}");
+        let bytes = common::glb(&serde_json::to_vec(&json).unwrap(), &bin);
+        let (rig, _) =
+            import_slice(&bytes, "fox.glb", None).unwrap_or_else(|e| panic!("without {edit}: {e}"));
+        assert_eq!(
+            rig.materials.images.len(),
+            usize::from(decoded),
+            "without {edit}: {:?}",
+            rig.materials.notes
+        );
+        assert_eq!(rig.materials.notes.is_empty(), decoded, "without {edit}");
+    }
+}

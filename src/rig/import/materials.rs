@@ -117,8 +117,21 @@ impl Importer<'_> {
         image: &gltf::Image,
         pixels_left: u64,
     ) -> Result<(u32, u32, Vec<u8>), String> {
-        let bytes: std::borrow::Cow<[u8]> = match image.source() {
-            gltf::image::Source::View { view, .. } => {
+        // The image's own JSON, not `Image::source`: that unwraps a missing `mimeType` (which
+        // the spec requires beside a buffer view, and a file may lack) and a missing `uri`.
+        let json = self
+            .document
+            .as_json()
+            .images
+            .get(image.index())
+            .ok_or("it is not in the file's image list")?;
+        let bytes: std::borrow::Cow<[u8]> = match (&json.buffer_view, &json.uri) {
+            (Some(view), _) => {
+                let view = self
+                    .document
+                    .views()
+                    .nth(view.value())
+                    .ok_or("its buffer view is not in the file")?;
                 let buffer = self
                     .buffers
                     .get(view.buffer().index())
@@ -130,7 +143,8 @@ impl Importer<'_> {
                     .ok_or("its buffer view lies past its buffer")?;
                 bytes.into()
             }
-            gltf::image::Source::Uri { uri, .. } => {
+            (None, None) => return Err("it names neither a buffer view nor a uri".into()),
+            (None, Some(uri)) => {
                 if let Some(rest) = uri.strip_prefix("data:") {
                     let (_, payload) = rest
                         .split_once(";base64,")
