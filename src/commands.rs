@@ -629,6 +629,7 @@ fn soak_plan(
         rigs,
         max_instances: skinbench::ui::app::MAX_INSTANCES,
         max_threads: cores,
+        checkpoint_every: skinbench::ui::soak::CHECKPOINT_INTERVAL,
     })
 }
 

@@ -14,6 +14,7 @@ pub mod contract;
 pub mod crowd;
 pub mod gpu;
 pub mod machine;
+pub mod memory;
 pub mod pose;
 pub mod prepare;
 pub mod rig;

@@ -38,6 +38,7 @@ fn plan(duration: Duration) -> SoakPlan {
             .collect(),
         max_instances: 48,
         max_threads: skinbench::crowd::pipeline::available_threads(),
+        checkpoint_every: skinbench::ui::soak::CHECKPOINT_INTERVAL,
     }
 }
 
@@ -153,8 +154,8 @@ fn at_its_end_the_soak_returns_to_the_start_and_reads_memory() {
         "the soak started from the scene's settings"
     );
     assert_ne!(scene.settings, start);
-    assert_eq!(soak.report.rss_checkpoints.len(), 1);
-    assert!(soak.report.rss_checkpoints[0] > 1 << 20);
+    assert_eq!(soak.report.checkpoints.len(), 1);
+    assert!(soak.report.checkpoints[0].resident_bytes > 1 << 20);
     assert_eq!(
         soak.report.rss_growth(),
         None,
@@ -316,4 +317,68 @@ fn a_soak_that_made_no_change_fails() {
         ..report.clone()
     };
     assert_eq!(running.failure(), None, "not before it ends");
+}
+
+/// The memory check on a deliberate leak: one GPU buffer made and never freed at every rig
+/// switch fails the run, naming the GPU objects; the same run without the leak passes.
+/// Checkpoints every two seconds instead of every minute, each in the starting
+/// configuration after the rigs were switched back and forth.
+#[test]
+fn a_leak_of_one_buffer_per_rig_switch_fails_the_soak() {
+    for leak in [false, true] {
+        let mut plan = plan(Duration::from_secs(10));
+        plan.checkpoint_every = Duration::from_secs(2);
+        let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
+            return;
+        };
+        let mut soak = Soak::start(plan, &scene);
+        let mut switches = 0;
+        while !soak.is_done() {
+            frame(&mut soak, &mut scene);
+            if leak && soak.report.rig_switches > switches {
+                let buffer = scene.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("leaked on purpose"),
+                    size: 1 << 16,
+                    usage: wgpu::BufferUsages::VERTEX,
+                    mapped_at_creation: false,
+                });
+                std::mem::forget(buffer);
+            }
+            switches = soak.report.rig_switches;
+        }
+        let report = &soak.report;
+        assert!(report.checkpoints.len() >= 3, "{}", report.to_text());
+        assert!(report.rig_switches > 5, "{}", report.to_text());
+        // The GPU objects are this scene's own (its wgpu instance's); the heap and resident
+        // memory are the process's, which the tests running beside this one share, so only
+        // the first is judged here (the app's soak runs alone and judges all three).
+        let growth = report.gpu_object_growth();
+        assert_eq!(
+            growth.is_some(),
+            leak,
+            "leak {leak}: {growth:?}\n{}",
+            report.to_text()
+        );
+        if leak {
+            assert_eq!(report.failure(), growth, "the soak fails on it");
+        }
+    }
+}
+
+/// The trend through the checkpoints: steady growth reads as growth, one high reading at
+/// the end of a flat run much less.
+#[test]
+fn the_trend_tells_growth_from_one_high_reading() {
+    use skinbench::ui::soak::trend_growth;
+    let steady: Vec<f64> = (0..10).map(|i| 100.0 + 2.0 * i as f64).collect();
+    assert!((trend_growth(&steady) - 0.18).abs() < 1e-9);
+    let flat_then_high = [
+        100.0, 101.0, 99.0, 100.0, 100.0, 101.0, 99.0, 100.0, 100.0, 114.0,
+    ];
+    assert!(
+        trend_growth(&flat_then_high) < 0.10,
+        "{}",
+        trend_growth(&flat_then_high)
+    );
+    assert_eq!(trend_growth(&[100.0]), 0.0);
 }

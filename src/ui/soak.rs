@@ -61,13 +61,16 @@ pub struct SoakPlan {
     pub max_instances: usize,
     /// Worker threads it may choose, 1..=this.
     pub max_threads: usize,
+    /// How often memory is read ([`CHECKPOINT_INTERVAL`] for the app; tests read it more
+    /// often).
+    pub checkpoint_every: Duration,
 }
 
 impl SoakPlan {
     /// Whether the run reads memory more than once (so growth can be measured), which is
     /// what the warm-up is for: a shorter soak skips it.
     pub fn warms_up(&self) -> bool {
-        self.duration > CHECKPOINT_INTERVAL
+        self.duration > self.checkpoint_every
     }
 }
 
@@ -151,17 +154,67 @@ pub struct SoakReport {
     pub largest_crowd: usize,
     pub validation_errors: Vec<String>,
     pub verify_failures: Vec<String>,
-    /// Resident memory at each checkpoint (every minute and at the end), bytes.
-    pub rss_checkpoints: Vec<u64>,
+    /// What each memory checkpoint read (every minute and at the end).
+    pub checkpoints: Vec<MemoryCheckpoint>,
     /// The soak has ended (its time is up, or it failed).
     pub ended: bool,
+}
+
+/// What one memory checkpoint read, in the starting configuration a few frames in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct MemoryCheckpoint {
+    /// Resident memory once the allocator handed back the pages it had freed, bytes.
+    pub resident_bytes: u64,
+    /// Allocated and not freed, bytes (glibc's count of every `malloc`: the Rust code's and
+    /// the driver's); `None` where the allocator does not say.
+    pub heap_bytes: Option<u64>,
+    /// Live GPU objects wgpu holds for the process (buffers, textures, views, samplers,
+    /// bind groups and their layouts, pipelines, shader modules, query sets); `None` where
+    /// wgpu gives no report.
+    pub gpu_objects: Option<u64>,
+}
+
+impl MemoryCheckpoint {
+    /// Reads the process and `scene`'s GPU instance now: once the GPU has finished every
+    /// frame submitted, so that wgpu has freed what the scene dropped (it keeps a dropped
+    /// object until the GPU's last use of it is done, and the count would depend on where
+    /// the GPU stood).
+    pub fn read(scene: &Scene) -> Option<Self> {
+        let _ = scene.gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        crate::memory::trim_heap();
+        Some(MemoryCheckpoint {
+            resident_bytes: crate::memory::resident_bytes()?,
+            heap_bytes: crate::memory::heap_in_use_bytes(),
+            gpu_objects: scene.gpu.instance.generate_report().map(|r| {
+                let h = &r.hub;
+                [
+                    &h.buffers,
+                    &h.textures,
+                    &h.texture_views,
+                    &h.samplers,
+                    &h.bind_groups,
+                    &h.bind_group_layouts,
+                    &h.pipeline_layouts,
+                    &h.render_pipelines,
+                    &h.compute_pipelines,
+                    &h.shader_modules,
+                    &h.query_sets,
+                ]
+                .iter()
+                .map(|registry| registry.num_allocated as u64)
+                .sum()
+            }),
+        })
+    }
 }
 
 impl SoakReport {
     /// Resident memory's growth from the first checkpoint to the last (0.05 = 5 %).
     pub fn rss_growth(&self) -> Option<f64> {
-        match self.rss_checkpoints.as_slice() {
-            [first, .., last] if *first > 0 => Some(*last as f64 / *first as f64 - 1.0),
+        match self.checkpoints.as_slice() {
+            [first, .., last] if first.resident_bytes > 0 => {
+                Some(last.resident_bytes as f64 / first.resident_bytes as f64 - 1.0)
+            }
             _ => None,
         }
     }
@@ -187,25 +240,142 @@ impl SoakReport {
                 self.seconds
             ));
         }
-        match self.rss_growth() {
-            Some(growth) if growth > RSS_GROWTH_LIMIT => Some(format!(
-                "resident memory grew {:.1} % from the first checkpoint to the last (limit {:.0} %)",
-                growth * 100.0,
-                RSS_GROWTH_LIMIT * 100.0
-            )),
-            _ => None,
-        }
+        self.memory_failure()
     }
 
+    /// Whether memory grew over the checkpoints, each taken in the same configuration:
+    /// GPU objects by any number (the same scene holds the same objects: one more is one
+    /// not freed), or the live heap or the trimmed resident memory by more than
+    /// [`RSS_GROWTH_LIMIT`] both from the first checkpoint to the last and along the
+    /// trend of them all (a straight line fitted to every reading), so that a high
+    /// reading at the end, noise of the allocator or the driver, is not taken for growth.
+    fn memory_failure(&self) -> Option<String> {
+        if self.checkpoints.len() < 2 {
+            return None;
+        }
+        self.gpu_object_growth()
+            .or_else(|| self.heap_growth(Heap::Live))
+            .or_else(|| self.heap_growth(Heap::Resident))
+    }
+
+    /// Whether the GPU objects wgpu holds grew over the checkpoints: the same scene holds
+    /// the same objects, so more at the end is objects not freed. A frame's transient one
+    /// (a read-back buffer on its way out) can be counted at one checkpoint, so with three or
+    /// more the fewer of the last two counts.
+    pub fn gpu_object_growth(&self) -> Option<String> {
+        let counts: Option<Vec<u64>> = self.checkpoints.iter().map(|c| c.gpu_objects).collect();
+        let counts = counts?;
+        let first = *counts.first()?;
+        let end = match counts.as_slice() {
+            [.., a, b] if counts.len() >= 3 => (*a).min(*b),
+            [.., b] => *b,
+            [] => return None,
+        };
+        (end > first).then(|| {
+            format!(
+                "the GPU objects wgpu holds grew from {first} to {end} over the checkpoints, \
+                 each in the same configuration: {} not freed (at each checkpoint: {})",
+                end - first,
+                counts
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    }
+
+    /// Whether the live heap or the trimmed resident memory grew by more than
+    /// [`RSS_GROWTH_LIMIT`] both from the first checkpoint to the last and along the
+    /// trend of them all.
+    fn heap_growth(&self, heap: Heap) -> Option<String> {
+        let (what, values): (&str, Option<Vec<f64>>) = match heap {
+            Heap::Live => (
+                "the live heap",
+                self.checkpoints
+                    .iter()
+                    .map(|c| c.heap_bytes.map(|b| b as f64))
+                    .collect(),
+            ),
+            Heap::Resident => (
+                "resident memory",
+                Some(
+                    self.checkpoints
+                        .iter()
+                        .map(|c| c.resident_bytes as f64)
+                        .collect(),
+                ),
+            ),
+        };
+        let values = values?;
+        let grew = |what: &str, values: Vec<f64>| {
+            let (first, last) = (values[0], values[values.len() - 1]);
+            let end_to_end = last / first - 1.0;
+            let trend = trend_growth(&values);
+            (first > 0.0 && end_to_end > RSS_GROWTH_LIMIT && trend > RSS_GROWTH_LIMIT).then(|| {
+                format!(
+                    "{what} grew {:.1} % from the first checkpoint to the last and {:.1} % along \
+                     the trend of all {} (limit {:.0} %)",
+                    end_to_end * 100.0,
+                    trend * 100.0,
+                    values.len(),
+                    RSS_GROWTH_LIMIT * 100.0
+                )
+            })
+        };
+        grew(what, values)
+    }
+}
+
+/// Which memory [`SoakReport::heap_growth`] reads.
+#[derive(Clone, Copy)]
+enum Heap {
+    Live,
+    Resident,
+}
+
+/// The growth a least-squares line through `values` (one per checkpoint, evenly spaced)
+/// shows from the first to the last, as a share of the line's start.
+pub fn trend_growth(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    if values.len() < 2 {
+        return 0.0;
+    }
+    let mean_x = (n - 1.0) / 2.0;
+    let mean_y = values.iter().sum::<f64>() / n;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, y) in values.iter().enumerate() {
+        let dx = i as f64 - mean_x;
+        sxy += dx * (y - mean_y);
+        sxx += dx * dx;
+    }
+    let slope = sxy / sxx;
+    let start = mean_y - slope * mean_x;
+    if start > 0.0 {
+        slope * (n - 1.0) / start
+    } else {
+        0.0
+    }
+}
+
+impl SoakReport {
     pub fn to_text(&self) -> String {
+        let mib = |b: u64| format!("{:.0}", b as f64 / 1048576.0);
         let checkpoints: Vec<String> = self
-            .rss_checkpoints
+            .checkpoints
             .iter()
-            .map(|b| format!("{:.0}", *b as f64 / 1048576.0))
+            .map(|c| {
+                format!(
+                    "{} (heap {}, GPU objects {})",
+                    mib(c.resident_bytes),
+                    c.heap_bytes.map_or("?".into(), mib),
+                    c.gpu_objects.map_or("?".into(), |n| n.to_string())
+                )
+            })
             .collect();
         format!(
             "soak: seed {}, {:.0} s ({}), {} frames, {} changes ({} rig switches, {} verifies, {} refused), largest crowd {}\n\
-             soak: resident memory at the checkpoints (each minute, then the end), MiB: {}{}\n\
+             soak: resident memory at the checkpoints (each minute, then the end; after a trim), MiB: {}{}\n\
              soak: {} validation errors, {} verify failures\n",
             self.seed,
             self.seconds,
@@ -319,9 +489,9 @@ impl Soak {
         let changes_started = *self.changes_started.get_or_insert_with(Instant::now);
         let elapsed = changes_started.elapsed();
         if self.phase == Phase::Random {
-            let taken = self.report.rss_checkpoints.len() as u32;
+            let taken = self.report.checkpoints.len() as u32;
             let last_due = elapsed >= self.plan.duration;
-            let next_due = elapsed >= CHECKPOINT_INTERVAL * (taken + 1);
+            let next_due = elapsed >= self.plan.checkpoint_every * (taken + 1);
             if last_due || next_due {
                 self.enter_checkpoint(scene, last_due);
                 return;
@@ -371,7 +541,9 @@ impl Soak {
                     last,
                 };
             } else {
-                self.report.rss_checkpoints.extend(resident_bytes());
+                self.report
+                    .checkpoints
+                    .extend(MemoryCheckpoint::read(scene));
                 self.phase = if last { Phase::Done } else { Phase::Random };
             }
         }
@@ -563,11 +735,4 @@ impl Soak {
     }
 }
 
-/// This process's resident memory (`VmRSS` in `/proc/self/status`; Linux only, `None`
-/// elsewhere).
-pub fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
+pub use crate::memory::resident_bytes;

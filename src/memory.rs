@@ -1,0 +1,99 @@
+//! What this process holds in memory, read the same way wherever it is asked (the soak's
+//! checkpoints, the tests that look for leaks).
+//!
+//! How it works: resident memory is the kernel's count (`VmRSS` in `/proc/self/status`).
+//! It also counts what the allocator freed but kept (glibc keeps freed pages of its arenas
+//! for reuse, and how many depends on the order of frees, not on what is live), so
+//! [`trim_heap`] first hands those pages back (`malloc_trim`), and [`heap_in_use_bytes`]
+//! reads what is allocated and not freed (`mallinfo2`: every `malloc` in the process, the
+//! Rust code's and the Vulkan driver's alike). Both are glibc's; elsewhere they do nothing
+//! and read `None`.
+
+/// This process's resident memory, bytes (Linux; `None` elsewhere).
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod glibc {
+    /// `struct mallinfo2` of glibc's `<malloc.h>` (glibc 2.33 and later): ten `size_t`s.
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    pub struct MallInfo2 {
+        pub arena: usize,
+        pub ordblks: usize,
+        pub smblks: usize,
+        pub hblks: usize,
+        pub hblkhd: usize,
+        pub usmblks: usize,
+        pub fsmblks: usize,
+        pub uordblks: usize,
+        pub fordblks: usize,
+        pub keepcost: usize,
+    }
+
+    unsafe extern "C" {
+        pub fn mallinfo2() -> MallInfo2;
+        pub fn malloc_trim(pad: usize) -> i32;
+    }
+}
+
+/// Bytes allocated with `malloc` and not freed, in the main arena and the others, mapped
+/// chunks included (glibc; `None` elsewhere).
+pub fn heap_in_use_bytes() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallinfo2` takes no arguments and returns its statistics by value, in
+        // the layout `MallInfo2` declares (glibc's `struct mallinfo2`, ten `size_t`s); it
+        // takes the allocator's own locks and has no precondition on the caller.
+        let info = unsafe { glibc::mallinfo2() };
+        Some((info.uordblks + info.hblkhd) as u64)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        None
+    }
+}
+
+/// Hands the pages the allocator freed but kept back to the system, so that resident
+/// memory reads what is live (glibc; nothing elsewhere).
+pub fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `malloc_trim` takes the padding to keep (0: none) and returns whether it
+        // released memory; it takes the allocator's locks and touches only free chunks, so
+        // no live allocation of any thread is affected.
+        unsafe {
+            glibc::malloc_trim(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A megabyte allocated shows in the heap's count and is gone from it when freed; a
+    /// trim runs and leaves resident memory readable.
+    #[test]
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn the_heap_count_follows_an_allocation() {
+        let before = heap_in_use_bytes().unwrap();
+        let block = vec![7u8; 1 << 20];
+        let during = heap_in_use_bytes().unwrap();
+        std::hint::black_box(&block);
+        drop(block);
+        let after = heap_in_use_bytes().unwrap();
+        // Other test threads allocate too: the megabyte is read with room for them.
+        assert!(
+            during >= before + (1 << 20) - (256 << 10),
+            "{before} -> {during}"
+        );
+        assert!(after + (512 << 10) < during, "{during} -> {after}");
+        trim_heap();
+        assert!(resident_bytes().unwrap() > 0);
+    }
+}
