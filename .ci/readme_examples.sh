@@ -25,8 +25,13 @@ while IFS= read -r line; do
     read -r -a words <<<"$args"
     case "${words[0]:-}" in
     bench)
-        # A quick run of the same workload, written out of the clone.
+        # A quick run of the same workload, written out of the clone; the gpu workload
+        # with 300 characters (its default crowds take a quarter of an hour on a software
+        # renderer).
         [[ " ${words[*]} " == *" --quick "* ]] || words+=(--quick)
+        if [[ " ${words[*]} " == *" --workload gpu "* && " ${words[*]} " != *" --instances "* ]]; then
+            words+=(--instances 300)
+        fi
         words+=(--out "$out")
         ;;
     inspect | pose | gen-rig | adapter | summarize) ;;

@@ -48,6 +48,14 @@ impl Scene {
                         c.time_secs = g.time_secs;
                     }
                 }
+                // What only the GPU's animation uses goes with it: its records, clip tables
+                // and LOD pass held a crowd's worth of GPU memory no frame read (a soak's
+                // checkpoints found 20 more GPU objects and up to 270 MiB more after a
+                // visit to the GPU's animation). Going back makes them again.
+                self.animator = None;
+                self.gpu_lod = None;
+                self.gpu_lod_key = None;
+                self.lod_motions = crate::crowd::lod::per_character::MotionSet::new();
             }
         }
         self.animated_on = self.settings.animate;
