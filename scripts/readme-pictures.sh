@@ -21,15 +21,12 @@ shot readme_crowd_1000 --instances 1000 --frames 40
 shot gpu_animate_1000 --animate gpu --instances 1000 --frames 40
 # docs/gpu-animation.md: LOD and culling on the GPU, from the street camera.
 shot gpu_lod_street_1000 --animate gpu --lod on --camera street --instances 1000 --frames 40
-# README and docs/characters.md: public characters in their own textures, when ../shared
-# holds them (Fox: CC0 and CC BY 4.0; CesiumMan: CC BY 4.0 with Cesium's trademark terms;
-# their folders hold the licences).
-rigs=../shared/rigs
-if [ -f "$rigs/Fox/Fox.glb" ] && [ -f "$rigs/CesiumMan/CesiumMan.glb" ]; then
-    shot readme_fox_300 --rig "$rigs/Fox/Fox.glb" --instances 300 --frames 40
-    shot materials_cesiumman_street --rig "$rigs/CesiumMan/CesiumMan.glb" --instances 30 \
-        --camera street --hide-panel --frames 40
-fi
+# README and docs/characters.md: the public characters in assets/ in their own textures
+# (Fox: CC0 and CC BY 4.0; CesiumMan: CC BY 4.0 with Cesium's trademark terms; their
+# folders hold the licences).
+shot readme_fox_300 --rig assets/Fox/Fox.glb --instances 300 --frames 40
+shot materials_cesiumman_street --rig assets/CesiumMan/CesiumMan.glb --instances 30 \
+    --camera street --hide-panel --frames 40
 # docs/characters.md: a character split over four skins with meshes hung on its joints,
 # when the file is given (three.js' RobotExpressive.glb, CC0).
 if [ -n "${ROBOT_GLB:-}" ]; then

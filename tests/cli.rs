@@ -700,7 +700,11 @@ fn bench_crowd_workload_compares_lod_off_and_on() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    assert_eq!(files.len(), 3, "the .md, the .json and the chart: {files:?}");
+    assert_eq!(
+        files.len(),
+        3,
+        "the .md, the .json and the chart: {files:?}"
+    );
     assert!(files[2].ends_with("_crowd.svg"), "{files:?}");
 }
 
