@@ -69,7 +69,12 @@ else
     start=$(date +%s)
     (cd "$root" && cargo build --release --bin skinbench) 2>&1 | tail -n 3 | tee -a "$log" >&2
     say "build: $(( $(date +%s) - start )) s (cargo build --release)"
-    bin="$root/target/release/skinbench"
+    # Where cargo put it: CARGO_TARGET_DIR, a .cargo/config's build.target-dir, or ./target.
+    target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps 2>/dev/null \
+        | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' \
+        2>/dev/null || true)"
+    bin="${target_dir:-${CARGO_TARGET_DIR:-$root/target}}/release/skinbench"
+    [ -x "$bin" ] || { say "gpu-report: the build left no binary at $bin"; exit 2; }
 fi
 
 cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)"

@@ -176,7 +176,8 @@ fn a_scale_along_one_axis_is_refused_in_plain_words() {
     let rig = skinbench::prepare::PreparedRig::load(&path).unwrap();
     let reason = skinbench::skin::SkinMethod::DualQuat
         .rig_refusal(&rig)
-        .expect("refused");
+        .expect("refused")
+        .to_string();
     assert!(reason.contains("scales by 1.5 along y"), "{reason}");
     assert!(reason.contains("in the rest pose"), "{reason}");
     assert!(reason.contains("--method linear"), "{reason}");
@@ -207,7 +208,8 @@ fn one_joint_that_scales_alone_is_named() {
     let rig = skinbench::prepare::PreparedRig::load(&path).unwrap();
     let reason = skinbench::skin::SkinMethod::DualQuat
         .rig_refusal(&rig)
-        .expect("refused");
+        .expect("refused")
+        .to_string();
     assert!(
         reason.starts_with(&format!(
             "joint {name}'s skinning matrix scales by 2 in every direction where the rig's \

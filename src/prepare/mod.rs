@@ -416,7 +416,7 @@ pub struct PreparedData {
     /// `skin::method` on first ask, since finding out samples every clip through the
     /// hierarchy (a layer above this one).
     /// Crate-private: a fit set from outside could name a mesh of another rig.
-    pub(crate) dual_quat_fit: std::sync::OnceLock<Result<DualQuatFit, String>>,
+    pub(crate) dual_quat_fit: std::sync::OnceLock<Result<DualQuatFit, NotRigid>>,
     /// The mesh's geometric LOD chain, made on first ask ([`PreparedData::mesh_chain`]).
     mesh_chain: std::sync::OnceLock<mesh_lod::MeshChain>,
     /// The vertices the mesh's triangles use ([`PreparedRig::drawn_vertices`]).
@@ -444,6 +444,24 @@ pub struct MeshLevelErrors {
 pub struct DualQuatFit {
     pub scale: f32,
     pub scaled_mesh: Option<SortedMesh>,
+}
+
+/// Why dual quaternions cannot skin a rig: one joint's skinning matrix is not the rig's
+/// common scale times a rotation, at one moment of the rest pose or a clip.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "joint {joint}'s skinning matrix {what} {when}; dual quaternions blend rotations and \
+     translations with one scale common to every joint. To skin this rig with them, take \
+     the scale out of the file (in Blender: Apply Scale to the armature, then export) or use \
+     --method linear"
+)]
+pub struct NotRigid {
+    /// The joint's name.
+    pub joint: String,
+    /// What its matrix does besides rotating by the common scale, in words.
+    pub what: String,
+    /// When: in the rest pose, or a clip and a time.
+    pub when: String,
 }
 
 impl PreparedRig {

@@ -31,6 +31,7 @@ use glam::{DMat3, DMat4, DVec3};
 
 use crate::anim::hierarchy::reference::{LocalF64, model_from_joint_f64, palette};
 use crate::anim::sample::sample_clip;
+pub use crate::prepare::NotRigid;
 use crate::prepare::{DualQuatFit, PreparedRig, SortedMesh};
 
 crate::declare_variants! {
@@ -68,7 +69,7 @@ const RIGID_SAMPLES: usize = 64;
 
 impl SkinMethod {
     /// Why this method cannot skin `rig`, or `None`.
-    pub fn rig_refusal(self, rig: &PreparedRig) -> Option<String> {
+    pub fn rig_refusal(self, rig: &PreparedRig) -> Option<NotRigid> {
         match self {
             SkinMethod::Linear => None,
             SkinMethod::DualQuat => dual_quat_fit(rig).err(),
@@ -95,7 +96,7 @@ pub fn dual_quat_mesh(rig: &PreparedRig) -> &SortedMesh {
     }
 }
 
-fn dual_quat_fit(rig: &PreparedRig) -> Result<&DualQuatFit, String> {
+fn dual_quat_fit(rig: &PreparedRig) -> Result<&DualQuatFit, NotRigid> {
     rig.dual_quat_fit
         .get_or_init(|| {
             dual_quat_check(rig).map(|scale| DualQuatFit {
@@ -104,13 +105,14 @@ fn dual_quat_fit(rig: &PreparedRig) -> Result<&DualQuatFit, String> {
             })
         })
         .as_ref()
-        .map_err(String::clone)
+        .map_err(NotRigid::clone)
 }
+
 
 /// `rig`'s common skinning scale, or where a skinning matrix is not that scale times a
 /// rotation (a joint, a clip, a time and what it does): the rest pose, and every clip at
 /// 65 evenly spaced times.
-pub fn dual_quat_check(rig: &PreparedRig) -> Result<f32, String> {
+pub fn dual_quat_check(rig: &PreparedRig) -> Result<f32, NotRigid> {
     let palette_at = |locals: &[crate::types::Qvs]| {
         let locals: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();
         let model = model_from_joint_f64(&rig.skeleton, &locals);
@@ -125,17 +127,15 @@ pub fn dual_quat_check(rig: &PreparedRig) -> Result<f32, String> {
         .collect();
     scales.sort_by(f64::total_cmp);
     let common = scales.get(scales.len() / 2).copied().unwrap_or(1.0);
-    let check = |palette: &[DMat4], when: &str| -> Result<(), String> {
+    let check = |palette: &[DMat4], when: &str| -> Result<(), NotRigid> {
         for (e, m) in palette.iter().enumerate() {
             let j = rig.skeleton.palette_joints[e] as usize;
             if let Some(what) = not_rigid(DMat3::from_mat4(*m), common) {
-                return Err(format!(
-                    "joint {}'s skinning matrix {what} {when}; dual quaternions blend \
-                     rotations and translations with one scale common to every joint. To skin \
-                     this rig with them, take the scale out of the file (in Blender: Apply \
-                     Scale to the armature, then export) or use --method linear",
-                    rig.skeleton.names[j],
-                ));
+                return Err(NotRigid {
+                    joint: rig.skeleton.names[j].clone(),
+                    what,
+                    when: when.to_string(),
+                });
             }
         }
         Ok(())

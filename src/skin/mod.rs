@@ -40,7 +40,7 @@ pub use layout::{
     Stores, VertexOrder,
 };
 
-pub use method::{MethodSpec, SkinMethod};
+pub use method::{MethodSpec, NotRigid, SkinMethod};
 
 use crate::anim::palette::{PaletteLayout, Palettes};
 use crate::prepare::PreparedRig;
@@ -356,7 +356,7 @@ impl SkinVariant {
                 with.join(", ")
             ));
         }
-        method.rig_refusal(rig)
+        method.rig_refusal(rig).map(|why| why.to_string())
     }
 
     /// This variant's output layout for `rig`, skinning with `method`.
