@@ -131,7 +131,9 @@ fn influence_refusal(name: &str, skin: SkinVariant) -> Result<(), Failed> {
 /// reference palette matrix's 3×3 over the median of their scales must be a rotation where
 /// the rig is accepted; a refusal must name the joint's matrix and what would make it work.
 fn dual_quat_refusal(name: &str, rig: &Arc<PreparedRig>) -> Result<(), Failed> {
-    let refusal = SkinMethod::DualQuat.rig_refusal(rig).map(|why| why.to_string());
+    let refusal = SkinMethod::DualQuat
+        .rig_refusal(rig)
+        .map(|why| why.to_string());
     let pipeline = Pipeline::new(rig.clone(), any_influences(PipelineConfig::baseline(1)))?;
     let mut crowd = InstanceStore::new();
     crowd.resize(13, rig, 2.0);

@@ -17,6 +17,18 @@
 //! CPUs halt, `perf sched` measured 35 µs on average per wake-up, on a 270 µs frame
 //! (bench-results/2026-11-23_avx512.md, section 5).
 //!
+//! Why the job's function is lent to the workers by erasing its lifetime (one `unsafe`
+//! block in [`Crew::run`]) and not through `std::thread::scope`, which lends borrowed data
+//! to threads safely: a scope joins its threads before it returns, so its threads live for
+//! one call, while the crew's live as long as the pipeline, across frames; a scope per
+//! frame pays a spawn and a join per worker per frame, the cost this crew exists to avoid.
+//! A scope spanning every frame would have to enclose the window's event loop, the bench's
+//! loops and every test's, and every `Pipeline` would carry the scope's lifetimes. So
+//! `run` keeps the guarantee a scope gives by hand: it returns only once no worker can
+//! still reach the function. The tests below run under Miri
+//! (`cargo +nightly miri test --lib -- crew`, docs/verify.md), which checks that no
+//! worker touches the borrowed function or its captures after `run` returned.
+//!
 //! The caller takes part only where the job allows it ([`Crew::run`]'s `caller_joins`):
 //! `tree` walks the hierarchy recursively and needs the workers' large stacks (see
 //! [`super::pipeline::WORKER_STACK_BYTES`]); its jobs run on the workers alone.
@@ -136,11 +148,11 @@ impl Crew {
             return;
         }
         let s = &*self.shared;
+        let job_ref: &JobFn<'_> = f;
         // SAFETY: only the lifetime is erased. The pointer is published while the job is
         // open and read only by workers counted in `word`; the caller closes the job, and
         // returns, only after that count fell to zero, and a closed job is never joined.
         // So no worker reads `f` or `job_ref` after this function returns.
-        let job_ref: &JobFn<'_> = f;
         let job_ref: &'static JobFn<'static> = unsafe { std::mem::transmute(job_ref) };
         let slot = &job_ref as *const &'static JobFn<'static> as *mut _;
         s.job.store(slot, Ordering::Relaxed);

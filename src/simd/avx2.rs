@@ -42,57 +42,72 @@ impl Simd for Avx2 {
 
     #[inline(always)]
     fn splat(self, x: f32) -> Self::V {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { std::arch::x86_64::_mm256_set1_ps(x) }
     }
     #[inline(always)]
     fn load(self, x: &F32x8) -> Self::V {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2
+        // and FMA), and `F32x8` is 32-byte aligned, as the aligned access needs.
         unsafe { std::arch::x86_64::_mm256_load_ps(x.0.as_ptr()) }
     }
     #[inline(always)]
     fn store(self, x: &mut F32x8, v: Self::V) {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2
+        // and FMA), and `F32x8` is 32-byte aligned, as the aligned access needs.
         unsafe { std::arch::x86_64::_mm256_store_ps(x.0.as_mut_ptr(), v) }
     }
     #[inline(always)]
     fn add(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { std::arch::x86_64::_mm256_add_ps(a, b) }
     }
     #[inline(always)]
     fn sub(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { std::arch::x86_64::_mm256_sub_ps(a, b) }
     }
     #[inline(always)]
     fn mul(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { std::arch::x86_64::_mm256_mul_ps(a, b) }
     }
     #[inline(always)]
     fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        // SAFETY: FMA is present (an `Avx2` exists only where `detect` found it).
         unsafe { std::arch::x86_64::_mm256_fmadd_ps(a, b, c) }
     }
     #[inline(always)]
     fn neg_mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        // SAFETY: FMA is present (an `Avx2` exists only where `detect` found it).
         unsafe { std::arch::x86_64::_mm256_fnmadd_ps(a, b, c) }
     }
     #[inline(always)]
     fn div(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { std::arch::x86_64::_mm256_div_ps(a, b) }
     }
     #[inline(always)]
     fn sqrt(self, a: Self::V) -> Self::V {
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { std::arch::x86_64::_mm256_sqrt_ps(a) }
     }
     #[inline(always)]
     fn abs(self, a: Self::V) -> Self::V {
         use std::arch::x86_64::*;
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), a) }
     }
     #[inline(always)]
     fn flip_sign(self, a: Self::V, sign: Self::V) -> Self::V {
         use std::arch::x86_64::*;
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { _mm256_xor_ps(a, _mm256_and_ps(sign, _mm256_set1_ps(-0.0))) }
     }
     #[inline(always)]
     fn below_mask(self, a: Self::V, b: Self::V) -> u32 {
         use std::arch::x86_64::*;
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) as u32 }
     }
     #[inline(always)]
@@ -104,6 +119,7 @@ impl Simd for Avx2 {
         otherwise: Self::V,
     ) -> Self::V {
         use std::arch::x86_64::*;
+        // SAFETY: AVX is present (an `Avx2` exists only where `detect` found AVX2).
         unsafe { _mm256_blendv_ps(otherwise, if_below, _mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) }
     }
 

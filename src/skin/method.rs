@@ -108,7 +108,6 @@ fn dual_quat_fit(rig: &PreparedRig) -> Result<&DualQuatFit, NotRigid> {
         .map_err(NotRigid::clone)
 }
 
-
 /// `rig`'s common skinning scale, or where a skinning matrix is not that scale times a
 /// rotation (a joint, a clip, a time and what it does): the rest pose, and every clip at
 /// 65 evenly spaced times.

@@ -82,11 +82,12 @@ pub fn run<const OWN_NORMALS: bool>(
     }
     let [n1, n2, n3, n4, n5, n6, n7, n8] = mesh.class_counts();
     let src = mesh.source();
-    // SAFETY (every `write_unchecked` below): `v` counts the vertices of the eight classes,
-    // which sum to mesh.source().len() <= out.len() (asserted above).
+    // Every `write_unchecked` below writes vertex `v`, which counts the vertices of the
+    // eight classes: they sum to mesh.source().len() <= out.len() (asserted above).
     let (mut v, mut j, mut w) = (0, 0, 0);
 
     for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints()[j..j + n1]) {
+        // SAFETY: v < mesh.source().len() <= out.len() (see above).
         unsafe { out.write_unchecked(v, skin::<OWN_NORMALS>(rows(j0), normal_rows(j0), s)) };
         v += 1;
     }
@@ -103,6 +104,7 @@ pub fn run<const OWN_NORMALS: bool>(
                 } else {
                     r
                 };
+                // SAFETY: v < mesh.source().len() <= out.len() (see above).
                 unsafe { out.write_unchecked(v, skin::<OWN_NORMALS>(&r, &n, s)) };
                 v += 1;
             }

@@ -124,7 +124,7 @@ fn loops<S: Simd, const OWN_NORMALS: bool, const DUAL_QUAT: bool, const FIXED_SC
         copies,
         normal,
     } = job.storing();
-    // SAFETY (every call): all five come from one `LaneJob`, whose constructor checked
+    // SAFETY: every call below takes all five from one `LaneJob`, whose constructor checked
     // every live pointer for the output vertices its runs cover, that the runs describe
     // their arrays, and every joint index against a palette long enough.
     unsafe {
@@ -220,8 +220,8 @@ unsafe fn runs<
         let weights = &input.weights[w..w + if k > 1 { run.len * k } else { 0 }];
         // Without the copies (`pulled`) each distinct vertex is stored once.
         let count = if COPIES { 1 + run.copies } else { 1 };
-        // SAFETY (all four): forwarded from the caller; the run's outputs are
-        // v..v + run.len * count, inside what the runs cover.
+        // SAFETY: each of the four calls is forwarded from the caller; the run's outputs
+        // are v..v + run.len * count, inside what the runs cover.
         unsafe {
             match k {
                 1 => class::<S, W, 1, OWN_NORMALS, DUAL_QUAT>(
@@ -416,7 +416,6 @@ unsafe fn class<
             for e in 0..12 {
                 r[e] = s.load(&m[LANE_SLOT[e]]);
             }
-            // SAFETY (both `emit`s): forwarded from the caller.
             if OWN_NORMALS {
                 // SAFETY: as above.
                 let own = unsafe { palettes.normal(j0) };
@@ -424,8 +423,10 @@ unsafe fn class<
                 for e in ENTRIES_3X3 {
                     n[e] = s.load(&own[LANE_SLOT[e]]);
                 }
+                // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
                 unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
             } else {
+                // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
                 unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
             }
             v += count;
@@ -440,13 +441,14 @@ unsafe fn class<
         let mut r = [s.splat(0.0); 12];
         // SAFETY: `jj` holds joints of the job (the caller's promise).
         unsafe { blend_any::<S, K, false>(s, palettes, jj, ww, &mut r) };
-        // SAFETY (both `emit`s): forwarded from the caller.
         if OWN_NORMALS {
             let mut n = r;
             // SAFETY: as above.
             unsafe { blend_any::<S, K, true>(s, palettes, jj, ww, &mut n) };
+            // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
             unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
         } else {
+            // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
             unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
         }
         v += count;
