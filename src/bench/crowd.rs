@@ -14,6 +14,7 @@
 //! frame of an LOD block the error is measured over every visible stale character (not
 //! timed).
 
+use super::table::{Align, Table};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -369,39 +370,58 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
            sample of the visible characters over a loop of the longest clip, and the \
            shortest schedule through it (`crowd::lod::fewest_updates`); what no bound can \
            beat.\n\n";
-    *s += "| camera | threads | LOD | plan | CPU | upload | total | / off | encode indirect | encode one by one | commands | updated / frame | fewest possible (any gap / 1-2-4-8) | periods 1/2/4/8 | culled | error | compared |\n";
-    *s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    use Align::{Left, Right};
+    let mut table = Table::new(&[
+        ("camera", Left),
+        ("threads", Right),
+        ("LOD", Left),
+        ("plan", Right),
+        ("CPU", Right),
+        ("upload", Right),
+        ("total", Right),
+        ("/ off", Right),
+        ("encode indirect", Right),
+        ("encode one by one", Right),
+        ("commands", Right),
+        ("updated / frame", Right),
+        ("fewest possible (any gap / 1-2-4-8)", Right),
+        ("periods 1/2/4/8", Right),
+        ("culled", Right),
+        ("error", Right),
+        ("compared", Right),
+    ]);
     for r in &section.rows {
         let [p1, p2, p4, p8] = r.stats.at_period;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.0} | {:.0} | {} / {} | {:.0} | {} | {p1} / {p2} / {p4} / {p8} | {} | {} | {} |",
-            r.camera,
-            r.threads,
+        table.row([
+            r.camera.to_string(),
+            r.threads.to_string(),
             if r.lod {
                 format!("on ({} px)", r.threshold_px)
             } else {
                 "off".into()
             },
-            r.plan_us,
-            r.cpu_stages_us,
-            r.upload_us,
-            r.cpu_total_us,
-            r.ratio_to_lod_off,
-            r.encode_us,
-            r.encode_direct_us,
-            r.draw_commands[0],
-            r.draw_commands[1],
-            r.updated_mean,
-            r.floor.map_or("–".to_string(), |f| format!(
-                "{:.0} / {:.0}",
-                f.updates_per_frame, f.updates_per_frame_periods
-            )),
-            r.stats.culled,
+            format!("{:.0}", r.plan_us),
+            format!("{:.0}", r.cpu_stages_us),
+            format!("{:.0}", r.upload_us),
+            format!("{:.0}", r.cpu_total_us),
+            format!("{:.2}×", r.ratio_to_lod_off),
+            format!("{:.0}", r.encode_us),
+            format!("{:.0}", r.encode_direct_us),
+            format!("{} / {}", r.draw_commands[0], r.draw_commands[1]),
+            format!("{:.0}", r.updated_mean),
+            r.floor.map_or("–".to_string(), |f| {
+                format!(
+                    "{:.0} / {:.0}",
+                    f.updates_per_frame, f.updates_per_frame_periods
+                )
+            }),
+            format!("{p1} / {p2} / {p4} / {p8}"),
+            r.stats.culled.to_string(),
             r.measured_error_px
                 .map_or("–".to_string(), |e| format!("{e:.2} px")),
-            r.measured_characters,
-        );
+            r.measured_characters.to_string(),
+        ]);
     }
+    table.write(s);
     let _ = writeln!(s);
 }

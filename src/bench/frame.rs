@@ -2,6 +2,7 @@
 //! each SIMD level, at 100 and 1,000 instances, 1..N threads, both schedules; with N
 //! threads also the GPU variants' CPU part (sample → palettes laid out for the GPU).
 
+use super::table::{Align, Table};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -190,14 +191,23 @@ pub fn markdown(section: &FrameSection, s: &mut String) {
         "## frame: sample → skin with the best variants at each SIMD level (first: {} hierarchy, {} skin)\n",
         first.hierarchy, first.skin
     );
-    let _ = writeln!(
-        s,
-        "| instances | threads | schedule | SIMD | hierarchy, skin | median µs | p95 µs | min µs | × first row | × 1 thread same schedule and level | ns/vertex | GB/s | % store bw | stages (median µs per thread) |"
-    );
-    let _ = writeln!(
-        s,
-        "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-    );
+    use Align::{Left, Right};
+    let mut table = Table::new(&[
+        ("instances", Right),
+        ("threads", Right),
+        ("schedule", Left),
+        ("SIMD", Left),
+        ("hierarchy, skin", Left),
+        ("median µs", Right),
+        ("p95 µs", Right),
+        ("min µs", Right),
+        ("× first row", Right),
+        ("× 1 thread same schedule and level", Right),
+        ("ns/vertex", Right),
+        ("GB/s", Right),
+        ("% store bw", Right),
+        ("stages (median µs per thread)", Left),
+    ]);
     for r in &section.rows {
         let stages: Vec<String> = r
             .stages_median_us
@@ -205,26 +215,24 @@ pub fn markdown(section: &FrameSection, s: &mut String) {
             .map(|(n, v)| format!("{n} {v:.0}"))
             .collect();
         let t = r.timing;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {}, {} | {:.1} | {:.1} | {:.1} | {} | {} | {} | {:.2} | {:.1} | {} |",
-            r.instances,
-            r.threads,
-            r.schedule,
-            simd_label(Some(r.simd)),
-            r.hierarchy,
-            r.skin,
-            t.median_us,
-            t.p95_us,
-            t.min_us,
+        table.row([
+            r.instances.to_string(),
+            r.threads.to_string(),
+            r.schedule.to_string(),
+            simd_label(Some(r.simd)).to_string(),
+            format!("{}, {}", r.hierarchy, r.skin),
+            format!("{:.1}", t.median_us),
+            format!("{:.1}", t.p95_us),
+            format!("{:.1}", t.min_us),
             ratio(Some(r.ratio_to_first)),
             ratio(r.ratio_to_one_thread),
             opt(Some(t.ns_per_item).filter(|v| v.is_finite()), 2),
-            t.gb_per_s,
-            t.store_bandwidth_percent,
+            format!("{:.2}", t.gb_per_s),
+            format!("{:.1}", t.store_bandwidth_percent),
             stages.join(", "),
-        );
+        ]);
     }
+    table.write(s);
     let _ = writeln!(
         s,
         "\nmedian, p95, min µs = the whole CPU frame (sample → skin) per frame, wall time. × \

@@ -15,6 +15,7 @@
 //! CPU adapter (lavapipe) the GPU times are an emulation on the same cores: the report
 //! says so.
 
+use super::table::{Align, Table};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -481,17 +482,33 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
                software, which takes minutes to draw that many characters.\n\n";
     }
     let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
+    use Align::{Left, Right};
+    // Every table opens with the row's configuration, instances and shadows.
+    let key_columns = [
+        ("configuration", Left),
+        ("instances", Right),
+        ("shadows", Left),
+    ];
+    let table = |rest: &[(&str, Align)]| {
+        Table::new(&key_columns.iter().chain(rest).copied().collect::<Vec<_>>())
+    };
     let row_key = |r: &GpuRow| {
-        format!(
-            "| {} | {} | {} |",
-            r.config,
-            r.instances,
-            if r.shadows { "on" } else { "off" }
-        )
+        [
+            r.config.to_string(),
+            r.instances.to_string(),
+            if r.shadows { "on" } else { "off" }.to_string(),
+        ]
     };
     *s += "### The CPU's part of a frame\n\n";
-    *s += "| configuration | instances | shadows | draws | CPU | upload | CPU + upload | CPU / best | encode | uploaded |\n";
-    *s += "|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n";
+    let mut cpu = table(&[
+        ("draws", Left),
+        ("CPU", Right),
+        ("upload", Right),
+        ("CPU + upload", Right),
+        ("CPU / best", Right),
+        ("encode", Right),
+        ("uploaded", Right),
+    ]);
     for r in &section.rows {
         let ratio = if !r.cpu_ratio_to_best_cpu.is_finite() {
             "–".to_string()
@@ -506,17 +523,17 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         } else {
             format!("{} B", r.uploaded_bytes)
         };
-        let _ = writeln!(
-            s,
-            "{} {} | {:.0} | {:.0} | {:.0} | {ratio} | {:.0} | {uploaded} |",
-            row_key(r),
-            if r.draws { "yes" } else { "no" },
-            r.cpu_stages_us,
-            r.upload_us,
-            r.cpu_total_us,
-            r.encode_us,
-        );
+        cpu.row(row_key(r).into_iter().chain([
+            if r.draws { "yes" } else { "no" }.to_string(),
+            format!("{:.0}", r.cpu_stages_us),
+            format!("{:.0}", r.upload_us),
+            format!("{:.0}", r.cpu_total_us),
+            ratio,
+            format!("{:.0}", r.encode_us),
+            uploaded,
+        ]));
     }
+    cpu.write(s);
     *s += "\nMedians per frame, µs. CPU = the pipeline's wall time (sample → skin; for the GPU \
            variants sample → palettes; none where the GPU animates). upload = getting that \
            output into the GPU's buffers (animated on the GPU: writing the changed characters' \
@@ -524,13 +541,18 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            configuration's at the same instance count and shadow setting. encode = recording \
            the passes. uploaded = the bytes the CPU wrote for the GPU a frame.\n\n";
     *s += "### The GPU's passes\n\n";
-    *s += "| configuration | instances | shadows | GPU frame | GPU sample | GPU hierarchy | GPU palette | GPU LOD | GPU compute | GPU shadow | GPU render |\n";
-    *s += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    let mut passes = table(&[
+        ("GPU frame", Right),
+        ("GPU sample", Right),
+        ("GPU hierarchy", Right),
+        ("GPU palette", Right),
+        ("GPU LOD", Right),
+        ("GPU compute", Right),
+        ("GPU shadow", Right),
+        ("GPU render", Right),
+    ]);
     for r in &section.rows {
-        let _ = writeln!(
-            s,
-            "{} {} | {} | {} | {} | {} | {} | {} | {} |",
-            row_key(r),
+        passes.row(row_key(r).into_iter().chain([
             opt(r.gpu_frame_us),
             opt(r.gpu_sample_us),
             opt(r.gpu_hierarchy_us),
@@ -539,8 +561,9 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             opt(r.gpu_compute_us),
             opt(r.gpu_shadow_us),
             opt(r.gpu_render_us),
-        );
+        ]));
     }
+    passes.write(s);
     *s += "\nMedians per frame, µs, from timestamp queries where the adapter has them. GPU \
            frame = submitting the frame until the GPU finished it (wall time: every pass \
            together, however the timestamps split them). sample, hierarchy, palette = the \
@@ -549,19 +572,21 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            shadow, render = the two draw passes (with `gpu_vertex` each skins again). – = the \
            configuration has no such pass.\n\n";
     *s += "### What was recomputed, drawn and skinned\n\n";
-    *s += "| configuration | instances | shadows | recomputed | culled | triangles | skinned |\n";
-    *s += "|---|---:|---|---:|---:|---:|---:|\n";
+    let mut work = table(&[
+        ("recomputed", Right),
+        ("culled", Right),
+        ("triangles", Right),
+        ("skinned", Right),
+    ]);
     for r in &section.rows {
-        let _ = writeln!(
-            s,
-            "{} {} | {} | {:.3} M | {:.3} M |",
-            row_key(r),
+        work.row(row_key(r).into_iter().chain([
             opt(r.lod_updated),
             opt(r.lod_culled),
-            r.triangles / 1e6,
-            r.vertices_skinned / 1e6,
-        );
+            format!("{:.3} M", r.triangles / 1e6),
+            format!("{:.3} M", r.vertices_skinned / 1e6),
+        ]));
     }
+    work.write(s);
     *s += "\nMedians per frame. recomputed, culled = the characters the LOD pass recomputed \
            and culled (with LOD on the GPU). triangles = what the crowd pass drew, millions \
            (mesh LOD: each character at its level). skinned = vertices skinned, millions (the \

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_label};
-use super::{BenchError, Context, SEED_HIERARCHY_MS};
+use super::table::{Align, Table};
+use super::{BenchError, Context, SEED_HIERARCHY};
 use crate::anim::hierarchy::{HierarchyVariant, ModelLayout};
 use crate::anim::palette::PaletteLayout;
 use crate::crowd::{FrameError, InstanceStore, Stage, StageTimings};
@@ -70,17 +71,14 @@ pub fn run(ctx: &mut Context) -> Result<HierarchySection, BenchError> {
             continue;
         };
         for level in ctx.levels_for(h.spec().lanes) {
-            let seed_ms = SEED_HIERARCHY_MS
-                .iter()
-                .find(|(v, _)| *v == h)
-                .map(|(_, ms)| *ms);
+            let seed_ms = SEED_HIERARCHY.time_ms(h);
             let mut row = HierarchyRow {
                 variant: h.name(),
                 simd: level.map(|l| l.label()),
                 timing: None,
                 ratio_to_tree: None,
                 seed_ms,
-                seed_ratio: seed_ms.map(|ms| SEED_HIERARCHY_MS[0].1 / ms),
+                seed_ratio: SEED_HIERARCHY.ratio(h),
                 with_palette_median_us: None,
                 with_palette_ratio_to_tree: None,
                 stages_median_us: Vec::new(),
@@ -157,33 +155,34 @@ fn row_line(row: &HierarchyRow, instances: usize) -> String {
 pub fn markdown(section: &HierarchySection, s: &mut String) {
     let _ = writeln!(
         s,
-        "## hierarchy: {} instances, 1 thread (seed 000: tree 3.8 ms → flat 3.1 ms)\n",
-        section.instances
+        "## hierarchy: {} instances, 1 thread (seed {}: {})\n",
+        section.instances,
+        SEED_HIERARCHY.seed,
+        SEED_HIERARCHY.summary()
     );
-    let _ = writeln!(
-        s,
-        "| variant | SIMD | median µs | p95 µs | min µs | × tree | seed × | ns/joint | + palette µs | × tree with palette | GB/s | % store bw |"
-    );
-    let _ = writeln!(
-        s,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
+    use Align::{Left, Right};
+    let mut table = Table::new(&[
+        ("variant", Left),
+        ("SIMD", Left),
+        ("median µs", Right),
+        ("p95 µs", Right),
+        ("min µs", Right),
+        ("× tree", Right),
+        ("seed ×", Right),
+        ("ns/joint", Right),
+        ("+ palette µs", Right),
+        ("× tree with palette", Right),
+        ("GB/s", Right),
+        ("% store bw", Right),
+    ]);
     for r in &section.rows {
+        let leading = [r.variant.to_string(), simd_label(r.simd).to_string()];
         if let Some(reason) = &r.refused {
-            let _ = writeln!(
-                s,
-                "| {} | {} | refused: {reason} |||||||||| ",
-                r.variant,
-                simd_label(r.simd)
-            );
+            table.note_row(leading, &format!("refused: {reason}"));
             continue;
         }
         let t = r.timing;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.variant,
-            simd_label(r.simd),
+        table.row(leading.into_iter().chain([
             opt(t.map(|t| t.median_us), 1),
             opt(t.map(|t| t.p95_us), 1),
             opt(t.map(|t| t.min_us), 1),
@@ -194,16 +193,19 @@ pub fn markdown(section: &HierarchySection, s: &mut String) {
             ratio(r.with_palette_ratio_to_tree),
             opt(t.map(|t| t.gb_per_s), 2),
             opt(t.map(|t| t.store_bandwidth_percent), 1),
-        );
+        ]));
     }
+    table.write(s);
     let _ = writeln!(
         s,
         "\nmedian, p95, min µs = the hierarchy stage alone per frame, over the frames measured \
          (one thread). × tree = `tree`'s median over the row's (a speed-up). seed × = the \
-         article's own speed-up for that step (its times: tree 3.8 ms, flat 3.1 ms). ns/joint \
-         = the median over every character's every joint. + palette µs = the hierarchy and \
-         palette stages together (variants hand the palette different representations, so \
+         article's own speed-up for that step (its times, {}: {}). ns/joint = the median \
+         over every character's every joint. + palette µs = the hierarchy and palette \
+         stages together (variants hand the palette different representations, so \
          this is the fair comparison); × tree with palette = the same speed-up for both. {}\n",
+        SEED_HIERARCHY.workload,
+        SEED_HIERARCHY.summary(),
         super::measure::STORE_BANDWIDTH_NOTE
     );
 }

@@ -9,6 +9,7 @@
 //! (by date, then name) is listed. The table replaces what lies between two marker lines
 //! of the folder's `README.md`; a folder without them is left alone.
 
+use super::table::{Align, Table};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -151,25 +152,32 @@ pub fn index_markdown(dir: &Path) -> String {
     let mut s = String::from(
         "## Latest runs\n\nThe newest report of each workload on each machine (rows with a \
          qualifier measured something other than the workload's default run). Compare \
-         figures within one report; across reports the machines drift.\n\n\
-         | machine | workload | qualifiers | report | date | commit |\n|---|---|---|---|---|---|\n",
+         figures within one report; across reports the machines drift.\n\n",
     );
+    use Align::Left;
+    let mut table = Table::new(&[
+        ("machine", Left),
+        ("workload", Left),
+        ("qualifiers", Left),
+        ("report", Left),
+        ("date", Left),
+        ("commit", Left),
+    ]);
     for l in latest.values() {
-        s += &format!(
-            "| {} | {} | {} | [{}]({}.md) | {} | {} |\n",
-            l.machine,
-            l.workload,
+        table.row([
+            l.machine.to_string(),
+            l.workload.to_string(),
             if l.qualifiers.is_empty() {
-                "-"
+                "-".to_string()
             } else {
-                &l.qualifiers
+                l.qualifiers.to_string()
             },
-            l.file,
-            l.file,
-            l.date,
-            l.commit
-        );
+            format!("[{}]({}.md)", l.file, l.file),
+            l.date.to_string(),
+            l.commit.to_string(),
+        ]);
     }
+    table.write(&mut s);
     s
 }
 

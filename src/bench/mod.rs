@@ -27,6 +27,7 @@ pub mod measure;
 pub mod report;
 pub mod skin;
 pub mod summary;
+pub mod table;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,17 +99,63 @@ impl Workload {
     }
 }
 
-/// Seed 000's published hierarchy times (ms, 1000 characters, 96 joints).
-pub const SEED_HIERARCHY_MS: [(HierarchyVariant, f64); 2] =
-    [(HierarchyVariant::Tree, 3.8), (HierarchyVariant::Flat, 3.1)];
-/// Seed 004's published skinning times (ms, 100 characters, ~5k triangles).
-pub const SEED_SKIN_MS: [(SkinVariant, f64); 5] = [
-    (SkinVariant::Naive, 4.15),
-    (SkinVariant::Split, 4.00),
-    (SkinVariant::Float4, 3.53),
-    (SkinVariant::Sorted, 2.00),
-    (SkinVariant::Tuned, 1.78),
-];
+/// The times an article published for the steps it measured, the figures a report puts
+/// beside its own: the report compares ratios (each step's speed-up over the article's first
+/// step), since the articles measured other machines.
+#[derive(Clone, Copy, Debug)]
+pub struct ArticleTimes<V: 'static> {
+    /// The seed article's number (`000`, `004`).
+    pub seed: &'static str,
+    /// What was measured, and on what.
+    pub workload: &'static str,
+    /// Each step's variant and its time (ms), in the article's order; the first is the
+    /// step the speed-ups are over.
+    pub times_ms: &'static [(V, f64)],
+}
+
+impl<V: Variant + PartialEq + Copy> ArticleTimes<V> {
+    /// The article's time for `variant`, where it measured that step.
+    pub fn time_ms(&self, variant: V) -> Option<f64> {
+        self.times_ms
+            .iter()
+            .find(|(v, _)| *v == variant)
+            .map(|&(_, ms)| ms)
+    }
+
+    /// The article's speed-up for `variant` over its first step.
+    pub fn ratio(&self, variant: V) -> Option<f64> {
+        Some(self.times_ms.first()?.1 / self.time_ms(variant)?)
+    }
+
+    /// The steps and times in words: `tree 3.8 ms → flat 3.1 ms`.
+    pub fn summary(&self) -> String {
+        self.times_ms
+            .iter()
+            .map(|(v, ms)| format!("{} {ms:.2} ms", v.name()))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    }
+}
+
+/// Seed 000's published hierarchy times.
+pub const SEED_HIERARCHY: ArticleTimes<HierarchyVariant> = ArticleTimes {
+    seed: "000",
+    workload: "1,000 characters of 96 joints",
+    times_ms: &[(HierarchyVariant::Tree, 3.8), (HierarchyVariant::Flat, 3.1)],
+};
+
+/// Seed 004's published skinning times (linear blending).
+pub const SEED_SKIN: ArticleTimes<SkinVariant> = ArticleTimes {
+    seed: "004",
+    workload: "100 characters of ~5,000 triangles, on an i7-2600K in 2013",
+    times_ms: &[
+        (SkinVariant::Naive, 4.15),
+        (SkinVariant::Split, 4.00),
+        (SkinVariant::Float4, 3.53),
+        (SkinVariant::Sorted, 2.00),
+        (SkinVariant::Tuned, 1.78),
+    ],
+};
 
 #[derive(Clone, Debug)]
 pub struct BenchOptions {

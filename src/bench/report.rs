@@ -7,6 +7,7 @@
 //! place only when both are complete, so a failed run leaves no partial report; a name
 //! already taken gets `_2`, `_3`, …, so no report is ever replaced.
 
+use super::table::{Align, Table};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -24,22 +25,29 @@ fn markdown_with_charts(report: &Report, charts: Option<(&str, &[&str])>) -> Str
     let mut s = String::new();
     let m = &report.machine;
     let _ = writeln!(s, "# skinbench report, {}\n", m.date);
-    let _ = writeln!(s, "| machine | |\n|---|---|");
-    let _ = writeln!(
-        s,
-        "| CPU | {} ({} threads, best SIMD level {}) |",
-        m.cpu_line(),
-        m.cores,
-        m.simd
-    );
-    let _ = writeln!(
-        s,
-        "| SIMD levels measured | {} (rows name theirs; scalar variants run once) |",
-        report.simd_levels.join(", ")
-    );
-    let _ = writeln!(s, "| OS | {} |", m.os);
-    let _ = writeln!(s, "| compiler | {} ({} build) |", m.rustc, m.profile);
-    let _ = writeln!(s, "| git | {} |", m.git_sha);
+    let mut machine = Table::new(&[("machine", Align::Left), ("", Align::Left)]);
+    machine.row([
+        "CPU".to_string(),
+        format!(
+            "{} ({} threads, best SIMD level {})",
+            m.cpu_line(),
+            m.cores,
+            m.simd
+        ),
+    ]);
+    machine.row([
+        "SIMD levels measured".to_string(),
+        format!(
+            "{} (rows name theirs; scalar variants run once)",
+            report.simd_levels.join(", ")
+        ),
+    ]);
+    machine.row(["OS".to_string(), m.os.to_string()]);
+    machine.row([
+        "compiler".to_string(),
+        format!("{} ({} build)", m.rustc, m.profile),
+    ]);
+    machine.row(["git".to_string(), m.git_sha.to_string()]);
     let r = &report.rig;
     let classes = r
         .influences
@@ -47,38 +55,42 @@ fn markdown_with_charts(report: &Report, charts: Option<(&str, &[&str])>) -> Str
         .rposition(|&n| n > 0)
         .map_or(4, |c| c + 1)
         .max(4);
-    let _ = writeln!(
-        s,
-        "| rig | {}: {} joints ({} palette entries), {} vertices, {} triangles, influences {} = {}{} |",
-        r.name,
-        r.joints,
-        r.palette_entries,
-        r.vertices,
-        r.triangles,
-        (1..=classes)
-            .map(|k| k.to_string())
-            .collect::<Vec<_>>()
-            .join("/"),
-        r.influences[..classes]
-            .iter()
-            .map(|n| n.to_string())
-            .collect::<Vec<_>>()
-            .join("/"),
-        r.cut_to_influences.map_or(String::new(), |n| format!(
-            " (cut to {n} by --max-influences)"
-        ))
-    );
-    let _ = writeln!(
-        s,
-        "| clips | {}: {}{} |",
-        report.clips.choice,
-        report.clips.played.join(", "),
-        if report.clips.left_out.is_empty() {
-            String::new()
-        } else {
-            format!("; left out: {}", report.clips.left_out.join(", "))
-        }
-    );
+    machine.row([
+        "rig".to_string(),
+        format!(
+            "{}: {} joints ({} palette entries), {} vertices, {} triangles, influences {} = {}{}",
+            r.name,
+            r.joints,
+            r.palette_entries,
+            r.vertices,
+            r.triangles,
+            (1..=classes)
+                .map(|k| k.to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+            r.influences[..classes]
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+            r.cut_to_influences.map_or(String::new(), |n| format!(
+                " (cut to {n} by --max-influences)"
+            ))
+        ),
+    ]);
+    machine.row([
+        "clips".to_string(),
+        format!(
+            "{}: {}{}",
+            report.clips.choice,
+            report.clips.played.join(", "),
+            if report.clips.left_out.is_empty() {
+                String::new()
+            } else {
+                format!("; left out: {}", report.clips.left_out.join(", "))
+            }
+        ),
+    ]);
     if !report.store_bandwidth.is_empty() {
         let bw: Vec<String> = report
             .store_bandwidth
@@ -93,18 +105,22 @@ fn markdown_with_charts(report: &Report, charts: Option<(&str, &[&str])>) -> Str
                 )
             })
             .collect();
-        let _ = writeln!(s, "| store bandwidth | {} |", bw.join("; "));
+        machine.row(["store bandwidth".to_string(), bw.join("; ")]);
     }
-    let _ = writeln!(
-        s,
-        "| method | {}warm-up, then frames until the median settles (0.5 %) or {:.1} s per configuration (CPU workloads) |\n",
+    machine.row([
+        "method".to_string(),
+        format!(
+            "{}warm-up, then frames until the median settles (0.5 %) or {:.1} s per configuration (CPU workloads)",
         if report.quick {
             "QUICK RUN (few frames, noisy): "
         } else {
             ""
         },
         report.budget_secs
-    );
+        ),
+    ]);
+    machine.write(&mut s);
+    s.push('\n');
     for &workload in Workload::ALL {
         let before = s.len();
         match workload {

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_label};
-use super::{BenchError, Context, SEED_SKIN_MS};
+use super::table::{Align, Table};
+use super::{BenchError, Context, SEED_SKIN};
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::{FrameError, InstanceStore, PipelineConfig, Stage, StageTimings};
 use crate::skin::{SkinMethod, SkinVariant};
@@ -70,10 +71,8 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
                     method,
                     ..Context::single(HierarchyVariant::Simd, skin)
                 };
-                let seed_ms = SEED_SKIN_MS
-                    .iter()
-                    .find(|(v, _)| *v == skin && method == SkinMethod::Linear)
-                    .map(|(_, ms)| *ms);
+                let linear = method == SkinMethod::Linear;
+                let seed_ms = SEED_SKIN.time_ms(skin).filter(|_| linear);
                 let mut row = SkinRow {
                     variant: skin.name(),
                     method: method.name(),
@@ -82,7 +81,7 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
                     ratio_to_naive: None,
                     ratio_to_linear: None,
                     seed_ms,
-                    seed_ratio: seed_ms.map(|ms| SEED_SKIN_MS[0].1 / ms),
+                    seed_ratio: SEED_SKIN.ratio(skin).filter(|_| linear),
                     stages_median_us: Vec::new(),
                     frames: 0,
                     refused: None,
@@ -173,35 +172,38 @@ fn row_line(row: &SkinRow, instances: usize) -> String {
 pub fn markdown(section: &SkinSection, s: &mut String) {
     let _ = writeln!(
         s,
-        "## skin: {} instances, 1 thread (seed 004: 4.15 → 4.00 → 3.53 → 2.00 → 1.78 ms)\n",
-        section.instances
+        "## skin: {} instances, 1 thread (seed {}: {})\n",
+        section.instances,
+        SEED_SKIN.seed,
+        SEED_SKIN.summary()
     );
-    let _ = writeln!(
-        s,
-        "| variant | method | SIMD | median µs | p95 µs | min µs | × naive | seed ms | seed × | ns/vertex | GB/s | % store bw |"
-    );
-    let _ = writeln!(
-        s,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
+    use Align::{Left, Right};
+    let mut table = Table::new(&[
+        ("variant", Left),
+        ("method", Left),
+        ("SIMD", Left),
+        ("median µs", Right),
+        ("p95 µs", Right),
+        ("min µs", Right),
+        ("× naive", Right),
+        ("seed ms", Right),
+        ("seed ×", Right),
+        ("ns/vertex", Right),
+        ("GB/s", Right),
+        ("% store bw", Right),
+    ]);
     for r in &section.rows {
+        let leading = [
+            r.variant.to_string(),
+            r.method.to_string(),
+            simd_label(r.simd).to_string(),
+        ];
         if let Some(reason) = &r.refused {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | refused: {reason} |||||||||",
-                r.variant,
-                r.method,
-                simd_label(r.simd)
-            );
+            table.note_row(leading, &format!("refused: {reason}"));
             continue;
         }
         let t = r.timing;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.variant,
-            r.method,
-            simd_label(r.simd),
+        table.row(leading.into_iter().chain([
             opt(t.map(|t| t.median_us), 1),
             opt(t.map(|t| t.p95_us), 1),
             opt(t.map(|t| t.min_us), 1),
@@ -211,15 +213,16 @@ pub fn markdown(section: &SkinSection, s: &mut String) {
             opt(t.map(|t| t.ns_per_item), 2),
             opt(t.map(|t| t.gb_per_s), 2),
             opt(t.map(|t| t.store_bandwidth_percent), 1),
-        );
+        ]));
     }
+    table.write(s);
     let _ = writeln!(
         s,
         "\nmedian, p95, min µs = the skin stage alone per frame (one thread). × naive = \
          `naive`'s median over the row's. seed ms, seed × = the article's time for that step \
-         and its speed-up over its first version (measured on an i7-2600K in 2013: compare \
-         the ratios, not the times). ns/vertex = the median over every character's every \
-         vertex. {}\n",
+         and its speed-up over its first version (measured with {}: compare the ratios, not \
+         the times). ns/vertex = the median over every character's every vertex. {}\n",
+        SEED_SKIN.workload,
         super::measure::STORE_BANDWIDTH_NOTE
     );
     let mut any = false;

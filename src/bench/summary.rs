@@ -13,6 +13,7 @@
 //! script: a part's name, its wall time in seconds and how it ended) adds how long each
 //! part took. Nothing is measured here.
 
+use super::table::{Align, Table};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -461,6 +462,7 @@ fn on_off(b: bool) -> &'static str {
 
 /// The summary as Markdown.
 pub fn markdown(s: &Summary) -> String {
+    use Align::{Left, Right};
     let mut m = format!("# {}\n\n", s.title);
     if s.cpu_adapter {
         m += "**The adapter is a CPU emulation of a GPU: every GPU column below is software \
@@ -482,23 +484,40 @@ pub fn markdown(s: &Summary) -> String {
         }
     );
     if !s.parts.is_empty() {
-        m += "\n| part | wall time | ended |\n|---|---:|---|\n";
+        let mut table = Table::new(&[("part", Left), ("wall time", Right), ("ended", Left)]);
         for p in &s.parts {
-            m += &format!("| {} | {:.0} s | {} |\n", p.name, p.seconds, p.status);
+            table.row([
+                p.name.to_string(),
+                format!("{:.0} s", p.seconds),
+                p.status.to_string(),
+            ]);
         }
+        m += "\n";
+        table.write(&mut m);
     }
     m += "\nAll figures are medians per frame in µs from the reports named above; every ratio \
           compares two rows of the same report (same run, same machine).\n";
     if !s.gpu_passes.is_empty() {
-        m += "\n## GPU time per pass\n\nDraw share = (shadow + render) / GPU frame: how much of the GPU's frame is drawing the crowd.\n\n\
-              | configuration | instances | shadows | LOD | sample | hierarchy | palette | compute | shadow | render | GPU frame | draw share |\n\
-              |---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        m += "\n## GPU time per pass\n\nDraw share = (shadow + render) / GPU frame: how much of the GPU's frame is drawing the crowd.\n\n";
+        let mut table = Table::new(&[
+            ("configuration", Left),
+            ("instances", Right),
+            ("shadows", Left),
+            ("LOD", Right),
+            ("sample", Right),
+            ("hierarchy", Right),
+            ("palette", Right),
+            ("compute", Right),
+            ("shadow", Right),
+            ("render", Right),
+            ("GPU frame", Right),
+            ("draw share", Right),
+        ]);
         for r in &s.gpu_passes {
-            m += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                r.config,
-                r.instances,
-                on_off(r.shadows),
+            table.row([
+                r.config.to_string(),
+                r.instances.to_string(),
+                on_off(r.shadows).to_string(),
                 us(r.lod_us),
                 us(r.sample_us),
                 us(r.hierarchy_us),
@@ -509,41 +528,55 @@ pub fn markdown(s: &Summary) -> String {
                 us(r.frame_us),
                 r.draw_share
                     .map_or("–".into(), |x| format!("{:.0} %", 100.0 * x)),
-            );
+            ]);
         }
+        table.write(&mut m);
     }
     if !s.cpu_part.is_empty() {
-        m += "\n## The CPU's whole part of a frame\n\nStages (sample → skin, or → palettes for the GPU variants; none where the GPU animates; the LOD plan included) + upload + encode (recording the passes, including the per-character draw lists). × best CPU = this total over the best CPU configuration's at the same count and shadows.\n\n\
-              | configuration | instances | shadows | stages | upload | encode | total | × best CPU |\n\
-              |---|---:|---|---:|---:|---:|---:|---:|\n";
+        m += "\n## The CPU's whole part of a frame\n\nStages (sample → skin, or → palettes for the GPU variants; none where the GPU animates; the LOD plan included) + upload + encode (recording the passes, including the per-character draw lists). × best CPU = this total over the best CPU configuration's at the same count and shadows.\n\n";
+        let mut table = Table::new(&[
+            ("configuration", Left),
+            ("instances", Right),
+            ("shadows", Left),
+            ("stages", Right),
+            ("upload", Right),
+            ("encode", Right),
+            ("total", Right),
+            ("× best CPU", Right),
+        ]);
         for r in &s.cpu_part {
-            m += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                r.config,
-                r.instances,
-                on_off(r.shadows),
+            table.row([
+                r.config.to_string(),
+                r.instances.to_string(),
+                on_off(r.shadows).to_string(),
                 us(Some(r.stages_us)),
                 us(Some(r.upload_us)),
                 us(Some(r.encode_us)),
                 us(Some(r.total_us)),
                 ratio(r.ratio_to_best_cpu),
-            );
+            ]);
         }
+        table.write(&mut m);
         let encodes: Vec<&CpuPart> = s
             .cpu_part
             .iter()
             .filter(|r| r.animated_on_gpu && !r.shadows)
             .collect();
         if !encodes.is_empty() {
-            m += "\n### Encoding with the animation on the GPU (shadows off)\n\n| configuration | instances | encode µs |\n|---|---:|---:|\n";
+            m += "\n### Encoding with the animation on the GPU (shadows off)\n\n";
+            let mut table = Table::new(&[
+                ("configuration", Left),
+                ("instances", Right),
+                ("encode µs", Right),
+            ]);
             for r in encodes {
-                m += &format!(
-                    "| {} | {} | {} |\n",
-                    r.config,
-                    r.instances,
-                    us(Some(r.encode_us))
-                );
+                table.row([
+                    r.config.to_string(),
+                    r.instances.to_string(),
+                    us(Some(r.encode_us)),
+                ]);
             }
+            table.write(&mut m);
         }
     }
     for (title, rows) in [
@@ -553,85 +586,111 @@ pub fn markdown(s: &Summary) -> String {
         if rows.is_empty() {
             continue;
         }
-        m += &format!(
-            "\n## {title}\n\nRatio = second / first (below 1: the second is faster).\n\n\
-             | instances | shadows | measure | first | µs | second | µs | ratio |\n\
-             |---:|---|---|---|---:|---|---:|---:|\n"
-        );
+        m +=
+            &format!("\n## {title}\n\nRatio = second / first (below 1: the second is faster).\n\n");
+        let mut table = Table::new(&[
+            ("instances", Right),
+            ("shadows", Left),
+            ("measure", Left),
+            ("first", Left),
+            ("µs", Right),
+            ("second", Left),
+            ("µs", Right),
+            ("ratio", Right),
+        ]);
         for c in rows {
-            m += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                c.instances,
-                on_off(c.shadows),
-                c.measure,
-                c.first,
+            table.row([
+                c.instances.to_string(),
+                on_off(c.shadows).to_string(),
+                c.measure.to_string(),
+                c.first.to_string(),
                 us(Some(c.first_us)),
-                c.second,
+                c.second.to_string(),
                 us(Some(c.second_us)),
                 ratio(Some(c.ratio)),
-            );
+            ]);
         }
+        table.write(&mut m);
     }
     if !s.mesh_lod_off_vs_on.is_empty() {
-        m += "\n## Mesh LOD off against on\n\nTriangles the crowd pass drew and vertices skinned a frame, millions (share = on / off); the GPU frame and the CPU's whole part (stages + upload + encode), µs, off → on (ratio = on / off).\n\n\
-              | configuration | instances | shadows | triangles, M | share | skinned, M | GPU frame | ratio | CPU part |\n\
-              |---|---:|---|---:|---:|---:|---:|---:|---:|\n";
+        m += "\n## Mesh LOD off against on\n\nTriangles the crowd pass drew and vertices skinned a frame, millions (share = on / off); the GPU frame and the CPU's whole part (stages + upload + encode), µs, off → on (ratio = on / off).\n\n";
+        let mut table = Table::new(&[
+            ("configuration", Left),
+            ("instances", Right),
+            ("shadows", Left),
+            ("triangles, M", Right),
+            ("share", Right),
+            ("skinned, M", Right),
+            ("GPU frame", Right),
+            ("ratio", Right),
+            ("CPU part", Right),
+        ]);
         for c in &s.mesh_lod_off_vs_on {
             let frame_ratio = match (c.frame_off_us, c.frame_on_us) {
                 (Some(off), Some(on)) if off > 0.0 => Some(on / off),
                 _ => None,
             };
-            m += &format!(
-                "| {} | {} | {} | {:.3} → {:.3} | {} | {:.3} → {:.3} | {} → {} | {} | {} → {} |\n",
-                c.config,
-                c.instances,
-                on_off(c.shadows),
-                c.triangles_off / 1e6,
-                c.triangles_on / 1e6,
+            table.row([
+                c.config.to_string(),
+                c.instances.to_string(),
+                on_off(c.shadows).to_string(),
+                format!("{:.3} → {:.3}", c.triangles_off / 1e6, c.triangles_on / 1e6),
                 if c.triangles_off > 0.0 {
                     format!("1/{:.0}", c.triangles_off / c.triangles_on.max(1.0))
                 } else {
                     "–".into()
                 },
-                c.skinned_off / 1e6,
-                c.skinned_on / 1e6,
-                us(c.frame_off_us),
-                us(c.frame_on_us),
+                format!("{:.3} → {:.3}", c.skinned_off / 1e6, c.skinned_on / 1e6),
+                format!("{} → {}", us(c.frame_off_us), us(c.frame_on_us)),
                 ratio(frame_ratio),
-                us(Some(c.cpu_off_us)),
-                us(Some(c.cpu_on_us)),
-            );
+                format!("{} → {}", us(Some(c.cpu_off_us)), us(Some(c.cpu_on_us))),
+            ]);
         }
+        table.write(&mut m);
     }
     if !s.thread_scaling.is_empty() {
-        m += "\n## Thread scaling of the whole CPU frame\n\nThe frame workload's best CPU variants; speed-up = one thread's median over this one, efficiency = speed-up / threads (ozz-animation reports about linear scaling: efficiency near 1).\n\n\
-              | instances | schedule | threads | median µs | speed-up | efficiency |\n\
-              |---:|---|---:|---:|---:|---:|\n";
+        m += "\n## Thread scaling of the whole CPU frame\n\nThe frame workload's best CPU variants; speed-up = one thread's median over this one, efficiency = speed-up / threads (ozz-animation reports about linear scaling: efficiency near 1).\n\n";
+        let mut table = Table::new(&[
+            ("instances", Right),
+            ("schedule", Left),
+            ("threads", Right),
+            ("median µs", Right),
+            ("speed-up", Right),
+            ("efficiency", Right),
+        ]);
         for r in &s.thread_scaling {
-            m += &format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                r.instances,
-                r.schedule,
-                r.threads,
+            table.row([
+                r.instances.to_string(),
+                r.schedule.to_string(),
+                r.threads.to_string(),
                 us(Some(r.median_us)),
                 ratio(r.speedup),
                 r.efficiency.map_or("–".into(), |e| format!("{e:.2}")),
-            );
+            ]);
         }
+        table.write(&mut m);
     }
     if !s.crowd.is_empty() {
-        m += "\n## Crowd workload\n\n| camera | threads | LOD | CPU total µs | encode µs | × LOD off |\n|---|---:|---|---:|---:|---:|\n";
+        m += "\n## Crowd workload\n\n";
+        let mut table = Table::new(&[
+            ("camera", Left),
+            ("threads", Right),
+            ("LOD", Left),
+            ("CPU total µs", Right),
+            ("encode µs", Right),
+            ("× LOD off", Right),
+        ]);
         for r in &s.crowd {
-            m += &format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                r.camera,
-                r.threads,
-                on_off(r.lod),
+            table.row([
+                r.camera.to_string(),
+                r.threads.to_string(),
+                on_off(r.lod).to_string(),
                 us(Some(r.cpu_total_us)),
                 us(Some(r.encode_us)),
                 ratio(r.ratio_to_lod_off),
-            );
+            ]);
         }
+        table.write(&mut m);
     }
     m
 }
