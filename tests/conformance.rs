@@ -183,6 +183,25 @@ fn dual_quat_refusal(name: &str, rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     }
 }
 
+/// Where a method is checked with every thread count, schedule and lower SIMD level: linear
+/// blending everywhere; dual quaternions change only the skin stage, so the hierarchies
+/// are checked once each at one thread, and the lane hierarchy (the one a frame uses
+/// with them) at every thread count, schedule and level.
+fn full_matrix(method: SkinMethod, hierarchy: HierarchyVariant) -> bool {
+    match method {
+        SkinMethod::Linear => true,
+        SkinMethod::DualQuat => hierarchy.spec().lanes > 1,
+    }
+}
+
+/// The start of a case's name: none for linear blending, the method's name otherwise.
+fn method_prefix(method: SkinMethod) -> String {
+    match method {
+        SkinMethod::Linear => String::new(),
+        SkinMethod::DualQuat => format!("{}/", method.name()),
+    }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -193,126 +212,83 @@ fn main() {
                 format!("refusal/{name}/{}", hierarchy.name()),
                 move || refusal(&n, &r, hierarchy),
             ));
-            if hierarchy.refusal(rig).is_some() {
-                continue; // checked by the refusal case
-            }
-            // `gpu_compute`'s vertices are on the GPU: tests/gpu_conformance.rs reads them
-            // back. `gpu_vertex`'s CPU part (the palettes laid out for the shader) is
-            // checked here, through the shader's formula in f64, at every SIMD level.
-            for &skin in SkinVariant::ALL
-                .iter()
-                .filter(|s| s.spec().runs_on != SkinDevice::GpuCompute)
-            {
-                // More influences than the variant takes: refused, and checked once with
-                // the rig cut to what it takes.
-                if rig.max_influences > skin.spec().max_influences {
-                    if hierarchy == HierarchyVariant::ALL[0] {
-                        let n = name.clone();
-                        trials.push(Trial::test(
-                            format!("influences/{name}/{}", skin.name()),
-                            move || influence_refusal(&n, skin),
-                        ));
-                    }
-                    continue;
-                }
-                // Every thread count and schedule at the CPU's best level; with a lane
-                // kernel, one thread and `fused` again at each lower level.
-                let mut cases: Vec<(usize, Schedule, Option<SimdLevel>)> = Vec::new();
-                for threads in common::thread_counts() {
-                    for &schedule in Schedule::ALL {
-                        cases.push((threads, schedule, None));
-                    }
-                }
-                if hierarchy.spec().lanes > 1 || skin.spec().lanes > 1 {
-                    for level in SimdLevel::available() {
-                        if level != SimdLevel::native() {
-                            cases.push((1, Schedule::Fused, Some(level)));
-                        }
-                    }
-                }
-                for (threads, schedule, level) in cases {
-                    let config = PipelineConfig {
-                        hierarchy,
-                        skin,
-                        schedule,
-                        threads,
-                        blend_weight: 0.0,
-                        method: SkinMethod::Linear,
-                    };
-                    let level_suffix = level.map_or(String::new(), |l| format!("/{}", l.name()));
-                    let rig = rig.clone();
-                    trials.push(Trial::test(
-                        format!(
-                            "{name}/{}/{}/{}/threads_{threads}{level_suffix}",
-                            hierarchy.name(),
-                            skin.name(),
-                            schedule.name()
-                        ),
-                        move || conformance(&rig, config, level),
-                    ));
-                }
-            }
         }
-    }
-    // Dual quaternions: every variant that implements them, against the f64 dual-quaternion
-    // oracle, on every rig that accepts them (from every hierarchy with one thread, with
-    // the lane hierarchy at every thread count and schedule, and at each lower SIMD
-    // level); a rig they refuse must be one whose skinning matrices scale, said so.
-    for (name, rig) in common::prepared_rigs() {
+        // Dual quaternions: a rig they refuse must be one whose skinning matrices scale,
+        // said so; one they accept is checked against the f64 dual-quaternion oracle.
         let (n, r) = (name.clone(), rig.clone());
         trials.push(Trial::test(
             format!("dual_quat/refusal/{name}"),
             move || dual_quat_refusal(&n, &r),
         ));
-        if SkinMethod::DualQuat.rig_refusal(rig).is_some() {
-            continue;
-        }
-        // `gpu_compute` skins on the GPU: tests/gpu_conformance.rs reads its output back.
-        for &skin in SkinVariant::ALL.iter().filter(|s| {
-            s.spec().methods.contains(&SkinMethod::DualQuat)
-                && s.spec().runs_on != SkinDevice::GpuCompute
-                && rig.max_influences <= s.spec().max_influences
-        }) {
+        for &method in SkinMethod::ALL {
+            if method.rig_refusal(rig).is_some() {
+                continue; // checked by the refusal case
+            }
+            let prefix = method_prefix(method);
             for &hierarchy in HierarchyVariant::ALL {
                 if hierarchy.refusal(rig).is_some() {
-                    continue;
+                    continue; // checked by the refusal case
                 }
-                let mut cases: Vec<(usize, Schedule, Option<SimdLevel>)> =
-                    vec![(1, Schedule::Fused, None)];
-                if hierarchy == HierarchyVariant::Simd {
-                    for threads in common::thread_counts() {
-                        for &schedule in Schedule::ALL {
-                            if (threads, schedule) != (1, Schedule::Fused) {
-                                cases.push((threads, schedule, None));
+                // `gpu_compute`'s vertices are on the GPU: tests/gpu_conformance.rs reads
+                // them back. `gpu_vertex`'s CPU part (the palettes laid out for the shader)
+                // is checked here, through the shader's formula in f64, at every SIMD level.
+                for &skin in SkinVariant::ALL.iter().filter(|s| {
+                    s.spec().runs_on != SkinDevice::GpuCompute && s.spec().methods.contains(&method)
+                }) {
+                    // More influences than the variant takes: refused, and checked once
+                    // with the rig cut to what it takes.
+                    if rig.max_influences > skin.spec().max_influences {
+                        if hierarchy == HierarchyVariant::ALL[0] && method == SkinMethod::ALL[0] {
+                            let n = name.clone();
+                            trials.push(Trial::test(
+                                format!("influences/{name}/{}", skin.name()),
+                                move || influence_refusal(&n, skin),
+                            ));
+                        }
+                        continue;
+                    }
+                    // Every thread count and schedule at the CPU's best level; with a lane
+                    // kernel, one thread and `fused` again at each lower level.
+                    let mut cases: Vec<(usize, Schedule, Option<SimdLevel>)> =
+                        vec![(1, Schedule::Fused, None)];
+                    if full_matrix(method, hierarchy) {
+                        for threads in common::thread_counts() {
+                            for &schedule in Schedule::ALL {
+                                if (threads, schedule) != (1, Schedule::Fused) {
+                                    cases.push((threads, schedule, None));
+                                }
+                            }
+                        }
+                        if hierarchy.spec().lanes > 1 || skin.spec().lanes > 1 {
+                            for level in SimdLevel::available() {
+                                if level != SimdLevel::native() {
+                                    cases.push((1, Schedule::Fused, Some(level)));
+                                }
                             }
                         }
                     }
-                    for level in SimdLevel::available() {
-                        if level != SimdLevel::native() {
-                            cases.push((1, Schedule::Fused, Some(level)));
-                        }
+                    for (threads, schedule, level) in cases {
+                        let config = PipelineConfig {
+                            hierarchy,
+                            skin,
+                            schedule,
+                            threads,
+                            blend_weight: 0.0,
+                            method,
+                        };
+                        let level_suffix =
+                            level.map_or(String::new(), |l| format!("/{}", l.name()));
+                        let rig = rig.clone();
+                        trials.push(Trial::test(
+                            format!(
+                                "{prefix}{name}/{}/{}/{}/threads_{threads}{level_suffix}",
+                                hierarchy.name(),
+                                skin.name(),
+                                schedule.name()
+                            ),
+                            move || conformance(&rig, config, level),
+                        ));
                     }
-                }
-                for (threads, schedule, level) in cases {
-                    let config = PipelineConfig {
-                        hierarchy,
-                        skin,
-                        schedule,
-                        threads,
-                        blend_weight: 0.0,
-                        method: SkinMethod::DualQuat,
-                    };
-                    let level_suffix = level.map_or(String::new(), |l| format!("/{}", l.name()));
-                    let rig = rig.clone();
-                    trials.push(Trial::test(
-                        format!(
-                            "dual_quat/{name}/{}/{}/{}/threads_{threads}{level_suffix}",
-                            hierarchy.name(),
-                            skin.name(),
-                            schedule.name()
-                        ),
-                        move || conformance(&rig, config, level),
-                    ));
                 }
             }
         }
