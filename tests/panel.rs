@@ -57,13 +57,40 @@ fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'stati
         );
     // Two frames, so the history plot has something to draw.
     for _ in 0..2 {
-        harness
-            .state_mut()
-            .frame(Frame::headless(1.0 / 60.0))
-            .unwrap();
+        run_frame(&mut harness);
     }
     harness.run_steps(2);
     Some(harness)
+}
+
+/// Lets the scene render a frame at 60 frames a second (which carries out what the panel
+/// asked for).
+fn run_frame(harness: &mut Harness<'static, Scene>) {
+    harness
+        .state_mut()
+        .frame(Frame::headless(1.0 / 60.0))
+        .unwrap();
+}
+
+/// The combo box labelled `label`.
+fn combo<'h>(harness: &'h Harness<'static, Scene>, label: &'h str) -> egui_kittest::Node<'h> {
+    harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, label)
+}
+
+/// Whether the widget labelled `label` is greyed (shown, but not offered).
+fn is_greyed(harness: &Harness<'static, Scene>, label: &str) -> bool {
+    use egui_kittest::kittest::NodeT;
+    harness.get_by_label(label).accesskit_node().is_disabled()
+}
+
+/// Opens the combo box `label` and expects its entry `entry` greyed, with `why` as the
+/// failure's message; clicks the entry anyway (which must change nothing).
+fn entry_is_greyed(harness: &mut Harness<'static, Scene>, label: &str, entry: &str, why: &str) {
+    combo(harness, label).click();
+    harness.run_steps(2);
+    assert!(is_greyed(harness, entry), "{why}");
+    harness.get_by_label(entry).click();
+    harness.run_steps(2);
 }
 
 /// Clicks `label`, then lets the scene render a frame (which carries out the request) and
@@ -71,18 +98,13 @@ fn harness_for(rig: Arc<PreparedRig>, instances: usize) -> Option<Harness<'stati
 fn click_then_frame(harness: &mut Harness<'static, Scene>, label: &str) {
     harness.get_by_label(label).click();
     harness.run_steps(2);
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(harness);
     harness.run_steps(2);
 }
 
-/// Picks `name` in the combo box labelled `combo`, then runs a frame with it.
-fn choose(harness: &mut Harness<'static, Scene>, combo: &str, name: &str) {
-    harness
-        .get_by_role_and_label(egui::accesskit::Role::ComboBox, combo)
-        .click();
+/// Picks `name` in the combo box labelled `combo_label`, then runs a frame with it.
+fn choose(harness: &mut Harness<'static, Scene>, combo_label: &str, name: &str) {
+    combo(harness, combo_label).click();
     harness.run_steps(2);
     // The list's entry, not a box of the same name (a clip can be called `walk` too).
     harness
@@ -93,10 +115,7 @@ fn choose(harness: &mut Harness<'static, Scene>, combo: &str, name: &str) {
         )
         .click();
     harness.run_steps(2);
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(harness);
 }
 
 /// Clicks verify and expects the frame within tolerance (two steps first: the combo's list
@@ -160,7 +179,7 @@ fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
         SkinVariant::Tuned
     };
     // The combo box shows the current variant; its list shows every declared one.
-    let combo = harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "skin");
+    let combo = combo(&harness, "skin");
     assert_eq!(combo.value().as_deref(), Some(start.name()));
     combo.click();
     harness.run_steps(2);
@@ -173,10 +192,7 @@ fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
     }
     harness.get_by_label(wanted.name()).click();
     harness.run_steps(2);
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     assert_eq!(harness.state().settings.pipeline.skin, wanted);
     assert_eq!(harness.state().pipeline.config().skin, wanted);
     assert_eq!(
@@ -191,7 +207,7 @@ fn choosing_a_simd_level_runs_the_pipeline_at_it() {
     use skinbench::simd::SimdLevel;
     let Some(mut harness) = harness() else { return };
     assert_eq!(harness.state().pipeline.simd_level(), SimdLevel::native());
-    let combo = harness.get_by_role_and_label(egui::accesskit::Role::ComboBox, "SIMD level");
+    let combo = combo(&harness, "SIMD level");
     assert_eq!(combo.value().as_deref(), Some(SimdLevel::native().name()));
     for level in SimdLevel::available() {
         choose(&mut harness, "SIMD level", level.name());
@@ -213,10 +229,7 @@ fn choosing_a_compute_shader_skins_gpu_compute_with_it() {
             .is_none()
     );
     harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     harness.run_steps(2);
     for &shader in ComputeShader::ALL {
         choose(&mut harness, "compute shader", shader.name());
@@ -303,10 +316,7 @@ fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error()
     assert!(harness.state().settings.lod.enabled);
     // Its first frame computes everything; the next plan periods, and the error is
     // measured once a second (the first time at once).
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     harness.run_steps(2);
     let stats = harness.state().lod.stats;
     assert_eq!(
@@ -331,10 +341,7 @@ fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error()
             .click();
         harness.run_steps(2);
         for _ in 0..2 {
-            harness
-                .state_mut()
-                .frame(Frame::headless(1.0 / 60.0))
-                .unwrap();
+            run_frame(harness);
             harness.run_steps(2);
         }
     };
@@ -379,10 +386,7 @@ fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     click_then_frame(&mut harness, "screenshot (F12)");
     let failed = harness.get_by_label_contains("screenshot failed");
     assert!(format!("{failed:?}").contains("not-a-folder"), "{failed:?}");
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
 }
 
 /// A change that would not fit in memory (a 60,000-joint chain, 10,000 instances of
@@ -403,10 +407,7 @@ fn a_change_too_big_for_memory_is_refused_and_the_panel_says_why() {
         scene.settings.pipeline.hierarchy = skinbench::anim::hierarchy::HierarchyVariant::Tree;
         scene.settings.pipeline.schedule = skinbench::crowd::Schedule::Staged;
     }
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     harness.run_steps(2);
     assert_eq!(harness.state().crowd.len(), 9);
     assert_eq!(*harness.state().pipeline.config(), before);
@@ -431,24 +432,14 @@ fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant
     verify_passes(&mut harness, "pulled with dual quaternions");
     // `tuned` implements linear blending only: its entry is greyed (clicking it does
     // nothing), and a setting that asks for it anyway is reverted with the reason.
-    harness
-        .get_by_role_and_label(egui::accesskit::Role::ComboBox, "skin")
-        .click();
-    harness.run_steps(2);
-    {
-        use egui_kittest::kittest::NodeT;
-        assert!(
-            harness.get_by_label("tuned").accesskit_node().is_disabled(),
-            "tuned is offered with dual quaternions"
-        );
-    }
-    harness.get_by_label("tuned").click();
-    harness.run_steps(2);
+    entry_is_greyed(
+        &mut harness,
+        "skin",
+        "tuned",
+        "tuned is offered with dual quaternions",
+    );
     harness.state_mut().settings.pipeline.skin = SkinVariant::Tuned;
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     let config = *harness.state().pipeline.config();
     assert_eq!(
         (config.skin, config.method),
@@ -617,10 +608,7 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
         // And they work from there.
         harness.get_by_label("verify").click();
         harness.run_steps(2);
-        harness
-            .state_mut()
-            .frame(Frame::headless(1.0 / 60.0))
-            .unwrap();
+        run_frame(&mut harness);
         harness.run_steps(2);
         assert!(
             harness.query_by_label_contains("max deviation").is_some(),
@@ -687,19 +675,12 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     use skinbench::gpu::animate::GpuHierarchy;
     let Some(mut harness) = harness() else { return };
     // With a CPU skin variant the GPU's entry is greyed, with the reason.
-    harness
-        .get_by_role_and_label(egui::accesskit::Role::ComboBox, "animation device")
-        .click();
-    harness.run_steps(2);
-    {
-        use egui_kittest::kittest::NodeT;
-        assert!(
-            harness.get_by_label("gpu").accesskit_node().is_disabled(),
-            "the GPU animation is offered with a CPU skin variant"
-        );
-    }
-    harness.get_by_label("gpu").click();
-    harness.run_steps(2);
+    entry_is_greyed(
+        &mut harness,
+        "animation device",
+        "gpu",
+        "the GPU animation is offered with a CPU skin variant",
+    );
     assert_eq!(harness.state().settings.animate, AnimateDevice::Cpu);
     // The list stays open after a click on a greyed entry.
     harness.key_press(egui::Key::Escape);
@@ -707,17 +688,11 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     // (The skin list is longer than its popup shows: the GPU variants are set directly, as
     // the compute shader's test does.)
     harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     harness.run_steps(2);
     choose(&mut harness, "animation device", "gpu");
     assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     harness.run_steps(2);
     // The animation's passes get their rows.
     harness.get_by_label("GPU sample");
@@ -726,21 +701,13 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     {
         use egui_kittest::kittest::NodeT;
         // The CPU pipeline's own boxes change nothing while the GPU animates.
-        for combo in ["hierarchy", "upload", "schedule", "SIMD level"] {
+        for label in ["hierarchy", "upload", "schedule", "SIMD level"] {
             assert!(
-                harness
-                    .get_by_role_and_label(egui::accesskit::Role::ComboBox, combo)
-                    .accesskit_node()
-                    .is_disabled(),
-                "{combo} is offered while the GPU animates"
+                combo(&harness, label).accesskit_node().is_disabled(),
+                "{label} is offered while the GPU animates"
             );
         }
-        assert!(
-            !harness
-                .get_by_role_and_label(egui::accesskit::Role::ComboBox, "skin")
-                .accesskit_node()
-                .is_disabled()
-        );
+        assert!(!combo(&harness, "skin").accesskit_node().is_disabled());
     }
     verify_passes(&mut harness, "gpu_compute animated on the GPU");
     for &hierarchy in GpuHierarchy::ALL {
@@ -749,10 +716,7 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
         verify_passes(&mut harness, hierarchy.name());
     }
     harness.state_mut().settings.pipeline.skin = SkinVariant::GpuVertex;
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     harness.run_steps(2);
     assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
     verify_passes(&mut harness, "gpu_vertex animated on the GPU");
@@ -760,10 +724,7 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     click_then_frame(&mut harness, "LOD");
     assert!(harness.state().settings.lod.enabled);
     for _ in 0..3 {
-        harness
-            .state_mut()
-            .frame(Frame::headless(1.0 / 60.0))
-            .unwrap();
+        run_frame(&mut harness);
     }
     harness.run_steps(2);
     harness.get_by_label("GPU LOD");
@@ -775,10 +736,7 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     click_then_frame(&mut harness, "LOD");
     // A CPU skin variant takes the animation back to the CPU, and says why.
     harness.state_mut().settings.pipeline.skin = SkinVariant::Pulled;
-    harness
-        .state_mut()
-        .frame(Frame::headless(1.0 / 60.0))
-        .unwrap();
+    run_frame(&mut harness);
     harness.run_steps(2);
     assert_eq!(harness.state().settings.animate, AnimateDevice::Cpu);
     assert!(
@@ -824,9 +782,7 @@ fn the_clip_boxes_choose_what_the_crowd_plays() {
         drawn_texts(&harness)
     );
     // The list opens from its box and stays open while boxes are clicked.
-    harness
-        .get_by_role_and_label(egui::accesskit::Role::ComboBox, "clips")
-        .click();
+    combo(&harness, "clips").click();
     harness.run_steps(2);
     click_then_frame(&mut harness, "TPose (still)");
     assert_eq!(
