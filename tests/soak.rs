@@ -382,3 +382,35 @@ fn the_trend_tells_growth_from_one_high_reading() {
     );
     assert_eq!(trend_growth(&[100.0]), 0.0);
 }
+
+/// The GPU objects' floor: a count that jumps at some checkpoints (transient objects) and
+/// returns is not growth, whatever its last readings (the counts of a 30-minute soak); one
+/// that never comes back down is.
+#[test]
+fn gpu_objects_are_judged_on_their_floor() {
+    use skinbench::ui::soak::{MemoryCheckpoint, SoakReport};
+    let report = |counts: &[u64]| SoakReport {
+        checkpoints: counts
+            .iter()
+            .map(|&n| MemoryCheckpoint {
+                resident_bytes: 1 << 30,
+                heap_bytes: Some(1 << 29),
+                gpu_objects: Some(n),
+            })
+            .collect(),
+        ..SoakReport::default()
+    };
+    let transient = [
+        77, 95, 77, 77, 77, 78, 79, 77, 77, 77, 77, 80, 80, 77, 77, 78, 78, 78, 77, 77, 78, 81, 77,
+        77, 79, 77, 77, 77, 79, 81,
+    ];
+    assert_eq!(report(&transient).gpu_object_growth(), None);
+    let leaking: Vec<u64> = (0..30).map(|i| 77 + i / 3).collect();
+    let growth = report(&leaking).gpu_object_growth().expect("growth");
+    assert!(
+        growth.contains("from at least 77") && growth.contains("to at least 82"),
+        "{growth}"
+    );
+    let one_kept_late = [77, 78, 77, 77, 77, 78, 78, 79, 78, 78];
+    assert!(report(&one_kept_late).gpu_object_growth().is_some());
+}
