@@ -754,3 +754,42 @@ fn inspect_reports_what_cutting_to_four_influences_costs() {
         "{text}"
     );
 }
+
+/// Primitives that share one vertex array, each drawing a part of it (how some exporters
+/// write one primitive per material): each primitive's unused vertices are left out, so the
+/// character has its own vertices once, in order, not once per primitive. The Fox split
+/// into three primitives over its one array imports as the Fox.
+#[test]
+fn primitives_sharing_one_vertex_array_keep_only_what_they_draw() {
+    let Some(dir) = rigs_dir() else { return };
+    let fox = dir.join("Fox/Fox.glb");
+    let (whole, _) = import_path(&fox).unwrap();
+    let mut edit = common::GlbEdit::open(&fox);
+    let primitive = edit.doc["meshes"][0]["primitives"][0].clone();
+    let count = whole.mesh.positions.len() as u32;
+    assert!(primitive.get("indices").is_none() && count % 3 == 0);
+    let third = count / 3;
+    let mut primitives = Vec::new();
+    for part in 0..3 {
+        let indices: Vec<u32> = (part * third..(part + 1) * third).collect();
+        let mut p = primitive.clone();
+        p["indices"] = json!(edit.add_indices(&indices));
+        primitives.push(p);
+    }
+    edit.doc["meshes"][0]["primitives"] = json!(primitives);
+    let path = edit.write(&temp_dir("shared-vertex-array"), "Fox_three_primitives.glb");
+    let (split, report) = import_path(&path).unwrap();
+    assert_eq!(split.mesh.positions.len(), whole.mesh.positions.len());
+    assert_eq!(split.mesh.positions, whole.mesh.positions);
+    assert_eq!(split.mesh.weights, whole.mesh.weights);
+    assert_eq!(split.mesh.uvs, whole.mesh.uvs);
+    assert_eq!(split.mesh.indices, whole.mesh.indices);
+    let dropped = 2 * whole.mesh.positions.len();
+    assert!(
+        report.notes.iter().any(|n| n.starts_with(&format!(
+            "{dropped} vertices no triangle uses were left out"
+        ))),
+        "{:?}",
+        report.notes
+    );
+}
