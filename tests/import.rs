@@ -767,7 +767,7 @@ fn primitives_sharing_one_vertex_array_keep_only_what_they_draw() {
     let mut edit = common::GlbEdit::open(&fox);
     let primitive = edit.doc["meshes"][0]["primitives"][0].clone();
     let count = whole.mesh.positions.len() as u32;
-    assert!(primitive.get("indices").is_none() && count % 3 == 0);
+    assert!(primitive.get("indices").is_none() && count.is_multiple_of(3));
     let third = count / 3;
     let mut primitives = Vec::new();
     for part in 0..3 {
