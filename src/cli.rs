@@ -219,8 +219,9 @@ pub struct AppArgs {
     /// Soak test: for SECS seconds, change variants, upload, schedule, threads, instance
     /// count, blend, pause, speed and rig at random every frame; exit 1 on a wgpu
     /// validation error, a verify beyond tolerance, or memory growing over checkpoints taken
-    /// in the starting configuration: any GPU object more, or the live heap or trimmed
-    /// resident memory more than 10 % both end to end and along the trend of all of them.
+    /// in the starting configuration: the fewest GPU objects of the second half of them
+    /// above the fewest of the first half, or the same floor of the live heap or trimmed
+    /// resident memory more than 10 % higher.
     /// A soak longer than a minute first draws every rig once at 10,000 characters, a
     /// warm-up not counted in SECS.
     #[arg(long, value_name = "SECS", conflicts_with_all = ["frames", "screenshot", "verify"], value_parser = parse_soak_secs)]

@@ -414,3 +414,36 @@ fn gpu_objects_are_judged_on_their_floor() {
     let one_kept_late = [77, 78, 77, 77, 77, 78, 78, 79, 78, 78];
     assert!(report(&one_kept_late).gpu_object_growth().is_some());
 }
+
+/// The live heap's floor: the readings of a 30-minute soak in which nothing leaked (high
+/// where buffers were still sized for the large crowd drawn just before a checkpoint) pass;
+/// a heap that grows a little at every checkpoint fails, naming the floors.
+#[test]
+fn the_heap_is_judged_on_its_floor() {
+    use skinbench::ui::soak::{MemoryCheckpoint, SoakReport};
+    const MIB: u64 = 1 << 20;
+    let report = |heap_mib: &[u64]| SoakReport {
+        checkpoints: heap_mib
+            .iter()
+            .map(|&h| MemoryCheckpoint {
+                resident_bytes: (h + 100) * MIB,
+                heap_bytes: Some(h * MIB),
+                gpu_objects: Some(77),
+            })
+            .collect(),
+        ..SoakReport::default()
+    };
+    let retained = [
+        976, 1081, 925, 838, 889, 951, 931, 945, 991, 1028, 1161, 1002, 1042, 1067, 1042, 1170,
+        1042, 864, 838, 1283, 1755, 1115, 1019, 1047, 1021, 1755, 1119, 1122, 1151, 1393,
+    ];
+    assert_eq!(report(&retained).memory_failure(), None);
+    let leaking: Vec<u64> = (0..30).map(|i| 900 + 10 * i).collect();
+    let failure = report(&leaking).memory_failure().expect("growth");
+    assert!(
+        failure.contains("the floor of the live heap grew")
+            && failure.contains("at least 900 MiB")
+            && failure.contains("at least 1050 MiB"),
+        "{failure}"
+    );
+}
