@@ -17,7 +17,7 @@ use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::{Key, NamedKey};
 
-use super::app::{AppError, AppOptions, EguiLayer, WindowSurface};
+use super::window::{AppError, AppOptions, EguiLayer, WindowSurface};
 use crate::gpu::scene::{LoadProgress, LoadStatus, Scene, SceneError, load_scene};
 use crate::prepare::PreparedRig;
 

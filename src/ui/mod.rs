@@ -14,6 +14,7 @@ pub mod app;
 mod loading;
 pub mod profiler;
 pub mod soak;
+mod window;
 
 use egui::{Color32, RichText};
 use egui_plot::{FilledArea, Plot};
