@@ -220,8 +220,8 @@ pub struct AppArgs {
     /// count, blend, pause, speed and rig at random every frame; exit 1 on a wgpu
     /// validation error, a verify beyond tolerance, or memory growing over checkpoints taken
     /// in the starting configuration: the fewest GPU objects of the second half of them
-    /// above the fewest of the first half, or the same floor of the live heap or trimmed
-    /// resident memory more than 10 % higher.
+    /// more than 4 above the fewest of the first half, or the same floor of the live heap
+    /// or trimmed resident memory more than 10 % higher.
     /// A soak longer than a minute first draws every rig once at 10,000 characters, a
     /// warm-up not counted in SECS.
     #[arg(long, value_name = "SECS", conflicts_with_all = ["frames", "screenshot", "verify"], value_parser = parse_soak_secs)]

@@ -69,9 +69,16 @@ fn check(sidecar: &serde_json::Value, frames: u64) {
     let frame_mean = frame_us.iter().sum::<f64>() / frame_us.len() as f64;
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
     assert!(close(panel["frame_mean_us"].as_f64().unwrap(), frame_mean));
-    // The frames before the latest one fit the window; the latest always counts.
+    // The latest frames up to the reading's minimum always count; more only while they
+    // fit the window.
     let window_us = span["window_secs"].as_f64().unwrap() * 1e6;
-    assert!(frame_us.len() == 1 || frame_us.iter().sum::<f64>() <= window_us);
+    let min_frames = skinbench::gpu::scene::readings::READING_MIN_FRAMES;
+    assert!(
+        frame_us.len() <= min_frames || frame_us.iter().sum::<f64>() <= window_us,
+        "{} frames of {} µs in all, beyond the minimum {min_frames} and the window {window_us} µs",
+        frame_us.len(),
+        frame_us.iter().sum::<f64>()
+    );
     // GPU rows are shares of the GPU's passes together.
     let gpu_mean = listed
         .iter()
