@@ -15,11 +15,10 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 use skinbench::anim::hierarchy::reference::{model_from_joint_f64, palette};
 use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
-use skinbench::crowd::verify::{POSE_TOLERANCE, verify_blend, verify_frame, verify_hierarchy};
 use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
 use skinbench::simd::SimdLevel;
-use skinbench::skin::{OutputBuffer, SkinDevice, SkinMethod, SkinVariant};
+use skinbench::skin::{SkinDevice, SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 
 /// The public rigs that carry a shear (non-uniform scale above a rotated child), known
@@ -37,30 +36,7 @@ fn conformance(
     config: PipelineConfig,
     level: Option<SimdLevel>,
 ) -> Result<(), Failed> {
-    let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
-    pipeline.set_simd_level(level)?;
-    let mut crowd = InstanceStore::new();
-    crowd.resize(13, rig, 2.0);
-    let mut out = OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
-    for _ in 0..3 {
-        crowd.advance(0.137);
-        pipeline
-            .run_frame(crowd.as_slice(), &mut out)
-            .map_err(|e| e.to_string())?;
-        let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX)
-            .map_err(|e| e.to_string())?;
-        common::skin_within_tolerance(&d)?;
-        let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).map_err(|e| e.to_string())?;
-        if h > POSE_TOLERANCE {
-            return Err(format!("hierarchy error {h:e}").into());
-        }
-        if config.blend_weight > 0.0 {
-            let b = verify_blend(&pipeline, crowd.as_slice());
-            if b > POSE_TOLERANCE {
-                return Err(format!("blend error {b:e}").into());
-            }
-        }
-    }
+    common::frames_match_the_oracles(rig, config, level, 13, 3)?;
     Ok(())
 }
 

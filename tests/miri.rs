@@ -18,11 +18,10 @@ mod common;
 use std::sync::Arc;
 
 use skinbench::anim::hierarchy::HierarchyVariant;
-use skinbench::crowd::verify::{POSE_TOLERANCE, verify_frame, verify_hierarchy};
-use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Schedule};
+use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::prepare::PreparedRig;
 use skinbench::simd::SimdLevel;
-use skinbench::skin::{OutputBuffer, SkinDevice, SkinMethod, SkinVariant};
+use skinbench::skin::{SkinDevice, SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 
 /// SimpleSkin: 2 joints, 10 vertices, 8 triangles.
@@ -43,24 +42,8 @@ fn check(rig: &Arc<PreparedRig>, config: PipelineConfig) {
         config.skin.name(),
         config.method.name()
     );
-    let mut pipeline = Pipeline::new(rig.clone(), config).unwrap_or_else(|e| panic!("{what}: {e}"));
-    pipeline
-        .set_simd_level(Some(SimdLevel::Portable))
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let mut crowd = InstanceStore::new();
-    crowd.resize(9, rig, 2.0);
-    let mut out = OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
-    for _ in 0..2 {
-        crowd.advance(0.137);
-        pipeline
-            .run_frame(crowd.as_slice(), &mut out)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        common::skin_within_tolerance(&d).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let h = verify_hierarchy(&mut pipeline, crowd.as_slice())
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert!(h <= POSE_TOLERANCE, "{what}: hierarchy error {h:e}");
+    if let Err(e) = common::frames_match_the_oracles(rig, config, Some(SimdLevel::Portable), 9, 2) {
+        panic!("{what}: {e}");
     }
 }
 

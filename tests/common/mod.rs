@@ -1273,3 +1273,43 @@ pub fn pictures_match(
     }
     Ok(())
 }
+
+/// Runs `frames` frames of `instances` characters of `rig` with `config` (its lane kernels
+/// at `level`, or the CPU's best), each checked against the f64 oracles: the skinned
+/// vertices, the hierarchy and (with a blend weight) the blend.
+pub fn frames_match_the_oracles(
+    rig: &std::sync::Arc<skinbench::prepare::PreparedRig>,
+    config: skinbench::crowd::PipelineConfig,
+    level: Option<skinbench::simd::SimdLevel>,
+    instances: usize,
+    frames: usize,
+) -> Result<skinbench::crowd::Pipeline, String> {
+    use skinbench::crowd::verify::{POSE_TOLERANCE, verify_blend, verify_frame, verify_hierarchy};
+    let mut pipeline =
+        skinbench::crowd::Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
+    pipeline.set_simd_level(level).map_err(|e| e.to_string())?;
+    let mut crowd = skinbench::crowd::InstanceStore::new();
+    crowd.resize(instances, rig, 2.0);
+    let mut out =
+        skinbench::skin::OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
+    for _ in 0..frames {
+        crowd.advance(0.137);
+        pipeline
+            .run_frame(crowd.as_slice(), &mut out)
+            .map_err(|e| e.to_string())?;
+        let d = verify_frame(&pipeline, crowd.as_slice(), out.as_bytes(), usize::MAX)
+            .map_err(|e| e.to_string())?;
+        skin_within_tolerance(&d)?;
+        let h = verify_hierarchy(&mut pipeline, crowd.as_slice()).map_err(|e| e.to_string())?;
+        if h > POSE_TOLERANCE {
+            return Err(format!("hierarchy error {h:e}"));
+        }
+        if config.blend_weight > 0.0 {
+            let b = verify_blend(&pipeline, crowd.as_slice());
+            if b > POSE_TOLERANCE {
+                return Err(format!("blend error {b:e}"));
+            }
+        }
+    }
+    Ok(pipeline)
+}
