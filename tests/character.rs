@@ -75,11 +75,10 @@ fn fox() -> Option<Arc<PreparedRig>> {
     Some(load(&rigs_dir()?.join("Fox/Fox.glb")))
 }
 
-#[test]
 fn fox_over_two_skins_with_the_same_binds_shares_one_palette_and_skins_as_fox() {
     let dir = temp_dir("split-same");
     let (Some(path), Some(fox)) = (fox_split(&dir, SecondSkin::Same, false), fox()) else {
-        return;
+        common::cannot_run_here()
     };
     let split = load(&path);
     assert_eq!(split.joint_count(), 24);
@@ -91,11 +90,10 @@ fn fox_over_two_skins_with_the_same_binds_shares_one_palette_and_skins_as_fox() 
     assert_skins_as(&split, &fox, "two skins, the same binds");
 }
 
-#[test]
 fn fox_over_two_skins_listing_the_joints_in_another_order_skins_as_fox() {
     let dir = temp_dir("split-reordered");
     let (Some(path), Some(fox)) = (fox_split(&dir, SecondSkin::Reordered, false), fox()) else {
-        return;
+        common::cannot_run_here()
     };
     let split = load(&path);
     assert_eq!(
@@ -110,11 +108,10 @@ fn fox_over_two_skins_listing_the_joints_in_another_order_skins_as_fox() {
     assert_skins_as(&split, &fox, "the second skin's joints reversed");
 }
 
-#[test]
 fn fox_over_two_skins_with_other_inverse_binds_skins_as_fox() {
     let dir = temp_dir("split-binds");
     let (Some(path), Some(fox)) = (fox_split(&dir, SecondSkin::OtherBinds, false), fox()) else {
-        return;
+        common::cannot_run_here()
     };
     let split = load(&path);
     assert_eq!(split.joint_count(), 24, "one skeleton");
@@ -129,11 +126,10 @@ fn fox_over_two_skins_with_other_inverse_binds_skins_as_fox() {
 /// The hat's vertices at every pose are the head joint's model matrix times the hat
 /// node's own transform times its corners, the head's matrix from the f64 hierarchy
 /// oracle over the same sampled pose.
-#[test]
 fn a_mesh_hung_on_the_head_follows_the_head_exactly() {
     let dir = temp_dir("hat");
     let Some(path) = fox_split(&dir, SecondSkin::Same, true) else {
-        return;
+        common::cannot_run_here()
     };
     let rig = load(&path);
     let report = &rig.summary.report;
@@ -205,7 +201,6 @@ fn assert_flat_qvs_within_tolerance(rig: &Arc<PreparedRig>) {
     }
 }
 
-#[test]
 fn a_scale_of_one_plus_a_millionth_on_a_joint_with_children_is_uniform() {
     let dir = temp_dir("scale-millionth");
     let Some(path) = fox_scaled(
@@ -214,7 +209,7 @@ fn a_scale_of_one_plus_a_millionth_on_a_joint_with_children_is_uniform() {
         [1.000001, 1.0, 1.0],
         "Fox_1e-6.glb",
     ) else {
-        return;
+        common::cannot_run_here()
     };
     let rig = load(&path);
     assert_eq!(rig.shear_reason, None);
@@ -225,7 +220,6 @@ fn a_scale_of_one_plus_a_millionth_on_a_joint_with_children_is_uniform() {
 
 /// The exporter noise seen in public characters (`[1.0000039, 0.9999999, 1.0000144]`,
 /// spread 1.45e-5) on a joint with children.
-#[test]
 fn exporter_scale_noise_is_not_a_shear() {
     let dir = temp_dir("scale-noise");
     let Some(path) = fox_scaled(
@@ -234,7 +228,7 @@ fn exporter_scale_noise_is_not_a_shear() {
         [1.0000039, 0.9999999, 1.0000144],
         "Fox_scale_noise.glb",
     ) else {
-        return;
+        common::cannot_run_here()
     };
     let rig = load(&path);
     assert_eq!(rig.shear_reason, None, "flat_qvs takes the rig");
@@ -249,12 +243,11 @@ fn exporter_scale_noise_is_not_a_shear() {
 
 /// Noise adds up along a chain: four joints in a row, each spread 3e-5 (within the budget
 /// alone, 1.2e-4 together), are beyond it.
-#[test]
 fn scale_noise_adds_up_along_a_chain() {
     let dir = temp_dir("scale-chain");
     let joints = ["b_Hip_01", "b_Spine01_02", "b_Spine02_03", "b_Neck_04"];
     let Some(path) = fox_scaled(&dir, &joints, [1.00003, 1.0, 1.0], "Fox_scale_chain.glb") else {
-        return;
+        common::cannot_run_here()
     };
     const { assert!(3e-5 < SCALE_NOISE_BUDGET && 4.0 * 3e-5 > SCALE_NOISE_BUDGET) };
     let rig = load(&path);
@@ -264,11 +257,10 @@ fn scale_noise_adds_up_along_a_chain() {
     assert_eq!(rig.summary.nonuniform_scale_joints.len(), 4);
 }
 
-#[test]
 fn inspect_lists_every_skin_the_attached_meshes_and_what_it_left_out() {
     let dir = temp_dir("inspect-parts");
     let Some(path) = fox_split(&dir, SecondSkin::OtherBinds, true) else {
-        return;
+        common::cannot_run_here()
     };
     // A second hat hung under the scene's root node, which no joint moves.
     let mut edit = common::GlbEdit::open(&path);
@@ -315,7 +307,6 @@ fn inspect_lists_every_skin_the_attached_meshes_and_what_it_left_out() {
 /// The built-in rig split over sixteen skins skins as the built-in rig: with the same
 /// inverse bind matrices in every skin they share one palette (96 entries, as the unsplit
 /// rig), with every skin binding its joints its own way they take 16 × 96.
-#[test]
 fn the_reference_rig_over_sixteen_skins_skins_as_one() {
     let dir = temp_dir("reference-split");
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb");
@@ -331,4 +322,46 @@ fn the_reference_rig_over_sixteen_skins_skins_as_one() {
         assert_eq!(split.summary.report.skins.len(), 16, "{name}");
         assert_skins_as(&split, &reference, name);
     }
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "fox_over_two_skins_with_the_same_binds_shares_one_palette_and_skins_as_fox",
+            fox_over_two_skins_with_the_same_binds_shares_one_palette_and_skins_as_fox,
+        ),
+        (
+            "fox_over_two_skins_listing_the_joints_in_another_order_skins_as_fox",
+            fox_over_two_skins_listing_the_joints_in_another_order_skins_as_fox,
+        ),
+        (
+            "fox_over_two_skins_with_other_inverse_binds_skins_as_fox",
+            fox_over_two_skins_with_other_inverse_binds_skins_as_fox,
+        ),
+        (
+            "a_mesh_hung_on_the_head_follows_the_head_exactly",
+            a_mesh_hung_on_the_head_follows_the_head_exactly,
+        ),
+        (
+            "a_scale_of_one_plus_a_millionth_on_a_joint_with_children_is_uniform",
+            a_scale_of_one_plus_a_millionth_on_a_joint_with_children_is_uniform,
+        ),
+        (
+            "exporter_scale_noise_is_not_a_shear",
+            exporter_scale_noise_is_not_a_shear,
+        ),
+        (
+            "scale_noise_adds_up_along_a_chain",
+            scale_noise_adds_up_along_a_chain,
+        ),
+        (
+            "inspect_lists_every_skin_the_attached_meshes_and_what_it_left_out",
+            inspect_lists_every_skin_the_attached_meshes_and_what_it_left_out,
+        ),
+        (
+            "the_reference_rig_over_sixteen_skins_skins_as_one",
+            the_reference_rig_over_sixteen_skins_skins_as_one,
+        ),
+    ];
+    common::run_tests(tests);
 }

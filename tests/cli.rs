@@ -28,7 +28,6 @@ fn skinbench(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-#[test]
 fn unknown_variants_list_the_valid_ones() {
     for (flag, value, valid) in [
         ("--skin", "fast", names::<SkinVariant>()),
@@ -133,7 +132,6 @@ fn listed_values(help: &str, flag: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
 fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
     let (code, help, err) = skinbench(&["--help"]);
     assert_eq!(code, 0, "{err}");
@@ -183,7 +181,6 @@ fn help_lists_exactly_the_declared_variants_with_the_real_defaults() {
     );
 }
 
-#[test]
 fn animate_gpu_is_refused_with_what_it_cannot_run_with() {
     for (args, code, expected) in [
         (
@@ -212,7 +209,6 @@ fn animate_gpu_is_refused_with_what_it_cannot_run_with() {
 
 /// A run that would do nothing, or end by failing to save what it ran for, is refused
 /// before the window opens.
-#[test]
 fn frames_and_screenshot_are_checked_before_the_window_opens() {
     for (args, expected) in [
         (&["--frames", "0"][..], "0 is not in 1.."),
@@ -233,14 +229,12 @@ fn frames_and_screenshot_are_checked_before_the_window_opens() {
     }
 }
 
-#[test]
 fn verify_needs_frames() {
     let (code, _, err) = skinbench(&["--verify"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--frames"), "{err}");
 }
 
-#[test]
 fn soak_flags_are_checked_before_the_window_opens() {
     for (args, code, expected) in [
         (&["--soak", "0"][..], 2, "at least 10 s"),
@@ -269,7 +263,6 @@ fn soak_flags_are_checked_before_the_window_opens() {
     }
 }
 
-#[test]
 fn without_a_display_the_app_says_what_to_do() {
     let (code, _, err) = skinbench(&["--frames", "1"]);
     assert_eq!(code, 1, "{err}");
@@ -281,7 +274,6 @@ fn without_a_display_the_app_says_what_to_do() {
 }
 
 /// Each message names the value and what is valid, without what the user did not ask.
-#[test]
 fn refusals_name_the_flag_and_the_range() {
     // Negative numbers are values, refused with the range, not unknown arguments.
     for (args, wanted) in [
@@ -333,10 +325,9 @@ fn refusals_name_the_flag_and_the_range() {
 
 /// A clip the rig lacks is refused before the window opens or the bench measures, with
 /// the rig's clips listed; naming none is a usage error.
-#[test]
 fn unknown_clips_are_refused_with_the_rig_s_clips() {
     let Some(fox) = common::rigs_dir().map(|d| d.join("Fox/Fox.glb")) else {
-        return;
+        common::cannot_run_here()
     };
     let fox = fox.to_str().unwrap();
     let dir = common::temp_dir("clips-bad");
@@ -364,7 +355,6 @@ fn unknown_clips_are_refused_with_the_rig_s_clips() {
     assert!(err.contains("name at least one clip"), "{err}");
 }
 
-#[test]
 fn bench_refuses_bad_input_and_writes_nothing() {
     let dir = common::temp_dir("bench-bad");
     let out = dir.to_str().unwrap();
@@ -443,7 +433,6 @@ fn bench_refuses_bad_input_and_writes_nothing() {
 /// A plain `bench` (no `--out`) in the checkout leaves `git status` as it found it: its
 /// reports and charts go to bench-results/local/, which git ignores, and the committed
 /// index is not rewritten.
-#[test]
 fn a_plain_bench_leaves_the_checkout_clean() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let status = || {
@@ -456,8 +445,8 @@ fn a_plain_bench_leaves_the_checkout_clean() {
             .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
     };
     let Some(before) = status() else {
-        eprintln!("skipping: not a git checkout (or no git)");
-        return;
+        common::missing("not a git checkout (or no git)");
+        common::cannot_run_here()
     };
     let local = repo.join("bench-results/local");
     let existing: Vec<std::path::PathBuf> = std::fs::read_dir(&local)
@@ -497,7 +486,6 @@ fn a_plain_bench_leaves_the_checkout_clean() {
     assert_eq!(before, after, "git status changed: {err}");
 }
 
-#[test]
 fn bench_quick_writes_both_reports() {
     let dir = common::temp_dir("bench-quick");
     let run = [
@@ -612,7 +600,6 @@ fn bench_quick_writes_both_reports() {
     );
 }
 
-#[test]
 fn bench_measures_every_simd_level_side_by_side() {
     let dir = common::temp_dir("bench-levels");
     let (code, stdout, err) = skinbench(&[
@@ -660,11 +647,10 @@ fn bench_measures_every_simd_level_side_by_side() {
     }
 }
 
-#[test]
 fn bench_crowd_workload_compares_lod_off_and_on() {
     // An adapter is needed for the uploads (lavapipe in CI, where its absence fails).
     if common::gpu_context().is_none() {
-        return;
+        common::cannot_run_here();
     }
     let dir = common::temp_dir("bench-crowd");
     let (code, stdout, err) = skinbench(&[
@@ -708,11 +694,10 @@ fn bench_crowd_workload_compares_lod_off_and_on() {
     assert!(files[2].ends_with("_crowd.svg"), "{files:?}");
 }
 
-#[test]
 fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
     // An adapter is needed (lavapipe in CI, where its absence fails the test).
     if common::gpu_context().is_none() {
-        return;
+        common::cannot_run_here();
     }
     let dir = common::temp_dir("bench-gpu");
     let (code, stdout, err) = skinbench(&[
@@ -794,7 +779,6 @@ fn report_has_timestamps(report: &serde_json::Value) -> bool {
     report["gpu"]["rows"][0]["gpu_render_us"].is_number()
 }
 
-#[test]
 fn an_unknown_workload_lists_gpu_and_crowd_too() {
     let (code, _, err) = skinbench(&["bench", "--workload", "disk"]);
     assert_ne!(code, 0);
@@ -805,7 +789,6 @@ fn an_unknown_workload_lists_gpu_and_crowd_too() {
 
 /// `gen-rig --kind twist` writes the rig the binary embeds, and `inspect` and `--rig`
 /// know the built-in rigs by name.
-#[test]
 fn gen_rig_writes_the_embedded_twist_rig() {
     let dir = common::temp_dir("gen-rig");
     let out = dir.join("twist.glb");
@@ -823,7 +806,6 @@ fn gen_rig_writes_the_embedded_twist_rig() {
 }
 
 /// Input mistakes a newcomer makes, each answered with what is wrong and what is valid.
-#[test]
 fn small_mistakes_get_messages_that_say_what_to_write() {
     // A window size without a height shows the format.
     let (code, _, err) = skinbench(&["--window", "100x"]);
@@ -852,7 +834,6 @@ fn small_mistakes_get_messages_that_say_what_to_write() {
 
 /// A misspelt WGPU_BACKEND lists the valid names (wgpu itself skips an unknown name and
 /// ends in a confusing surface error).
-#[test]
 fn an_unknown_wgpu_backend_lists_the_valid_ones() {
     let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
         .args(["bench", "--workload", "gpu", "--quick", "--instances", "1"])
@@ -868,14 +849,12 @@ fn an_unknown_wgpu_backend_lists_the_valid_ones() {
 }
 
 /// The compute-shader help counts the influence classes there are.
-#[test]
 fn the_compute_shader_help_counts_eight_classes() {
     let (_, help, _) = skinbench(&["--help"]);
     assert!(!help.contains("(1-4)"), "{help}");
     assert!(help.contains("1 to 8 influences"), "{help}");
 }
 
-#[test]
 fn bench_thread_counts_are_numbers_or_all() {
     for bad in ["0", "lots", "1,,2", "100000"] {
         let (code, _, err) = skinbench(&["bench", "--workload", "frame", "--threads", bad]);
@@ -887,7 +866,6 @@ fn bench_thread_counts_are_numbers_or_all() {
     }
 }
 
-#[test]
 fn summarize_names_the_folder_or_file_it_cannot_read() {
     let dir = common::temp_dir("summarize-empty");
     let (code, _, err) = skinbench(&["summarize", dir.to_str().unwrap()]);
@@ -903,4 +881,95 @@ fn summarize_names_the_folder_or_file_it_cannot_read() {
     let (code, _, err) = skinbench(&["summarize", "/nonexistent/folder"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("/nonexistent/folder"), "{err}");
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "unknown_variants_list_the_valid_ones",
+            unknown_variants_list_the_valid_ones,
+        ),
+        (
+            "help_lists_exactly_the_declared_variants_with_the_real_defaults",
+            help_lists_exactly_the_declared_variants_with_the_real_defaults,
+        ),
+        (
+            "animate_gpu_is_refused_with_what_it_cannot_run_with",
+            animate_gpu_is_refused_with_what_it_cannot_run_with,
+        ),
+        (
+            "frames_and_screenshot_are_checked_before_the_window_opens",
+            frames_and_screenshot_are_checked_before_the_window_opens,
+        ),
+        ("verify_needs_frames", verify_needs_frames),
+        (
+            "soak_flags_are_checked_before_the_window_opens",
+            soak_flags_are_checked_before_the_window_opens,
+        ),
+        (
+            "without_a_display_the_app_says_what_to_do",
+            without_a_display_the_app_says_what_to_do,
+        ),
+        (
+            "refusals_name_the_flag_and_the_range",
+            refusals_name_the_flag_and_the_range,
+        ),
+        (
+            "unknown_clips_are_refused_with_the_rig_s_clips",
+            unknown_clips_are_refused_with_the_rig_s_clips,
+        ),
+        (
+            "bench_refuses_bad_input_and_writes_nothing",
+            bench_refuses_bad_input_and_writes_nothing,
+        ),
+        (
+            "a_plain_bench_leaves_the_checkout_clean",
+            a_plain_bench_leaves_the_checkout_clean,
+        ),
+        (
+            "bench_quick_writes_both_reports",
+            bench_quick_writes_both_reports,
+        ),
+        (
+            "bench_measures_every_simd_level_side_by_side",
+            bench_measures_every_simd_level_side_by_side,
+        ),
+        (
+            "bench_crowd_workload_compares_lod_off_and_on",
+            bench_crowd_workload_compares_lod_off_and_on,
+        ),
+        (
+            "bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side",
+            bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side,
+        ),
+        (
+            "an_unknown_workload_lists_gpu_and_crowd_too",
+            an_unknown_workload_lists_gpu_and_crowd_too,
+        ),
+        (
+            "gen_rig_writes_the_embedded_twist_rig",
+            gen_rig_writes_the_embedded_twist_rig,
+        ),
+        (
+            "small_mistakes_get_messages_that_say_what_to_write",
+            small_mistakes_get_messages_that_say_what_to_write,
+        ),
+        (
+            "an_unknown_wgpu_backend_lists_the_valid_ones",
+            an_unknown_wgpu_backend_lists_the_valid_ones,
+        ),
+        (
+            "the_compute_shader_help_counts_eight_classes",
+            the_compute_shader_help_counts_eight_classes,
+        ),
+        (
+            "bench_thread_counts_are_numbers_or_all",
+            bench_thread_counts_are_numbers_or_all,
+        ),
+        (
+            "summarize_names_the_folder_or_file_it_cannot_read",
+            summarize_names_the_folder_or_file_it_cannot_read,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -13,15 +13,17 @@ mod common;
 use std::sync::Arc;
 
 use glam::DMat4;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use skinbench::anim::hierarchy::reference::{self, LocalF64};
 use skinbench::anim::sample::sample_clip;
 use skinbench::crowd::InstanceStore;
 use skinbench::crowd::mix::{ClipChoice, ClipChoiceError, ClipMix, ClipSurvey, world_from_model};
 use skinbench::prepare::PreparedRig;
 
-/// Made once: the trials run in parallel and would write the same file.
-fn fox_with_tpose() -> Option<Arc<PreparedRig>> {
+/// Made once: the trials run in parallel and would write the same file. Without the
+/// public rigs the trial is ignored, saying so.
+fn fox_with_tpose() -> Result<Arc<PreparedRig>, Failed> {
+    common::rigs_or_skip()?;
     static RIG: std::sync::OnceLock<Option<Arc<PreparedRig>>> = std::sync::OnceLock::new();
     RIG.get_or_init(|| {
         let dir = common::temp_dir("clips");
@@ -31,12 +33,11 @@ fn fox_with_tpose() -> Option<Arc<PreparedRig>> {
         ))
     })
     .clone()
+    .ok_or_else(|| "the Fox with a TPose clip was not written".into())
 }
 
 fn still_clip_left_out_by_default() -> Result<(), Failed> {
-    let Some(rig) = fox_with_tpose() else {
-        return Ok(());
-    };
+    let rig = fox_with_tpose()?;
     let survey = ClipSurvey::measure(&rig);
     let names: Vec<(&str, bool)> = survey
         .clips
@@ -75,9 +76,7 @@ fn still_clip_left_out_by_default() -> Result<(), Failed> {
 }
 
 fn all_and_named_clips() -> Result<(), Failed> {
-    let Some(rig) = fox_with_tpose() else {
-        return Ok(());
-    };
+    let rig = fox_with_tpose()?;
     let survey = ClipSurvey::measure(&rig);
     let all = ClipMix::choose(&ClipChoice::parse("all")?, &rig, &survey)?;
     if all.clips != [0, 1, 2, 3] || !all.left_out.is_empty() {
@@ -110,9 +109,7 @@ fn all_and_named_clips() -> Result<(), Failed> {
 }
 
 fn unknown_clip_refused_with_the_list() -> Result<(), Failed> {
-    let Some(rig) = fox_with_tpose() else {
-        return Ok(());
-    };
+    let rig = fox_with_tpose()?;
     let survey = ClipSurvey::measure(&rig);
     let choice = ClipChoice::parse("Walk,Jump")?;
     let refused = ClipMix::choose(&choice, &rig, &survey);
@@ -135,7 +132,8 @@ fn unknown_clip_refused_with_the_list() -> Result<(), Failed> {
 }
 
 /// Made once, as [`fox_with_tpose`].
-fn fox_with_actions() -> Option<Arc<PreparedRig>> {
+fn fox_with_actions() -> Result<Arc<PreparedRig>, Failed> {
+    common::rigs_or_skip()?;
     static RIG: std::sync::OnceLock<Option<Arc<PreparedRig>>> = std::sync::OnceLock::new();
     RIG.get_or_init(|| {
         let dir = common::temp_dir("clips-actions");
@@ -145,12 +143,11 @@ fn fox_with_actions() -> Option<Arc<PreparedRig>> {
         ))
     })
     .clone()
+    .ok_or_else(|| "the Fox with actions was not written".into())
 }
 
 fn actions_left_out_by_default() -> Result<(), Failed> {
-    let Some(rig) = fox_with_actions() else {
-        return Ok(());
-    };
+    let rig = fox_with_actions()?;
     let survey = ClipSurvey::measure(&rig);
     let names: Vec<(&str, bool, bool)> = survey
         .clips
@@ -194,9 +191,7 @@ fn actions_left_out_by_default() -> Result<(), Failed> {
 
 /// Where every clip that moves is an action, the crowd plays them (not a still crowd).
 fn only_actions_still_play() -> Result<(), Failed> {
-    let Some(rig) = fox_with_actions() else {
-        return Ok(());
-    };
+    let rig = fox_with_actions()?;
     let mut survey = ClipSurvey::measure(&rig);
     for clip in &mut survey.clips {
         clip.loops = !clip.moves;
@@ -285,23 +280,23 @@ fn spacing(rig: &PreparedRig) -> Result<(), Failed> {
 fn main() {
     let args = Arguments::from_args();
     let mut trials = vec![
-        Trial::test(
+        common::trial(
             "still_clip_left_out_by_default",
             still_clip_left_out_by_default,
         ),
-        Trial::test("all_and_named_clips", all_and_named_clips),
-        Trial::test("actions_left_out_by_default", actions_left_out_by_default),
-        Trial::test("only_actions_still_play", only_actions_still_play),
-        Trial::test(
+        common::trial("all_and_named_clips", all_and_named_clips),
+        common::trial("actions_left_out_by_default", actions_left_out_by_default),
+        common::trial("only_actions_still_play", only_actions_still_play),
+        common::trial(
             "unknown_clip_refused_with_the_list",
             unknown_clip_refused_with_the_list,
         ),
     ];
     for (name, rig) in common::prepared_rigs() {
         let rig = rig.clone();
-        trials.push(Trial::test(format!("spacing/{name}"), move || {
+        trials.push(common::trial(format!("spacing/{name}"), move || {
             spacing(&rig)
         }));
     }
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

@@ -12,7 +12,7 @@ mod common;
 
 use std::sync::Arc;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use skinbench::anim::hierarchy::reference::{model_from_joint_f64, palette};
 use skinbench::anim::hierarchy::{HierarchyVariant, Refuses};
 use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Schedule};
@@ -184,7 +184,7 @@ fn main() {
     for (name, rig) in common::prepared_rigs() {
         for &hierarchy in HierarchyVariant::ALL {
             let (n, r) = (name.clone(), rig.clone());
-            trials.push(Trial::test(
+            trials.push(common::trial(
                 format!("refusal/{name}/{}", hierarchy.name()),
                 move || refusal(&n, &r, hierarchy),
             ));
@@ -192,7 +192,7 @@ fn main() {
         // Dual quaternions: a rig they refuse must be one whose skinning matrices scale,
         // said so; one they accept is checked against the f64 dual-quaternion oracle.
         let (n, r) = (name.clone(), rig.clone());
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("dual_quat/refusal/{name}"),
             move || dual_quat_refusal(&n, &r),
         ));
@@ -216,7 +216,7 @@ fn main() {
                     if rig.max_influences > skin.spec().max_influences {
                         if hierarchy == HierarchyVariant::ALL[0] && method == SkinMethod::ALL[0] {
                             let n = name.clone();
-                            trials.push(Trial::test(
+                            trials.push(common::trial(
                                 format!("influences/{name}/{}", skin.name()),
                                 move || influence_refusal(&n, skin),
                             ));
@@ -255,7 +255,7 @@ fn main() {
                         let level_suffix =
                             level.map_or(String::new(), |l| format!("/{}", l.name()));
                         let rig = rig.clone();
-                        trials.push(Trial::test(
+                        trials.push(common::trial(
                             format!(
                                 "{prefix}{name}/{}/{}/{}/threads_{threads}{level_suffix}",
                                 hierarchy.name(),
@@ -282,11 +282,11 @@ fn main() {
                 method: skinbench::skin::SkinMethod::Linear,
             };
             let rig = reference.clone();
-            trials.push(Trial::test(
+            trials.push(common::trial(
                 format!("blend/reference/{}/{}", hierarchy.name(), skin.name()),
                 move || conformance(&rig, config, None),
             ));
         }
     }
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

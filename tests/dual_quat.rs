@@ -123,13 +123,11 @@ fn check<S: Simd>(s: S, level: &str) {
     }
 }
 
-#[test]
 fn dual_quat_round_trip_portable() {
     check(Portable, "portable");
 }
 
 #[cfg(target_arch = "x86_64")]
-#[test]
 fn dual_quat_round_trip_avx2() {
     match skinbench::simd::Avx2::detect() {
         Some(token) => check(token, "avx2"),
@@ -138,7 +136,6 @@ fn dual_quat_round_trip_avx2() {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[test]
 fn dual_quat_round_trip_avx512() {
     match skinbench::simd::Avx512::detect() {
         Some(token) => check(token, "avx512"),
@@ -150,9 +147,10 @@ mod common;
 
 /// A unit conversion on the armature (every skinning matrix 100× or 0.01× a rigid one) is
 /// accepted, with that scale factored out.
-#[test]
 fn a_uniform_unit_conversion_is_factored_out() {
-    let Some(_) = common::rigs_dir() else { return };
+    let Some(_) = common::rigs_dir() else {
+        common::cannot_run_here()
+    };
     let dir = common::temp_dir("dual-quat-uniform");
     for scale in [100.0f32, 0.01] {
         let path = common::fox_skin_scaled(&dir, Vec3::splat(scale)).unwrap();
@@ -168,9 +166,10 @@ fn a_uniform_unit_conversion_is_factored_out() {
 }
 
 /// A rig that scales along one axis is refused, saying so in words and what would help.
-#[test]
 fn a_scale_along_one_axis_is_refused_in_plain_words() {
-    let Some(_) = common::rigs_dir() else { return };
+    let Some(_) = common::rigs_dir() else {
+        common::cannot_run_here()
+    };
     let dir = common::temp_dir("dual-quat-stretched");
     let path = common::fox_skin_scaled(&dir, Vec3::new(1.0, 1.5, 1.0)).unwrap();
     let rig = skinbench::prepare::PreparedRig::load(&path).unwrap();
@@ -184,10 +183,9 @@ fn a_scale_along_one_axis_is_refused_in_plain_words() {
 }
 
 /// One joint that scales by itself (no joint below it) is named, with its scale.
-#[test]
 fn one_joint_that_scales_alone_is_named() {
     let Some(dir) = common::rigs_dir() else {
-        return;
+        common::cannot_run_here()
     };
     let mut edit = common::GlbEdit::open(&dir.join("Fox/Fox.glb"));
     let joints = edit.skin_joints(0);
@@ -217,4 +215,41 @@ fn one_joint_that_scales_alone_is_named() {
         )),
         "{reason}"
     );
+}
+
+fn main() {
+    let mut tests: Vec<(&'static str, fn())> = vec![
+        (
+            "dual_quat_round_trip_portable",
+            dual_quat_round_trip_portable,
+        ),
+        (
+            "a_uniform_unit_conversion_is_factored_out",
+            a_uniform_unit_conversion_is_factored_out,
+        ),
+        (
+            "a_scale_along_one_axis_is_refused_in_plain_words",
+            a_scale_along_one_axis_is_refused_in_plain_words,
+        ),
+        (
+            "one_joint_that_scales_alone_is_named",
+            one_joint_that_scales_alone_is_named,
+        ),
+    ];
+    tests.extend(x86_tests());
+    common::run_tests(tests);
+}
+
+/// The cases for the x86 SIMD levels (none elsewhere).
+#[cfg(target_arch = "x86_64")]
+fn x86_tests() -> Vec<(&'static str, fn())> {
+    vec![
+        ("dual_quat_round_trip_avx2", dual_quat_round_trip_avx2),
+        ("dual_quat_round_trip_avx512", dual_quat_round_trip_avx512),
+    ]
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn x86_tests() -> Vec<(&'static str, fn())> {
+    Vec::new()
 }

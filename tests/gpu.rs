@@ -39,9 +39,10 @@ fn differs(a: [u8; 3], b: [u8; 3]) -> bool {
         > 24
 }
 
-#[test]
 fn characters_render_where_they_stand_with_the_uv_pattern() {
-    let Some(gpu) = context() else { return };
+    let Some(gpu) = context() else {
+        common::cannot_run_here()
+    };
     let rig = Arc::new(PreparedRig::reference());
     let mut crowd = InstanceStore::new();
     crowd.resize(9, &rig, 2.5);
@@ -57,11 +58,13 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
         &gpu,
         rig.clone(),
         &InstanceStore::new(),
-        PipelineConfig::best_for(&rig, 1),
-        UploadVariant::WriteBuffer,
+        common::Drawn {
+            config: PipelineConfig::best_for(&rig, 1),
+            upload: UploadVariant::WriteBuffer,
+            shadows: false,
+        },
         &camera,
         SIZE,
-        false,
     )
     .unwrap();
     // The baseline, then every skin variant with the best of the rest: every vertex layout
@@ -78,11 +81,13 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
                 &gpu,
                 rig.clone(),
                 &crowd,
-                config,
-                upload,
+                common::Drawn {
+                    config,
+                    upload,
+                    shadows: false,
+                },
                 &camera,
                 SIZE,
-                false,
             )
             .unwrap();
             // Every packed-format variant draws the same packed vertices, fetched its own
@@ -170,9 +175,10 @@ fn characters_render_where_they_stand_with_the_uv_pattern() {
     }
 }
 
-#[test]
 fn the_sun_casts_the_characters_shadows_on_the_ground() {
-    let Some(gpu) = context() else { return };
+    let Some(gpu) = context() else {
+        common::cannot_run_here()
+    };
     let rig = Arc::new(PreparedRig::reference());
     let mut crowd = InstanceStore::new();
     crowd.resize(1, &rig, 2.5);
@@ -189,11 +195,13 @@ fn the_sun_casts_the_characters_shadows_on_the_ground() {
             &gpu,
             rig.clone(),
             crowd,
-            config,
-            UploadVariant::WriteBuffer,
+            common::Drawn {
+                config,
+                upload: UploadVariant::WriteBuffer,
+                shadows,
+            },
             &camera,
             SIZE,
-            shadows,
         )
         .unwrap()
     };
@@ -232,4 +240,18 @@ fn the_sun_casts_the_characters_shadows_on_the_ground() {
         total(after) + 30 < total(before),
         "the ground beyond the character is not in shadow: {before:?} -> {after:?}"
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "characters_render_where_they_stand_with_the_uv_pattern",
+            characters_render_where_they_stand_with_the_uv_pattern,
+        ),
+        (
+            "the_sun_casts_the_characters_shadows_on_the_ground",
+            the_sun_casts_the_characters_shadows_on_the_ground,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -16,15 +16,17 @@ mod common;
 
 use std::sync::Arc;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use skinbench::crowd::verify::{
     FrameDeviation, POSE_TOLERANCE, verified_indices, verify_gpu_animation,
 };
 use skinbench::crowd::{AnimateDevice, InstanceStore, Pipeline, PipelineConfig};
-use skinbench::gpu::animate::{GpuAnimator, GpuHierarchy, RECORD_BYTES};
+use skinbench::gpu::animate::{AnimateFrame, GpuAnimator, GpuHierarchy, RECORD_BYTES};
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
-use skinbench::gpu::{GpuContext, OrbitCamera, UploadVariant, crowd_extent, read_buffer};
+use skinbench::gpu::{
+    FrameShape, GpuContext, OrbitCamera, PaletteBuffer, UploadVariant, crowd_extent, read_buffer,
+};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{OutputBuffer, SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
@@ -63,12 +65,15 @@ fn animate_on_gpu(
         .record(
             gpu,
             &mut encoder,
-            &palettes,
-            &layout,
-            n,
-            clock_secs,
-            case.blend_weight,
-            case.hierarchy,
+            PaletteBuffer {
+                buffer: &palettes,
+                shape: FrameShape::new(&layout, n),
+            },
+            &AnimateFrame {
+                clock_secs,
+                blend_weight: case.blend_weight,
+                hierarchy: case.hierarchy,
+            },
             None,
         )
         .map_err(|e| e.to_string())?;
@@ -77,9 +82,7 @@ fn animate_on_gpu(
 }
 
 fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let config = PipelineConfig {
         skin: SkinVariant::GpuVertex,
         method: case.method,
@@ -154,9 +157,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
 /// badly composed hierarchy depends on the pose): the GPU's animation within the CPU's
 /// tolerances at every one.
 fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let config = PipelineConfig {
         skin: SkinVariant::GpuVertex,
         ..PipelineConfig::best_for(rig, 1)
@@ -221,9 +222,7 @@ fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<()
 
 /// Only the characters that changed are written again, and the frame after is right.
 fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let config = PipelineConfig {
         skin: SkinVariant::GpuVertex,
         ..PipelineConfig::best_for(rig, 1)
@@ -281,12 +280,15 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         .record(
             &gpu,
             &mut encoder,
-            &palettes,
-            &layout,
-            20,
-            CLOCK_SECS,
-            case.blend_weight,
-            case.hierarchy,
+            PaletteBuffer {
+                buffer: &palettes,
+                shape: FrameShape::new(&layout, 20),
+            },
+            &AnimateFrame {
+                clock_secs: CLOCK_SECS,
+                blend_weight: case.blend_weight,
+                hierarchy: case.hierarchy,
+            },
             None,
         )
         .map_err(|e| e.to_string())?;
@@ -320,20 +322,21 @@ fn scene_frame(
     )
     .map_err(|e| e.to_string())?;
     scene.set_crowd(crowd.clone());
-    scene.camera = *camera;
+    *scene.camera_mut() = *camera;
     scene.request_verify();
     scene
         .frame(Frame::headless(0.0))
         .map_err(|e| e.to_string())?;
-    if scene.settings.animate != animate {
+    if scene.settings().animate != animate {
         return Err(format!(
             "the scene animated on the {:?}: {:?}",
-            scene.settings.animate, scene.notes
+            scene.settings().animate,
+            scene.notes()
         )
         .into());
     }
     let image = scene.read_image().map_err(|e| e.to_string())?;
-    let verify = match scene.requests.last_verify.take() {
+    let verify = match scene.take_last_verify() {
         Some(Ok(d)) => d,
         Some(Err(e)) => return Err(format!("verify: {e}").into()),
         None => return Err("no verify ran".into()),
@@ -344,9 +347,7 @@ fn scene_frame(
 /// The scene animating on the GPU draws what it draws animating on the CPU (the same
 /// skin variant), and its verify passes.
 fn scene_twin(rig: &Arc<PreparedRig>, skin: SkinVariant, method: SkinMethod) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let mut crowd = InstanceStore::new();
     crowd.resize(6, rig, 2.5);
     crowd.advance(0.37);
@@ -397,7 +398,7 @@ fn main() {
                         SkinMethod::DualQuat => "dual_quat/".to_string(),
                     };
                     let blend_part = if blend_weight > 0.0 { "/blend" } else { "" };
-                    trials.push(Trial::test(
+                    trials.push(common::trial(
                         format!("{method_part}{name}/{}{blend_part}", hierarchy.name()),
                         move || {
                             twin(
@@ -419,7 +420,7 @@ fn main() {
     let (_, reference) = &common::prepared_rigs()[0];
     for &hierarchy in GpuHierarchy::ALL {
         let rig = reference.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("ranges_of_four/{}", hierarchy.name()),
             move || {
                 twin(
@@ -446,7 +447,7 @@ fn main() {
                     SkinMethod::DualQuat => "dual_quat/".to_string(),
                 };
                 let rig = rig.clone();
-                trials.push(Trial::test(
+                trials.push(common::trial(
                     format!("scene/{method_part}{name}/{}", skin.name()),
                     move || scene_twin(&rig, skin, method),
                 ));
@@ -459,7 +460,7 @@ fn main() {
             let rig = Arc::new(PreparedRig::load(&path).map_err(|e| e.to_string()).unwrap());
             for &hierarchy in GpuHierarchy::ALL {
                 let rig = rig.clone();
-                trials.push(Trial::test(
+                trials.push(common::trial(
                     format!("scaled_armature/x{scale}/{}", hierarchy.name()),
                     move || scaled_armature(&rig, hierarchy),
                 ));
@@ -467,9 +468,9 @@ fn main() {
         }
     }
     let rig = reference.clone();
-    trials.push(Trial::test(
+    trials.push(common::trial(
         "only_changed_characters_are_written",
         move || changed_characters_only(&rig),
     ));
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

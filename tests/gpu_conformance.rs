@@ -14,11 +14,13 @@ mod common;
 
 use std::sync::Arc;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use skinbench::crowd::verify::verify_frame;
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::skin::ComputeShader;
-use skinbench::gpu::{CrowdRenderer, OrbitCamera, UploadVariant, Uploader, crowd_extent};
+use skinbench::gpu::{
+    CrowdRenderer, FrameShape, OrbitCamera, UploadVariant, Uploader, crowd_extent,
+};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
@@ -44,9 +46,7 @@ fn gpu_compute_frames(
     range_limit: Option<usize>,
     method: SkinMethod,
 ) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let config = PipelineConfig {
         skin: SkinVariant::GpuCompute,
         method,
@@ -72,6 +72,14 @@ fn gpu_compute_frames(
                 crowd.as_slice(),
             )
             .map_err(|e| e.to_string())?;
+        renderer.record_gpu_skinning(
+            &gpu,
+            &mut encoder,
+            rig,
+            FrameShape::new(pipeline.output_layout(), crowd.len()),
+            None,
+            None,
+        )?;
         gpu.queue.submit([encoder.finish()]);
         uploader.after_submit();
         let skinned = renderer.read_gpu_skinned(&gpu, pipeline.output_layout(), crowd.len())?;
@@ -92,9 +100,7 @@ fn gpu_vertex_picture(
     shadows: bool,
     method: SkinMethod,
 ) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let mut crowd = InstanceStore::new();
     crowd.resize(6, rig, 2.5);
     crowd.advance(0.37);
@@ -111,11 +117,13 @@ fn gpu_vertex_picture(
             &gpu,
             rig.clone(),
             &crowd,
-            config,
-            UploadVariant::WriteBuffer,
+            common::Drawn {
+                config,
+                upload: UploadVariant::WriteBuffer,
+                shadows,
+            },
             &camera,
             size,
-            shadows,
         )
     };
     let expected = picture(SkinVariant::Packed)?;
@@ -124,11 +132,13 @@ fn gpu_vertex_picture(
         &gpu,
         rig.clone(),
         &InstanceStore::new(),
-        PipelineConfig::best_for(rig, 1),
-        UploadVariant::WriteBuffer,
+        common::Drawn {
+            config: PipelineConfig::best_for(rig, 1),
+            upload: UploadVariant::WriteBuffer,
+            shadows,
+        },
         &camera,
         size,
-        shadows,
     )?;
     let covered = common::covered_pixels(&expected, &empty)?;
     common::pictures_match(&expected, &got, covered).map_err(|e| {
@@ -161,7 +171,7 @@ fn main() {
         }) {
             for &shader in ComputeShader::ALL {
                 let rig = rig.clone();
-                trials.push(Trial::test(
+                trials.push(common::trial(
                     format!("{prefix}gpu_compute/{name}/{}", shader.name()),
                     move || gpu_compute(&rig, shader, 13, None, method),
                 ));
@@ -169,7 +179,7 @@ fn main() {
             for shadows in [false, true] {
                 let rig = rig.clone();
                 let label = if shadows { "shadows_on" } else { "shadows_off" };
-                trials.push(Trial::test(
+                trials.push(common::trial(
                     format!("{prefix}gpu_vertex/{name}/same_picture_as_packed/{label}"),
                     move || gpu_vertex_picture(&rig, shadows, method),
                 ));
@@ -179,14 +189,14 @@ fn main() {
     let (_, reference) = &rigs[0];
     for &shader in ComputeShader::ALL {
         let rig = reference.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("gpu_compute/reference/{}/ranges_of_5", shader.name()),
             move || gpu_compute(&rig, shader, 13, Some(5), SkinMethod::Linear),
         ));
     }
     for &shader in ComputeShader::ALL {
         let rig = reference.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!(
                 "gpu_compute/reference/{}/changing_counts_in_ranges_of_7",
                 shader.name()
@@ -202,5 +212,5 @@ fn main() {
             },
         ));
     }
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

@@ -19,7 +19,7 @@ mod common;
 
 use std::sync::Arc;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
 use skinbench::crowd::lod::formats::{DrawSlot, NO_SLOT};
@@ -45,7 +45,7 @@ fn lod_scene(
     lod: bool,
     mesh: bool,
 ) -> Result<Scene, Failed> {
-    let gpu = common::gpu_context().ok_or("no adapter")?;
+    let gpu = common::gpu_or_skip()?;
     let mut settings = common::app_settings(rig, CHARACTERS);
     settings.pipeline.skin = skin;
     settings.animate = AnimateDevice::Gpu;
@@ -64,7 +64,7 @@ fn lod_scene(
         (480, 270),
     )
     .map_err(|e| e.to_string())?;
-    scene.camera = OrbitCamera::start(CameraStart::Street, crowd_extent(&scene.crowd));
+    *scene.camera_mut() = OrbitCamera::start(CameraStart::Street, crowd_extent(scene.crowd()));
     Ok(scene)
 }
 
@@ -90,15 +90,13 @@ fn same_time(a: f32, b: f32) -> bool {
 }
 
 fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
-    if common::gpu_context().is_none() {
-        return Ok(());
-    }
+    common::gpu_or_skip()?;
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, mesh)?;
-    let ranges = scene.renderer.level_ranges().to_vec();
+    let ranges = scene.renderer().level_ranges().to_vec();
     let mut levels_seen = std::collections::BTreeSet::new();
     let mut level_changes = 0;
 
-    let n = scene.crowd.len();
+    let n = scene.crowd().len();
     let mut seen = LodStats::default();
     let mut runs_checked = 0;
     let mut borderline = 0;
@@ -110,18 +108,18 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
             scene.gpu_lod_states(n).map_err(|e| e.to_string())?
         };
         if closer {
-            scene.camera.distance *= 0.5;
+            scene.camera_mut().distance *= 0.5;
         }
         if mesh && (1..=5).contains(&step) {
             // Away from the crowd (characters move to coarser levels, past the hysteresis)
             // before the step closer (some back to finer ones).
-            scene.camera.distance *= 1.6;
+            scene.camera_mut().distance *= 1.6;
         }
         scene
             .frame(Frame::headless(dt))
             .map_err(|e| e.to_string())?;
-        if scene.settings.animate != AnimateDevice::Gpu || !scene.settings.lod.enabled {
-            return Err(format!("the scene left the GPU's LOD: {:?}", scene.notes).into());
+        if scene.settings().animate != AnimateDevice::Gpu || !scene.settings().lod.enabled {
+            return Err(format!("the scene left the GPU's LOD: {:?}", scene.notes()).into());
         }
         let (frame, words, records) = scene.gpu_lod_inputs().ok_or("no LOD frame ran")?;
         let after = scene.gpu_lod_states(n).map_err(|e| e.to_string())?;
@@ -155,14 +153,14 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
         }
         // Each character's draw argument in the main pass: drawn in view, culled outside.
         let mut slots = Vec::new();
-        scene.renderer.main_count_slots(n, &mut slots);
+        scene.renderer().main_count_slots(n, &mut slots);
         if step > 0 {
-            if !scene.renderer.indirect_draws() {
+            if !scene.renderer().indirect_draws() {
                 return Err("the adapter draws directly: nothing culls on the GPU".into());
             }
             let words = scene
-                .renderer
-                .read_indirect_args(&scene.gpu)
+                .renderer()
+                .read_indirect_args(scene.gpu())
                 .map_err(|e| e.to_string())?;
             for (i, (slot, s)) in slots.iter().zip(&after).enumerate() {
                 let slot = slot.count_word;
@@ -193,10 +191,10 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
                     levels_seen.insert(level);
                 }
             }
-            if scene.renderer.compacts() != scene.renderer.count_draws() {
+            if scene.renderer().compacts() != scene.renderer().count_draws() {
                 return Err("counted draws without runs, or runs without counted draws".into());
             }
-            if scene.renderer.draws_runs() {
+            if scene.renderer().draws_runs() {
                 check_runs(&scene, &words, &slots, &after, mesh, &ranges)
                     .map_err(|e| format!("frame {step}: {e}"))?;
                 runs_checked += 1;
@@ -234,7 +232,7 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     }
     // Where the draws read a count (lavapipe does), every frame after the first drew the
     // runs.
-    if scene.renderer.count_draws() && runs_checked < FRAMES.len() - 2 {
+    if scene.renderer().count_draws() && runs_checked < FRAMES.len() - 2 {
         return Err(format!("only {runs_checked} frames drew the runs").into());
     }
     if borderline > n * FRAMES.len() / 100 {
@@ -266,30 +264,28 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
 /// camera away and back (update-rate LOD off, so the CPU plan keeps every character in its
 /// place).
 fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
-    if common::gpu_context().is_none() {
-        return Ok(());
-    }
+    common::gpu_or_skip()?;
     let mut on_gpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
     let mut on_cpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
-    on_cpu.settings.animate = AnimateDevice::Cpu;
-    let n = on_gpu.crowd.len();
+    on_cpu.settings_mut().animate = AnimateDevice::Cpu;
+    let n = on_gpu.crowd().len();
     let mut compared = 0;
     let mut differ = 0;
     let mut coarse = 0;
     for step in 0..6 {
         for scene in [&mut on_gpu, &mut on_cpu] {
             if step > 0 {
-                scene.camera.distance *= if step < 4 { 1.8 } else { 0.6 };
+                scene.camera_mut().distance *= if step < 4 { 1.8 } else { 0.6 };
             }
             scene
                 .frame(Frame::headless(1.0 / 60.0))
                 .map_err(|e| e.to_string())?;
         }
-        if on_cpu.settings.animate != AnimateDevice::Cpu {
+        if on_cpu.settings().animate != AnimateDevice::Cpu {
             return Err("the CPU scene left the CPU".into());
         }
         let states = on_gpu.gpu_lod_states(n).map_err(|e| e.to_string())?;
-        let cpu = on_cpu.lod.mesh_levels();
+        let cpu = on_cpu.mesh_levels();
         for (i, s) in states.iter().enumerate() {
             if s.flags & VISIBLE == 0 {
                 continue;
@@ -328,28 +324,26 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// shadows, no character skins coarser than the level the shadow pass draws it with; with
 /// dual quaternions (eight influences on `fox_8influences`), the same at every level.
 fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> Result<(), Failed> {
-    if common::gpu_context().is_none() {
-        return Ok(());
-    }
+    common::gpu_or_skip()?;
     if rig.mesh_chain().levels().len() < 2 || SkinVariant::GpuCompute.refusal(method, rig).is_some()
     {
         return Ok(());
     }
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
-    scene.settings.shadows = shadows;
-    scene.settings.pipeline.method = method;
-    scene.camera.distance *= 6.0;
+    scene.settings_mut().shadows = shadows;
+    scene.settings_mut().pipeline.method = method;
+    scene.camera_mut().distance *= 6.0;
     let full_vertices = rig.mesh.sorted().source().len();
     let (mut reskinned, mut coarse_skins, mut skinned, mut all) = (0usize, 0usize, 0usize, 0usize);
     for step in 0..14 {
         if step >= 4 && step % 2 == 0 {
-            scene.camera.distance *= 0.6;
+            scene.camera_mut().distance *= 0.6;
         }
         scene.request_verify();
         scene
             .frame(Frame::headless(1.0 / 60.0))
             .map_err(|e| e.to_string())?;
-        match scene.requests.last_verify.take() {
+        match scene.take_last_verify() {
             Some(Ok(d)) if d.within_tolerance() => {}
             Some(Ok(d)) => {
                 return Err(
@@ -360,7 +354,7 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
             None => return Err("no verify ran".into()),
         }
         let states = scene
-            .gpu_lod_states(scene.crowd.len())
+            .gpu_lod_states(scene.crowd().len())
             .map_err(|e| e.to_string())?;
         let levels = rig.mesh_chain().levels();
         for s in &states {
@@ -409,9 +403,7 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
 /// (the CPU records the same commands whatever the crowd's size); a change of the crowd
 /// builds them once.
 fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
-    if common::gpu_context().is_none() {
-        return Ok(());
-    }
+    common::gpu_or_skip()?;
     let rig = Arc::new(PreparedRig::reference());
     let mut scene = lod_scene(&rig, skin, true, true)?;
     let frames = |scene: &mut Scene, count: usize| -> Result<u64, Failed> {
@@ -419,14 +411,14 @@ fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
             scene
                 .frame(Frame::headless(1.0 / 60.0))
                 .map_err(|e| e.to_string())?;
-            scene.camera.orbit(0.01, 0.0);
+            scene.camera_mut().orbit(0.01, 0.0);
         }
-        Ok(scene.renderer.draw_list_builds())
+        Ok(scene.renderer().draw_list_builds())
     };
     let settled = frames(&mut scene, 3)?;
     let compared = |scene: &Scene| {
         (
-            scene.renderer.placements_compared(),
+            scene.renderer().placements_compared(),
             scene.animator_records_compared(),
         )
     };
@@ -444,19 +436,19 @@ fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
     }
     // Where the adapter reads draw counts from a buffer, each multi-draw is one command.
     let adapter_counts = scene
-        .gpu
+        .gpu()
         .device
         .features()
         .contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT);
-    if scene.renderer.count_draws() != adapter_counts {
+    if scene.renderer().count_draws() != adapter_counts {
         return Err(format!(
             "count draws {} on an adapter that has them: {adapter_counts}",
-            scene.renderer.count_draws()
+            scene.renderer().count_draws()
         )
         .into());
     }
-    let n = scene.crowd.len();
-    scene.settings.instances = n + 8;
+    let n = scene.crowd().len();
+    scene.settings_mut().instances = n + 8;
     let grown = frames(&mut scene, 3)?;
     if grown == later {
         return Err("a grown crowd built no lists".into());
@@ -465,7 +457,7 @@ fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
         return Err("a grown crowd's records were not compared".into());
     }
     // The CPU's animation hands the levels over per character: it builds every frame.
-    scene.settings.animate = AnimateDevice::Cpu;
+    scene.settings_mut().animate = AnimateDevice::Cpu;
     let cpu = frames(&mut scene, 3)?;
     if frames(&mut scene, 2)? != cpu + 2 {
         return Err("with the CPU's levels the lists were not built each frame".into());
@@ -489,9 +481,7 @@ fn character_mask(image: &image::RgbaImage) -> Vec<bool> {
 /// pixel of one lies farther than the threshold + 1 px from a character pixel of the other
 /// (their silhouettes agree to within the threshold).
 fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let rig = Arc::new(PreparedRig::reference());
     let size = (640u32, 360u32);
     let mut masks = Vec::new();
@@ -516,7 +506,7 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
             size,
         )
         .map_err(|e| e.to_string())?;
-        scene.settings.paused = true;
+        scene.settings_mut().paused = true;
         // Twice: on the GPU the levels are chosen in the first frame's LOD pass and the
         // pictures compared are of the frame after, the same poses.
         for _ in 0..2 {
@@ -524,16 +514,16 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
                 .frame(Frame::headless(0.0))
                 .map_err(|e| e.to_string())?;
         }
-        if scene.settings.animate != animate {
-            return Err(format!("the scene left {animate:?}: {:?}", scene.notes).into());
+        if scene.settings().animate != animate {
+            return Err(format!("the scene left {animate:?}: {:?}", scene.notes()).into());
         }
         // Characters drawn coarser than full detail (the GPU's counts come back late: its
         // states are read instead).
         levels.push(match animate {
             _ if !mesh => 0,
-            AnimateDevice::Cpu => scene.lod.mesh_levels().iter().filter(|&&l| l > 0).count(),
+            AnimateDevice::Cpu => scene.mesh_levels().iter().filter(|&&l| l > 0).count(),
             AnimateDevice::Gpu => scene
-                .gpu_lod_states(scene.crowd.len())
+                .gpu_lod_states(scene.crowd().len())
                 .map_err(|e| e.to_string())?
                 .iter()
                 .filter(|s| s.flags & VISIBLE != 0 && s.mesh_level() > 0)
@@ -587,9 +577,7 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
 }
 
 fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
-    if common::gpu_context().is_none() {
-        return Ok(());
-    }
+    common::gpu_or_skip()?;
     let mut scene = lod_scene(rig, skin, true, false)?;
     if skin.refusal(SkinMethod::Linear, rig).is_some() {
         return Ok(());
@@ -597,14 +585,14 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     // `gpu_compute` takes over from `gpu_vertex` mid-way: its output never held the
     // characters LOD skips, so the switch must compute everyone once.
     if skin == SkinVariant::GpuCompute {
-        scene.settings.pipeline.skin = SkinVariant::GpuVertex;
+        scene.settings_mut().pipeline.skin = SkinVariant::GpuVertex;
     }
     for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
         if step == 3 {
-            scene.settings.pipeline.skin = skin;
+            scene.settings_mut().pipeline.skin = skin;
         }
         if closer {
-            scene.camera.distance *= 0.5;
+            scene.camera_mut().distance *= 0.5;
         }
         if step == 3 || step == FRAMES.len() - 1 {
             scene.request_verify();
@@ -613,7 +601,7 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
             .frame(Frame::headless(dt))
             .map_err(|e| e.to_string())?;
         if step == 3 {
-            match scene.requests.last_verify.take() {
+            match scene.take_last_verify() {
                 Some(Ok(d)) if d.within_tolerance() => {}
                 Some(Ok(d)) => {
                     return Err(format!("verify right after the switch:\n{}", d.to_text()).into());
@@ -623,7 +611,7 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
             }
         }
     }
-    let verify = match scene.requests.last_verify.take() {
+    let verify = match scene.take_last_verify() {
         Some(Ok(d)) => d,
         Some(Err(e)) => return Err(format!("verify: {e}").into()),
         None => return Err("no verify ran".into()),
@@ -657,7 +645,7 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     }
 
     let mut plain = lod_scene(rig, skin, false, false)?;
-    plain.camera = scene.camera;
+    *plain.camera_mut() = *scene.camera();
     let mut crowd = InstanceStore::new();
     for instance in &shown {
         crowd.spawn(*instance);
@@ -696,18 +684,18 @@ fn check_runs(
     ranges: &[(u32, u32)],
 ) -> Result<(), String> {
     let counts = scene
-        .renderer
-        .read_run_counts(&scene.gpu)
+        .renderer()
+        .read_run_counts(scene.gpu())
         .map_err(|e| e.to_string())?;
-    let runs_at = scene.renderer.runs_at() * 5;
-    for (b, range) in scene.renderer.main_batches().iter().enumerate() {
+    let runs_at = scene.renderer().runs_at() * 5;
+    for (b, range) in scene.renderer().main_batches().iter().enumerate() {
         let mut expected: Vec<(u32, [u32; 5])> = Vec::new();
         for (i, (slot, s)) in slots.iter().zip(states).enumerate() {
             if slot.count_word == NO_SLOT || s.flags & VISIBLE == 0 {
                 continue;
             }
             let own = slot.count_word as usize - 1;
-            if !range.contains(&(own / 5 - scene.renderer.main_args_at())) {
+            if !range.contains(&(own / 5 - scene.renderer().main_args_at())) {
                 continue;
             }
             let level = if mesh { s.mesh_level() as usize } else { 0 };
@@ -751,9 +739,7 @@ fn check_runs(
 /// count, whatever a caller puts into the frame or the slots, and culls nothing until
 /// good slots are written.
 fn draw_args_out_of_range_refused() -> Result<(), Failed> {
-    if common::gpu_context().is_none() {
-        return Ok(());
-    }
+    common::gpu_or_skip()?;
     let rig = Arc::new(PreparedRig::reference());
     let mut scene = lod_scene(&rig, SkinVariant::GpuVertex, true, true)?;
     scene
@@ -762,8 +748,8 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
     let (mut frame, _, _) = scene.gpu_lod_inputs().ok_or("no LOD frame ran")?;
     // The scene's first frame had no slots yet: this one asks to cull.
     frame.cull = 1;
-    let gpu = &scene.gpu;
-    let target = scene.renderer.lod_draw_target();
+    let gpu = scene.gpu();
+    let target = scene.renderer().lod_draw_target();
     let (args, indices) = (target.args(), target.indices());
     if args < 2 || indices == 0 {
         return Err(format!("{args} draw arguments over {indices} indices").into());
@@ -819,7 +805,7 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
             other => return Err(format!("slot {slot} ({case}): {other:?}").into()),
         }
         record(&mut lod, frame).map_err(|e| e.to_string())?;
-        if lod.last_frame.is_none_or(|f| f.cull != 0) {
+        if lod.last_frame().is_none_or(|f| f.cull != 0) {
             return Err(format!("the pass culls after slot {slot} ({case}) was refused").into());
         }
     }
@@ -847,7 +833,7 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
             other => return Err(format!("a run {case}: {other:?}").into()),
         }
         record(&mut lod, frame).map_err(|e| e.to_string())?;
-        if lod.last_frame.is_none_or(|f| f.cull != 0) {
+        if lod.last_frame().is_none_or(|f| f.cull != 0) {
             return Err(format!("the pass culls after a run {case} was refused").into());
         }
     }
@@ -863,7 +849,7 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
     lod.write_slots(device, queue, &good, &target)
         .map_err(|e| format!("good slots refused: {e}"))?;
     record(&mut lod, frame).map_err(|e| e.to_string())?;
-    if lod.last_frame.is_none_or(|f| f.cull != 1) {
+    if lod.last_frame().is_none_or(|f| f.cull != 1) {
         return Err("the pass does not cull with good slots".into());
     }
     Ok(())
@@ -873,28 +859,28 @@ fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     for animate in [AnimateDevice::Cpu, AnimateDevice::Gpu] {
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("silhouettes/animated_on_{}", animate.name()),
             move || silhouettes(animate),
         ));
     }
     for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("steady_frames_build_nothing/{}", skin.name()),
             move || steady_frames_build_nothing(skin),
         ));
     }
-    trials.push(Trial::test(
+    trials.push(common::trial(
         "draw_args_out_of_range_refused",
         draw_args_out_of_range_refused,
     ));
     for (name, rig) in common::prepared_rigs() {
         let r = rig.clone();
-        trials.push(Trial::test(format!("decisions/{name}"), move || {
+        trials.push(common::trial(format!("decisions/{name}"), move || {
             decisions(&r, false)
         }));
         let r = rig.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("decisions_mesh_lod/{name}"),
             move || decisions(&r, true),
         ));
@@ -904,22 +890,22 @@ fn main() {
             ("skinned_levels_dual_quat", false, SkinMethod::DualQuat),
         ] {
             let r = rig.clone();
-            trials.push(Trial::test(format!("{case}/{name}"), move || {
+            trials.push(common::trial(format!("{case}/{name}"), move || {
                 skinned_levels(&r, shadows, method)
             }));
         }
         let r = rig.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("cpu_and_gpu_levels/{name}"),
             move || cpu_and_gpu_levels(&r),
         ));
         for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
             let r = rig.clone();
-            trials.push(Trial::test(
+            trials.push(common::trial(
                 format!("picture/{name}/{}", skin.name()),
                 move || picture(&r, skin),
             ));
         }
     }
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

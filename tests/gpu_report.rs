@@ -25,10 +25,9 @@ fn is_cpu_adapter(gpu: &skinbench::gpu::GpuContext) -> bool {
     gpu.summary.device_type.contains("Cpu")
 }
 
-#[test]
 fn a_cpu_adapter_is_refused_without_the_flag() {
     let Some(gpu) = common::gpu_context() else {
-        return;
+        common::cannot_run_here()
     };
     if !is_cpu_adapter(&gpu) {
         return; // a real GPU is measured, not refused
@@ -41,7 +40,6 @@ fn a_cpu_adapter_is_refused_without_the_flag() {
     assert!(stderr.contains("--allow-cpu-adapter"), "{stderr}");
 }
 
-#[test]
 fn a_bad_option_is_refused_with_the_usage() {
     let out = common::temp_dir("gpu-report-usage");
     let result = run(&["--budget", "soon"], &out);
@@ -50,10 +48,9 @@ fn a_bad_option_is_refused_with_the_usage() {
     assert!(stderr.contains("--budget soon"), "{stderr}");
 }
 
-#[test]
 fn the_quick_report_runs_every_part_and_its_summary_parses() {
     let Some(gpu) = common::gpu_context() else {
-        return;
+        common::cannot_run_here()
     };
     let out = common::temp_dir("gpu-report-quick");
     let result = run(&["--quick", "--allow-cpu-adapter"], &out);
@@ -129,10 +126,9 @@ fn the_quick_report_runs_every_part_and_its_summary_parses() {
 
 /// A budget too short for the first part: it is stopped, the rest are skipped, each is
 /// recorded as such, and the script says there is nothing to summarise.
-#[test]
 fn a_part_past_the_budget_is_stopped_and_the_rest_skipped() {
     let Some(_gpu) = common::gpu_context() else {
-        return;
+        common::cannot_run_here()
     };
     let out = common::temp_dir("gpu-report-budget");
     let result = run(&["--quick", "--allow-cpu-adapter", "--budget", "8"], &out);
@@ -144,4 +140,26 @@ fn a_part_past_the_budget_is_stopped_and_the_rest_skipped() {
     assert_eq!(lines.len(), 3, "{parts}");
     assert!(lines[0].ends_with("stopped at the budget"), "{parts}");
     assert!(lines[1..].iter().all(|l| l.contains("skipped")), "{parts}");
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "a_cpu_adapter_is_refused_without_the_flag",
+            a_cpu_adapter_is_refused_without_the_flag,
+        ),
+        (
+            "a_bad_option_is_refused_with_the_usage",
+            a_bad_option_is_refused_with_the_usage,
+        ),
+        (
+            "the_quick_report_runs_every_part_and_its_summary_parses",
+            the_quick_report_runs_every_part_and_its_summary_parses,
+        ),
+        (
+            "a_part_past_the_budget_is_stopped_and_the_rest_skipped",
+            a_part_past_the_budget_is_stopped_and_the_rest_skipped,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -70,9 +70,10 @@ const EXPECTED: [Expected; 7] = [
     },
 ];
 
-#[test]
 fn public_rigs_import_with_expected_counts() {
-    let Some(dir) = rigs_dir() else { return };
+    let Some(dir) = rigs_dir() else {
+        common::cannot_run_here()
+    };
     for e in &EXPECTED {
         let (rig, report) = import_path(&dir.join(e.file)).unwrap_or_else(|err| panic!("{err}"));
         let s = RigSummary::new(&rig, &report);
@@ -105,9 +106,10 @@ fn public_rigs_import_with_expected_counts() {
     }
 }
 
-#[test]
 fn rig_specific_facts() {
-    let Some(dir) = rigs_dir() else { return };
+    let Some(dir) = rigs_dir() else {
+        common::cannot_run_here()
+    };
     let (fox, _) = import_path(&dir.join("Fox/Fox.glb")).unwrap();
     assert_eq!(fox.skeleton.max_depth(), 8);
     // Fox has no normals: they are computed, smooth and unit length.
@@ -180,7 +182,6 @@ fn rig_specific_facts() {
     assert!(!report.computed_normals);
 }
 
-#[test]
 fn tiny_file_round_trips_in_both_containers() {
     let tiny = TinyGltf::new();
     for (bytes, name) in [
@@ -196,7 +197,6 @@ fn tiny_file_round_trips_in_both_containers() {
     }
 }
 
-#[test]
 fn byte_stride_sparse_and_normalized_weights_are_read() {
     // Positions interleaved with padding (byteStride 16), a sparse override of vertex 2,
     // and weights as normalized u8.
@@ -267,7 +267,6 @@ fn byte_stride_sparse_and_normalized_weights_are_read() {
     );
 }
 
-#[test]
 fn a_skin_in_another_hierarchy_is_left_out_and_said() {
     // A second hierarchy: a lone joint node at the scene root, skinning a second mesh node
     // (the same triangle). The character is the first hierarchy's (two joints).
@@ -304,7 +303,6 @@ fn a_skin_in_another_hierarchy_is_left_out_and_said() {
     );
 }
 
-#[test]
 fn a_skin_without_joints_is_left_out_and_said() {
     let mut tiny = TinyGltf::new();
     tiny.json["nodes"]
@@ -332,7 +330,6 @@ fn a_skin_without_joints_is_left_out_and_said() {
     );
 }
 
-#[test]
 fn skins_that_name_different_skeleton_roots_still_share_the_node_hierarchy() {
     // In glTF a joint's parent is its node's parent, so two skins cannot disagree about
     // it; what they can disagree about is their `skeleton` root. The second skin names the
@@ -367,7 +364,6 @@ fn skins_that_name_different_skeleton_roots_still_share_the_node_hierarchy() {
     );
 }
 
-#[test]
 fn joints_are_reordered_parents_first_and_indices_remapped() {
     // Skin lists the child first; node order is child, parent.
     let mut tiny = TinyGltf::new();
@@ -383,7 +379,6 @@ fn joints_are_reordered_parents_first_and_indices_remapped() {
     assert_eq!(rig.mesh.joints[2][0], 1);
 }
 
-#[test]
 fn non_joint_ancestor_is_folded_and_channels_on_other_nodes_are_counted() {
     let mut tiny = TinyGltf::new();
     let nodes = tiny.json["nodes"].as_array_mut().unwrap();
@@ -400,7 +395,6 @@ fn non_joint_ancestor_is_folded_and_channels_on_other_nodes_are_counted() {
 
 /// A file named .glb that is not one is refused with its first bytes as a reader can read
 /// them: text where they are text (and what such a file usually is), hex where not.
-#[test]
 fn a_file_that_is_not_a_glb_is_shown_as_what_it_starts_with() {
     let cases: [(&[u8], &str, &[&str]); 4] = [
         (
@@ -451,7 +445,6 @@ fn expect_error(bytes: &[u8], name: &str, check: impl Fn(&ImportErrorKind) -> bo
     }
 }
 
-#[test]
 fn bad_containers() {
     expect_error(b"", "empty.gltf", |k| matches!(k, ImportErrorKind::Empty));
     expect_error(b"hello, world", "hello.gltf", |k| {
@@ -476,7 +469,6 @@ fn bad_containers() {
     );
 }
 
-#[test]
 fn missing_external_buffer_names_the_uri() {
     let mut doc = TinyGltf::new().document();
     doc["buffers"][0]["uri"] = json!("missing.bin");
@@ -491,7 +483,6 @@ fn missing_external_buffer_names_the_uri() {
     assert!(err.to_string().contains("external.gltf"));
 }
 
-#[test]
 fn external_buffer_is_loaded() {
     let tiny = TinyGltf::new();
     let mut doc = tiny.document();
@@ -508,7 +499,6 @@ fn external_buffer_is_loaded() {
     assert_eq!(rig.mesh.vertex_count(), 3);
 }
 
-#[test]
 fn out_of_range_views_and_accessors() {
     let mut doc = TinyGltf::new().document();
     doc["bufferViews"][0]["byteLength"] = json!(100_000);
@@ -535,7 +525,6 @@ fn out_of_range_views_and_accessors() {
     });
 }
 
-#[test]
 fn accessor_of_the_wrong_type() {
     let mut doc = TinyGltf::new().document();
     doc["accessors"][2]["type"] = json!("VEC2");
@@ -559,7 +548,6 @@ fn accessor_of_the_wrong_type() {
     );
 }
 
-#[test]
 fn no_skinned_mesh() {
     let mut tiny = TinyGltf::new();
     tiny.json["nodes"][2]
@@ -571,7 +559,6 @@ fn no_skinned_mesh() {
     });
 }
 
-#[test]
 fn joint_index_beyond_the_skin() {
     let mut tiny = TinyGltf::new();
     tiny.joints[4] = 9;
@@ -588,7 +575,6 @@ fn joint_index_beyond_the_skin() {
     });
 }
 
-#[test]
 fn too_many_joints() {
     let count = 65_536;
     let mut tiny = TinyGltf::new();
@@ -604,7 +590,6 @@ fn too_many_joints() {
     });
 }
 
-#[test]
 fn non_finite_numbers() {
     let mut tiny = TinyGltf::new();
     tiny.positions[4] = f32::NAN;
@@ -634,7 +619,6 @@ fn non_finite_numbers() {
     });
 }
 
-#[test]
 fn hierarchy_cycles_are_rejected() {
     let mut tiny = TinyGltf::new();
     tiny.json["nodes"][1]["children"] = json!([0]);
@@ -654,7 +638,6 @@ fn hierarchy_cycles_are_rejected() {
 }
 
 /// The binary: every bad file exits non-zero with a message naming it, never a panic.
-#[test]
 fn inspect_reports_bad_files_without_panicking() {
     let dir = temp_dir("inspect-bad");
     let mut cases: Vec<(String, Vec<u8>)> = vec![
@@ -691,9 +674,10 @@ fn check_inspect_fails(path: &Path) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-#[test]
 fn inspect_json_has_the_documented_keys() {
-    let Some(dir) = rigs_dir() else { return };
+    let Some(dir) = rigs_dir() else {
+        common::cannot_run_here()
+    };
     let out = Command::new(env!("CARGO_BIN_EXE_skinbench"))
         .args(["inspect", "--json"])
         .arg(dir.join("Fox/Fox.glb"))
@@ -726,9 +710,10 @@ fn inspect_json_has_the_documented_keys() {
 }
 
 /// `inspect` says what cutting a rig's fifth to eighth influences moves.
-#[test]
 fn inspect_reports_what_cutting_to_four_influences_costs() {
-    let Some(dir) = rigs_dir() else { return };
+    let Some(dir) = rigs_dir() else {
+        common::cannot_run_here()
+    };
     let file = dir.join("FoxVariants/Fox_8influences.glb");
     let json = Command::new(env!("CARGO_BIN_EXE_skinbench"))
         .args(["inspect", "--json"])
@@ -759,9 +744,10 @@ fn inspect_reports_what_cutting_to_four_influences_costs() {
 /// write one primitive per material): each primitive's unused vertices are left out, so the
 /// character has its own vertices once, in order, not once per primitive. The Fox split
 /// into three primitives over its one array imports as the Fox.
-#[test]
 fn primitives_sharing_one_vertex_array_keep_only_what_they_draw() {
-    let Some(dir) = rigs_dir() else { return };
+    let Some(dir) = rigs_dir() else {
+        common::cannot_run_here()
+    };
     let fox = dir.join("Fox/Fox.glb");
     let (whole, _) = import_path(&fox).unwrap();
     let mut edit = common::GlbEdit::open(&fox);
@@ -792,4 +778,82 @@ fn primitives_sharing_one_vertex_array_keep_only_what_they_draw() {
         "{:?}",
         report.notes
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "public_rigs_import_with_expected_counts",
+            public_rigs_import_with_expected_counts,
+        ),
+        ("rig_specific_facts", rig_specific_facts),
+        (
+            "tiny_file_round_trips_in_both_containers",
+            tiny_file_round_trips_in_both_containers,
+        ),
+        (
+            "byte_stride_sparse_and_normalized_weights_are_read",
+            byte_stride_sparse_and_normalized_weights_are_read,
+        ),
+        (
+            "a_skin_in_another_hierarchy_is_left_out_and_said",
+            a_skin_in_another_hierarchy_is_left_out_and_said,
+        ),
+        (
+            "a_skin_without_joints_is_left_out_and_said",
+            a_skin_without_joints_is_left_out_and_said,
+        ),
+        (
+            "skins_that_name_different_skeleton_roots_still_share_the_node_hierarchy",
+            skins_that_name_different_skeleton_roots_still_share_the_node_hierarchy,
+        ),
+        (
+            "joints_are_reordered_parents_first_and_indices_remapped",
+            joints_are_reordered_parents_first_and_indices_remapped,
+        ),
+        (
+            "non_joint_ancestor_is_folded_and_channels_on_other_nodes_are_counted",
+            non_joint_ancestor_is_folded_and_channels_on_other_nodes_are_counted,
+        ),
+        (
+            "a_file_that_is_not_a_glb_is_shown_as_what_it_starts_with",
+            a_file_that_is_not_a_glb_is_shown_as_what_it_starts_with,
+        ),
+        ("bad_containers", bad_containers),
+        (
+            "missing_external_buffer_names_the_uri",
+            missing_external_buffer_names_the_uri,
+        ),
+        ("external_buffer_is_loaded", external_buffer_is_loaded),
+        (
+            "out_of_range_views_and_accessors",
+            out_of_range_views_and_accessors,
+        ),
+        ("accessor_of_the_wrong_type", accessor_of_the_wrong_type),
+        ("no_skinned_mesh", no_skinned_mesh),
+        ("joint_index_beyond_the_skin", joint_index_beyond_the_skin),
+        ("too_many_joints", too_many_joints),
+        ("non_finite_numbers", non_finite_numbers),
+        (
+            "hierarchy_cycles_are_rejected",
+            hierarchy_cycles_are_rejected,
+        ),
+        (
+            "inspect_reports_bad_files_without_panicking",
+            inspect_reports_bad_files_without_panicking,
+        ),
+        (
+            "inspect_json_has_the_documented_keys",
+            inspect_json_has_the_documented_keys,
+        ),
+        (
+            "inspect_reports_what_cutting_to_four_influences_costs",
+            inspect_reports_what_cutting_to_four_influences_costs,
+        ),
+        (
+            "primitives_sharing_one_vertex_array_keep_only_what_they_draw",
+            primitives_sharing_one_vertex_array_keep_only_what_they_draw,
+        ),
+    ];
+    common::run_tests(tests);
 }

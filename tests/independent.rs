@@ -436,7 +436,6 @@ fn assert_poses_match(
     }
 }
 
-#[test]
 fn skinned_positions_match_the_file_evaluated_on_its_own() {
     let mut files =
         vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb")];
@@ -565,11 +564,10 @@ fn fox_with_animated_root(dir: &Path) -> Option<std::path::PathBuf> {
     Some(path)
 }
 
-#[test]
 fn an_animated_ancestor_of_the_skeleton_moves_it() {
     let dir = common::temp_dir("animated-root");
     let Some(file) = fox_with_animated_root(&dir) else {
-        return;
+        common::cannot_run_here()
     };
     let (_, report) = skinbench::rig::import_path(&file).unwrap();
     assert_eq!(report.animated_ancestors, vec!["root".to_string()]);
@@ -597,7 +595,6 @@ fn an_animated_ancestor_of_the_skeleton_moves_it() {
     }
 }
 
-#[test]
 fn inspect_names_the_joints_with_non_uniform_scale() {
     assert!(
         PreparedRig::reference()
@@ -606,7 +603,7 @@ fn inspect_names_the_joints_with_non_uniform_scale() {
             .is_empty()
     );
     let Some(dir) = common::rigs_dir() else {
-        return;
+        common::cannot_run_here()
     };
     let fox = PreparedRig::load(&dir.join("Fox/Fox.glb")).unwrap();
     assert!(fox.summary.nonuniform_scale_joints.is_empty());
@@ -619,4 +616,22 @@ fn inspect_names_the_joints_with_non_uniform_scale() {
         text.contains(&format!("non-uniform scale:   {} joints", joints.len())),
         "{text}"
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "skinned_positions_match_the_file_evaluated_on_its_own",
+            skinned_positions_match_the_file_evaluated_on_its_own,
+        ),
+        (
+            "an_animated_ancestor_of_the_skeleton_moves_it",
+            an_animated_ancestor_of_the_skeleton_moves_it,
+        ),
+        (
+            "inspect_names_the_joints_with_non_uniform_scale",
+            inspect_names_the_joints_with_non_uniform_scale,
+        ),
+    ];
+    common::run_tests(tests);
 }

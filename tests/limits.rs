@@ -50,9 +50,10 @@ fn scene(gpu: &GpuContext, rig: &Arc<PreparedRig>, upload: UploadVariant, n: usi
     .unwrap_or_else(|e| panic!("{}: {e}", upload.name()))
 }
 
-#[test]
 fn the_largest_crowd_that_fits_runs_exactly_on_every_upload() {
-    let Some(gpu) = limited_context() else { return };
+    let Some(gpu) = limited_context() else {
+        common::cannot_run_here()
+    };
     assert_eq!(gpu.device.limits().max_buffer_size, LIMIT);
     let (rig, config) = largest_rig();
     let layout = config.skin.layout(&rig, config.method);
@@ -107,9 +108,10 @@ fn the_largest_crowd_that_fits_runs_exactly_on_every_upload() {
 
 /// A validation error reaches the caller of a frame as an error that says what it is, not
 /// as wgpu's panic.
-#[test]
 fn a_validation_error_is_an_error_not_a_panic() {
-    let Some(gpu) = limited_context() else { return };
+    let Some(gpu) = limited_context() else {
+        common::cannot_run_here()
+    };
     let (rig, _) = largest_rig();
     let mut scene = scene(&gpu, &rig, UploadVariant::DEFAULT, 4);
     scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
@@ -130,7 +132,6 @@ fn a_validation_error_is_an_error_not_a_panic() {
 }
 
 /// The pieces a frame is staged in cover its runs' groups, in order, each within the cap.
-#[test]
 fn runs_are_cut_into_pieces_within_the_cap() {
     let (rig, config) = largest_rig();
     let layout = config.skin.layout(&rig, config.method);
@@ -158,4 +159,22 @@ fn runs_are_cut_into_pieces_within_the_cap() {
         split_runs(&layout, instances, &runs, 16).is_err(),
         "a group larger than the cap is refused"
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "the_largest_crowd_that_fits_runs_exactly_on_every_upload",
+            the_largest_crowd_that_fits_runs_exactly_on_every_upload,
+        ),
+        (
+            "a_validation_error_is_an_error_not_a_panic",
+            a_validation_error_is_an_error_not_a_panic,
+        ),
+        (
+            "runs_are_cut_into_pieces_within_the_cap",
+            runs_are_cut_into_pieces_within_the_cap,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use glam::Vec2;
 use skinbench::crowd::lod::{
-    ClipMotion, Lod, LodSettings, LodView, PERIODS, PlanInput, fewest_covering, fewest_updates,
-    measure_error,
+    ClipMotion, FloorMeasurement, Lod, LodSettings, LodView, PERIODS, PlanInput, fewest_covering,
+    fewest_updates, measure_error,
 };
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig, Stage};
 use skinbench::gpu::renderer::rig_normalization;
@@ -83,7 +83,7 @@ fn lod_off_computes_every_group_every_frame() {
     for _ in 0..5 {
         let runs = lod.plan(&input(&rig, LodSettings::default(), &view), &mut crowd);
         assert_eq!(runs, &[0..13]);
-        assert_eq!(lod.stats.updated, 100);
+        assert_eq!(lod.stats().updated, 100);
         assert_eq!(lod.shown(), crowd.as_slice());
         crowd.advance(FRAME_SECS);
     }
@@ -108,7 +108,11 @@ fn the_first_lod_frame_and_one_after_invalidate_compute_everything() {
         computed.push(groups_in(
             lod.plan(&input(&rig, settings, &view), &mut crowd),
         ));
-        assert!(lod.stats.moved <= lod.stats.updated, "{:?}", lod.stats);
+        assert!(
+            lod.stats().moved <= lod.stats().updated,
+            "{:?}",
+            lod.stats()
+        );
     }
     assert!(
         computed[1..].iter().all(|&c| c < 13),
@@ -137,7 +141,7 @@ fn periods_grow_with_distance_and_stay_within_the_cap() {
         };
         lod.plan(&input(&rig, settings, &view), &mut crowd);
         lod.plan(&input(&rig, settings, &view), &mut crowd);
-        let stats = lod.stats;
+        let stats = lod.stats();
         assert_eq!(stats.at_period.iter().sum::<usize>() + stats.culled, 2000);
         for (k, &p) in PERIODS.iter().enumerate() {
             if p > cap {
@@ -170,7 +174,7 @@ fn updates_are_staggered_in_runs() {
             runs.windows(2).all(|w| w[0].end < w[1].start),
             "runs merge: {runs:?}"
         );
-        counts.push(lod.stats.updated);
+        counts.push(lod.stats().updated);
     }
     let (min, max) = (*counts.iter().min().unwrap(), *counts.iter().max().unwrap());
     // Without the stagger every eighth frame would update all period-8 groups at once.
@@ -194,7 +198,7 @@ fn paused_and_still_characters_are_not_recomputed() {
     // Paused: nothing advances, so nothing is due a recomputation.
     let runs = lod.plan(&input(&rig, settings, &view), &mut crowd);
     assert!(runs.is_empty(), "{runs:?}");
-    assert_eq!(lod.stats.unchanged, 40);
+    assert_eq!(lod.stats().unchanged, 40);
     // Speed 0 for the first group only: the other groups move and are recomputed.
     for i in 0..LANES {
         crowd.as_mut_slice()[i].speed = 0.0;
@@ -203,7 +207,7 @@ fn paused_and_still_characters_are_not_recomputed() {
     crowd.advance(FRAME_SECS);
     let runs = lod.plan(&input(&rig, settings, &view), &mut crowd);
     assert_eq!(runs, &[1..5]);
-    assert_eq!(lod.stats.unchanged, LANES);
+    assert_eq!(lod.stats().unchanged, LANES);
 }
 
 #[test]
@@ -225,7 +229,7 @@ fn characters_outside_the_view_are_culled_at_the_longest_period() {
     let mut lod = Lod::new();
     lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
     lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
-    assert_eq!(lod.stats.culled, 64);
+    assert_eq!(lod.stats().culled, 64);
     assert!(lod.visible().iter().all(|v| !v));
 }
 
@@ -703,12 +707,12 @@ fn a_camera_coming_closer_forces_updates_before_the_period_is_up() {
     let mut worst_near = 0.0f32;
     for _ in 0..3 {
         worst_near = worst_near.max(run.worst_error(&near_view, 1, FRAME_SECS));
-        forced += run.lod.stats.forced;
+        forced += run.lod.stats().forced;
     }
     assert!(
         forced > 0,
         "nothing was recomputed early: {:?}",
-        run.lod.stats
+        run.lod.stats()
     );
     assert!(worst_near <= 1.0, "{worst_near} px after the camera moved");
 }
@@ -721,7 +725,7 @@ fn a_long_frame_forces_updates_and_keeps_the_bound() {
     let view = far_view(&run.crowd);
     run.worst_error(&view, 12, FRAME_SECS);
     let worst = run.worst_error(&view, 1, 5.0 * FRAME_SECS);
-    assert!(run.lod.stats.forced > 0, "{:?}", run.lod.stats);
+    assert!(run.lod.stats().forced > 0, "{:?}", run.lod.stats());
     assert!(worst <= 1.0, "{worst} px after a long frame");
 }
 
@@ -736,19 +740,18 @@ fn lod_never_beats_the_fewest_updates_possible() {
     let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, 1)).unwrap();
     let mut lod = Lod::new();
     lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
-    let floors = fewest_updates(
-        &mut aside,
-        crowd.as_slice(),
-        lod.visible(),
-        rig_normalization(&rig),
-        &view,
-        FRAME_SECS,
-        &[1.0, 4.0],
-        8,
-        usize::MAX,
-        64,
-    )
-    .unwrap();
+    let measurement = FloorMeasurement {
+        crowd: crowd.as_slice(),
+        visible: lod.visible(),
+        world_from_model: rig_normalization(&rig),
+        view: &view,
+        frame_clip_secs: FRAME_SECS,
+        thresholds_px: &[1.0, 4.0],
+        max_period: 8,
+        sample: usize::MAX,
+        frames: 64,
+    };
+    let floors = fewest_updates(&mut aside, &measurement).unwrap();
     assert_eq!(floors[0].sampled, floors[0].visible);
     assert!(floors[0].updates_per_frame > 0.0, "{floors:?}");
     assert!(
@@ -760,7 +763,7 @@ fn lod_never_beats_the_fewest_updates_possible() {
     for _ in 0..frames {
         crowd.advance(FRAME_SECS);
         lod.plan(&input(&rig, on(1.0), &view), &mut crowd);
-        updated += lod.stats.updated;
+        updated += lod.stats().updated;
     }
     let lod_per_frame = updated as f64 / frames as f64;
     assert!(

@@ -37,9 +37,9 @@ fn scene() -> Option<Scene> {
         (640, 360),
     )
     .unwrap();
-    scene.camera = OrbitCamera {
+    *scene.camera_mut() = OrbitCamera {
         distance: 60.0,
-        ..OrbitCamera::start(CameraStart::Overview, crowd_extent(&scene.crowd))
+        ..OrbitCamera::start(CameraStart::Overview, crowd_extent(scene.crowd()))
     };
     Some(scene)
 }
@@ -51,9 +51,9 @@ fn partial_frames_verify(scene: &mut Scene, what: &str) -> Vec<String> {
     let mut notes = Vec::new();
     for _ in 0..6 {
         scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
-        let stats = scene.lod.stats;
-        partial |= stats.updated > 0 && stats.updated < scene.crowd.len();
-        notes.extend(scene.uploader.note.clone());
+        let stats = scene.lod_stats();
+        partial |= stats.updated > 0 && stats.updated < scene.crowd().len();
+        notes.extend(scene.upload_note().map(str::to_string));
     }
     assert!(partial, "{what}: no frame computed part of the crowd");
     let deviation = scene.verify().unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -63,28 +63,30 @@ fn partial_frames_verify(scene: &mut Scene, what: &str) -> Vec<String> {
     notes
 }
 
-#[test]
 fn lod_frames_verify_with_every_upload_variant_and_skin_variant() {
-    let Some(mut scene) = scene() else { return };
+    let Some(mut scene) = scene() else {
+        common::cannot_run_here()
+    };
     for &upload in UploadVariant::ALL {
         for &skin in SkinVariant::ALL {
             let what = format!("{} {}", skin.name(), upload.name());
-            if scene.skin_refusals.iter().any(|(s, _)| *s == skin) {
+            if scene.skin_refusals().iter().any(|(s, _)| *s == skin) {
                 continue;
             }
-            scene.settings.upload = upload;
-            scene.settings.pipeline.skin = skin;
+            scene.settings_mut().upload = upload;
+            scene.settings_mut().pipeline.skin = skin;
             let _ = partial_frames_verify(&mut scene, &what);
         }
     }
 }
 
-#[test]
 fn misaligned_staging_memory_falls_back_and_still_verifies() {
-    let Some(mut scene) = scene() else { return };
-    scene.uploader.simulate_misaligned_staging = true;
+    let Some(mut scene) = scene() else {
+        common::cannot_run_here()
+    };
+    scene.simulate_misaligned_staging(true);
     for upload in [UploadVariant::InPlace, UploadVariant::StagingBelt] {
-        scene.settings.upload = upload;
+        scene.settings_mut().upload = upload;
         let notes = partial_frames_verify(&mut scene, upload.name());
         assert!(
             notes.iter().any(|note| note.contains("aligned")),
@@ -97,39 +99,42 @@ fn misaligned_staging_memory_falls_back_and_still_verifies() {
 /// The picture of the scene as it stands, with indirect draws on or off: frames that
 /// advance no time, until every group LOD left stale has caught up (the longest period).
 fn still_picture(scene: &mut Scene, indirect: bool) -> image::RgbaImage {
-    scene.settings.indirect_draws = indirect;
-    for _ in 0..=scene.settings.lod.max_period {
+    scene.settings_mut().indirect_draws = indirect;
+    for _ in 0..=scene.settings().lod.max_period {
         scene.frame(Frame::headless(0.0)).unwrap();
     }
     assert_eq!(
-        scene.lod.stats.updated, 0,
+        scene.lod_stats().updated,
+        0,
         "a still frame recomputed characters"
     );
-    assert_eq!(scene.renderer.indirect_draws(), indirect);
-    read_texture(&scene.gpu, &scene.targets.color).unwrap()
+    assert_eq!(scene.renderer().indirect_draws(), indirect);
+    read_texture(scene.gpu(), &scene.targets().color).unwrap()
 }
 
 /// From the street camera (characters behind it culled), shadows on: the multi-draws'
 /// picture is the one-by-one draws' picture, pixel for pixel, and takes a handful of
 /// commands.
 fn indirect_draws_match_direct_draws(skin: &str) {
-    let Some(mut scene) = scene() else { return };
+    let Some(mut scene) = scene() else {
+        common::cannot_run_here()
+    };
     let skin = SkinVariant::from_name(skin).unwrap();
-    if scene.skin_refusals.iter().any(|(s, _)| *s == skin) {
+    if scene.skin_refusals().iter().any(|(s, _)| *s == skin) {
         return;
     }
-    assert!(scene.renderer.indirect_supported(), "{}", skin.name());
-    scene.settings.pipeline.skin = skin;
-    scene.settings.shadows = true;
-    scene.camera = OrbitCamera::start(CameraStart::Street, crowd_extent(&scene.crowd));
+    assert!(scene.renderer().indirect_supported(), "{}", skin.name());
+    scene.settings_mut().pipeline.skin = skin;
+    scene.settings_mut().shadows = true;
+    *scene.camera_mut() = OrbitCamera::start(CameraStart::Street, crowd_extent(scene.crowd()));
     for _ in 0..3 {
         scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
     }
     let indirect = still_picture(&mut scene, true);
-    let indirect_commands = scene.renderer.draw_commands();
+    let indirect_commands = scene.renderer().draw_commands();
     let direct = still_picture(&mut scene, false);
-    let direct_commands = scene.renderer.draw_commands();
-    let culled = scene.lod.stats.culled;
+    let direct_commands = scene.renderer().draw_commands();
+    let culled = scene.lod_stats().culled;
     assert!(culled > 0, "{}: nothing culled", skin.name());
     let differing = indirect
         .pixels()
@@ -148,7 +153,7 @@ fn indirect_draws_match_direct_draws(skin: &str) {
     match direct_commands {
         [main, 1] => assert!(main >= 1, "{}: {direct_commands:?}", skin.name()),
         [main, all] => {
-            assert_eq!(all, scene.crowd.len(), "{}", skin.name());
+            assert_eq!(all, scene.crowd().len(), "{}", skin.name());
             assert_eq!(main, all - culled, "{}", skin.name());
         }
     }
@@ -157,13 +162,17 @@ fn indirect_draws_match_direct_draws(skin: &str) {
 macro_rules! indirect_draw_cases {
     ($($name:ident),* $(,)?) => {
         $(
-            #[test]
             fn $name() {
                 indirect_draws_match_direct_draws(
                     stringify!($name).trim_start_matches("indirect_draws_match_direct_"),
                 );
             }
         )*
+
+        /// The cases above, for the harness.
+        fn indirect_draw_tests() -> Vec<(&'static str, fn())> {
+            vec![$((stringify!($name), $name as fn())),*]
+        }
     };
 }
 
@@ -182,7 +191,6 @@ indirect_draw_cases!(
     indirect_draws_match_direct_gpu_vertex,
 );
 
-#[test]
 fn the_indirect_draw_cases_name_every_skin_variant() {
     let named = [
         "naive",
@@ -200,4 +208,23 @@ fn the_indirect_draw_cases_name_every_skin_variant() {
     ];
     let all: Vec<&str> = SkinVariant::ALL.iter().map(|v| v.name()).collect();
     assert_eq!(all, named);
+}
+
+fn main() {
+    let mut tests: Vec<(&'static str, fn())> = vec![
+        (
+            "lod_frames_verify_with_every_upload_variant_and_skin_variant",
+            lod_frames_verify_with_every_upload_variant_and_skin_variant,
+        ),
+        (
+            "misaligned_staging_memory_falls_back_and_still_verifies",
+            misaligned_staging_memory_falls_back_and_still_verifies,
+        ),
+        (
+            "the_indirect_draw_cases_name_every_skin_variant",
+            the_indirect_draw_cases_name_every_skin_variant,
+        ),
+    ];
+    tests.extend(indirect_draw_tests());
+    common::run_tests(tests);
 }

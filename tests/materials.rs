@@ -29,9 +29,10 @@ fn image_bytes(edit: &common::GlbEdit) -> std::ops::Range<usize> {
     start..start + view["byteLength"].as_u64().unwrap() as usize
 }
 
-#[test]
 fn fox_png_texture_covers_every_vertex() {
-    let Some(edit) = fox() else { return };
+    let Some(edit) = fox() else {
+        common::cannot_run_here()
+    };
     let (rig, _) = load(&edit, "Fox.glb");
     let m = &rig.materials;
     assert_eq!(m.materials.len(), 1, "{:?}", m.materials);
@@ -48,10 +49,9 @@ fn fox_png_texture_covers_every_vertex() {
     assert!(m.notes.is_empty(), "{:?}", m.notes);
 }
 
-#[test]
 fn cesium_man_jpeg_texture() {
     let Some(dir) = common::rigs_dir() else {
-        return;
+        common::cannot_run_here()
     };
     let (rig, _) = import_path(&dir.join("CesiumMan/CesiumMan.glb")).unwrap();
     let m = &rig.materials;
@@ -60,7 +60,6 @@ fn cesium_man_jpeg_texture() {
     assert!(m.notes.is_empty(), "{:?}", m.notes);
 }
 
-#[test]
 fn built_in_rigs_have_no_materials() {
     let rig = skinbench::rig::generate::reference_rig();
     assert!(rig.materials.materials.is_empty());
@@ -69,9 +68,10 @@ fn built_in_rigs_have_no_materials() {
 
 /// Two materials over the Fox's one primitive split in two: each covers its own vertices,
 /// the second with its factor and no texture.
-#[test]
 fn two_materials_cover_their_own_vertices() {
-    let Some(mut edit) = fox() else { return };
+    let Some(mut edit) = fox() else {
+        common::cannot_run_here()
+    };
     let primitive = edit.doc["meshes"][0]["primitives"][0].clone();
     let mut second = primitive.clone();
     second["material"] = json!(1);
@@ -107,18 +107,20 @@ fn assert_left_out(rig: &Rig, report: &ImportReport, why: &str) {
     assert!(rig.mesh.vertex_count() > 0);
 }
 
-#[test]
 fn bytes_that_are_no_image_leave_the_texture_out() {
-    let Some(mut edit) = fox() else { return };
+    let Some(mut edit) = fox() else {
+        common::cannot_run_here()
+    };
     let range = image_bytes(&edit);
     edit.bin[range].fill(0x5a);
     let (rig, report) = load(&edit, "Fox_no_image.glb");
     assert_left_out(&rig, &report, "neither PNG nor JPEG");
 }
 
-#[test]
 fn corrupt_png_data_leaves_the_texture_out() {
-    let Some(mut edit) = fox() else { return };
+    let Some(mut edit) = fox() else {
+        common::cannot_run_here()
+    };
     let range = image_bytes(&edit);
     // The signature and header stay; the compressed data after them is garbage.
     let start = range.start + 64;
@@ -143,9 +145,10 @@ fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
-#[test]
 fn an_image_past_the_pixel_bound_is_refused_by_its_header() {
-    let Some(mut edit) = fox() else { return };
+    let Some(mut edit) = fox() else {
+        common::cannot_run_here()
+    };
     let range = image_bytes(&edit);
     // A well-formed PNG header claiming 65536 × 65536 pixels (the data after it is never read).
     let mut ihdr = b"IHDR".to_vec();
@@ -164,9 +167,10 @@ fn an_image_past_the_pixel_bound_is_refused_by_its_header() {
 
 /// The Fox as a .gltf with its image in a file beside it: read from there, and a note
 /// (not a failure) once the file is gone.
-#[test]
 fn an_external_image_is_read_and_a_missing_one_noted() {
-    let Some(mut edit) = fox() else { return };
+    let Some(mut edit) = fox() else {
+        common::cannot_run_here()
+    };
     let dir = common::temp_dir("materials-external");
     let range = image_bytes(&edit);
     std::fs::write(dir.join("fox texture.png"), &edit.bin[range]).unwrap();
@@ -185,9 +189,10 @@ fn an_external_image_is_read_and_a_missing_one_noted() {
 
 /// Many materials each with its own large image: the image past the character's total is
 /// left out with a note, the others read (4096² is a sixteenth of the total).
-#[test]
 fn images_past_the_total_are_left_out() {
-    let Some(mut edit) = fox() else { return };
+    let Some(mut edit) = fox() else {
+        common::cannot_run_here()
+    };
     // One 4096 × 4096 PNG (mostly one colour, so small), made once.
     let big = image::RgbaImage::from_pixel(4096, 4096, image::Rgba([200, 120, 40, 255]));
     let mut png = Vec::new();
@@ -244,4 +249,43 @@ fn assert_left_out_note(report: &ImportReport, why: &str) {
         "{:?}",
         report.notes
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "fox_png_texture_covers_every_vertex",
+            fox_png_texture_covers_every_vertex,
+        ),
+        ("cesium_man_jpeg_texture", cesium_man_jpeg_texture),
+        (
+            "built_in_rigs_have_no_materials",
+            built_in_rigs_have_no_materials,
+        ),
+        (
+            "two_materials_cover_their_own_vertices",
+            two_materials_cover_their_own_vertices,
+        ),
+        (
+            "bytes_that_are_no_image_leave_the_texture_out",
+            bytes_that_are_no_image_leave_the_texture_out,
+        ),
+        (
+            "corrupt_png_data_leaves_the_texture_out",
+            corrupt_png_data_leaves_the_texture_out,
+        ),
+        (
+            "an_image_past_the_pixel_bound_is_refused_by_its_header",
+            an_image_past_the_pixel_bound_is_refused_by_its_header,
+        ),
+        (
+            "an_external_image_is_read_and_a_missing_one_noted",
+            an_external_image_is_read_and_a_missing_one_noted,
+        ),
+        (
+            "images_past_the_total_are_left_out",
+            images_past_the_total_are_left_out,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -9,7 +9,7 @@ mod common;
 
 use std::sync::Arc;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use serde_json::json;
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::{BaseColors, OrbitCamera, UploadVariant, crowd_extent};
@@ -83,7 +83,7 @@ fn picture(
     )
     .map_err(|e| e.to_string())?;
     scene.set_crowd(crowd.clone());
-    scene.camera = *camera;
+    *scene.camera_mut() = *camera;
     scene
         .frame(skinbench::gpu::scene::Frame::headless(0.0))
         .map_err(|e| e.to_string())?;
@@ -121,9 +121,7 @@ fn same_on_every_path(
     reference: SkinVariant,
     skin: SkinVariant,
 ) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     let crowd = crowd(rig);
     let view = camera(&crowd);
     let expected = picture(&gpu, rig, &crowd, &view, reference, BaseColors::File)?;
@@ -205,9 +203,7 @@ fn fox_green_and_red(uvs: bool) -> Option<Arc<PreparedRig>> {
 /// each a good part of the picture; in the tints, none is. (Shadows are off: no pixel is
 /// a mix of a character's colour and the ground's.)
 fn two_materials(rig: &Arc<PreparedRig>, skin: SkinVariant, name: &str) -> Result<(), Failed> {
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let gpu = common::gpu_or_skip()?;
     if rig.materials.materials.len() != 2 || rig.materials.images.len() != 1 {
         return Err(format!("the test rig has {:?}", rig.materials).into());
     }
@@ -284,12 +280,8 @@ fn two_materials(rig: &Arc<PreparedRig>, skin: SkinVariant, name: &str) -> Resul
 /// An image wider than a layer may be is drawn downscaled, and the scene's notes (the
 /// panel's) say so.
 fn a_wide_image_is_drawn_smaller_with_a_note() -> Result<(), Failed> {
-    let Some(dir) = common::rigs_dir() else {
-        return Ok(());
-    };
-    let Some(gpu) = common::gpu_context() else {
-        return Ok(());
-    };
+    let dir = common::rigs_or_skip()?;
+    let gpu = common::gpu_or_skip()?;
     let mut edit = common::GlbEdit::open(&dir.join("Fox/Fox.glb"));
     let out = common::temp_dir("materials_drawn_wide");
     let wide = image::RgbaImage::from_pixel(4096, 8, image::Rgba([200, 120, 40, 255]));
@@ -308,13 +300,13 @@ fn a_wide_image_is_drawn_smaller_with_a_note() -> Result<(), Failed> {
     )
     .map_err(|e| e.to_string())?;
     let side = skinbench::gpu::renderer::MAX_LAYER_SIDE;
-    let (width, height, layers) = scene.renderer.material_layers();
+    let (width, height, layers) = scene.renderer().material_layers();
     if (width, height, layers) != (side, 8, 1) {
         return Err(format!("layers {width}×{height}×{layers}").into());
     }
     let wanted = format!("image wide drawn at {side}×8 (the file's is 4096×8)");
-    if !scene.notes.iter().any(|n| n == &wanted) {
-        return Err(format!("no note {wanted:?} in {:?}", scene.notes).into());
+    if !scene.notes().iter().any(|n| n == &wanted) {
+        return Err(format!("no note {wanted:?} in {:?}", scene.notes()).into());
     }
     Ok(())
 }
@@ -334,7 +326,7 @@ fn main() {
             }
             let (rig, case) = (rig.clone(), format!("{name}/{}", path.name()));
             let label = case.clone();
-            trials.push(Trial::test(case, move || {
+            trials.push(common::trial(case, move || {
                 same_on_every_path(&rig, &label, reference_skin, skin)
             }));
         }
@@ -347,13 +339,15 @@ fn main() {
             for (path, skin) in variant_per_path(&rig) {
                 let (rig, case) = (rig.clone(), format!("{prefix}/{}", path.name()));
                 let label = case.clone();
-                trials.push(Trial::test(case, move || two_materials(&rig, skin, &label)));
+                trials.push(common::trial(case, move || {
+                    two_materials(&rig, skin, &label)
+                }));
             }
         }
     }
-    trials.push(Trial::test(
+    trials.push(common::trial(
         "a_wide_image_is_drawn_smaller_with_a_note",
         a_wide_image_is_drawn_smaller_with_a_note,
     ));
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

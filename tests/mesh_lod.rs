@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::HashSet;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::mesh_lod::{level_errors, measure, poses_per_clip};
 
@@ -86,13 +86,13 @@ fn main() {
     let mut trials = Vec::new();
     for (name, rig) in common::prepared_rigs() {
         let r = rig.clone();
-        trials.push(Trial::test(format!("chain/{name}"), move || {
+        trials.push(common::trial(format!("chain/{name}"), move || {
             chain_is_valid(&r)
         }));
         let r = rig.clone();
-        trials.push(Trial::test(format!("error_bound/{name}"), move || {
+        trials.push(common::trial(format!("error_bound/{name}"), move || {
             error_bounds_other_poses(&r)
         }));
     }
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

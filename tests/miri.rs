@@ -60,9 +60,10 @@ fn config(hierarchy: HierarchyVariant, skin: SkinVariant, method: SkinMethod) ->
 
 /// Every skin variant whose CPU part writes through unsafe code, with each method it
 /// implements, after the lane hierarchy.
-#[test]
 fn every_cpu_skin_variant_and_method() {
-    let Some(rig) = simple_skin() else { return };
+    let Some(rig) = simple_skin() else {
+        common::cannot_run_here()
+    };
     for &skin in SkinVariant::ALL
         .iter()
         .filter(|s| s.spec().runs_on != SkinDevice::GpuCompute)
@@ -74,9 +75,10 @@ fn every_cpu_skin_variant_and_method() {
 }
 
 /// Every hierarchy variant, with the lane skin kernel the best frame uses.
-#[test]
 fn every_hierarchy_variant() {
-    let Some(rig) = simple_skin() else { return };
+    let Some(rig) = simple_skin() else {
+        common::cannot_run_here()
+    };
     for &hierarchy in HierarchyVariant::ALL {
         check(
             &rig,
@@ -86,9 +88,10 @@ fn every_hierarchy_variant() {
 }
 
 /// The staged schedule (a pass per stage, the arena handed out in chunks).
-#[test]
 fn the_staged_schedule() {
-    let Some(rig) = simple_skin() else { return };
+    let Some(rig) = simple_skin() else {
+        common::cannot_run_here()
+    };
     let mut c = config(
         HierarchyVariant::Simd,
         SkinVariant::Streamed,
@@ -96,4 +99,16 @@ fn the_staged_schedule() {
     );
     c.schedule = Schedule::Staged;
     check(&rig, c);
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "every_cpu_skin_variant_and_method",
+            every_cpu_skin_variant_and_method,
+        ),
+        ("every_hierarchy_variant", every_hierarchy_variant),
+        ("the_staged_schedule", the_staged_schedule),
+    ];
+    common::run_tests(tests);
 }

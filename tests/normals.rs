@@ -16,7 +16,7 @@ mod common;
 use std::sync::Arc;
 
 use glam::DVec3;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use skinbench::crowd::pipeline::best_hierarchy;
 use skinbench::crowd::{PipelineConfig, Schedule};
 use skinbench::pose::pose;
@@ -259,23 +259,24 @@ fn main() {
             Arc::new(PreparedRig::new(with_surface_normals(rig), &report, &name).unwrap());
         {
             let (n, r) = (name.clone(), plain.clone());
-            trials.push(Trial::test(
+            trials.push(common::trial(
                 format!("{name}/normal_matrices_decided_at_load"),
                 move || decision(&n, &r),
             ));
         }
         {
             let (n, r) = (name.clone(), plain.clone());
-            trials.push(Trial::test(
+            trials.push(common::trial(
                 format!("{name}/packed_normals_fit_their_bound"),
                 move || packed_normals_fit_their_bound(&n, &r),
             ));
         }
         {
             let (n, r) = (name.clone(), surface.clone());
-            trials.push(Trial::test(format!("{name}/measured_angles"), move || {
-                measurement(&n, &r)
-            }));
+            trials.push(common::trial(
+                format!("{name}/measured_angles"),
+                move || measurement(&n, &r),
+            ));
         }
         // GPU variants' normals are checked against the oracle in tests/gpu_conformance.rs;
         // a variant that takes fewer influences than the rig has refuses it
@@ -285,11 +286,11 @@ fn main() {
             .filter(|s| s.skins_on_cpu() && s.refusal(SkinMethod::Linear, &surface).is_none())
         {
             let r = surface.clone();
-            trials.push(Trial::test(
+            trials.push(common::trial(
                 format!("{name}/{}/rigid_normals_follow_the_surface", skin.name()),
                 move || rigid_normals_follow_the_surface(&r, skin),
             ));
         }
     }
-    libtest_mimic::run(&args, trials).exit();
+    common::run_trials(&args, trials);
 }

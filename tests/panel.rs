@@ -125,26 +125,26 @@ fn verify_passes(harness: &mut Harness<'static, Scene>, what: &str) {
     click_then_frame(harness, "verify");
     let deviation = harness
         .state()
-        .requests
-        .last_verify
-        .clone()
+        .last_verify()
+        .cloned()
         .unwrap_or_else(|| panic!("{what}: verify did not run"))
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(deviation.within_tolerance(), "{what}: {deviation:?}");
 }
 
-#[test]
 fn verify_is_within_tolerance_for_every_skin_and_upload_variant() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     for &upload in UploadVariant::ALL {
         for &skin in SkinVariant::ALL {
             let label = format!("{} {}", skin.name(), upload.name());
             {
                 let scene = harness.state_mut();
-                scene.settings.pipeline.skin = skin;
-                scene.settings.upload = upload;
+                scene.settings_mut().pipeline.skin = skin;
+                scene.settings_mut().upload = upload;
                 scene.frame(Frame::headless(1.0 / 60.0)).unwrap();
-                assert_eq!(scene.pipeline.config().skin, skin, "{label}");
+                assert_eq!(scene.running_config().skin, skin, "{label}");
             }
             harness.run_steps(2);
             click_then_frame(&mut harness, "verify");
@@ -159,7 +159,7 @@ fn verify_is_within_tolerance_for_every_skin_and_upload_variant() {
                 });
             let text = format!("{shown:?}");
             assert!(text.contains("within tolerance"), "{label}: {text}");
-            let result = harness.state().requests.last_verify.clone();
+            let result = harness.state().last_verify().cloned();
             let deviation = result
                 .unwrap_or_else(|| panic!("{label}: verify did not run"))
                 .unwrap_or_else(|e| panic!("{label}: {e}"));
@@ -169,10 +169,11 @@ fn verify_is_within_tolerance_for_every_skin_and_upload_variant() {
     }
 }
 
-#[test]
 fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
-    let Some(mut harness) = harness() else { return };
-    let start = harness.state().pipeline.config().skin;
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    let start = harness.state().running_config().skin;
     let wanted = if start == SkinVariant::Tuned {
         SkinVariant::Sorted
     } else {
@@ -193,69 +194,73 @@ fn choosing_a_variant_in_a_combo_box_changes_the_running_pipeline() {
     harness.get_by_label(wanted.name()).click();
     harness.run_steps(2);
     run_frame(&mut harness);
-    assert_eq!(harness.state().settings.pipeline.skin, wanted);
-    assert_eq!(harness.state().pipeline.config().skin, wanted);
+    assert_eq!(harness.state().settings().pipeline.skin, wanted);
+    assert_eq!(harness.state().running_config().skin, wanted);
     assert_eq!(
-        harness.state().pipeline.output_layout().variant(),
+        harness.state().output_layout().variant(),
         wanted,
         "the output layout follows the variant"
     );
 }
 
-#[test]
 fn choosing_a_simd_level_runs_the_pipeline_at_it() {
     use skinbench::simd::SimdLevel;
-    let Some(mut harness) = harness() else { return };
-    assert_eq!(harness.state().pipeline.simd_level(), SimdLevel::native());
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    assert_eq!(harness.state().simd_level(), SimdLevel::native());
     let combo = combo(&harness, "SIMD level");
     assert_eq!(combo.value().as_deref(), Some(SimdLevel::native().name()));
     for level in SimdLevel::available() {
         choose(&mut harness, "SIMD level", level.name());
-        assert_eq!(harness.state().settings.simd_level, level);
-        assert_eq!(harness.state().pipeline.simd_level(), level);
+        assert_eq!(harness.state().settings().simd_level, level);
+        assert_eq!(harness.state().simd_level(), level);
         // The frame at that level still verifies.
         verify_passes(&mut harness, level.name());
     }
 }
 
-#[test]
 fn choosing_a_compute_shader_skins_gpu_compute_with_it() {
     use skinbench::gpu::skin::ComputeShader;
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     // The box is there only while a GPU variant runs.
     assert!(
         harness
             .query_by_role_and_label(egui::accesskit::Role::ComboBox, "compute shader")
             .is_none()
     );
-    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
+    harness.state_mut().settings_mut().pipeline.skin = SkinVariant::GpuCompute;
     run_frame(&mut harness);
     harness.run_steps(2);
     for &shader in ComputeShader::ALL {
         choose(&mut harness, "compute shader", shader.name());
-        assert_eq!(harness.state().settings.compute_shader, shader);
-        assert_eq!(harness.state().renderer.compute_shader(), shader);
+        assert_eq!(harness.state().settings().compute_shader, shader);
+        assert_eq!(harness.state().renderer().compute_shader(), shader);
         verify_passes(&mut harness, shader.name());
     }
 }
 
-#[test]
 fn the_shadows_box_switches_the_shadow_pass() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     // The app starts with shadows on (common::app_settings, as the --shadows default).
-    assert!(harness.state().renderer.shadows());
+    assert!(harness.state().renderer().shadows());
     for expected in [false, true] {
         click_then_frame(&mut harness, "shadows");
-        assert_eq!(harness.state().settings.shadows, expected);
-        assert_eq!(harness.state().renderer.shadows(), expected);
+        assert_eq!(harness.state().settings().shadows, expected);
+        assert_eq!(harness.state().renderer().shadows(), expected);
     }
 }
 
 /// The profiler button says what it did: where puffin serves (a puffin build), or how to
 /// build one (the default build, which this test runs in unless a feature is given).
-#[test]
 fn the_profiler_button_says_where_to_look_or_how_to_build_it() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     click_then_frame(&mut harness, "profiler");
     let wanted = if skinbench::ui::profiler::available() {
         "puffin serves on 127.0.0.1:8585"
@@ -268,19 +273,20 @@ fn the_profiler_button_says_where_to_look_or_how_to_build_it() {
     );
 }
 
-#[test]
 fn the_indirect_draws_box_switches_to_draws_one_by_one() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     // On by default (as --indirect-draws); lavapipe and the GPUs tried draw indirectly.
-    assert!(harness.state().renderer.indirect_supported());
-    assert!(harness.state().renderer.indirect_draws());
+    assert!(harness.state().renderer().indirect_supported());
+    assert!(harness.state().renderer().indirect_draws());
     // 13 characters of `packed`: one vertex binding, so one multi-draw a pass; one by
     // one, a draw per character.
     choose(&mut harness, "skin", "packed");
     for (expected, commands) in [(false, "13 + 13"), (true, "1 + 1")] {
         click_then_frame(&mut harness, "indirect draws");
-        assert_eq!(harness.state().settings.indirect_draws, expected);
-        assert_eq!(harness.state().renderer.indirect_draws(), expected);
+        assert_eq!(harness.state().settings().indirect_draws, expected);
+        assert_eq!(harness.state().renderer().indirect_draws(), expected);
         let label = format!("{commands} shadow draws");
         assert!(
             harness.query_by_label_contains(&label).is_some(),
@@ -289,36 +295,38 @@ fn the_indirect_draws_box_switches_to_draws_one_by_one() {
     }
 }
 
-#[test]
 fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     assert!(harness.query_by_label_contains("mesh levels").is_none());
     click_then_frame(&mut harness, "mesh LOD");
-    assert!(harness.state().settings.lod.mesh);
+    assert!(harness.state().settings().lod.mesh);
     harness.run_steps(2);
     harness.get_by_label_contains("mesh levels 0/1/2/3/4:");
     let reading = harness.state_mut().mesh_lod_reading();
     assert_eq!(reading.at_level.iter().sum::<usize>(), 13, "{reading:?}");
     assert!(reading.triangles <= reading.full_triangles);
     click_then_frame(&mut harness, "colour by level");
-    assert!(harness.state().settings.color_by_level);
+    assert!(harness.state().settings().color_by_level);
     click_then_frame(&mut harness, "mesh LOD");
-    assert!(!harness.state().settings.lod.mesh);
+    assert!(!harness.state().settings().lod.mesh);
     harness.run_steps(2);
     assert!(harness.query_by_label_contains("mesh levels").is_none());
 }
 
-#[test]
 fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     assert!(harness.query_by_label_contains("period 1/2/4/8").is_none());
     click_then_frame(&mut harness, "LOD");
-    assert!(harness.state().settings.lod.enabled);
+    assert!(harness.state().settings().lod.enabled);
     // Its first frame computes everything; the next plan periods, and the error is
     // measured once a second (the first time at once).
     run_frame(&mut harness);
     harness.run_steps(2);
-    let stats = harness.state().lod.stats;
+    let stats = harness.state().lod_stats();
     assert_eq!(
         stats.at_period.iter().sum::<usize>() + stats.culled,
         13,
@@ -326,7 +334,7 @@ fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error()
     );
     harness.get_by_label_contains("period 1/2/4/8");
     harness.get_by_label_contains("measured error:");
-    assert!(matches!(harness.state().lod_error, Some(Ok(_))));
+    assert!(matches!(harness.state().lod_error(), Some(Ok(_))));
     // A cross-fade of the built-in rig's clips (loops of different lengths) has no bound:
     // every blended character is recomputed every frame, and the panel says so.
     let unbounded = "blended characters recomputed every frame";
@@ -346,23 +354,24 @@ fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error()
         }
     };
     click_blend(&mut harness);
-    let stats = harness.state().lod.stats;
+    let stats = harness.state().lod_stats();
     assert_eq!(stats.unbounded, 13, "{stats:?}");
     assert_eq!(stats.updated, 13, "{stats:?}");
     harness.get_by_label_contains(unbounded);
     click_blend(&mut harness);
-    assert_eq!(harness.state().lod.stats.unbounded, 0);
+    assert_eq!(harness.state().lod_stats().unbounded, 0);
     assert!(harness.query_by_label_contains(unbounded).is_none());
     click_then_frame(&mut harness, "LOD");
-    assert!(!harness.state().settings.lod.enabled);
+    assert!(!harness.state().settings().lod.enabled);
     assert!(harness.query_by_label_contains("period 1/2/4/8").is_none());
 }
 
-#[test]
 fn the_screenshot_button_says_where_the_file_went_or_why_not() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     let dir = common::temp_dir("panel-screenshots");
-    harness.state_mut().screenshot_dir = dir.clone();
+    harness.state_mut().set_screenshot_dir(dir.clone());
     click_then_frame(&mut harness, "screenshot (F12)");
     let saved = harness.get_by_label_contains("saved ");
     let text = format!("{saved:?}");
@@ -382,7 +391,9 @@ fn the_screenshot_button_says_where_the_file_went_or_why_not() {
     // goes on rendering.
     let blocker = dir.join("not-a-folder");
     std::fs::write(&blocker, b"x").unwrap();
-    harness.state_mut().screenshot_dir = blocker.join("shots");
+    harness
+        .state_mut()
+        .set_screenshot_dir(blocker.join("shots"));
     click_then_frame(&mut harness, "screenshot (F12)");
     let failed = harness.get_by_label_contains("screenshot failed");
     assert!(format!("{failed:?}").contains("not-a-folder"), "{failed:?}");
@@ -392,26 +403,26 @@ fn the_screenshot_button_says_where_the_file_went_or_why_not() {
 /// A change that would not fit in memory (a 60,000-joint chain, 10,000 instances of
 /// `tree` with the `staged` schedule: about 125 GB) is refused before anything is
 /// allocated: the scene keeps running as it was, and the panel says why and how many fit.
-#[test]
 fn a_change_too_big_for_memory_is_refused_and_the_panel_says_why() {
     let (rig, report) =
         skinbench::rig::import_slice(&common::chain_glb(60_000), "chain.glb", None).unwrap();
     let rig = Arc::new(PreparedRig::new(rig, &report, "chain.glb").unwrap());
     let Some(mut harness) = harness_for(rig, 9) else {
-        return;
+        common::cannot_run_here()
     };
-    let before = *harness.state().pipeline.config();
+    let before = *harness.state().running_config();
     {
         let scene = harness.state_mut();
-        scene.settings.instances = 10_000;
-        scene.settings.pipeline.hierarchy = skinbench::anim::hierarchy::HierarchyVariant::Tree;
-        scene.settings.pipeline.schedule = skinbench::crowd::Schedule::Staged;
+        scene.settings_mut().instances = 10_000;
+        scene.settings_mut().pipeline.hierarchy =
+            skinbench::anim::hierarchy::HierarchyVariant::Tree;
+        scene.settings_mut().pipeline.schedule = skinbench::crowd::Schedule::Staged;
     }
     run_frame(&mut harness);
     harness.run_steps(2);
-    assert_eq!(harness.state().crowd.len(), 9);
-    assert_eq!(*harness.state().pipeline.config(), before);
-    assert_eq!(harness.state().settings.instances, 9);
+    assert_eq!(harness.state().crowd().len(), 9);
+    assert_eq!(*harness.state().running_config(), before);
+    assert_eq!(harness.state().settings().instances, 9);
     for text in ["10000 instances of chain.glb", "instances fit"] {
         assert!(
             harness.query_by_label_contains(text).is_some(),
@@ -420,13 +431,14 @@ fn a_change_too_big_for_memory_is_refused_and_the_panel_says_why() {
     }
 }
 
-#[test]
 fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant() {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     choose(&mut harness, "skin", "pulled");
     choose(&mut harness, "method", "dual_quat");
     assert_eq!(
-        harness.state().pipeline.config().method,
+        harness.state().running_config().method,
         SkinMethod::DualQuat
     );
     verify_passes(&mut harness, "pulled with dual quaternions");
@@ -438,9 +450,9 @@ fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant
         "tuned",
         "tuned is offered with dual quaternions",
     );
-    harness.state_mut().settings.pipeline.skin = SkinVariant::Tuned;
+    harness.state_mut().settings_mut().pipeline.skin = SkinVariant::Tuned;
     run_frame(&mut harness);
-    let config = *harness.state().pipeline.config();
+    let config = *harness.state().running_config();
     assert_eq!(
         (config.skin, config.method),
         (SkinVariant::Pulled, SkinMethod::DualQuat)
@@ -448,14 +460,14 @@ fn the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant
     assert!(
         harness
             .state()
-            .notes
+            .notes()
             .iter()
             .any(|n| n.contains("linear only")),
         "{:?}",
-        harness.state().notes
+        harness.state().notes()
     );
     choose(&mut harness, "method", "linear");
-    assert_eq!(harness.state().pipeline.config().method, SkinMethod::Linear);
+    assert_eq!(harness.state().running_config().method, SkinMethod::Linear);
 }
 
 /// Every label's text in the panel, in the order drawn (depth first).
@@ -485,7 +497,9 @@ fn drawn_texts(harness: &Harness<'static, Scene>) -> Vec<String> {
 /// line) against the sidecar of a screenshot of that frame, after `frames` frames of
 /// `dt_secs` each.
 fn sidecar_matches_the_drawn_panel(dt_secs: f32, frames: usize) {
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     let dir = common::temp_dir(&format!("sidecar-{dt_secs}"));
     for _ in 0..frames {
         harness.state_mut().frame(Frame::headless(dt_secs)).unwrap();
@@ -501,7 +515,7 @@ fn sidecar_matches_the_drawn_panel(dt_secs: f32, frames: usize) {
     let sidecar: serde_json::Value =
         serde_json::from_slice(&std::fs::read(path.with_extension("json")).unwrap()).unwrap();
     let panel: skinbench::gpu::scene::readings::PanelReadings =
-        harness.state().shown.clone().unwrap();
+        harness.state().shown().cloned().unwrap();
     assert_eq!(sidecar["panel"], serde_json::to_value(&panel).unwrap());
 
     let frame_line = panel.frame_line("test");
@@ -550,13 +564,11 @@ fn sidecar_matches_the_drawn_panel(dt_secs: f32, frames: usize) {
     );
 }
 
-#[test]
 fn the_sidecar_holds_what_the_panel_drew_at_sixty_frames_a_second() {
     // A second of frames: the readings average all sixty.
     sidecar_matches_the_drawn_panel(1.0 / 60.0, 62);
 }
 
-#[test]
 fn the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame() {
     // Frames of three seconds (lavapipe drawing 10,000 characters): a reading is the
     // latest frame alone, and says so.
@@ -590,10 +602,11 @@ fn side_panel_harness(
 
 /// At the window sizes the app is used at, the panel's actions lie inside the window
 /// without scrolling (the rest of the panel scrolls above them).
-#[test]
 fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
     for (width, height) in [(1280.0, 720.0), (1600.0, 900.0)] {
-        let Some(gpu) = context() else { return };
+        let Some(gpu) = context() else {
+            common::cannot_run_here()
+        };
         let rig = Arc::new(PreparedRig::reference());
         let settings = common::app_settings(&rig, 13);
         let mut harness = side_panel_harness(settings, rig, gpu, (width, height));
@@ -620,7 +633,6 @@ fn the_actions_fit_the_window_at_1280x720_and_1600x900() {
 /// At the default 1600×900 window the whole panel is in view without scrolling, with the
 /// most rows it has: every timing row, the CPU line and the plot above the
 /// actions, with `gpu_compute` and both LODs, animated on the CPU and on the GPU.
-#[test]
 fn every_row_is_in_view_at_1600x900() {
     use skinbench::crowd::AnimateDevice;
     use skinbench::skin::SkinVariant;
@@ -633,7 +645,9 @@ fn every_row_is_in_view_at_1600x900() {
         .iter()
         .flat_map(|r| [AnimateDevice::Cpu, AnimateDevice::Gpu].map(|a| (r.clone(), a)))
     {
-        let Some(gpu) = context() else { return };
+        let Some(gpu) = context() else {
+            common::cannot_run_here()
+        };
         let mut settings = common::app_settings(&rig, 13);
         settings.pipeline.skin = SkinVariant::GpuCompute;
         settings.animate = animate;
@@ -647,7 +661,7 @@ fn every_row_is_in_view_at_1600x900() {
         );
         let harness = side_panel_harness(settings, rig, gpu, (1600.0, 900.0));
         let bottom = harness.get_by_label("verify").rect().top();
-        let panel = harness.state().shown.clone().expect("readings");
+        let panel = harness.state().shown().cloned().expect("readings");
         let mut labels: Vec<String> = panel.rows.iter().map(|r| r.label.clone()).collect();
         labels.push("stage history plot".into());
         for label in &labels {
@@ -669,11 +683,12 @@ fn every_row_is_in_view_at_1600x900() {
     }
 }
 
-#[test]
 fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     use skinbench::crowd::AnimateDevice;
     use skinbench::gpu::animate::GpuHierarchy;
-    let Some(mut harness) = harness() else { return };
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
     // With a CPU skin variant the GPU's entry is greyed, with the reason.
     entry_is_greyed(
         &mut harness,
@@ -681,17 +696,17 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
         "gpu",
         "the GPU animation is offered with a CPU skin variant",
     );
-    assert_eq!(harness.state().settings.animate, AnimateDevice::Cpu);
+    assert_eq!(harness.state().settings().animate, AnimateDevice::Cpu);
     // The list stays open after a click on a greyed entry.
     harness.key_press(egui::Key::Escape);
     harness.run_steps(2);
     // (The skin list is longer than its popup shows: the GPU variants are set directly, as
     // the compute shader's test does.)
-    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
+    harness.state_mut().settings_mut().pipeline.skin = SkinVariant::GpuCompute;
     run_frame(&mut harness);
     harness.run_steps(2);
     choose(&mut harness, "animation device", "gpu");
-    assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
+    assert_eq!(harness.state().settings().animate, AnimateDevice::Gpu);
     run_frame(&mut harness);
     harness.run_steps(2);
     // The animation's passes get their rows.
@@ -712,17 +727,17 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     verify_passes(&mut harness, "gpu_compute animated on the GPU");
     for &hierarchy in GpuHierarchy::ALL {
         choose(&mut harness, "GPU hierarchy pass", hierarchy.name());
-        assert_eq!(harness.state().settings.gpu_hierarchy, hierarchy);
+        assert_eq!(harness.state().settings().gpu_hierarchy, hierarchy);
         verify_passes(&mut harness, hierarchy.name());
     }
-    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuVertex;
+    harness.state_mut().settings_mut().pipeline.skin = SkinVariant::GpuVertex;
     run_frame(&mut harness);
     harness.run_steps(2);
-    assert_eq!(harness.state().settings.animate, AnimateDevice::Gpu);
+    assert_eq!(harness.state().settings().animate, AnimateDevice::Gpu);
     verify_passes(&mut harness, "gpu_vertex animated on the GPU");
     // LOD runs on the GPU too: its pass gets a row, its counts come back, verify passes.
     click_then_frame(&mut harness, "LOD");
-    assert!(harness.state().settings.lod.enabled);
+    assert!(harness.state().settings().lod.enabled);
     for _ in 0..3 {
         run_frame(&mut harness);
     }
@@ -731,22 +746,22 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
     assert!(harness.state().lod_stats().at_period.iter().sum::<usize>() > 0);
     harness.get_by_label_contains("period 1/2/4/8");
     verify_passes(&mut harness, "gpu_vertex animated on the GPU with LOD");
-    harness.state_mut().settings.pipeline.skin = SkinVariant::GpuCompute;
+    harness.state_mut().settings_mut().pipeline.skin = SkinVariant::GpuCompute;
     verify_passes(&mut harness, "gpu_compute animated on the GPU with LOD");
     click_then_frame(&mut harness, "LOD");
     // A CPU skin variant takes the animation back to the CPU, and says why.
-    harness.state_mut().settings.pipeline.skin = SkinVariant::Pulled;
+    harness.state_mut().settings_mut().pipeline.skin = SkinVariant::Pulled;
     run_frame(&mut harness);
     harness.run_steps(2);
-    assert_eq!(harness.state().settings.animate, AnimateDevice::Cpu);
+    assert_eq!(harness.state().settings().animate, AnimateDevice::Cpu);
     assert!(
         harness
             .state()
-            .notes
+            .notes()
             .iter()
             .any(|n| n.contains("so the CPU animates")),
         "{:?}",
-        harness.state().notes
+        harness.state().notes()
     );
     verify_passes(&mut harness, "pulled after the GPU animated");
 }
@@ -754,25 +769,24 @@ fn the_animate_box_moves_the_animation_to_the_gpu_and_back() {
 /// The clip boxes choose what the crowd plays, live: the default leaves the still clip out
 /// and says why, a ticked box deals it in, the last box cannot be unticked, and "moving"
 /// brings the default back.
-#[test]
 fn the_clip_boxes_choose_what_the_crowd_plays() {
     use skinbench::crowd::mix::ClipChoice;
     let Some(path) = common::fox_with_tpose(&common::temp_dir("panel-clips")) else {
-        return;
+        common::cannot_run_here()
     };
     let rig = Arc::new(PreparedRig::load(&path).unwrap());
     let Some(mut harness) = harness_for(rig, 40) else {
-        return;
+        common::cannot_run_here()
     };
     let plays = |harness: &Harness<'static, Scene>, clip: u16| {
         harness
             .state()
-            .crowd
+            .crowd()
             .as_slice()
             .iter()
             .any(|i| i.clip == clip)
     };
-    assert_eq!(harness.state().settings.clips, ClipChoice::Moving);
+    assert_eq!(harness.state().settings().clips, ClipChoice::Moving);
     assert!(!plays(&harness, 3));
     assert!(
         drawn_texts(&harness)
@@ -786,7 +800,7 @@ fn the_clip_boxes_choose_what_the_crowd_plays() {
     harness.run_steps(2);
     click_then_frame(&mut harness, "TPose (still)");
     assert_eq!(
-        harness.state().settings.clips,
+        harness.state().settings().clips,
         ClipChoice::Named(vec![
             "Survey".into(),
             "Walk".into(),
@@ -799,15 +813,22 @@ fn the_clip_boxes_choose_what_the_crowd_plays() {
     for name in ["Survey", "Walk", "Run"] {
         click_then_frame(&mut harness, name);
     }
-    assert!(harness.state().crowd.as_slice().iter().all(|i| i.clip == 3));
+    assert!(
+        harness
+            .state()
+            .crowd()
+            .as_slice()
+            .iter()
+            .all(|i| i.clip == 3)
+    );
     // The last clip stays: its box is disabled.
     click_then_frame(&mut harness, "TPose (still)");
     assert_eq!(
-        harness.state().settings.clips,
+        harness.state().settings().clips,
         ClipChoice::Named(vec!["TPose".into()])
     );
     click_then_frame(&mut harness, "moving");
-    assert_eq!(harness.state().settings.clips, ClipChoice::Moving);
+    assert_eq!(harness.state().settings().clips, ClipChoice::Moving);
     assert!(!plays(&harness, 3));
     assert!(plays(&harness, 0) && plays(&harness, 1) && plays(&harness, 2));
 }
@@ -815,27 +836,26 @@ fn the_clip_boxes_choose_what_the_crowd_plays() {
 /// The "file colours" box: on by default for a character whose file has materials, it
 /// switches the crowd to the tints and back (the picture changes with it); for a rig whose
 /// file names no material it is off and cannot be ticked.
-#[test]
 fn the_file_colours_box_switches_between_the_files_colours_and_the_tints() {
     use skinbench::gpu::BaseColors;
     let Some(dir) = common::rigs_dir() else {
-        return;
+        common::cannot_run_here()
     };
     let rig = Arc::new(PreparedRig::load(&dir.join("Fox/Fox.glb")).unwrap());
     let Some(mut fox) = harness_for(rig, 6) else {
-        return;
+        common::cannot_run_here()
     };
     let h = &mut fox;
     // Paused, so that every frame draws the same poses.
-    h.state_mut().settings.paused = true;
+    h.state_mut().settings_mut().paused = true;
     h.state_mut().frame(Frame::headless(1.0 / 60.0)).unwrap();
-    assert!(h.state().renderer.has_materials());
-    assert_eq!(h.state().renderer.base_colors(), BaseColors::File);
+    assert!(h.state().renderer().has_materials());
+    assert_eq!(h.state().renderer().base_colors(), BaseColors::File);
     let file_picture = h.state_mut().read_image().unwrap();
     for expected in [BaseColors::Tint, BaseColors::File] {
         click_then_frame(h, "file colours");
-        assert_eq!(h.state().settings.base_colors, expected);
-        assert_eq!(h.state().renderer.base_colors(), expected);
+        assert_eq!(h.state().settings().base_colors, expected);
+        assert_eq!(h.state().renderer().base_colors(), expected);
         let picture = h.state_mut().read_image().unwrap();
         let differ = picture
             .pixels()
@@ -849,9 +869,91 @@ fn the_file_colours_box_switches_between_the_files_colours_and_the_tints() {
     }
 
     let Some(mut built_in) = harness() else {
-        return;
+        common::cannot_run_here()
     };
-    assert!(!built_in.state().renderer.has_materials());
+    assert!(!built_in.state().renderer().has_materials());
     click_then_frame(&mut built_in, "file colours");
-    assert_eq!(built_in.state().settings.base_colors, BaseColors::File);
+    assert_eq!(built_in.state().settings().base_colors, BaseColors::File);
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "verify_is_within_tolerance_for_every_skin_and_upload_variant",
+            verify_is_within_tolerance_for_every_skin_and_upload_variant,
+        ),
+        (
+            "choosing_a_variant_in_a_combo_box_changes_the_running_pipeline",
+            choosing_a_variant_in_a_combo_box_changes_the_running_pipeline,
+        ),
+        (
+            "choosing_a_simd_level_runs_the_pipeline_at_it",
+            choosing_a_simd_level_runs_the_pipeline_at_it,
+        ),
+        (
+            "choosing_a_compute_shader_skins_gpu_compute_with_it",
+            choosing_a_compute_shader_skins_gpu_compute_with_it,
+        ),
+        (
+            "the_shadows_box_switches_the_shadow_pass",
+            the_shadows_box_switches_the_shadow_pass,
+        ),
+        (
+            "the_profiler_button_says_where_to_look_or_how_to_build_it",
+            the_profiler_button_says_where_to_look_or_how_to_build_it,
+        ),
+        (
+            "the_indirect_draws_box_switches_to_draws_one_by_one",
+            the_indirect_draws_box_switches_to_draws_one_by_one,
+        ),
+        (
+            "the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them",
+            the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them,
+        ),
+        (
+            "the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error",
+            the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error,
+        ),
+        (
+            "the_screenshot_button_says_where_the_file_went_or_why_not",
+            the_screenshot_button_says_where_the_file_went_or_why_not,
+        ),
+        (
+            "a_change_too_big_for_memory_is_refused_and_the_panel_says_why",
+            a_change_too_big_for_memory_is_refused_and_the_panel_says_why,
+        ),
+        (
+            "the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant",
+            the_method_box_switches_to_dual_quaternions_and_refuses_a_linear_only_variant,
+        ),
+        (
+            "the_sidecar_holds_what_the_panel_drew_at_sixty_frames_a_second",
+            the_sidecar_holds_what_the_panel_drew_at_sixty_frames_a_second,
+        ),
+        (
+            "the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame",
+            the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame,
+        ),
+        (
+            "the_actions_fit_the_window_at_1280x720_and_1600x900",
+            the_actions_fit_the_window_at_1280x720_and_1600x900,
+        ),
+        (
+            "every_row_is_in_view_at_1600x900",
+            every_row_is_in_view_at_1600x900,
+        ),
+        (
+            "the_animate_box_moves_the_animation_to_the_gpu_and_back",
+            the_animate_box_moves_the_animation_to_the_gpu_and_back,
+        ),
+        (
+            "the_clip_boxes_choose_what_the_crowd_plays",
+            the_clip_boxes_choose_what_the_crowd_plays,
+        ),
+        (
+            "the_file_colours_box_switches_between_the_files_colours_and_the_tints",
+            the_file_colours_box_switches_between_the_files_colours_and_the_tints,
+        ),
+    ];
+    common::run_tests(tests);
 }

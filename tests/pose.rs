@@ -60,7 +60,6 @@ fn read_obj_positions(path: &Path) -> Vec<[f32; 3]> {
         .collect()
 }
 
-#[test]
 fn pose_writes_every_rig_in_file_order_as_glb_and_obj() {
     let dir = common::temp_dir("pose");
     for file in rig_files() {
@@ -123,7 +122,6 @@ fn pose_writes_every_rig_in_file_order_as_glb_and_obj() {
     }
 }
 
-#[test]
 fn pose_refuses_bad_input_and_writes_nothing() {
     let dir = common::temp_dir("pose-bad");
     let rig = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb");
@@ -168,7 +166,6 @@ fn pose_refuses_bad_input_and_writes_nothing() {
 }
 
 /// `pose --mesh-lod N` writes level N's triangles over the same posed vertices.
-#[test]
 fn pose_writes_a_mesh_level() {
     let dir = common::temp_dir("pose-level");
     let rig = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb");
@@ -195,10 +192,9 @@ fn pose_writes_a_mesh_level() {
 /// `pose` takes every option that changes its output: an eight-influence rig posed with
 /// one of the first (four-influence) variants needs `--max-influences 4` (which the refusal
 /// names), and `--method` poses with dual quaternions.
-#[test]
 fn pose_takes_the_method_and_the_influence_cut() {
     let Some(dir) = common::rigs_dir() else {
-        return;
+        common::cannot_run_here()
     };
     let rig = dir.join("FoxVariants/Fox_8influences.glb");
     let rig = rig.to_str().unwrap();
@@ -257,4 +253,23 @@ fn pose_takes_the_method_and_the_influence_cut() {
         err.contains("quaternion") && err.contains("dual_quat"),
         "{err}"
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "pose_writes_every_rig_in_file_order_as_glb_and_obj",
+            pose_writes_every_rig_in_file_order_as_glb_and_obj,
+        ),
+        (
+            "pose_refuses_bad_input_and_writes_nothing",
+            pose_refuses_bad_input_and_writes_nothing,
+        ),
+        ("pose_writes_a_mesh_level", pose_writes_a_mesh_level),
+        (
+            "pose_takes_the_method_and_the_influence_cut",
+            pose_takes_the_method_and_the_influence_cut,
+        ),
+    ];
+    common::run_tests(tests);
 }

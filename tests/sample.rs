@@ -42,7 +42,6 @@ fn at(clip: &ClipRt, t: f32) -> Qvs {
     out[0]
 }
 
-#[test]
 fn linear_step_and_looping() {
     let q0 = Quat::IDENTITY;
     let q1 = Quat::from_rotation_y(1.0);
@@ -69,7 +68,6 @@ fn linear_step_and_looping() {
     assert_eq!(at(&step, 1.01).translation.x, 1.0);
 }
 
-#[test]
 fn cubic_spline_follows_its_tangents() {
     // Keys 0 and 2 with tangents of slope 2: the Hermite curve is the straight line 2t.
     let values = vec![
@@ -90,10 +88,9 @@ fn cubic_spline_follows_its_tangents() {
     );
 }
 
-#[test]
 fn fox_cubicspline_matches_fox_linear() {
     let Some(dir) = common::rigs_dir() else {
-        return;
+        common::cannot_run_here()
     };
     let linear = PreparedRig::load(&dir.join("Fox/Fox.glb")).unwrap();
     let cubic = PreparedRig::load(&dir.join("FoxVariants/Fox_cubicspline.glb")).unwrap();
@@ -118,7 +115,6 @@ fn fox_cubicspline_matches_fox_linear() {
     assert!(worst_deg < 1.0, "rotation differs by {worst_deg}°");
 }
 
-#[test]
 fn stats_of_a_window() {
     let mut v = vec![5.0, 1.0, 3.0, 2.0, 4.0];
     let s = Stats::of(&mut v);
@@ -128,7 +124,6 @@ fn stats_of_a_window() {
     assert_eq!(Stats::of(&mut even).median, 2.5);
 }
 
-#[test]
 fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
     let reference = skinbench::rig::generate::reference_rig();
     let prepared = PreparedRig::reference();
@@ -147,7 +142,7 @@ fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
         assert!(worst < 2e-6, "reference {}: {worst}", clip.name);
     }
     let Some(dir) = common::rigs_dir() else {
-        return;
+        common::cannot_run_here()
     };
     for file in common::PUBLIC_RIGS {
         let (rig, report) = skinbench::rig::import_path(&dir.join(file)).unwrap();
@@ -159,7 +154,6 @@ fn lane_rotations_match_the_per_track_sampler_on_every_rig() {
     }
 }
 
-#[test]
 fn lane_rotations_take_the_exact_slerp_for_wide_steps() {
     // Four tracks on one timeline; the keys of the first are 170° apart, where the
     // polynomial weights would be off by up to 2.6e-5.
@@ -204,4 +198,28 @@ fn lane_rotations_take_the_exact_slerp_for_wide_steps() {
     assert_eq!(ClipRt::new(&clip).lane_rotations.map(|l| l.tracks), Some(4));
     let worst = common::lane_vs_per_track(&clip, &[Qvs::IDENTITY; 4]);
     assert!(worst < 2e-6, "{worst}");
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        ("linear_step_and_looping", linear_step_and_looping),
+        (
+            "cubic_spline_follows_its_tangents",
+            cubic_spline_follows_its_tangents,
+        ),
+        (
+            "fox_cubicspline_matches_fox_linear",
+            fox_cubicspline_matches_fox_linear,
+        ),
+        ("stats_of_a_window", stats_of_a_window),
+        (
+            "lane_rotations_match_the_per_track_sampler_on_every_rig",
+            lane_rotations_match_the_per_track_sampler_on_every_rig,
+        ),
+        (
+            "lane_rotations_take_the_exact_slerp_for_wide_steps",
+            lane_rotations_take_the_exact_slerp_for_wide_steps,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -22,7 +22,7 @@ fn xvfb_run() -> Option<&'static str> {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("CI=true requires xvfb-run (apt-get install xvfb xauth)");
     }
-    eprintln!("skipping: xvfb-run is not installed (apt-get install xvfb xauth)");
+    common::missing("xvfb-run is not installed (apt-get install xvfb xauth)");
     None
 }
 
@@ -132,12 +132,11 @@ fn check(sidecar: &serde_json::Value, frames: u64) {
     }
 }
 
-#[test]
 fn a_screenshot_at_fast_frames_records_the_panel_it_shows() {
     let dir = common::temp_dir("screenshot-fast");
     let out = dir.join("fast.png");
     let Some(sidecar) = screenshot(&["--instances", "20", "--shadows", "off"], 12, &out) else {
-        return;
+        common::cannot_run_here()
     };
     check(&sidecar, 12);
     assert!(
@@ -146,14 +145,13 @@ fn a_screenshot_at_fast_frames_records_the_panel_it_shows() {
     );
 }
 
-#[test]
 fn a_screenshot_at_slow_frames_records_the_panel_it_shows() {
     // Thousands of characters with shadows on a software renderer: about a second a
     // frame and more (on a GPU this is a fast run, and checks the same things).
     let dir = common::temp_dir("screenshot-slow");
     let out = dir.join("slow.png");
     let Some(sidecar) = screenshot(&["--instances", "3000", "--lod", "on"], 4, &out) else {
-        return;
+        common::cannot_run_here()
     };
     check(&sidecar, 4);
     // LOD's line is in the readings the panel drew.
@@ -163,12 +161,11 @@ fn a_screenshot_at_slow_frames_records_the_panel_it_shows() {
 /// Two frames: the first frame's duration is known only once the second begins, so the
 /// panel of the last frame reads the first, with its whole duration (the window used to
 /// divide by the time since the app started its clock: 5,636 FPS and shares of 7,573 %).
-#[test]
 fn the_second_frame_reads_the_first_whole() {
     let dir = common::temp_dir("screenshot-two");
     let out = dir.join("two.png");
     let Some(sidecar) = screenshot(&["--instances", "20", "--shadows", "off"], 2, &out) else {
-        return;
+        common::cannot_run_here()
     };
     check(&sidecar, 2);
     let frame_us = sidecar["panel"]["frame_mean_us"].as_f64().unwrap();
@@ -177,4 +174,22 @@ fn the_second_frame_reads_the_first_whole() {
         frame_us >= cpu_us,
         "a frame shorter than its own CPU work: {frame_us} µs against {cpu_us} µs"
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "a_screenshot_at_fast_frames_records_the_panel_it_shows",
+            a_screenshot_at_fast_frames_records_the_panel_it_shows,
+        ),
+        (
+            "a_screenshot_at_slow_frames_records_the_panel_it_shows",
+            a_screenshot_at_slow_frames_records_the_panel_it_shows,
+        ),
+        (
+            "the_second_frame_reads_the_first_whole",
+            the_second_frame_reads_the_first_whole,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -49,12 +49,11 @@ fn frame(soak: &mut Soak, scene: &mut Scene) {
     soak.after_frame(scene);
 }
 
-#[test]
 fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
     let plan = plan(Duration::from_secs(3600));
     let rig_count = plan.rigs.len();
     let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
-        return;
+        common::cannot_run_here()
     };
     let mut soak = Soak::start(plan, &scene);
     // The warm-up: one frame per rig (its own test below).
@@ -70,19 +69,19 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
     for _ in 0..240 {
         frame(&mut soak, &mut scene);
         rigs_seen.insert(scene.rig().name.clone());
-        skins_seen.insert(scene.pipeline.config().skin.name());
-        crowd_sizes.insert(scene.crowd.len());
+        skins_seen.insert(scene.running_config().skin.name());
+        crowd_sizes.insert(scene.crowd().len());
         // Whatever the change, the scene runs the configuration its settings name.
-        assert_eq!(scene.settings.pipeline, *scene.pipeline.config());
-        assert_eq!(scene.settings.simd_level, scene.pipeline.simd_level());
-        assert_eq!(scene.settings.shadows, scene.renderer.shadows());
+        assert_eq!(scene.settings().pipeline, *scene.running_config());
+        assert_eq!(scene.settings().simd_level, scene.simd_level());
+        assert_eq!(scene.settings().shadows, scene.renderer().shadows());
         assert_eq!(
-            scene.settings.compute_shader,
-            scene.renderer.compute_shader()
+            scene.settings().compute_shader,
+            scene.renderer().compute_shader()
         );
-        shadows_seen.insert(scene.renderer.shadows());
-        assert_eq!(scene.settings.instances, scene.crowd.len());
-        levels_seen.insert(scene.pipeline.simd_level().name());
+        shadows_seen.insert(scene.renderer().shadows());
+        assert_eq!(scene.settings().instances, scene.crowd().len());
+        levels_seen.insert(scene.simd_level().name());
     }
     let report = &soak.report;
     assert_eq!(report.frames, (rig_count + 240) as u64);
@@ -106,7 +105,6 @@ fn random_changes_reach_every_setting_and_switch_rigs_cleanly() {
     );
 }
 
-#[test]
 fn the_same_seed_replays_the_same_changes() {
     let run = || -> Option<Vec<(String, usize, String)>> {
         let plan = plan(Duration::from_secs(3600));
@@ -118,28 +116,27 @@ fn the_same_seed_replays_the_same_changes() {
                     frame(&mut soak, &mut scene);
                     (
                         scene.rig().name.clone(),
-                        scene.crowd.len(),
-                        format!("{:?}", scene.settings),
+                        scene.crowd().len(),
+                        format!("{:?}", scene.settings()),
                     )
                 })
                 .collect(),
         )
     };
     let (Some(first), Some(second)) = (run(), run()) else {
-        return;
+        common::cannot_run_here()
     };
     assert_eq!(first, second);
 }
 
-#[test]
 fn at_its_end_the_soak_returns_to_the_start_and_reads_memory() {
     let plan = plan(Duration::ZERO);
     let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
-        return;
+        common::cannot_run_here()
     };
-    let start = scene.settings.clone();
-    scene.settings.instances = 30;
-    scene.settings.pipeline.hierarchy = HierarchyVariant::Tree;
+    let start = scene.settings().clone();
+    scene.settings_mut().instances = 30;
+    scene.settings_mut().pipeline.hierarchy = HierarchyVariant::Tree;
     let mut soak = Soak::start(plan, &scene);
     let mut frames = 0;
     while !soak.is_done() {
@@ -149,11 +146,11 @@ fn at_its_end_the_soak_returns_to_the_start_and_reads_memory() {
     }
     assert_eq!(soak.report.changes, 0);
     assert_eq!(
-        scene.crowd.len(),
+        scene.crowd().len(),
         30,
         "the soak started from the scene's settings"
     );
-    assert_ne!(scene.settings, start);
+    assert_ne!(*scene.settings(), start);
     assert_eq!(soak.report.checkpoints.len(), 1);
     assert!(soak.report.checkpoints[0].resident_bytes > 1 << 20);
     assert_eq!(
@@ -163,18 +160,17 @@ fn at_its_end_the_soak_returns_to_the_start_and_reads_memory() {
     );
 }
 
-#[test]
 fn a_wgpu_validation_error_fails_the_soak() {
     let plan = plan(Duration::from_secs(3600));
     let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
-        return;
+        common::cannot_run_here()
     };
     let mut soak = Soak::start(plan, &scene);
     frame(&mut soak, &mut scene);
     assert!(soak.report.failure().is_none());
     // A buffer may not be both mappable for reading and a vertex buffer (without a
     // feature lavapipe does not have): a validation error, as a bug in a renderer would make.
-    let _bad = scene.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    let _bad = scene.gpu().device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("invalid on purpose"),
         size: 256,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::VERTEX,
@@ -189,7 +185,6 @@ fn a_wgpu_validation_error_fails_the_soak() {
     );
 }
 
-#[test]
 fn switching_to_a_rig_the_hierarchy_refuses_takes_the_best_that_accepts_it() {
     let Some((_, nonuniform)) = common::prepared_rigs()
         .iter()
@@ -198,49 +193,41 @@ fn switching_to_a_rig_the_hierarchy_refuses_takes_the_best_that_accepts_it() {
         return;
     };
     let Some(mut scene) = scene(Arc::new(PreparedRig::reference()), 8) else {
-        return;
+        common::cannot_run_here()
     };
-    scene.settings.pipeline.hierarchy = HierarchyVariant::FlatQvs;
+    scene.settings_mut().pipeline.hierarchy = HierarchyVariant::FlatQvs;
     scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
-    assert_eq!(scene.pipeline.config().hierarchy, HierarchyVariant::FlatQvs);
+    assert_eq!(scene.running_config().hierarchy, HierarchyVariant::FlatQvs);
     scene.set_rig(nonuniform.clone()).unwrap();
     assert_eq!(scene.rig().name, nonuniform.name);
     assert!(
         scene
-            .pipeline
-            .config()
+            .running_config()
             .hierarchy
             .refusal(nonuniform)
             .is_none()
     );
-    assert_eq!(scene.crowd.len(), 8);
+    assert_eq!(scene.crowd().len(), 8);
     scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
-    scene.requests.verify = true;
+    scene.request_verify();
     scene.frame(Frame::headless(0.0)).unwrap();
-    let verdict = scene
-        .requests
-        .last_verify
-        .as_ref()
-        .unwrap()
-        .as_ref()
-        .unwrap();
+    let verdict = scene.last_verify().unwrap().as_ref().unwrap();
     assert!(verdict.within_tolerance(), "{}", verdict.to_text());
 }
 
-#[test]
 fn a_rig_switch_draws_with_the_same_pipelines() {
     let rigs = common::prepared_rigs();
     let Some(mut scene) = scene(rigs[0].1.clone(), 8) else {
-        return;
+        common::cannot_run_here()
     };
     scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
-    let pipelines = scene.renderer.pipelines().clone();
+    let pipelines = scene.renderer().pipelines().clone();
     for (_, rig) in rigs.iter().skip(1).chain(rigs.first()) {
         scene.set_rig(rig.clone()).unwrap();
-        assert!(scene.renderer.pipelines() == &pipelines, "{}", rig.name);
-        scene.requests.verify = true;
+        assert!(scene.renderer().pipelines() == &pipelines, "{}", rig.name);
+        scene.request_verify();
         scene.frame(Frame::headless(1.0 / 30.0)).unwrap();
-        let verdict = scene.requests.last_verify.take().unwrap().unwrap();
+        let verdict = scene.take_last_verify().unwrap().unwrap();
         assert!(
             verdict.within_tolerance(),
             "{}: {}",
@@ -250,22 +237,21 @@ fn a_rig_switch_draws_with_the_same_pipelines() {
     }
 }
 
-#[test]
 fn the_soak_starts_with_every_rig_at_the_largest_crowd() {
     let plan = plan(Duration::from_secs(3600));
     let rigs: Vec<String> = plan.rigs.iter().map(|r| r.name.clone()).collect();
     let max_instances = plan.max_instances;
     let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
-        return;
+        common::cannot_run_here()
     };
-    let start = scene.settings.clone();
+    let start = scene.settings().clone();
     let mut soak = Soak::start(plan, &scene);
     for name in &rigs {
         frame(&mut soak, &mut scene);
         assert_eq!(&scene.rig().name, name);
-        assert_eq!(scene.crowd.len(), max_instances);
-        assert_eq!(scene.settings.pipeline.skin, start.pipeline.skin);
-        assert_eq!(scene.settings.upload, start.upload);
+        assert_eq!(scene.crowd().len(), max_instances);
+        assert_eq!(scene.settings().pipeline.skin, start.pipeline.skin);
+        assert_eq!(scene.settings().upload, start.upload);
     }
     assert_eq!(soak.report.changes, 0, "the warm-up draws no random change");
     frame(&mut soak, &mut scene);
@@ -279,7 +265,6 @@ fn the_soak_starts_with_every_rig_at_the_largest_crowd() {
 
 /// A soak that reads memory once (a minute or less) has no warm-up to wait for: its first
 /// frame is a random change, so the shortest soak the command line accepts tests something.
-#[test]
 fn a_short_soak_skips_the_warm_up_and_changes_from_its_first_frame() {
     use skinbench::ui::soak::{CHECKPOINT_INTERVAL, MIN_SOAK_SECS};
     let short = plan(Duration::from_secs_f64(MIN_SOAK_SECS));
@@ -287,7 +272,7 @@ fn a_short_soak_skips_the_warm_up_and_changes_from_its_first_frame() {
     assert!(!plan(CHECKPOINT_INTERVAL).warms_up());
     assert!(plan(CHECKPOINT_INTERVAL * 2).warms_up());
     let Some(mut scene) = scene(short.rigs[0].clone(), 8) else {
-        return;
+        common::cannot_run_here()
     };
     let mut soak = Soak::start(short, &scene);
     frame(&mut soak, &mut scene);
@@ -298,7 +283,6 @@ fn a_short_soak_skips_the_warm_up_and_changes_from_its_first_frame() {
 
 /// A soak that ended without a change tested nothing: it fails, naming
 /// the shortest soak accepted, instead of passing.
-#[test]
 fn a_soak_that_made_no_change_fails() {
     use skinbench::ui::soak::{MIN_SOAK_SECS, SoakReport};
     let report = SoakReport {
@@ -323,20 +307,19 @@ fn a_soak_that_made_no_change_fails() {
 /// switch fails the run, naming the GPU objects; the same run without the leak passes.
 /// Checkpoints every two seconds instead of every minute, each in the starting
 /// configuration after the rigs were switched back and forth.
-#[test]
 fn a_leak_of_one_buffer_per_rig_switch_fails_the_soak() {
     for leak in [false, true] {
         let mut plan = plan(Duration::from_secs(10));
         plan.checkpoint_every = Duration::from_secs(2);
         let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
-            return;
+            common::cannot_run_here()
         };
         let mut soak = Soak::start(plan, &scene);
         let mut switches = 0;
         while !soak.is_done() {
             frame(&mut soak, &mut scene);
             if leak && soak.report.rig_switches > switches {
-                let buffer = scene.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                let buffer = scene.gpu().device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("leaked on purpose"),
                     size: 1 << 16,
                     usage: wgpu::BufferUsages::VERTEX,
@@ -367,7 +350,6 @@ fn a_leak_of_one_buffer_per_rig_switch_fails_the_soak() {
 
 /// The trend through the checkpoints: steady growth reads as growth, one high reading at
 /// the end of a flat run much less.
-#[test]
 fn the_trend_tells_growth_from_one_high_reading() {
     use skinbench::ui::soak::trend_growth;
     let steady: Vec<f64> = (0..10).map(|i| 100.0 + 2.0 * i as f64).collect();
@@ -387,7 +369,6 @@ fn the_trend_tells_growth_from_one_high_reading() {
 /// returns is not growth, whatever its last readings (the counts of a 30-minute soak), nor
 /// are the few objects a path met late makes once (a 10-second soak's counts); a floor
 /// that keeps rising, or rises by more than those few, is.
-#[test]
 fn gpu_objects_are_judged_on_their_floor() {
     use skinbench::ui::soak::{MemoryCheckpoint, SoakReport};
     let report = |counts: &[u64]| SoakReport {
@@ -422,7 +403,6 @@ fn gpu_objects_are_judged_on_their_floor() {
 /// The live heap's floor: the readings of a 30-minute soak in which nothing leaked (high
 /// where buffers were still sized for the large crowd drawn just before a checkpoint) pass;
 /// a heap that grows a little at every checkpoint fails, naming the floors.
-#[test]
 fn the_heap_is_judged_on_its_floor() {
     use skinbench::ui::soak::{MemoryCheckpoint, SoakReport};
     const MIB: u64 = 1 << 20;
@@ -450,4 +430,62 @@ fn the_heap_is_judged_on_its_floor() {
             && failure.contains("at least 1050 MiB"),
         "{failure}"
     );
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "random_changes_reach_every_setting_and_switch_rigs_cleanly",
+            random_changes_reach_every_setting_and_switch_rigs_cleanly,
+        ),
+        (
+            "the_same_seed_replays_the_same_changes",
+            the_same_seed_replays_the_same_changes,
+        ),
+        (
+            "at_its_end_the_soak_returns_to_the_start_and_reads_memory",
+            at_its_end_the_soak_returns_to_the_start_and_reads_memory,
+        ),
+        (
+            "a_wgpu_validation_error_fails_the_soak",
+            a_wgpu_validation_error_fails_the_soak,
+        ),
+        (
+            "switching_to_a_rig_the_hierarchy_refuses_takes_the_best_that_accepts_it",
+            switching_to_a_rig_the_hierarchy_refuses_takes_the_best_that_accepts_it,
+        ),
+        (
+            "a_rig_switch_draws_with_the_same_pipelines",
+            a_rig_switch_draws_with_the_same_pipelines,
+        ),
+        (
+            "the_soak_starts_with_every_rig_at_the_largest_crowd",
+            the_soak_starts_with_every_rig_at_the_largest_crowd,
+        ),
+        (
+            "a_short_soak_skips_the_warm_up_and_changes_from_its_first_frame",
+            a_short_soak_skips_the_warm_up_and_changes_from_its_first_frame,
+        ),
+        (
+            "a_soak_that_made_no_change_fails",
+            a_soak_that_made_no_change_fails,
+        ),
+        (
+            "a_leak_of_one_buffer_per_rig_switch_fails_the_soak",
+            a_leak_of_one_buffer_per_rig_switch_fails_the_soak,
+        ),
+        (
+            "the_trend_tells_growth_from_one_high_reading",
+            the_trend_tells_growth_from_one_high_reading,
+        ),
+        (
+            "gpu_objects_are_judged_on_their_floor",
+            gpu_objects_are_judged_on_their_floor,
+        ),
+        (
+            "the_heap_is_judged_on_its_floor",
+            the_heap_is_judged_on_its_floor,
+        ),
+    ];
+    common::run_tests(tests);
 }

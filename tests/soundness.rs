@@ -97,19 +97,31 @@ impl PaletteStore {
     }
 }
 
-/// One group of `variant` on `rig` with the given (possibly corrupted) inputs; a panic is
-/// an error naming the call.
-#[allow(clippy::too_many_arguments)]
-fn skin_group(
-    variant: SkinVariant,
-    rig: &PreparedRig,
-    layout: &OutputLayout,
+/// The sizes a skin call is handed, possibly wrong: palettes, output bytes (starting
+/// `out_offset` bytes into a buffer) and live lanes.
+#[derive(Clone, Copy, Debug)]
+struct GroupSizes {
     palette_len: usize,
     out_len: usize,
     out_offset: usize,
     active: usize,
+}
+
+/// One group of `variant` on `rig` with the given (possibly corrupted) inputs; a panic is
+/// an error naming the call.
+fn skin_group(
+    variant: SkinVariant,
+    rig: &PreparedRig,
+    layout: &OutputLayout,
+    sizes: GroupSizes,
     method: SkinMethod,
 ) -> Result<Result<(), SkinError>, String> {
+    let GroupSizes {
+        palette_len,
+        out_len,
+        out_offset,
+        active,
+    } = sizes;
     let palettes = PaletteStore::new(palette_len);
     let mut out = OutputBuffer::zeroed(out_len + out_offset);
     let bytes = &mut out.as_bytes_mut()[out_offset..out_offset + out_len];
@@ -147,19 +159,16 @@ fn skin_cases(trials: &mut Vec<Trial>) {
         let out = layout.group_bytes_needed(LANES);
         let rig = reference.clone();
         let call = move |palettes: usize, out_len: usize, offset: usize, layout: &OutputLayout| {
-            skin_group(
-                variant,
-                &rig,
-                layout,
-                palettes,
+            let sizes = GroupSizes {
+                palette_len: palettes,
                 out_len,
-                offset,
-                LANES,
-                SkinMethod::Linear,
-            )
+                out_offset: offset,
+                active: LANES,
+            };
+            skin_group(variant, &rig, layout, sizes, SkinMethod::Linear)
         };
         let c = call.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("skin/{name}/accepts_the_valid_call"),
             move || {
                 let r = c(palettes, out, 0, &layout)?;
@@ -167,7 +176,7 @@ fn skin_cases(trials: &mut Vec<Trial>) {
             },
         ));
         let c = call.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("skin/{name}/short_palette"),
             move || {
                 let r = c(palettes - 1, out, 0, &layout)?;
@@ -177,7 +186,7 @@ fn skin_cases(trials: &mut Vec<Trial>) {
             },
         ));
         let c = call.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("skin/{name}/short_destination"),
             move || {
                 let r = c(palettes, out - 1, 0, &layout)?;
@@ -188,7 +197,7 @@ fn skin_cases(trials: &mut Vec<Trial>) {
             },
         ));
         let c = call.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("skin/{name}/misaligned_destination"),
             move || {
                 let r = c(palettes, out, 1, &layout)?;
@@ -200,7 +209,7 @@ fn skin_cases(trials: &mut Vec<Trial>) {
         ));
         let c = call.clone();
         let tiny_layout = variant.layout(&tiny, SkinMethod::Linear);
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("skin/{name}/layout_from_another_rig"),
             move || {
                 let r = c(palettes, out, 0, &tiny_layout)?;
@@ -216,7 +225,7 @@ fn skin_cases(trials: &mut Vec<Trial>) {
         let c = call.clone();
         let stretched_layout = variant.layout(&stretched, SkinMethod::Linear);
         let same = stretched_layout == layout;
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("skin/{name}/layout_from_a_rig_of_the_same_mesh"),
             move || {
                 let r = c(palettes, out, 0, &stretched_layout)?;
@@ -231,20 +240,17 @@ fn skin_cases(trials: &mut Vec<Trial>) {
             },
         ));
         let rig = reference.clone();
-        trials.push(Trial::test(
+        trials.push(common::trial(
             format!("skin/{name}/lanes_out_of_range"),
             move || {
                 for active in [0, LANES + 1, usize::MAX] {
-                    let r = skin_group(
-                        variant,
-                        &rig,
-                        &layout,
-                        palettes,
-                        out,
-                        0,
+                    let sizes = GroupSizes {
+                        palette_len: palettes,
+                        out_len: out,
+                        out_offset: 0,
                         active,
-                        SkinMethod::Linear,
-                    )?;
+                    };
+                    let r = skin_group(variant, &rig, &layout, sizes, SkinMethod::Linear)?;
                     check(r == Err(SkinError::Active { active }), || {
                         format!("{active}: {r:?}")
                     })?;
@@ -339,7 +345,7 @@ fn prepare_cases(trials: &mut Vec<Trial>) {
     ];
     for (name, corrupt, expected) in cases {
         for built_in in BuiltInRig::ALL {
-            trials.push(Trial::test(
+            trials.push(common::trial(
                 format!("prepare/{}/{name}", built_in.name()),
                 move || {
                     let mut rig = built_in.generate();
@@ -385,7 +391,7 @@ fn sorted_cases(trials: &mut Vec<Trial>) {
         }),
     ];
     for (name, corrupt) in cases {
-        trials.push(Trial::test(format!("sorted_mesh/{name}"), move || {
+        trials.push(common::trial(format!("sorted_mesh/{name}"), move || {
             let rig = PreparedRig::reference();
             let palette_len = rig.palette_len();
             let mut parts = rig.mesh.sorted().clone().into_parts();
@@ -728,17 +734,14 @@ fn property_skin_call() -> Result<(), Failed> {
             let palette_len = (palettes as i64 + c.palette_delta).max(0) as usize;
             let out = right.group_bytes_needed(c.active.clamp(1, LANES));
             let out_len = (out as i64 + c.out_delta).max(0) as usize;
-            let r = skin_group(
-                variant,
-                rig,
-                &layout,
+            let sizes = GroupSizes {
                 palette_len,
                 out_len,
-                c.out_offset,
-                c.active,
-                method,
-            )
-            .map_err(TestCaseError::fail)?;
+                out_offset: c.out_offset,
+                active: c.active,
+            };
+            let r =
+                skin_group(variant, rig, &layout, sizes, method).map_err(TestCaseError::fail)?;
             let palette_needed = match variant.palette_layout() {
                 PaletteLayout::Mat4 | PaletteLayout::Mat3x4 => c.active * rig.palette_stride(),
                 PaletteLayout::Lanes => palettes,
@@ -899,20 +902,20 @@ fn main() {
     skin_cases(&mut trials);
     prepare_cases(&mut trials);
     sorted_cases(&mut trials);
-    trials.push(Trial::test(
+    trials.push(common::trial(
         "property/sorted_mesh_corruptions",
         property_sorted_mesh,
     ));
-    trials.push(Trial::test("property/rig_corruptions", property_rig));
-    trials.push(Trial::test(
+    trials.push(common::trial("property/rig_corruptions", property_rig));
+    trials.push(common::trial(
         "property/skin_call_corruptions",
         property_skin_call,
     ));
-    trials.push(Trial::test(
+    trials.push(common::trial(
         "property/hierarchy_and_palette_call_lengths",
         property_hierarchy_and_palette_calls,
     ));
-    trials.push(Trial::test(
+    trials.push(common::trial(
         "property/pipeline_runs_and_destinations",
         property_pipeline_runs,
     ));

@@ -51,7 +51,6 @@ fn spans_by_thread(trace: &serde_json::Value) -> BTreeMap<String, BTreeSet<Strin
 
 /// The frame workload at every thread count: every CPU stage it runs appears on every
 /// thread that took part (the calling thread and each worker).
-#[test]
 fn a_frame_bench_trace_has_every_stage_on_every_thread() {
     let dir = common::temp_dir("trace-frame");
     let path = dir.join("frame.json");
@@ -96,10 +95,9 @@ fn a_frame_bench_trace_has_every_stage_on_every_thread() {
 
 /// The gpu workload's frames: the main thread's LOD plan, upload and encoding beside the
 /// stages, and the GPU's passes on their own track where the adapter has timestamps.
-#[test]
 fn a_gpu_bench_trace_has_the_main_thread_and_the_gpu_passes() {
     if common::gpu_context().is_none() {
-        return;
+        common::cannot_run_here();
     }
     let dir = common::temp_dir("trace-gpu");
     let path = dir.join("gpu.json");
@@ -133,7 +131,6 @@ fn a_gpu_bench_trace_has_the_main_thread_and_the_gpu_passes() {
     }
 }
 
-#[test]
 fn a_trace_path_that_cannot_be_written_is_refused_before_measuring() {
     let dir = common::temp_dir("trace-bad");
     for (path, says) in [
@@ -153,4 +150,22 @@ fn a_trace_path_that_cannot_be_written_is_refused_before_measuring() {
     }
     // Nothing was measured, so nothing was written.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "a_frame_bench_trace_has_every_stage_on_every_thread",
+            a_frame_bench_trace_has_every_stage_on_every_thread,
+        ),
+        (
+            "a_gpu_bench_trace_has_the_main_thread_and_the_gpu_passes",
+            a_gpu_bench_trace_has_the_main_thread_and_the_gpu_passes,
+        ),
+        (
+            "a_trace_path_that_cannot_be_written_is_refused_before_measuring",
+            a_trace_path_that_cannot_be_written_is_refused_before_measuring,
+        ),
+    ];
+    common::run_tests(tests);
 }

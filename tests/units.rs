@@ -50,7 +50,6 @@ fn oracle_rest_size(rig: &PreparedRig) -> f64 {
     (max - min).length()
 }
 
-#[test]
 fn the_rig_size_is_the_skinned_rest_pose_on_every_rig() {
     let mut rigs = vec![
         ("reference".to_string(), Arc::new(PreparedRig::reference())),
@@ -78,10 +77,9 @@ fn the_rig_size_is_the_skinned_rest_pose_on_every_rig() {
     }
 }
 
-#[test]
 fn a_fox_in_other_units_has_the_fox_size() {
     let Some(foxes) = foxes("units-size", &[0.01, 100.0]) else {
-        return;
+        common::cannot_run_here()
     };
     let fox = f64::from(foxes[0].1.model_size);
     for (name, rig) in &foxes[1..] {
@@ -116,10 +114,9 @@ fn relative_error_read(rig: &Arc<PreparedRig>, error: f32) -> f64 {
         .relative_position
 }
 
-#[test]
 fn one_error_reads_one_relative_figure_in_every_unit() {
     let Some(foxes) = foxes("units-verify", &[0.01, 100.0]) else {
-        return;
+        common::cannot_run_here()
     };
     // A thousandth of the Fox's size: far above the kernels' rounding (~1e-7 of it).
     let error = foxes[0].1.model_size * 1e-3;
@@ -132,13 +129,12 @@ fn one_error_reads_one_relative_figure_in_every_unit() {
     }
 }
 
-#[test]
 fn mesh_lod_errors_are_the_same_in_every_unit() {
     // Powers of two: the file's numbers are then the Fox's exactly scaled, the simplifier
     // makes the same levels, and the errors must agree to rounding. (At 0.01 and 100 the
     // rounded numbers tip a few of its choices, and its levels differ by whole edges.)
     let Some(foxes) = foxes("units-lod", &[1.0 / 128.0, 128.0]) else {
-        return;
+        common::cannot_run_here()
     };
     let fox = &foxes[0].1;
     let measured = skinbench::skin::mesh_lod::level_errors(fox);
@@ -165,4 +161,26 @@ fn mesh_lod_errors_are_the_same_in_every_unit() {
             );
         }
     }
+}
+
+fn main() {
+    let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "the_rig_size_is_the_skinned_rest_pose_on_every_rig",
+            the_rig_size_is_the_skinned_rest_pose_on_every_rig,
+        ),
+        (
+            "a_fox_in_other_units_has_the_fox_size",
+            a_fox_in_other_units_has_the_fox_size,
+        ),
+        (
+            "one_error_reads_one_relative_figure_in_every_unit",
+            one_error_reads_one_relative_figure_in_every_unit,
+        ),
+        (
+            "mesh_lod_errors_are_the_same_in_every_unit",
+            mesh_lod_errors_are_the_same_in_every_unit,
+        ),
+    ];
+    common::run_tests(tests);
 }

@@ -21,7 +21,9 @@ use serde::Serialize;
 
 use super::measure::median;
 use super::{BenchError, Context};
-use crate::crowd::lod::{Lod, LodSettings, LodStats, PlanInput, UpdateFloor, fewest_updates};
+use crate::crowd::lod::{
+    FloorMeasurement, Lod, LodSettings, LodStats, PlanInput, UpdateFloor, fewest_updates,
+};
 use crate::crowd::{Pipeline, PipelineConfig, Stage};
 use crate::gpu::camera::CameraStart;
 use crate::gpu::scene::Frame;
@@ -122,7 +124,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     };
     let mut scene = ctx.scene("crowd", settings, SIZE)?;
     // This workload measures the error itself, every eighth frame, over every character.
-    scene.lod_measure_every_secs = None;
+    scene.set_lod_measure_every_secs(None);
     let most = thread_counts.iter().copied().max().unwrap_or(1);
     let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, most))?;
     let mut rows = Vec::new();
@@ -181,25 +183,25 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         }
                     ));
                     let block_start = std::time::Instant::now();
-                    scene.settings.pipeline = PipelineConfig::best_for(&rig, threads);
-                    scene.settings.lod = *lod;
+                    scene.settings_mut().pipeline = PipelineConfig::best_for(&rig, threads);
+                    scene.settings_mut().lod = *lod;
                     // A block starts afresh: LOD recomputes everything on its first frame.
-                    scene.lod.invalidate();
+                    scene.restart_lod();
                     for frame in 0..warmup + frames {
                         // The frame without its passes: they are encoded below, both ways,
                         // and not submitted.
                         let timings = scene.frame(Frame::headless(FRAME_SECS).without_draws())?;
-                        let plan_us = scene.lod.stats.plan_us;
+                        let plan_us = scene.lod_stats().plan_us;
                         // Both ways of drawing, in alternating order.
                         let mut encode_us = [0.0; 2];
                         let mut commands = [0; 2];
                         for indirect in [frame % 2 == 0, frame % 2 == 1] {
-                            let (us, recorded) = scene.encode_draws_unsubmitted(indirect);
-                            let way = usize::from(!scene.renderer.indirect_draws());
+                            let (us, recorded, drawn_indirect) =
+                                scene.encode_draws_unsubmitted(indirect);
+                            let way = usize::from(!drawn_indirect);
                             encode_us[way] = us;
                             commands[way] = recorded;
                         }
-                        scene.renderer.set_indirect_draws(true);
                         scene.wait_idle()?;
                         if frame < warmup {
                             continue;
@@ -214,8 +216,8 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         s.encode.push(encode_us[0]);
                         s.encode_direct.push(encode_us[1]);
                         s.commands = commands;
-                        s.updated.push(scene.lod.stats.updated as f64);
-                        s.stats = scene.lod.stats;
+                        s.updated.push(scene.lod_stats().updated as f64);
+                        s.stats = scene.lod_stats();
                         if lod.enabled && (frame - warmup) % 8 == 7 {
                             let error = scene.measure_lod_error(None)?;
                             s.error_px = Some(s.error_px.unwrap_or(0.0).max(error.max_px));
@@ -259,7 +261,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     Ok(CrowdSection {
         adapter: gpu.summary.name.clone(),
         adapter_type: gpu.summary.device_type.clone(),
-        indirect_supported: scene.renderer.indirect_supported(),
+        indirect_supported: scene.renderer().indirect_supported(),
         instances: n,
         hierarchy: config.hierarchy.name(),
         skin: config.skin.name(),
@@ -292,18 +294,19 @@ fn floor(
     let view = scene.lod_view();
     // One plan says who is in view (the same test LOD culls with).
     let mut lod = Lod::new();
+    let mut crowd = scene.crowd().clone();
     lod.plan(
         &PlanInput {
             rig,
             settings,
             view: &view,
-            world_from_model: scene.renderer.world_from_model(),
+            world_from_model: scene.renderer().world_from_model(),
             frame_clip_secs: FRAME_SECS,
             blend_weight: 0.0,
             method: aside.config().method,
             mesh_errors: &[],
         },
-        &mut scene.crowd,
+        &mut crowd,
     );
     let longest_secs = rig
         .clips
@@ -311,18 +314,18 @@ fn floor(
         .map(|c| c.duration_secs)
         .fold(0.0f32, f32::max);
     let frames = ((longest_secs / FRAME_SECS).ceil() as usize).clamp(32, 600);
-    Ok(fewest_updates(
-        aside,
-        scene.crowd.as_slice(),
-        lod.visible(),
-        scene.renderer.world_from_model(),
-        &view,
-        FRAME_SECS,
+    let measurement = FloorMeasurement {
+        crowd: crowd.as_slice(),
+        visible: lod.visible(),
+        world_from_model: scene.renderer().world_from_model(),
+        view: &view,
+        frame_clip_secs: FRAME_SECS,
         thresholds_px,
-        settings.max_period,
+        max_period: settings.max_period,
         sample,
         frames,
-    )?)
+    };
+    Ok(fewest_updates(aside, &measurement)?)
 }
 
 pub fn markdown(section: &CrowdSection, s: &mut String) {

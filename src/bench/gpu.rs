@@ -314,7 +314,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     };
                     let mut scene = ctx.scene("gpu", settings, SIZE)?;
                     scene.set_camera(ctx.options.camera);
-                    scene.wait_for_gpu_times = true;
+                    scene.set_wait_for_gpu_times(true);
                     scenes.push((
                         c,
                         scene,
@@ -360,12 +360,12 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     }
                 }
                 for (c, scene, samples, uploaded, lod, triangles, skinned) in &scenes {
-                    if scene.settings.animate != c.animate {
+                    if scene.settings().animate != c.animate {
                         return Err(BenchError::Refused(format!(
                             "{}: the scene did not animate on the {}: {}",
                             c.name,
                             c.animate.name(),
-                            scene.notes.join("; ")
+                            scene.notes().join("; ")
                         )));
                     }
                     let mut r = row(c, scene, samples, uploaded, n, shadows, draws);
@@ -423,7 +423,7 @@ fn row(
     let upload = Stage::Upload.index();
     GpuRow {
         config: c.name.clone(),
-        skin: scene.pipeline.config().skin.name(),
+        skin: scene.running_config().skin.name(),
         animate: c.animate,
         instances: n,
         shadows,

@@ -9,8 +9,8 @@
 //! the surface does not allow copies.
 
 use super::renderer::CrowdRenderer;
+use super::shape::FrameShape;
 use super::targets::FrameTargets;
-use crate::skin::OutputLayout;
 
 /// Copies the offscreen frame to the swapchain texture.
 pub struct Blit {
@@ -113,13 +113,11 @@ pub const CLEAR_COLOR: wgpu::Color = wgpu::Color {
 /// draws [`CrowdRenderer::prepare_draws`] listed: the crowd pass only the visible
 /// characters, the shadow pass every one (a character outside the view may cast a shadow
 /// into it).
-#[allow(clippy::too_many_arguments)]
 pub fn crowd_pass(
     encoder: &mut wgpu::CommandEncoder,
     targets: &FrameTargets,
     renderer: &CrowdRenderer,
-    layout: &OutputLayout,
-    instances: usize,
+    shape: FrameShape<'_>,
     viewport: Option<[f32; 4]>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     shadow_timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
@@ -139,7 +137,7 @@ pub fn crowd_pass(
             timestamp_writes: shadow_timestamp_writes,
             ..Default::default()
         });
-        renderer.draw_shadow(&mut pass, layout, instances);
+        renderer.draw_shadow(&mut pass, shape.layout, shape.characters);
     }
     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("crowd"),
@@ -166,5 +164,5 @@ pub fn crowd_pass(
     if let Some([x, y, w, h]) = viewport {
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
-    renderer.draw(&mut pass, layout, instances);
+    renderer.draw(&mut pass, shape.layout, shape.characters);
 }

@@ -60,12 +60,9 @@ impl ComputeShader {
     pub const DEFAULT: Self = Self::PerClass;
 }
 
+use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shaders::WORKGROUP;
-use crate::gpu::GpuContext;
-
-/// Bytes between two ranges' parameters in the uniform buffer (the dynamic-offset
-/// alignment every adapter accepts).
-const PARAMS_STRIDE: u64 = 256;
+use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
 
 crate::gpu_struct! {
     /// Where one influence class is in the mesh's words (`InfluenceClass` in skin.wgsl).
@@ -102,12 +99,6 @@ crate::gpu_struct! {
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 176);
 
-/// One range of instances: its own output buffer, sized for `capacity` instances.
-struct Range {
-    output: wgpu::Buffer,
-    capacity: usize,
-}
-
 /// The compute skinning of one rig (see the module docs).
 pub struct GpuSkinner {
     per_class: Vec<wgpu::ComputePipeline>,
@@ -115,20 +106,17 @@ pub struct GpuSkinner {
     bind_layout: wgpu::BindGroupLayout,
     mesh: wgpu::Buffer,
     no_records: wgpu::Buffer,
-    params: wgpu::Buffer,
-    params_capacity: usize,
+    /// Each range's parameters.
+    params: ParamBlocks,
     classes: [ClassGpu; MAX_INFLUENCES],
     /// The rig's uniform skinning scale, divided out of its dual quaternions.
     dual_quat_scale: f32,
     vertex_count: u32,
     /// vec4s from an instance's position matrices to its normal matrices (0: none).
     normal_offset: u32,
-    ranges: Vec<Range>,
-    max_binding: u64,
-    max_buffer: u64,
-    max_workgroups: u32,
-    /// At most this many instances per range, below what the limits allow (tests).
-    range_limit: Option<usize>,
+    /// Each range's skinned output (packed vertices).
+    ranges: RangeBuffers,
+    limits: BindingLimits,
     scratch: Vec<u8>,
     /// The ranges' bind groups and parameters, made for this palette buffer, instance
     /// count and palette stride; remade only when one of them or a range's buffer changes,
@@ -283,16 +271,13 @@ impl GpuSkinner {
             })
             .collect();
         let all_classes = pipeline("skin: all classes", "cs_all", &[]);
-        let limits = device.limits();
-        let params_capacity = 4;
         GpuSkinner {
             per_class,
             all_classes,
             bind_layout,
             mesh: mesh_buffer,
             no_records,
-            params: Self::params_buffer(device, params_capacity),
-            params_capacity,
+            params: ParamBlocks::new(device, "skin: parameters per range", 4),
             classes,
             vertex_count: mesh.source().len() as u32,
             dual_quat_scale: crate::skin::method::dual_quat_scale(rig),
@@ -301,76 +286,70 @@ impl GpuSkinner {
             } else {
                 0
             },
-            ranges: Vec::new(),
-            max_binding: limits.max_storage_buffer_binding_size,
-            max_buffer: limits.max_buffer_size,
-            max_workgroups: limits.max_compute_workgroups_per_dimension,
-            range_limit: None,
+            // VERTEX: the draw passes read the output; COPY_SRC: verification reads it back.
+            ranges: RangeBuffers::new(
+                "skin: skinned vertices (one range of instances)",
+                wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::VERTEX
+                    | wgpu::BufferUsages::COPY_SRC,
+            ),
+            limits: BindingLimits::of(device),
             scratch: Vec::new(),
             bound: None,
         }
     }
 
-    fn params_buffer(device: &wgpu::Device, ranges: usize) -> wgpu::Buffer {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("skin: parameters per range"),
-            size: ranges as u64 * PARAMS_STRIDE,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    }
-
     /// Instances one range may hold: its palettes and its output each fit one storage
     /// binding and one buffer, and its instances one dispatch dimension.
     fn range_instances(&self, upload: &OutputLayout, skinned: &OutputLayout) -> usize {
-        let binding = self.max_binding.min(self.max_buffer);
-        let by_output = binding / skinned.instance_stride().max(1) as u64;
-        let by_palettes = binding / upload.instance_stride().max(1) as u64;
-        (by_output.min(by_palettes) as usize)
-            .min(self.max_workgroups as usize)
-            .min(self.range_limit.unwrap_or(usize::MAX))
-            .max(1)
+        let bytes = [
+            skinned.instance_stride() as u64,
+            upload.instance_stride() as u64,
+        ];
+        self.limits.per_range(&bytes, true)
     }
 
     /// Splits the instances into ranges of at most `instances` (`None`: as many as the
     /// device's limits allow), as a device with small binding limits would: lets the tests
     /// check the split on any adapter.
     pub fn limit_ranges(&mut self, instances: Option<usize>) {
-        self.range_limit = instances;
+        self.limits.limit_to(instances);
         self.bound = None;
     }
 
     /// Bytes of GPU memory the skinned output takes now.
     pub fn output_bytes(&self) -> u64 {
-        self.ranges.iter().map(|r| r.output.size()).sum()
+        self.ranges.bytes()
     }
 
-    /// Records the skinning of `instances` instances whose palettes `upload` laid out in
-    /// `palettes` (the renderer's dynamic buffer), with `shader`. Afterwards instance `i`'s
-    /// vertices are where [`Self::locate`]`(i)` says. With `due` (the GPU animation's
-    /// records, marked by its LOD pass), only the instances marked due are skinned; the
-    /// others keep their vertices.
-    #[allow(clippy::too_many_arguments)]
+    /// Records the skinning of the instances whose palettes `palettes` holds (the
+    /// renderer's dynamic buffer, laid out as the upload's layout says), with `shader`.
+    /// Afterwards instance `i`'s vertices are where [`Self::locate`]`(i)` says. With `due`
+    /// (the GPU animation's records, marked by its LOD pass), only the instances marked due
+    /// are skinned; the others keep their vertices.
     pub fn record(
         &mut self,
         gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
-        palettes: &wgpu::Buffer,
-        upload: &OutputLayout,
-        instances: usize,
+        palettes: PaletteBuffer<'_>,
         shader: ComputeShader,
         due: Option<&wgpu::Buffer>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
+        let FrameShape {
+            layout: upload,
+            characters: instances,
+        } = palettes.shape;
+        let palettes_buffer = palettes.buffer;
         let device = &gpu.device;
         let Some(skinned) = upload.skinned_on_gpu() else {
             return Err(GpuSkinError::NotOnGpu {
                 variant: upload.variant().spec().name,
             });
         };
-        if (palettes.size() as usize) < upload.bytes(instances) {
+        if (palettes_buffer.size() as usize) < upload.bytes(instances) {
             return Err(GpuSkinError::PalettesTooSmall {
-                bytes: palettes.size(),
+                bytes: palettes_buffer.size(),
                 instances,
                 needed: upload.bytes(instances),
             });
@@ -378,14 +357,14 @@ impl GpuSkinner {
         let per_range = self.range_instances(upload, &skinned);
         self.fit_ranges(device, &skinned, instances, per_range);
         let current = self.bound.as_ref().is_some_and(|b| {
-            b.palettes == *palettes
+            b.palettes == *palettes_buffer
                 && b.instances == instances
                 && b.upload_stride == upload.instance_stride()
                 && b.upload_format == upload.format()
                 && b.due.as_ref() == due
         });
         if !current {
-            self.bind(gpu, palettes, upload, &skinned, instances, per_range, due);
+            self.bind(gpu, palettes, &skinned, per_range, due);
         }
         let Some(bound) = &self.bound else {
             return Err(GpuSkinError::NotBound);
@@ -395,8 +374,8 @@ impl GpuSkinner {
             timestamp_writes,
         });
         for (r, bind_group) in bound.groups.iter().enumerate() {
-            let live = per_range.min(instances - r * per_range) as u32;
-            pass.set_bind_group(0, bind_group, &[(r as u64 * PARAMS_STRIDE) as u32]);
+            let live = live_in_range(instances, per_range, r) as u32;
+            pass.set_bind_group(0, bind_group, &[ParamBlocks::offset(r)]);
             match shader {
                 ComputeShader::PerClass => {
                     for (c, class) in self.classes.iter().enumerate() {
@@ -418,28 +397,26 @@ impl GpuSkinner {
     }
 
     /// Writes every range's parameters and makes its bind group (palettes of its
-    #[allow(clippy::too_many_arguments)]
     /// instances, its output buffer).
     fn bind(
         &mut self,
         gpu: &GpuContext,
-        palettes: &wgpu::Buffer,
-        upload: &OutputLayout,
+        palettes: PaletteBuffer<'_>,
         skinned: &OutputLayout,
-        instances: usize,
         per_range: usize,
         due: Option<&wgpu::Buffer>,
     ) {
+        let FrameShape {
+            layout: upload,
+            characters: instances,
+        } = palettes.shape;
+        let palettes = palettes.buffer;
         let (device, queue) = (&gpu.device, &gpu.queue);
         let range_count = instances.div_ceil(per_range);
-        if range_count > self.params_capacity {
-            self.params_capacity = range_count.next_power_of_two();
-            self.params = Self::params_buffer(device, self.params_capacity);
-        }
-        self.scratch.clear();
-        self.scratch.resize(range_count * PARAMS_STRIDE as usize, 0);
+        self.params.reserve(device, range_count);
+        ParamBlocks::clear_scratch(&mut self.scratch, range_count);
         for r in 0..range_count {
-            let live = per_range.min(instances - r * per_range);
+            let live = live_in_range(instances, per_range, r);
             let params = ParamsGpu {
                 classes: self.classes,
                 vertex_count: self.vertex_count,
@@ -453,56 +430,60 @@ impl GpuSkinner {
                 dual_quat_scale: self.dual_quat_scale,
                 ..ParamsGpu::default()
             };
-            let at = r * PARAMS_STRIDE as usize;
-            self.scratch[at..at + std::mem::size_of::<ParamsGpu>()]
-                .copy_from_slice(bytemuck::bytes_of(&params));
+            ParamBlocks::put(&mut self.scratch, r, &params);
         }
         if range_count > 0 {
-            queue.write_buffer(&self.params, 0, &self.scratch);
+            queue.write_buffer(self.params.buffer(), 0, &self.scratch);
         }
-        let groups = (0..range_count)
-            .map(|r| {
-                let live = per_range.min(instances - r * per_range);
-                let offset = (r * per_range * upload.instance_stride()) as u64;
-                let size = (live * upload.instance_stride()) as u64;
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("skin range"),
-                    layout: &self.bind_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: &self.params,
-                                offset: 0,
-                                size: wgpu::BufferSize::new(
-                                    std::mem::size_of::<ParamsGpu>() as u64
-                                ),
-                            }),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: self.mesh.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: due.unwrap_or(&self.no_records).as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: palettes,
-                                offset,
-                                size: wgpu::BufferSize::new(size),
-                            }),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 4,
-                            resource: self.ranges[r].output.as_entire_binding(),
-                        },
-                    ],
+        let groups =
+            (0..range_count)
+                .map(|r| {
+                    let live = live_in_range(instances, per_range, r);
+                    let offset = (r * per_range * upload.instance_stride()) as u64;
+                    let size = (live * upload.instance_stride()) as u64;
+                    Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("skin range"),
+                        layout: &self.bind_layout,
+                        entries: &[
+                            wgpu::BindGroupEntry {
+                                binding: 0,
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: self.params.buffer(),
+                                    offset: 0,
+                                    size: wgpu::BufferSize::new(
+                                        std::mem::size_of::<ParamsGpu>() as u64
+                                    ),
+                                }),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 1,
+                                resource: self.mesh.as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 2,
+                                resource: due.unwrap_or(&self.no_records).as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 3,
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: palettes,
+                                    offset,
+                                    size: wgpu::BufferSize::new(size),
+                                }),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 4,
+                                resource: self.ranges.buffer(r)?.as_entire_binding(),
+                            },
+                        ],
+                    }))
                 })
-            })
-            .collect();
+                .collect::<Option<Vec<_>>>();
+        // `fit_ranges` made a buffer for every range.
+        let Some(groups) = groups else {
+            self.bound = None;
+            return;
+        };
         self.bound = Some(Bound {
             palettes: palettes.clone(),
             instances,
@@ -513,8 +494,7 @@ impl GpuSkinner {
         });
     }
 
-    /// Makes range `r` hold its share of `instances`: grown by a quarter when too small,
-    /// recreated when four times too big, dropped when no longer needed.
+    /// Makes the ranges hold their shares of `instances` ([`RangeBuffers::fit`]).
     fn fit_ranges(
         &mut self,
         device: &wgpu::Device,
@@ -522,38 +502,9 @@ impl GpuSkinner {
         instances: usize,
         per_range: usize,
     ) {
-        let count = instances.div_ceil(per_range);
-        if self.ranges.len() > count {
-            self.ranges.truncate(count);
+        let bytes = skinned.instance_stride() as u64;
+        if self.ranges.fit(device, instances, per_range, bytes) {
             self.bound = None;
-        }
-        for r in 0..count {
-            let live = per_range.min(instances - r * per_range);
-            let fits = self.ranges.get(r).is_some_and(|range| {
-                range.capacity >= live
-                    && range.capacity <= live.saturating_mul(4)
-                    && range.output.size() == (range.capacity * skinned.instance_stride()) as u64
-            });
-            if fits {
-                continue;
-            }
-            let capacity = (live + live / 4).clamp(1, per_range);
-            let output = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("skin: skinned vertices (one range of instances)"),
-                size: (capacity * skinned.instance_stride()) as u64,
-                // VERTEX: the draw passes read it; COPY_SRC: verification reads it back.
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::VERTEX
-                    | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            let range = Range { output, capacity };
-            self.bound = None;
-            if r < self.ranges.len() {
-                self.ranges[r] = range;
-            } else {
-                self.ranges.push(range);
-            }
         }
     }
 
@@ -562,8 +513,8 @@ impl GpuSkinner {
     pub fn locate(&self, skinned: &OutputLayout, instance: usize) -> Option<(usize, u64)> {
         // Every range but the last holds exactly its capacity (`fit_ranges`).
         let mut base = 0;
-        for (r, range) in self.ranges.iter().enumerate() {
-            let held = (range.output.size() as usize) / skinned.instance_stride().max(1);
+        for (r, output) in self.ranges.buffers().enumerate() {
+            let held = (output.size() as usize) / skinned.instance_stride().max(1);
             if instance < base + held {
                 return Some((r, ((instance - base) * skinned.instance_stride()) as u64));
             }
@@ -574,12 +525,12 @@ impl GpuSkinner {
 
     /// Each range's output size, bytes (what [`Self::locate`] follows).
     pub fn range_sizes(&self) -> impl Iterator<Item = u64> + '_ {
-        self.ranges.iter().map(|r| r.output.size())
+        self.ranges.buffers().map(wgpu::Buffer::size)
     }
 
     /// Range `range`'s output buffer (packed vertices).
     pub fn range_output(&self, range: usize) -> Option<&wgpu::Buffer> {
-        self.ranges.get(range).map(|r| &r.output)
+        self.ranges.buffer(range)
     }
 
     /// The skinned vertices of the first `instances` instances read back to the CPU,
@@ -593,15 +544,15 @@ impl GpuSkinner {
     ) -> Result<Vec<u8>, GpuSkinError> {
         let mut out = Vec::with_capacity(skinned.bytes(instances));
         let mut left = instances;
-        for range in &self.ranges {
+        for output in self.ranges.buffers() {
             if left == 0 {
                 break;
             }
-            let held = (range.output.size() as usize) / skinned.instance_stride().max(1);
+            let held = (output.size() as usize) / skinned.instance_stride().max(1);
             let take = held.min(left);
             let bytes = super::readback::read_buffer(
                 gpu,
-                &range.output,
+                output,
                 (take * skinned.instance_stride()) as u64,
             )?;
             out.extend_from_slice(&bytes);

@@ -157,6 +157,14 @@ fn pack_pieces(spans: &[(u64, u64)], cap: u64) -> Vec<StagingChunk> {
     chunks
 }
 
+/// The CPU's part of an upload: the pipeline that computes, the characters, and the runs
+/// of groups it computes this frame (the others keep what the GPU holds).
+pub struct CpuWork<'a> {
+    pub pipeline: &'a mut Pipeline,
+    pub instances: &'a [Instance],
+    pub runs: &'a [Range<usize>],
+}
+
 /// Owns what the upload variants keep between frames.
 pub struct Uploader {
     cpu: OutputBuffer,
@@ -166,13 +174,12 @@ pub struct Uploader {
     /// Consecutive frames that needed at most a quarter of `belt_largest`.
     belt_small_frames: u32,
     /// Set when a variant had to fall back this frame (shown in the panel).
-    pub note: Option<String>,
+    note: Option<String>,
     /// Treats `in_place`'s and the staging belt's memory as misaligned (lavapipe's never
     /// is; the tests exercise the fallbacks with it).
-    #[doc(hidden)]
-    pub simulate_misaligned_staging: bool,
+    simulate_misaligned_staging: bool,
     /// Where the upload's own spans go too, when a timeline is being kept.
-    pub trace: Option<std::sync::Arc<crate::crowd::trace::Trace>>,
+    trace: Option<std::sync::Arc<crate::crowd::trace::Trace>>,
 }
 
 impl Uploader {
@@ -188,6 +195,22 @@ impl Uploader {
         }
     }
 
+    /// What a variant fell back to this frame, if it had to (shown in the panel).
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// Treats `in_place`'s and the staging belt's memory as misaligned (lavapipe's never
+    /// is; the tests exercise the fallbacks with it).
+    pub fn simulate_misaligned_staging(&mut self, misaligned: bool) {
+        self.simulate_misaligned_staging = misaligned;
+    }
+
+    /// Keeps the upload's own spans on `trace` too (`None` stops).
+    pub fn set_trace(&mut self, trace: Option<std::sync::Arc<crate::crowd::trace::Trace>>) {
+        self.trace = trace;
+    }
+
     /// Keeps an upload span on the calling thread's track of the timeline, if one is kept.
     fn trace_upload(&self, start: Instant, duration: std::time::Duration) {
         if let Some(trace) = &self.trace {
@@ -201,9 +224,10 @@ impl Uploader {
     }
 
     /// Runs the CPU pipeline for `instances` and gets the skinned stream (for a variant
-    /// that skins on the GPU: the palettes, then the compute pass that skins them) into the
-    /// renderer's buffers with `variant`. Copies recorded into `encoder` (staging belt)
-    /// must be submitted before [`Self::after_submit`].
+    /// that skins on the GPU: the palettes) into the renderer's buffers with `variant`.
+    /// Copies recorded into `encoder` (staging belt) must be submitted before
+    /// [`Self::after_submit`]. A GPU-skinning variant's compute pass is the caller's to
+    /// record next ([`CrowdRenderer::record_gpu_skinning`]), before every draw pass.
     pub fn frame(
         &mut self,
         variant: UploadVariant,
@@ -214,48 +238,12 @@ impl Uploader {
         instances: &[Instance],
     ) -> Result<StageTimings, UploadError> {
         let all = 0..instances.len().div_ceil(LANES);
-        self.frame_timed(
-            variant,
-            gpu,
-            encoder,
-            renderer,
+        let work = CpuWork {
             pipeline,
             instances,
-            std::slice::from_ref(&all),
-            None,
-        )
-    }
-
-    /// As [`Self::frame`], computing and uploading only the groups in `runs` (ranges of
-    /// group indices, see [`crate::crowd::lod`]): the other groups keep the vertices (or
-    /// palettes) already in the GPU buffer. Timestamps go around `gpu_compute`'s compute
-    /// pass.
-    #[allow(clippy::too_many_arguments)]
-    pub fn frame_timed(
-        &mut self,
-        variant: UploadVariant,
-        gpu: &GpuContext,
-        encoder: &mut wgpu::CommandEncoder,
-        renderer: &mut CrowdRenderer,
-        pipeline: &mut Pipeline,
-        instances: &[Instance],
-        runs: &[Range<usize>],
-        compute_timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) -> Result<StageTimings, UploadError> {
-        let timings =
-            self.upload_frame(variant, gpu, encoder, renderer, pipeline, instances, runs)?;
-        // A GPU-skinning variant uploaded palettes: its compute pass goes after the upload
-        // and before every draw pass.
-        renderer.record_gpu_skinning(
-            gpu,
-            encoder,
-            pipeline.rig(),
-            pipeline.output_layout(),
-            instances.len(),
-            None,
-            compute_timestamps,
-        )?;
-        Ok(timings)
+            runs: std::slice::from_ref(&all),
+        };
+        self.upload(variant, gpu, encoder, renderer, work)
     }
 
     /// Where each run's bytes go in the skinned buffer: (offset, bytes).
@@ -271,17 +259,22 @@ impl Uploader {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn upload_frame(
+    /// As [`Self::frame`], computing and uploading only the groups in `work.runs` (ranges
+    /// of group indices, see [`crate::crowd::lod`]): the other groups keep the vertices (or
+    /// palettes) already in the GPU buffer.
+    pub fn upload(
         &mut self,
         variant: UploadVariant,
         gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         renderer: &mut CrowdRenderer,
-        pipeline: &mut Pipeline,
-        instances: &[Instance],
-        runs: &[Range<usize>],
+        work: CpuWork<'_>,
     ) -> Result<StageTimings, UploadError> {
+        let CpuWork {
+            pipeline,
+            instances,
+            runs,
+        } = work;
         let (device, queue) = (&gpu.device, &gpu.queue);
         // Last frame's note says whether a fallback still needs the CPU buffer.
         self.release_unused(variant, device);
@@ -323,14 +316,16 @@ impl Uploader {
                         self.note =
                             Some("write_buffer_with refused the write; used write_buffer".into());
                         drop(views);
-                        return self.upload_frame(
+                        return self.upload(
                             UploadVariant::WriteBuffer,
                             gpu,
                             encoder,
                             renderer,
-                            pipeline,
-                            instances,
-                            runs,
+                            CpuWork {
+                                pipeline,
+                                instances,
+                                runs,
+                            },
                         );
                     };
                     views.push(view);
@@ -346,14 +341,16 @@ impl Uploader {
                     });
                 if misaligned {
                     drop(views);
-                    let result = self.upload_frame(
+                    let result = self.upload(
                         UploadVariant::WriteBuffer,
                         gpu,
                         encoder,
                         renderer,
-                        pipeline,
-                        instances,
-                        runs,
+                        CpuWork {
+                            pipeline,
+                            instances,
+                            runs,
+                        },
                     );
                     self.note = Some(format!(
                         "write_buffer_with's staging memory is not {align}-byte aligned on this \

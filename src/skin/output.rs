@@ -15,29 +15,37 @@ use crate::types::{LANES, VertexF4, VertexPacked};
 /// lane blocks the group's first block in `0` (the others unused).
 pub(crate) type Outputs = [*mut u8; LANES];
 
+/// Where a run of a group's skinned vertices goes: the lanes' outputs, how many lanes are
+/// live, how many times each vertex is stored (itself and its copies: the same for a
+/// whole run) and the writer that stores them.
+#[derive(Clone, Copy)]
+pub(crate) struct GroupSink<'a, W> {
+    pub outs: &'a Outputs,
+    pub active: usize,
+    pub count: usize,
+    pub writer: W,
+}
+
 /// Stores a skinned vertex of eight instances (lane `k` = instance `k` of the group).
 pub(crate) trait OutputWriter: Copy {
     /// Whether the writer stores every lane whatever `active` says (lane blocks are written
     /// whole), so one kernel copy serves full and partial groups.
     const WHOLE_GROUP: bool;
 
-    /// Writes output vertices `v..v + count` (a vertex and its copies) of the first
-    /// `active` lanes from `position` and `normal` (x, y, z rows of lanes).
+    /// Writes output vertices `v..v + sink.count` (a vertex and its copies) of the first
+    /// `sink.active` lanes from `position` and `normal` (x, y, z rows of lanes), with
+    /// `sink.writer`'s settings.
     ///
     /// # Safety
-    /// For slices, `outs[k]` (`k < active`) must be valid for writing vertices
-    /// `v..v + count` of the writer's format; for lane blocks, `outs[0]` must be 32-byte
-    /// aligned and valid for writing blocks `v..v + count`.
-    #[allow(clippy::too_many_arguments)]
+    /// For slices, `sink.outs[k]` (`k < sink.active`) must be valid for writing vertices
+    /// `v..v + sink.count` of the writer's format; for lane blocks, `sink.outs[0]` must be
+    /// 32-byte aligned and valid for writing blocks `v..v + sink.count`.
     unsafe fn write<S: Simd>(
-        self,
         s: S,
-        outs: &Outputs,
+        sink: GroupSink<'_, Self>,
         v: usize,
-        count: usize,
         position: [S::V; 3],
         normal: [S::V; 3],
-        active: usize,
     );
 
     /// Called once after a group's last vertex.
@@ -88,15 +96,18 @@ impl OutputWriter for Float4Writer {
 
     #[inline(always)]
     unsafe fn write<S: Simd>(
-        self,
         s: S,
-        outs: &Outputs,
+        sink: GroupSink<'_, Self>,
         v: usize,
-        count: usize,
         position: [S::V; 3],
         normal: [S::V; 3],
-        active: usize,
     ) {
+        let GroupSink {
+            outs,
+            active,
+            count,
+            ..
+        } = sink;
         // p[i] = (vertex of lane i | vertex of lane i + 4), same for n.
         let p = s.transpose_halves([position[0], position[1], position[2], s.splat(1.0)]);
         let n = s.transpose_halves([normal[0], normal[1], normal[2], s.splat(0.0)]);
@@ -134,16 +145,19 @@ impl<const FIXED_SCALE: bool> OutputWriter for PackedWriter<FIXED_SCALE> {
 
     #[inline(always)]
     unsafe fn write<S: Simd>(
-        self,
         s: S,
-        outs: &Outputs,
+        sink: GroupSink<'_, Self>,
         v: usize,
-        count: usize,
         position: [S::V; 3],
         normal: [S::V; 3],
-        active: usize,
     ) {
-        let bits = self.normal.bits::<S, FIXED_SCALE>(s, normal);
+        let GroupSink {
+            outs,
+            active,
+            count,
+            writer,
+        } = sink;
+        let bits = writer.normal.bits::<S, FIXED_SCALE>(s, normal);
         let p = s.transpose_halves([position[0], position[1], position[2], bits]);
         macro_rules! store_at {
             ($c:expr) => {
@@ -175,16 +189,20 @@ impl<const FIXED_SCALE: bool> OutputWriter for BlockWriter<FIXED_SCALE> {
 
     #[inline(always)]
     unsafe fn write<S: Simd>(
-        self,
         s: S,
-        outs: &Outputs,
+        sink: GroupSink<'_, Self>,
         v: usize,
-        count: usize,
         position: [S::V; 3],
         normal: [S::V; 3],
-        _active: usize,
     ) {
-        let bits = self.normal.bits::<S, FIXED_SCALE>(s, normal);
+        // Lane blocks are written whole: `active` does not matter.
+        let GroupSink {
+            outs,
+            count,
+            writer,
+            ..
+        } = sink;
+        let bits = writer.normal.bits::<S, FIXED_SCALE>(s, normal);
         let p = s.transpose_halves([position[0], position[1], position[2], bits]);
         for c in v..v + count {
             // SAFETY: the caller guarantees `outs[0]` is 32-byte aligned and valid for

@@ -151,7 +151,7 @@ impl ApplicationHandler for App {
             WindowEvent::CursorMoved { position, .. } => {
                 if let (true, Some(last)) = (running.pointer.dragging, running.pointer.cursor) {
                     scene
-                        .camera
+                        .camera_mut()
                         .orbit((position.x - last.x) as f32, (position.y - last.y) as f32);
                 }
                 running.pointer.cursor = Some(position);
@@ -161,7 +161,7 @@ impl ApplicationHandler for App {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                scene.camera.zoom(steps);
+                scene.camera_mut().zoom(steps);
             }
             WindowEvent::KeyboardInput { event, .. }
                 if event.state == ElementState::Pressed
@@ -169,11 +169,13 @@ impl ApplicationHandler for App {
             {
                 match event.logical_key {
                     Key::Named(NamedKey::Escape) => event_loop.exit(),
-                    Key::Named(NamedKey::F12) => scene.requests.screenshot = true,
-                    Key::Named(NamedKey::Space) => scene.settings.paused = !scene.settings.paused,
+                    Key::Named(NamedKey::F12) => scene.request_screenshot(),
+                    Key::Named(NamedKey::Space) => {
+                        scene.settings_mut().paused = !scene.settings().paused
+                    }
                     Key::Character(ref c) if c.eq_ignore_ascii_case("r") => scene.reset_camera(),
                     Key::Character(ref c) if c.eq_ignore_ascii_case("h") => {
-                        scene.settings.show_panel = !scene.settings.show_panel
+                        scene.settings_mut().show_panel = !scene.settings().show_panel
                     }
                     _ => {}
                 }
@@ -210,7 +212,7 @@ impl Running {
     fn new(loading: Loading, mut scene: Scene, options: &AppOptions) -> Result<Self, AppError> {
         let (mut surface, egui) = loading.into_window();
         if let Some(time_secs) = options.clip_time_secs {
-            scene.crowd.set_all_times(time_secs);
+            scene.set_all_times(time_secs);
         }
         scene.set_camera(options.camera);
         // The window may have been resized while the scene loaded.
@@ -219,10 +221,10 @@ impl Running {
         if size.width > 0 && size.height > 0 && (size.width, size.height) != configured {
             surface.config.width = size.width;
             surface.config.height = size.height;
-            surface.reconfigure(&scene.gpu.device);
+            surface.reconfigure(&scene.gpu().device);
             scene.resize(size.width, size.height);
         }
-        surface.bind_source(&scene.gpu.device, &scene.targets.color_view);
+        surface.bind_source(&scene.gpu().device, &scene.targets().color_view);
         let soak = options.soak.clone().map(|plan| Soak::start(plan, &scene));
         if options.profiler {
             let status = super::profiler::start();
@@ -230,7 +232,7 @@ impl Running {
                 Ok(s) => eprintln!("{s}"),
                 Err(e) => eprintln!("error: --profiler: {e}"),
             }
-            scene.requests.last_profiler = Some(status.map_err(|e| e.to_string()));
+            scene.set_last_profiler(status.map_err(|e| e.to_string()));
         }
         Ok(Running {
             surface,
@@ -249,18 +251,18 @@ impl Running {
         }
         self.surface.config.width = width;
         self.surface.config.height = height;
-        self.surface.reconfigure(&self.scene.gpu.device);
+        self.surface.reconfigure(&self.scene.gpu().device);
         self.scene.resize(width, height);
         self.surface
-            .bind_source(&self.scene.gpu.device, &self.scene.targets.color_view);
+            .bind_source(&self.scene.gpu().device, &self.scene.targets().color_view);
     }
 
     /// The present mode follows the vsync setting.
     fn apply_present_mode(&mut self) {
-        let mode = choose_present_mode(self.scene.settings.vsync, &self.surface.present_modes);
+        let mode = choose_present_mode(self.scene.settings().vsync, &self.surface.present_modes);
         if mode != self.surface.config.present_mode {
             self.surface.config.present_mode = mode;
-            self.surface.reconfigure(&self.scene.gpu.device);
+            self.surface.reconfigure(&self.scene.gpu().device);
         }
     }
 
@@ -323,7 +325,7 @@ impl Running {
             self.last_frame_checks(options, &present_mode)?;
         }
         self.surface.window.pre_present_notify();
-        self.scene.gpu.queue.present(surface_texture);
+        self.scene.gpu().queue.present(surface_texture);
         profiling::finish_frame!();
         if let Some(soak) = &mut self.soak {
             soak.after_frame(&mut self.scene);
@@ -354,7 +356,7 @@ impl Running {
                 Ok(d) => {
                     eprint!("verify of the last frame:\n{}", d.to_text());
                     let within = d.within_tolerance();
-                    self.scene.requests.last_verify = Some(Ok(d));
+                    self.scene.set_last_verify(Ok(d));
                     if within {
                         Ok(())
                     } else {
@@ -362,7 +364,7 @@ impl Running {
                     }
                 }
                 Err(e) => {
-                    self.scene.requests.last_verify = Some(Err(e.to_string()));
+                    self.scene.set_last_verify(Err(e.to_string()));
                     Err(AppError::Verify(e))
                 }
             }
@@ -375,7 +377,8 @@ impl Running {
                 .save_screenshot(path, Some(present_mode))
                 .map_err(AppError::Screenshot)?;
             eprintln!("screenshot saved: {}", saved.display());
-            self.scene.requests.last_screenshot = Some(Ok(saved.display().to_string()));
+            self.scene
+                .set_last_screenshot(Ok(saved.display().to_string()));
         }
         verdict
     }
@@ -407,10 +410,10 @@ impl FrameExtras for WindowFrame<'_> {
         encoder: &mut wgpu::CommandEncoder,
     ) -> BeforeDraws {
         let raw_input = self.egui.state.take_egui_input(&self.surface.window);
-        let show_panel = scene.settings.show_panel;
+        let show_panel = scene.settings().show_panel;
         if !show_panel {
             // Nothing drawn, nothing for a screenshot's sidecar to claim was shown.
-            scene.shown = None;
+            scene.forget_shown();
         }
         let mut panel_left: Option<f32> = None;
         let mut actions = Vec::new();
@@ -434,7 +437,7 @@ impl FrameExtras for WindowFrame<'_> {
             size_in_pixels: [self.surface.config.width, self.surface.config.height],
             pixels_per_point,
         };
-        let (device, queue) = (&scene.gpu.device, &scene.gpu.queue);
+        let (device, queue) = (&scene.gpu().device, &scene.gpu().queue);
         for (id, deltas) in &full_output.textures_delta.set {
             for delta in deltas {
                 self.egui.renderer.update_texture(device, queue, *id, delta);
@@ -466,7 +469,7 @@ impl FrameExtras for WindowFrame<'_> {
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
                     label: Some("egui"),
                     color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &scene.targets.color_view,
+                        view: &scene.targets().color_view,
                         depth_slice: None,
                         resolve_target: None,
                         ops: wgpu::Operations {

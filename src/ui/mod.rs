@@ -37,36 +37,40 @@ use crate::variant::Variant;
 /// screenshot's sidecar); returns the actions the user asked for.
 pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) -> Vec<UiAction> {
     scene.take_readings();
-    let rig = scene.pipeline.rig().clone();
+    let rig = scene.rig().clone();
     let info = PanelInfo {
-        adapter: &scene.gpu.summary,
-        machine: &scene.machine,
+        adapter: &scene.gpu().summary,
+        machine: scene.machine(),
         rig_name: &rig.name,
         rig_line: rig.summary.character_line(),
         max_instances: scene.max_instances(),
-        refusals: &scene.refusals,
+        refusals: scene.hierarchy_refusals(),
         skin_refusals: scene
-            .rig_skin_refusals
-            .variants(scene.settings.pipeline.method),
+            .rig_skin_refusals()
+            .variants(scene.settings().pipeline.method),
         method_refusals: scene
-            .rig_skin_refusals
-            .methods(scene.settings.pipeline.skin),
-        readings: scene.shown.as_ref(),
-        verify: scene.requests.last_verify.as_ref(),
-        screenshot: scene.requests.last_screenshot.as_ref(),
-        profiler: scene.requests.last_profiler.as_ref(),
-        notes: &scene.notes,
+            .rig_skin_refusals()
+            .methods(scene.settings().pipeline.skin),
+        readings: scene.shown(),
+        verify: scene.last_verify(),
+        screenshot: scene.last_screenshot(),
+        profiler: scene.last_profiler(),
+        notes: scene.notes(),
         present_mode: present_mode.to_string(),
-        indirect_supported: scene.renderer.indirect_supported(),
-        has_materials: scene.renderer.has_materials(),
+        indirect_supported: scene.renderer().indirect_supported(),
+        has_materials: scene.renderer().has_materials(),
         draw_commands: {
-            let [main, shadow] = scene.renderer.draw_commands();
-            [main, if scene.settings.shadows { shadow } else { 0 }]
+            let [main, shadow] = scene.renderer().draw_commands();
+            [main, if scene.settings().shadows { shadow } else { 0 }]
         },
-        clips: &scene.clip_survey.clips,
-        clip_mix: &scene.clip_mix,
+        clips: &scene.clip_survey().clips,
+        clip_mix: scene.clip_mix(),
     };
-    panel_ui(ui, &mut scene.settings, &info, &scene.history)
+    // The panel edits a copy; the scene takes it as its new settings (the one way in).
+    let mut settings = scene.settings().clone();
+    let actions = panel_ui(ui, &mut settings, &info, scene.history());
+    *scene.settings_mut() = settings;
+    actions
 }
 
 /// The panel as the window lays it out: resizable, on the right of `ui` (the whole
@@ -93,7 +97,7 @@ pub fn apply_actions(scene: &mut Scene, actions: &[UiAction]) {
             UiAction::Screenshot => scene.request_screenshot(),
             UiAction::ResetCamera => scene.reset_camera(),
             UiAction::Profiler => {
-                scene.requests.last_profiler = Some(profiler::start().map_err(|e| e.to_string()))
+                scene.set_last_profiler(profiler::start().map_err(|e| e.to_string()))
             }
         }
     }

@@ -190,12 +190,12 @@ impl MemoryCheckpoint {
     /// object until the GPU's last use of it is done, and the count would depend on where
     /// the GPU stood).
     pub fn read(scene: &Scene) -> Option<Self> {
-        let _ = scene.gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        let _ = scene.gpu().device.poll(wgpu::PollType::wait_indefinitely());
         crate::memory::trim_heap();
         Some(MemoryCheckpoint {
             resident_bytes: crate::memory::resident_bytes()?,
             heap_bytes: crate::memory::heap_in_use_bytes(),
-            gpu_objects: scene.gpu.instance.generate_report().map(|r| {
+            gpu_objects: scene.gpu().instance.generate_report().map(|r| {
                 let h = &r.hub;
                 [
                     &h.buffers,
@@ -456,7 +456,7 @@ impl Soak {
     pub fn start(plan: SoakPlan, scene: &Scene) -> Self {
         let validation_errors = Arc::new(Mutex::new(Vec::new()));
         let sink = validation_errors.clone();
-        scene.gpu.device.on_uncaptured_error(Arc::new(move |e| {
+        scene.gpu().device.on_uncaptured_error(Arc::new(move |e| {
             sink.lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .push(e.to_string());
@@ -492,7 +492,7 @@ impl Soak {
                 Phase::Random
             },
             rig_index: 0,
-            start_settings: scene.settings.clone(),
+            start_settings: scene.settings().clone(),
             recent,
             validation_errors,
         }
@@ -531,7 +531,7 @@ impl Soak {
     pub fn after_frame(&mut self, scene: &mut Scene) {
         self.report.frames += 1;
         self.report.seconds = self.started.elapsed().as_secs_f64();
-        self.report.largest_crowd = self.report.largest_crowd.max(scene.crowd.len());
+        self.report.largest_crowd = self.report.largest_crowd.max(scene.crowd().len());
         let errors: Vec<String> = std::mem::take(
             &mut *self
                 .validation_errors
@@ -544,11 +544,10 @@ impl Soak {
                 .validation_errors
                 .push(format!("{e} (after: {context})"));
         }
-        if scene.budget_refusal.is_some() {
+        if scene.take_budget_refusal().is_some() {
             self.report.refusals += 1;
-            scene.budget_refusal = None;
         }
-        if let Some(result) = scene.requests.last_verify.take() {
+        if let Some(result) = scene.take_last_verify() {
             match result {
                 Ok(d) if d.within_tolerance() => {}
                 Ok(d) => self.report.verify_failures.push(format!(
@@ -582,14 +581,14 @@ impl Soak {
 
     /// The scene's configuration in a few words (for failure messages).
     fn context(&self, scene: &Scene) -> String {
-        let p = scene.pipeline.config();
+        let p = scene.running_config();
         format!(
             "rig {}, {} instances, {} {} {} {}, {} threads, blend {:.2}",
             scene.rig().name,
-            scene.crowd.len(),
+            scene.crowd().len(),
             p.hierarchy.name(),
             p.skin.name(),
-            scene.settings.upload.name(),
+            scene.settings().upload.name(),
             p.schedule.name(),
             p.threads,
             p.blend_weight
@@ -612,10 +611,11 @@ impl Soak {
     /// count it as growth.
     fn warm_up(&mut self, scene: &mut Scene, index: usize) {
         self.start_settings_on(scene, index);
-        scene.settings.instances = self.plan.max_instances.max(1);
+        scene.settings_mut().instances = self.plan.max_instances.max(1);
         self.note(format!(
             "warm-up: rig {}, {} instances",
-            self.plan.rigs[index].name, scene.settings.instances
+            self.plan.rigs[index].name,
+            scene.settings().instances
         ));
     }
 
@@ -636,7 +636,7 @@ impl Soak {
         if self.rig_index != index {
             self.switch_rig(scene, index);
         }
-        scene.settings = self.start_settings.clone();
+        *scene.settings_mut() = self.start_settings.clone();
     }
 
     fn switch_rig(&mut self, scene: &mut Scene, index: usize) {
@@ -662,7 +662,7 @@ impl Soak {
             })
             .map_or(Change::Verify, |(c, _)| *c);
         self.report.changes += 1;
-        let settings = &mut scene.settings;
+        let settings = scene.settings_mut();
         let described = match change {
             Change::Hierarchy => {
                 settings.pipeline.hierarchy = self.rng.pick(HierarchyVariant::ALL);
@@ -753,7 +753,7 @@ impl Soak {
                 format!("rig {}", self.plan.rigs[index].name)
             }
             Change::Verify => {
-                scene.requests.verify = true;
+                scene.request_verify();
                 self.report.verifies += 1;
                 "verify".to_string()
             }

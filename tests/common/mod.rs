@@ -21,11 +21,120 @@ pub fn rigs_dir() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "skipping: {} is absent (the public rigs are not checked out)",
+    missing(&format!(
+        "{} is absent (the public rigs are not checked out)",
         dir.display()
-    );
+    ));
     None
+}
+
+thread_local! {
+    /// What the running test last found missing here ([`missing`]).
+    static MISSING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Says what this machine lacks for the running test (the public rigs, a GPU adapter,
+/// `xvfb-run`), and keeps it as the reason [`cannot_run_here`] gives.
+pub fn missing(what: &str) {
+    eprintln!("skipping: {what}");
+    MISSING.with(|m| *m.borrow_mut() = Some(what.to_string()));
+}
+
+/// Why a test on [`run_tests`]' harness could not run here: the panic payload it turns
+/// into *ignored*, with the reason.
+pub struct CannotRun(pub String);
+
+/// Stops the running test as *ignored* by [`run_tests`], with what [`missing`] last said
+/// as the reason. (Under `CI=true` nothing reaches here: a missing requirement fails
+/// where it is found.)
+pub fn cannot_run_here() -> ! {
+    let reason = MISSING
+        .with(|m| m.borrow_mut().take())
+        .unwrap_or_else(|| "something it needs is missing here (see its output)".into());
+    std::panic::panic_any(CannotRun(reason))
+}
+
+/// The harness of the test files whose tests need what a machine may lack: each test runs
+/// as a libtest-mimic trial, and one stopped by [`cannot_run_here`] is reported *ignored*
+/// with its reason instead of passing silently.
+pub fn run_tests(tests: Vec<(&'static str, fn())>) -> ! {
+    let args = libtest_mimic::Arguments::from_args();
+    let default_hook = std::panic::take_hook();
+    // A test stopped for what the machine lacks is not a failure: no panic message.
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.payload().is::<CannotRun>() {
+            default_hook(info);
+        }
+    }));
+    let trials = tests
+        .into_iter()
+        .map(|(name, test)| {
+            libtest_mimic::Trial::ignorable_test(name, move || {
+                MISSING.with(|m| *m.borrow_mut() = None);
+                match std::panic::catch_unwind(test) {
+                    Ok(()) => Ok(libtest_mimic::Completion::Completed),
+                    Err(payload) => match payload.downcast::<CannotRun>() {
+                        Ok(cannot) => Ok(libtest_mimic::Completion::ignored_with(cannot.0)),
+                        Err(payload) => std::panic::resume_unwind(payload),
+                    },
+                }
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit()
+}
+
+/// What a test's failure message starts with when it cannot run here (the public rigs or a
+/// GPU adapter are missing): [`trial`] reports it *ignored*, the rest of the message its
+/// reason.
+const CANNOT_RUN: &str = "cannot run here: ";
+
+/// A libtest-mimic trial that reports *ignored*, with the reason, where `run` found
+/// something it needs missing ([`rigs_or_skip`], [`gpu_or_skip`]); under `CI=true` those
+/// fail the test instead.
+pub fn trial(
+    name: impl Into<String>,
+    run: impl FnOnce() -> Result<(), libtest_mimic::Failed> + Send + 'static,
+) -> libtest_mimic::Trial {
+    libtest_mimic::Trial::ignorable_test(name, move || match run() {
+        Ok(()) => Ok(libtest_mimic::Completion::Completed),
+        Err(e) => match e.message().and_then(|m| m.strip_prefix(CANNOT_RUN)) {
+            Some(reason) => Ok(libtest_mimic::Completion::ignored_with(reason)),
+            None => Err(e),
+        },
+    })
+}
+
+/// A trial standing for cases that could not even be listed here (they are made from the
+/// public rigs): reported *ignored* with the reason; under `CI=true` it fails.
+pub fn unlisted_cases(name: &str) -> libtest_mimic::Trial {
+    trial(format!("{name} (cases from the public rigs)"), || {
+        rigs_or_skip().map(|_| ())
+    })
+}
+
+/// Runs `trials`, with one more standing for the cases the public rigs would have added
+/// where they are absent (reported *ignored*, with the reason).
+pub fn run_trials(args: &libtest_mimic::Arguments, mut trials: Vec<libtest_mimic::Trial>) -> ! {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/rigs");
+    if !dir.is_dir() {
+        trials.push(unlisted_cases("public rigs"));
+    }
+    libtest_mimic::run(args, trials).exit()
+}
+
+/// `rigs_dir()` for a [`trial`]: missing, the trial is ignored with the reason.
+pub fn rigs_or_skip() -> Result<PathBuf, libtest_mimic::Failed> {
+    rigs_dir().ok_or_else(|| {
+        format!("{CANNOT_RUN}../shared/rigs is absent (the public rigs are not checked out)").into()
+    })
+}
+
+/// `gpu_context()` for a [`trial`]: without an adapter, the trial is ignored with the
+/// reason.
+pub fn gpu_or_skip() -> Result<skinbench::gpu::GpuContext, libtest_mimic::Failed> {
+    gpu_context()
+        .ok_or_else(|| format!("{CANNOT_RUN}no GPU adapter (install mesa-vulkan-drivers)").into())
 }
 
 /// Every public rig file, relative to `rigs_dir()`.
@@ -317,19 +426,29 @@ pub fn thread_counts() -> Vec<usize> {
     t
 }
 
+/// How [`render_picture`] draws: the pipeline, the upload variant and shadows on or off.
+#[derive(Clone, Copy, Debug)]
+pub struct Drawn {
+    pub config: skinbench::crowd::PipelineConfig,
+    pub upload: skinbench::gpu::UploadVariant,
+    pub shadows: bool,
+}
+
 /// `crowd` as it stands, seen by `camera`, drawn by the app's own scene into a `size`
 /// picture: one frame that advances no clip.
-#[allow(clippy::too_many_arguments)]
 pub fn render_picture(
     gpu: &skinbench::gpu::GpuContext,
     rig: std::sync::Arc<skinbench::prepare::PreparedRig>,
     crowd: &skinbench::crowd::InstanceStore,
-    config: skinbench::crowd::PipelineConfig,
-    upload: skinbench::gpu::UploadVariant,
+    drawn: Drawn,
     camera: &skinbench::gpu::OrbitCamera,
     size: (u32, u32),
-    shadows: bool,
 ) -> Result<image::RgbaImage, skinbench::gpu::scene::SceneError> {
+    let Drawn {
+        config,
+        upload,
+        shadows,
+    } = drawn;
     let mut settings = app_settings(&rig, crowd.len());
     settings.pipeline = config;
     settings.upload = upload;
@@ -342,7 +461,7 @@ pub fn render_picture(
         size,
     )?;
     scene.set_crowd(crowd.clone());
-    scene.camera = *camera;
+    *scene.camera_mut() = *camera;
     scene.frame(Frame::headless(0.0))?;
     scene.read_image()
 }
@@ -371,7 +490,7 @@ pub fn gpu_context() -> Option<skinbench::gpu::GpuContext> {
             panic!("CI=true requires a GPU adapter (install mesa-vulkan-drivers): {e}")
         }
         Err(e) => {
-            eprintln!("skipping the GPU test: {e}");
+            missing(&format!("no GPU adapter: {e}"));
             None
         }
     }

@@ -31,30 +31,51 @@ pub struct UpdateFloor {
     pub frames: usize,
 }
 
-/// Computes [`UpdateFloor`]s for `thresholds_px`: for up to `sample` visible characters of
-/// `crowd` (evenly spread), skins aside with `pipeline` (a CPU skin variant) each of the
-/// next `frames` frames and `max_period - 1` more, projects every vertex through `view`,
-/// and takes the exact error of showing frame `u`'s pose at frame `u + j` for every `u`
-/// and `j < max_period` (the largest screen-space displacement of any vertex, as
-/// [`measure_error`](super::error::measure_error) measures it). The fewest updates keeping every frame within the
-/// threshold, gaps of any length up to the cap, is a shortest path over the frames. One
-/// update is taken off each character's count: in a running crowd the pose shown when the
-/// window opens may have been computed before it, so the floor stays below what any
-/// schedule needs over a long run. With `frames` covering the slowest clip's loop, the
-/// window sees every phase.
-#[allow(clippy::too_many_arguments)] // the inputs of one measurement, each needed
+/// What one floor measurement looks at: which characters, seen how, for how long, and
+/// against which thresholds.
+#[derive(Clone, Copy, Debug)]
+pub struct FloorMeasurement<'a> {
+    pub crowd: &'a [Instance],
+    /// Per character, whether it is in view (only those are measured).
+    pub visible: &'a [bool],
+    pub world_from_model: Mat4,
+    pub view: &'a LodView,
+    pub frame_clip_secs: f32,
+    pub thresholds_px: &'a [f32],
+    /// The longest gap between two updates allowed.
+    pub max_period: u8,
+    /// Visible characters measured at most (evenly spread).
+    pub sample: usize,
+    /// Frames looked ahead per character.
+    pub frames: usize,
+}
+
+/// Computes [`UpdateFloor`]s for `m.thresholds_px`: for up to `m.sample` visible
+/// characters of `m.crowd` (evenly spread), skins aside with `pipeline` (a CPU skin
+/// variant) each of the next `m.frames` frames and `m.max_period - 1` more, projects every
+/// vertex through `m.view`, and takes the exact error of showing frame `u`'s pose at frame
+/// `u + j` for every `u` and `j < max_period` (the largest screen-space displacement of any
+/// vertex, as [`measure_error`](super::error::measure_error) measures it). The fewest
+/// updates keeping every frame within the threshold, gaps of any length up to the cap, is
+/// a shortest path over the frames. One update is taken off each character's count: in a
+/// running crowd the pose shown when the window opens may have been computed before it,
+/// so the floor stays below what any schedule needs over a long run. With `frames`
+/// covering the slowest clip's loop, the window sees every phase.
 pub fn fewest_updates(
     pipeline: &mut Pipeline,
-    crowd: &[Instance],
-    visible: &[bool],
-    world_from_model: Mat4,
-    view: &LodView,
-    frame_clip_secs: f32,
-    thresholds_px: &[f32],
-    max_period: u8,
-    sample: usize,
-    frames: usize,
+    m: &FloorMeasurement<'_>,
 ) -> Result<Vec<UpdateFloor>, FrameError> {
+    let FloorMeasurement {
+        crowd,
+        visible,
+        world_from_model,
+        view,
+        frame_clip_secs,
+        thresholds_px,
+        max_period,
+        sample,
+        frames,
+    } = *m;
     let layout = *pipeline.output_layout();
     let rig = pipeline.rig().clone();
     let cap = max_period.max(1) as usize;

@@ -52,7 +52,7 @@ mod settings;
 mod view;
 
 pub use error::{MeasuredError, measure_error};
-pub use floor::{UpdateFloor, fewest_covering, fewest_updates};
+pub use floor::{FloorMeasurement, UpdateFloor, fewest_covering, fewest_updates};
 pub use mesh::{MESH_HYSTERESIS, choose_mesh_level};
 pub use motion::{ClipMotion, MOTION_RATE_HZ};
 pub use plan::{Lod, LodStats, PlanInput};

@@ -80,7 +80,7 @@ pub struct Lod {
     who: Vec<u32>,
     /// Whether the vertices on the GPU are those `shown` describes.
     valid: bool,
-    pub stats: LodStats,
+    stats: LodStats,
 }
 
 /// A character's motion (the key it was found for and its index in `Lod::motions`) and
@@ -133,6 +133,11 @@ impl Lod {
     /// Per instance, whether it is drawn.
     pub fn visible(&self) -> &[bool] {
         &self.visible
+    }
+
+    /// How many characters did what in the last planned frame.
+    pub fn stats(&self) -> LodStats {
+        self.stats
     }
 
     /// Per instance, the level of the mesh's chain it is drawn with (all 0 with geometric

@@ -203,7 +203,7 @@ pub struct GpuLod {
     slots_checked_for: Option<(wgpu::Buffer, u32)>,
     has_motions: bool,
     /// The parameters of the last recorded frame (the CPU twins run the same frame).
-    pub last_frame: Option<LodFrame>,
+    last_frame: Option<LodFrame>,
     frame: u32,
     /// The next frame computes everyone (first frame, or the GPU's poses were made anew).
     full: bool,
@@ -212,12 +212,32 @@ pub struct GpuLod {
     stats_copied: bool,
     stats_pending: Option<mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
     /// The counts of the latest frame that came back.
-    pub stats: LodStats,
+    stats: LodStats,
     /// Bytes written for the last frame (parameters, motions, draw slots).
-    pub written_bytes: u64,
+    written_bytes: u64,
 }
 
 impl GpuLod {
+    /// The parameters of the last recorded frame (the CPU twins run the same frame).
+    pub fn last_frame(&self) -> Option<LodFrame> {
+        self.last_frame
+    }
+
+    /// The counts of the latest frame that came back.
+    pub fn stats(&self) -> LodStats {
+        self.stats
+    }
+
+    /// Bytes written since [`Self::reset_written_bytes`] (parameters, motions, draw slots).
+    pub fn written_bytes(&self) -> u64 {
+        self.written_bytes
+    }
+
+    /// Starts counting a frame's written bytes.
+    pub fn reset_written_bytes(&mut self) {
+        self.written_bytes = 0;
+    }
+
     pub fn new(device: &wgpu::Device) -> Self {
         let shader = super::super::shaders::create(device, super::super::shaders::Shader::Lod);
         let (bind_layout, layout) = super::super::compute::compute_layouts(

@@ -21,6 +21,8 @@ pub mod tables;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
+use super::shape::{FrameShape, PaletteBuffer};
 use super::timers::GpuTimers;
 use crate::crowd::{GpuPass, Instance, InstanceStore};
 use crate::prepare::PreparedRig;
@@ -52,10 +54,8 @@ impl GpuHierarchy {
 }
 
 use super::shaders::WORKGROUP;
-use crate::gpu::GpuContext;
-/// Bytes between two parameter blocks (the dynamic-offset alignment every adapter takes).
-const PARAMS_STRIDE: u64 = 256;
 pub use crate::crowd::animate::{RECORD_BYTES, Record};
+use crate::gpu::GpuContext;
 /// Bytes of one joint's local pose or model matrix (three vec4s).
 const JOINT_BYTES: usize = 48;
 
@@ -110,16 +110,12 @@ pub enum GpuAnimateError {
     },
     #[error("{characters} characters animated; {asked} asked for")]
     Short { asked: usize, characters: usize },
+    #[error("a range of characters has no buffer for its poses")]
+    RangesMissing,
     #[error(transparent)]
     Readback(#[from] super::readback::ReadbackError),
     #[error(transparent)]
     DrawArgs(#[from] lod::DrawArgsError),
-}
-
-/// One range of characters: its local poses, then its model matrices, in one buffer.
-struct Range {
-    poses: wgpu::Buffer,
-    capacity: usize,
 }
 
 /// What the bind groups and parameters were made for.
@@ -134,6 +130,16 @@ struct BoundFor {
     clock_secs: f32,
     /// Only the characters the LOD pass marked due.
     lod: bool,
+}
+
+/// What one frame of the GPU animation computes: the clock's reading, the blend with the
+/// second clip and the hierarchy pass's variant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnimateFrame {
+    /// Clip-seconds a character of speed 1 has advanced (each record's time follows).
+    pub clock_secs: f32,
+    pub blend_weight: f32,
+    pub hierarchy: GpuHierarchy,
 }
 
 /// The animation passes of one rig (see the module docs).
@@ -159,22 +165,26 @@ pub struct GpuAnimator {
     held_revision: Option<u64>,
     /// Characters whose records were compared with the crowd (a steady crowd adds none).
     records_compared: u64,
-    params: wgpu::Buffer,
-    params_capacity: usize,
+    /// Each range's parameters, a block per hierarchy level after the range's own.
+    params: ParamBlocks,
     scratch: Vec<u8>,
-    ranges: Vec<Range>,
+    /// Each range's local poses, then its model matrices, in one buffer.
+    ranges: RangeBuffers,
     bound: Option<(BoundFor, Vec<wgpu::BindGroup>)>,
-    max_binding: u64,
-    /// At most this many characters per range (tests: the split on any adapter).
-    range_limit: Option<usize>,
+    limits: BindingLimits,
     /// What [`Self::prepare`] made ready for [`Self::record_passes`]: characters, per range.
     prepared: Option<(usize, usize)>,
     /// Bytes written for the last frame: the changed records ([`Self::write_characters`])
     /// and the passes' parameters ([`Self::record`]).
-    pub written_bytes: u64,
+    written_bytes: u64,
 }
 
 impl GpuAnimator {
+    /// Bytes written for the last frame (parameters and the records that changed).
+    pub fn written_bytes(&self) -> u64 {
+        self.written_bytes
+    }
+
     /// Uploads `rig`'s tables and builds the passes' pipelines.
     pub fn new(device: &wgpu::Device, rig: &PreparedRig) -> Self {
         use wgpu::util::DeviceExt;
@@ -202,7 +212,6 @@ impl GpuAnimator {
                 cache: None,
             })
         };
-        let params_capacity = 4;
         GpuAnimator {
             sample: pipeline("cs_sample"),
             walk: pipeline("cs_hierarchy_walk"),
@@ -224,16 +233,15 @@ impl GpuAnimator {
             held_from: Vec::new(),
             held_revision: None,
             records_compared: 0,
-            params: Self::params_buffer(device, params_capacity),
-            params_capacity,
+            params: ParamBlocks::new(device, "animate: parameters per range and level", 4),
             scratch: Vec::new(),
-            ranges: Vec::new(),
+            // COPY_SRC: the CPU twins read them back.
+            ranges: RangeBuffers::new(
+                "animate: local poses and model matrices (one range)",
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            ),
             bound: None,
-            max_binding: device
-                .limits()
-                .max_storage_buffer_binding_size
-                .min(device.limits().max_buffer_size),
-            range_limit: None,
+            limits: BindingLimits::of(device),
             prepared: None,
             written_bytes: 0,
         }
@@ -248,19 +256,10 @@ impl GpuAnimator {
         })
     }
 
-    fn params_buffer(device: &wgpu::Device, blocks: usize) -> wgpu::Buffer {
-        device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("animate: parameters per range and level"),
-            size: blocks as u64 * PARAMS_STRIDE,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    }
-
     /// Splits the characters into ranges of at most `characters` (`None`: what the
     /// device's limits allow), as a device with a small binding limit would.
     pub fn limit_ranges(&mut self, characters: Option<usize>) {
-        self.range_limit = characters;
+        self.limits.limit_to(characters);
         self.bound = None;
     }
 
@@ -280,9 +279,7 @@ impl GpuAnimator {
     /// Bytes of GPU memory the animation holds now: tables, records, local poses and
     /// model matrices (the palettes are the renderer's).
     pub fn gpu_bytes(&self) -> u64 {
-        self.tables_bytes
-            + self.records.size()
-            + self.ranges.iter().map(|r| r.poses.size()).sum::<u64>()
+        self.tables_bytes + self.records.size() + self.ranges.bytes()
     }
 
     /// Writes the record of every character of `crowd` that differs from what the GPU
@@ -368,95 +365,61 @@ impl GpuAnimator {
     /// Characters one range may hold: its local poses and model matrices together, and its
     /// slice of the palettes, each fit one storage binding.
     fn range_characters(&self, palettes: &OutputLayout) -> usize {
-        let per_joint_buffer = (2 * self.joint_stride * JOINT_BYTES).max(1) as u64;
-        let by_poses = self.max_binding / per_joint_buffer;
-        let by_palettes = self.max_binding / palettes.instance_stride().max(1) as u64;
-        (by_poses.min(by_palettes) as usize)
-            .min(self.range_limit.unwrap_or(usize::MAX))
-            .max(1)
+        let bytes = [
+            self.range_bytes_per_character(),
+            palettes.instance_stride() as u64,
+        ];
+        self.limits.per_range(&bytes, false)
     }
 
+    /// A character's local poses and model matrices, bytes.
+    fn range_bytes_per_character(&self) -> u64 {
+        (2 * self.joint_stride * JOINT_BYTES) as u64
+    }
+
+    /// Makes the ranges hold their shares of `characters` ([`RangeBuffers::fit`]).
     fn fit_ranges(&mut self, device: &wgpu::Device, characters: usize, per_range: usize) {
-        let count = characters.div_ceil(per_range);
-        if self.ranges.len() > count {
-            self.ranges.truncate(count);
+        let bytes = self.range_bytes_per_character();
+        if self.ranges.fit(device, characters, per_range, bytes) {
             self.bound = None;
-        }
-        let bytes = self.joint_stride * JOINT_BYTES;
-        for r in 0..count {
-            let live = per_range.min(characters - r * per_range);
-            let fits = self
-                .ranges
-                .get(r)
-                .is_some_and(|range| range.capacity >= live && range.capacity <= live * 4);
-            if fits {
-                continue;
-            }
-            let capacity = (live + live / 4).clamp(1, per_range);
-            let range = Range {
-                poses: device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("animate: local poses and model matrices (one range)"),
-                    size: (2 * capacity * bytes) as u64,
-                    // COPY_SRC: the CPU twins read them back.
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                }),
-                capacity,
-            };
-            self.bound = None;
-            if r < self.ranges.len() {
-                self.ranges[r] = range;
-            } else {
-                self.ranges.push(range);
-            }
         }
     }
 
-    /// Records the three passes for the first `characters` records (written by
-    /// [`Self::write_characters`]) at clock reading `clock_secs`, into `palettes` laid out
-    /// as `layout` (a GPU skin variant's: 3×4 rows, or dual quaternions), each pass timed
-    /// by `timers` where given: [`Self::prepare`], then [`Self::record_passes`].
-    #[allow(clippy::too_many_arguments)]
+    /// Records the three passes for the first `palettes.shape.characters` records
+    /// (written by [`Self::write_characters`]) at `frame`'s clock reading, into
+    /// `palettes` (laid out as a GPU skin variant's: 3×4 rows, or dual quaternions), each
+    /// pass timed by `timers` where given: [`Self::prepare`], then [`Self::record_passes`].
     pub fn record(
         &mut self,
         gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
-        palettes: &wgpu::Buffer,
-        layout: &OutputLayout,
-        characters: usize,
-        clock_secs: f32,
-        blend_weight: f32,
-        hierarchy: GpuHierarchy,
+        palettes: PaletteBuffer<'_>,
+        frame: &AnimateFrame,
         timers: Option<&GpuTimers>,
     ) -> Result<(), GpuAnimateError> {
-        self.prepare(
-            gpu,
-            palettes,
-            layout,
-            characters,
-            clock_secs,
-            blend_weight,
-            false,
-        )?;
-        self.record_passes(encoder, hierarchy, timers);
+        self.prepare(gpu, palettes, frame, false)?;
+        self.record_passes(encoder, frame.hierarchy, timers);
         Ok(())
     }
 
     /// Checks the frame's inputs, fits the ranges, writes the parameters and binds the
     /// buffers for [`Self::record_passes`]. With `lod`, the passes compute only the
     /// characters the LOD pass marked due. Returns whether the buffers were bound anew
-    #[allow(clippy::too_many_arguments)]
     /// (what the GPU held for the characters is then gone: a LOD frame must compute all).
     pub fn prepare(
         &mut self,
         gpu: &GpuContext,
-        palettes: &wgpu::Buffer,
-        layout: &OutputLayout,
-        characters: usize,
-        clock_secs: f32,
-        blend_weight: f32,
+        palettes: PaletteBuffer<'_>,
+        frame: &AnimateFrame,
         lod: bool,
     ) -> Result<bool, GpuAnimateError> {
+        let FrameShape { layout, characters } = palettes.shape;
+        let palettes = palettes.buffer;
+        let AnimateFrame {
+            clock_secs,
+            blend_weight,
+            ..
+        } = *frame;
         let device = &gpu.device;
         self.prepared = None;
         let dual_quat = match layout.format() {
@@ -508,7 +471,10 @@ impl GpuAnimator {
             } == wanted
         });
         if !current {
-            let groups = self.bind_groups(device, &wanted);
+            let Some(groups) = self.bind_groups(device, &wanted) else {
+                self.bound = None;
+                return Err(GpuAnimateError::RangesMissing);
+            };
             self.bound = Some((wanted, groups));
         }
         self.prepared = Some((characters, per_range));
@@ -531,8 +497,8 @@ impl GpuAnimator {
         };
         let blocks = 1 + self.offsets.levels.len();
         let o = &self.offsets;
-        let live = |r: usize| per_range.min(characters - r * per_range) as u32;
-        let offset = |r: usize, block: usize| ((r * blocks + block) as u64 * PARAMS_STRIDE) as u32;
+        let live = |r: usize| live_in_range(characters, per_range, r) as u32;
+        let offset = |r: usize, block: usize| ParamBlocks::offset(r * blocks + block);
         let mut timed = |label: GpuPass,
                          pipeline: &wgpu::ComputePipeline,
                          work: &dyn Fn(&mut wgpu::ComputePass<'_>, usize)| {
@@ -580,17 +546,13 @@ impl GpuAnimator {
         let (device, queue) = (&gpu.device, &gpu.queue);
         let ranges = b.characters.div_ceil(b.per_range);
         let blocks = 1 + self.offsets.levels.len();
-        if ranges * blocks > self.params_capacity {
-            self.params_capacity = (ranges * blocks).next_power_of_two();
-            self.params = Self::params_buffer(device, self.params_capacity);
+        if self.params.reserve(device, ranges * blocks) {
             self.bound = None;
         }
         let o = &self.offsets;
-        self.scratch.clear();
-        self.scratch
-            .resize(ranges * blocks * PARAMS_STRIDE as usize, 0);
+        ParamBlocks::clear_scratch(&mut self.scratch, ranges * blocks);
         for r in 0..ranges {
-            let live = b.per_range.min(b.characters - r * b.per_range);
+            let live = live_in_range(b.characters, b.per_range, r);
             let base = ParamsGpu {
                 joints: o.joints,
                 root_count: o.root_count,
@@ -617,7 +579,7 @@ impl GpuAnimator {
                 clips_at: o.clips_at,
                 channels_at: o.channels_at,
                 tracks_at: o.tracks_at,
-                model_at: (self.ranges[r].capacity * self.joint_stride * 3) as u32,
+                model_at: (self.ranges.capacity(r) * self.joint_stride * 3) as u32,
                 lod: b.lod as u32,
                 dual_quat_scale: self.dual_quat_scale,
             };
@@ -628,21 +590,21 @@ impl GpuAnimator {
                     level_count: count,
                     ..base
                 };
-                let at = (r * blocks + block) * PARAMS_STRIDE as usize;
-                self.scratch[at..at + std::mem::size_of::<ParamsGpu>()]
-                    .copy_from_slice(bytemuck::bytes_of(&params));
+                ParamBlocks::put(&mut self.scratch, r * blocks + block, &params);
             }
         }
-        queue.write_buffer(&self.params, 0, &self.scratch);
+        queue.write_buffer(self.params.buffer(), 0, &self.scratch);
         self.written_bytes += self.scratch.len() as u64;
     }
 
-    fn bind_groups(&self, device: &wgpu::Device, b: &BoundFor) -> Vec<wgpu::BindGroup> {
+    /// A bind group per range; `None` where a range has no buffer ([`Self::fit_ranges`]
+    /// makes one for each).
+    fn bind_groups(&self, device: &wgpu::Device, b: &BoundFor) -> Option<Vec<wgpu::BindGroup>> {
         let ranges = b.characters.div_ceil(b.per_range);
         (0..ranges)
             .map(|r| {
-                let range = &self.ranges[r];
-                let live = b.per_range.min(b.characters - r * b.per_range);
+                let poses = self.ranges.buffer(r)?;
+                let live = live_in_range(b.characters, b.per_range, r);
                 fn slice(
                     buffer: &wgpu::Buffer,
                     offset: u64,
@@ -655,10 +617,14 @@ impl GpuAnimator {
                     })
                 }
                 let entries = [
-                    slice(&self.params, 0, std::mem::size_of::<ParamsGpu>() as u64),
+                    slice(
+                        self.params.buffer(),
+                        0,
+                        std::mem::size_of::<ParamsGpu>() as u64,
+                    ),
                     self.data.as_entire_binding(),
                     self.records.as_entire_binding(),
-                    range.poses.as_entire_binding(),
+                    poses.as_entire_binding(),
                     slice(
                         &b.palettes,
                         (r * b.per_range * b.palette_stride) as u64,
@@ -673,11 +639,11 @@ impl GpuAnimator {
                         resource,
                     })
                     .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("animate range"),
                     layout: &self.bind_layout,
                     entries: &entries,
-                })
+                }))
             })
             .collect()
     }
@@ -696,11 +662,12 @@ impl GpuAnimator {
         let mut locals = Vec::with_capacity(indices.len());
         let mut models = Vec::with_capacity(indices.len());
         for &i in indices {
-            let range = (per_range > 0)
-                .then(|| self.ranges.get(i / per_range))
+            let r = i / per_range.max(1);
+            let poses = (per_range > 0)
+                .then(|| self.ranges.buffer(r))
                 .flatten()
                 .filter(|_| i < self.held.len());
-            let Some(range) = range else {
+            let Some(poses) = poses else {
                 return Err(GpuAnimateError::Short {
                     asked: i + 1,
                     characters: self.held.len(),
@@ -709,9 +676,8 @@ impl GpuAnimator {
             let c = (i % per_range) as u64;
             let bytes = (joints * JOINT_BYTES) as u64;
             let character = (stride * JOINT_BYTES) as u64;
-            let model_at = (range.capacity * stride * JOINT_BYTES) as u64;
-            let read =
-                |offset: u64| super::readback::read_buffer_at(gpu, &range.poses, offset, bytes);
+            let model_at = (self.ranges.capacity(r) * stride * JOINT_BYTES) as u64;
+            let read = |offset: u64| super::readback::read_buffer_at(gpu, poses, offset, bytes);
             let l = read(c * character)?;
             let m = read(model_at + c * character)?;
             // Copied out: a byte vector need not be aligned for floats.
@@ -738,15 +704,15 @@ impl GpuAnimator {
         let mut models = Vec::with_capacity(characters);
         let per_range = self.bound.as_ref().map_or(0, |(b, _)| b.per_range);
         let mut left = characters;
-        for range in &self.ranges {
+        for (r, poses) in self.ranges.buffers().enumerate() {
             if left == 0 || per_range == 0 {
                 break;
             }
             let take = per_range.min(left);
-            let all = super::readback::read_buffer(gpu, &range.poses, range.poses.size())?;
+            let all = super::readback::read_buffer(gpu, poses, poses.size())?;
             // Copied out: a byte vector need not be aligned for floats.
             let all: Vec<[f32; 12]> = bytemuck::pod_collect_to_vec(&all);
-            let (l, m) = all.split_at(range.capacity * stride);
+            let (l, m) = all.split_at(self.ranges.capacity(r) * stride);
             for c in 0..take {
                 let at = c * stride;
                 let (l, m) = poses_from(&l[at..at + joints], &m[at..at + joints]);

@@ -341,23 +341,25 @@ impl CrowdRenderer {
 
     /// Makes the draw lists of the next passes: the characters `visible` marks (all
     /// without it) for the main pass, all of them for the shadow pass, each instance read
-    /// where `layout` says, drawn with its level of `mesh_levels` (the mesh's LOD chain;
+    /// where `shape`'s layout says, drawn with its level of `mesh_levels` (the mesh's LOD chain;
     /// the full mesh without) and in the shadow pass at `shadow_level`; with indirect draws, writes their arguments for the GPU
     /// (only when they changed). Returns whether it built the lists: with no `visible` and
     /// no `mesh_levels` (the GPU decides both), only when the crowd, the layout, the
     /// buffers or a setting changed. Call after the frame's upload (which places
     /// `gpu_compute`'s output) and before recording the passes.
-    #[allow(clippy::too_many_arguments)]
     pub fn prepare_draws(
         &mut self,
-        queue: &wgpu::Queue,
-        device: &wgpu::Device,
-        layout: &OutputLayout,
-        instances: usize,
+        gpu: &GpuContext,
+        shape: FrameShape<'_>,
         visible: Option<&[bool]>,
         mesh_levels: Option<&[u8]>,
         shadow_level: u8,
     ) -> bool {
+        let (queue, device) = (&gpu.queue, &gpu.device);
+        let FrameShape {
+            layout,
+            characters: instances,
+        } = shape;
         let key = SteadyDraws {
             draws_for: DrawsFor {
                 draw_path: layout.draw_path(),
@@ -403,17 +405,12 @@ impl CrowdRenderer {
             (&mut *main, visible, per_character, main_levels),
             (&mut *shadow, None, false, shadow_levels),
         ] {
-            Self::build_draws(
-                list,
-                layout,
-                instances,
-                visible,
-                per_character,
-                levels,
-                self.skinned_capacity,
-                self.gpu_skinner.as_ref(),
-                self.chunks.as_ref(),
-            );
+            let sources = VertexSources {
+                skinned_capacity: self.skinned_capacity,
+                gpu_skinner: self.gpu_skinner.as_ref(),
+                chunks: self.chunks.as_ref(),
+            };
+            Self::build_draws(list, shape, visible, per_character, levels, sources);
         }
         self.draws_for = Some(DrawsFor {
             draw_path: layout.draw_path(),
@@ -482,18 +479,25 @@ impl CrowdRenderer {
         self.list_builds
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// One pass's draw list: `visible` characters (all without it) of `shape`, each at its
+    /// level of `levels`, read from where `sources` keeps its vertices.
     fn build_draws(
         list: &mut DrawList,
-        layout: &OutputLayout,
-        instances: usize,
+        shape: FrameShape<'_>,
         visible: Option<&[bool]>,
         per_character: bool,
         levels: MeshLevels<'_>,
-        skinned_capacity: u64,
-        gpu_skinner: Option<&GpuSkinner>,
-        chunks: Option<&Chunks>,
+        sources: VertexSources<'_>,
     ) {
+        let FrameShape {
+            layout,
+            characters: instances,
+        } = shape;
+        let VertexSources {
+            skinned_capacity,
+            gpu_skinner,
+            chunks,
+        } = sources;
         match layout.draw_path() {
             DrawPath::Pulled | DrawPath::GpuVertex => {
                 let Some(chunks) = chunks else {
@@ -541,4 +545,13 @@ impl CrowdRenderer {
             }
         }
     }
+}
+
+/// Where the renderer keeps the skinned vertices a draw list reads: the CPU's skinned
+/// buffer (its capacity), `gpu_compute`'s ranges, or the pulled paths' chunks.
+#[derive(Clone, Copy)]
+struct VertexSources<'a> {
+    skinned_capacity: u64,
+    gpu_skinner: Option<&'a GpuSkinner>,
+    chunks: Option<&'a Chunks>,
 }

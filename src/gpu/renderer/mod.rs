@@ -37,11 +37,12 @@ pub(crate) use pipelines::SkinParamsGpu;
 
 use super::camera::CameraUniform;
 use super::draws::{DrawBinding, DrawList, MeshLevels};
+use super::ranges::BindingLimits;
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
 use super::targets::DEPTH_FORMAT;
 use crate::crowd::{Instance, InstanceStore};
-use crate::gpu::GpuContext;
 use crate::gpu::animate::lod::DrawArgsTarget;
+use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
 use crate::prepare::PreparedRig;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
 use crate::types::LANES;
@@ -589,13 +590,15 @@ impl CrowdRenderer {
             return;
         }
         self.chunks = None;
-        let max_binding = device.limits().max_storage_buffer_binding_size;
-        if unit_bytes == 0 || unit_bytes > max_binding || !unit_bytes.is_multiple_of(16) {
+        let limits = BindingLimits::of(device);
+        if unit_bytes == 0 || unit_bytes > limits.binding_bytes() || !unit_bytes.is_multiple_of(16)
+        {
             return;
         }
         // Units are 256-byte multiples (`INSTANCE_ALIGN`), so every chunk's offset is a
         // valid storage offset.
-        let units_per_chunk = (max_binding / unit_bytes).min(u32::MAX as u64 / LANES as u64);
+        let units_per_chunk =
+            (limits.per_range(&[unit_bytes], false) as u64).min(u32::MAX as u64 / LANES as u64);
         let chunk_bytes = units_per_chunk * unit_bytes;
         let held_units = self.skinned_capacity / unit_bytes;
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -703,19 +706,17 @@ impl CrowdRenderer {
     /// For a layout that skins on the GPU, records the compute pass that skins the
     /// palettes just uploaded into the skinned buffer (after the upload, before the draw
     /// passes); nothing for the others. `rig` must be the renderer's.
-    #[allow(clippy::too_many_arguments)]
     pub fn record_gpu_skinning(
         &mut self,
         gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         rig: &PreparedRig,
-        layout: &OutputLayout,
-        instances: usize,
+        shape: FrameShape<'_>,
         due: Option<&wgpu::Buffer>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
         let device = &gpu.device;
-        match layout.draw_path() {
+        match shape.layout.draw_path() {
             DrawPath::GpuCompute => {}
             DrawPath::GpuVertex
             | DrawPath::Interleaved
@@ -731,12 +732,14 @@ impl CrowdRenderer {
             skinner.limit_ranges(limit);
             skinner
         });
+        let palettes = PaletteBuffer {
+            buffer: &self.skinned,
+            shape,
+        };
         skinner.record(
             gpu,
             encoder,
-            &self.skinned,
-            layout,
-            instances,
+            palettes,
             self.compute_shader,
             due,
             timestamp_writes,

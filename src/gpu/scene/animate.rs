@@ -9,7 +9,6 @@
 use std::time::Instant;
 
 use super::{Scene, SceneError, VERIFY_INSTANCES};
-use crate::crowd::GpuPass;
 use crate::crowd::Instance;
 use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
@@ -17,8 +16,10 @@ use crate::crowd::lod::per_character::{CharacterLod, LodFrame, VISIBLE};
 use crate::crowd::trace::Track;
 use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animation};
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
+use crate::gpu::animate::AnimateFrame;
 use crate::gpu::animate::lod::GpuLod;
 use crate::gpu::animate::{GpuAnimateError, GpuAnimator};
+use crate::gpu::{FrameShape, PaletteBuffer};
 
 /// Per character, what its pose on the GPU was computed from, and whether it was drawn.
 pub type ShownOnGpu = (Vec<Instance>, Vec<bool>);
@@ -91,19 +92,20 @@ impl Scene {
         // The LOD pass runs for either LOD: without update-rate LOD every character gets
         // period 1 (nothing skipped), the pass then only culls and chooses mesh levels.
         let lod_on = self.settings.lod.enabled || self.settings.lod.mesh;
-        let fresh = animator.prepare(
-            &self.gpu,
-            self.renderer.skinned(),
-            &layout,
-            n,
-            self.anim_clock_secs,
-            config.blend_weight,
-            lod_on,
-        )?;
+        let frame = AnimateFrame {
+            clock_secs: self.anim_clock_secs,
+            blend_weight: config.blend_weight,
+            hierarchy: self.settings.gpu_hierarchy,
+        };
+        let palettes = PaletteBuffer {
+            buffer: self.renderer.skinned(),
+            shape: FrameShape::new(&layout, n),
+        };
+        let fresh = animator.prepare(&self.gpu, palettes, &frame, lod_on)?;
         if lod_on {
             profiling::scope!("lod on the GPU");
             let gpu_lod = self.gpu_lod.get_or_insert_with(|| GpuLod::new(device));
-            gpu_lod.written_bytes = 0;
+            gpu_lod.reset_written_bytes();
             // A new motion is measured (on the CPU, once) when a character starts playing it.
             let new_motions = (written > 0 || fresh || !gpu_lod.has_motions())
                 && self.lod_motions.update(
@@ -172,36 +174,17 @@ impl Scene {
             if let Some(gpu_lod) = &mut self.gpu_lod {
                 // What LOD skipped is stale once it is off.
                 gpu_lod.invalidate();
-                gpu_lod.written_bytes = 0;
+                gpu_lod.reset_written_bytes();
             }
         }
         let upload_us = start.elapsed().as_secs_f64() * 1e6;
         if let Some(trace) = &self.trace {
             trace.record(Track::Thread(0), "upload", start, start.elapsed());
         }
-        animator.record_passes(encoder, self.settings.gpu_hierarchy, Some(&self.timers));
-        let compute = config
-            .skin
-            .spec()
-            .runs_on
-            .has_compute_pass()
-            .then(|| self.timers.pass(GpuPass::Compute, encoder));
-        let skinned = self.renderer.record_gpu_skinning(
-            &self.gpu,
-            encoder,
-            rig,
-            &layout,
-            n,
-            // With LOD, only the characters its pass marked due are skinned again.
-            lod_on.then(|| animator.records()),
-            compute
-                .as_ref()
-                .and_then(|q| q.compute_pass_timestamp_writes()),
-        );
-        if let Some(query) = compute {
-            self.timers.end(encoder, query);
-        }
-        skinned?;
+        animator.record_passes(encoder, frame.hierarchy, Some(&self.timers));
+        // With LOD, only the characters its pass marked due are skinned again.
+        let due = lod_on.then(|| animator.records().clone());
+        self.record_skinning(encoder, due.as_ref())?;
         let mut stage_us = [0.0; Stage::COUNT];
         stage_us[Stage::Upload.index()] = upload_us;
         Ok(StageTimings {
@@ -290,7 +273,7 @@ impl Scene {
     /// With LOD on the GPU: the last frame's parameters, the motions' words and the
     /// records, what the pass decided from (the CPU twins' input).
     pub fn gpu_lod_inputs(&self) -> Option<(LodFrame, Vec<u32>, Vec<Record>)> {
-        let frame = self.gpu_lod.as_ref()?.last_frame?;
+        let frame = self.gpu_lod.as_ref()?.last_frame()?;
         let records = self.animator.as_ref()?.records_held().to_vec();
         Some((frame, self.lod_motions.words().to_vec(), records))
     }
@@ -307,8 +290,8 @@ impl Scene {
     /// The LOD counts the panel shows: the CPU plan's, or the GPU pass's latest.
     pub fn lod_stats(&self) -> LodStats {
         match (self.animated_on, &self.gpu_lod) {
-            (AnimateDevice::Gpu, Some(gpu_lod)) => gpu_lod.stats,
-            _ => self.lod.stats,
+            (AnimateDevice::Gpu, Some(gpu_lod)) => gpu_lod.stats(),
+            _ => self.lod.stats(),
         }
     }
 

@@ -44,10 +44,12 @@ pub use settings::Settings;
 
 use refusals::refusals_of;
 
+use super::FrameShape;
 use super::animate::GpuAnimator;
 use super::animate::lod::GpuLod;
 use super::readback::{read_buffer, read_texture, save_png};
 use super::timers::GpuTimers;
+use super::upload::CpuWork;
 use super::{
     CameraStart, CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent,
     crowd_pass,
@@ -82,41 +84,41 @@ pub const LOD_MEASURE_LIMIT: usize = 1_000;
 
 /// What the user asked for, and what the last request gave.
 #[derive(Default)]
-pub struct Requests {
-    pub verify: bool,
-    pub screenshot: bool,
-    pub last_verify: Option<Result<FrameDeviation, String>>,
-    pub last_screenshot: Option<Result<String, String>>,
+struct Requests {
+    verify: bool,
+    screenshot: bool,
+    last_verify: Option<Result<FrameDeviation, String>>,
+    last_screenshot: Option<Result<String, String>>,
     /// What opening the timeline profiler gave (the window's; shown in the panel).
-    pub last_profiler: Option<Result<String, String>>,
+    last_profiler: Option<Result<String, String>>,
 }
 
 pub struct Scene {
-    pub gpu: GpuContext,
-    pub renderer: CrowdRenderer,
-    pub targets: FrameTargets,
-    pub pipeline: Pipeline,
-    pub crowd: InstanceStore,
-    pub uploader: Uploader,
-    pub settings: Settings,
-    pub camera: OrbitCamera,
-    pub history: TimingHistory,
-    pub machine: Machine,
-    pub requests: Requests,
+    gpu: GpuContext,
+    renderer: CrowdRenderer,
+    targets: FrameTargets,
+    pipeline: Pipeline,
+    crowd: InstanceStore,
+    uploader: Uploader,
+    settings: Settings,
+    camera: OrbitCamera,
+    history: TimingHistory,
+    machine: Machine,
+    requests: Requests,
     /// Where F12 and the screenshot button save (`bench-results/screenshots` by default).
-    pub screenshot_dir: PathBuf,
+    screenshot_dir: PathBuf,
     /// Messages for the panel, renewed every frame.
-    pub notes: Vec<String>,
+    notes: Vec<String>,
     /// The hierarchy variants that refuse this rig, and why (the rig never changes).
-    pub refusals: Vec<(HierarchyVariant, String)>,
+    refusals: Vec<(HierarchyVariant, String)>,
     /// The skin variants this adapter cannot run, and why.
-    pub skin_refusals: Vec<(SkinVariant, String)>,
+    skin_refusals: Vec<(SkinVariant, String)>,
     /// What cannot skin this rig (with the adapter's refusals), for the panel's skin and
     /// method boxes: decided when the rig changes, not every frame.
-    pub rig_skin_refusals: SkinRigRefusals,
+    rig_skin_refusals: SkinRigRefusals,
     /// Why the last change of configuration or instance count was refused for memory,
     /// shown until a change is accepted.
-    pub budget_refusal: Option<String>,
+    budget_refusal: Option<String>,
     /// The footprint of the configuration running now, bytes.
     footprint_bytes: u64,
     /// Set when the configuration shrank to under half its footprint (or the rig
@@ -124,9 +126,9 @@ pub struct Scene {
     /// freed memory goes back to the system.
     trim_after_frames: Option<u8>,
     /// Update-rate LOD: which groups each frame computes, what each shown pose is.
-    pub lod: Lod,
+    lod: Lod,
     /// The last measurement of LOD's screen-space error (once a second while LOD is on).
-    pub lod_error: Option<Result<MeasuredError, String>>,
+    lod_error: Option<Result<MeasuredError, String>>,
     /// The CPU pipeline the error measurement skins with, and what it was made for.
     lod_aside: Option<(Pipeline, PipelineConfig)>,
     lod_measured_at: Option<Instant>,
@@ -137,16 +139,16 @@ pub struct Scene {
     /// The size of the image the crowd was last drawn into, pixels.
     viewport_px: Vec2,
     /// What the last panel drawn showed: a screenshot's sidecar writes exactly this.
-    pub shown: Option<PanelReadings>,
+    shown: Option<PanelReadings>,
     /// Timestamp queries around the GPU passes.
     timers: GpuTimers,
     /// Wait for each frame's GPU times (the bench) instead of taking the latest back.
-    pub wait_for_gpu_times: bool,
+    wait_for_gpu_times: bool,
     /// The timeline every measurement also goes to, when one is kept ([`Self::set_trace`]).
     trace: Option<Arc<Trace>>,
     /// How often, in seconds, the end of [`Self::frame`] measures LOD's error while LOD is on
     /// (`None`: never; the crowd bench measures it itself over every character).
-    pub lod_measure_every_secs: Option<f32>,
+    lod_measure_every_secs: Option<f32>,
     /// The animation's compute passes, made the first time the GPU animates (and again
     /// for another rig).
     animator: Option<GpuAnimator>,
@@ -165,9 +167,9 @@ pub struct Scene {
     /// count, has none of the skipped characters' vertices (a full frame computes all).
     gpu_lod_key: Option<(PipelineConfig, usize)>,
     /// Every clip of the rig, surveyed at load: which move, where their poses reach.
-    pub(crate) clip_survey: ClipSurvey,
+    clip_survey: ClipSurvey,
     /// The clips the crowd is dealt and its spacing, as the settings' choice resolved.
-    pub(crate) clip_mix: ClipMix,
+    clip_mix: ClipMix,
     /// The choice `clip_mix` was resolved from.
     clip_mix_for: ClipChoice,
 }
@@ -276,6 +278,198 @@ impl Scene {
         self.pipeline.rig()
     }
 
+    /// What the user asked for. Settings are the way in: changes take effect when the
+    /// next frame applies them (reverted, with a note, when refused).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The settings to change; see [`Self::settings`].
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    /// The device, queue and adapter the scene draws with (a window configures its
+    /// surface on them).
+    pub fn gpu(&self) -> &GpuContext {
+        &self.gpu
+    }
+
+    /// The offscreen images the crowd is drawn into (a window copies the colour image to
+    /// its surface).
+    pub fn targets(&self) -> &FrameTargets {
+        &self.targets
+    }
+
+    pub fn camera(&self) -> &OrbitCamera {
+        &self.camera
+    }
+
+    /// The camera, for a window's drag and wheel or a test's framing: the next frame
+    /// draws and plans LOD from where it is.
+    pub fn camera_mut(&mut self) -> &mut OrbitCamera {
+        &mut self.camera
+    }
+
+    /// The characters as the last frame left them.
+    pub fn crowd(&self) -> &InstanceStore {
+        &self.crowd
+    }
+
+    /// Puts every character at `time_secs` into its clip (`--time`).
+    pub fn set_all_times(&mut self, time_secs: f32) {
+        self.crowd.set_all_times(time_secs);
+    }
+
+    /// The configuration running now: the settings' once a frame has applied them, or
+    /// the last one accepted.
+    pub fn running_config(&self) -> &PipelineConfig {
+        self.pipeline.config()
+    }
+
+    /// The SIMD level the CPU's lane kernels run at now.
+    pub fn simd_level(&self) -> crate::simd::SimdLevel {
+        self.pipeline.simd_level()
+    }
+
+    /// Messages for the panel from the last frame (refusals, fallbacks, what LOD did).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Why the last change of configuration or instance count was refused for memory,
+    /// until a change is accepted.
+    pub fn budget_refusal(&self) -> Option<&str> {
+        self.budget_refusal.as_deref()
+    }
+
+    /// Takes the memory refusal, counted once by whoever reads it (the soak).
+    pub fn take_budget_refusal(&mut self) -> Option<String> {
+        self.budget_refusal.take()
+    }
+
+    /// The hierarchy variants that refuse this rig, and why.
+    pub fn hierarchy_refusals(&self) -> &[(HierarchyVariant, String)] {
+        &self.refusals
+    }
+
+    /// The skin variants this adapter cannot run, and why.
+    pub fn skin_refusals(&self) -> &[(SkinVariant, String)] {
+        &self.skin_refusals
+    }
+
+    /// What cannot skin this rig, for the panel's skin and method boxes.
+    pub fn rig_skin_refusals(&self) -> &SkinRigRefusals {
+        &self.rig_skin_refusals
+    }
+
+    /// The timings of the frames kept (the panel's table and plot).
+    pub fn history(&self) -> &TimingHistory {
+        &self.history
+    }
+
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// What the last panel drawn showed (a screenshot's sidecar writes exactly this).
+    pub fn shown(&self) -> Option<&PanelReadings> {
+        self.shown.as_ref()
+    }
+
+    /// Nothing was shown this frame (the panel is hidden): a screenshot's sidecar claims
+    /// nothing.
+    pub fn forget_shown(&mut self) {
+        self.shown = None;
+    }
+
+    /// The renderer as the last frame left it, read-only: the tests' CPU twins compare its
+    /// draw lists and placements with their own. Changes go through the settings.
+    pub fn renderer(&self) -> &CrowdRenderer {
+        &self.renderer
+    }
+
+    /// Per character, the mesh level the last CPU plan drew it with.
+    pub fn mesh_levels(&self) -> &[u8] {
+        self.lod.mesh_levels()
+    }
+
+    /// Starts update-rate LOD afresh: the next frame computes every character, as the
+    /// first one does (a bench block measures from there).
+    pub fn restart_lod(&mut self) {
+        self.lod.invalidate();
+        if let Some(gpu_lod) = &mut self.gpu_lod {
+            gpu_lod.invalidate();
+        }
+    }
+
+    /// What the upload variant fell back to, if it could not run as asked.
+    pub fn upload_note(&self) -> Option<&str> {
+        self.uploader.note()
+    }
+
+    /// Makes the staging upload behave as if the driver handed it misaligned memory, so
+    /// its fallback can be tested on any machine.
+    #[doc(hidden)]
+    pub fn simulate_misaligned_staging(&mut self, misaligned: bool) {
+        self.uploader.simulate_misaligned_staging(misaligned);
+    }
+
+    /// Waits for each frame's GPU times (the bench) instead of taking the latest back.
+    pub fn set_wait_for_gpu_times(&mut self, wait: bool) {
+        self.wait_for_gpu_times = wait;
+    }
+
+    /// How often the end of a frame measures LOD's screen-space error while LOD is on
+    /// (`None`: never; the crowd bench measures over every character itself).
+    pub fn set_lod_measure_every_secs(&mut self, every_secs: Option<f32>) {
+        self.lod_measure_every_secs = every_secs;
+    }
+
+    /// The last measurement of LOD's screen-space error (once a second while LOD is on).
+    pub fn lod_error(&self) -> Option<&Result<MeasuredError, String>> {
+        self.lod_error.as_ref()
+    }
+
+    /// Where F12 and the screenshot button save (`bench-results/screenshots` by default).
+    pub fn set_screenshot_dir(&mut self, dir: PathBuf) {
+        self.screenshot_dir = dir;
+    }
+
+    /// What the last verify gave, until taken.
+    pub fn last_verify(&self) -> Option<&Result<FrameDeviation, String>> {
+        self.requests.last_verify.as_ref()
+    }
+
+    /// Takes what the last verify gave (a test or the soak judges each once).
+    pub fn take_last_verify(&mut self) -> Option<Result<FrameDeviation, String>> {
+        self.requests.last_verify.take()
+    }
+
+    /// Keeps a verify's result for the panel (`--verify` runs its own).
+    pub fn set_last_verify(&mut self, result: Result<FrameDeviation, String>) {
+        self.requests.last_verify = Some(result);
+    }
+
+    /// Where the last screenshot went, or why it failed.
+    pub fn last_screenshot(&self) -> Option<&Result<String, String>> {
+        self.requests.last_screenshot.as_ref()
+    }
+
+    /// Keeps a screenshot's outcome for the panel (`--screenshot` saves its own).
+    pub fn set_last_screenshot(&mut self, result: Result<String, String>) {
+        self.requests.last_screenshot = Some(result);
+    }
+
+    /// What opening the timeline profiler gave (the window's; shown in the panel).
+    pub fn last_profiler(&self) -> Option<&Result<String, String>> {
+        self.requests.last_profiler.as_ref()
+    }
+
+    pub fn set_last_profiler(&mut self, result: Result<String, String>) {
+        self.requests.last_profiler = Some(result);
+    }
+
     /// The overview of the whole crowd, framed in the viewport last drawn (the window left
     /// of the panel).
     pub fn reset_camera(&mut self) {
@@ -289,7 +483,7 @@ impl Scene {
     /// passes also as spans of `trace` (`None` stops): see [`crate::crowd::trace`].
     pub fn set_trace(&mut self, trace: Option<Arc<Trace>>) {
         self.pipeline.set_trace(trace.clone());
-        self.uploader.trace = trace.clone();
+        self.uploader.set_trace(trace.clone());
         self.trace = trace;
     }
 
@@ -325,25 +519,35 @@ impl Scene {
 
     /// Records the crowd's draws (`indirect` or one command per run of visible groups)
     /// into an encoder that is finished and dropped, never submitted: the CPU cost of
-    /// encoding, in µs, and the number of draw commands recorded.
-    pub fn encode_draws_unsubmitted(&mut self, indirect: bool) -> (f64, usize) {
+    /// encoding, in µs, the number of draw commands recorded, and whether they were
+    /// indirect (not where the adapter has no indirect draws). The renderer goes back to
+    /// the settings' way of drawing afterwards.
+    pub fn encode_draws_unsubmitted(&mut self, indirect: bool) -> (f64, usize, bool) {
         let start = Instant::now();
         self.renderer.set_indirect_draws(indirect);
+        let drawn_indirect = self.renderer.indirect_draws();
         self.prepare_draws(None);
         let mut encoder = self.encoder();
         crowd_pass(
             &mut encoder,
             &self.targets,
             &self.renderer,
-            self.pipeline.output_layout(),
-            self.crowd.len(),
+            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
             None,
             None,
             None,
         );
         drop(encoder.finish());
         let us = start.elapsed().as_secs_f64() * 1e6;
-        (us, self.renderer.draw_commands().iter().sum())
+        let commands = self.renderer.draw_commands().iter().sum();
+        self.renderer
+            .set_indirect_draws(self.settings.indirect_draws);
+        (us, commands, drawn_indirect)
+    }
+
+    /// Where each character's vertices are in the skinned output the last frame wrote.
+    pub fn output_layout(&self) -> &crate::skin::OutputLayout {
+        self.pipeline.output_layout()
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
@@ -596,8 +800,8 @@ impl Scene {
     /// it updated.
     pub fn uploaded_bytes(&self) -> u64 {
         if self.animated_on == AnimateDevice::Gpu {
-            return self.animator.as_ref().map_or(0, |a| a.written_bytes)
-                + self.gpu_lod.as_ref().map_or(0, |l| l.written_bytes);
+            return self.animator.as_ref().map_or(0, |a| a.written_bytes())
+                + self.gpu_lod.as_ref().map_or(0, |l| l.written_bytes());
         }
         let layout = self.pipeline.output_layout();
         let n = self.crowd.len();
@@ -623,35 +827,57 @@ impl Scene {
             start.elapsed().as_secs_f64() * 1e6
         };
         profiling::scope!("cpu stages and upload");
-        let compute = self
+        let work = CpuWork {
+            pipeline: &mut self.pipeline,
+            instances: self.crowd.as_slice(),
+            runs: self.lod.runs(),
+        };
+        let timings = self.uploader.upload(
+            self.settings.upload,
+            &self.gpu,
+            encoder,
+            &mut self.renderer,
+            work,
+        );
+        let mut timings = timings?;
+        self.record_skinning(encoder, None)?;
+        timings.lod_plan_us = lod_plan_us;
+        if let Some(note) = self.uploader.note() {
+            self.notes.push(note.to_string());
+        }
+        Ok(timings)
+    }
+
+    /// Records `gpu_compute`'s skinning pass, timed, where the running variant skins in a
+    /// compute pass: after the palettes are in place (uploaded, or written by the GPU
+    /// animation), before every draw pass. With `due` (the GPU animation's records, marked
+    /// by its LOD pass) only the characters marked due are skinned again.
+    fn record_skinning(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        due: Option<&wgpu::Buffer>,
+    ) -> Result<(), SceneError> {
+        if !self
             .pipeline
             .config()
             .skin
             .spec()
             .runs_on
             .has_compute_pass()
-            .then(|| self.timers.pass(GpuPass::Compute, encoder));
-        let timings = self.uploader.frame_timed(
-            self.settings.upload,
+        {
+            return Ok(());
+        }
+        let query = self.timers.pass(GpuPass::Compute, encoder);
+        let skinned = self.renderer.record_gpu_skinning(
             &self.gpu,
             encoder,
-            &mut self.renderer,
-            &mut self.pipeline,
-            self.crowd.as_slice(),
-            self.lod.runs(),
-            compute
-                .as_ref()
-                .and_then(|q| q.compute_pass_timestamp_writes()),
+            self.pipeline.rig(),
+            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
+            due,
+            query.compute_pass_timestamp_writes(),
         );
-        if let Some(query) = compute {
-            self.timers.end(encoder, query);
-        }
-        let mut timings = timings?;
-        timings.lod_plan_us = lod_plan_us;
-        if let Some(note) = &self.uploader.note {
-            self.notes.push(note.clone());
-        }
-        Ok(timings)
+        self.timers.end(encoder, query);
+        Ok(skinned?)
     }
 
     /// Records the shadow pass (shadows on) and the crowd pass into the offscreen frame,
@@ -668,8 +894,7 @@ impl Scene {
             encoder,
             &self.targets,
             &self.renderer,
-            self.pipeline.output_layout(),
-            self.crowd.len(),
+            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
             viewport,
             render.render_pass_timestamp_writes(),
             shadow
@@ -697,10 +922,8 @@ impl Scene {
         self.renderer
             .update(&self.gpu, &camera, &self.crowd, level_colors.as_deref());
         let rebuilt = self.renderer.prepare_draws(
-            &self.gpu.queue,
-            &self.gpu.device,
-            self.pipeline.output_layout(),
-            self.crowd.len(),
+            &self.gpu,
+            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
             (self.settings.lod.enabled && self.animated_on == AnimateDevice::Cpu)
                 .then(|| self.lod.visible()),
             (self.settings.lod.mesh && self.animated_on == AnimateDevice::Cpu)

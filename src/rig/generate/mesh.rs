@@ -11,6 +11,18 @@ pub(super) struct RingSpec {
     pub(super) b: f32,
 }
 
+/// Where a fresh tube runs: along `axis` (its frame turned by `up_hint`) through the rings
+/// of `specs`, its texture's v scaled by `v_scale`, its vertices weighted by
+/// `weight_group`.
+#[derive(Clone, Copy)]
+pub(super) struct TubePath<'a> {
+    pub(super) axis: Vec3,
+    pub(super) up_hint: Vec3,
+    pub(super) specs: &'a [RingSpec],
+    pub(super) v_scale: f32,
+    pub(super) weight_group: usize,
+}
+
 pub(super) struct Tube {
     pub(super) chart: u16,
     /// Which joints may influence this tube's vertices.
@@ -121,18 +133,21 @@ impl MeshBuilder {
             .collect()
     }
 
-    /// A tube starting with a fresh ring at the given angles.
-    #[allow(clippy::too_many_arguments)]
+    /// A tube along `path` starting with a fresh ring at the given angles, each ring's
+    /// radius pushed out by `bump(centre, angle)`.
     pub(super) fn fresh_tube(
         &mut self,
-        axis: Vec3,
-        up_hint: Vec3,
+        path: TubePath<'_>,
         angles: Vec<f32>,
-        specs: &[RingSpec],
-        v_scale: f32,
-        weight_group: usize,
         bump: &dyn Fn(Vec3, f32) -> f32,
     ) -> Tube {
+        let TubePath {
+            axis,
+            up_hint,
+            specs,
+            v_scale,
+            weight_group,
+        } = path;
         let (n1, n2) = Self::frame(axis, up_hint);
         let mut tube = Tube {
             chart: self.new_chart(),
@@ -434,15 +449,14 @@ pub(super) fn build_mesh(joints: &JointTable) -> Mesh {
         let around = (c4 * c4) * (c4 * c4);
         0.022 * along * around
     };
-    let mut torso = b.fresh_tube(
-        Vec3::Y,
-        Vec3::X,
-        torso_angles,
-        &torso_specs,
-        1.0 / 0.8,
-        torso_group,
-        &nose,
-    );
+    let torso_path = TubePath {
+        axis: Vec3::Y,
+        up_hint: Vec3::X,
+        specs: &torso_specs,
+        v_scale: 1.0 / 0.8,
+        weight_group: torso_group,
+    };
+    let mut torso = b.fresh_tube(torso_path, torso_angles, &nose);
 
     // Shoulder windows: 4 columns × 6 rings (1.33..1.45) facing ±x → arm loops of 20.
     let window_ring = torso_heights

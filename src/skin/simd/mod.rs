@@ -60,7 +60,9 @@ mod pairs;
 use super::Dest;
 use super::SkinMethod;
 use super::layout::OutputLayout;
-use super::output::{BlockWriter, Float4Writer, OutputWriter, Outputs, PackedWriter, Writer};
+use super::output::{
+    BlockWriter, Float4Writer, GroupSink, OutputWriter, Outputs, PackedWriter, Writer,
+};
 use crate::prepare::PreparedRig;
 use crate::simd::{Simd, matrix_from_dual_quat, transform_by_dual_quat};
 use crate::types::{LANE_SLOT, LANES, Lanes3x4, VertexF4};
@@ -220,34 +222,29 @@ unsafe fn runs<
         let weights = &input.weights[w..w + if k > 1 { run.len * k } else { 0 }];
         // Without the copies (`pulled`) each distinct vertex is stored once.
         let count = if COPIES { 1 + run.copies } else { 1 };
-        // SAFETY: each of the four calls is forwarded from the caller; the run's outputs
+        let class_run = ClassRun {
+            source,
+            joints,
+            weights,
+        };
+        let sink = GroupSink {
+            outs,
+            active,
+            count,
+            writer,
+        };
+        // SAFETY: each of the calls is forwarded from the caller; the run's outputs
         // are v..v + run.len * count, inside what the runs cover.
         unsafe {
             match k {
-                1 => class::<S, W, 1, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
-                2 => class::<S, W, 2, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
-                3 => class::<S, W, 3, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
-                4 => class::<S, W, 4, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
-                5 => class::<S, W, 5, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
-                6 => class::<S, W, 6, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
-                7 => class::<S, W, 7, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
-                _ => class::<S, W, 8, OWN_NORMALS, DUAL_QUAT>(
-                    s, source, joints, weights, palettes, outs, active, v, count, writer,
-                ),
+                1 => class::<S, W, 1, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
+                2 => class::<S, W, 2, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
+                3 => class::<S, W, 3, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
+                4 => class::<S, W, 4, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
+                5 => class::<S, W, 5, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
+                6 => class::<S, W, 6, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
+                7 => class::<S, W, 7, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
+                _ => class::<S, W, 8, OWN_NORMALS, DUAL_QUAT>(s, class_run, palettes, sink, v),
             }
         }
         first += run.len;
@@ -366,11 +363,20 @@ unsafe fn blend_any<S: Simd, const K: usize, const ONLY_3X3: bool>(
     }
 }
 
-/// One run: `K` influences per vertex, each result stored `count` times.
+/// One class's run of vertices: their source vertices and their `K` joints and weights
+/// each (one influence stores no weights).
+#[derive(Clone, Copy)]
+struct ClassRun<'a> {
+    source: &'a [VertexF4],
+    joints: &'a [u16],
+    weights: &'a [f32],
+}
+
+/// One run: `K` influences per vertex, each result stored `sink.count` times from output
+/// vertex `v` on.
 ///
 /// # Safety
-/// As for [`runs`], for output vertices `v..v + source.len() * count`.
-#[allow(clippy::too_many_arguments)]
+/// As for [`runs`], for output vertices `v..v + run.source.len() * sink.count`.
 #[inline(always)]
 unsafe fn class<
     S: Simd,
@@ -380,34 +386,27 @@ unsafe fn class<
     const DUAL_QUAT: bool,
 >(
     s: S,
-    source: &[VertexF4],
-    joints: &[u16],
-    weights: &[f32],
+    run: ClassRun<'_>,
     palettes: LanePalettes<'_>,
-    outs: &Outputs,
-    active: usize,
+    sink: GroupSink<'_, W>,
     mut v: usize,
-    count: usize,
-    writer: W,
 ) {
     if DUAL_QUAT {
         // SAFETY: forwarded from the caller.
-        unsafe {
-            dual_quat_class::<S, W, K>(
-                s, source, joints, weights, palettes, outs, active, v, count, writer,
-            )
-        };
+        unsafe { dual_quat_class::<S, W, K>(s, run, palettes, sink, v) };
         return;
     }
     if S::WIDE {
         // SAFETY: forwarded from the caller.
-        unsafe {
-            pairs::class::<S, W, K, OWN_NORMALS>(
-                s, source, joints, weights, palettes, outs, active, v, count, writer,
-            )
-        };
+        unsafe { pairs::class::<S, W, K, OWN_NORMALS>(s, run, palettes, sink, v) };
         return;
     }
+    let ClassRun {
+        source,
+        joints,
+        weights,
+    } = run;
+    let count = sink.count;
     if K == 1 {
         for (&j0, vertex) in joints.iter().zip(source) {
             // SAFETY: `j0` is one of the job's joints (the caller's promise).
@@ -424,10 +423,10 @@ unsafe fn class<
                     n[e] = s.load(&own[LANE_SLOT[e]]);
                 }
                 // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
-                unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
+                unsafe { emit(s, &r, &n, vertex, sink, v) };
             } else {
                 // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
-                unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
+                unsafe { emit(s, &r, &r, vertex, sink, v) };
             }
             v += count;
         }
@@ -446,10 +445,10 @@ unsafe fn class<
             // SAFETY: as above.
             unsafe { blend_any::<S, K, true>(s, palettes, jj, ww, &mut n) };
             // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
-            unsafe { emit(s, &r, &n, vertex, outs, active, v, count, writer) };
+            unsafe { emit(s, &r, &n, vertex, sink, v) };
         } else {
             // SAFETY: forwarded from the caller (`vertex`'s outputs are v..v + count).
-            unsafe { emit(s, &r, &r, vertex, outs, active, v, count, writer) };
+            unsafe { emit(s, &r, &r, vertex, sink, v) };
         }
         v += count;
     }
@@ -470,20 +469,20 @@ unsafe fn class<
 ///
 /// # Safety
 /// As for [`class`].
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
     s: S,
-    source: &[VertexF4],
-    joints: &[u16],
-    weights: &[f32],
+    run: ClassRun<'_>,
     palettes: LanePalettes<'_>,
-    outs: &Outputs,
-    active: usize,
+    sink: GroupSink<'_, W>,
     mut v: usize,
-    count: usize,
-    writer: W,
 ) {
+    let ClassRun {
+        source,
+        joints,
+        weights,
+    } = run;
+    let count = sink.count;
     if K == 1 {
         // One influence needs no blend and no normalisation: its joint's rigid matrix,
         // built once per joint (vertices are sorted by joint within a class, so a class
@@ -504,7 +503,7 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
                 cached = Some(j0);
             }
             // SAFETY: forwarded from the caller.
-            unsafe { emit(s, &m, &m, vertex, outs, active, v, count, writer) };
+            unsafe { emit(s, &m, &m, vertex, sink, v) };
             v += count;
         }
         return;
@@ -552,7 +551,7 @@ unsafe fn dual_quat_class<S: Simd, W: OutputWriter, const K: usize>(
             [s.splat(nx), s.splat(ny), s.splat(nz)],
         );
         // SAFETY: forwarded from the caller.
-        unsafe { writer.write(s, outs, v, count, position, normal, active) };
+        unsafe { W::write(s, sink, v, position, normal) };
         v += count;
     }
 }
@@ -596,23 +595,19 @@ unsafe fn blend_dual_quat<S: Simd, const K: usize>(
 }
 
 /// Transforms one vertex by the blended lane matrices (`m` the position's, `n` the
-/// normal's 3×3, both row-major) and has `writer` store it to output vertices
-/// `v..v + count` of every live lane.
+/// normal's 3×3, both row-major) and has `sink`'s writer store it to output vertices
+/// `v..v + sink.count` of every live lane.
 ///
 /// # Safety
 /// As for [`OutputWriter::write`].
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn emit<S: Simd, W: OutputWriter>(
     s: S,
     m: &[S::V; 12],
     n: &[S::V; 12],
     src: &VertexF4,
-    outs: &Outputs,
-    active: usize,
+    sink: GroupSink<'_, W>,
     v: usize,
-    count: usize,
-    writer: W,
 ) {
     let [px, py, pz, _] = src.position;
     let [nx, ny, nz, _] = src.normal;
@@ -633,5 +628,5 @@ unsafe fn emit<S: Simd, W: OutputWriter>(
         );
     }
     // SAFETY: forwarded from the caller.
-    unsafe { writer.write(s, outs, v, count, position, normal, active) };
+    unsafe { W::write(s, sink, v, position, normal) };
 }

@@ -10,7 +10,7 @@
 //! vector at a time. The same multiplies and multiply-adds, in the same order, as
 //! [`super::class`]'s unpaired path, so the same bits.
 
-use super::{LanePalettes, OutputWriter, Outputs, matrix};
+use super::{ClassRun, GroupSink, LanePalettes, OutputWriter, matrix};
 use crate::simd::Simd;
 use crate::types::{F32x8, Lanes3x4, VertexF4};
 
@@ -100,20 +100,19 @@ fn transform_pairs<S: Simd>(
 ///
 /// # Safety
 /// As for [`super::class`].
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: bool>(
     s: S,
-    source: &[VertexF4],
-    joints: &[u16],
-    weights: &[f32],
+    run: ClassRun<'_>,
     palettes: LanePalettes<'_>,
-    outs: &Outputs,
-    active: usize,
+    sink: GroupSink<'_, W>,
     mut v: usize,
-    count: usize,
-    writer: W,
 ) {
+    let ClassRun {
+        source,
+        joints,
+        weights,
+    } = run;
     if K == 1 {
         // One influence stores no weights.
         for (j0, vertex) in joints.iter().zip(source) {
@@ -125,14 +124,11 @@ pub(super) unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_N
                     &[],
                     vertex,
                     palettes,
-                    outs,
-                    active,
+                    sink,
                     v,
-                    count,
-                    writer,
                 )
             };
-            v += count;
+            v += sink.count;
         }
         return;
     }
@@ -142,21 +138,16 @@ pub(super) unsafe fn class<S: Simd, W: OutputWriter, const K: usize, const OWN_N
         .zip(source)
     {
         // SAFETY: forwarded from the caller.
-        unsafe {
-            paired_vertex::<S, W, K, OWN_NORMALS>(
-                s, jj, ww, vertex, palettes, outs, active, v, count, writer,
-            )
-        };
-        v += count;
+        unsafe { paired_vertex::<S, W, K, OWN_NORMALS>(s, jj, ww, vertex, palettes, sink, v) };
+        v += sink.count;
     }
 }
 
 /// One vertex of [`class`]: its joints `jj` and weights `ww` blended as pairs,
-/// the vertex transformed and stored to output vertices `v..v + count`.
+/// the vertex transformed and stored to output vertices `v..v + sink.count`.
 ///
 /// # Safety
 /// As for [`OutputWriter::write`].
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn paired_vertex<S: Simd, W: OutputWriter, const K: usize, const OWN_NORMALS: bool>(
     s: S,
@@ -164,11 +155,8 @@ unsafe fn paired_vertex<S: Simd, W: OutputWriter, const K: usize, const OWN_NORM
     ww: &[f32],
     vertex: &VertexF4,
     palettes: LanePalettes<'_>,
-    outs: &Outputs,
-    active: usize,
+    sink: GroupSink<'_, W>,
     v: usize,
-    count: usize,
-    writer: W,
 ) {
     // SAFETY: `jj` holds joints of the job (the caller's promise).
     let m = unsafe { blend_pairs::<S, K, false>(s, palettes, jj, ww) };
@@ -180,5 +168,5 @@ unsafe fn paired_vertex<S: Simd, W: OutputWriter, const K: usize, const OWN_NORM
     };
     let (position, normal) = transform_pairs(s, &m, &n, vertex);
     // SAFETY: forwarded from the caller.
-    unsafe { writer.write(s, outs, v, count, position, normal, active) };
+    unsafe { W::write(s, sink, v, position, normal) };
 }
