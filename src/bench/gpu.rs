@@ -22,7 +22,8 @@ use serde::Serialize;
 
 use super::measure::median;
 use super::{BenchError, Context};
-use crate::crowd::{AnimateDevice, GpuPass, PipelineConfig, Stage};
+use crate::crowd::{AnimateDevice, PipelineConfig, Stage};
+use crate::gpu::GpuPass;
 use crate::gpu::animate::GpuHierarchy;
 use crate::gpu::scene::Frame;
 use crate::gpu::scene::Settings;

@@ -26,4 +26,4 @@ pub mod verify;
 pub use animate::AnimateDevice;
 pub use instances::{Handle, Instance, InstanceStore, StaleHandle};
 pub use pipeline::{FrameError, Pipeline, PipelineConfig, Schedule};
-pub use timing::{GpuPass, PassRuns, Stage, StageTimings, TimingHistory};
+pub use timing::{Stage, StageTimings, TimingHistory};

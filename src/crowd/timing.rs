@@ -92,105 +92,13 @@ const _: () = {
     }
 };
 
-/// What a GPU pass is, beyond its name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GpuPassSpec {
-    pub name: &'static str,
-    pub description: &'static str,
-    /// The label of its timestamp query (and its span on the timeline).
-    pub label: &'static str,
-    /// Its row in the panel, and the row's key (the sidecar's).
-    pub row: &'static str,
-    pub key: &'static str,
-    /// When a frame records it.
-    pub runs: PassRuns,
-}
+/// Room for a value per GPU pass: the passes are the GPU layer's to declare
+/// (`gpu::pass::GpuPass`, which checks it fits); the CPU layer never names one.
+pub const GPU_PASS_SLOTS: usize = 16;
 
-/// When a frame records a GPU pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PassRuns {
-    Always,
-    /// With shadows on.
-    Shadows,
-    /// With a skin variant that skins in a compute pass (`gpu_compute`).
-    ComputeSkinning,
-    /// With the animation on the GPU.
-    GpuAnimation,
-    /// With the animation and LOD on the GPU.
-    GpuLod,
-}
-
-crate::declare_variants! {
-    /// The GPU passes a frame times with timestamp queries, in the panel's order.
-    pub enum GpuPass: GpuPassSpec in "GPU pass" {
-        Render => GpuPassSpec {
-            name: "render",
-            description: "the crowd pass: the characters and the ground, lit",
-            label: "render",
-            row: "GPU render",
-            key: "gpu_render",
-            runs: PassRuns::Always,
-        },
-        Shadow => GpuPassSpec {
-            name: "shadow",
-            description: "the crowd drawn again into the sun's depth map",
-            label: "shadow",
-            row: "GPU shadow",
-            key: "gpu_shadow",
-            runs: PassRuns::Shadows,
-        },
-        Compute => GpuPassSpec {
-            name: "compute",
-            description: "gpu_compute's skinning pass",
-            label: "compute",
-            row: "GPU compute skin",
-            key: "gpu_compute",
-            runs: PassRuns::ComputeSkinning,
-        },
-        Lod => GpuPassSpec {
-            name: "lod",
-            description: "update-rate LOD and culling, per character",
-            label: "animate: lod",
-            row: "GPU LOD",
-            key: "gpu_lod",
-            runs: PassRuns::GpuLod,
-        },
-        Sample => GpuPassSpec {
-            name: "sample",
-            description: "the animation's sampling pass",
-            label: "animate: sample",
-            row: "GPU sample",
-            key: "gpu_sample",
-            runs: PassRuns::GpuAnimation,
-        },
-        Hierarchy => GpuPassSpec {
-            name: "hierarchy",
-            description: "the animation's hierarchy pass (a walk per character, or a pass per depth level)",
-            label: "animate: hierarchy",
-            row: "GPU hierarchy",
-            key: "gpu_hierarchy",
-            runs: PassRuns::GpuAnimation,
-        },
-        Palette => GpuPassSpec {
-            name: "palette",
-            description: "the animation's palette pass",
-            label: "animate: palette",
-            row: "GPU palette",
-            key: "gpu_palette",
-            runs: PassRuns::GpuAnimation,
-        },
-    }
-}
-
-impl GpuPass {
-    /// The label of its timestamp query.
-    pub fn label(self) -> &'static str {
-        self.spec().label
-    }
-}
-
-/// A value per GPU pass (its time, µs, where it ran and was timed).
-pub type PassTimes = [Option<f64>; GpuPass::COUNT];
+/// A value per GPU pass (its time, µs, where it ran and was timed), indexed by the pass's
+/// index in its declaration; the slots past the last pass stay `None`.
+pub type PassTimes = [Option<f64>; GPU_PASS_SLOTS];
 
 /// Timings of one frame, microseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -198,8 +106,8 @@ pub struct StageTimings {
     /// Per stage, indexed by [`Stage::index`]; `render` is the CPU time to encode and
     /// submit the frame's draws.
     pub stage_us: [f64; Stage::COUNT],
-    /// GPU time of each pass from timestamp queries (indexed by [`GpuPass::index`]),
-    /// where the frame recorded it and the adapter has them.
+    /// GPU time of each pass from timestamp queries (indexed by the pass's index, see
+    /// [`PassTimes`]), where the frame recorded it and the adapter has them.
     pub gpu_us: PassTimes,
     /// Wall time from submitting the frame to the GPU having finished it, where the
     /// caller waited for it (the bench): every pass together, however the adapter's
@@ -223,35 +131,6 @@ pub struct StageTimings {
 impl StageTimings {
     pub fn get(&self, stage: Stage) -> f64 {
         self.stage_us[stage.index()]
-    }
-
-    /// The GPU time of `pass`, where the frame recorded it and it was timed.
-    pub fn gpu(&self, pass: GpuPass) -> Option<f64> {
-        self.gpu_us[pass.index()]
-    }
-}
-
-/// Written with one `gpu_<pass>_us` field per GPU pass, as the reports and sidecars have
-/// always named them.
-impl serde::Serialize for StageTimings {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("stage_us", &self.stage_us)?;
-        for &pass in <GpuPass as crate::variant::Variant>::ALL {
-            map.serialize_entry(
-                &format!("gpu_{}_us", crate::variant::Variant::name(pass)),
-                &self.gpu(pass),
-            )?;
-        }
-        map.serialize_entry("gpu_frame_us", &self.gpu_frame_us)?;
-        map.serialize_entry("cpu_pipeline_us", &self.cpu_pipeline_us)?;
-        map.serialize_entry("frame_us", &self.frame_us)?;
-        map.serialize_entry("frame_pending", &self.frame_pending)?;
-        map.serialize_entry("lod_plan_us", &self.lod_plan_us)?;
-        map.serialize_entry("threads", &self.threads)?;
-        map.serialize_entry("instances", &self.instances)?;
-        map.end()
     }
 }
 

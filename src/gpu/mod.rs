@@ -14,6 +14,7 @@ pub mod compute;
 pub mod context;
 pub mod contracts;
 pub mod draws;
+pub mod pass;
 pub mod passes;
 pub mod ranges;
 pub mod readback;
@@ -28,6 +29,7 @@ pub mod upload;
 
 pub use camera::{CameraStart, CameraUniform, OrbitCamera, crowd_extent};
 pub use context::{AdapterSummary, DeviceRequest, GpuContext, GpuError};
+pub use pass::{GpuPass, PassRuns};
 pub use passes::{Blit, CLEAR_COLOR, crowd_pass};
 pub use readback::{ReadbackError, read_buffer, read_texture, save_png};
 pub use renderer::{BaseColors, CrowdRenderer};

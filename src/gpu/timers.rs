@@ -11,7 +11,7 @@
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
 
-use crate::crowd::timing::GpuPass;
+use super::pass::GpuPass;
 pub use crate::crowd::timing::PassTimes;
 use crate::gpu::GpuContext;
 use crate::variant::Variant;
@@ -110,8 +110,10 @@ impl GpuTimers {
                     .find(|r| r.label == pass.label())
                     .and_then(|r| r.time.as_ref())
             };
-            self.last =
-                std::array::from_fn(|i| time_of(GpuPass::ALL[i]).map(|t| (t.end - t.start) * 1e6));
+            self.last = Default::default();
+            for &pass in GpuPass::ALL {
+                self.last[pass.index()] = time_of(pass).map(|t| (t.end - t.start) * 1e6);
+            }
             self.last_passes.clear();
             for &pass in GpuPass::ALL {
                 if let Some(time) = time_of(pass) {

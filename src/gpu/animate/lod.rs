@@ -26,10 +26,10 @@
 
 use std::sync::mpsc;
 
-use crate::crowd::GpuPass;
 use crate::crowd::lod::LodStats;
 use crate::crowd::lod::formats::DrawSlot;
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
+use crate::gpu::pass::GpuPass;
 
 use super::super::readback::{self, ReadbackError};
 use super::super::timers::{GpuTimers, timed_compute_pass};

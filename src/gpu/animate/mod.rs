@@ -21,10 +21,11 @@ pub mod tables;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::pass::GpuPass;
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shape::{FrameShape, PaletteBuffer};
 use super::timers::GpuTimers;
-use crate::crowd::{GpuPass, Instance, InstanceStore};
+use crate::crowd::{Instance, InstanceStore};
 use crate::prepare::PreparedRig;
 use crate::skin::{OutputFormat, OutputLayout};
 use crate::types::{Mat3x4, Qvs};

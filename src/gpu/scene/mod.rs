@@ -47,6 +47,7 @@ use refusals::refusals_of;
 use super::FrameShape;
 use super::animate::GpuAnimator;
 use super::animate::lod::GpuLod;
+use super::pass::{GpuPass, PassRuns};
 use super::readback::{read_buffer, read_texture, save_png};
 use super::timers::GpuTimers;
 use super::upload::CpuWork;
@@ -62,8 +63,7 @@ use crate::crowd::mix::{ClipChoice, ClipMix, ClipSurvey};
 use crate::crowd::trace::{Trace, Track};
 use crate::crowd::verify::{FrameDeviation, verify_stages};
 use crate::crowd::{
-    AnimateDevice, GpuPass, InstanceStore, PassRuns, Pipeline, PipelineConfig, Stage, StageTimings,
-    TimingHistory,
+    AnimateDevice, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings, TimingHistory,
 };
 use crate::machine::{Machine, timestamp};
 use crate::prepare::PreparedRig;
@@ -992,7 +992,9 @@ impl Scene {
             PassRuns::GpuAnimation => on_gpu,
             PassRuns::GpuLod => on_gpu && (self.settings.lod.enabled || self.settings.lod.mesh),
         };
-        timings.gpu_us = std::array::from_fn(|i| gpu[i].filter(|_| ran(GpuPass::ALL[i])));
+        for &pass in GpuPass::ALL {
+            timings.gpu_us[pass.index()] = gpu[pass.index()].filter(|_| ran(pass));
+        }
         match frame_duration {
             FrameDuration::Given => timings.frame_us = frame_us,
             // Known when the next frame begins (`Scene::frame`).

@@ -12,7 +12,8 @@ use std::time::Duration;
 use crate::crowd::lod::{LodStats, MeasuredError};
 use crate::crowd::pipeline::MemoryReport;
 use crate::crowd::timing::FrameSpan;
-use crate::crowd::{AnimateDevice, GpuPass, PassRuns, Stage, StageTimings, TimingHistory};
+use crate::crowd::{AnimateDevice, Stage, StageTimings, TimingHistory};
+use crate::gpu::pass::{GpuPass, PassRuns};
 use crate::skin::SkinVariant;
 use crate::variant::Variant;
 
