@@ -13,7 +13,7 @@ impl CrowdRenderer {
         pass.set_bind_group(2, &self.shadow_bind_group, &[]);
         pass.set_pipeline(&self.pipelines.ground_pipeline);
         pass.draw(0..6, 0..1);
-        let [main, shadow] = &self.draws;
+        let [main, shadow] = &self.frame.draws;
         // The main pass's arguments follow the shadow pass's in the indirect buffer.
         let offset = std::mem::size_of_val(shadow.args.as_slice()) as u64;
         self.draw_characters(
@@ -39,7 +39,7 @@ impl CrowdRenderer {
             pass,
             layout,
             instances,
-            &self.draws[1],
+            &self.frame.draws[1],
             0,
             &self.pipelines.shadow_pipelines,
         );
@@ -59,7 +59,7 @@ impl CrowdRenderer {
             order: layout.order(),
             instances,
         };
-        if instances == 0 || self.draws_for != Some(wanted) {
+        if instances == 0 || self.frame.draws_for != Some(wanted) {
             return;
         }
         pass.set_pipeline(&pipelines[layout.draw_path().index()]);
@@ -89,7 +89,7 @@ impl CrowdRenderer {
         let indirect = self.indirect_draws();
         let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
         // The main pass reads the runs of visible characters the LOD pass appended.
-        let runs = self.draws_runs() && std::ptr::eq(list, &self.draws[0]);
+        let runs = self.draws_runs() && std::ptr::eq(list, &self.frame.draws[0]);
         let runs_offset = self.runs_at() as u64 * arg_bytes;
         let counts_offset = 4 * u64::from(self.run_counts_word());
         for (k, (binding, range)) in list.batches.iter().enumerate() {
@@ -164,7 +164,7 @@ impl CrowdRenderer {
         if self.per_character_draws != on {
             self.per_character_draws = on;
             // The GPU may have zeroed counts the CPU's copy does not know of.
-            self.indirect_written.clear();
+            self.frame.indirect_written.clear();
         }
     }
 
@@ -177,24 +177,24 @@ impl CrowdRenderer {
     /// Whether this frame's main pass draws the runs (the LOD pass wrote them: see
     /// [`Self::set_draw_runs`]).
     pub fn draws_runs(&self) -> bool {
-        self.draw_runs && self.compacts()
+        self.frame.draw_runs && self.compacts()
     }
 
     /// The LOD pass wrote (or did not write) this frame's runs.
     pub fn set_draw_runs(&mut self, wrote: bool) {
-        self.draw_runs = wrote;
+        self.frame.draw_runs = wrote;
     }
 
     /// Where the runs start in the draw arguments' buffer, in arguments: after the
     /// shadow's and the main pass's own.
     pub fn runs_at(&self) -> usize {
-        self.draws[1].args.len() + self.draws[0].args.len()
+        self.frame.draws[1].args.len() + self.frame.draws[0].args.len()
     }
 
     /// The word counting the first batch's run: after the runs.
     fn run_counts_word(&self) -> u32 {
         let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
-        (self.runs_at() + self.draws[0].args.len()) as u32 * words
+        (self.runs_at() + self.frame.draws[0].args.len()) as u32 * words
     }
 
     /// Per batch of the main pass, how many arguments the LOD pass appended to its run
@@ -206,14 +206,14 @@ impl CrowdRenderer {
         self.read_indirect_words(
             gpu,
             u64::from(self.run_counts_word()),
-            self.draws[0].batches.len() as u64,
+            self.frame.draws[0].batches.len() as u64,
         )
     }
 
     /// The main pass's batches, each a range of its arguments; a batch's run starts at
     /// the same place after both lists' arguments.
     pub fn main_batches(&self) -> Vec<std::ops::Range<usize>> {
-        self.draws[0]
+        self.frame.draws[0]
             .batches
             .iter()
             .map(|(_, r)| r.clone())
@@ -223,7 +223,7 @@ impl CrowdRenderer {
     /// Where the main pass's own arguments start in the draw arguments' buffer, in
     /// arguments (after the shadow pass's).
     pub fn main_args_at(&self) -> usize {
-        self.draws[1].args.len()
+        self.frame.draws[1].args.len()
     }
 
     /// Per level of the mesh's LOD chain: its first index and index count.
@@ -235,13 +235,16 @@ impl CrowdRenderer {
     /// written to it and the index buffers they are drawn from.
     pub fn lod_draw_target(&self) -> DrawArgsTarget<'_> {
         let (runs, counts) = if self.compacts() {
-            (self.draws[0].args.len(), self.draws[0].batches.len())
+            (
+                self.frame.draws[0].args.len(),
+                self.frame.draws[0].batches.len(),
+            )
         } else {
             (0, 0)
         };
         DrawArgsTarget::new(
             &self.indirect_args,
-            self.indirect_written.len() + runs,
+            self.frame.indirect_written.len() + runs,
             &[&self.index_file, &self.index_sorted],
             counts,
         )
@@ -278,7 +281,7 @@ impl CrowdRenderer {
         if !(self.indirect_draws() && self.per_character_draws) {
             return;
         }
-        let [main, shadow] = &self.draws;
+        let [main, shadow] = &self.frame.draws;
         let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
         let runs_at = self.runs_at() as u32 * words;
         let counts_at = self.run_counts_word();
@@ -330,7 +333,7 @@ impl CrowdRenderer {
     /// Draw commands the last prepared passes record (main, shadow): the encoding's
     /// size.
     pub fn draw_commands(&self) -> [usize; 2] {
-        self.draws.each_ref().map(|list| {
+        self.frame.draws.each_ref().map(|list| {
             if self.indirect_draws() {
                 list.batches.len()
             } else {
@@ -377,19 +380,19 @@ impl CrowdRenderer {
         };
         let per_character_input = visible.is_some() || mesh_levels.is_some();
         let sizes = || self.gpu_skinner.iter().flat_map(|s| s.range_sizes());
-        let same_ranges = self.steady_ranges.iter().copied().eq(sizes());
-        if !per_character_input && same_ranges && self.steady_key.as_ref() == Some(&key) {
+        let same_ranges = self.frame.steady_ranges.iter().copied().eq(sizes());
+        if !per_character_input && same_ranges && self.frame.steady_key.as_ref() == Some(&key) {
             return false;
         }
         if !same_ranges {
             let ranges: Vec<u64> = sizes().collect();
-            self.steady_ranges = ranges;
+            self.frame.steady_ranges = ranges;
         }
-        self.steady_key = (!per_character_input).then_some(key);
-        self.list_builds += 1;
+        self.frame.steady_key = (!per_character_input).then_some(key);
+        self.frame.list_builds += 1;
         // The LOD pass recorded this frame wrote runs for the lists being replaced.
-        self.draw_runs = false;
-        let [main, shadow] = &mut self.draws;
+        self.frame.draw_runs = false;
+        let [main, shadow] = &mut self.frame.draws;
         let per_character = self.per_character_draws;
         let main_levels = MeshLevels {
             ranges: &self.level_ranges,
@@ -412,59 +415,69 @@ impl CrowdRenderer {
             };
             Self::build_draws(list, shape, visible, per_character, levels, sources);
         }
-        self.draws_for = Some(DrawsFor {
+        self.frame.draws_for = Some(DrawsFor {
             draw_path: layout.draw_path(),
             order: layout.order(),
             instances,
         });
         // Each instance's base vertex, from the shadow list (which has every instance);
         // it changes with the layout and the crowd, not with what is visible.
-        self.vertex_base_scratch.clear();
-        self.vertex_base_scratch
+        self.frame.vertex_base_scratch.clear();
+        self.frame
+            .vertex_base_scratch
             .resize(instances.min(self.instance_capacity), 0);
-        for a in &self.draws[1].args {
-            if let Some(base) = self.vertex_base_scratch.get_mut(a.first_instance as usize) {
+        for a in &self.frame.draws[1].args {
+            if let Some(base) = self
+                .frame
+                .vertex_base_scratch
+                .get_mut(a.first_instance as usize)
+            {
                 *base = a.base_vertex as u32;
             }
         }
-        if self.vertex_base_scratch != self.vertex_base_written {
-            std::mem::swap(&mut self.vertex_base_scratch, &mut self.vertex_base_written);
-            if !self.vertex_base_written.is_empty() {
+        if self.frame.vertex_base_scratch != self.frame.vertex_base_written {
+            std::mem::swap(
+                &mut self.frame.vertex_base_scratch,
+                &mut self.frame.vertex_base_written,
+            );
+            if !self.frame.vertex_base_written.is_empty() {
                 queue.write_buffer(
                     &self.vertex_base,
                     0,
-                    bytemuck::cast_slice(&self.vertex_base_written),
+                    bytemuck::cast_slice(&self.frame.vertex_base_written),
                 );
             }
         }
         if !self.indirect_draws() {
             return true;
         }
-        let [main, shadow] = &self.draws;
-        let same = self.indirect_written.len() == shadow.args.len() + main.args.len()
-            && bytemuck::cast_slice::<_, u8>(&self.indirect_written[..shadow.args.len()])
+        let [main, shadow] = &self.frame.draws;
+        let same = self.frame.indirect_written.len() == shadow.args.len() + main.args.len()
+            && bytemuck::cast_slice::<_, u8>(&self.frame.indirect_written[..shadow.args.len()])
                 == bytemuck::cast_slice::<_, u8>(&shadow.args)
-            && bytemuck::cast_slice::<_, u8>(&self.indirect_written[shadow.args.len()..])
+            && bytemuck::cast_slice::<_, u8>(&self.frame.indirect_written[shadow.args.len()..])
                 == bytemuck::cast_slice::<_, u8>(&main.args);
         if same {
             return true;
         }
-        self.indirect_written.clear();
-        self.indirect_written.extend_from_slice(&shadow.args);
-        self.indirect_written.extend_from_slice(&main.args);
-        let bytes: &[u8] = bytemuck::cast_slice(&self.indirect_written);
+        self.frame.indirect_written.clear();
+        self.frame.indirect_written.extend_from_slice(&shadow.args);
+        self.frame.indirect_written.extend_from_slice(&main.args);
+        let bytes: &[u8] = bytemuck::cast_slice(&self.frame.indirect_written);
         // Room for the runs after both lists (as many as the main pass's arguments) and
         // a count word per batch (an argument holds five).
-        let with_runs = self.indirect_written.len() + main.args.len() + main.batches.len();
+        let with_runs = self.frame.indirect_written.len() + main.args.len() + main.batches.len();
         let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
         if with_runs as u64 * arg_bytes > self.indirect_args.size() {
             self.indirect_args = Self::indirect_buffer(device, with_runs.next_power_of_two());
         }
         // A batch is at most every argument: its count is a word of this buffer.
-        if self.count_draws && self.draw_counts.size() <= 4 * self.indirect_written.len() as u64 {
+        if self.count_draws
+            && self.draw_counts.size() <= 4 * self.frame.indirect_written.len() as u64
+        {
             self.draw_counts = Self::draw_counts_buffer(
                 device,
-                (self.indirect_written.len() + 1).next_power_of_two(),
+                (self.frame.indirect_written.len() + 1).next_power_of_two(),
             );
         }
         if !bytes.is_empty() {
@@ -476,7 +489,7 @@ impl CrowdRenderer {
     /// How many times the draw lists were built: a steady frame (nothing per character
     /// from the CPU, nothing else changed) builds none and records the same commands.
     pub fn draw_list_builds(&self) -> u64 {
-        self.list_builds
+        self.frame.list_builds
     }
 
     /// One pass's draw list: `visible` characters (all without it) of `shape`, each at its

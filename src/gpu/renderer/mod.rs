@@ -1,5 +1,6 @@
 //! The crowd renderer: long-lived pipelines and static buffers, separate from per-frame
-//! data (the `re_renderer` split).
+//! data (the `re_renderer` split: what a frame builds, its draw lists and what it last
+//! wrote to the per-character buffers, is one `DrawData` inside the renderer).
 //!
 //! How it works: one named pipeline per [`DrawPath`] (interleaved float3, split float3,
 //! float4, packed, packed lane blocks, pulled lane blocks, `gpu_compute`'s output, and
@@ -87,22 +88,8 @@ pub struct CrowdRenderer {
     pipelines: CrowdPipelines,
     /// `pulled`'s lane blocks or `gpu_vertex`'s palettes, bound a chunk at a time.
     chunks: Option<Chunks>,
-    /// The main pass's draws (visible characters) and the shadow pass's (all of them),
-    /// made by [`Self::prepare_draws`], and what they were made for.
-    draws: [DrawList; 2],
-    draws_for: Option<DrawsFor>,
-    /// What the lists were last built from, where nothing per character went in (no
-    /// visibility or levels from the CPU): while it holds, a frame rebuilds nothing.
-    steady_key: Option<SteadyDraws>,
-    /// `gpu_compute`'s output ranges' sizes when the lists were built (where each instance
-    /// lies follows them); kept apart from the key so a steady frame compares without
-    /// allocating.
-    steady_ranges: Vec<u64>,
-    /// How many times the lists were built (a steady frame builds none).
-    list_builds: u64,
     /// Both lists' arguments as the GPU has them (shadow first), for indirect draws.
     indirect_args: wgpu::Buffer,
-    indirect_written: Vec<DrawIndexedIndirectArgs>,
     /// The device draws indirectly with a first instance, and the user wants it.
     indirect_supported: bool,
     indirect_wanted: bool,
@@ -113,11 +100,6 @@ pub struct CrowdRenderer {
     count_draws: bool,
     /// Word `k` holds `k`: a multi-draw of `k` arguments reads its count at byte `4 k`.
     draw_counts: wgpu::Buffer,
-    /// With counted draws and the GPU's LOD pass culling, the indirect buffer holds after
-    /// both lists' arguments the runs (per main-pass batch, the visible characters'
-    /// arguments the pass appended), then one word per batch counting its run. The LOD
-    /// pass wrote this frame's runs: the main pass draws them.
-    draw_runs: bool,
     /// The main pass draws one argument per character (the GPU's LOD pass culls by their
     /// instance counts).
     per_character_draws: bool,
@@ -128,8 +110,6 @@ pub struct CrowdRenderer {
     /// Per instance, the base vertex its draws use (`vertex_base` in crowd.wgsl), and what
     /// was last written there.
     vertex_base: wgpu::Buffer,
-    vertex_base_written: Vec<u32>,
-    vertex_base_scratch: Vec<u32>,
     camera_buffer: wgpu::Buffer,
     instance_buffer: wgpu::Buffer,
     instance_capacity: usize,
@@ -144,15 +124,6 @@ pub struct CrowdRenderer {
     skinned_capacity: u64,
     max_buffer_size: u64,
     world_from_model: Mat4,
-    /// What the instance buffer holds, and the (place, material) each entry was made from.
-    instance_scratch: Vec<InstanceGpu>,
-    placed_from: Vec<([f32; 2], u32, u8)>,
-    /// The crowd's revision `placed_from` was compared with: while it holds (and no
-    /// per-character colours are asked for), a frame compares nothing.
-    placed_revision: Option<u64>,
-    /// Characters whose placement was compared (a steady crowd adds none).
-    placements_compared: u64,
-    placement_bytes: u64,
     /// `gpu_compute`'s skinning, made the first time a frame needs it.
     gpu_skinner: Option<GpuSkinner>,
     compute_shader: ComputeShader,
@@ -168,6 +139,46 @@ pub struct CrowdRenderer {
     /// The character's materials (in the main passes' group 2 with the sun's map).
     materials: MaterialTextures,
     base_colors: BaseColors,
+    /// What the frames build and compare against: the draw lists, what was last written
+    /// to the GPU's per-character buffers, and the counts the tests read.
+    frame: DrawData,
+}
+
+/// The per-frame part of the renderer (re_renderer's draw data): what a frame builds from
+/// the crowd and the settings, kept only to compare the next frame's with, so a steady
+/// frame rebuilds and writes nothing. Everything else in [`CrowdRenderer`] lives until the
+/// rig or a setting changes.
+struct DrawData {
+    /// The main pass's draws (visible characters) and the shadow pass's (all of them),
+    /// made by [`Self::prepare_draws`], and what they were made for.
+    draws: [DrawList; 2],
+    draws_for: Option<DrawsFor>,
+    /// What the lists were last built from, where nothing per character went in (no
+    /// visibility or levels from the CPU): while it holds, a frame rebuilds nothing.
+    steady_key: Option<SteadyDraws>,
+    /// `gpu_compute`'s output ranges' sizes when the lists were built (where each instance
+    /// lies follows them); kept apart from the key so a steady frame compares without
+    /// allocating.
+    steady_ranges: Vec<u64>,
+    /// How many times the lists were built (a steady frame builds none).
+    list_builds: u64,
+    indirect_written: Vec<DrawIndexedIndirectArgs>,
+    vertex_base_written: Vec<u32>,
+    vertex_base_scratch: Vec<u32>,
+    /// What the instance buffer holds, and the (place, material) each entry was made from.
+    instance_scratch: Vec<InstanceGpu>,
+    placed_from: Vec<([f32; 2], u32, u8)>,
+    /// The crowd's revision `placed_from` was compared with: while it holds (and no
+    /// per-character colours are asked for), a frame compares nothing.
+    placed_revision: Option<u64>,
+    /// Characters whose placement was compared (a steady crowd adds none).
+    placements_compared: u64,
+    placement_bytes: u64,
+    /// With counted draws and the GPU's LOD pass culling, the indirect buffer holds after
+    /// both lists' arguments the runs (per main-pass batch, the visible characters'
+    /// arguments the pass appended), then one word per batch counting its run. The LOD
+    /// pass wrote this frame's runs: the main pass draws them.
+    draw_runs: bool,
 }
 
 /// A storage view of the skinned buffer in chunks: `pulled` binds groups of lane blocks,
@@ -376,13 +387,7 @@ impl CrowdRenderer {
             base_colors: BaseColors::DEFAULT,
             pipelines,
             chunks: None,
-            draws: Default::default(),
-            draws_for: None,
-            steady_key: None,
-            steady_ranges: Vec::new(),
-            list_builds: 0,
             indirect_args: Self::indirect_buffer(device, 1024),
-            indirect_written: Vec::new(),
             indirect_supported: device
                 .features()
                 .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE),
@@ -391,13 +396,10 @@ impl CrowdRenderer {
                 .features()
                 .contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
             draw_counts: Self::draw_counts_buffer(device, 1024),
-            draw_runs: false,
             per_character_draws: false,
             distinct_index,
             bind_groups,
             vertex_base,
-            vertex_base_written: Vec::new(),
-            vertex_base_scratch: Vec::new(),
             camera_buffer,
             instance_buffer,
             instance_capacity,
@@ -414,16 +416,27 @@ impl CrowdRenderer {
             skinned_capacity: 256,
             max_buffer_size: device.limits().max_buffer_size,
             world_from_model: rig_normalization(rig),
-            instance_scratch: Vec::new(),
-            placed_from: Vec::new(),
-            placed_revision: None,
-            placements_compared: 0,
-            placement_bytes: 0,
             gpu_skinner: None,
             compute_shader: ComputeShader::DEFAULT,
             gpu_range_limit: None,
             skin_mesh,
             skin_params,
+            frame: DrawData {
+                draws: Default::default(),
+                draws_for: None,
+                steady_key: None,
+                steady_ranges: Vec::new(),
+                list_builds: 0,
+                indirect_written: Vec::new(),
+                draw_runs: false,
+                vertex_base_written: Vec::new(),
+                vertex_base_scratch: Vec::new(),
+                instance_scratch: Vec::new(),
+                placed_from: Vec::new(),
+                placed_revision: None,
+                placements_compared: 0,
+                placement_bytes: 0,
+            },
         }
     }
 
@@ -449,7 +462,7 @@ impl CrowdRenderer {
     /// How many characters' placements [`Self::update`] has compared with what the GPU
     /// holds: a steady crowd adds none (its CPU cost does not grow with it).
     pub fn placements_compared(&self) -> u64 {
-        self.placements_compared
+        self.frame.placements_compared
     }
 
     /// The counts a multi-draw of up to `draws - 1` arguments reads (word `k` = `k`).
@@ -781,9 +794,9 @@ impl CrowdRenderer {
             self.instance_capacity = instances.len().next_power_of_two();
             self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
             self.vertex_base = Self::vertex_base_buffer(device, self.instance_capacity);
-            self.vertex_base_written.clear();
-            self.instance_scratch.clear();
-            self.placed_from.clear();
+            self.frame.vertex_base_written.clear();
+            self.frame.instance_scratch.clear();
+            self.frame.placed_from.clear();
             self.bind_groups = Self::bind_groups(
                 device,
                 &self.pipelines.bind_group_layout,
@@ -797,15 +810,15 @@ impl CrowdRenderer {
         }
         let n = instances.len();
         let steady = levels.is_none()
-            && self.placed_revision == Some(crowd.revision())
-            && self.placed_from.len() == n;
+            && self.frame.placed_revision == Some(crowd.revision())
+            && self.frame.placed_from.len() == n;
         // Per-character colours change without the crowd: compared every frame.
-        self.placed_revision = levels.is_none().then(|| crowd.revision());
-        self.instance_scratch.truncate(n);
-        self.placed_from.truncate(n);
+        self.frame.placed_revision = levels.is_none().then(|| crowd.revision());
+        self.frame.instance_scratch.truncate(n);
+        self.frame.placed_from.truncate(n);
         // A steady crowd's placements are what the buffer holds: no per-character pass.
         let n = if steady { 0 } else { n };
-        self.placements_compared += n as u64;
+        self.frame.placements_compared += n as u64;
         let level_of = |k: usize| levels.and_then(|l| l.get(k).copied());
         let placed = |k: usize, i: &Instance| {
             (
@@ -817,13 +830,16 @@ impl CrowdRenderer {
         let mut written = 0u64;
         let mut k = 0;
         while k < n {
-            if k < self.placed_from.len() && self.placed_from[k] == placed(k, &instances[k]) {
+            if k < self.frame.placed_from.len()
+                && self.frame.placed_from[k] == placed(k, &instances[k])
+            {
                 k += 1;
                 continue;
             }
             let start = k;
             while k < n
-                && !(k < self.placed_from.len() && self.placed_from[k] == placed(k, &instances[k]))
+                && !(k < self.frame.placed_from.len()
+                    && self.frame.placed_from[k] == placed(k, &instances[k]))
             {
                 let i = &instances[k];
                 let [x, z] = i.ground_position;
@@ -836,16 +852,16 @@ impl CrowdRenderer {
                         * self.world_from_model,
                     color: Vec4::new(color[0], color[1], color[2], 1.0),
                 };
-                if k < self.instance_scratch.len() {
-                    self.instance_scratch[k] = gpu;
-                    self.placed_from[k] = placed(k, i);
+                if k < self.frame.instance_scratch.len() {
+                    self.frame.instance_scratch[k] = gpu;
+                    self.frame.placed_from[k] = placed(k, i);
                 } else {
-                    self.instance_scratch.push(gpu);
-                    self.placed_from.push(placed(k, i));
+                    self.frame.instance_scratch.push(gpu);
+                    self.frame.placed_from.push(placed(k, i));
                 }
                 k += 1;
             }
-            let bytes: &[u8] = bytemuck::cast_slice(&self.instance_scratch[start..k]);
+            let bytes: &[u8] = bytemuck::cast_slice(&self.frame.instance_scratch[start..k]);
             queue.write_buffer(
                 &self.instance_buffer,
                 (start * std::mem::size_of::<InstanceGpu>()) as u64,
@@ -863,11 +879,11 @@ impl CrowdRenderer {
         let mut camera = *camera;
         camera.ground.y = if self.shadows { 1.0 } else { 0.0 };
         queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&camera));
-        self.placement_bytes = written + std::mem::size_of::<CameraUniform>() as u64;
+        self.frame.placement_bytes = written + std::mem::size_of::<CameraUniform>() as u64;
     }
 
     /// Bytes the last [`Self::update`] wrote: the camera, and the places that changed.
     pub fn placement_bytes(&self) -> u64 {
-        self.placement_bytes
+        self.frame.placement_bytes
     }
 }

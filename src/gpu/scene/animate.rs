@@ -32,20 +32,20 @@ impl Scene {
             self.notes.push(format!("{why}, so the CPU animates"));
             self.settings.animate = AnimateDevice::Cpu;
         }
-        if self.settings.animate == self.animated_on {
+        if self.settings.animate == self.sim.animated_on {
             return;
         }
         match self.settings.animate {
             AnimateDevice::Gpu => {
-                if let Some(animator) = &mut self.animator {
+                if let Some(animator) = &mut self.sim.animator {
                     animator.forget_records();
                 }
             }
             AnimateDevice::Cpu => {
                 // The crowd's times as the GPU last animated them.
-                if let Some(animator) = &self.animator {
-                    let now = animator.crowd_at(self.anim_clock_secs);
-                    for (c, g) in self.crowd.as_mut_slice().iter_mut().zip(&now) {
+                if let Some(animator) = &self.sim.animator {
+                    let now = animator.crowd_at(self.sim.anim_clock_secs);
+                    for (c, g) in self.sim.crowd.as_mut_slice().iter_mut().zip(&now) {
                         c.time_secs = g.time_secs;
                     }
                 }
@@ -53,17 +53,17 @@ impl Scene {
                 // and LOD pass held a crowd's worth of GPU memory no frame read (a soak's
                 // checkpoints found 20 more GPU objects and up to 270 MiB more after a
                 // visit to the GPU's animation). Going back makes them again.
-                self.animator = None;
-                self.gpu_lod = None;
-                self.gpu_lod_key = None;
-                self.lod_motions = crate::crowd::lod::per_character::MotionSet::new();
+                self.sim.animator = None;
+                self.sim.gpu_lod = None;
+                self.sim.gpu_lod_key = None;
+                self.sim.lod_motions = crate::crowd::lod::per_character::MotionSet::new();
             }
         }
-        self.animated_on = self.settings.animate;
-        if let Some(gpu_lod) = &mut self.gpu_lod {
+        self.sim.animated_on = self.settings.animate;
+        if let Some(gpu_lod) = &mut self.sim.gpu_lod {
             gpu_lod.invalidate();
         }
-        self.lod.invalidate();
+        self.sim.lod.invalidate();
         self.history.clear();
         self.requests.last_verify = None;
     }
@@ -76,24 +76,26 @@ impl Scene {
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<StageTimings, SceneError> {
         profiling::scope!("animate on the GPU");
-        let n = self.crowd.len();
-        let layout = *self.pipeline.output_layout();
+        let n = self.sim.crowd.len();
+        let layout = *self.sim.pipeline.output_layout();
         let view = self.lod_view();
-        let shadow_level = self.shadow_mesh_level(crate::gpu::crowd_extent(&self.crowd) + 12.0);
+        let shadow_level = self.shadow_mesh_level(crate::gpu::crowd_extent(&self.sim.crowd) + 12.0);
         let (device, queue) = (&self.gpu.device, &self.gpu.queue);
         self.renderer.ensure_skinned_capacity(device, &layout, n);
-        let rig = self.pipeline.rig();
+        let rig = self.sim.pipeline.rig();
         let animator = self
+            .sim
             .animator
             .get_or_insert_with(|| GpuAnimator::new(device, rig));
         let start = Instant::now();
-        let written = animator.write_characters(&self.gpu, &self.crowd, self.anim_clock_secs);
-        let config = *self.pipeline.config();
+        let written =
+            animator.write_characters(&self.gpu, &self.sim.crowd, self.sim.anim_clock_secs);
+        let config = *self.sim.pipeline.config();
         // The LOD pass runs for either LOD: without update-rate LOD every character gets
         // period 1 (nothing skipped), the pass then only culls and chooses mesh levels.
         let lod_on = self.settings.lod.enabled || self.settings.lod.mesh;
         let frame = AnimateFrame {
-            clock_secs: self.anim_clock_secs,
+            clock_secs: self.sim.anim_clock_secs,
             blend_weight: config.blend_weight,
             hierarchy: self.settings.gpu_hierarchy,
         };
@@ -104,22 +106,22 @@ impl Scene {
         let fresh = animator.prepare(&self.gpu, palettes, &frame, lod_on)?;
         if lod_on {
             profiling::scope!("lod on the GPU");
-            let gpu_lod = self.gpu_lod.get_or_insert_with(|| GpuLod::new(device));
+            let gpu_lod = self.sim.gpu_lod.get_or_insert_with(|| GpuLod::new(device));
             gpu_lod.reset_written_bytes();
             // A new motion is measured (on the CPU, once) when a character starts playing it.
             let new_motions = (written > 0 || fresh || !gpu_lod.has_motions())
-                && self.lod_motions.update(
+                && self.sim.lod_motions.update(
                     rig,
-                    self.crowd.as_slice(),
+                    self.sim.crowd.as_slice(),
                     config.blend_weight,
                     config.method,
                 );
             if new_motions || !gpu_lod.has_motions() {
-                gpu_lod.set_motions(device, queue, self.lod_motions.words());
+                gpu_lod.set_motions(device, queue, self.sim.lod_motions.words());
             }
-            if fresh || self.gpu_lod_key != Some((config, n)) {
+            if fresh || self.sim.gpu_lod_key != Some((config, n)) {
                 gpu_lod.invalidate();
-                self.gpu_lod_key = Some((config, n));
+                self.sim.gpu_lod_key = Some((config, n));
             }
             // Culling writes the instance counts of indirect draws; drawn one by one (the
             // adapter lacks indirect first-instance, or indirect draws are off) every
@@ -142,8 +144,8 @@ impl Scene {
                 &view,
                 self.renderer.world_from_model(),
                 &settings,
-                self.anim_clock_secs,
-                self.frame_clip_secs,
+                self.sim.anim_clock_secs,
+                self.sim.frame_clip_secs,
                 n,
                 cull,
             );
@@ -171,7 +173,7 @@ impl Scene {
         } else {
             self.renderer.set_per_character_draws(false);
             self.renderer.set_draw_runs(false);
-            if let Some(gpu_lod) = &mut self.gpu_lod {
+            if let Some(gpu_lod) = &mut self.sim.gpu_lod {
                 // What LOD skipped is stale once it is off.
                 gpu_lod.invalidate();
                 gpu_lod.reset_written_bytes();
@@ -199,18 +201,18 @@ impl Scene {
     /// compared characters read back against the oracles, then `out` (what was skinned,
     /// or `gpu_vertex`'s palettes) as for the CPU's animation.
     pub(super) fn verify_animated_on_gpu(&self, out: &[u8]) -> Result<FrameDeviation, SceneError> {
-        let Some(animator) = &self.animator else {
+        let Some(animator) = &self.sim.animator else {
             return Err(SceneError::NotAnimated);
         };
         let crowd = match self.gpu_lod_shown()? {
             Some((shown, _)) => shown,
-            None => animator.crowd_at(self.anim_clock_secs),
+            None => animator.crowd_at(self.sim.anim_clock_secs),
         };
         let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
         let (locals, models) = animator.read_back_characters(&self.gpu, &indices)?;
         let skin_levels = self.gpu_skin_levels()?;
         Ok(verify_gpu_animation(
-            &self.pipeline,
+            &self.sim.pipeline,
             &crowd,
             &indices,
             &locals,
@@ -223,21 +225,24 @@ impl Scene {
     /// How many characters' records the GPU animation has compared with the crowd (0
     /// before it ran): a steady crowd adds none.
     pub fn animator_records_compared(&self) -> u64 {
-        self.animator.as_ref().map_or(0, |a| a.records_compared())
+        self.sim
+            .animator
+            .as_ref()
+            .map_or(0, |a| a.records_compared())
     }
 
     /// Where the LOD pass runs and `gpu_compute` skins: per character, the level of the
     /// mesh's chain whose vertices it skinned (read back; blocks until the GPU is done).
     pub fn gpu_skin_levels(&self) -> Result<Option<Vec<u32>>, SceneError> {
         let lod_on = self.settings.lod.enabled || self.settings.lod.mesh;
-        let skinned_on_gpu = self.pipeline.output_layout().skinned_on_gpu().is_some();
-        let Some(gpu_lod) = &self.gpu_lod else {
+        let skinned_on_gpu = self.sim.pipeline.output_layout().skinned_on_gpu().is_some();
+        let Some(gpu_lod) = &self.sim.gpu_lod else {
             return Ok(None);
         };
-        if !(self.animated_on == AnimateDevice::Gpu && lod_on && skinned_on_gpu) {
+        if !(self.sim.animated_on == AnimateDevice::Gpu && lod_on && skinned_on_gpu) {
             return Ok(None);
         }
-        let states = gpu_lod.read_back_states(&self.gpu, self.crowd.len())?;
+        let states = gpu_lod.read_back_states(&self.gpu, self.sim.crowd.len())?;
         Ok(Some(states.iter().map(|s| s.skin_level()).collect()))
     }
 
@@ -245,13 +250,13 @@ impl Scene {
     /// (its clip time when last recomputed) and whether the last frame drew it, read back
     /// (blocks until the GPU is done); `None` while the GPU is not deciding.
     pub fn gpu_lod_shown(&self) -> Result<Option<ShownOnGpu>, SceneError> {
-        let (Some(animator), Some(gpu_lod)) = (&self.animator, &self.gpu_lod) else {
+        let (Some(animator), Some(gpu_lod)) = (&self.sim.animator, &self.sim.gpu_lod) else {
             return Ok(None);
         };
-        if !(self.animated_on == AnimateDevice::Gpu && self.settings.lod.enabled) {
+        if !(self.sim.animated_on == AnimateDevice::Gpu && self.settings.lod.enabled) {
             return Ok(None);
         }
-        let mut shown = animator.crowd_at(self.anim_clock_secs);
+        let mut shown = animator.crowd_at(self.sim.anim_clock_secs);
         let states = gpu_lod.read_back_states(&self.gpu, shown.len())?;
         let mut visible = vec![true; shown.len()];
         for ((instance, state), seen) in shown.iter_mut().zip(&states).zip(&mut visible) {
@@ -264,7 +269,7 @@ impl Scene {
     /// With LOD on the GPU: the states of the first `characters` characters after the
     /// last frame (the CPU twins' input).
     pub fn gpu_lod_states(&self, characters: usize) -> Result<Vec<CharacterLod>, SceneError> {
-        let Some(gpu_lod) = &self.gpu_lod else {
+        let Some(gpu_lod) = &self.sim.gpu_lod else {
             return Err(SceneError::NotAnimated);
         };
         Ok(gpu_lod.read_back_states(&self.gpu, characters)?)
@@ -273,15 +278,15 @@ impl Scene {
     /// With LOD on the GPU: the last frame's parameters, the motions' words and the
     /// records, what the pass decided from (the CPU twins' input).
     pub fn gpu_lod_inputs(&self) -> Option<(LodFrame, Vec<u32>, Vec<Record>)> {
-        let frame = self.gpu_lod.as_ref()?.last_frame()?;
-        let records = self.animator.as_ref()?.records_held().to_vec();
-        Some((frame, self.lod_motions.words().to_vec(), records))
+        let frame = self.sim.gpu_lod.as_ref()?.last_frame()?;
+        let records = self.sim.animator.as_ref()?.records_held().to_vec();
+        Some((frame, self.sim.lod_motions.words().to_vec(), records))
     }
 
     /// With LOD on the GPU: the counts of the last frame, read back (blocks until the GPU
     /// is done; the panel's come back without waiting, a frame or two later).
     pub fn gpu_lod_counts(&self) -> Result<LodStats, SceneError> {
-        let Some(gpu_lod) = &self.gpu_lod else {
+        let Some(gpu_lod) = &self.sim.gpu_lod else {
             return Err(SceneError::NotAnimated);
         };
         Ok(gpu_lod.read_back_stats(&self.gpu)?)
@@ -289,14 +294,14 @@ impl Scene {
 
     /// The LOD counts the panel shows: the CPU plan's, or the GPU pass's latest.
     pub fn lod_stats(&self) -> LodStats {
-        match (self.animated_on, &self.gpu_lod) {
+        match (self.sim.animated_on, &self.sim.gpu_lod) {
             (AnimateDevice::Gpu, Some(gpu_lod)) => gpu_lod.stats(),
-            _ => self.lod.stats(),
+            _ => self.sim.lod.stats(),
         }
     }
 
     /// The animation clock's reading now (clip-seconds a character of speed 1 advanced).
     pub fn anim_clock_secs(&self) -> f32 {
-        self.anim_clock_secs
+        self.sim.anim_clock_secs
     }
 }

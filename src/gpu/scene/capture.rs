@@ -19,27 +19,27 @@ impl Scene {
     /// against the f64 oracles, stage by stage. Call after the frame was submitted and
     /// before the clocks advance.
     pub fn verify(&mut self) -> Result<FrameDeviation, SceneError> {
-        let layout = *self.pipeline.output_layout();
+        let layout = *self.sim.pipeline.output_layout();
         let out = if layout.skinned_on_gpu().is_some() {
             // What the compute pass skinned, not the palettes uploaded for it.
             self.renderer
-                .read_gpu_skinned(&self.gpu, &layout, self.crowd.len())?
+                .read_gpu_skinned(&self.gpu, &layout, self.sim.crowd.len())?
         } else {
-            let bytes = self.pipeline.output_bytes(self.crowd.len()) as u64;
+            let bytes = self.sim.pipeline.output_bytes(self.sim.crowd.len()) as u64;
             read_buffer(&self.gpu, self.renderer.skinned(), bytes)?
         };
-        if self.animated_on == AnimateDevice::Gpu {
+        if self.sim.animated_on == AnimateDevice::Gpu {
             return self.verify_animated_on_gpu(&out);
         }
         // What the buffer's vertices were computed from: with LOD, a character not updated
         // this frame shows an older pose.
-        let shown = if self.lod.shown().len() == self.crowd.len() {
-            self.lod.shown()
+        let shown = if self.sim.lod.shown().len() == self.sim.crowd.len() {
+            self.sim.lod.shown()
         } else {
-            self.crowd.as_slice()
+            self.sim.crowd.as_slice()
         };
         Ok(verify_stages(
-            &mut self.pipeline,
+            &mut self.sim.pipeline,
             shown,
             &out,
             VERIFY_INSTANCES,
@@ -74,10 +74,10 @@ impl Scene {
     pub fn take_readings(&mut self) -> Option<&PanelReadings> {
         let inputs = ReadingInputs {
             skin: self.settings.pipeline.skin,
-            animate: self.animated_on,
-            instances: self.crowd.len(),
+            animate: self.sim.animated_on,
+            instances: self.sim.crowd.len(),
             uploaded_bytes: self.uploaded_bytes(),
-            memory: self.pipeline.memory_report(),
+            memory: self.sim.pipeline.memory_report(),
             lod: self.settings.lod.enabled.then(|| LodReading {
                 stats: self.lod_stats(),
                 measured_error: self.lod_error.clone(),
@@ -92,7 +92,7 @@ impl Scene {
     /// (`panel`, with the frames they average and each of those frames' timings), the
     /// configuration, adapter, machine and rig, and the verify of that frame where one ran.
     fn sidecar(&self, width: u32, height: u32, present_mode: Option<&str>) -> serde_json::Value {
-        let rig = self.pipeline.rig();
+        let rig = self.sim.pipeline.rig();
         let frames: Vec<serde_json::Value> = self
             .shown
             .as_ref()
@@ -110,14 +110,14 @@ impl Scene {
             "panel_frames": frames,
             "gpu_is_cpu_emulation": self.gpu.summary.device_type.contains("Cpu"),
             "settings": self.settings,
-            "config": self.pipeline.config(),
-            "instances": self.crowd.len(),
+            "config": self.sim.pipeline.config(),
+            "instances": self.sim.crowd.len(),
             // The clips the crowd was dealt (the settings say what was asked).
             "clips": {
-                "played": self.clip_mix.clips.iter().map(|&c| self.clip_survey.name(c)).collect::<Vec<_>>(),
-                "left_out": self.clip_mix.left_out.iter().map(|&(c, why)| serde_json::json!({ "clip": self.clip_survey.name(c), "why": why })).collect::<Vec<_>>(),
-                "spacing_metres": self.clip_mix.spacing_metres,
-                "survey": self.clip_survey,
+                "played": self.sim.clip_mix.clips.iter().map(|&c| self.sim.clip_survey.name(c)).collect::<Vec<_>>(),
+                "left_out": self.sim.clip_mix.left_out.iter().map(|&(c, why)| serde_json::json!({ "clip": self.sim.clip_survey.name(c), "why": why })).collect::<Vec<_>>(),
+                "spacing_metres": self.sim.clip_mix.spacing_metres,
+                "survey": self.sim.clip_survey,
             },
             "window": { "width": width, "height": height },
             "present_mode": present_mode,

@@ -8,26 +8,26 @@ impl Scene {
     /// Decides which groups of eight characters this frame computes (all, with LOD off):
     /// the GPU buffer keeps the others' vertices from their last update.
     pub(super) fn plan_lod(&mut self) {
-        let n = self.crowd.len();
-        let layout = *self.pipeline.output_layout();
+        let n = self.sim.crowd.len();
+        let layout = *self.sim.pipeline.output_layout();
         if self
             .renderer
             .ensure_skinned_capacity(&self.gpu.device, &layout, n)
         {
-            self.lod.invalidate();
+            self.sim.lod.invalidate();
         }
         let key = (
-            *self.pipeline.config(),
+            *self.sim.pipeline.config(),
             n,
-            Arc::as_ptr(self.pipeline.rig()) as usize,
+            Arc::as_ptr(self.sim.pipeline.rig()) as usize,
         );
-        if self.lod_key != Some(key) {
-            self.lod.invalidate();
-            self.lod_key = Some(key);
+        if self.sim.lod_key != Some(key) {
+            self.sim.lod.invalidate();
+            self.sim.lod_key = Some(key);
         }
         let view = self.lod_view();
-        let config = *self.pipeline.config();
-        let rig = self.pipeline.rig();
+        let config = *self.sim.pipeline.config();
+        let rig = self.sim.pipeline.rig();
         let mesh_errors: &[f32] = if self.settings.lod.mesh {
             &crate::skin::mesh_lod::level_errors(rig).errors
         } else {
@@ -39,11 +39,11 @@ impl Scene {
             settings: self.settings.lod,
             view: &view,
             world_from_model: self.renderer.world_from_model(),
-            frame_clip_secs: self.frame_clip_secs,
+            frame_clip_secs: self.sim.frame_clip_secs,
             blend_weight: config.blend_weight,
             method: config.method,
         };
-        self.lod.plan(&input, &mut self.crowd);
+        self.sim.lod.plan(&input, &mut self.sim.crowd);
     }
 
     /// Measures the motions of the clips the crowd plays that LOD will bound with (the CPU
@@ -51,21 +51,21 @@ impl Scene {
     /// each: what the first frame would otherwise measure (see `load_scene`).
     pub fn measure_motions(&mut self, measured: &mut dyn FnMut(usize, usize)) {
         let lod = self.settings.lod;
-        let rig = self.pipeline.rig().clone();
-        let config = *self.pipeline.config();
+        let rig = self.sim.pipeline.rig().clone();
+        let config = *self.sim.pipeline.config();
         let mesh_on = lod.mesh && rig.mesh_chain().levels().len() > 1;
-        match self.animated_on {
-            AnimateDevice::Cpu if lod.enabled || mesh_on => self.lod.measure_motions(
+        match self.sim.animated_on {
+            AnimateDevice::Cpu if lod.enabled || mesh_on => self.sim.lod.measure_motions(
                 &rig,
                 config.blend_weight,
                 config.method,
-                self.crowd.as_slice(),
+                self.sim.crowd.as_slice(),
                 measured,
             ),
             AnimateDevice::Gpu if lod.enabled || lod.mesh => {
-                self.lod_motions.update_with(
+                self.sim.lod_motions.update_with(
                     &rig,
-                    self.crowd.as_slice(),
+                    self.sim.crowd.as_slice(),
                     config.blend_weight,
                     config.method,
                     measured,
@@ -83,7 +83,7 @@ impl Scene {
         if !self.settings.lod.mesh {
             return 0;
         }
-        let errors = &crate::skin::mesh_lod::level_errors(self.pipeline.rig()).errors;
+        let errors = &crate::skin::mesh_lod::level_errors(self.sim.pipeline.rig()).errors;
         let radius = ground_extent.max(1.0) * std::f32::consts::SQRT_2;
         let texels_per_metre = crate::gpu::renderer::SHADOW_MAP_SIZE as f32 / (2.0 * radius);
         let m = self.renderer.world_from_model();
@@ -103,7 +103,7 @@ impl Scene {
     /// What geometric LOD drew in the latest frame (from the LOD counts: the CPU plan's, or
     /// the GPU pass's).
     pub fn mesh_lod_reading(&self) -> MeshLodReading {
-        let chain = self.pipeline.rig().mesh_chain();
+        let chain = self.sim.pipeline.rig().mesh_chain();
         let stats = self.lod_stats();
         let level_triangles: Vec<usize> = chain.levels().iter().map(|l| l.triangles()).collect();
         let at_level: Vec<usize> = stats.at_mesh_level[..level_triangles.len()].to_vec();
@@ -119,7 +119,7 @@ impl Scene {
             at_level,
             level_triangles,
             triangles,
-            shadow_level: self.shadow_mesh_level(crowd_extent(&self.crowd) + 12.0),
+            shadow_level: self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0),
             skinned_vertices,
             full_vertices,
         }
@@ -131,12 +131,12 @@ impl Scene {
     /// counts); `gpu_vertex` skins every vertex each pass draws (the main pass at each
     /// drawn character's level, the shadow pass at the shadows' level).
     pub fn vertices_skinned(&self) -> (u64, u64) {
-        let chain = self.pipeline.rig().mesh_chain();
+        let chain = self.sim.pipeline.rig().mesh_chain();
         let vertices = |l: usize| chain.levels()[l.min(chain.levels().len() - 1)].vertices as u64;
-        let n = self.crowd.len() as u64;
+        let n = self.sim.crowd.len() as u64;
         let full = n * vertices(0);
         let stats = self.lod_stats();
-        let on_gpu_lod = self.animated_on == AnimateDevice::Gpu
+        let on_gpu_lod = self.sim.animated_on == AnimateDevice::Gpu
             && (self.settings.lod.enabled || self.settings.lod.mesh);
         let updated = if self.settings.lod.enabled {
             stats.updated as u64
@@ -164,7 +164,9 @@ impl Scene {
                     n * vertices(0)
                 };
                 let shadow = if self.settings.shadows {
-                    n * vertices(self.shadow_mesh_level(crowd_extent(&self.crowd) + 12.0) as usize)
+                    n * vertices(
+                        self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0) as usize
+                    )
                 } else {
                     0
                 };
@@ -181,9 +183,9 @@ impl Scene {
         if !(self.settings.color_by_level && self.settings.lod.mesh) {
             return None;
         }
-        let n = self.crowd.len();
-        match self.animated_on {
-            AnimateDevice::Cpu => Some(self.lod.mesh_levels().to_vec()),
+        let n = self.sim.crowd.len();
+        match self.sim.animated_on {
+            AnimateDevice::Cpu => Some(self.sim.lod.mesh_levels().to_vec()),
             AnimateDevice::Gpu => self
                 .gpu_lod_states(n)
                 .ok()
@@ -197,20 +199,20 @@ impl Scene {
         if self.settings.lod.mesh {
             return self.mesh_lod_reading().triangles;
         }
-        let full = self.pipeline.rig().mesh_chain().levels()[0].triangles() as u64;
+        let full = self.sim.pipeline.rig().mesh_chain().levels()[0].triangles() as u64;
         let culled = if self.settings.lod.enabled {
             self.lod_stats().culled
         } else {
             0
         };
-        self.crowd.len().saturating_sub(culled) as u64 * full
+        self.sim.crowd.len().saturating_sub(culled) as u64 * full
     }
 
     /// LOD's screen-space error now: what is shown against a full-rate frame, both skinned
     /// aside on the CPU (at most `limit` stale characters compared).
     pub fn measure_lod_error(&mut self, limit: Option<usize>) -> Result<MeasuredError, SceneError> {
-        let rig = self.pipeline.rig().clone();
-        let main = *self.pipeline.config();
+        let rig = self.sim.pipeline.rig().clone();
+        let main = *self.sim.pipeline.config();
         let config = PipelineConfig {
             method: main.method,
             blend_weight: main.blend_weight,
@@ -226,13 +228,18 @@ impl Scene {
         // With LOD on the GPU, what it shows comes back from it.
         let on_gpu = self.gpu_lod_shown()?;
         let now_on_gpu = on_gpu.as_ref().and_then(|_| {
-            self.animator
+            self.sim
+                .animator
                 .as_ref()
-                .map(|a| a.crowd_at(self.anim_clock_secs))
+                .map(|a| a.crowd_at(self.sim.anim_clock_secs))
         });
         let (shown, current, visible) = match (&on_gpu, &now_on_gpu) {
             (Some((shown, visible)), Some(now)) => (&shown[..], &now[..], &visible[..]),
-            _ => (self.lod.shown(), self.crowd.as_slice(), self.lod.visible()),
+            _ => (
+                self.sim.lod.shown(),
+                self.sim.crowd.as_slice(),
+                self.sim.lod.visible(),
+            ),
         };
         let Some((aside, _)) = &mut self.lod_aside else {
             return Err(SceneError::NoMeasurementPipeline);

@@ -3,9 +3,12 @@
 //! all drive this one type (the wgpu examples' framework is the model: one `render` for
 //! the window, the tests and the benches).
 //!
-//! How it works: a [`Scene`] owns the GPU context, the crowd renderer and its offscreen
-//! targets, the frame pipeline, the instances, the upload variant's state, update-rate
-//! LOD, the GPU pass timers, the settings, the timing history and the pending requests.
+//! How it works: a [`Scene`] owns, by lifetime, the device with its offscreen targets and
+//! pass timers; what draws (the crowd renderer, the upload variant's state); what the user
+//! asks for (the settings, the only way in, the camera, pending requests); and what the
+//! frames advance, a `Simulation` (the instances and their clips, the clocks, the CPU
+//! pipeline, update-rate LOD, the GPU animation's state). No field is public: callers
+//! change settings and read readings.
 //! [`Scene::frame`] is the one way to run a frame, in one order: apply changed settings
 //! and advance the clocks; plan LOD, run the CPU pipeline into the upload (or the GPU's
 //! animation) and record `gpu_compute`'s skinning pass; record the shadow and crowd passes
@@ -94,28 +97,26 @@ struct Requests {
 }
 
 pub struct Scene {
+    // The device and what lives as long as it: the offscreen targets, the pass timers.
     gpu: GpuContext,
-    renderer: CrowdRenderer,
     targets: FrameTargets,
-    pipeline: Pipeline,
-    crowd: InstanceStore,
+    /// Timestamp queries around the GPU passes.
+    timers: GpuTimers,
+    machine: Machine,
+    /// The timeline every measurement also goes to, when one is kept ([`Self::set_trace`]).
+    trace: Option<Arc<Trace>>,
+    /// Wait for each frame's GPU times (the bench) instead of taking the latest back.
+    wait_for_gpu_times: bool,
+    // What draws: made anew for another rig, changed between frames only by the settings.
+    renderer: CrowdRenderer,
     uploader: Uploader,
+    // What the user asks for: the settings (the one way in), the view, pending requests.
     settings: Settings,
     camera: OrbitCamera,
-    history: TimingHistory,
-    machine: Machine,
     requests: Requests,
     /// Where F12 and the screenshot button save (`bench-results/screenshots` by default).
     screenshot_dir: PathBuf,
-    /// Messages for the panel, renewed every frame.
-    notes: Vec<String>,
-    /// The hierarchy variants that refuse this rig, and why (the rig never changes).
-    refusals: Vec<(HierarchyVariant, String)>,
-    /// The skin variants this adapter cannot run, and why.
-    skin_refusals: Vec<(SkinVariant, String)>,
-    /// What cannot skin this rig (with the adapter's refusals), for the panel's skin and
-    /// method boxes: decided when the rig changes, not every frame.
-    rig_skin_refusals: SkinRigRefusals,
+    // Memory: what the running configuration holds, and a refused change's reason.
     /// Why the last change of configuration or instance count was refused for memory,
     /// shown until a change is accepted.
     budget_refusal: Option<String>,
@@ -125,53 +126,69 @@ pub struct Scene {
     /// changed): this many frames later, when the GPU has let go of the old buffers, the
     /// freed memory goes back to the system.
     trim_after_frames: Option<u8>,
-    /// Update-rate LOD: which groups each frame computes, what each shown pose is.
-    lod: Lod,
+    // What the panel, the bench and the sidecars read, renewed by the frames.
+    history: TimingHistory,
+    /// Messages for the panel, renewed every frame.
+    notes: Vec<String>,
+    /// What the last panel drawn showed: a screenshot's sidecar writes exactly this.
+    shown: Option<PanelReadings>,
+    /// The hierarchy variants that refuse this rig, and why (the rig never changes).
+    refusals: Vec<(HierarchyVariant, String)>,
+    /// The skin variants this adapter cannot run, and why.
+    skin_refusals: Vec<(SkinVariant, String)>,
+    /// What cannot skin this rig (with the adapter's refusals), for the panel's skin and
+    /// method boxes: decided when the rig changes, not every frame.
+    rig_skin_refusals: SkinRigRefusals,
     /// The last measurement of LOD's screen-space error (once a second while LOD is on).
     lod_error: Option<Result<MeasuredError, String>>,
     /// The CPU pipeline the error measurement skins with, and what it was made for.
     lod_aside: Option<(Pipeline, PipelineConfig)>,
     lod_measured_at: Option<Instant>,
-    /// What the GPU's vertices were computed for (a change recomputes every group).
-    lod_key: Option<(PipelineConfig, usize, usize)>,
-    /// Clip-seconds this frame advances an instance of speed 1.
-    frame_clip_secs: f32,
-    /// The size of the image the crowd was last drawn into, pixels.
-    viewport_px: Vec2,
-    /// What the last panel drawn showed: a screenshot's sidecar writes exactly this.
-    shown: Option<PanelReadings>,
-    /// Timestamp queries around the GPU passes.
-    timers: GpuTimers,
-    /// Wait for each frame's GPU times (the bench) instead of taking the latest back.
-    wait_for_gpu_times: bool,
-    /// The timeline every measurement also goes to, when one is kept ([`Self::set_trace`]).
-    trace: Option<Arc<Trace>>,
     /// How often, in seconds, the end of [`Self::frame`] measures LOD's error while LOD is on
     /// (`None`: never; the crowd bench measures it itself over every character).
     lod_measure_every_secs: Option<f32>,
-    /// The animation's compute passes, made the first time the GPU animates (and again
-    /// for another rig).
-    animator: Option<GpuAnimator>,
-    /// The animation clock: clip-seconds a character of speed 1 has advanced since the
-    /// scene started. With the animation on the GPU the crowd's times stay as they were
-    /// written and each record's time follows from its reading of this clock.
-    anim_clock_secs: f32,
-    /// Where the last frame was animated (a switch hands the crowd's times over).
-    animated_on: AnimateDevice,
-    /// Update-rate LOD and culling on the GPU (`--animate gpu --lod on`): its pass, the
-    /// motions it bounds with, and where each character's draw count is.
-    gpu_lod: Option<GpuLod>,
-    lod_motions: MotionSet,
-    lod_slots: Vec<crate::crowd::lod::formats::DrawSlot>,
-    /// What the GPU's LOD last decided for: another skin variant or method, or another
-    /// count, has none of the skipped characters' vertices (a full frame computes all).
-    gpu_lod_key: Option<(PipelineConfig, usize)>,
+    /// The size of the image the crowd was last drawn into, pixels.
+    viewport_px: Vec2,
+    /// What the frames advance: the characters, their clips and clocks, the CPU pipeline,
+    /// the LOD plans and the GPU animation's state.
+    sim: Simulation,
+}
+
+/// What the frames advance, as opposed to what draws them (the renderer, the device) and
+/// what the panel reads: the crowd and its clips, the clocks, the CPU pipeline, the LOD
+/// plans and the GPU animation's state. A rig switch makes most of it anew.
+struct Simulation {
+    pipeline: Pipeline,
+    crowd: InstanceStore,
     /// Every clip of the rig, surveyed at load: which move, where their poses reach.
     clip_survey: ClipSurvey,
     /// The clips the crowd is dealt and its spacing, as the settings' choice resolved.
     clip_mix: ClipMix,
     /// The choice `clip_mix` was resolved from.
     clip_mix_for: ClipChoice,
+    /// Clip-seconds this frame advances an instance of speed 1.
+    frame_clip_secs: f32,
+    /// The animation clock: clip-seconds a character of speed 1 has advanced since the
+    /// scene started. With the animation on the GPU the crowd's times stay as they were
+    /// written and each record's time follows from its reading of this clock.
+    anim_clock_secs: f32,
+    /// Where the last frame was animated (a switch hands the crowd's times over).
+    animated_on: AnimateDevice,
+    /// The animation's compute passes, made the first time the GPU animates (and again
+    /// for another rig).
+    animator: Option<GpuAnimator>,
+    /// Update-rate LOD: which groups each frame computes, what each shown pose is.
+    lod: Lod,
+    /// What the GPU's vertices were computed for (a change recomputes every group).
+    lod_key: Option<(PipelineConfig, usize, usize)>,
+    /// Update-rate LOD and culling on the GPU (`--animate gpu --lod on`): its pass, the
+    /// motions it bounds with, and where each character's draw count is.
+    gpu_lod: Option<GpuLod>,
+    /// What the GPU's LOD last decided for: another skin variant or method, or another
+    /// count, has none of the skipped characters' vertices (a full frame computes all).
+    gpu_lod_key: Option<(PipelineConfig, usize)>,
+    lod_motions: MotionSet,
+    lod_slots: Vec<crate::crowd::lod::formats::DrawSlot>,
 }
 
 impl Scene {
@@ -233,8 +250,6 @@ impl Scene {
             gpu,
             renderer,
             targets,
-            pipeline,
-            crowd,
             uploader,
             settings,
             camera,
@@ -246,28 +261,33 @@ impl Scene {
             budget_refusal: None,
             footprint_bytes: 0,
             trim_after_frames: None,
-            lod: Lod::new(),
             lod_error: None,
             lod_aside: None,
             lod_measured_at: None,
-            lod_key: None,
-            frame_clip_secs: 0.0,
             viewport_px: Vec2::new(size.0 as f32, size.1 as f32),
             shown: None,
             timers,
             wait_for_gpu_times: false,
             lod_measure_every_secs: Some(LOD_MEASURE_EVERY_SECS),
             trace: None,
-            animator: None,
-            anim_clock_secs: 0.0,
-            gpu_lod: None,
-            lod_motions: MotionSet::new(),
-            lod_slots: Vec::new(),
-            gpu_lod_key: None,
-            animated_on: AnimateDevice::Cpu,
-            clip_survey,
-            clip_mix,
-            clip_mix_for,
+
+            sim: Simulation {
+                pipeline,
+                crowd,
+                lod: Lod::new(),
+                lod_key: None,
+                frame_clip_secs: 0.0,
+                animator: None,
+                anim_clock_secs: 0.0,
+                gpu_lod: None,
+                lod_motions: MotionSet::new(),
+                lod_slots: Vec::new(),
+                gpu_lod_key: None,
+                animated_on: AnimateDevice::Cpu,
+                clip_survey,
+                clip_mix,
+                clip_mix_for,
+            },
         };
         scene.apply_animate_setting();
         scene.footprint_bytes = scene.footprint().total();
@@ -275,7 +295,7 @@ impl Scene {
     }
 
     pub fn rig(&self) -> &Arc<PreparedRig> {
-        self.pipeline.rig()
+        self.sim.pipeline.rig()
     }
 
     /// What the user asked for. Settings are the way in: changes take effect when the
@@ -313,23 +333,23 @@ impl Scene {
 
     /// The characters as the last frame left them.
     pub fn crowd(&self) -> &InstanceStore {
-        &self.crowd
+        &self.sim.crowd
     }
 
     /// Puts every character at `time_secs` into its clip (`--time`).
     pub fn set_all_times(&mut self, time_secs: f32) {
-        self.crowd.set_all_times(time_secs);
+        self.sim.crowd.set_all_times(time_secs);
     }
 
     /// The configuration running now: the settings' once a frame has applied them, or
     /// the last one accepted.
     pub fn running_config(&self) -> &PipelineConfig {
-        self.pipeline.config()
+        self.sim.pipeline.config()
     }
 
     /// The SIMD level the CPU's lane kernels run at now.
     pub fn simd_level(&self) -> crate::simd::SimdLevel {
-        self.pipeline.simd_level()
+        self.sim.pipeline.simd_level()
     }
 
     /// Messages for the panel from the last frame (refusals, fallbacks, what LOD did).
@@ -391,14 +411,14 @@ impl Scene {
 
     /// Per character, the mesh level the last CPU plan drew it with.
     pub fn mesh_levels(&self) -> &[u8] {
-        self.lod.mesh_levels()
+        self.sim.lod.mesh_levels()
     }
 
     /// Starts update-rate LOD afresh: the next frame computes every character, as the
     /// first one does (a bench block measures from there).
     pub fn restart_lod(&mut self) {
-        self.lod.invalidate();
-        if let Some(gpu_lod) = &mut self.gpu_lod {
+        self.sim.lod.invalidate();
+        if let Some(gpu_lod) = &mut self.sim.gpu_lod {
             gpu_lod.invalidate();
         }
     }
@@ -474,7 +494,7 @@ impl Scene {
     /// of the panel).
     pub fn reset_camera(&mut self) {
         self.camera = OrbitCamera::framing_rect_in(
-            self.crowd.ground_half_extents(),
+            self.sim.crowd.ground_half_extents(),
             self.viewport_px.x / self.viewport_px.y,
         );
     }
@@ -482,7 +502,7 @@ impl Scene {
     /// Keeps every stage of every group, the LOD plan, the upload, the encoding and the GPU
     /// passes also as spans of `trace` (`None` stops): see [`crate::crowd::trace`].
     pub fn set_trace(&mut self, trace: Option<Arc<Trace>>) {
-        self.pipeline.set_trace(trace.clone());
+        self.sim.pipeline.set_trace(trace.clone());
         self.uploader.set_trace(trace.clone());
         self.trace = trace;
     }
@@ -497,15 +517,17 @@ impl Scene {
     /// Puts the camera where `start` names over the crowd as it stands.
     pub fn set_camera(&mut self, start: CameraStart) {
         self.camera = match start {
-            CameraStart::Overview => OrbitCamera::framing_rect(self.crowd.ground_half_extents()),
-            CameraStart::Street => OrbitCamera::street_rect(self.crowd.ground_half_extents()),
+            CameraStart::Overview => {
+                OrbitCamera::framing_rect(self.sim.crowd.ground_half_extents())
+            }
+            CameraStart::Street => OrbitCamera::street_rect(self.sim.crowd.ground_half_extents()),
         };
     }
 
     /// What LOD projects with: the camera's view over the last viewport drawn.
     pub fn lod_view(&self) -> LodView {
         self.camera
-            .lod_view(self.viewport_px, crowd_extent(&self.crowd) + 12.0)
+            .lod_view(self.viewport_px, crowd_extent(&self.sim.crowd) + 12.0)
     }
 
     /// Waits until the GPU has finished everything submitted.
@@ -532,7 +554,7 @@ impl Scene {
             &mut encoder,
             &self.targets,
             &self.renderer,
-            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
+            FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
             None,
             None,
             None,
@@ -547,7 +569,7 @@ impl Scene {
 
     /// Where each character's vertices are in the skinned output the last frame wrote.
     pub fn output_layout(&self) -> &crate::skin::OutputLayout {
-        self.pipeline.output_layout()
+        self.sim.pipeline.output_layout()
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
@@ -560,11 +582,11 @@ impl Scene {
     /// before anything is allocated, see [`crate::crowd::budget`]).
     pub fn apply_settings(&mut self) {
         self.apply_animate_setting();
-        let running_before = (*self.pipeline.config(), self.crowd.len());
+        let running_before = (*self.sim.pipeline.config(), self.sim.crowd.len());
         let wanted = self.settings.pipeline;
         let wanted_instances = self.settings.instances.min(self.instance_cap());
-        if wanted != *self.pipeline.config() || wanted_instances != self.crowd.len() {
-            let rig = self.pipeline.rig().clone();
+        if wanted != *self.sim.pipeline.config() || wanted_instances != self.sim.crowd.len() {
+            let rig = self.sim.pipeline.rig().clone();
             let checked = budget::check_on(
                 self.settings.animate,
                 &rig,
@@ -576,8 +598,8 @@ impl Scene {
                 Ok(_) => self.budget_refusal = None,
                 Err(e) => {
                     self.budget_refusal = Some(e.to_string());
-                    self.settings.pipeline = *self.pipeline.config();
-                    self.settings.instances = self.crowd.len();
+                    self.settings.pipeline = *self.sim.pipeline.config();
+                    self.settings.instances = self.sim.crowd.len();
                 }
             }
         }
@@ -593,7 +615,7 @@ impl Scene {
                 "{} cannot run on this adapter: {reason}",
                 skin.name()
             ));
-            self.settings.pipeline = *self.pipeline.config();
+            self.settings.pipeline = *self.sim.pipeline.config();
         }
         if self.settings.shadows != self.renderer.shadows() {
             self.renderer.set_shadows(self.settings.shadows);
@@ -617,23 +639,27 @@ impl Scene {
             self.requests.last_verify = None;
         }
         let wanted = self.settings.pipeline;
-        if wanted != *self.pipeline.config() {
-            if let Err(e) = self.pipeline.set_config(wanted) {
+        if wanted != *self.sim.pipeline.config() {
+            if let Err(e) = self.sim.pipeline.set_config(wanted) {
                 self.notes.push(e.to_string());
-                self.settings.pipeline = *self.pipeline.config();
+                self.settings.pipeline = *self.sim.pipeline.config();
             }
             self.history.clear();
             self.requests.last_verify = None;
         }
-        if self.settings.simd_level != self.pipeline.simd_level() {
-            match self.pipeline.set_simd_level(Some(self.settings.simd_level)) {
+        if self.settings.simd_level != self.sim.pipeline.simd_level() {
+            match self
+                .sim
+                .pipeline
+                .set_simd_level(Some(self.settings.simd_level))
+            {
                 Ok(()) => {
                     self.history.clear();
                     self.requests.last_verify = None;
                 }
                 Err(e) => {
                     self.notes.push(e.to_string());
-                    self.settings.simd_level = self.pipeline.simd_level();
+                    self.settings.simd_level = self.sim.pipeline.simd_level();
                 }
             }
         }
@@ -641,18 +667,18 @@ impl Scene {
         // command line ask for at least one.
         let max = self.max_instances();
         self.settings.instances = self.settings.instances.min(max);
-        if self.settings.instances != self.crowd.len() {
-            self.clip_mix.deal(
-                &mut self.crowd,
+        if self.settings.instances != self.sim.crowd.len() {
+            self.sim.clip_mix.deal(
+                &mut self.sim.crowd,
                 self.settings.instances,
-                self.pipeline.rig(),
+                self.sim.pipeline.rig(),
             );
             self.history.clear();
         }
-        if self.settings.clips != self.clip_mix_for {
+        if self.settings.clips != self.sim.clip_mix_for {
             self.apply_clips();
         }
-        if (*self.pipeline.config(), self.crowd.len()) != running_before {
+        if (*self.sim.pipeline.config(), self.sim.crowd.len()) != running_before {
             let footprint = self.footprint().total();
             if footprint.saturating_mul(2) < self.footprint_bytes {
                 self.trim_after_frames = Some(TRIM_DELAY_FRAMES);
@@ -672,10 +698,10 @@ impl Scene {
     /// What the current rig, configuration and crowd hold (the budget's figure).
     fn footprint(&self) -> Footprint {
         Footprint::on(
-            self.animated_on,
+            self.sim.animated_on,
             self.rig(),
-            self.pipeline.config(),
-            self.crowd.len(),
+            self.sim.pipeline.config(),
+            self.sim.crowd.len(),
         )
     }
 
@@ -719,7 +745,7 @@ impl Scene {
         }
         let instances = self.settings.instances.clamp(1, self.instance_cap());
         budget::check_on(
-            self.animated_on,
+            self.sim.animated_on,
             &rig,
             &config,
             instances,
@@ -738,16 +764,16 @@ impl Scene {
         self.renderer.set_base_colors(self.settings.base_colors);
         self.notes
             .extend(self.renderer.material_notes().iter().cloned());
-        self.pipeline = pipeline;
-        self.pipeline.set_trace(self.trace.clone());
+        self.sim.pipeline = pipeline;
+        self.sim.pipeline.set_trace(self.trace.clone());
         self.survey_clips(&rig)?;
-        self.crowd = InstanceStore::new();
-        self.clip_mix.deal(&mut self.crowd, instances, &rig);
-        self.lod.reset();
+        self.sim.crowd = InstanceStore::new();
+        self.sim.clip_mix.deal(&mut self.sim.crowd, instances, &rig);
+        self.sim.lod.reset();
         self.lod_aside = None;
-        self.animator = None;
-        self.gpu_lod = None;
-        self.lod_motions = MotionSet::new();
+        self.sim.animator = None;
+        self.sim.gpu_lod = None;
+        self.sim.lod_motions = MotionSet::new();
         self.refusals = refusals_of(&rig);
         self.rig_skin_refusals = SkinRigRefusals::of(&rig, &self.skin_refusals);
         self.settings.pipeline = config;
@@ -763,7 +789,7 @@ impl Scene {
 
     /// The most instances whose skinned vertices fit one GPU buffer.
     pub fn max_instances(&self) -> usize {
-        let layout = self.pipeline.output_layout();
+        let layout = self.sim.pipeline.output_layout();
         let max_bytes = self.renderer.max_skinned_bytes();
         let mut n = self
             .instance_cap()
@@ -780,32 +806,33 @@ impl Scene {
     fn begin_frame(&mut self, dt_secs: f32) {
         self.notes.clear();
         self.apply_settings();
-        self.frame_clip_secs = if self.settings.paused {
+        self.sim.frame_clip_secs = if self.settings.paused {
             0.0
         } else {
             dt_secs.min(0.1) * self.settings.speed
         };
-        match self.animated_on {
+        match self.sim.animated_on {
             AnimateDevice::Cpu => {
-                if self.frame_clip_secs != 0.0 {
-                    self.crowd.advance(self.frame_clip_secs);
+                if self.sim.frame_clip_secs != 0.0 {
+                    self.sim.crowd.advance(self.sim.frame_clip_secs);
                 }
             }
             // Nothing per character: the records' times follow from the clock.
-            AnimateDevice::Gpu => self.anim_clock_secs += self.frame_clip_secs,
+            AnimateDevice::Gpu => self.sim.anim_clock_secs += self.sim.frame_clip_secs,
         }
     }
 
     /// Bytes the last frame wrote for the GPU: every instance's, or with LOD the groups
     /// it updated.
     pub fn uploaded_bytes(&self) -> u64 {
-        if self.animated_on == AnimateDevice::Gpu {
-            return self.animator.as_ref().map_or(0, |a| a.written_bytes())
-                + self.gpu_lod.as_ref().map_or(0, |l| l.written_bytes());
+        if self.sim.animated_on == AnimateDevice::Gpu {
+            return self.sim.animator.as_ref().map_or(0, |a| a.written_bytes())
+                + self.sim.gpu_lod.as_ref().map_or(0, |l| l.written_bytes());
         }
-        let layout = self.pipeline.output_layout();
-        let n = self.crowd.len();
-        self.lod
+        let layout = self.sim.pipeline.output_layout();
+        let n = self.sim.crowd.len();
+        self.sim
+            .lod
             .runs()
             .iter()
             .map(|run| layout.groups_span(n, run).1 as u64)
@@ -816,7 +843,7 @@ impl Scene {
     /// with the chosen upload variant (copies recorded into `encoder`), then records
     /// `gpu_compute`'s skinning pass where it runs (timed).
     fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<StageTimings, SceneError> {
-        if self.animated_on == AnimateDevice::Gpu {
+        if self.sim.animated_on == AnimateDevice::Gpu {
             return self.animate_on_gpu(encoder);
         }
         let lod_plan_us = {
@@ -828,9 +855,9 @@ impl Scene {
         };
         profiling::scope!("cpu stages and upload");
         let work = CpuWork {
-            pipeline: &mut self.pipeline,
-            instances: self.crowd.as_slice(),
-            runs: self.lod.runs(),
+            pipeline: &mut self.sim.pipeline,
+            instances: self.sim.crowd.as_slice(),
+            runs: self.sim.lod.runs(),
         };
         let timings = self.uploader.upload(
             self.settings.upload,
@@ -858,6 +885,7 @@ impl Scene {
         due: Option<&wgpu::Buffer>,
     ) -> Result<(), SceneError> {
         if !self
+            .sim
             .pipeline
             .config()
             .skin
@@ -871,8 +899,8 @@ impl Scene {
         let skinned = self.renderer.record_gpu_skinning(
             &self.gpu,
             encoder,
-            self.pipeline.rig(),
-            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
+            self.sim.pipeline.rig(),
+            FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
             due,
             query.compute_pass_timestamp_writes(),
         );
@@ -894,7 +922,7 @@ impl Scene {
             encoder,
             &self.targets,
             &self.renderer,
-            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
+            FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
             viewport,
             render.render_pass_timestamp_writes(),
             shadow
@@ -916,29 +944,32 @@ impl Scene {
         );
         self.viewport_px = Vec2::new(width, height);
         let aspect = width / height.max(1.0);
-        let extent = crowd_extent(&self.crowd);
+        let extent = crowd_extent(&self.sim.crowd);
         let camera = self.camera.uniform(aspect, extent + 12.0);
         let level_colors = self.level_colors();
         self.renderer
-            .update(&self.gpu, &camera, &self.crowd, level_colors.as_deref());
+            .update(&self.gpu, &camera, &self.sim.crowd, level_colors.as_deref());
         let rebuilt = self.renderer.prepare_draws(
             &self.gpu,
-            FrameShape::new(self.pipeline.output_layout(), self.crowd.len()),
-            (self.settings.lod.enabled && self.animated_on == AnimateDevice::Cpu)
-                .then(|| self.lod.visible()),
-            (self.settings.lod.mesh && self.animated_on == AnimateDevice::Cpu)
-                .then(|| self.lod.mesh_levels()),
+            FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
+            (self.settings.lod.enabled && self.sim.animated_on == AnimateDevice::Cpu)
+                .then(|| self.sim.lod.visible()),
+            (self.settings.lod.mesh && self.sim.animated_on == AnimateDevice::Cpu)
+                .then(|| self.sim.lod.mesh_levels()),
             self.shadow_mesh_level(extent + 12.0),
         );
-        if let Some(gpu_lod) = &mut self.gpu_lod {
+        if let Some(gpu_lod) = &mut self.sim.gpu_lod {
             // The slots follow the lists: in a steady frame neither changes.
-            if rebuilt || !gpu_lod.has_slots_for(self.crowd.len()) {
+            if rebuilt || !gpu_lod.has_slots_for(self.sim.crowd.len()) {
                 self.renderer
-                    .main_count_slots(self.crowd.len(), &mut self.lod_slots);
+                    .main_count_slots(self.sim.crowd.len(), &mut self.sim.lod_slots);
                 let target = self.renderer.lod_draw_target();
-                if let Err(e) =
-                    gpu_lod.write_slots(&self.gpu.device, &self.gpu.queue, &self.lod_slots, &target)
-                {
+                if let Err(e) = gpu_lod.write_slots(
+                    &self.gpu.device,
+                    &self.gpu.queue,
+                    &self.sim.lod_slots,
+                    &target,
+                ) {
                     // Never for the renderer's own slots; culling stays off rather than
                     // writing a draw argument it does not own.
                     self.notes
@@ -978,11 +1009,12 @@ impl Scene {
             trace.record_gpu_passes(submitted, self.timers.last_passes());
         }
         // A pass that did not run this frame keeps no time (the profiler's last one).
-        let on_gpu = self.animated_on == AnimateDevice::Gpu;
+        let on_gpu = self.sim.animated_on == AnimateDevice::Gpu;
         let ran = |pass: GpuPass| match pass.spec().runs {
             PassRuns::Always => true,
             PassRuns::Shadows => self.renderer.shadows(),
             PassRuns::ComputeSkinning => self
+                .sim
                 .pipeline
                 .config()
                 .skin
@@ -1028,7 +1060,7 @@ impl Scene {
     /// present mode, where there is one, goes into the sidecar).
     fn finish_frame(&mut self, present_mode: Option<&str>) {
         self.uploader.after_submit();
-        if let Some(gpu_lod) = &mut self.gpu_lod {
+        if let Some(gpu_lod) = &mut self.sim.gpu_lod {
             gpu_lod.after_submit(&self.gpu.device);
         }
         self.trim_after_frames = match self.trim_after_frames {
@@ -1066,7 +1098,7 @@ impl Scene {
                 timestamp(),
                 self.settings.pipeline.hierarchy.name(),
                 self.settings.pipeline.skin.name(),
-                self.crowd.len()
+                self.sim.crowd.len()
             ));
             let result = self
                 .save_screenshot(&path, present_mode)
