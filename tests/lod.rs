@@ -74,7 +74,6 @@ fn groups_in(runs: &[Range<usize>]) -> usize {
     runs.iter().map(|r| r.len()).sum()
 }
 
-#[test]
 fn lod_off_computes_every_group_every_frame() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 100);
@@ -89,7 +88,6 @@ fn lod_off_computes_every_group_every_frame() {
     }
 }
 
-#[test]
 fn the_first_lod_frame_and_one_after_invalidate_compute_everything() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 100);
@@ -126,7 +124,6 @@ fn the_first_lod_frame_and_one_after_invalidate_compute_everything() {
     );
 }
 
-#[test]
 fn periods_grow_with_distance_and_stay_within_the_cap() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 2000);
@@ -158,7 +155,6 @@ fn periods_grow_with_distance_and_stay_within_the_cap() {
     }
 }
 
-#[test]
 fn updates_are_staggered_in_runs() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 4000);
@@ -184,7 +180,6 @@ fn updates_are_staggered_in_runs() {
     );
 }
 
-#[test]
 fn paused_and_still_characters_are_not_recomputed() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 40);
@@ -210,7 +205,6 @@ fn paused_and_still_characters_are_not_recomputed() {
     assert_eq!(lod.stats().unchanged, LANES);
 }
 
-#[test]
 fn characters_outside_the_view_are_culled_at_the_longest_period() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 64);
@@ -233,7 +227,6 @@ fn characters_outside_the_view_are_culled_at_the_longest_period() {
     assert!(lod.visible().iter().all(|v| !v));
 }
 
-#[test]
 fn a_clips_sphere_holds_every_pose() {
     let rig = Arc::new(PreparedRig::reference());
     let crowd = crowd(&rig, 24);
@@ -363,8 +356,15 @@ macro_rules! lod_frame_cases {
 
         mod lod_frames_keep_the_shown_poses {
             use super::*;
+
+            /// The cases, for the harness.
+            pub(super) fn tests() -> Vec<(&'static str, fn())> {
+                vec![$(
+                    (concat!("lod_frames_keep_the_shown_poses::", stringify!($name)), $name as fn()),
+                )*]
+            }
+
             $(
-                #[test]
                 fn $name() {
                     // 1 px (the default) and 4 px, where more characters skip frames and
                     // the bound is nearer the measured error.
@@ -394,7 +394,6 @@ lod_frame_cases! {
     gpu_vertex: SkinVariant::GpuVertex,
 }
 
-#[test]
 fn every_skin_variant_has_a_lod_frame_case() {
     // Each case is named as its variant (the CLI's name), so a failure names the variant.
     for &skin in SkinVariant::ALL {
@@ -402,7 +401,6 @@ fn every_skin_variant_has_a_lod_frame_case() {
     }
 }
 
-#[test]
 fn lod_settings_refuse_bad_values() {
     assert!(LodSettings::check_threshold(0.0).is_err());
     assert!(LodSettings::check_threshold(f32::NAN).is_err());
@@ -413,7 +411,6 @@ fn lod_settings_refuse_bad_values() {
 
 /// The projection's stretch of a displacement: none for a point straight ahead, the
 /// frustum corner's at most, and in between by where the sphere reaches.
-#[test]
 fn off_axis_stretch_follows_the_sphere_and_stops_at_the_frustum() {
     let view = LodView::new(
         glam::Mat4::IDENTITY,
@@ -554,23 +551,34 @@ macro_rules! travel_cases {
     ($($name:ident: $file:expr,)*) => {
         mod travel_bounds_every_vertex {
             use super::*;
-            #[test]
+
+            /// The cases, for the harness.
+            pub(super) fn tests() -> Vec<(&'static str, fn())> {
+                let mut tests: Vec<(&'static str, fn())> = vec![
+                    ("travel_bounds_every_vertex::reference", reference),
+                    ("travel_bounds_every_vertex::twist", twist),
+                    ("travel_bounds_every_vertex::tiny_jump_at_the_wrap", tiny_jump_at_the_wrap),
+                    ("travel_bounds_every_vertex::tiny_step_keys", tiny_step_keys),
+                ];
+                tests.extend([$(
+                    (concat!("travel_bounds_every_vertex::", stringify!($name)), $name as fn()),
+                )*]);
+                tests
+            }
+
             fn reference() {
                 travel_bounds_every_vertex(&PreparedRig::reference());
             }
-            #[test]
             fn twist() {
                 travel_bounds_every_vertex(&PreparedRig::built_in(
                     skinbench::rig::generate::BuiltInRig::Twist,
                 ));
             }
             /// A loop whose ends differ: it jumps back to its first pose at the wrap.
-            #[test]
             fn tiny_jump_at_the_wrap() {
                 travel_bounds_every_vertex(&tiny_rig(common::TinyGltf::new()));
             }
             /// STEP keys: the pose jumps at each key, inside whatever step holds it.
-            #[test]
             fn tiny_step_keys() {
                 let mut tiny = common::TinyGltf::new();
                 let half = std::f32::consts::FRAC_1_SQRT_2;
@@ -581,9 +589,8 @@ macro_rules! travel_cases {
                 travel_bounds_every_vertex(&tiny_rig(tiny));
             }
             $(
-                #[test]
                 fn $name() {
-                    let Some(dir) = common::rigs_dir() else { return };
+                    let Some(dir) = common::rigs_dir() else { common::cannot_run_here() };
                     travel_bounds_every_vertex(&PreparedRig::load(&dir.join($file)).unwrap());
                 }
             )*
@@ -601,7 +608,6 @@ travel_cases! {
     fox_8influences: "FoxVariants/Fox_8influences.glb",
 }
 
-#[test]
 fn every_public_rig_has_a_travel_case() {
     // The macro above names each public rig; this fails when one is added without a case.
     assert_eq!(common::PUBLIC_RIGS.len(), 7);
@@ -610,7 +616,6 @@ fn every_public_rig_has_a_travel_case() {
 /// Why the bound follows the phase: a running hand is fast mid-swing and slow at the
 /// swing's ends, so one frame's travel differs along the clip, and a static clip moves
 /// nothing.
-#[test]
 fn travel_follows_the_clip_phase() {
     let rig = PreparedRig::reference();
     let run = rig.clips.iter().position(|c| c.name == "run").unwrap() as u16;
@@ -686,7 +691,6 @@ impl ErrorRun {
 /// The prediction assumed the camera stays: when it comes closer, the characters whose
 /// shown pose is now over the threshold are recomputed at once, before their period is up,
 /// and the frame keeps the bound.
-#[test]
 fn a_camera_coming_closer_forces_updates_before_the_period_is_up() {
     let mut run = ErrorRun::reference(400);
     let far = OrbitCamera {
@@ -719,7 +723,6 @@ fn a_camera_coming_closer_forces_updates_before_the_period_is_up() {
 
 /// A frame that takes longer than the ones before moves every character further than the
 /// periods were chosen for: the check against the shown pose catches it.
-#[test]
 fn a_long_frame_forces_updates_and_keeps_the_bound() {
     let mut run = ErrorRun::reference(400);
     let view = far_view(&run.crowd);
@@ -732,7 +735,6 @@ fn a_long_frame_forces_updates_and_keeps_the_bound() {
 /// The floor is what no schedule beats: LOD's own recomputations (a schedule that keeps
 /// every frame within the threshold, as the tests above check) never go below it, and a
 /// larger threshold never raises it.
-#[test]
 fn lod_never_beats_the_fewest_updates_possible() {
     let rig = Arc::new(PreparedRig::reference());
     let mut crowd = crowd(&rig, 200);
@@ -777,7 +779,6 @@ fn lod_never_beats_the_fewest_updates_possible() {
 }
 
 /// The shortest schedule through an error table, on tables whose answer is known.
-#[test]
 fn fewest_covering_finds_the_shortest_schedule() {
     let (frames, cap) = (16, 8);
     let any: Vec<usize> = (1..=cap).collect();
@@ -819,4 +820,76 @@ fn fewest_covering_finds_the_shortest_schedule() {
     }
     assert_eq!(fewest_covering(&error, frames, cap, &any, 1.0), 2);
     assert_eq!(fewest_covering(&error, frames, cap, &periods, 1.0), 3);
+}
+
+fn main() {
+    let mut tests: Vec<(&'static str, fn())> = vec![
+        (
+            "lod_off_computes_every_group_every_frame",
+            lod_off_computes_every_group_every_frame,
+        ),
+        (
+            "the_first_lod_frame_and_one_after_invalidate_compute_everything",
+            the_first_lod_frame_and_one_after_invalidate_compute_everything,
+        ),
+        (
+            "periods_grow_with_distance_and_stay_within_the_cap",
+            periods_grow_with_distance_and_stay_within_the_cap,
+        ),
+        (
+            "updates_are_staggered_in_runs",
+            updates_are_staggered_in_runs,
+        ),
+        (
+            "paused_and_still_characters_are_not_recomputed",
+            paused_and_still_characters_are_not_recomputed,
+        ),
+        (
+            "characters_outside_the_view_are_culled_at_the_longest_period",
+            characters_outside_the_view_are_culled_at_the_longest_period,
+        ),
+        (
+            "a_clips_sphere_holds_every_pose",
+            a_clips_sphere_holds_every_pose,
+        ),
+        (
+            "every_skin_variant_has_a_lod_frame_case",
+            every_skin_variant_has_a_lod_frame_case,
+        ),
+        (
+            "lod_settings_refuse_bad_values",
+            lod_settings_refuse_bad_values,
+        ),
+        (
+            "off_axis_stretch_follows_the_sphere_and_stops_at_the_frustum",
+            off_axis_stretch_follows_the_sphere_and_stops_at_the_frustum,
+        ),
+        (
+            "every_public_rig_has_a_travel_case",
+            every_public_rig_has_a_travel_case,
+        ),
+        (
+            "travel_follows_the_clip_phase",
+            travel_follows_the_clip_phase,
+        ),
+        (
+            "a_camera_coming_closer_forces_updates_before_the_period_is_up",
+            a_camera_coming_closer_forces_updates_before_the_period_is_up,
+        ),
+        (
+            "a_long_frame_forces_updates_and_keeps_the_bound",
+            a_long_frame_forces_updates_and_keeps_the_bound,
+        ),
+        (
+            "lod_never_beats_the_fewest_updates_possible",
+            lod_never_beats_the_fewest_updates_possible,
+        ),
+        (
+            "fewest_covering_finds_the_shortest_schedule",
+            fewest_covering_finds_the_shortest_schedule,
+        ),
+    ];
+    tests.extend(lod_frames_keep_the_shown_poses::tests());
+    tests.extend(travel_bounds_every_vertex::tests());
+    common::run_tests(tests);
 }
