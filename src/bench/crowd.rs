@@ -261,7 +261,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     Ok(CrowdSection {
         adapter: gpu.summary.name.clone(),
         adapter_type: gpu.summary.device_type.clone(),
-        indirect_supported: scene.renderer().indirect_supported(),
+        indirect_supported: scene.indirect_supported(),
         instances: n,
         hierarchy: config.hierarchy.name(),
         skin: config.skin.name(),
@@ -300,7 +300,7 @@ fn floor(
             rig,
             settings,
             view: &view,
-            world_from_model: scene.renderer().world_from_model(),
+            world_from_model: scene.world_from_model(),
             frame_clip_secs: FRAME_SECS,
             blend_weight: 0.0,
             method: aside.config().method,
@@ -317,7 +317,7 @@ fn floor(
     let measurement = FloorMeasurement {
         crowd: crowd.as_slice(),
         visible: lod.visible(),
-        world_from_model: scene.renderer().world_from_model(),
+        world_from_model: scene.world_from_model(),
         view: &view,
         frame_clip_secs: FRAME_SECS,
         thresholds_px,

@@ -57,12 +57,9 @@ pub fn scene_panel_ui(ui: &mut egui::Ui, scene: &mut Scene, present_mode: &str) 
         profiler: scene.last_profiler(),
         notes: scene.notes(),
         present_mode: present_mode.to_string(),
-        indirect_supported: scene.renderer().indirect_supported(),
-        has_materials: scene.renderer().has_materials(),
-        draw_commands: {
-            let [main, shadow] = scene.renderer().draw_commands();
-            [main, if scene.settings().shadows { shadow } else { 0 }]
-        },
+        indirect_supported: scene.indirect_supported(),
+        has_materials: scene.has_materials(),
+        draw_commands: scene.draw_commands(),
         clips: &scene.clip_survey().clips,
         clip_mix: scene.clip_mix(),
     };

@@ -403,8 +403,32 @@ impl Scene {
         self.shown = None;
     }
 
+    /// Whether the adapter draws indirectly with a first instance (the indirect-draws
+    /// setting needs it).
+    pub fn indirect_supported(&self) -> bool {
+        self.renderer.indirect_supported()
+    }
+
+    /// Whether the rig's file gives materials of its own (the file-colours setting needs
+    /// them).
+    pub fn has_materials(&self) -> bool {
+        self.renderer.has_materials()
+    }
+
+    /// Draw commands the last frame recorded: main pass, shadow pass (0 with shadows off).
+    pub fn draw_commands(&self) -> [usize; 2] {
+        let [main, shadow] = self.renderer.draw_commands();
+        [main, if self.settings.shadows { shadow } else { 0 }]
+    }
+
+    /// Model → world of a character standing at the origin.
+    pub fn world_from_model(&self) -> glam::Mat4 {
+        self.renderer.world_from_model()
+    }
+
     /// The renderer as the last frame left it, read-only: the tests' CPU twins compare its
-    /// draw lists and placements with their own. Changes go through the settings.
+    /// draw lists and placements with their own. Changes go through the settings; the
+    /// app and the bench read the readings above instead.
     pub fn renderer(&self) -> &CrowdRenderer {
         &self.renderer
     }
