@@ -82,7 +82,7 @@ fn animate_on_gpu(
 }
 
 fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
-    let gpu = common::gpu_or_skip()?;
+    let gpu = common::gpu_or_skip();
     let config = PipelineConfig {
         skin: SkinVariant::GpuVertex,
         method: case.method,
@@ -157,7 +157,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
 /// badly composed hierarchy depends on the pose): the GPU's animation within the CPU's
 /// tolerances at every one.
 fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<(), Failed> {
-    let gpu = common::gpu_or_skip()?;
+    let gpu = common::gpu_or_skip();
     let config = PipelineConfig {
         skin: SkinVariant::GpuVertex,
         ..PipelineConfig::best_for(rig, 1)
@@ -222,7 +222,7 @@ fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<()
 
 /// Only the characters that changed are written again, and the frame after is right.
 fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
-    let gpu = common::gpu_or_skip()?;
+    let gpu = common::gpu_or_skip();
     let config = PipelineConfig {
         skin: SkinVariant::GpuVertex,
         ..PipelineConfig::best_for(rig, 1)
@@ -347,7 +347,7 @@ fn scene_frame(
 /// The scene animating on the GPU draws what it draws animating on the CPU (the same
 /// skin variant), and its verify passes.
 fn scene_twin(rig: &Arc<PreparedRig>, skin: SkinVariant, method: SkinMethod) -> Result<(), Failed> {
-    let gpu = common::gpu_or_skip()?;
+    let gpu = common::gpu_or_skip();
     let mut crowd = InstanceStore::new();
     crowd.resize(6, rig, 2.5);
     crowd.advance(0.37);

@@ -45,7 +45,7 @@ fn lod_scene(
     lod: bool,
     mesh: bool,
 ) -> Result<Scene, Failed> {
-    let gpu = common::gpu_or_skip()?;
+    let gpu = common::gpu_or_skip();
     let mut settings = common::app_settings(rig, CHARACTERS);
     settings.pipeline.skin = skin;
     settings.animate = AnimateDevice::Gpu;
@@ -90,7 +90,7 @@ fn same_time(a: f32, b: f32) -> bool {
 }
 
 fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
-    common::gpu_or_skip()?;
+    common::gpu_or_skip();
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, mesh)?;
     let ranges = scene.renderer().level_ranges().to_vec();
     let mut levels_seen = std::collections::BTreeSet::new();
@@ -264,7 +264,7 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
 /// camera away and back (update-rate LOD off, so the CPU plan keeps every character in its
 /// place).
 fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
-    common::gpu_or_skip()?;
+    common::gpu_or_skip();
     let mut on_gpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
     let mut on_cpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
     on_cpu.settings_mut().animate = AnimateDevice::Cpu;
@@ -324,7 +324,7 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// shadows, no character skins coarser than the level the shadow pass draws it with; with
 /// dual quaternions (eight influences on `fox_8influences`), the same at every level.
 fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> Result<(), Failed> {
-    common::gpu_or_skip()?;
+    common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 || SkinVariant::GpuCompute.refusal(method, rig).is_some()
     {
         return Ok(());
@@ -403,7 +403,7 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
 /// (the CPU records the same commands whatever the crowd's size); a change of the crowd
 /// builds them once.
 fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
-    common::gpu_or_skip()?;
+    common::gpu_or_skip();
     let rig = Arc::new(PreparedRig::reference());
     let mut scene = lod_scene(&rig, skin, true, true)?;
     let frames = |scene: &mut Scene, count: usize| -> Result<u64, Failed> {
@@ -481,7 +481,7 @@ fn character_mask(image: &image::RgbaImage) -> Vec<bool> {
 /// pixel of one lies farther than the threshold + 1 px from a character pixel of the other
 /// (their silhouettes agree to within the threshold).
 fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
-    let gpu = common::gpu_or_skip()?;
+    let gpu = common::gpu_or_skip();
     let rig = Arc::new(PreparedRig::reference());
     let size = (640u32, 360u32);
     let mut masks = Vec::new();
@@ -577,7 +577,7 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
 }
 
 fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
-    common::gpu_or_skip()?;
+    common::gpu_or_skip();
     let mut scene = lod_scene(rig, skin, true, false)?;
     if skin.refusal(SkinMethod::Linear, rig).is_some() {
         return Ok(());
@@ -739,7 +739,7 @@ fn check_runs(
 /// count, whatever a caller puts into the frame or the slots, and culls nothing until
 /// good slots are written.
 fn draw_args_out_of_range_refused() -> Result<(), Failed> {
-    common::gpu_or_skip()?;
+    common::gpu_or_skip();
     let rig = Arc::new(PreparedRig::reference());
     let mut scene = lod_scene(&rig, SkinVariant::GpuVertex, true, true)?;
     scene

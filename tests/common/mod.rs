@@ -8,10 +8,15 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use skinbench::gpu::scene::Frame;
 
+/// Where the public rigs are: `../shared/rigs` beside the checkout.
+fn shared_rigs_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/rigs")
+}
+
 /// `../shared/rigs`, or `None` (with a message) when it is absent. Under `CI=true` the
 /// rigs must be there, so absence fails the test instead of skipping it.
 pub fn rigs_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/rigs");
+    let dir = shared_rigs_path();
     if dir.is_dir() {
         return Some(dir);
     }
@@ -40,13 +45,13 @@ pub fn missing(what: &str) {
     MISSING.with(|m| *m.borrow_mut() = Some(what.to_string()));
 }
 
-/// Why a test on [`run_tests`]' harness could not run here: the panic payload it turns
-/// into *ignored*, with the reason.
+/// Why a test could not run here: the panic payload [`trial`] turns into *ignored*, with
+/// the reason.
 pub struct CannotRun(pub String);
 
-/// Stops the running test as *ignored* by [`run_tests`], with what [`missing`] last said
-/// as the reason. (Under `CI=true` nothing reaches here: a missing requirement fails
-/// where it is found.)
+/// Stops the running test as *ignored* by [`trial`], with what [`missing`] last said as
+/// the reason. (Under `CI=true` nothing reaches here: a missing requirement fails where it
+/// is found.)
 pub fn cannot_run_here() -> ! {
     let reason = MISSING
         .with(|m| m.borrow_mut().take())
@@ -54,87 +59,77 @@ pub fn cannot_run_here() -> ! {
     std::panic::panic_any(CannotRun(reason))
 }
 
+/// `rigs_dir()`, or the running [`trial`] stops as *ignored* with the reason.
+pub fn rigs_or_skip() -> PathBuf {
+    rigs_dir().unwrap_or_else(|| cannot_run_here())
+}
+
+/// `gpu_context()`, or the running [`trial`] stops as *ignored* with the reason.
+pub fn gpu_or_skip() -> skinbench::gpu::GpuContext {
+    gpu_context().unwrap_or_else(|| cannot_run_here())
+}
+
+/// A libtest-mimic trial that reports *ignored*, with the reason, where `run` stopped at
+/// [`cannot_run_here`] (the public rigs, an adapter or `xvfb-run` missing; under `CI=true`
+/// those fail the test instead of reaching it).
+pub fn trial(
+    name: impl Into<String>,
+    run: impl FnOnce() -> Result<(), libtest_mimic::Failed> + Send + 'static,
+) -> libtest_mimic::Trial {
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let default_hook = std::panic::take_hook();
+        // A test stopped for what the machine lacks is not a failure: no panic message.
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<CannotRun>() {
+                default_hook(info);
+            }
+        }));
+    });
+    libtest_mimic::Trial::ignorable_test(name, move || {
+        MISSING.with(|m| *m.borrow_mut() = None);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+            Ok(result) => result.map(|()| libtest_mimic::Completion::Completed),
+            Err(payload) => match payload.downcast::<CannotRun>() {
+                Ok(cannot) => Ok(libtest_mimic::Completion::ignored_with(cannot.0)),
+                Err(payload) => std::panic::resume_unwind(payload),
+            },
+        }
+    })
+}
+
 /// The harness of the test files whose tests need what a machine may lack: each test runs
-/// as a libtest-mimic trial, and one stopped by [`cannot_run_here`] is reported *ignored*
-/// with its reason instead of passing silently.
+/// as a [`trial`].
 pub fn run_tests(tests: Vec<(&'static str, fn())>) -> ! {
     let args = libtest_mimic::Arguments::from_args();
-    let default_hook = std::panic::take_hook();
-    // A test stopped for what the machine lacks is not a failure: no panic message.
-    std::panic::set_hook(Box::new(move |info| {
-        if !info.payload().is::<CannotRun>() {
-            default_hook(info);
-        }
-    }));
     let trials = tests
         .into_iter()
         .map(|(name, test)| {
-            libtest_mimic::Trial::ignorable_test(name, move || {
-                MISSING.with(|m| *m.borrow_mut() = None);
-                match std::panic::catch_unwind(test) {
-                    Ok(()) => Ok(libtest_mimic::Completion::Completed),
-                    Err(payload) => match payload.downcast::<CannotRun>() {
-                        Ok(cannot) => Ok(libtest_mimic::Completion::ignored_with(cannot.0)),
-                        Err(payload) => std::panic::resume_unwind(payload),
-                    },
-                }
+            trial(name, move || {
+                test();
+                Ok(())
             })
         })
         .collect();
     libtest_mimic::run(&args, trials).exit()
 }
 
-/// What a test's failure message starts with when it cannot run here (the public rigs or a
-/// GPU adapter are missing): [`trial`] reports it *ignored*, the rest of the message its
-/// reason.
-const CANNOT_RUN: &str = "cannot run here: ";
-
-/// A libtest-mimic trial that reports *ignored*, with the reason, where `run` found
-/// something it needs missing ([`rigs_or_skip`], [`gpu_or_skip`]); under `CI=true` those
-/// fail the test instead.
-pub fn trial(
-    name: impl Into<String>,
-    run: impl FnOnce() -> Result<(), libtest_mimic::Failed> + Send + 'static,
-) -> libtest_mimic::Trial {
-    libtest_mimic::Trial::ignorable_test(name, move || match run() {
-        Ok(()) => Ok(libtest_mimic::Completion::Completed),
-        Err(e) => match e.message().and_then(|m| m.strip_prefix(CANNOT_RUN)) {
-            Some(reason) => Ok(libtest_mimic::Completion::ignored_with(reason)),
-            None => Err(e),
-        },
-    })
-}
-
 /// A trial standing for cases that could not even be listed here (they are made from the
 /// public rigs): reported *ignored* with the reason; under `CI=true` it fails.
 pub fn unlisted_cases(name: &str) -> libtest_mimic::Trial {
     trial(format!("{name} (cases from the public rigs)"), || {
-        rigs_or_skip().map(|_| ())
+        rigs_or_skip();
+        Ok(())
     })
 }
 
 /// Runs `trials`, with one more standing for the cases the public rigs would have added
 /// where they are absent (reported *ignored*, with the reason).
 pub fn run_trials(args: &libtest_mimic::Arguments, mut trials: Vec<libtest_mimic::Trial>) -> ! {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/rigs");
-    if !dir.is_dir() {
+    if !shared_rigs_path().is_dir() {
         trials.push(unlisted_cases("public rigs"));
     }
     libtest_mimic::run(args, trials).exit()
-}
-
-/// `rigs_dir()` for a [`trial`]: missing, the trial is ignored with the reason.
-pub fn rigs_or_skip() -> Result<PathBuf, libtest_mimic::Failed> {
-    rigs_dir().ok_or_else(|| {
-        format!("{CANNOT_RUN}../shared/rigs is absent (the public rigs are not checked out)").into()
-    })
-}
-
-/// `gpu_context()` for a [`trial`]: without an adapter, the trial is ignored with the
-/// reason.
-pub fn gpu_or_skip() -> Result<skinbench::gpu::GpuContext, libtest_mimic::Failed> {
-    gpu_context()
-        .ok_or_else(|| format!("{CANNOT_RUN}no GPU adapter (install mesa-vulkan-drivers)").into())
 }
 
 /// Every public rig file, relative to `rigs_dir()`.

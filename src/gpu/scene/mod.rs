@@ -899,6 +899,12 @@ impl Scene {
         Ok(timings)
     }
 
+    /// Whether the running skin variant skins in a compute pass (`gpu_compute`).
+    fn skins_in_compute_pass(&self) -> bool {
+        let skin = self.sim.pipeline.config().skin;
+        skin.spec().runs_on.has_compute_pass()
+    }
+
     /// Records `gpu_compute`'s skinning pass, timed, where the running variant skins in a
     /// compute pass: after the palettes are in place (uploaded, or written by the GPU
     /// animation), before every draw pass. With `due` (the GPU animation's records, marked
@@ -908,15 +914,7 @@ impl Scene {
         encoder: &mut wgpu::CommandEncoder,
         due: Option<&wgpu::Buffer>,
     ) -> Result<(), SceneError> {
-        if !self
-            .sim
-            .pipeline
-            .config()
-            .skin
-            .spec()
-            .runs_on
-            .has_compute_pass()
-        {
+        if !self.skins_in_compute_pass() {
             return Ok(());
         }
         let query = self.timers.pass(GpuPass::Compute, encoder);
@@ -1037,14 +1035,7 @@ impl Scene {
         let ran = |pass: GpuPass| match pass.spec().runs {
             PassRuns::Always => true,
             PassRuns::Shadows => self.renderer.shadows(),
-            PassRuns::ComputeSkinning => self
-                .sim
-                .pipeline
-                .config()
-                .skin
-                .spec()
-                .runs_on
-                .has_compute_pass(),
+            PassRuns::ComputeSkinning => self.skins_in_compute_pass(),
             PassRuns::GpuAnimation => on_gpu,
             PassRuns::GpuLod => on_gpu && (self.settings.lod.enabled || self.settings.lod.mesh),
         };
