@@ -6,7 +6,6 @@
 use naga::proc::Layouter;
 use naga::{Module, TypeInner};
 use skinbench::contract::StructLayout;
-use skinbench::gpu::contracts;
 use skinbench::gpu::shaders::{self, Shader};
 use skinbench::variant::Variant;
 
@@ -85,7 +84,7 @@ fn every_shader_composes_and_validates() {
 #[test]
 fn every_shared_struct_matches_its_rust_type() {
     let mut failures = Vec::new();
-    for (shader, layout) in contracts::shared_structs() {
+    for (shader, layout) in skinbench::gpu::shared_structs() {
         if let Err(e) = compare(&composed(shader), &layout) {
             failures.push(format!("{}: {e}", shader.spec().file));
         }
@@ -131,7 +130,7 @@ const WORD_BUFFERS: [&str; 1] = ["LodState"];
 
 #[test]
 fn every_bound_struct_is_a_shared_one() {
-    let shared = contracts::shared_structs();
+    let shared = skinbench::gpu::shared_structs();
     for &shader in Shader::ALL {
         let module = composed(shader);
         for name in bound_structs(&module) {
@@ -141,7 +140,7 @@ fn every_bound_struct_is_a_shared_one() {
             assert!(
                 known || WORD_BUFFERS.contains(&name.as_str()),
                 "{}: the shader binds struct {name}, which no Rust type shares (declare it with \
-                 gpu_struct! and list it in gpu::contracts::shared_structs)",
+                 gpu_struct! and list it in its pass's declaration, GpuPassSpec::shares)",
                 shader.spec().file
             );
         }

@@ -19,7 +19,7 @@ use skinbench::crowd::verify::verify_frame;
 use skinbench::crowd::{InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::{
-    CrowdRenderer, FrameShape, OrbitCamera, UploadVariant, Uploader, crowd_extent,
+    CrowdRenderer, FrameShape, OrbitCamera, PassContext, UploadVariant, Uploader, crowd_extent,
 };
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant};
@@ -72,14 +72,9 @@ fn gpu_compute_frames(
                 crowd.as_slice(),
             )
             .map_err(|e| e.to_string())?;
-        renderer.record_gpu_skinning(
-            &gpu,
-            &mut encoder,
-            rig,
-            FrameShape::new(pipeline.output_layout(), crowd.len()),
-            None,
-            None,
-        )?;
+        let shape = FrameShape::new(pipeline.output_layout(), crowd.len());
+        let mut ctx = PassContext::new(&gpu, &mut encoder, None, shape);
+        renderer.record_gpu_skinning(&mut ctx, rig, None)?;
         gpu.queue.submit([encoder.finish()]);
         uploader.after_submit();
         let skinned = renderer.read_gpu_skinned(&gpu, pipeline.output_layout(), crowd.len())?;

@@ -29,7 +29,9 @@ use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
-use skinbench::gpu::{CameraStart, OrbitCamera, UploadVariant, crowd_extent};
+use skinbench::gpu::{
+    CameraStart, FrameShape, OrbitCamera, PassContext, UploadVariant, crowd_extent,
+};
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
@@ -762,8 +764,12 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
     });
     let mut lod = GpuLod::new(&gpu.device);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let layout = *scene.output_layout();
     let mut record = |lod: &mut GpuLod, frame: LodFrame| {
-        lod.record(gpu, &mut encoder, frame, &records, &target, None)
+        let culls = lod.prepare(gpu, frame, &records, &target)?;
+        let shape = FrameShape::new(&layout, frame.characters as usize);
+        lod.record(&mut PassContext::new(gpu, &mut encoder, None, shape));
+        Ok::<_, DrawArgsError>(culls)
     };
     let mut cases = Vec::new();
     for (first, count) in [(indices - 1, 2), (u32::MAX, 2), (0, indices + 1)] {

@@ -152,15 +152,9 @@ pub fn charts(report: &Report) -> Result<Vec<Chart>, ChartError> {
         )?;
     }
     if let Some(g) = &report.gpu {
-        let passes = [
-            "sample",
-            "hierarchy",
-            "palette",
-            "LOD",
-            "compute skin",
-            "shadow",
-            "render",
-        ];
+        use crate::gpu::GpuPass;
+        use crate::variant::Variant;
+        let passes: Vec<&str> = GpuPass::ALL.iter().map(|p| p.row()).collect();
         let mut panels: Vec<Vec<Bar>> = Vec::new();
         let mut captions = Vec::new();
         for r in &g.rows {
@@ -173,19 +167,9 @@ pub fn charts(report: &Report) -> Result<Vec<Chart>, ChartError> {
                 captions.push(caption);
                 panels.push(Vec::new());
             }
-            let values = [
-                r.gpu_sample_us,
-                r.gpu_hierarchy_us,
-                r.gpu_palette_us,
-                r.gpu_lod_us,
-                r.gpu_compute_us,
-                r.gpu_shadow_us,
-                r.gpu_render_us,
-            ];
-            let mut segments: Vec<(f64, usize)> = values
+            let mut segments: Vec<(f64, usize)> = GpuPass::ALL
                 .iter()
-                .enumerate()
-                .filter_map(|(k, v)| v.map(|v| (v, k)))
+                .filter_map(|&pass| r.passes.get(pass).map(|v| (v, pass.index())))
                 .collect();
             // The CPU's part of the same frame, as its own bar below.
             let cpu = Bar {
@@ -207,7 +191,7 @@ pub fn charts(report: &Report) -> Result<Vec<Chart>, ChartError> {
         } else {
             ""
         };
-        let mut legend: Vec<&str> = passes.to_vec();
+        let mut legend: Vec<&str> = passes.clone();
         legend.push("CPU: stages, upload, encode");
         add(
             "gpu",

@@ -190,7 +190,9 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     for frame in 0..warmup + frames {
                         // The frame without its passes: they are encoded below, both ways,
                         // and not submitted.
-                        let timings = scene.frame(Frame::headless(FRAME_SECS).without_draws())?;
+                        let timings = scene
+                            .frame(Frame::headless(FRAME_SECS).without_draws())?
+                            .timings;
                         let plan_us = scene.lod_stats().plan_us;
                         // Both ways of drawing, in alternating order.
                         let mut encode_us = [0.0; 2];

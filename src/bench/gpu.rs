@@ -59,19 +59,14 @@ pub struct GpuRow {
     pub cpu_total_us: f64,
     /// Recording the shadow and crowd passes, µs.
     pub encode_us: f64,
-    pub gpu_compute_us: Option<f64>,
-    pub gpu_render_us: Option<f64>,
-    pub gpu_shadow_us: Option<f64>,
+    /// Each GPU pass's time, in the frame's pass list (`gpu_<pass>_us` fields).
+    #[serde(flatten)]
+    pub passes: PassColumns,
     /// Submitting the frame until the GPU finished it (wall time).
     pub gpu_frame_us: Option<f64>,
-    /// The GPU animation's passes.
-    pub gpu_sample_us: Option<f64>,
-    pub gpu_hierarchy_us: Option<f64>,
-    pub gpu_palette_us: Option<f64>,
-    /// With LOD on the GPU: its pass, and the characters it recomputed and culled a frame
+    /// With LOD on the GPU: the characters its pass recomputed and culled a frame
     /// (medians).
     pub lod: bool,
-    pub gpu_lod_us: Option<f64>,
     pub lod_updated: Option<f64>,
     pub lod_culled: Option<f64>,
     /// Geometric LOD on, and the triangles the crowd pass drew a frame (median; with LOD
@@ -87,6 +82,42 @@ pub struct GpuRow {
     /// `cpu_total_us` over the best CPU configuration's at the same instance count and
     /// shadow setting.
     pub cpu_ratio_to_best_cpu: f64,
+}
+
+/// A value per GPU pass (a median, µs), written as one `gpu_<pass>_us` field each, in
+/// the frame's pass list: a new pass is a new column without touching the bench.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PassColumns(crate::crowd::timing::PassTimes);
+
+impl PassColumns {
+    pub fn from_fn(mut value: impl FnMut(GpuPass) -> Option<f64>) -> Self {
+        let mut times = crate::crowd::timing::PassTimes::default();
+        for &pass in GpuPass::ALL {
+            times[pass.index()] = value(pass);
+        }
+        PassColumns(times)
+    }
+
+    /// The value of `pass`, where it ran.
+    pub fn get(&self, pass: GpuPass) -> Option<f64> {
+        self.0[pass.index()]
+    }
+
+    /// The field a report names `pass`'s value with.
+    pub fn key(pass: GpuPass) -> String {
+        format!("gpu_{}_us", pass.name())
+    }
+}
+
+impl Serialize for PassColumns {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(GpuPass::COUNT))?;
+        for &pass in GpuPass::ALL {
+            map.serialize_entry(&Self::key(pass), &self.get(pass))?;
+        }
+        map.end()
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -330,16 +361,16 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 for round in 0..rounds {
                     let round_start = std::time::Instant::now();
                     for (c, scene, samples, uploaded, lod, triangles, skinned) in &mut scenes {
-                        let timings = if draws {
+                        let report = if draws {
                             scene.frame(Frame::headless(FRAME_SECS))?
                         } else {
                             scene.frame(Frame::headless(FRAME_SECS).without_draws())?
                         };
                         if round >= warmup {
-                            samples.push(timings);
-                            uploaded.push(scene.uploaded_bytes() as f64);
-                            triangles.push(scene.triangles_drawn() as f64);
-                            skinned.push(scene.vertices_skinned().0 as f64);
+                            samples.push(report.timings);
+                            uploaded.push(report.uploaded_bytes as f64);
+                            triangles.push(report.triangles_drawn as f64);
+                            skinned.push(report.vertices_skinned.0 as f64);
                             // Read after the frame was measured (the bench waited for it).
                             if c.lod {
                                 lod.push(scene.gpu_lod_counts().map_err(|e| {
@@ -434,15 +465,9 @@ fn row(
         upload_us: med(&|t| t.stage_us[upload]),
         cpu_total_us: med(&|t| t.cpu_pipeline_us + t.stage_us[upload]),
         encode_us: med(&|t| t.get(Stage::Render)),
-        gpu_compute_us: opt(&|t| t.gpu(GpuPass::Compute)),
-        gpu_render_us: opt(&|t| t.gpu(GpuPass::Render)),
-        gpu_shadow_us: opt(&|t| t.gpu(GpuPass::Shadow)),
+        passes: PassColumns::from_fn(|pass| opt(&|t| t.gpu(pass))),
         gpu_frame_us: opt(&|t| t.gpu_frame_us),
-        gpu_sample_us: opt(&|t| t.gpu(GpuPass::Sample)),
-        gpu_hierarchy_us: opt(&|t| t.gpu(GpuPass::Hierarchy)),
-        gpu_palette_us: opt(&|t| t.gpu(GpuPass::Palette)),
         lod: false,
-        gpu_lod_us: opt(&|t| t.gpu(GpuPass::Lod)),
         lod_updated: None,
         lod_culled: None,
         mesh_lod: false,
@@ -542,27 +567,18 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            configuration's at the same instance count and shadow setting. encode = recording \
            the passes. uploaded = the bytes the CPU wrote for the GPU a frame.\n\n";
     *s += "### The GPU's passes\n\n";
-    let mut passes = table(&[
-        ("GPU frame", Right),
-        ("GPU sample", Right),
-        ("GPU hierarchy", Right),
-        ("GPU palette", Right),
-        ("GPU LOD", Right),
-        ("GPU compute", Right),
-        ("GPU shadow", Right),
-        ("GPU render", Right),
-    ]);
+    let mut passes = GpuPass::ALL
+        .iter()
+        .fold(table(&[("GPU frame", Right)]), |t, pass| {
+            t.with_column(pass.row(), Right)
+        });
     for r in &section.rows {
-        passes.row(row_key(r).into_iter().chain([
-            opt(r.gpu_frame_us),
-            opt(r.gpu_sample_us),
-            opt(r.gpu_hierarchy_us),
-            opt(r.gpu_palette_us),
-            opt(r.gpu_lod_us),
-            opt(r.gpu_compute_us),
-            opt(r.gpu_shadow_us),
-            opt(r.gpu_render_us),
-        ]));
+        passes.row(
+            row_key(r)
+                .into_iter()
+                .chain([opt(r.gpu_frame_us)])
+                .chain(GpuPass::ALL.iter().map(|&pass| opt(r.passes.get(pass)))),
+        );
     }
     passes.write(s);
     *s += "\nMedians per frame, µs, from timestamp queries where the adapter has them. GPU \

@@ -13,7 +13,10 @@
 //! script: a part's name, its wall time in seconds and how it ended) adds how long each
 //! part took. Nothing is measured here.
 
+use super::gpu::PassColumns;
 use super::table::{Align, Table};
+use crate::gpu::GpuPass;
+use crate::variant::Variant;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -76,13 +79,9 @@ pub struct GpuPasses {
     pub config: String,
     pub instances: u64,
     pub shadows: bool,
-    pub lod_us: Option<f64>,
-    pub sample_us: Option<f64>,
-    pub hierarchy_us: Option<f64>,
-    pub palette_us: Option<f64>,
-    pub compute_us: Option<f64>,
-    pub shadow_us: Option<f64>,
-    pub render_us: Option<f64>,
+    /// Each pass's time, in the frame's pass list (`gpu_<pass>_us` fields).
+    #[serde(flatten)]
+    pub passes: PassColumns,
     pub frame_us: Option<f64>,
     /// (shadow + render) / frame: how much of the GPU's frame is drawing.
     pub draw_share: Option<f64>,
@@ -295,19 +294,14 @@ fn gpu_rows(s: &mut Summary, rows: &[Value], camera: &str) {
     for r in rows {
         let (instances, shadows) = key(r);
         let frame_us = f(r, "gpu_frame_us");
+        let pass_us = |pass| f(r, &PassColumns::key(pass));
         let drawn =
-            f(r, "gpu_render_us").map(|render| render + f(r, "gpu_shadow_us").unwrap_or(0.0));
+            pass_us(GpuPass::Render).map(|render| render + pass_us(GpuPass::Shadow).unwrap_or(0.0));
         s.gpu_passes.push(GpuPasses {
             config: label(r),
             instances,
             shadows,
-            lod_us: f(r, "gpu_lod_us"),
-            sample_us: f(r, "gpu_sample_us"),
-            hierarchy_us: f(r, "gpu_hierarchy_us"),
-            palette_us: f(r, "gpu_palette_us"),
-            compute_us: f(r, "gpu_compute_us"),
-            shadow_us: f(r, "gpu_shadow_us"),
-            render_us: f(r, "gpu_render_us"),
+            passes: PassColumns::from_fn(pass_us),
             frame_us,
             draw_share: match (drawn, frame_us) {
                 (Some(d), Some(frame)) if frame > 0.0 => Some((d / frame).min(1.0)),
@@ -499,36 +493,31 @@ pub fn markdown(s: &Summary) -> String {
           compares two rows of the same report (same run, same machine).\n";
     if !s.gpu_passes.is_empty() {
         m += "\n## GPU time per pass\n\nDraw share = (shadow + render) / GPU frame: how much of the GPU's frame is drawing the crowd.\n\n";
-        let mut table = Table::new(&[
+        let table = Table::new(&[
             ("configuration", Left),
             ("instances", Right),
             ("shadows", Left),
-            ("LOD", Right),
-            ("sample", Right),
-            ("hierarchy", Right),
-            ("palette", Right),
-            ("compute", Right),
-            ("shadow", Right),
-            ("render", Right),
-            ("GPU frame", Right),
-            ("draw share", Right),
         ]);
+        let mut table = GpuPass::ALL
+            .iter()
+            .fold(table, |t, pass| t.with_column(pass.row(), Right))
+            .with_column("GPU frame", Right)
+            .with_column("draw share", Right);
         for r in &s.gpu_passes {
-            table.row([
-                r.config.to_string(),
-                r.instances.to_string(),
-                on_off(r.shadows).to_string(),
-                us(r.lod_us),
-                us(r.sample_us),
-                us(r.hierarchy_us),
-                us(r.palette_us),
-                us(r.compute_us),
-                us(r.shadow_us),
-                us(r.render_us),
-                us(r.frame_us),
-                r.draw_share
-                    .map_or("–".into(), |x| format!("{:.0} %", 100.0 * x)),
-            ]);
+            table.row(
+                [
+                    r.config.to_string(),
+                    r.instances.to_string(),
+                    on_off(r.shadows).to_string(),
+                ]
+                .into_iter()
+                .chain(GpuPass::ALL.iter().map(|&pass| us(r.passes.get(pass))))
+                .chain([
+                    us(r.frame_us),
+                    r.draw_share
+                        .map_or("–".into(), |x| format!("{:.0} %", 100.0 * x)),
+                ]),
+            );
         }
         table.write(&mut m);
     }

@@ -34,6 +34,12 @@ impl Table {
         }
     }
 
+    /// The same table with one more column at the end (columns read from a declaration).
+    pub fn with_column(mut self, heading: impl Into<String>, align: Align) -> Table {
+        self.columns.push((heading.into(), align));
+        self
+    }
+
     /// Adds a row of one cell per column.
     ///
     /// # Panics

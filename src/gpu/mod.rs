@@ -3,16 +3,19 @@
 //! (`gpu_compute`), read-back, pass timers, and the one headless [`scene::Scene`] that the
 //! window, the tests, verify, screenshots, the benches and the soak all drive.
 //!
-//! How it works: a frame is the upload (vertices, or a GPU variant's palettes), then
-//! `gpu_compute`'s skinning pass, the sun's shadow pass (characters only, into a depth
-//! map) and the crowd pass, rendered into an offscreen texture (the window draws its
-//! panel on top and copies it to the swapchain); [`scene::Scene`] puts these together.
+//! How it works: a frame is the upload (vertices, or a GPU variant's palettes, or the GPU
+//! animation's records), then the passes of the frame's pass list
+//! ([`scene::passes::GpuPass`]) in order: the GPU animation's LOD, sample, hierarchy and
+//! palette passes, `gpu_compute`'s skinning pass, the sun's shadow pass (characters only,
+//! into a depth map) and the crowd pass, rendered into an offscreen texture (the window
+//! draws its panel on top and copies it to the swapchain). Each pass's module declares
+//! its [`GpuPassSpec`] and records into a [`PassContext`]; [`scene::Scene`] puts the
+//! frame together.
 
 pub mod animate;
 pub mod camera;
 pub mod compute;
 pub mod context;
-pub mod contracts;
 pub mod draws;
 pub mod pass;
 pub mod passes;
@@ -29,11 +32,12 @@ pub mod upload;
 
 pub use camera::{CameraStart, CameraUniform, OrbitCamera, crowd_extent};
 pub use context::{AdapterSummary, DeviceRequest, GpuContext, GpuError};
-pub use pass::{GpuPass, PassRuns};
-pub use passes::{Blit, CLEAR_COLOR, crowd_pass};
+pub use pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
+pub use passes::{Blit, CLEAR_COLOR, crowd_pass, shadow_pass};
 pub use readback::{ReadbackError, read_buffer, read_texture, save_png};
 pub use renderer::{BaseColors, CrowdRenderer};
 pub use scene::Scene;
+pub use scene::passes::{GpuPass, shared_structs};
 pub use shape::{FrameShape, PaletteBuffer};
 pub use targets::FrameTargets;
 pub use upload::{UploadVariant, Uploader};

@@ -1,16 +1,23 @@
-//! The GPU passes a frame times: one declaration, which the timers (query labels), the
-//! panel (rows), the timeline, the sidecars and reports (`gpu_<pass>_us`) and the scene
-//! (when a pass runs) all read.
+//! The shape of a GPU pass: what each pass declares about itself ([`GpuPassSpec`]) and the
+//! one context every pass records into ([`PassContext`]).
 //!
-//! How it works: each pass is a row of [`GpuPass`]'s declaration; a frame's times are kept
-//! in [`StageTimings`]'s per-pass slots (the CPU layer's record of a frame, which never
-//! names a pass), indexed by the pass's place in the declaration.
+//! How it works: each pass's module declares its spec as a constant beside the code that
+//! records it: the query label (and span on the timeline), the panel's row and the
+//! sidecars' key, when a frame records it, whether it is a compute pass or a draw pass,
+//! and the structs it shares with its shader (the contract `tests/contracts.rs` checks).
+//! The frame's pass list (`gpu::scene::passes`) puts those specs in the order a frame
+//! records them, each with the one call that records it; a pass records into a
+//! [`PassContext`]: the device, the frame's encoder, the timers and the frame's shape.
 
-use crate::crowd::StageTimings;
-use crate::crowd::timing::GPU_PASS_SLOTS;
-use crate::variant::Variant;
+use wgpu_profiler::GpuProfilerQuery;
 
-/// What a GPU pass is, beyond its name.
+use super::context::GpuContext;
+use super::shaders::Shader;
+use super::shape::FrameShape;
+use super::timers::GpuTimers;
+use crate::contract::StructLayout;
+
+/// What a GPU pass is, declared by its module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuPassSpec {
     pub name: &'static str,
@@ -22,6 +29,13 @@ pub struct GpuPassSpec {
     pub key: &'static str,
     /// When a frame records it.
     pub runs: PassRuns,
+    /// Where in the frame it goes: compute passes before the window's panel is built,
+    /// draw passes after (the panel says where in the target the crowd is drawn).
+    pub kind: PassKind,
+    /// The shader it runs, and every struct it shares with that shader (each a
+    /// `gpu_struct!`: the contract the reflection test checks).
+    pub shader: Shader,
+    pub shares: &'static [StructLayout],
 }
 
 /// When a frame records a GPU pass.
@@ -38,102 +52,62 @@ pub enum PassRuns {
     GpuLod,
 }
 
-crate::declare_variants! {
-    /// The GPU passes a frame times with timestamp queries, in the panel's order.
-    pub enum GpuPass: GpuPassSpec in "GPU pass" {
-        Render => GpuPassSpec {
-            name: "render",
-            description: "the crowd pass: the characters and the ground, lit",
-            label: "render",
-            row: "GPU render",
-            key: "gpu_render",
-            runs: PassRuns::Always,
-        },
-        Shadow => GpuPassSpec {
-            name: "shadow",
-            description: "the crowd drawn again into the sun's depth map",
-            label: "shadow",
-            row: "GPU shadow",
-            key: "gpu_shadow",
-            runs: PassRuns::Shadows,
-        },
-        Compute => GpuPassSpec {
-            name: "compute",
-            description: "gpu_compute's skinning pass",
-            label: "compute",
-            row: "GPU compute skin",
-            key: "gpu_compute",
-            runs: PassRuns::ComputeSkinning,
-        },
-        Lod => GpuPassSpec {
-            name: "lod",
-            description: "update-rate LOD and culling, per character",
-            label: "animate: lod",
-            row: "GPU LOD",
-            key: "gpu_lod",
-            runs: PassRuns::GpuLod,
-        },
-        Sample => GpuPassSpec {
-            name: "sample",
-            description: "the animation's sampling pass",
-            label: "animate: sample",
-            row: "GPU sample",
-            key: "gpu_sample",
-            runs: PassRuns::GpuAnimation,
-        },
-        Hierarchy => GpuPassSpec {
-            name: "hierarchy",
-            description: "the animation's hierarchy pass (a walk per character, or a pass per depth level)",
-            label: "animate: hierarchy",
-            row: "GPU hierarchy",
-            key: "gpu_hierarchy",
-            runs: PassRuns::GpuAnimation,
-        },
-        Palette => GpuPassSpec {
-            name: "palette",
-            description: "the animation's palette pass",
-            label: "animate: palette",
-            row: "GPU palette",
-            key: "gpu_palette",
-            runs: PassRuns::GpuAnimation,
-        },
-    }
+/// Whether a pass computes (recorded with the frame's uploads) or draws (recorded once
+/// the frame's draws are prepared, and not at all in a frame without draws).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassKind {
+    Compute,
+    Draw,
 }
 
-impl GpuPass {
-    /// The label of its timestamp query.
-    pub fn label(self) -> &'static str {
-        self.spec().label
-    }
+/// What every pass records with: the device, the frame's encoder, the timers (none in the
+/// tests that record a pass alone) and the frame's shape.
+pub struct PassContext<'a> {
+    pub gpu: &'a GpuContext,
+    pub encoder: &'a mut wgpu::CommandEncoder,
+    pub timers: Option<&'a GpuTimers>,
+    pub shape: FrameShape<'a>,
 }
 
-// Every pass has a slot in a frame's timings.
-const _: () = assert!(GpuPass::COUNT <= GPU_PASS_SLOTS);
-
-impl StageTimings {
-    /// The GPU time of `pass`, where the frame recorded it and it was timed.
-    pub fn gpu(&self, pass: GpuPass) -> Option<f64> {
-        self.gpu_us[pass.index()]
-    }
-}
-
-/// Written with one `gpu_<pass>_us` field per GPU pass, as the reports and sidecars have
-/// always named them.
-impl serde::Serialize for StageTimings {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("stage_us", &self.stage_us)?;
-        for &pass in GpuPass::ALL {
-            map.serialize_entry(&format!("gpu_{}_us", pass.name()), &self.gpu(pass))?;
+impl<'a> PassContext<'a> {
+    pub fn new(
+        gpu: &'a GpuContext,
+        encoder: &'a mut wgpu::CommandEncoder,
+        timers: Option<&'a GpuTimers>,
+        shape: FrameShape<'a>,
+    ) -> Self {
+        PassContext {
+            gpu,
+            encoder,
+            timers,
+            shape,
         }
-        map.serialize_entry("gpu_frame_us", &self.gpu_frame_us)?;
-        map.serialize_entry("cpu_pipeline_us", &self.cpu_pipeline_us)?;
-        map.serialize_entry("frame_us", &self.frame_us)?;
-        map.serialize_entry("frame_pending", &self.frame_pending)?;
-        map.serialize_entry("lod_plan_us", &self.lod_plan_us)?;
-        map.serialize_entry("threads", &self.threads)?;
-        map.serialize_entry("instances", &self.instances)?;
-        map.end()
+    }
+
+    /// Records `spec`'s pass with `record`, inside its timestamp query where there are
+    /// timers: `record` gets the device, the encoder and the query, whose
+    /// `*_pass_timestamp_writes()` go into the pass's descriptor.
+    pub fn timed<R>(
+        &mut self,
+        spec: &GpuPassSpec,
+        record: impl FnOnce(&GpuContext, &mut wgpu::CommandEncoder, Option<&GpuProfilerQuery>) -> R,
+    ) -> R {
+        let query = self.timers.map(|t| t.pass(spec.label, self.encoder));
+        let out = record(self.gpu, self.encoder, query.as_ref());
+        if let (Some(t), Some(q)) = (self.timers, query) {
+            t.end(self.encoder, q);
+        }
+        out
+    }
+
+    /// Records `spec`'s compute pass, `work` filling it, inside its timestamp query.
+    pub fn compute(&mut self, spec: &GpuPassSpec, work: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
+        self.timed(spec, |_, encoder, query| {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(spec.label),
+                timestamp_writes: query.and_then(|q| q.compute_pass_timestamp_writes()),
+            });
+            work(&mut pass);
+        });
     }
 }

@@ -1,5 +1,5 @@
-//! The frame's passes: the sun's shadow pass and the crowd pass into the offscreen targets,
-//! and the blit that copies the offscreen frame to the window's swapchain.
+//! The frame's draw passes: the sun's shadow pass and the crowd pass into the offscreen
+//! targets, and the blit that copies the offscreen frame to the window's swapchain.
 //!
 //! How it works: the shadow pass draws the characters (every one: a character outside the
 //! view may cast a shadow into it) into the sun's depth map; the crowd pass clears the
@@ -8,9 +8,51 @@
 //! full-screen triangle, so a screenshot can read the offscreen texture back even where
 //! the surface does not allow copies.
 
+use super::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
 use super::renderer::CrowdRenderer;
-use super::shape::FrameShape;
+use super::shaders::Shader;
 use super::targets::FrameTargets;
+
+/// The structs both draw passes share with crowd.wgsl.
+const CROWD_SHARES: &[crate::contract::StructLayout] = {
+    use super::renderer::{ChunkGpu, InstanceGpu, MaterialGpu, MaterialParamsGpu, SkinParamsGpu};
+    use crate::contract::GpuStruct;
+    &[
+        super::camera::CameraUniform::LAYOUT,
+        InstanceGpu::LAYOUT,
+        ChunkGpu::LAYOUT,
+        SkinParamsGpu::LAYOUT,
+        MaterialParamsGpu::LAYOUT,
+        MaterialGpu::LAYOUT,
+    ]
+};
+
+/// The sun's shadow pass, as the frame's pass list, the timers, the panel and the
+/// contracts see it.
+pub const SHADOW_PASS: GpuPassSpec = GpuPassSpec {
+    name: "shadow",
+    description: "the crowd drawn again into the sun's depth map",
+    label: "shadow",
+    row: "GPU shadow",
+    key: "gpu_shadow",
+    runs: PassRuns::Shadows,
+    kind: PassKind::Draw,
+    shader: Shader::Crowd,
+    shares: CROWD_SHARES,
+};
+
+/// The crowd pass, likewise.
+pub const RENDER_PASS: GpuPassSpec = GpuPassSpec {
+    name: "render",
+    description: "the crowd pass: the characters and the ground, lit",
+    label: "render",
+    row: "GPU render",
+    key: "gpu_render",
+    runs: PassRuns::Always,
+    kind: PassKind::Draw,
+    shader: Shader::Crowd,
+    shares: CROWD_SHARES,
+};
 
 /// Copies the offscreen frame to the swapchain texture.
 pub struct Blit {
@@ -108,21 +150,16 @@ pub const CLEAR_COLOR: wgpu::Color = wgpu::Color {
     a: 1.0,
 };
 
-/// Records the sun's shadow pass (when the renderer has shadows on: the characters into
-/// its depth map) and the crowd pass (ground and characters) into `targets`, with the
-/// draws [`CrowdRenderer::prepare_draws`] listed: the crowd pass only the visible
-/// characters, the shadow pass every one (a character outside the view may cast a shadow
-/// into it).
-pub fn crowd_pass(
-    encoder: &mut wgpu::CommandEncoder,
-    targets: &FrameTargets,
-    renderer: &CrowdRenderer,
-    shape: FrameShape<'_>,
-    viewport: Option<[f32; 4]>,
-    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
-    shadow_timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
-) {
-    if renderer.shadows() {
+/// Records the sun's shadow pass (every character, with the draws
+/// [`CrowdRenderer::prepare_draws`] listed: a character outside the view may cast a shadow
+/// into it) into the renderer's depth map, timed; nothing where the renderer has shadows
+/// off.
+pub fn shadow_pass(ctx: &mut PassContext<'_>, renderer: &CrowdRenderer) {
+    if !renderer.shadows() {
+        return;
+    }
+    let shape = ctx.shape;
+    ctx.timed(&SHADOW_PASS, |_, encoder, query| {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("shadow"),
             color_attachments: &[],
@@ -134,35 +171,49 @@ pub fn crowd_pass(
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: shadow_timestamp_writes,
+            timestamp_writes: query.and_then(|q| q.render_pass_timestamp_writes()),
             ..Default::default()
         });
         renderer.draw_shadow(&mut pass, shape.layout, shape.characters);
-    }
-    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("crowd"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: &targets.color_view,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(CLEAR_COLOR),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: &targets.depth_view,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes,
-        ..Default::default()
     });
-    if let Some([x, y, w, h]) = viewport {
-        pass.set_viewport(x, y, w, h, 0.0, 1.0);
-    }
-    renderer.draw(&mut pass, shape.layout, shape.characters);
+}
+
+/// Records the crowd pass (the ground and the visible characters, lit, sampling the
+/// shadow pass's map) into `targets`, within `viewport` (x, y, w, h; all of the target
+/// where `None`), timed.
+pub fn crowd_pass(
+    ctx: &mut PassContext<'_>,
+    targets: &FrameTargets,
+    renderer: &CrowdRenderer,
+    viewport: Option<[f32; 4]>,
+) {
+    let shape = ctx.shape;
+    ctx.timed(&RENDER_PASS, |_, encoder, query| {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("crowd"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &targets.color_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(CLEAR_COLOR),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &targets.depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: query.and_then(|q| q.render_pass_timestamp_writes()),
+            ..Default::default()
+        });
+        if let Some([x, y, w, h]) = viewport {
+            pass.set_viewport(x, y, w, h, 0.0, 1.0);
+        }
+        renderer.draw(&mut pass, shape.layout, shape.characters);
+    });
 }

@@ -60,6 +60,7 @@ impl ComputeShader {
     pub const DEFAULT: Self = Self::PerClass;
 }
 
+use super::pass::{GpuPassSpec, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shaders::WORKGROUP;
 use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
@@ -96,6 +97,23 @@ crate::gpu_struct! {
         _pad_c: u32,
     }
 }
+
+/// `gpu_compute`'s skinning pass, as the frame's pass list, the timers, the panel and the
+/// contracts see it.
+pub const PASS: GpuPassSpec = GpuPassSpec {
+    name: "compute",
+    description: "gpu_compute's skinning pass",
+    label: "compute",
+    row: "GPU compute skin",
+    key: "gpu_compute",
+    runs: PassRuns::ComputeSkinning,
+    kind: PassKind::Compute,
+    shader: super::shaders::Shader::Skin,
+    shares: {
+        use crate::contract::GpuStruct;
+        &[ParamsGpu::LAYOUT, ClassGpu::LAYOUT]
+    },
+};
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 176);
 

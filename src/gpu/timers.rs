@@ -11,10 +11,7 @@
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
 
-use super::pass::GpuPass;
-pub use crate::crowd::timing::PassTimes;
 use crate::gpu::GpuContext;
-use crate::variant::Variant;
 
 /// Why the pass timers could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -24,9 +21,10 @@ pub struct TimerError(String);
 /// The scene's timestamp queries and the last times they gave.
 pub struct GpuTimers {
     profiler: GpuProfiler,
-    last: PassTimes,
     /// The last frame's passes as `(label, start_secs, end_secs)` on the GPU's clock.
     last_passes: Vec<(&'static str, f64, f64)>,
+    /// Every label a query was opened with (the results name theirs as `String`s).
+    labels: std::sync::Mutex<Vec<&'static str>>,
     /// When each frame whose times have not come back yet was submitted, on puffin's clock.
     #[cfg(feature = "profile-with-puffin")]
     submitted_ns: std::collections::VecDeque<puffin::NanoSecond>,
@@ -51,8 +49,8 @@ impl GpuTimers {
         let profiler = profiler.map_err(|e| TimerError(format!("{e:?}")))?;
         Ok(GpuTimers {
             profiler,
-            last: PassTimes::default(),
             last_passes: Vec::new(),
+            labels: Default::default(),
             #[cfg(feature = "profile-with-puffin")]
             submitted_ns: std::collections::VecDeque::new(),
         })
@@ -64,10 +62,19 @@ impl GpuTimers {
         &self.last_passes
     }
 
-    /// Opens a query around `pass`, which `encoder` records next; its
+    /// Opens a query labelled `label` around the pass `encoder` records next; its
     /// `*_pass_timestamp_writes()` go into that pass's descriptor.
-    pub fn pass(&self, pass: GpuPass, encoder: &mut wgpu::CommandEncoder) -> GpuProfilerQuery {
-        self.profiler.begin_pass_query(pass.label(), encoder)
+    pub fn pass(
+        &self,
+        label: &'static str,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> GpuProfilerQuery {
+        if let Ok(mut labels) = self.labels.lock()
+            && !labels.contains(&label)
+        {
+            labels.push(label);
+        }
+        self.profiler.begin_pass_query(label, encoder)
     }
 
     /// Closes a query opened by [`Self::pass`] after its pass.
@@ -80,10 +87,11 @@ impl GpuTimers {
         self.profiler.resolve_queries(encoder);
     }
 
-    /// Ends the frame's queries (after its commands were submitted) and returns the times
-    /// of the latest frame the GPU finished: with `wait`, this one, after waiting for the
-    /// device; without, whatever came back (the last times known when nothing did).
-    pub fn end_frame(&mut self, gpu: &GpuContext, wait: bool) -> PassTimes {
+    /// Ends the frame's queries (after its commands were submitted) and takes the times of
+    /// the latest frame the GPU finished ([`Self::last_passes`]): with `wait`, this one,
+    /// after waiting for the device; without, whatever came back (the last times known
+    /// when nothing did).
+    pub fn end_frame(&mut self, gpu: &GpuContext, wait: bool) {
         let (device, queue) = (&gpu.device, &gpu.queue);
         // The frame was just submitted: its GPU passes go on puffin's timeline from here.
         #[cfg(feature = "profile-with-puffin")]
@@ -104,20 +112,12 @@ impl GpuTimers {
             .profiler
             .process_finished_frame(queue.get_timestamp_period())
         {
-            let time_of = |pass: GpuPass| {
-                results
-                    .iter()
-                    .find(|r| r.label == pass.label())
-                    .and_then(|r| r.time.as_ref())
-            };
-            self.last = Default::default();
-            for &pass in GpuPass::ALL {
-                self.last[pass.index()] = time_of(pass).map(|t| (t.end - t.start) * 1e6);
-            }
             self.last_passes.clear();
-            for &pass in GpuPass::ALL {
-                if let Some(time) = time_of(pass) {
-                    self.last_passes.push((pass.label(), time.start, time.end));
+            let labels = self.labels.get_mut().map_or(&[][..], |l| &l[..]);
+            for result in &results {
+                let label = labels.iter().find(|&&l| l == result.label);
+                if let (Some(time), Some(&label)) = (&result.time, label) {
+                    self.last_passes.push((label, time.start, time.end));
                 }
             }
             #[cfg(feature = "profile-with-puffin")]
@@ -126,7 +126,14 @@ impl GpuTimers {
                 gpu_passes_to_puffin(&results, submitted);
             }
         }
-        self.last
+    }
+
+    /// The time of the pass labelled `label` in the latest frame the GPU finished, µs.
+    pub fn last_us(&self, label: &str) -> Option<f64> {
+        self.last_passes
+            .iter()
+            .find(|(l, ..)| *l == label)
+            .map(|(_, start, end)| (end - start) * 1e6)
     }
 }
 
@@ -168,27 +175,4 @@ fn gpu_passes_to_puffin(results: &[wgpu_profiler::GpuTimerQueryResult], submitte
         },
         &stream.as_stream_into_ref(),
     );
-}
-
-/// Records the compute pass `pass` into `encoder`, `work` filling it, inside its own
-/// timestamp query where `timers` are given.
-pub fn timed_compute_pass(
-    encoder: &mut wgpu::CommandEncoder,
-    timers: Option<&GpuTimers>,
-    pass: GpuPass,
-    work: impl FnOnce(&mut wgpu::ComputePass<'_>),
-) {
-    let query = timers.map(|t| t.pass(pass, encoder));
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(pass.label()),
-            timestamp_writes: query
-                .as_ref()
-                .and_then(|q| q.compute_pass_timestamp_writes()),
-        });
-        work(&mut pass);
-    }
-    if let (Some(t), Some(q)) = (timers, query) {
-        t.end(encoder, q);
-    }
 }

@@ -26,15 +26,38 @@
 
 use std::sync::mpsc;
 
+use crate::contract::GpuStruct;
+use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
 use crate::crowd::lod::formats::DrawSlot;
+use crate::crowd::lod::formats::{MotionHeader, MotionSetHeader};
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
-use crate::gpu::pass::GpuPass;
+use crate::gpu::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
+use crate::gpu::shaders::Shader;
 
 use super::super::readback::{self, ReadbackError};
-use super::super::timers::{GpuTimers, timed_compute_pass};
 use super::workgroups;
 use crate::gpu::GpuContext;
+
+/// The LOD pass, as the frame's pass list, the timers, the panel and the contracts see it.
+pub const PASS: GpuPassSpec = GpuPassSpec {
+    name: "lod",
+    description: "update-rate LOD and culling, per character",
+    label: "animate: lod",
+    row: "GPU LOD",
+    key: "gpu_lod",
+    runs: PassRuns::GpuLod,
+    kind: PassKind::Compute,
+    shader: Shader::Lod,
+    shares: &[
+        Record::LAYOUT,
+        LodFrame::LAYOUT,
+        CharacterLod::LAYOUT,
+        DrawSlot::LAYOUT,
+        MotionSetHeader::LAYOUT,
+        MotionHeader::LAYOUT,
+    ],
+};
 
 const STATS_BYTES: u64 = (STATS_WORDS * 4) as u64;
 const STATE_BYTES: usize = std::mem::size_of::<CharacterLod>();
@@ -189,6 +212,13 @@ struct BoundFor {
     state: wgpu::Buffer,
 }
 
+/// A frame's pass, prepared: how many characters it decides for, and the run counts to
+/// clear first (the draw arguments' buffer, byte offset and length) where it culls.
+struct PreparedLod {
+    characters: u32,
+    clear_counts: Option<(wgpu::Buffer, u64, u64)>,
+}
+
 /// The LOD pass of one crowd (see the module docs).
 pub struct GpuLod {
     pipeline: wgpu::ComputePipeline,
@@ -208,6 +238,8 @@ pub struct GpuLod {
     /// The next frame computes everyone (first frame, or the GPU's poses were made anew).
     full: bool,
     bound: Option<(BoundFor, wgpu::BindGroup)>,
+    /// What [`GpuLod::prepare`] made ready for [`GpuLod::record`].
+    prepared: Option<PreparedLod>,
     stats_staging: wgpu::Buffer,
     stats_copied: bool,
     stats_pending: Option<mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
@@ -274,6 +306,7 @@ impl GpuLod {
             frame: 0,
             full: true,
             bound: None,
+            prepared: None,
             stats_staging: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("animate: lod counts read-back"),
                 size: STATS_BYTES,
@@ -409,23 +442,22 @@ impl GpuLod {
         STATS_BYTES + (self.capacity * STATE_BYTES) as u64
     }
 
-    /// Records the pass for `frame.characters` characters of `records` (the animation's
+    /// Prepares the pass for `frame.characters` characters of `records` (the animation's
     /// records), writing instance counts (and, with mesh levels, index ranges) into
     /// `target` where `frame.cull` says and the slots were checked against this target,
     /// and appending each visible character's argument to its batch's run where its slot
     /// has one (the runs' counts start from zero each frame). Fills in the frame number,
     /// whether it is a full frame and where the draw slots are. Refuses a frame whose
     /// level ranges lie past the target's index buffers. Returns whether the pass writes
-    /// the draws this frame (the runs are then what to draw).
-    pub fn record(
+    /// the draws this frame (the runs are then what to draw). [`Self::record`] records it.
+    pub fn prepare(
         &mut self,
         gpu: &GpuContext,
-        encoder: &mut wgpu::CommandEncoder,
         mut frame: LodFrame,
         records: &wgpu::Buffer,
         target: &DrawArgsTarget,
-        timers: Option<&GpuTimers>,
     ) -> Result<bool, DrawArgsError> {
+        self.prepared = None;
         target.check_levels(&frame)?;
         let (device, queue) = (&gpu.device, &gpu.queue);
         let characters = frame.characters as usize;
@@ -482,30 +514,44 @@ impl GpuLod {
             });
             self.bound = Some((wanted, group));
         }
-        let Some((_, group)) = &self.bound else {
-            unreachable!("bound above")
-        };
-        encoder.clear_buffer(&self.state, 0, Some(STATS_BYTES));
-        if frame.cull != 0 && target.count_words > 0 {
-            encoder.clear_buffer(
-                draw_args,
+        let clear_counts = (frame.cull != 0 && target.count_words > 0).then(|| {
+            (
+                draw_args.clone(),
                 u64::from(target.counts_at) * 4,
-                Some(u64::from(target.count_words) * 4),
-            );
+                u64::from(target.count_words) * 4,
+            )
+        });
+        self.prepared = Some(PreparedLod {
+            characters: frame.characters,
+            clear_counts,
+        });
+        Ok(frame.cull != 0)
+    }
+
+    /// Records the pass [`Self::prepare`] made ready (nothing if it was not called, or
+    /// refused the frame, since the last pass), timed, and copies its counts out for the
+    /// panel where the last copy came back.
+    pub fn record(&mut self, ctx: &mut PassContext<'_>) {
+        let (Some(prepared), Some((_, group))) = (self.prepared.take(), &self.bound) else {
+            return;
+        };
+        ctx.encoder.clear_buffer(&self.state, 0, Some(STATS_BYTES));
+        if let Some((draw_args, at, bytes)) = &prepared.clear_counts {
+            ctx.encoder.clear_buffer(draw_args, *at, Some(*bytes));
         }
-        timed_compute_pass(encoder, timers, GpuPass::Lod, |pass| {
+        ctx.compute(&PASS, |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, group, &[]);
-            let (x, y) = workgroups(frame.characters);
+            let (x, y) = workgroups(prepared.characters);
             if x > 0 {
                 pass.dispatch_workgroups(x, y, 1);
             }
         });
         if self.stats_pending.is_none() {
-            encoder.copy_buffer_to_buffer(&self.state, 0, &self.stats_staging, 0, STATS_BYTES);
+            ctx.encoder
+                .copy_buffer_to_buffer(&self.state, 0, &self.stats_staging, 0, STATS_BYTES);
             self.stats_copied = true;
         }
-        Ok(frame.cull != 0)
     }
 
     /// After the frame was submitted: asks for its counts, and takes those of an earlier

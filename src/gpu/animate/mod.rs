@@ -21,7 +21,7 @@ pub mod tables;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::pass::GpuPass;
+use super::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shape::{FrameShape, PaletteBuffer};
 use super::timers::GpuTimers;
@@ -32,6 +32,60 @@ use crate::types::{Mat3x4, Qvs};
 use crate::variant::PlainSpec;
 
 pub use tables::AnimationTables;
+
+/// The structs the animation's passes share with animate.wgsl.
+const SHARES: &[crate::contract::StructLayout] = {
+    use crate::contract::GpuStruct;
+    &[
+        ParamsGpu::LAYOUT,
+        Record::LAYOUT,
+        tables::TrackHeader::LAYOUT,
+    ]
+};
+
+/// The three passes of the animation, as the frame's pass list, the timers, the panel
+/// and the contracts see them.
+const fn animation_pass(
+    name: &'static str,
+    description: &'static str,
+    label: &'static str,
+    row: &'static str,
+    key: &'static str,
+) -> GpuPassSpec {
+    GpuPassSpec {
+        name,
+        description,
+        label,
+        row,
+        key,
+        runs: PassRuns::GpuAnimation,
+        kind: PassKind::Compute,
+        shader: super::shaders::Shader::Animate,
+        shares: SHARES,
+    }
+}
+
+pub const SAMPLE_PASS: GpuPassSpec = animation_pass(
+    "sample",
+    "the animation's sampling pass",
+    "animate: sample",
+    "GPU sample",
+    "gpu_sample",
+);
+pub const HIERARCHY_PASS: GpuPassSpec = animation_pass(
+    "hierarchy",
+    "the animation's hierarchy pass (a walk per character, or a pass per depth level)",
+    "animate: hierarchy",
+    "GPU hierarchy",
+    "gpu_hierarchy",
+);
+pub const PALETTE_PASS: GpuPassSpec = animation_pass(
+    "palette",
+    "the animation's palette pass",
+    "animate: palette",
+    "GPU palette",
+    "gpu_palette",
+);
 
 crate::declare_variants! {
     /// How the GPU walks the hierarchy.
@@ -133,6 +187,14 @@ struct BoundFor {
     lod: bool,
 }
 
+/// A frame's passes, prepared: characters, characters per range, the hierarchy pass's way.
+#[derive(Clone, Copy)]
+struct Prepared {
+    characters: usize,
+    per_range: usize,
+    hierarchy: GpuHierarchy,
+}
+
 /// What one frame of the GPU animation computes: the clock's reading, the blend with the
 /// second clip and the hierarchy pass's variant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -173,8 +235,8 @@ pub struct GpuAnimator {
     ranges: RangeBuffers,
     bound: Option<(BoundFor, Vec<wgpu::BindGroup>)>,
     limits: BindingLimits,
-    /// What [`Self::prepare`] made ready for [`Self::record_passes`]: characters, per range.
-    prepared: Option<(usize, usize)>,
+    /// What [`Self::prepare`] made ready for the three passes.
+    prepared: Option<Prepared>,
     /// Bytes written for the last frame: the changed records ([`Self::write_characters`])
     /// and the passes' parameters ([`Self::record`]).
     written_bytes: u64,
@@ -389,7 +451,7 @@ impl GpuAnimator {
     /// Records the three passes for the first `palettes.shape.characters` records
     /// (written by [`Self::write_characters`]) at `frame`'s clock reading, into
     /// `palettes` (laid out as a GPU skin variant's: 3×4 rows, or dual quaternions), each
-    /// pass timed by `timers` where given: [`Self::prepare`], then [`Self::record_passes`].
+    /// pass timed by `timers` where given: [`Self::prepare`], then the three `record_*`.
     pub fn record(
         &mut self,
         gpu: &GpuContext,
@@ -399,12 +461,15 @@ impl GpuAnimator {
         timers: Option<&GpuTimers>,
     ) -> Result<(), GpuAnimateError> {
         self.prepare(gpu, palettes, frame, false)?;
-        self.record_passes(encoder, frame.hierarchy, timers);
+        let mut ctx = PassContext::new(gpu, encoder, timers, palettes.shape);
+        self.record_sample(&mut ctx);
+        self.record_hierarchy(&mut ctx);
+        self.record_palette(&mut ctx);
         Ok(())
     }
 
     /// Checks the frame's inputs, fits the ranges, writes the parameters and binds the
-    /// buffers for [`Self::record_passes`]. With `lod`, the passes compute only the
+    /// buffers for the three passes (`record_sample`, `record_hierarchy`, `record_palette`). With `lod`, the passes compute only the
     /// characters the LOD pass marked due. Returns whether the buffers were bound anew
     /// (what the GPU held for the characters is then gone: a LOD frame must compute all).
     pub fn prepare(
@@ -478,56 +543,87 @@ impl GpuAnimator {
             };
             self.bound = Some((wanted, groups));
         }
-        self.prepared = Some((characters, per_range));
+        self.prepared = Some(Prepared {
+            characters,
+            per_range,
+            hierarchy: frame.hierarchy,
+        });
         Ok(!current)
     }
 
-    /// Records the three passes [`Self::prepare`] made ready (nothing if it was not
-    /// called, or failed, since the last passes).
-    pub fn record_passes(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        hierarchy: GpuHierarchy,
-        timers: Option<&GpuTimers>,
+    /// Records `spec`'s pass over every range [`Self::prepare`] made ready (nothing if it
+    /// was not called, or failed, since the palette pass), timed: `work` dispatches a
+    /// range's characters, given its live count and its bind group's parameter offset.
+    fn record_pass<'s>(
+        &'s self,
+        ctx: &mut PassContext<'_>,
+        spec: &GpuPassSpec,
+        pipeline: impl Fn(GpuHierarchy) -> &'s wgpu::ComputePipeline,
+        work: impl Fn(&mut wgpu::ComputePass<'_>, &Prepared, &[wgpu::BindGroup], usize),
     ) {
-        let Some((characters, per_range)) = self.prepared.take() else {
+        let (Some(prepared), Some((_, groups))) = (&self.prepared, &self.bound) else {
             return;
         };
-        let Some((_, groups)) = &self.bound else {
-            return;
-        };
-        let blocks = 1 + self.offsets.levels.len();
-        let o = &self.offsets;
-        let live = |r: usize| live_in_range(characters, per_range, r) as u32;
-        let offset = |r: usize, block: usize| ParamBlocks::offset(r * blocks + block);
-        let mut timed = |label: GpuPass,
-                         pipeline: &wgpu::ComputePipeline,
-                         work: &dyn Fn(&mut wgpu::ComputePass<'_>, usize)| {
-            super::timers::timed_compute_pass(encoder, timers, label, |pass| {
-                pass.set_pipeline(pipeline);
-                for (r, group) in groups.iter().enumerate() {
-                    pass.set_bind_group(0, group, &[offset(r, 0)]);
-                    work(pass, r);
-                }
-            });
-        };
-        timed(GpuPass::Sample, &self.sample, &|pass, r| {
-            dispatch(pass, live(r) * o.joints)
+        ctx.compute(spec, |pass| {
+            pass.set_pipeline(pipeline(prepared.hierarchy));
+            for (r, group) in groups.iter().enumerate() {
+                pass.set_bind_group(0, group, &[self.param_offset(r, 0)]);
+                work(pass, prepared, groups, r);
+            }
         });
-        match hierarchy {
-            GpuHierarchy::Walk => timed(GpuPass::Hierarchy, &self.walk, &|pass, r| {
-                dispatch(pass, live(r))
-            }),
-            GpuHierarchy::Levels => timed(GpuPass::Hierarchy, &self.level, &|pass, r| {
-                for (l, &(_, count)) in o.levels.iter().enumerate() {
-                    pass.set_bind_group(0, &groups[r], &[offset(r, 1 + l)]);
-                    dispatch(pass, live(r) * count);
+    }
+
+    /// The dynamic offset of range `r`'s parameter block `block` (0: sample, walk and
+    /// palette; 1 + l: depth level l).
+    fn param_offset(&self, r: usize, block: usize) -> u32 {
+        ParamBlocks::offset(r * (1 + self.offsets.levels.len()) + block)
+    }
+
+    /// The sampling pass: one invocation per character and joint.
+    pub fn record_sample(&self, ctx: &mut PassContext<'_>) {
+        let joints = self.offsets.joints;
+        self.record_pass(
+            ctx,
+            &SAMPLE_PASS,
+            |_| &self.sample,
+            |pass, p, _, r| dispatch(pass, live(p, r) * joints),
+        );
+    }
+
+    /// The hierarchy pass, the way the frame was prepared with.
+    pub fn record_hierarchy(&self, ctx: &mut PassContext<'_>) {
+        let pipeline = |h| match h {
+            GpuHierarchy::Walk => &self.walk,
+            GpuHierarchy::Levels => &self.level,
+        };
+        let levels = &self.offsets.levels;
+        self.record_pass(
+            ctx,
+            &HIERARCHY_PASS,
+            pipeline,
+            |pass, p, groups, r| match p.hierarchy {
+                GpuHierarchy::Walk => dispatch(pass, live(p, r)),
+                GpuHierarchy::Levels => {
+                    for (l, &(_, count)) in levels.iter().enumerate() {
+                        pass.set_bind_group(0, &groups[r], &[self.param_offset(r, 1 + l)]);
+                        dispatch(pass, live(p, r) * count);
+                    }
                 }
-            }),
-        }
-        timed(GpuPass::Palette, &self.palette, &|pass, r| {
-            dispatch(pass, live(r) * o.entries)
-        });
+            },
+        );
+    }
+
+    /// The palette pass (one invocation per character and palette entry), the last of
+    /// the three: the next frame prepares again.
+    pub fn record_palette(&mut self, ctx: &mut PassContext<'_>) {
+        let entries = self.offsets.entries;
+        self.record_pass(
+            ctx,
+            &PALETTE_PASS,
+            |_| &self.palette,
+            |pass, p, _, r| dispatch(pass, live(p, r) * entries),
+        );
+        self.prepared = None;
     }
 
     /// The records as the CPU last wrote them (the CPU twins' input: the LOD pass reads
@@ -763,6 +859,11 @@ fn poses_from(l: &[[f32; 12]], m: &[[f32; 12]]) -> (Vec<Qvs>, Vec<Mat3x4>) {
 
 /// Workgroups for `invocations` invocations: one row, or rows of 65,535 (the shader's
 /// `flat_index` counts across them).
+/// Range `r`'s characters in a prepared frame.
+fn live(p: &Prepared, r: usize) -> u32 {
+    live_in_range(p.characters, p.per_range, r) as u32
+}
+
 fn workgroups(invocations: u32) -> (u32, u32) {
     const MAX: u32 = 65_535;
     let groups = invocations.div_ceil(WORKGROUP);

@@ -38,6 +38,7 @@ pub(crate) use pipelines::SkinParamsGpu;
 
 use super::camera::CameraUniform;
 use super::draws::{DrawBinding, DrawList, MeshLevels};
+use super::pass::PassContext;
 use super::ranges::BindingLimits;
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
 use super::targets::DEPTH_FORMAT;
@@ -721,14 +722,11 @@ impl CrowdRenderer {
     /// passes); nothing for the others. `rig` must be the renderer's.
     pub fn record_gpu_skinning(
         &mut self,
-        gpu: &GpuContext,
-        encoder: &mut wgpu::CommandEncoder,
+        ctx: &mut PassContext<'_>,
         rig: &PreparedRig,
-        shape: FrameShape<'_>,
         due: Option<&wgpu::Buffer>,
-        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
-        let device = &gpu.device;
+        let shape = ctx.shape;
         match shape.layout.draw_path() {
             DrawPath::GpuCompute => {}
             DrawPath::GpuVertex
@@ -741,7 +739,7 @@ impl CrowdRenderer {
         }
         let limit = self.gpu_range_limit;
         let skinner = self.gpu_skinner.get_or_insert_with(|| {
-            let mut skinner = GpuSkinner::new(device, rig);
+            let mut skinner = GpuSkinner::new(&ctx.gpu.device, rig);
             skinner.limit_ranges(limit);
             skinner
         });
@@ -749,14 +747,17 @@ impl CrowdRenderer {
             buffer: &self.skinned,
             shape,
         };
-        skinner.record(
-            gpu,
-            encoder,
-            palettes,
-            self.compute_shader,
-            due,
-            timestamp_writes,
-        )
+        let shader = self.compute_shader;
+        ctx.timed(&super::skin::PASS, |gpu, encoder, query| {
+            skinner.record(
+                gpu,
+                encoder,
+                palettes,
+                shader,
+                due,
+                query.and_then(|q| q.compute_pass_timestamp_writes()),
+            )
+        })
     }
 
     /// The vertices the GPU skinned for the first `instances` instances, read back and laid

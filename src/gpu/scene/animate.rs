@@ -68,13 +68,11 @@ impl Scene {
         self.requests.last_verify = None;
     }
 
-    /// The frame animated on the GPU: the changed characters' records written, the
-    /// animation's passes and `gpu_compute`'s skinning recorded (each timed). The CPU's
-    /// part is the writing ("upload"); no CPU stage runs.
-    pub(super) fn animate_on_gpu(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<StageTimings, SceneError> {
+    /// The frame animated on the GPU: the changed characters' records written, the LOD
+    /// pass and the animation's passes prepared (the frame's pass list records them, then
+    /// `gpu_compute`'s skinning). The CPU's part is the writing ("upload"); no CPU stage
+    /// runs.
+    pub(super) fn prepare_gpu_animation(&mut self) -> Result<StageTimings, SceneError> {
         profiling::scope!("animate on the GPU");
         let n = self.sim.crowd.len();
         let layout = *self.sim.pipeline.output_layout();
@@ -160,13 +158,11 @@ impl Scene {
                 }
             }
             let wrote = gpu_lod
-                .record(
+                .prepare(
                     &self.gpu,
-                    encoder,
                     frame,
                     animator.records(),
                     &self.renderer.lod_draw_target(),
-                    Some(&self.timers),
                 )
                 .map_err(GpuAnimateError::from)?;
             self.renderer.set_draw_runs(wrote);
@@ -183,10 +179,8 @@ impl Scene {
         if let Some(trace) = &self.trace {
             trace.record(Track::Thread(0), "upload", start, start.elapsed());
         }
-        animator.record_passes(encoder, frame.hierarchy, Some(&self.timers));
-        // With LOD, only the characters its pass marked due are skinned again.
-        let due = lod_on.then(|| animator.records().clone());
-        self.record_skinning(encoder, due.as_ref())?;
+        // With LOD, only the characters its pass marks due are skinned again.
+        self.sim.lod_marks_due = lod_on;
         let mut stage_us = [0.0; Stage::COUNT];
         stage_us[Stage::Upload.index()] = upload_us;
         Ok(StageTimings {

@@ -1,8 +1,25 @@
-//! One frame's inputs and what a caller may add to it: [`Frame`] says how long the frame
-//! is and whether it draws, [`FrameExtras`] records the window's panel around the scene's
-//! passes (see [`Scene::frame`]).
+//! One frame's inputs, what a caller may add to it and what it returns: [`Frame`] says how
+//! long the frame is and whether it draws, [`FrameExtras`] records the window's panel
+//! around the scene's passes, [`FrameReport`] is what the frame did (see [`Scene::frame`]).
 
 use super::Scene;
+use crate::crowd::StageTimings;
+
+/// What a frame did, as the bench records it and the panel and sidecars show it.
+#[derive(Clone, Debug, Default)]
+pub struct FrameReport {
+    /// Its timings (also pushed into the scene's history).
+    pub timings: StageTimings,
+    /// Bytes the CPU wrote for the GPU ([`Scene::uploaded_bytes`]).
+    pub uploaded_bytes: u64,
+    /// Triangles the crowd pass drew ([`Scene::triangles_drawn`]).
+    pub triangles_drawn: u64,
+    /// Vertices skinned, and every character's every vertex ([`Scene::vertices_skinned`]).
+    pub vertices_skinned: (u64, u64),
+    /// Why a setting was not honoured this frame, or what it changed (as the panel lists
+    /// them).
+    pub notes: Vec<String>,
+}
 
 /// What a frame's `dt_secs` is, for its timings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,9 +10,10 @@
 //! pipeline, update-rate LOD, the GPU animation's state). No field is public: callers
 //! change settings and read readings.
 //! [`Scene::frame`] is the one way to run a frame, in one order: apply changed settings
-//! and advance the clocks; plan LOD, run the CPU pipeline into the upload (or the GPU's
-//! animation) and record `gpu_compute`'s skinning pass; record the shadow and crowd passes
-//! into the offscreen targets; submit, ending the frame's timing and pushing it into the
+//! and advance the clocks; plan LOD, run the CPU pipeline into the upload (or prepare the
+//! GPU's animation); record the pass list's compute passes (the GPU animation's,
+//! `gpu_compute`'s skinning), then, after the caller's panel, its draw passes (shadow and
+//! crowd) into the offscreen targets ([`passes`]); submit, ending the frame's timing and pushing it into the
 //! history; then carry out what was asked for: verify reads back the skinned buffer the
 //! frame just drew and decodes it through the output layout, a screenshot reads back the
 //! offscreen frame with a sidecar of the panel's readings. A caller adds its own part
@@ -27,12 +28,13 @@ mod error;
 mod frame;
 mod load;
 mod lod;
+pub mod passes;
 pub mod readings;
 pub mod refusals;
 pub mod settings;
 
 pub use error::SceneError;
-pub use frame::{BeforeDraws, Frame, FrameDuration, FrameExtras};
+pub use frame::{BeforeDraws, Frame, FrameDuration, FrameExtras, FrameReport};
 pub use load::{LoadProgress, LoadStatus, LoadStep, load_scene};
 
 use std::path::PathBuf;
@@ -50,13 +52,12 @@ use refusals::refusals_of;
 use super::FrameShape;
 use super::animate::GpuAnimator;
 use super::animate::lod::GpuLod;
-use super::pass::{GpuPass, PassRuns};
+use super::pass::PassKind;
 use super::readback::{read_buffer, read_texture, save_png};
 use super::timers::GpuTimers;
 use super::upload::CpuWork;
 use super::{
     CameraStart, CrowdRenderer, FrameTargets, GpuContext, OrbitCamera, Uploader, crowd_extent,
-    crowd_pass,
 };
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::budget::{self, Budget, Footprint};
@@ -189,6 +190,9 @@ struct Simulation {
     gpu_lod_key: Option<(PipelineConfig, usize)>,
     lod_motions: MotionSet,
     lod_slots: Vec<crate::crowd::lod::formats::DrawSlot>,
+    /// Whether this frame's LOD pass on the GPU marks the records due (only those
+    /// characters are then animated and skinned again).
+    lod_marks_due: bool,
 }
 
 impl Scene {
@@ -282,6 +286,7 @@ impl Scene {
                 gpu_lod: None,
                 lod_motions: MotionSet::new(),
                 lod_slots: Vec::new(),
+                lod_marks_due: false,
                 gpu_lod_key: None,
                 animated_on: AnimateDevice::Cpu,
                 clip_survey,
@@ -574,15 +579,9 @@ impl Scene {
         let drawn_indirect = self.renderer.indirect_draws();
         self.prepare_draws(None);
         let mut encoder = self.encoder();
-        crowd_pass(
-            &mut encoder,
-            &self.targets,
-            &self.renderer,
-            FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
-            None,
-            None,
-            None,
-        );
+        if let Err(e) = self.record_passes(&mut encoder, PassKind::Draw, None, false) {
+            self.notes.push(format!("the draws were not encoded: {e}"));
+        }
         drop(encoder.finish());
         let us = start.elapsed().as_secs_f64() * 1e6;
         let commands = self.renderer.draw_commands().iter().sum();
@@ -864,12 +863,13 @@ impl Scene {
     }
 
     /// Plans LOD, runs the CPU pipeline and gets the skinned stream into the GPU buffer
-    /// with the chosen upload variant (copies recorded into `encoder`), then records
-    /// `gpu_compute`'s skinning pass where it runs (timed).
+    /// with the chosen upload variant (copies recorded into `encoder`); or, with the
+    /// animation on the GPU, writes what its passes read and prepares them.
     fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<StageTimings, SceneError> {
         if self.sim.animated_on == AnimateDevice::Gpu {
-            return self.animate_on_gpu(encoder);
+            return self.prepare_gpu_animation();
         }
+        self.sim.lod_marks_due = false;
         let lod_plan_us = {
             profiling::scope!("lod plan");
             let start = Instant::now();
@@ -891,7 +891,6 @@ impl Scene {
             work,
         );
         let mut timings = timings?;
-        self.record_skinning(encoder, None)?;
         timings.lod_plan_us = lod_plan_us;
         if let Some(note) = self.uploader.note() {
             self.notes.push(note.to_string());
@@ -903,58 +902,6 @@ impl Scene {
     fn skins_in_compute_pass(&self) -> bool {
         let skin = self.sim.pipeline.config().skin;
         skin.spec().runs_on.has_compute_pass()
-    }
-
-    /// Records `gpu_compute`'s skinning pass, timed, where the running variant skins in a
-    /// compute pass: after the palettes are in place (uploaded, or written by the GPU
-    /// animation), before every draw pass. With `due` (the GPU animation's records, marked
-    /// by its LOD pass) only the characters marked due are skinned again.
-    fn record_skinning(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        due: Option<&wgpu::Buffer>,
-    ) -> Result<(), SceneError> {
-        if !self.skins_in_compute_pass() {
-            return Ok(());
-        }
-        let query = self.timers.pass(GpuPass::Compute, encoder);
-        let skinned = self.renderer.record_gpu_skinning(
-            &self.gpu,
-            encoder,
-            self.sim.pipeline.rig(),
-            FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
-            due,
-            query.compute_pass_timestamp_writes(),
-        );
-        self.timers.end(encoder, query);
-        Ok(skinned?)
-    }
-
-    /// Records the shadow pass (shadows on) and the crowd pass into the offscreen frame,
-    /// within `viewport` (x, y, w, h; the whole target where `None`), each timed.
-    fn draw(&mut self, encoder: &mut wgpu::CommandEncoder, viewport: Option<[f32; 4]>) {
-        profiling::scope!("encode");
-        self.prepare_draws(viewport);
-        let shadow = self
-            .renderer
-            .shadows()
-            .then(|| self.timers.pass(GpuPass::Shadow, encoder));
-        let render = self.timers.pass(GpuPass::Render, encoder);
-        crowd_pass(
-            encoder,
-            &self.targets,
-            &self.renderer,
-            FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
-            viewport,
-            render.render_pass_timestamp_writes(),
-            shadow
-                .as_ref()
-                .and_then(|q| q.render_pass_timestamp_writes()),
-        );
-        self.timers.end(encoder, render);
-        if let Some(query) = shadow {
-            self.timers.end(encoder, query);
-        }
     }
 
     /// The camera and instances for this frame, and the draw lists (the crowd pass's
@@ -1023,25 +970,14 @@ impl Scene {
         let submitted = Instant::now();
         timings.stage_us[Stage::Render.index()] = (submitted - encode_start).as_secs_f64() * 1e6;
         self.trace_main("encode and submit", encode_start);
-        let gpu = self.timers.end_frame(&self.gpu, self.wait_for_gpu_times);
+        self.timers.end_frame(&self.gpu, self.wait_for_gpu_times);
         if self.wait_for_gpu_times {
             timings.gpu_frame_us = Some(submitting.elapsed().as_secs_f64() * 1e6);
         }
         if let Some(trace) = &self.trace {
             trace.record_gpu_passes(submitted, self.timers.last_passes());
         }
-        // A pass that did not run this frame keeps no time (the profiler's last one).
-        let on_gpu = self.sim.animated_on == AnimateDevice::Gpu;
-        let ran = |pass: GpuPass| match pass.spec().runs {
-            PassRuns::Always => true,
-            PassRuns::Shadows => self.renderer.shadows(),
-            PassRuns::ComputeSkinning => self.skins_in_compute_pass(),
-            PassRuns::GpuAnimation => on_gpu,
-            PassRuns::GpuLod => on_gpu && (self.settings.lod.enabled || self.settings.lod.mesh),
-        };
-        for &pass in GpuPass::ALL {
-            timings.gpu_us[pass.index()] = gpu[pass.index()].filter(|_| ran(pass));
-        }
+        timings.gpu_us = self.pass_times();
         match frame_duration {
             FrameDuration::Given => timings.frame_us = frame_us,
             // Known when the next frame begins (`Scene::frame`).
@@ -1135,8 +1071,8 @@ impl Scene {
     /// timings into the history, the caller's after-submit step (the panel's actions),
     /// then the requests (verify, screenshot, LOD's error measurement). The frame lasts
     /// `frame.dt_secs` (its clips advance by that, at most 0.1 s times the speed, and the
-    /// history records it as its duration).
-    pub fn frame(&mut self, mut frame: Frame<'_>) -> Result<StageTimings, SceneError> {
+    /// history records it as its duration). Returns what the frame did ([`FrameReport`]).
+    pub fn frame(&mut self, mut frame: Frame<'_>) -> Result<FrameReport, SceneError> {
         if frame.duration == FrameDuration::SincePrevious {
             // The time since the previous frame began is that frame's duration: its
             // readings are complete from now on (the panel below shows them).
@@ -1145,13 +1081,16 @@ impl Scene {
         self.begin_frame(frame.dt_secs);
         let mut encoder = self.encoder();
         let timings = self.upload(&mut encoder)?;
+        self.record_passes(&mut encoder, PassKind::Compute, None, true)?;
         let encode_start = Instant::now();
         let extras = match frame.extras.as_deref_mut() {
             Some(extras) => extras.before_draws(self, &mut encoder),
             None => BeforeDraws::default(),
         };
         if frame.draws {
-            self.draw(&mut encoder, extras.viewport);
+            profiling::scope!("encode");
+            self.prepare_draws(extras.viewport);
+            self.record_passes(&mut encoder, PassKind::Draw, extras.viewport, true)?;
         }
         if let Some(e) = frame.extras.as_deref_mut() {
             e.after_draws(self, &mut encoder);
@@ -1172,6 +1111,12 @@ impl Scene {
         if !errors.is_empty() {
             return Err(SceneError::Validation(errors));
         }
-        Ok(timings)
+        Ok(FrameReport {
+            timings,
+            uploaded_bytes: self.uploaded_bytes(),
+            triangles_drawn: self.triangles_drawn(),
+            vertices_skinned: self.vertices_skinned(),
+            notes: self.notes.clone(),
+        })
     }
 }

@@ -13,7 +13,8 @@ use crate::crowd::lod::{LodStats, MeasuredError};
 use crate::crowd::pipeline::MemoryReport;
 use crate::crowd::timing::FrameSpan;
 use crate::crowd::{AnimateDevice, Stage, StageTimings, TimingHistory};
-use crate::gpu::pass::{GpuPass, PassRuns};
+use crate::gpu::pass::PassRuns;
+use crate::gpu::scene::passes::GpuPass;
 use crate::skin::SkinVariant;
 use crate::variant::Variant;
 
@@ -148,13 +149,13 @@ fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> 
         (label, s.name(), Source::Stage(s))
     }));
     for &pass in GpuPass::ALL {
-        let listed = match pass.spec().runs {
+        let listed = match pass.runs() {
             PassRuns::Always | PassRuns::Shadows | PassRuns::ComputeSkinning => true,
             PassRuns::GpuAnimation => on_gpu,
             PassRuns::GpuLod => on_gpu && lod,
         };
         if listed {
-            rows.push((pass.spec().row.into(), pass.spec().key, Source::Pass(pass)));
+            rows.push((pass.row().into(), pass.key(), Source::Pass(pass)));
         }
     }
     rows
