@@ -364,6 +364,12 @@ pub struct BenchArgs {
     /// `_tint` for the tints.
     #[arg(long, value_name = "file|tint", default_value = BaseColors::DEFAULT.spec().name, value_parser = variant_parser::<BaseColors>())]
     pub material: BaseColors,
+    /// The size of the image the gpu and crowd workloads draw and measure LOD's pixels in,
+    /// WIDTHxHEIGHT: what a user looks at, 1920x1080 unless asked. LOD's thresholds are in
+    /// pixels, so a smaller image puts characters at their coarse levels nearer the camera.
+    /// The report states it; its name ends in `_<W>x<H>` for another size.
+    #[arg(long, value_name = "WxH", default_value = "1920x1080", value_parser = parse_size)]
+    pub size: (u32, u32),
 }
 
 /// `skinbench pose`.

@@ -316,6 +316,7 @@ pub fn bench(
         clips,
         camera,
         material,
+        size,
     }: BenchArgs,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
@@ -371,6 +372,7 @@ pub fn bench(
         clips,
         camera,
         material,
+        size,
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;

@@ -369,6 +369,11 @@ fn bench_refuses_bad_input_and_writes_nothing() {
             vec!["bench", "--quick", "--out", out, "--instances", "0"],
             1,
         ),
+        (vec!["bench", "--quick", "--out", out, "--size", "10x10"], 2),
+        (
+            vec!["bench", "--quick", "--out", out, "--size", "1920 by 1080"],
+            2,
+        ),
         (
             vec![
                 "bench",
@@ -387,6 +392,11 @@ fn bench_refuses_bad_input_and_writes_nothing() {
     }
     let (_, _, err) = skinbench(&["bench", "--quick", "--out", out, "--workload", "everything"]);
     assert!(err.contains("hierarchy, skin, frame"), "{err}");
+    let (_, _, err) = skinbench(&["bench", "--quick", "--out", out, "--size", "10x10"]);
+    assert!(
+        err.contains("--size") && err.contains("64..=16384"),
+        "{err}"
+    );
     // Only the gpu workload takes a camera.
     let (code, _, err) = skinbench(&[
         "bench",
@@ -667,6 +677,8 @@ fn bench_crowd_workload_compares_lod_off_and_on() {
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["crowd"]["instances"], 300);
+    // Measured where users look unless asked otherwise, and not named for it.
+    assert_eq!(report["crowd"]["size"], serde_json::json!([1920, 1080]));
     let rows = report["crowd"]["rows"].as_array().unwrap();
     // Both cameras, every thread count, LOD off then on.
     assert!(rows.len() >= 4, "{rows:?}");
@@ -707,6 +719,8 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         "gpu",
         "--instances",
         "9",
+        "--size",
+        "640x360",
         "--json",
         "--out",
         dir.to_str().unwrap(),
@@ -714,6 +728,8 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(!report["gpu"]["adapter"].as_str().unwrap().is_empty());
+    // Drawn at the size asked for, which the report and its name state (below).
+    assert_eq!(report["gpu"]["size"], serde_json::json!([640, 360]));
     let rows = report["gpu"]["rows"].as_array().unwrap();
     // The best CPU configuration first, then every GPU variant (compute with each shader).
     let configs: Vec<&str> = rows.iter().map(|r| r["config"].as_str().unwrap()).collect();
@@ -769,7 +785,11 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    for end in ["_gpu_9inst.md", "_gpu_9inst.json", "_gpu_9inst_gpu.svg"] {
+    for end in [
+        "_gpu_9inst_640x360.md",
+        "_gpu_9inst_640x360.json",
+        "_gpu_9inst_640x360_gpu.svg",
+    ] {
         assert!(files.iter().any(|f| f.ends_with(end)), "{files:?}");
     }
 }

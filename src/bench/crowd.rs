@@ -34,8 +34,6 @@ use crate::variant::Variant;
 
 /// Seconds each frame advances the clocks.
 pub const FRAME_SECS: f32 = 1.0 / 60.0;
-/// The image LOD's error is measured in, pixels.
-const SIZE: (u32, u32) = (1600, 900);
 
 /// One measured configuration (medians over its frames).
 #[derive(Clone, Debug, Serialize)]
@@ -122,7 +120,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
         base_colors: ctx.options.material,
         ..Settings::headless(PipelineConfig::best_for(&rig, 1), n)
     };
-    let mut scene = ctx.scene("crowd", settings, SIZE)?;
+    let mut scene = ctx.scene("crowd", settings)?;
     // This workload measures the error itself, every eighth frame, over every character.
     scene.set_lod_measure_every_secs(None);
     let most = thread_counts.iter().copied().max().unwrap_or(1);
@@ -268,7 +266,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
         hierarchy: config.hierarchy.name(),
         skin: config.skin.name(),
         upload: upload.name(),
-        size: SIZE,
+        size: ctx.options.size,
         rows,
     })
 }

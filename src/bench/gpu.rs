@@ -155,9 +155,6 @@ pub const LOD_PX: f32 = 1.0;
 /// Characters the GPU-animated rows go up to.
 pub const MOST_GPU_ANIMATED: usize = 100_000;
 
-/// Offscreen target size, pixels.
-const SIZE: (u32, u32) = (640, 360);
-
 pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
     let gpu = ctx.gpu("gpu")?.clone();
     let rig = ctx.rig.clone();
@@ -344,7 +341,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         base_colors: ctx.options.material,
                         ..Settings::headless(c.pipeline, n)
                     };
-                    let mut scene = ctx.scene("gpu", settings, SIZE)?;
+                    let mut scene = ctx.scene("gpu", settings)?;
                     scene.set_camera(ctx.options.camera);
                     scene.set_wait_for_gpu_times(true);
                     scenes.push((
@@ -429,7 +426,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         cpu_adapter: gpu.summary.device_type.contains("Cpu"),
         threads,
         upload: upload.name(),
-        size: SIZE,
+        size: ctx.options.size,
         camera: ctx.options.camera.name(),
         material: ctx.options.material.name(),
         rows,

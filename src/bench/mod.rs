@@ -180,7 +180,12 @@ pub struct BenchOptions {
     pub camera: crate::gpu::camera::CameraStart,
     /// `--material`: what colours the drawing workloads draw the crowd in.
     pub material: crate::gpu::BaseColors,
+    /// `--size`: the image the drawing workloads draw, and LOD measures pixels in.
+    pub size: (u32, u32),
 }
+
+/// The image the drawing workloads draw unless asked otherwise: the size a user looks at.
+pub const DEFAULT_SIZE: (u32, u32) = (1920, 1080);
 
 impl Default for BenchOptions {
     fn default() -> Self {
@@ -195,6 +200,7 @@ impl Default for BenchOptions {
             clips: Default::default(),
             camera: crate::gpu::camera::CameraStart::Overview,
             material: crate::gpu::BaseColors::DEFAULT,
+            size: DEFAULT_SIZE,
         }
     }
 }
@@ -387,12 +393,21 @@ impl Context<'_> {
 
     /// A headless scene of `settings` on the adapter, drawing into a `size` image, its
     /// measurements also on the timeline where `--trace` keeps one.
+    /// A scene drawing into an image of `--size`, refused where the adapter cannot make
+    /// one that large.
     pub fn scene(
         &self,
         workload: &'static str,
         settings: crate::gpu::scene::Settings,
-        size: (u32, u32),
     ) -> Result<crate::gpu::scene::Scene, BenchError> {
+        let size = self.options.size;
+        let largest = self.gpu(workload)?.device.limits().max_texture_dimension_2d;
+        if size.0 > largest || size.1 > largest {
+            return Err(BenchError::Refused(format!(
+                "--size {}x{}: this adapter's images are at most {largest} pixels a side",
+                size.0, size.1
+            )));
+        }
         let settings = crate::gpu::scene::Settings {
             clips: self.options.clips.clone(),
             ..settings

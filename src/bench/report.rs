@@ -174,7 +174,8 @@ fn markdown_with_charts(report: &Report, charts: Option<(&str, &[&str])>) -> Str
 /// Base file name: `<date>_<cpu>_<git-sha>`, then what makes the run partial or special,
 /// so runs of one commit do not share a name: `_<workload>-<workload>` when `--workload`
 /// chose a subset, `_<n>inst` with `--instances`, `_street` for the gpu workload seen from
-/// the street camera, `_tint` for the gpu workload drawn in the tints, `_<level>-<level>` when the SIMD levels
+/// the street camera, `_tint` for the gpu workload drawn in the tints, `_<W>x<H>` for the
+/// drawing workloads at another `--size` than 1920×1080, `_<level>-<level>` when the SIMD levels
 /// measured are not just the CPU's best (`--simd-level`).
 pub fn base_name(report: &Report) -> String {
     let mut name = format!(
@@ -201,6 +202,15 @@ pub fn base_name(report: &Report) -> String {
         && gpu.material != crate::gpu::BaseColors::DEFAULT.name()
     {
         name += &format!("_{}", gpu.material);
+    }
+    // Drawn into another image than the default.
+    let size = report
+        .gpu
+        .as_ref()
+        .map(|g| g.size)
+        .or_else(|| report.crowd.as_ref().map(|c| c.size));
+    if let Some((w, h)) = size.filter(|&s| s != super::DEFAULT_SIZE) {
+        name += &format!("_{w}x{h}");
     }
     // Other rigs than the built-in reference one, and a cut, are in the name.
     if report.rig.name != "reference" {
