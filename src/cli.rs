@@ -87,8 +87,9 @@ pub struct AppArgs {
     /// (`inspect` says what the cut moves). Default: all the file has, up to eight.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=8))]
     pub max_influences: Option<u64>,
-    /// Number of characters: 1..=10000, or up to 100000 with --animate gpu.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    /// Number of characters: 1..=10000, or up to 1000000 with --animate gpu where the
+    /// GPU's memory holds them (the app says how many fit and why, where fewer do).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub instances: u64,
     /// Which clips the crowd plays: `moving` (the default: every clip except those in which
     /// no vertex moves, such as a T-pose), `all`, or clip names separated by commas (a

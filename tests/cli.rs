@@ -191,12 +191,12 @@ fn animate_gpu_is_refused_with_what_it_cannot_run_with() {
         (
             &["--instances", "20000"][..],
             1,
-            "--instances 20000: at most 10000 with --animate cpu (--animate gpu takes up to 100000)",
+            "--instances 20000: at most 10000 with --animate cpu (--animate gpu takes up to 1000000)",
         ),
         (
-            &["--animate", "gpu", "--instances", "100001"][..],
+            &["--animate", "gpu", "--instances", "1000001"][..],
             2,
-            "1..=100000",
+            "1..=1000000",
         ),
         (&["--animate", "gpus"][..], 2, "[possible values: cpu, gpu]"),
     ] {

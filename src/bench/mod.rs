@@ -238,11 +238,11 @@ impl BenchOptions {
 pub enum BenchError {
     #[error("instance count must be at least 1 (got {0})")]
     ZeroInstances(usize),
-    #[error("{0}")]
+    #[error(transparent)]
     Frame(#[from] FrameError),
-    #[error("{0}")]
+    #[error(transparent)]
     Budget(#[from] crate::crowd::budget::BudgetError),
-    #[error("{0}")]
+    #[error(transparent)]
     Simd(#[from] crate::simd::UnsupportedLevel),
     #[error("no SIMD level to measure (give at least one --simd-level)")]
     NoSimdLevel,
@@ -251,7 +251,7 @@ pub enum BenchError {
         workload: &'static str,
         reason: String,
     },
-    #[error("{0}")]
+    #[error(transparent)]
     Scene(#[from] crate::gpu::scene::SceneError),
     #[error(transparent)]
     Clips(#[from] crate::crowd::mix::ClipChoiceError),

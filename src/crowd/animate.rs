@@ -35,7 +35,7 @@ crate::declare_variants! {
         Gpu => AnimateSpec {
             name: "gpu",
             description: "compute passes sample, blend, walk the hierarchy and write the palettes where gpu_compute and gpu_vertex read them; the CPU writes 32 bytes for a character that changed and nothing for the others",
-            max_instances: 100_000,
+            max_instances: 1_000_000,
             needs_gpu_skin: true,
         },
     }
