@@ -311,7 +311,12 @@ fn decide(c: u32) -> u32 {
     }
     let level = mesh_level(visible, unbounded, px, s.flags);
     // The vertices skinned for it; a finer skin level needs what the coarser one skipped.
-    let skin_level = min(level, f.skin_level_cap);
+    // Out of view only the shadow pass draws it, at the shadows' level (without shadows
+    // nothing does: the coarsest level, the least work).
+    var skin_level = min(level, f.skin_level_cap);
+    if (!visible) {
+        skin_level = min(f.skin_level_cap, max(f.mesh_levels, 1u) - 1u);
+    }
     let previous_skin_level = (s.flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
     let reskin = skin_level < previous_skin_level;
     var flags = select(0u, VISIBLE, visible) | select(0u, UNBOUNDED, unbounded)

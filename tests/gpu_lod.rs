@@ -323,7 +323,8 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// coarser level skipped), every frame's verify (each compared character's vertices of its
 /// level against the f64 oracle at the time its pose shows) passes, kept characters were
 /// skinned again at a finer level, and fewer vertices were skinned than the crowd has. With
-/// shadows, no character skins coarser than the level the shadow pass draws it with; with
+/// shadows, no character skins coarser than the level the shadow pass draws it with; a
+/// character out of view skins at that level alone (the coarsest without shadows); with
 /// dual quaternions (eight influences on `fox_8influences`), the same at every level.
 fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> Result<(), Failed> {
     common::gpu_or_skip();
@@ -337,6 +338,7 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
     scene.camera_mut().distance *= 6.0;
     let full_vertices = rig.mesh.sorted().source().len();
     let (mut reskinned, mut coarse_skins, mut skinned, mut all) = (0usize, 0usize, 0usize, 0usize);
+    let mut unseen = 0usize;
     for step in 0..14 {
         if step >= 4 && step % 2 == 0 {
             scene.camera_mut().distance *= 0.6;
@@ -359,6 +361,23 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
             .gpu_lod_states(scene.crowd().len())
             .map_err(|e| e.to_string())?;
         let levels = rig.mesh_chain().levels();
+        // Out of view only the shadow pass draws a character: its skin level is the
+        // shadows' (the coarsest without shadows), whatever level it was last drawn at.
+        let frame = scene.gpu_lod_inputs().ok_or("no LOD frame")?.0;
+        let unseen_level = frame.skin_level_cap.min(frame.mesh_levels.max(1) - 1);
+        for (c, s) in states.iter().enumerate() {
+            if s.flags & VISIBLE == 0 {
+                unseen += 1;
+                if s.skin_level() != unseen_level {
+                    return Err(format!(
+                        "frame {step}: character {c}, out of view, has skin level {} (out of \
+                         view it takes {unseen_level})",
+                        s.skin_level()
+                    )
+                    .into());
+                }
+            }
+        }
         for s in &states {
             reskinned += (s.flags & RESKIN != 0 && s.flags & DUE == 0) as usize;
             if s.skinned() {
@@ -384,6 +403,9 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
                 return Err(format!("the shadows' level {cap} is past the chain").into());
             }
         }
+    }
+    if unseen == 0 {
+        return Err("no character was out of view from the street camera".into());
     }
     if !shadows {
         if coarse_skins == 0 {

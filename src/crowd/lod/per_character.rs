@@ -405,8 +405,14 @@ pub fn decide(
                 _ => false,
             });
     // The vertices skinned for it: its level's, or the shadows' finer level's. A finer
-    // skin level than last frame's needs the vertices the coarser one left unskinned.
-    let skin_level = level.min(f.skin_level_cap);
+    // skin level than last frame's needs the vertices the coarser one left unskinned. Out
+    // of view only the shadow pass draws it, at the shadows' level (without shadows
+    // nothing does: the coarsest level, the least work).
+    let skin_level = if visible {
+        level.min(f.skin_level_cap)
+    } else {
+        f.skin_level_cap.min(f.mesh_levels.max(1) - 1)
+    };
     let reskin = skin_level < state.skin_level();
     let mut flags = if visible { VISIBLE } else { 0 }
         | if unbounded { UNBOUNDED } else { 0 }
