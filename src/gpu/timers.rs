@@ -23,8 +23,6 @@ pub struct GpuTimers {
     profiler: GpuProfiler,
     /// The last frame's passes as `(label, start_secs, end_secs)` on the GPU's clock.
     last_passes: Vec<(&'static str, f64, f64)>,
-    /// Every label a query was opened with (the results name theirs as `String`s).
-    labels: std::sync::Mutex<Vec<&'static str>>,
     /// When each frame whose times have not come back yet was submitted, on puffin's clock.
     #[cfg(feature = "profile-with-puffin")]
     submitted_ns: std::collections::VecDeque<puffin::NanoSecond>,
@@ -50,7 +48,6 @@ impl GpuTimers {
         Ok(GpuTimers {
             profiler,
             last_passes: Vec::new(),
-            labels: Default::default(),
             #[cfg(feature = "profile-with-puffin")]
             submitted_ns: std::collections::VecDeque::new(),
         })
@@ -69,11 +66,6 @@ impl GpuTimers {
         label: &'static str,
         encoder: &mut wgpu::CommandEncoder,
     ) -> GpuProfilerQuery {
-        if let Ok(mut labels) = self.labels.lock()
-            && !labels.contains(&label)
-        {
-            labels.push(label);
-        }
         self.profiler.begin_pass_query(label, encoder)
     }
 
@@ -91,7 +83,9 @@ impl GpuTimers {
     /// the latest frame the GPU finished ([`Self::last_passes`]): with `wait`, this one,
     /// after waiting for the device; without, whatever came back (the last times known
     /// when nothing did).
-    pub fn end_frame(&mut self, gpu: &GpuContext, wait: bool) {
+    /// `labels` are every label a query may have been opened with (the results name theirs
+    /// as `String`s; the timeline keeps these).
+    pub fn end_frame(&mut self, gpu: &GpuContext, wait: bool, labels: &[&'static str]) {
         let (device, queue) = (&gpu.device, &gpu.queue);
         // The frame was just submitted: its GPU passes go on puffin's timeline from here.
         #[cfg(feature = "profile-with-puffin")]
@@ -113,7 +107,6 @@ impl GpuTimers {
             .process_finished_frame(queue.get_timestamp_period())
         {
             self.last_passes.clear();
-            let labels = self.labels.get_mut().map_or(&[][..], |l| &l[..]);
             for result in &results {
                 let label = labels.iter().find(|&&l| l == result.label);
                 if let (Some(time), Some(&label)) = (&result.time, label) {

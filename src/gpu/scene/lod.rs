@@ -107,11 +107,7 @@ impl Scene {
         let stats = self.lod_stats();
         let level_triangles: Vec<usize> = chain.levels().iter().map(|l| l.triangles()).collect();
         let at_level: Vec<usize> = stats.at_mesh_level[..level_triangles.len()].to_vec();
-        let triangles = at_level
-            .iter()
-            .zip(&level_triangles)
-            .map(|(n, t)| (*n * *t) as u64)
-            .sum();
+        let triangles = self.triangles_at_levels();
         let drawn: usize = at_level.iter().sum();
         let (skinned_vertices, full_vertices) = self.vertices_skinned();
         MeshLodReading {
@@ -193,11 +189,26 @@ impl Scene {
         }
     }
 
+    /// Triangles of the drawn characters at their mesh levels (the LOD counts), without
+    /// the reading's lists: every frame's report counts them.
+    fn triangles_at_levels(&self) -> u64 {
+        let stats = self.lod_stats();
+        self.sim
+            .pipeline
+            .rig()
+            .mesh_chain()
+            .levels()
+            .iter()
+            .zip(&stats.at_mesh_level)
+            .map(|(level, &n)| (n * level.triangles()) as u64)
+            .sum()
+    }
+
     /// Triangles the crowd pass drew in the latest frame: each drawn character at its level
     /// (from the LOD counts; on the GPU those of a recent frame), or at full detail.
     pub fn triangles_drawn(&self) -> u64 {
         if self.settings.lod.mesh {
-            return self.mesh_lod_reading().triangles;
+            return self.triangles_at_levels();
         }
         let full = self.sim.pipeline.rig().mesh_chain().levels()[0].triangles() as u64;
         let culled = if self.settings.lod.enabled {

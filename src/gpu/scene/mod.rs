@@ -970,7 +970,7 @@ impl Scene {
         let submitted = Instant::now();
         timings.stage_us[Stage::Render.index()] = (submitted - encode_start).as_secs_f64() * 1e6;
         self.trace_main("encode and submit", encode_start);
-        self.timers.end_frame(&self.gpu, self.wait_for_gpu_times);
+        self.end_pass_timers();
         if self.wait_for_gpu_times {
             timings.gpu_frame_us = Some(submitting.elapsed().as_secs_f64() * 1e6);
         }

@@ -60,6 +60,17 @@ crate::declare_variants! {
 // Every pass has a slot in a frame's timings.
 const _: () = assert!(GpuPass::COUNT <= GPU_PASS_SLOTS);
 
+/// Every pass's query label, in the list's order.
+const LABELS: [&str; GpuPass::COUNT] = {
+    let mut labels = [""; GpuPass::COUNT];
+    let mut i = 0;
+    while i < GpuPass::COUNT {
+        labels[i] = <GpuPass as Variant>::ALL[i].declared().label;
+        i += 1;
+    }
+    labels
+};
+
 impl GpuPass {
     /// What the pass declares about itself.
     pub const fn declared(self) -> GpuPassSpec {
@@ -195,6 +206,13 @@ impl Scene {
             }
         }
         Ok(())
+    }
+
+    /// Ends the frame's timestamp queries (after its submission), waiting for the GPU where
+    /// the caller asked for its times.
+    pub(super) fn end_pass_timers(&mut self) {
+        self.timers
+            .end_frame(&self.gpu, self.wait_for_gpu_times, &LABELS);
     }
 
     /// The times of the passes this frame records, from the latest frame the GPU finished
