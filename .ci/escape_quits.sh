@@ -7,10 +7,16 @@ pid=$!
 for _ in $(seq 1 60); do
     window=$(xdotool search --name "skinbench" 2>/dev/null | head -1 || true)
     [ -n "$window" ] && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+        status=0
+        wait "$pid" || status=$?
+        echo "escape_quits: the app exited (status $status) before its window opened" >&2
+        exit 1
+    fi
     sleep 1
 done
 if [ -z "${window:-}" ]; then
-    kill "$pid"
+    kill "$pid" 2>/dev/null || true
     echo "escape_quits: the window never opened" >&2
     exit 1
 fi
@@ -24,6 +30,6 @@ for _ in $(seq 1 30); do
     fi
     sleep 1
 done
-kill "$pid"
+kill "$pid" 2>/dev/null || true
 echo "escape_quits: the window was still open 30 s after Escape" >&2
 exit 1
