@@ -7,7 +7,8 @@
 // whose weight is 1). `cs_class` is specialised per class through the `INFLUENCES`
 // override (one pipeline each, one dispatch per class, so the influence loop has a
 // constant trip count and no branch on the class); `cs_all` is one shader for every
-// class (one dispatch; each invocation finds its vertex's class first). The palettes are
+// class (one dispatch; each invocation finds its vertex's class first); `cs_level` skins
+// only each listed character's level's vertices (`per_level`, below). The palettes are
 // the CPU pipeline's 3x4 matrices (three row vec4s a joint), instance after instance,
 // `palette_stride` vec4s apart; a rig with its own normal matrices keeps them
 // `normal_offset` vec4s after its position matrices. With `dual_quat` set, each joint's
@@ -49,6 +50,30 @@ struct ComputeSkinParams {
     // The uniform scale of every skinning matrix, taken out of the dual quaternions'
     // rotations and applied to the bind position (1 for rigid rigs and for 3x4 matrices).
     dual_quat_scale: f32,
+    // `cs_level` only: the level's vertices (the length of its list), where its list of
+    // sorted vertices starts in `influences`, its slot (range × levels + level: its count
+    // in `work`), and where the slot's list of characters starts in `work`.
+    level_vertices: u32,
+    level_first: u32,
+    slot: u32,
+    list_first: u32,
+    _pad_a: u32,
+    _pad_b: u32,
+    _pad_c: u32,
+};
+
+// What `cs_bucket` and `cs_args` read: the crowd's size and split, and whether the
+// records say who is skinned at which level.
+struct SkinBucketParams {
+    characters: u32,
+    // Characters per range: a character's range is its index / per_range.
+    per_range: u32,
+    // Levels of the mesh's chain (at least 1); slots are range × levels + level.
+    levels: u32,
+    // 1: the records' skin word decides (LOD on the GPU); 0: every character at level 0.
+    lod: u32,
+    // Ranges × levels.
+    slots: u32,
     _pad_a: u32,
     _pad_b: u32,
     _pad_c: u32,
@@ -100,6 +125,69 @@ override fn skinbench::skinning::palette_row(at: u32) -> vec4<f32> {
 }
 
 override INFLUENCES: u32 = 4u;
+
+// The per-level dispatch (`per_level`): `cs_bucket` sorts the characters skinned this
+// frame into one list per slot (range and level), `cs_args` turns each slot's count into
+// the workgroups of an indirect dispatch, and `cs_level`, once per slot, skins each listed
+// character's level's vertices: one invocation per vertex skinned, not per vertex of the
+// mesh. The lists' order follows the atomics; what each character's vertices become does
+// not depend on it.
+//
+// `work`: the slots' counts (`slots` words), then each slot's list of characters (their
+// index within the range), `per_range` words apart.
+@group(0) @binding(5) var<storage, read_write> work_atomic: array<atomic<u32>>;
+// The slots' indirect dispatch arguments (three words each), then each level's vertex
+// count (written once by the CPU).
+@group(0) @binding(6) var<storage, read_write> args: array<u32>;
+@group(0) @binding(7) var<uniform> bucket: SkinBucketParams;
+// `work` again, read-only, for `cs_level`.
+@group(0) @binding(8) var<storage, read> work: array<u32>;
+
+// The most workgroups a dispatch may have in one dimension (every adapter's limit).
+const MAX_GROUPS: u32 = 65535u;
+
+@compute @workgroup_size(WORKGROUP)
+fn cs_bucket(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let character = id.x + id.y * groups.x * WORKGROUP;
+    if (character >= bucket.characters) {
+        return;
+    }
+    var level = 0u;
+    if (bucket.lod != 0u) {
+        let word = records[character * 8u + 7u];
+        if ((word & RECORD_SKIN) == 0u) {
+            return;
+        }
+        level = min(word >> RECORD_SKIN_LEVEL_SHIFT, bucket.levels - 1u);
+    }
+    let range = character / bucket.per_range;
+    let slot = range * bucket.levels + level;
+    let at = atomicAdd(&work_atomic[slot], 1u);
+    atomicStore(
+        &work_atomic[bucket.slots + slot * bucket.per_range + at],
+        character - range * bucket.per_range,
+    );
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = id.x;
+    if (slot >= bucket.slots) {
+        return;
+    }
+    let level = slot % bucket.levels;
+    let invocations = atomicLoad(&work_atomic[slot]) * args[3u * bucket.slots + level];
+    let workgroups = (invocations + WORKGROUP - 1u) / WORKGROUP;
+    // Rows of at most MAX_GROUPS, as even as they come: at most `rows - 1` workgroups
+    // more than needed.
+    let rows = max((workgroups + MAX_GROUPS - 1u) / MAX_GROUPS, 1u);
+    args[3u * slot] = (workgroups + rows - 1u) / rows;
+    args[3u * slot + 1u] = rows;
+    args[3u * slot + 2u] = 1u;
+}
 
 // The direction as unorm 10:10:10:2 (`types::pack_normal`): q = round(511 c + 512) per
 // unit component, in 1..=1023.
@@ -165,4 +253,29 @@ fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = params.classes[k - 1u];
     let i = v - c.first_vertex;
     skin_vertex(id.y, v, k, c.first_joint + i * k, c.first_weight + i * k);
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn cs_level(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let t = (group.y * groups.x + group.x) * WORKGROUP + lane;
+    let n = params.level_vertices;
+    if (t >= work[params.slot] * n) {
+        return;
+    }
+    let listed = t / n;
+    let instance = work[params.list_first + listed];
+    let v = influences[params.level_first + (t - listed * n)];
+    var k = 1u;
+    for (var c = 0u; c < 7u; c = c + 1u) {
+        if (v >= params.classes[c].first_vertex + params.classes[c].count) {
+            k = c + 2u;
+        }
+    }
+    let c = params.classes[k - 1u];
+    let i = v - c.first_vertex;
+    skin_vertex(instance, v, k, c.first_joint + i * k, c.first_weight + i * k);
 }

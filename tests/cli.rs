@@ -738,8 +738,11 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         "gpu_vertex",
         "gpu_compute (per_class)",
         "gpu_compute (all_classes)",
-        "gpu_compute (per_class), animated on the GPU (walk)",
-        "gpu_compute (per_class), animated on the GPU (levels)",
+        "gpu_compute (per_level)",
+        "gpu_compute (per_level), animated on the GPU (walk)",
+        "gpu_compute (per_level), animated on the GPU (levels)",
+        "gpu_compute (per_class), animated on the GPU (walk), LOD 1 px, mesh LOD",
+        "gpu_compute (per_level), animated on the GPU (walk), LOD 1 px, mesh LOD",
         "gpu_vertex, animated on the GPU (walk)",
     ] {
         assert!(configs.contains(&wanted), "{wanted} missing: {configs:?}");

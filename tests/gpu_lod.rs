@@ -29,6 +29,8 @@ use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
+use skinbench::gpu::skin::ComputeShader;
+use skinbench::gpu::skin_levels::{LevelLists, bucket_characters};
 use skinbench::gpu::{
     CameraStart, FrameShape, OrbitCamera, PassContext, UploadVariant, crowd_extent,
 };
@@ -326,7 +328,12 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// shadows, no character skins coarser than the level the shadow pass draws it with; a
 /// character out of view skins at that level alone (the coarsest without shadows); with
 /// dual quaternions (eight influences on `fox_8influences`), the same at every level.
-fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> Result<(), Failed> {
+fn skinned_levels(
+    rig: &Arc<PreparedRig>,
+    shadows: bool,
+    method: SkinMethod,
+    shader: ComputeShader,
+) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 || SkinVariant::GpuCompute.refusal(method, rig).is_some()
     {
@@ -335,6 +342,8 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
     scene.settings_mut().shadows = shadows;
     scene.settings_mut().pipeline.method = method;
+    scene.settings_mut().compute_shader = shader;
+    let mut lists_compared = 0;
     scene.camera_mut().distance *= 6.0;
     let full_vertices = rig.mesh.sorted().source().len();
     let (mut reskinned, mut coarse_skins, mut skinned, mut all) = (0usize, 0usize, 0usize, 0usize);
@@ -361,6 +370,29 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
             .gpu_lod_states(scene.crowd().len())
             .map_err(|e| e.to_string())?;
         let levels = rig.mesh_chain().levels();
+        // `per_level`'s lists of characters per range and level, as the CPU twin makes
+        // them from the records the LOD pass wrote.
+        if shader == ComputeShader::PerLevel {
+            let LevelLists { layout, lists } = scene
+                .renderer()
+                .read_gpu_level_lists(scene.gpu())
+                .map_err(|e| e.to_string())?
+                .ok_or("per_level skinned without its lists")?;
+            let words: Vec<u32> = states.iter().map(|s| s.record_due_word()).collect();
+            let twin = bucket_characters(&layout, states.len(), Some(&words));
+            if let Some(slot) = (0..layout.slots()).find(|&slot| lists[slot] != twin[slot]) {
+                return Err(format!(
+                    "frame {step}: slot {slot} (range {}, level {}) lists characters {:?} on \
+                     the GPU, {:?} in the CPU twin",
+                    slot / layout.levels(),
+                    slot % layout.levels(),
+                    lists[slot],
+                    twin[slot]
+                )
+                .into());
+            }
+            lists_compared += 1;
+        }
         // Out of view only the shadow pass draws a character: its skin level is the
         // shadows' (the coarsest without shadows), whatever level it was last drawn at.
         let frame = scene.gpu_lod_inputs().ok_or("no LOD frame")?.0;
@@ -406,6 +438,9 @@ fn skinned_levels(rig: &Arc<PreparedRig>, shadows: bool, method: SkinMethod) -> 
     }
     if unseen == 0 {
         return Err("no character was out of view from the street camera".into());
+    }
+    if shader == ComputeShader::PerLevel && lists_compared == 0 {
+        return Err("no frame's lists were compared".into());
     }
     if !shadows {
         if coarse_skins == 0 {
@@ -912,14 +947,20 @@ fn main() {
             format!("decisions_mesh_lod/{name}"),
             move || decisions(&r, true),
         ));
+        for &shader in ComputeShader::ALL {
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("skinned_levels/{name}/{}", shader.name()),
+                move || skinned_levels(&r, false, SkinMethod::Linear, shader),
+            ));
+        }
         for (case, shadows, method) in [
-            ("skinned_levels", false, SkinMethod::Linear),
             ("skinned_levels_shadows", true, SkinMethod::Linear),
             ("skinned_levels_dual_quat", false, SkinMethod::DualQuat),
         ] {
             let r = rig.clone();
             trials.push(common::trial(format!("{case}/{name}"), move || {
-                skinned_levels(&r, shadows, method)
+                skinned_levels(&r, shadows, method, ComputeShader::PerLevel)
             }));
         }
         let r = rig.clone();

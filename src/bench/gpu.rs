@@ -39,7 +39,7 @@ pub const FRAME_SECS: f32 = 1.0 / 60.0;
 #[derive(Clone, Debug, Serialize)]
 pub struct GpuRow {
     /// `best CPU (hierarchy / skin)`, `gpu_vertex`, `gpu_compute (per_class)`,
-    /// `gpu_compute (per_class), animated on the GPU (walk)`, ...
+    /// `gpu_compute (per_level), animated on the GPU (walk)`, ...
     pub config: String,
     pub skin: &'static str,
     /// Where sampling, blend, hierarchy and palettes ran.
@@ -76,6 +76,9 @@ pub struct GpuRow {
     /// Vertices skinned a frame (median; `Scene::vertices_skinned`: with the LOD pass on
     /// the GPU, `gpu_compute` skins each recomputed character at its level).
     pub vertices_skinned: f64,
+    /// Invocations `gpu_compute`'s skinning pass launched a frame (median;
+    /// `Scene::skin_invocations`; 0 on the other paths).
+    pub skin_invocations: f64,
     /// Bytes the CPU wrote for the GPU each frame (vertices, palettes, or with the
     /// animation on the GPU the changed records and the passes' parameters; median).
     pub uploaded_bytes: u64,
@@ -215,12 +218,13 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             lod: true,
             ..on_gpu(name, GpuHierarchy::DEFAULT)
         };
-        let with_mesh_lod = |name: String| GpuConfig {
+        let with_mesh_lod = |name: String, shader: ComputeShader| GpuConfig {
             name: format!(
                 "{name}, animated on the GPU ({}), LOD {LOD_PX} px, mesh LOD",
                 GpuHierarchy::DEFAULT.name()
             ),
             mesh_lod: true,
+            shader,
             ..with_lod(name)
         };
         match skin.spec().runs_on {
@@ -229,7 +233,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 configs.push(plain(skin.name().into(), config, ComputeShader::DEFAULT));
                 animated.push(on_gpu(skin.name().into(), GpuHierarchy::DEFAULT));
                 animated.push(with_lod(skin.name().into()));
-                animated.push(with_mesh_lod(skin.name().into()));
+                animated.push(with_mesh_lod(skin.name().into(), ComputeShader::DEFAULT));
             }
             SkinDevice::GpuCompute => {
                 for &shader in ComputeShader::ALL {
@@ -243,8 +247,12 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 for &hierarchy in GpuHierarchy::ALL {
                     animated.push(on_gpu(name.clone(), hierarchy));
                 }
-                animated.push(with_lod(name.clone()));
-                animated.push(with_mesh_lod(name));
+                animated.push(with_lod(name));
+                // With mesh levels each shader skins (or skips) differently: every one.
+                for &shader in ComputeShader::ALL {
+                    let name = format!("{} ({})", skin.name(), shader.name());
+                    animated.push(with_mesh_lod(name, shader));
+                }
             }
         }
     }
@@ -352,12 +360,15 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         Vec::new(),
                         Vec::new(),
                         Vec::new(),
+                        Vec::new(),
                     ));
                 }
                 let rounds = warmup + frames;
                 for round in 0..rounds {
                     let round_start = std::time::Instant::now();
-                    for (c, scene, samples, uploaded, lod, triangles, skinned) in &mut scenes {
+                    for (c, scene, samples, uploaded, lod, triangles, skinned, invocations) in
+                        &mut scenes
+                    {
                         let report = if draws {
                             scene.frame(Frame::headless(FRAME_SECS))?
                         } else {
@@ -368,6 +379,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                             uploaded.push(report.uploaded_bytes as f64);
                             triangles.push(report.triangles_drawn as f64);
                             skinned.push(report.vertices_skinned.0 as f64);
+                            invocations.push(report.skin_invocations as f64);
                             // Read after the frame was measured (the bench waited for it).
                             if c.lod {
                                 lod.push(scene.gpu_lod_counts().map_err(|e| {
@@ -388,7 +400,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         ctx.progress(&line);
                     }
                 }
-                for (c, scene, samples, uploaded, lod, triangles, skinned) in &scenes {
+                for (c, scene, samples, uploaded, lod, triangles, skinned, invocations) in &scenes {
                     if scene.settings().animate != c.animate {
                         return Err(BenchError::Refused(format!(
                             "{}: the scene did not animate on the {}: {}",
@@ -401,6 +413,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     r.mesh_lod = c.mesh_lod;
                     r.triangles = median(triangles.clone());
                     r.vertices_skinned = median(skinned.clone());
+                    r.skin_invocations = median(invocations.clone());
                     if c.lod {
                         r.lod = true;
                         r.lod_updated =
@@ -470,6 +483,7 @@ fn row(
         mesh_lod: false,
         triangles: 0.0,
         vertices_skinned: 0.0,
+        skin_invocations: 0.0,
         uploaded_bytes: median(uploaded.to_vec()) as u64,
         cpu_ratio_to_best_cpu: 0.0,
     }
@@ -591,6 +605,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         ("culled", Right),
         ("triangles", Right),
         ("skinned", Right),
+        ("invocations", Right),
     ]);
     for r in &section.rows {
         work.row(row_key(r).into_iter().chain([
@@ -598,6 +613,11 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             opt(r.lod_culled),
             format!("{:.3} M", r.triangles / 1e6),
             format!("{:.3} M", r.vertices_skinned / 1e6),
+            if r.skin_invocations > 0.0 {
+                format!("{:.3} M", r.skin_invocations / 1e6)
+            } else {
+                "–".into()
+            },
         ]));
     }
     work.write(s);
@@ -606,7 +626,10 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            (mesh LOD: each character at its level). skinned = vertices skinned, millions (the \
            CPU variants and `gpu_compute`: each recomputed character once, `gpu_compute` with \
            LOD on the GPU at its level; `gpu_vertex`: every vertex each pass draws, so more \
-           than every vertex once).\n\n";
+           than every vertex once). invocations = what `gpu_compute`'s skinning pass \
+           launched, millions: the class shaders one per vertex of every character, skipping \
+           those a character's level does not use; `per_level` one per vertex skinned, plus \
+           one per character to sort them by level.\n\n";
 }
 
 /// Configurations measured side by side: one instance count, shadows off or on.

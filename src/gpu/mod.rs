@@ -26,6 +26,7 @@ pub mod scene;
 pub mod shaders;
 pub mod shape;
 pub mod skin;
+pub mod skin_levels;
 pub mod targets;
 pub mod timers;
 pub mod upload;

@@ -9,10 +9,12 @@
 //! ranges that fit the device's storage-binding and buffer-size limits and its 65,535
 //! workgroups per dimension (10,000 instances of the built-in rig are 477 MB of output,
 //! several times wgpu's default 128 MiB binding): each range has its own output buffer and
-//! its own dispatches, so no instance count is refused. Two shaders do the same work
+//! its own dispatches, so no instance count is refused. Three shaders do the same work
 //! ([`ComputeShader`]): one pipeline per influence class, specialised by a WGSL override
 //! so its influence loop has a constant trip count (the sorted loops of "Skinning it to 11", on the GPU),
-//! or one pipeline for every class.
+//! or one pipeline for every class — both launch every vertex of every character and skip
+//! the ones its mesh level does not use — or the per-level dispatch
+//! ([`super::skin_levels`]), which launches only the vertices of each character's level.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -38,6 +40,8 @@ pub enum GpuSkinError {
     NotBound,
     #[error("{asked} instances asked for; the GPU skinned {skinned}")]
     Short { asked: usize, skinned: usize },
+    #[error("the GPU's lists of characters per level hold a count past their range")]
+    BadLevelLists,
     #[error(transparent)]
     Readback(#[from] super::readback::ReadbackError),
 }
@@ -53,16 +57,23 @@ crate::declare_variants! {
             name: "all_classes",
             description: "one pipeline for every class: one dispatch, each invocation finds its vertex's class and loops over its influences",
         },
+        PerLevel => PlainSpec {
+            name: "per_level",
+            description: "only each skinned character's level's vertices: the GPU lists the characters per level, then one indirect dispatch per level walks that level's vertices (adapters without indirect dispatch use all_classes)",
+        },
     }
 }
 
 impl ComputeShader {
-    pub const DEFAULT: Self = Self::PerClass;
+    /// `per_level`: with mesh levels it launches about the vertices skinned (the class
+    /// shaders launch every vertex of every character), and without them the same work.
+    pub const DEFAULT: Self = Self::PerLevel;
 }
 
 use super::pass::{GpuPassSpec, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shaders::WORKGROUP;
+use super::skin_levels::{LevelLists, WorkLayout, level_vertex_lists};
 use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
 
 crate::gpu_struct! {
@@ -92,6 +103,13 @@ crate::gpu_struct! {
         lod: u32,
         /// With dual quaternions, the rig's uniform skinning scale (`skin::method`).
         dual_quat_scale: f32,
+        /// `per_level` only: the level's vertices, where its vertex list starts in the
+        /// mesh's words, its slot and where the slot's characters start in the work
+        /// buffer ([`WorkLayout`]).
+        level_vertices: u32,
+        level_first: u32,
+        slot: u32,
+        list_first: u32,
         _pad_a: u32,
         _pad_b: u32,
         _pad_c: u32,
@@ -111,17 +129,28 @@ pub const PASS: GpuPassSpec = GpuPassSpec {
     shader: super::shaders::Shader::Skin,
     shares: {
         use crate::contract::GpuStruct;
-        &[ParamsGpu::LAYOUT, ClassGpu::LAYOUT]
+        &[
+            ParamsGpu::LAYOUT,
+            ClassGpu::LAYOUT,
+            super::skin_levels::BucketParamsGpu::LAYOUT,
+        ]
     },
 };
 
-const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 176);
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 192);
 
 /// The compute skinning of one rig (see the module docs).
 pub struct GpuSkinner {
     per_class: Vec<wgpu::ComputePipeline>,
     all_classes: wgpu::ComputePipeline,
     bind_layout: wgpu::BindGroupLayout,
+    /// `per_level`'s three pipelines and two layouts, where the adapter has indirect
+    /// dispatch ([`LevelPipelines`]).
+    per_level: Option<LevelPipelines>,
+    /// Each level's vertex count, and where its list of sorted vertices starts in the
+    /// mesh's words.
+    level_vertices: Vec<u32>,
+    level_first: Vec<u32>,
     mesh: wgpu::Buffer,
     no_records: wgpu::Buffer,
     /// Each range's parameters.
@@ -142,6 +171,25 @@ pub struct GpuSkinner {
     bound: Option<Bound>,
 }
 
+struct LevelPipelines {
+    bucket: wgpu::ComputePipeline,
+    args: wgpu::ComputePipeline,
+    level: wgpu::ComputePipeline,
+    bucket_layout: wgpu::BindGroupLayout,
+    level_layout: wgpu::BindGroupLayout,
+    bucket_params: wgpu::Buffer,
+}
+
+/// `per_level`'s buffers and bind groups for one crowd size and split.
+struct LevelBound {
+    layout: WorkLayout,
+    work: wgpu::Buffer,
+    args: wgpu::Buffer,
+    bucket_group: wgpu::BindGroup,
+    /// One per range.
+    level_groups: Vec<wgpu::BindGroup>,
+}
+
 struct Bound {
     palettes: wgpu::Buffer,
     instances: usize,
@@ -151,6 +199,8 @@ struct Bound {
     /// The records whose `due` word decides which instances are skinned (LOD on the GPU).
     due: Option<wgpu::Buffer>,
     groups: Vec<wgpu::BindGroup>,
+    /// `per_level`'s, where it was bound.
+    per_level: Option<LevelBound>,
 }
 
 /// The skin variants this adapter cannot run, each with the reason (greyed in the panel,
@@ -204,10 +254,192 @@ pub fn compute_refusal(
     None
 }
 
+/// A bind-group layout entry for compute: a buffer at `binding` of type `ty`.
+fn compute_entry(
+    binding: u32,
+    ty: wgpu::BufferBindingType,
+    has_dynamic_offset: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+impl LevelPipelines {
+    fn new(device: &wgpu::Device, shader: &wgpu::ShaderModule) -> Self {
+        use wgpu::BufferBindingType::{Storage, Uniform};
+        let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
+            let bind = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(label),
+                entries,
+            });
+            let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &[Some(&bind)],
+                immediate_size: 0,
+            });
+            (bind, pipeline)
+        };
+        // The bindings skin.wgsl gives each entry point: the bucket and argument
+        // dispatches write the work and argument buffers; the level dispatch reads the
+        // work buffer and writes the skinned output.
+        let (bucket_layout, bucket_pipeline_layout) = layout(
+            "skin: bucket by level",
+            &[
+                compute_entry(2, Storage { read_only: true }, false),
+                compute_entry(5, Storage { read_only: false }, false),
+                compute_entry(6, Storage { read_only: false }, false),
+                compute_entry(7, Uniform, false),
+            ],
+        );
+        let (level_layout, level_pipeline_layout) = layout(
+            "skin: one level",
+            &[
+                compute_entry(0, Uniform, true),
+                compute_entry(1, Storage { read_only: true }, false),
+                compute_entry(3, Storage { read_only: true }, false),
+                compute_entry(4, Storage { read_only: false }, false),
+                compute_entry(8, Storage { read_only: true }, false),
+            ],
+        );
+        let pipeline = |label: &str, layout: &wgpu::PipelineLayout, entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                module: shader,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        LevelPipelines {
+            bucket: pipeline(
+                "skin: bucket by level",
+                &bucket_pipeline_layout,
+                "cs_bucket",
+            ),
+            args: pipeline("skin: level dispatches", &bucket_pipeline_layout, "cs_args"),
+            level: pipeline("skin: one level", &level_pipeline_layout, "cs_level"),
+            bucket_layout,
+            level_layout,
+            bucket_params: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("skin: bucket parameters"),
+                size: std::mem::size_of::<super::skin_levels::BucketParamsGpu>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+        }
+    }
+
+    /// The work and argument buffers for `layout`, their parameters written (each level's
+    /// vertex count after the arguments), and the bucket dispatches' bind group.
+    fn make_work(
+        &self,
+        gpu: &GpuContext,
+        layout: &WorkLayout,
+        characters: usize,
+        records: &wgpu::Buffer,
+        lod: bool,
+        level_vertices: &[u32],
+    ) -> (wgpu::Buffer, wgpu::Buffer, wgpu::BindGroup) {
+        let device = &gpu.device;
+        // COPY_DST: the counts are cleared each frame; COPY_SRC: the tests read it back.
+        let work = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skin: characters per level"),
+            size: layout.work_bytes(),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let args = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skin: level dispatches"),
+            size: layout.args_bytes(),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut tail = vec![0u32; layout.levels()];
+        for (t, &n) in tail.iter_mut().zip(level_vertices) {
+            *t = n;
+        }
+        gpu.queue.write_buffer(
+            &args,
+            12 * layout.slots() as u64,
+            bytemuck::cast_slice(&tail),
+        );
+        gpu.queue.write_buffer(
+            &self.bucket_params,
+            0,
+            bytemuck::bytes_of(&layout.params(characters, lod)),
+        );
+        let bucket_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("skin: bucket by level"),
+            layout: &self.bucket_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: records.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: work.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: args.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 7,
+                    resource: self.bucket_params.as_entire_binding(),
+                },
+            ],
+        });
+        (work, args, bucket_group)
+    }
+}
+
+/// Records `per_level`'s dispatches: the characters into their slots' lists, each slot's
+/// indirect arguments, then one indirect dispatch per slot.
+fn record_per_level(
+    pass: &mut wgpu::ComputePass<'_>,
+    pipelines: &LevelPipelines,
+    level: &LevelBound,
+    characters: usize,
+) {
+    const MAX_GROUPS: u32 = 65_535;
+    let groups = (characters as u32).div_ceil(WORKGROUP);
+    let rows = groups.div_ceil(MAX_GROUPS).max(1);
+    pass.set_pipeline(&pipelines.bucket);
+    pass.set_bind_group(0, &level.bucket_group, &[]);
+    pass.dispatch_workgroups(groups.div_ceil(rows), rows, 1);
+    pass.set_pipeline(&pipelines.args);
+    pass.dispatch_workgroups((level.layout.slots() as u32).div_ceil(WORKGROUP), 1, 1);
+    pass.set_pipeline(&pipelines.level);
+    for (r, group) in level.level_groups.iter().enumerate() {
+        for l in 0..level.layout.levels() {
+            let slot = level.layout.slot(r, l);
+            pass.set_bind_group(0, group, &[ParamBlocks::offset(slot)]);
+            pass.dispatch_workgroups_indirect(&level.args, 12 * slot as u64);
+        }
+    }
+}
+
 impl GpuSkinner {
-    /// Uploads `rig`'s influence-sorted mesh and builds both shaders' pipelines.
-    pub fn new(device: &wgpu::Device, rig: &PreparedRig) -> Self {
+    /// Uploads `rig`'s influence-sorted mesh and its levels' vertex lists, and builds the
+    /// shaders' pipelines (`per_level`'s where the adapter has indirect dispatch).
+    pub fn new(gpu: &GpuContext, rig: &PreparedRig) -> Self {
         use wgpu::util::DeviceExt;
+        let device = &gpu.device;
         let mesh = rig.mesh.sorted();
         let source: Vec<[f32; 4]> = mesh
             .source()
@@ -226,6 +458,13 @@ impl GpuSkinner {
         let joints_at = words.len();
         words.extend(mesh.joints().iter().map(|&j| j as u32));
         words.extend(mesh.weights().iter().map(|w| w.to_bits()));
+        // Each level's list of the sorted vertices it skins (`per_level`).
+        let (mut level_first, mut level_vertices) = (Vec::new(), Vec::new());
+        for list in level_vertex_lists(&deepest, rig.mesh_chain().levels().len()) {
+            level_first.push(words.len() as u32);
+            level_vertices.push(list.len() as u32);
+            words.extend(list);
+        }
         // A binding may not be empty.
         words.push(0);
         let mut classes = [ClassGpu::default(); MAX_INFLUENCES];
@@ -289,10 +528,19 @@ impl GpuSkinner {
             })
             .collect();
         let all_classes = pipeline("skin: all classes", "cs_all", &[]);
+        let indirect = gpu
+            .adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
+        let per_level = indirect.then(|| LevelPipelines::new(device, &shader));
         GpuSkinner {
             per_class,
             all_classes,
             bind_layout,
+            per_level,
+            level_vertices,
+            level_first,
             mesh: mesh_buffer,
             no_records,
             params: ParamBlocks::new(device, "skin: parameters per range", 4),
@@ -335,6 +583,59 @@ impl GpuSkinner {
         self.bound = None;
     }
 
+    /// The shader that skins when `shader` is asked for: `per_level` where the adapter
+    /// can dispatch indirectly, `all_classes` otherwise (as its description says).
+    pub fn recorded_shader(&self, shader: ComputeShader) -> ComputeShader {
+        match (shader, &self.per_level) {
+            (ComputeShader::PerLevel, None) => ComputeShader::AllClasses,
+            (shader, _) => shader,
+        }
+    }
+
+    /// Invocations the skinning pass launches for `characters` characters with `shader`:
+    /// the class and all-class shaders launch every vertex of every character (skipping
+    /// those a character's level does not use); `per_level` one a character to list it,
+    /// one a slot for its arguments, then each level's listed characters times its
+    /// vertices, each dispatch rounded up to whole workgroups. `skinned_at_level`: the
+    /// characters skinned at each level this frame, where the LOD pass marks them (`None`:
+    /// every character at level 0).
+    pub fn invocations(
+        &self,
+        shader: ComputeShader,
+        characters: usize,
+        skinned_at_level: Option<&[usize]>,
+    ) -> u64 {
+        let workgroup = u64::from(WORKGROUP);
+        let whole = |n: u64| n.div_ceil(workgroup) * workgroup;
+        let n = characters as u64;
+        match self.recorded_shader(shader) {
+            ComputeShader::PerClass => {
+                n * self
+                    .classes
+                    .iter()
+                    .map(|c| whole(u64::from(c.count)))
+                    .sum::<u64>()
+            }
+            ComputeShader::AllClasses => n * whole(u64::from(self.vertex_count)),
+            ComputeShader::PerLevel => {
+                let slots = self
+                    .bound
+                    .as_ref()
+                    .and_then(|b| b.per_level.as_ref())
+                    .map_or(self.level_vertices.len(), |l| l.layout.slots());
+                let skins: u64 = match skinned_at_level {
+                    Some(counts) => counts
+                        .iter()
+                        .zip(&self.level_vertices)
+                        .map(|(&c, &v)| whole(c as u64 * u64::from(v)))
+                        .sum(),
+                    None => whole(n * u64::from(self.level_vertices.first().copied().unwrap_or(0))),
+                };
+                whole(n) + whole(slots as u64) + skins
+            }
+        }
+    }
+
     /// Bytes of GPU memory the skinned output takes now.
     pub fn output_bytes(&self) -> u64 {
         self.ranges.bytes()
@@ -374,26 +675,41 @@ impl GpuSkinner {
         }
         let per_range = self.range_instances(upload, &skinned);
         self.fit_ranges(device, &skinned, instances, per_range);
+        let shader = self.recorded_shader(shader);
+        let per_level = shader == ComputeShader::PerLevel;
         let current = self.bound.as_ref().is_some_and(|b| {
             b.palettes == *palettes_buffer
                 && b.instances == instances
                 && b.upload_stride == upload.instance_stride()
                 && b.upload_format == upload.format()
                 && b.due.as_ref() == due
+                && b.per_level.is_some() == per_level
         });
         if !current {
-            self.bind(gpu, palettes, &skinned, per_range, due);
+            self.bind(gpu, palettes, &skinned, per_range, due, per_level);
         }
         let Some(bound) = &self.bound else {
             return Err(GpuSkinError::NotBound);
         };
+        if let (Some(level), Some(pipelines)) = (&bound.per_level, &self.per_level) {
+            // The counts start at zero each frame; the lists are written up to them.
+            encoder.clear_buffer(&level.work, 0, Some(4 * level.layout.slots() as u64));
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("skin"),
+                timestamp_writes,
+            });
+            record_per_level(&mut pass, pipelines, level, instances);
+            return Ok(());
+        }
+        let levels = self.level_vertices.len().max(1);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("skin"),
             timestamp_writes,
         });
         for (r, bind_group) in bound.groups.iter().enumerate() {
             let live = live_in_range(instances, per_range, r) as u32;
-            pass.set_bind_group(0, bind_group, &[ParamBlocks::offset(r)]);
+            // Each range's level-0 block (the blocks are range × levels + level).
+            pass.set_bind_group(0, bind_group, &[ParamBlocks::offset(r * levels)]);
             match shader {
                 ComputeShader::PerClass => {
                     for (c, class) in self.classes.iter().enumerate() {
@@ -403,7 +719,7 @@ impl GpuSkinner {
                         }
                     }
                 }
-                ComputeShader::AllClasses => {
+                ComputeShader::AllClasses | ComputeShader::PerLevel => {
                     if self.vertex_count > 0 {
                         pass.set_pipeline(&self.all_classes);
                         pass.dispatch_workgroups(self.vertex_count.div_ceil(WORKGROUP), live, 1);
@@ -423,6 +739,7 @@ impl GpuSkinner {
         skinned: &OutputLayout,
         per_range: usize,
         due: Option<&wgpu::Buffer>,
+        per_level: bool,
     ) {
         let FrameShape {
             layout: upload,
@@ -431,9 +748,12 @@ impl GpuSkinner {
         let palettes = palettes.buffer;
         let (device, queue) = (&gpu.device, &gpu.queue);
         let range_count = instances.div_ceil(per_range);
-        self.params.reserve(device, range_count);
-        ParamBlocks::clear_scratch(&mut self.scratch, range_count);
-        for r in 0..range_count {
+        let work = WorkLayout::new(instances, per_range, self.level_vertices.len());
+        let levels = work.levels();
+        self.params.reserve(device, work.slots());
+        ParamBlocks::clear_scratch(&mut self.scratch, work.slots());
+        for slot in 0..work.slots() {
+            let (r, level) = (slot / levels, slot % levels);
             let live = live_in_range(instances, per_range, r);
             let params = ParamsGpu {
                 classes: self.classes,
@@ -446,9 +766,13 @@ impl GpuSkinner {
                 first_instance: (r * per_range) as u32,
                 lod: due.is_some() as u32,
                 dual_quat_scale: self.dual_quat_scale,
+                level_vertices: self.level_vertices.get(level).copied().unwrap_or(0),
+                level_first: self.level_first.get(level).copied().unwrap_or(0),
+                slot: slot as u32,
+                list_first: work.list_first(slot) as u32,
                 ..ParamsGpu::default()
             };
-            ParamBlocks::put(&mut self.scratch, r, &params);
+            ParamBlocks::put(&mut self.scratch, slot, &params);
         }
         if range_count > 0 {
             queue.write_buffer(self.params.buffer(), 0, &self.scratch);
@@ -502,6 +826,74 @@ impl GpuSkinner {
             self.bound = None;
             return;
         };
+        let per_level = match (&self.per_level, per_level) {
+            (Some(pipelines), true) => {
+                let (work_buffer, args, bucket_group) = pipelines.make_work(
+                    gpu,
+                    &work,
+                    instances,
+                    due.unwrap_or(&self.no_records),
+                    due.is_some(),
+                    &self.level_vertices,
+                );
+                let level_groups = (0..range_count)
+                    .map(|r| {
+                        let live = live_in_range(instances, per_range, r);
+                        let offset = (r * per_range * upload.instance_stride()) as u64;
+                        let size = (live * upload.instance_stride()) as u64;
+                        let entries = [
+                            wgpu::BindGroupEntry {
+                                binding: 0,
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: self.params.buffer(),
+                                    offset: 0,
+                                    size: wgpu::BufferSize::new(
+                                        std::mem::size_of::<ParamsGpu>() as u64
+                                    ),
+                                }),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 1,
+                                resource: self.mesh.as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 3,
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: palettes,
+                                    offset,
+                                    size: wgpu::BufferSize::new(size),
+                                }),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 4,
+                                resource: self.ranges.buffer(r)?.as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 8,
+                                resource: work_buffer.as_entire_binding(),
+                            },
+                        ];
+                        Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("skin range by level"),
+                            layout: &pipelines.level_layout,
+                            entries: &entries,
+                        }))
+                    })
+                    .collect::<Option<Vec<_>>>();
+                let Some(level_groups) = level_groups else {
+                    self.bound = None;
+                    return;
+                };
+                Some(LevelBound {
+                    layout: work,
+                    work: work_buffer,
+                    args,
+                    bucket_group,
+                    level_groups,
+                })
+            }
+            _ => None,
+        };
         self.bound = Some(Bound {
             palettes: palettes.clone(),
             instances,
@@ -509,6 +901,7 @@ impl GpuSkinner {
             upload_format: upload.format(),
             due: due.cloned(),
             groups,
+            per_level,
         });
     }
 
@@ -549,6 +942,29 @@ impl GpuSkinner {
     /// Range `range`'s output buffer (packed vertices).
     pub fn range_output(&self, range: usize) -> Option<&wgpu::Buffer> {
         self.ranges.buffer(range)
+    }
+
+    /// `per_level`'s lists of the last frame read back: the work layout and each slot's
+    /// characters, ascending (what [`super::skin_levels::bucket_characters`] computes on
+    /// the CPU); `None` where the last frame did not skin by level. Blocks until the GPU
+    /// is done.
+    pub fn read_back_level_lists(
+        &self,
+        gpu: &GpuContext,
+    ) -> Result<Option<LevelLists>, GpuSkinError> {
+        let Some(level) = self.bound.as_ref().and_then(|b| b.per_level.as_ref()) else {
+            return Ok(None);
+        };
+        let bytes = super::readback::read_buffer(gpu, &level.work, level.work.size())?;
+        let words: &[u32] = bytemuck::cast_slice(&bytes);
+        let lists = level
+            .layout
+            .lists_from_words(words)
+            .ok_or(GpuSkinError::BadLevelLists)?;
+        Ok(Some(LevelLists {
+            layout: level.layout,
+            lists,
+        }))
     }
 
     /// The skinned vertices of the first `instances` instances read back to the CPU,

@@ -610,10 +610,21 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         } else {
             ""
         };
+        // What the skinning pass launched for them: with the class shaders every vertex of
+        // every character, with `per_level` about the vertices skinned.
+        let invocations = if mesh.skin_invocations > 0 {
+            format!(
+                " · {} compute invocations ({:.1}× the vertices skinned)",
+                count_text(mesh.skin_invocations),
+                mesh.skin_invocations as f64 / mesh.skinned_vertices.max(1) as f64
+            )
+        } else {
+            String::new()
+        };
         ui.label(
             RichText::new(format!(
                 "mesh levels {}: {} · {} triangles ({:.0} % of full detail) · shadows at level {} · \
-                 {} vertices skinned ({:.0} % of every vertex once{every_pass})",
+                 {} vertices skinned ({:.0} % of every vertex once{every_pass}){invocations}",
                 (0..levels.len()).map(|l| l.to_string()).collect::<Vec<_>>().join("/"),
                 levels.join(" / "),
                 count_text(mesh.triangles),

@@ -739,7 +739,7 @@ impl CrowdRenderer {
         }
         let limit = self.gpu_range_limit;
         let skinner = self.gpu_skinner.get_or_insert_with(|| {
-            let mut skinner = GpuSkinner::new(&ctx.gpu.device, rig);
+            let mut skinner = GpuSkinner::new(ctx.gpu, rig);
             skinner.limit_ranges(limit);
             skinner
         });
@@ -758,6 +758,30 @@ impl CrowdRenderer {
                 query.and_then(|q| q.compute_pass_timestamp_writes()),
             )
         })
+    }
+
+    /// Invocations `gpu_compute`'s skinning pass launched for `characters` characters
+    /// ([`GpuSkinner::invocations`]; 0 before it first skinned).
+    pub fn gpu_skin_invocations(
+        &self,
+        characters: usize,
+        skinned_at_level: Option<&[usize]>,
+    ) -> u64 {
+        self.gpu_skinner.as_ref().map_or(0, |skinner| {
+            skinner.invocations(self.compute_shader, characters, skinned_at_level)
+        })
+    }
+
+    /// `gpu_compute`'s lists of characters per level from the last frame that skinned by
+    /// level ([`GpuSkinner::read_back_level_lists`]).
+    pub fn read_gpu_level_lists(
+        &self,
+        gpu: &GpuContext,
+    ) -> Result<Option<super::skin_levels::LevelLists>, GpuSkinError> {
+        match &self.gpu_skinner {
+            Some(skinner) => skinner.read_back_level_lists(gpu),
+            None => Ok(None),
+        }
     }
 
     /// The vertices the GPU skinned for the first `instances` instances, read back and laid

@@ -16,6 +16,8 @@ pub struct FrameReport {
     pub triangles_drawn: u64,
     /// Vertices skinned, and every character's every vertex ([`Scene::vertices_skinned`]).
     pub vertices_skinned: (u64, u64),
+    /// Invocations `gpu_compute`'s skinning pass launched ([`Scene::skin_invocations`]).
+    pub skin_invocations: u64,
     /// Why a setting was not honoured this frame, or what it changed (as the panel lists
     /// them).
     pub notes: Vec<String>,

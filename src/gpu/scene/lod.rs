@@ -118,6 +118,7 @@ impl Scene {
             shadow_level: self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0),
             skinned_vertices,
             full_vertices,
+            skin_invocations: self.skin_invocations(),
         }
     }
 
@@ -170,6 +171,21 @@ impl Scene {
             }
         };
         (skinned, full)
+    }
+
+    /// Invocations `gpu_compute`'s skinning pass launched in the latest frame (0 on the
+    /// other paths): with the `per_level` shader about the vertices skinned, with the
+    /// class shaders every vertex of every character ([`crate::gpu::skin::GpuSkinner::invocations`]).
+    pub fn skin_invocations(&self) -> u64 {
+        if self.settings.pipeline.skin.spec().runs_on != SkinDevice::GpuCompute {
+            return 0;
+        }
+        let on_gpu_lod = self.sim.animated_on == AnimateDevice::Gpu
+            && (self.settings.lod.enabled || self.settings.lod.mesh);
+        let stats = self.lod_stats();
+        let counts = on_gpu_lod.then_some(&stats.skinned_at_level[..]);
+        self.renderer
+            .gpu_skin_invocations(self.sim.crowd.len(), counts)
     }
 
     /// Each character's mesh level, for the "colour by level" view (where it is on, with

@@ -1116,6 +1116,7 @@ impl Scene {
             uploaded_bytes: self.uploaded_bytes(),
             triangles_drawn: self.triangles_drawn(),
             vertices_skinned: self.vertices_skinned(),
+            skin_invocations: self.skin_invocations(),
             notes: self.notes.clone(),
         })
     }

@@ -87,6 +87,9 @@ pub struct MeshLodReading {
     /// character's every vertex would be.
     pub skinned_vertices: u64,
     pub full_vertices: u64,
+    /// Invocations `gpu_compute`'s skinning pass launched ([`super::Scene::skin_invocations`];
+    /// 0 on the other paths).
+    pub skin_invocations: u64,
 }
 #[derive(Clone, Copy)]
 enum Source {
