@@ -189,7 +189,8 @@ fn a_configuration_too_big_for_memory_names_the_count_that_fits() {
 }
 
 /// With the animation on the GPU the budget counts the GPU's buffers: records, local poses
-/// and model matrices (what `GpuAnimator` allocates), palettes and `gpu_compute`'s output;
+/// and model matrices (what `GpuAnimator` allocates), LOD's state, `per_level`'s lists,
+/// palettes and `gpu_compute`'s output;
 /// 100,000 characters that do not fit are refused with the count that does.
 #[test]
 fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits() {
@@ -209,8 +210,9 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     );
     assert_eq!(
         one.gpu_animation,
-        (32 + 2 * rig.joint_stride * 48 + 20) as u64,
-        "a record, the local poses and model matrices, and LOD's state and draw slot"
+        (32 + 2 * rig.joint_stride * 48 + 20 + 4 * rig.mesh_chain().levels().len()) as u64,
+        "a record, the local poses and model matrices, LOD's state and draw slot, and a \
+         word a mesh level in gpu_compute's lists of characters per level"
     );
     let budget = Budget {
         memory_bytes: 2_000_000_000,
