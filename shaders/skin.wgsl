@@ -18,7 +18,7 @@
 // One dispatch covers a range of instances (`id.y`): the renderer binds the palettes and
 // the output of that range, so no binding exceeds the device's storage binding limit.
 
-#import skinbench::constants::{RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, WORKGROUP}
+#import skinbench::constants::{MAX_GROUPS, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, WORKGROUP}
 #import skinbench::skinning::{
     dual_quat_add, dual_quat_finish, dual_quat_none, linear_add, linear_move, linear_none,
 }
@@ -143,9 +143,6 @@ override INFLUENCES: u32 = 4u;
 // `work` again, read-only, for `cs_level`.
 @group(0) @binding(8) var<storage, read> work: array<u32>;
 
-// The most workgroups a dispatch may have in one dimension (every adapter's limit).
-const MAX_GROUPS: u32 = 65535u;
-
 @compute @workgroup_size(WORKGROUP)
 fn cs_bucket(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -223,6 +220,20 @@ fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u3
         vec4<u32>(bitcast<vec3<u32>>(moved.position), pack_normal(moved.normal));
 }
 
+// Skins sorted vertex `v` for `instance`, finding its influence class first (the
+// shaders that are not specialised per class).
+fn skin_in_its_class(instance: u32, v: u32) {
+    var k = 1u;
+    for (var c = 0u; c < 7u; c = c + 1u) {
+        if (v >= params.classes[c].first_vertex + params.classes[c].count) {
+            k = c + 2u;
+        }
+    }
+    let c = params.classes[k - 1u];
+    let i = v - c.first_vertex;
+    skin_vertex(instance, v, k, c.first_joint + i * k, c.first_weight + i * k);
+}
+
 @compute @workgroup_size(WORKGROUP)
 fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
     let c = params.classes[INFLUENCES - 1u];
@@ -244,15 +255,7 @@ fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
     if (v >= params.vertex_count || id.y >= params.instances || skipped(id.y, v)) {
         return;
     }
-    var k = 1u;
-    for (var c = 0u; c < 7u; c = c + 1u) {
-        if (v >= params.classes[c].first_vertex + params.classes[c].count) {
-            k = c + 2u;
-        }
-    }
-    let c = params.classes[k - 1u];
-    let i = v - c.first_vertex;
-    skin_vertex(id.y, v, k, c.first_joint + i * k, c.first_weight + i * k);
+    skin_in_its_class(id.y, v);
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -269,13 +272,5 @@ fn cs_level(
     let listed = t / n;
     let instance = work[params.list_first + listed];
     let v = influences[params.level_first + (t - listed * n)];
-    var k = 1u;
-    for (var c = 0u; c < 7u; c = c + 1u) {
-        if (v >= params.classes[c].first_vertex + params.classes[c].count) {
-            k = c + 2u;
-        }
-    }
-    let c = params.classes[k - 1u];
-    let i = v - c.first_vertex;
-    skin_vertex(instance, v, k, c.first_joint + i * k, c.first_weight + i * k);
+    skin_in_its_class(instance, v);
 }

@@ -90,13 +90,18 @@ pub const MODULES: [(&str, &str); 3] = [
 /// Invocations per workgroup of every compute pass (`@workgroup_size(WORKGROUP)`).
 pub const WORKGROUP: u32 = 64;
 
+/// The most workgroups a dispatch may have in one dimension (every adapter's limit): what
+/// dispatches sized on the GPU split into rows by.
+pub const MAX_GROUPS: u32 = 65_535;
+
 /// The constants the CPU and the shaders share, as the WGSL module
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 37] = [
+    let u32s: [(&str, u32); 38] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
+        ("MAX_GROUPS", MAX_GROUPS),
         ("MAX_INFLUENCES", MAX_INFLUENCES as u32),
         ("NO_PARENT", NO_PARENT as u32),
         ("NO_TRACK", NO_TRACK),

@@ -72,7 +72,7 @@ impl ComputeShader {
 
 use super::pass::{GpuPassSpec, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
-use super::shaders::WORKGROUP;
+use super::shaders::{MAX_GROUPS, WORKGROUP};
 use super::skin_levels::{LevelLists, WorkLayout, level_vertex_lists};
 use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
 
@@ -416,7 +416,6 @@ fn record_per_level(
     level: &LevelBound,
     characters: usize,
 ) {
-    const MAX_GROUPS: u32 = 65_535;
     let groups = (characters as u32).div_ceil(WORKGROUP);
     let rows = groups.div_ceil(MAX_GROUPS).max(1);
     pass.set_pipeline(&pipelines.bucket);
@@ -777,50 +776,21 @@ impl GpuSkinner {
         if range_count > 0 {
             queue.write_buffer(self.params.buffer(), 0, &self.scratch);
         }
-        let groups =
-            (0..range_count)
-                .map(|r| {
-                    let live = live_in_range(instances, per_range, r);
-                    let offset = (r * per_range * upload.instance_stride()) as u64;
-                    let size = (live * upload.instance_stride()) as u64;
-                    Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("skin range"),
-                        layout: &self.bind_layout,
-                        entries: &[
-                            wgpu::BindGroupEntry {
-                                binding: 0,
-                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                    buffer: self.params.buffer(),
-                                    offset: 0,
-                                    size: wgpu::BufferSize::new(
-                                        std::mem::size_of::<ParamsGpu>() as u64
-                                    ),
-                                }),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 1,
-                                resource: self.mesh.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 2,
-                                resource: due.unwrap_or(&self.no_records).as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 3,
-                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                    buffer: palettes,
-                                    offset,
-                                    size: wgpu::BufferSize::new(size),
-                                }),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 4,
-                                resource: self.ranges.buffer(r)?.as_entire_binding(),
-                            },
-                        ],
-                    }))
-                })
-                .collect::<Option<Vec<_>>>();
+        let groups = (0..range_count)
+            .map(|r| {
+                let [params, mesh, palettes, output] =
+                    self.range_entries(palettes, upload, instances, per_range, r)?;
+                let records = wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: due.unwrap_or(&self.no_records).as_entire_binding(),
+                };
+                Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("skin range"),
+                    layout: &self.bind_layout,
+                    entries: &[params, mesh, records, palettes, output],
+                }))
+            })
+            .collect::<Option<Vec<_>>>();
         // `fit_ranges` made a buffer for every range.
         let Some(groups) = groups else {
             self.bound = None;
@@ -838,45 +808,16 @@ impl GpuSkinner {
                 );
                 let level_groups = (0..range_count)
                     .map(|r| {
-                        let live = live_in_range(instances, per_range, r);
-                        let offset = (r * per_range * upload.instance_stride()) as u64;
-                        let size = (live * upload.instance_stride()) as u64;
-                        let entries = [
-                            wgpu::BindGroupEntry {
-                                binding: 0,
-                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                    buffer: self.params.buffer(),
-                                    offset: 0,
-                                    size: wgpu::BufferSize::new(
-                                        std::mem::size_of::<ParamsGpu>() as u64
-                                    ),
-                                }),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 1,
-                                resource: self.mesh.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 3,
-                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                    buffer: palettes,
-                                    offset,
-                                    size: wgpu::BufferSize::new(size),
-                                }),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 4,
-                                resource: self.ranges.buffer(r)?.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 8,
-                                resource: work_buffer.as_entire_binding(),
-                            },
-                        ];
+                        let [params, mesh, palettes, output] =
+                            self.range_entries(palettes, upload, instances, per_range, r)?;
+                        let lists = wgpu::BindGroupEntry {
+                            binding: 8,
+                            resource: work_buffer.as_entire_binding(),
+                        };
                         Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
                             label: Some("skin range by level"),
                             layout: &pipelines.level_layout,
-                            entries: &entries,
+                            entries: &[params, mesh, palettes, output, lists],
                         }))
                     })
                     .collect::<Option<Vec<_>>>();
@@ -903,6 +844,46 @@ impl GpuSkinner {
             groups,
             per_level,
         });
+    }
+
+    /// The bindings every shader of range `r` reads alike: the parameters (a block
+    /// chosen by dynamic offset), the mesh's words, the range's palettes within
+    /// `palettes` and its output buffer (`None` where [`Self::fit_ranges`] made none).
+    fn range_entries<'a>(
+        &'a self,
+        palettes: &'a wgpu::Buffer,
+        upload: &OutputLayout,
+        instances: usize,
+        per_range: usize,
+        r: usize,
+    ) -> Option<[wgpu::BindGroupEntry<'a>; 4]> {
+        let live = live_in_range(instances, per_range, r);
+        Some([
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: self.params.buffer(),
+                    offset: 0,
+                    size: wgpu::BufferSize::new(std::mem::size_of::<ParamsGpu>() as u64),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: self.mesh.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: palettes,
+                    offset: (r * per_range * upload.instance_stride()) as u64,
+                    size: wgpu::BufferSize::new((live * upload.instance_stride()) as u64),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: self.ranges.buffer(r)?.as_entire_binding(),
+            },
+        ])
     }
 
     /// Makes the ranges hold their shares of `instances` ([`RangeBuffers::fit`]).

@@ -133,8 +133,7 @@ impl Scene {
         let n = self.sim.crowd.len() as u64;
         let full = n * vertices(0);
         let stats = self.lod_stats();
-        let on_gpu_lod = self.sim.animated_on == AnimateDevice::Gpu
-            && (self.settings.lod.enabled || self.settings.lod.mesh);
+        let on_gpu_lod = self.skinned_by_gpu_lod();
         let updated = if self.settings.lod.enabled {
             stats.updated as u64
         } else {
@@ -173,6 +172,13 @@ impl Scene {
         (skinned, full)
     }
 
+    /// Whether the GPU's LOD pass marks who is skinned at which level (the animation on
+    /// the GPU with either LOD on).
+    fn skinned_by_gpu_lod(&self) -> bool {
+        self.sim.animated_on == AnimateDevice::Gpu
+            && (self.settings.lod.enabled || self.settings.lod.mesh)
+    }
+
     /// Invocations `gpu_compute`'s skinning pass launched in the latest frame (0 on the
     /// other paths): with the `per_level` shader about the vertices skinned, with the
     /// class shaders every vertex of every character ([`crate::gpu::skin::GpuSkinner::invocations`]).
@@ -180,10 +186,10 @@ impl Scene {
         if self.settings.pipeline.skin.spec().runs_on != SkinDevice::GpuCompute {
             return 0;
         }
-        let on_gpu_lod = self.sim.animated_on == AnimateDevice::Gpu
-            && (self.settings.lod.enabled || self.settings.lod.mesh);
         let stats = self.lod_stats();
-        let counts = on_gpu_lod.then_some(&stats.skinned_at_level[..]);
+        let counts = self
+            .skinned_by_gpu_lod()
+            .then_some(&stats.skinned_at_level[..]);
         self.renderer
             .gpu_skin_invocations(self.sim.crowd.len(), counts)
     }
