@@ -224,7 +224,7 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     assert!(
         text.contains("100000 instances of reference with the animation on the GPU")
             && text
-                .contains("animation on the GPU (records, local poses, model matrices, LOD state)")
+                .contains("animation on the GPU (records, local poses, model matrices, LOD state, lists per level)")
             && text.contains(&format!("at most {} instances fit", err.fits)),
         "{text}"
     );

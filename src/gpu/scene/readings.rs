@@ -15,7 +15,7 @@ use crate::crowd::timing::FrameSpan;
 use crate::crowd::{AnimateDevice, Stage, StageTimings, TimingHistory};
 use crate::gpu::pass::PassRuns;
 use crate::gpu::scene::passes::GpuPass;
-use crate::skin::SkinVariant;
+use crate::skin::{SkinDevice, SkinVariant};
 use crate::variant::Variant;
 
 /// The frame time a reading averages over ...
@@ -153,7 +153,9 @@ fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> 
     }));
     for &pass in GpuPass::ALL {
         let listed = match pass.runs() {
-            PassRuns::Always | PassRuns::Shadows | PassRuns::ComputeSkinning => true,
+            PassRuns::Always | PassRuns::Shadows => true,
+            // Only `gpu_compute` records the skinning pass: elsewhere its row would read 0.
+            PassRuns::ComputeSkinning => skin.spec().runs_on == SkinDevice::GpuCompute,
             PassRuns::GpuAnimation => on_gpu,
             PassRuns::GpuLod => on_gpu && lod,
         };
@@ -268,4 +270,25 @@ pub fn row_cells(row: &TimingRow) -> [String; 3] {
         row.share_percent
             .map_or("-".to_string(), |p| format!("{p:.0} %")),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(skin: SkinVariant) -> Vec<&'static str> {
+        rows(skin, AnimateDevice::Cpu, false)
+            .into_iter()
+            .map(|(_, key, _)| key)
+            .collect()
+    }
+
+    #[test]
+    fn the_compute_skinning_row_is_listed_only_where_the_pass_runs() {
+        for &skin in SkinVariant::ALL {
+            let listed = keys(skin).contains(&crate::gpu::skin::PASS.key);
+            let runs = skin.spec().runs_on == SkinDevice::GpuCompute;
+            assert_eq!(listed, runs, "{}", skin.name());
+        }
+    }
 }
