@@ -43,6 +43,12 @@ struct InstanceData {
 @group(0) @binding(2) var<storage, read> vertex_base: array<u32>;
 @group(0) @binding(3) var<storage, read> static_uv: array<vec2<f32>>;
 
+// Per-level draws (`gpu::draws::Draws::PerLevel`): one instanced draw per batch and level,
+// whose instances are the characters the LOD pass listed for it. An instance's index is
+// its place in these lists; the word there names the character. Only the `_listed` entry
+// points read it (their group 0 has it where the others have the uv stream).
+@group(0) @binding(4) var<storage, read> instance_list: array<u32>;
+
 fn stored_uv(vertex: u32, instance: u32) -> vec2<f32> {
     return static_uv[vertex - vertex_base[instance]];
 }
@@ -153,8 +159,7 @@ override fn skinbench::skinning::palette_row(at: u32) -> vec4<f32> {
     return palette[at];
 }
 
-@vertex
-fn vs_gpu_skinned(
+struct SkinMeshIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
@@ -162,8 +167,27 @@ fn vs_gpu_skinned(
     @location(5) weights_lo: vec4<f32>,
     @location(6) joints_hi: vec4<u32>,
     @location(7) weights_hi: vec4<f32>,
-    @builtin(instance_index) instance: u32,
-) -> VsOut {
+};
+
+@vertex
+fn vs_gpu_skinned(v: SkinMeshIn, @builtin(instance_index) instance: u32) -> VsOut {
+    return skin_in_vertex_shader(v, instance);
+}
+
+// The same, drawn per level: the instance's character from the lists.
+@vertex
+fn vs_gpu_skinned_listed(v: SkinMeshIn, @builtin(instance_index) instance: u32) -> VsOut {
+    return skin_in_vertex_shader(v, instance_list[instance]);
+}
+
+fn skin_in_vertex_shader(v: SkinMeshIn, instance: u32) -> VsOut {
+    let position = v.position;
+    let normal = v.normal;
+    let uv = v.uv;
+    let joints_lo = v.joints_lo;
+    let weights_lo = v.weights_lo;
+    let joints_hi = v.joints_hi;
+    let weights_hi = v.weights_hi;
     let count = select(4u, 8u, skin_params.influences > 4u);
     let base = (instance % palette_chunk.instances) * palette_chunk.stride_vec4s;
     if (skin_params.dual_quat != 0u) {
@@ -192,6 +216,25 @@ fn vs_gpu_skinned(
         uv,
         instance,
     );
+}
+
+// `gpu_compute` drawn per level: its output (packed vertices, one character's after
+// another in a range's buffer) read from storage, since one instanced draw covers many
+// characters and a vertex buffer cannot step by character. `vertex_base[c]` is where the
+// character's vertices start in the bound range; drawn with base vertex 0, `vertex` is
+// the mesh's own vertex (its uv from vertex slot 0).
+@group(1) @binding(0) var<storage, read> pool: array<vec4<u32>>;
+
+@vertex
+fn vs_pool_listed(
+    @location(2) uv: vec2<f32>,
+    @builtin(vertex_index) vertex: u32,
+    @builtin(instance_index) instance_index: u32,
+) -> VsOut {
+    let instance = instance_list[instance_index];
+    let v = pool[vertex_base[instance] + vertex];
+    let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
+    return place(bitcast<vec3<f32>>(v.xyz), unit_normal((q - 512.0) / 511.0), uv, instance);
 }
 
 fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -> VsOut {

@@ -19,7 +19,7 @@
     RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT,
     STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
     STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
-    UNCHANGED, VISIBLE, WORKGROUP,
+    UNCHANGED, VISIBLE, WORKGROUP, CULL_PER_LEVEL,
 }
 
 struct LodFrame {
@@ -59,7 +59,11 @@ struct CharacterLod {
 };
 
 // Where a character's draw goes (`crowd::lod::formats::DrawSlot`), four words of
-// `state.words` from `slots_at`.
+// `state.words` from `slots_at`. With per-level draws (`cull` CULL_PER_LEVEL) the words
+// say where its batch's draws are: `count_word` is the instance count of the batch's
+// level-0 argument (level l's is 5 l words on), `compact_word` the first word of the
+// batch's level-0 list of characters, words of `draw_args` after the arguments (level
+// l's is l `batch_len` words on): what the crowd's vertex shaders read as `instance_list`.
 struct DrawSlot {
     count_word: u32,
     compact_word: u32,
@@ -400,7 +404,17 @@ fn cs_lod(
         if ((flags & UNCHANGED) != 0u) {
             atomicAdd(&counts[STAT_UNCHANGED], 1u);
         }
-        if (f.cull != 0u) {
+        if (f.cull == CULL_PER_LEVEL) {
+            // Listed at its level in its batch: the level's argument counts the instances.
+            let d = draw_slot(c);
+            if ((flags & VISIBLE) != 0u && d.count_word != NO_SLOT && level < f.mesh_levels) {
+                let k = atomicAdd(&draw_args[d.count_word + 5u * level], 1u);
+                // Never past the list (it holds every character of the batch).
+                if (k < d.batch_len) {
+                    atomicStore(&draw_args[d.compact_word + level * d.batch_len + k], c);
+                }
+            }
+        } else if (f.cull != 0u) {
             let d = draw_slot(c);
             let slot = d.count_word;
             if (slot != NO_SLOT) {

@@ -16,6 +16,7 @@ use skinbench::crowd::mix::ClipChoice;
 use skinbench::crowd::pipeline::{best_hierarchy, best_skin};
 use skinbench::crowd::{AnimateDevice, Schedule};
 use skinbench::gpu::animate::GpuHierarchy;
+use skinbench::gpu::draws::Draws;
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::{BaseColors, CameraStart, UploadVariant};
 use skinbench::rig::generate::BuiltInRig;
@@ -134,6 +135,10 @@ pub struct AppArgs {
     /// box changes it live).
     #[arg(long = "compute-shader", default_value = ComputeShader::DEFAULT.spec().name, value_parser = variant_parser::<ComputeShader>())]
     pub compute_shader: ComputeShader,
+    /// How the crowd pass draws where the GPU's LOD pass decides who is drawn and at
+    /// which level (`--animate gpu` with LOD; the panel's "draws" box changes it live).
+    #[arg(long, default_value = Draws::DEFAULT.spec().name, value_parser = variant_parser::<Draws>())]
+    pub draws: Draws,
     /// The sun casts shadows from a shadow map onto the ground and the crowd (the panel's
     /// "shadows" box changes it live).
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]

@@ -493,6 +493,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         gpu_hierarchy: args.gpu_hierarchy,
         simd_level,
         compute_shader: args.compute_shader,
+        draws: args.draws,
         shadows: args.shadows,
         indirect_draws: args.indirect_draws,
         pipeline,

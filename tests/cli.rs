@@ -744,6 +744,9 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         "gpu_compute (per_class), animated on the GPU (walk), LOD 1 px, mesh LOD",
         "gpu_compute (per_level), animated on the GPU (walk), LOD 1 px, mesh LOD",
         "gpu_vertex, animated on the GPU (walk)",
+        "gpu_vertex, animated on the GPU (walk), LOD 1 px, mesh LOD, per_character draws",
+        "gpu_compute (per_level), animated on the GPU (walk), LOD 1 px, mesh LOD, per_character \
+         draws",
     ] {
         assert!(configs.contains(&wanted), "{wanted} missing: {configs:?}");
     }

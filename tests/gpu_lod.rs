@@ -22,11 +22,12 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed};
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
-use skinbench::crowd::lod::formats::{DrawSlot, NO_SLOT};
+use skinbench::crowd::lod::formats::{CULL_PER_LEVEL, DrawSlot, NO_SLOT};
 use skinbench::crowd::lod::per_character::LodFrame;
 use skinbench::crowd::lod::per_character::{CharacterLod, DUE, RESKIN, VISIBLE, decide, stats_of};
 use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
+use skinbench::gpu::draws::Draws;
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
 use skinbench::gpu::skin::ComputeShader;
@@ -96,6 +97,8 @@ fn same_time(a: f32, b: f32) -> bool {
 fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, mesh)?;
+    // The runs of per-character draws are checked here; per-level lists in `level_draws`.
+    scene.settings_mut().draws = Draws::PerCharacter;
     let ranges = scene.renderer().level_ranges().to_vec();
     let mut levels_seen = std::collections::BTreeSet::new();
     let mut level_changes = 0;
@@ -801,6 +804,8 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
     common::gpu_or_skip();
     let rig = Arc::new(PreparedRig::reference());
     let mut scene = lod_scene(&rig, SkinVariant::GpuVertex, true, true)?;
+    // Per-character slots and runs here; per-level ones in `level_slots_out_of_range_refused`.
+    scene.settings_mut().draws = Draws::PerCharacter;
     scene
         .frame(Frame::headless(1.0 / 60.0))
         .map_err(|e| e.to_string())?;
@@ -918,9 +923,228 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Per-level draws: every frame whose LOD pass listed, each batch's list at each level
+/// holds exactly the batch's characters in view at that level (the levels the pass
+/// decided, read back), once each, as the instance count says; more than one level is
+/// drawn over the frames; and the picture is the per-character draws' picture.
+fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
+    common::gpu_or_skip();
+    let mut scene = lod_scene(rig, skin, true, true)?;
+    if skin.refusal(SkinMethod::Linear, rig).is_some() {
+        return Ok(());
+    }
+    scene.settings_mut().draws = Draws::PerLevel;
+    let n = scene.crowd().len();
+    let levels = scene.renderer().level_ranges().len();
+    let mut listed_frames = 0;
+    let mut levels_drawn = std::collections::BTreeSet::new();
+    for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+        if closer {
+            scene.camera_mut().distance *= 0.5;
+        }
+        if (1..=5).contains(&step) {
+            scene.camera_mut().distance *= 1.6;
+        }
+        scene
+            .frame(Frame::headless(dt))
+            .map_err(|e| e.to_string())?;
+        if !scene.renderer().draws_per_level() {
+            return Err(format!("the draws are not per level: {:?}", scene.notes()).into());
+        }
+        if !scene.renderer().level_lists_written() {
+            continue;
+        }
+        let lists = scene
+            .renderer()
+            .read_level_lists(scene.gpu())
+            .map_err(|e| e.to_string())?
+            .ok_or("no level lists")?;
+        let states = scene.gpu_lod_states(n).map_err(|e| e.to_string())?;
+        let batches = scene.renderer().level_batches();
+        if lists.len() != batches.len() * levels {
+            return Err(format!(
+                "{} lists for {} batches of {levels} levels",
+                lists.len(),
+                batches.len()
+            )
+            .into());
+        }
+        for (b, members) in batches.iter().enumerate() {
+            for level in 0..levels {
+                let mut got = lists[b * levels + level].clone();
+                got.sort_unstable();
+                let expected: Vec<u32> = members
+                    .iter()
+                    .copied()
+                    .filter(|&c| {
+                        let s = states[c as usize];
+                        s.flags & VISIBLE != 0 && s.mesh_level() as usize == level
+                    })
+                    .collect();
+                if got != expected {
+                    return Err(format!(
+                        "frame {step}, batch {b}, level {level}: listed {:?}, in view there \
+                         {:?}",
+                        &got[..got.len().min(8)],
+                        &expected[..expected.len().min(8)]
+                    )
+                    .into());
+                }
+                if !got.is_empty() {
+                    levels_drawn.insert(level);
+                }
+            }
+        }
+        listed_frames += 1;
+    }
+    if listed_frames < FRAMES.len() - 2 {
+        return Err(format!(
+            "the LOD pass listed in {listed_frames} of {} frames",
+            FRAMES.len()
+        )
+        .into());
+    }
+    // A level past the first must be listed (where the chain has one): a list at level 0
+    // alone would be the per-character picture drawn another way.
+    if levels > 1 && levels_drawn.iter().all(|&l| l == 0) {
+        return Err(format!("only levels {levels_drawn:?} were drawn").into());
+    }
+    let records = scene.renderer().draw_records();
+    if records[0] > scene.renderer().level_batches().len() * levels {
+        return Err(format!("{records:?} draw records for the main pass").into());
+    }
+    // Still frames until every character shows the clock's pose (a kept character falls
+    // due within the longest period, 8 frames), then the same frame drawn per character
+    // (the same decisions), then with no one: what the characters cover.
+    for _ in 0..9 {
+        scene
+            .frame(Frame::headless(0.0))
+            .map_err(|e| e.to_string())?;
+    }
+    let per_level = scene.read_image().map_err(|e| e.to_string())?;
+    scene.settings_mut().draws = Draws::PerCharacter;
+    for _ in 0..2 {
+        scene
+            .frame(Frame::headless(0.0))
+            .map_err(|e| e.to_string())?;
+    }
+    if scene.renderer().draws_per_level() {
+        return Err("per_character still draws per level".into());
+    }
+    let per_character = scene.read_image().map_err(|e| e.to_string())?;
+    scene.set_crowd(InstanceStore::new());
+    scene
+        .frame(Frame::headless(0.0))
+        .map_err(|e| e.to_string())?;
+    let empty = scene.read_image().map_err(|e| e.to_string())?;
+    let covered = common::covered_pixels(&per_character, &empty)?;
+    common::pictures_match(&per_character, &per_level, covered).map_err(|e| {
+        let dir = common::temp_dir(&format!("level_draws_{}_{}", rig.name, skin.name()));
+        let _ = per_level.save(dir.join("per_level.png"));
+        let _ = per_character.save(dir.join("per_character.png"));
+        Failed::from(format!("{e} (pictures in {})", dir.display()))
+    })
+}
+
+/// Per-level slots the LOD pass would write through are checked like the per-character
+/// ones: lists past the lists' words, a batch's arguments past the arguments, more
+/// characters in a batch than its lists hold, and a frame choosing among more levels than
+/// the draws have are refused, and the pass then culls nothing.
+fn level_slots_out_of_range_refused() -> Result<(), Failed> {
+    common::gpu_or_skip();
+    let rig = Arc::new(PreparedRig::reference());
+    let mut scene = lod_scene(&rig, SkinVariant::GpuVertex, true, true)?;
+    scene.settings_mut().draws = Draws::PerLevel;
+    for _ in 0..2 {
+        scene
+            .frame(Frame::headless(1.0 / 60.0))
+            .map_err(|e| e.to_string())?;
+    }
+    let (frame, _, _) = scene.gpu_lod_inputs().ok_or("no LOD frame ran")?;
+    let gpu = scene.gpu();
+    let (device, queue) = (&gpu.device, &gpu.queue);
+    let target = scene.renderer().lod_draw_target();
+    if !target.per_level() {
+        return Err("the renderer's target is not per level".into());
+    }
+    let characters = frame.characters as usize;
+    let mut good = Vec::new();
+    scene.renderer().main_count_slots(characters, &mut good);
+    let records = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("records"),
+        size: 1 << 16,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let mut lod = GpuLod::new(device);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let layout = *scene.output_layout();
+    let mut record = |lod: &mut GpuLod, frame: LodFrame| {
+        let culls = lod.prepare(gpu, frame, &records, &target)?;
+        let shape = FrameShape::new(&layout, frame.characters as usize);
+        lod.record(&mut PassContext::new(gpu, &mut encoder, None, shape));
+        Ok::<_, DrawArgsError>(culls)
+    };
+    let mut culling = frame;
+    culling.cull = 1;
+    lod.write_slots(device, queue, &good, &target)
+        .map_err(|e| format!("the renderer's own slots refused: {e}"))?;
+    record(&mut lod, culling).map_err(|e| e.to_string())?;
+    if lod.last_frame().is_none_or(|f| f.cull != CULL_PER_LEVEL) {
+        return Err("the pass does not list with good per-level slots".into());
+    }
+    let mut more_levels = culling;
+    more_levels.mesh_levels = scene.renderer().level_ranges().len() as u32 + 1;
+    match record(&mut lod, more_levels) {
+        Err(DrawArgsError::MoreLevelsThanDraws { .. }) => {}
+        other => return Err(format!("more levels than the draws have: {other:?}").into()),
+    }
+    let at = characters / 2;
+    let args = target.args();
+    let last_batch = DrawSlot {
+        count_word: (args - 1) * 5 + 1,
+        ..good[at]
+    };
+    let far_list = DrawSlot {
+        compact_word: u32::MAX - 1,
+        ..good[at]
+    };
+    let crowded: Vec<DrawSlot> = good
+        .iter()
+        .map(|s| DrawSlot { batch_len: 1, ..*s })
+        .collect();
+    for (case, slots) in [
+        ("arguments past the last", {
+            let mut s = good.clone();
+            s[at] = last_batch;
+            s
+        }),
+        ("lists past the words", {
+            let mut s = good.clone();
+            s[at] = far_list;
+            s
+        }),
+        ("more characters than a list holds", crowded),
+    ] {
+        match lod.write_slots(device, queue, &slots, &target) {
+            Err(DrawArgsError::LevelListOutOfRange { .. }) => {}
+            other => return Err(format!("{case}: {other:?}").into()),
+        }
+        record(&mut lod, culling).map_err(|e| e.to_string())?;
+        if lod.last_frame().is_none_or(|f| f.cull != 0) {
+            return Err(format!("the pass lists after {case} was refused").into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
+    trials.push(common::trial(
+        "level_slots_out_of_range_refused",
+        level_slots_out_of_range_refused,
+    ));
     for animate in [AnimateDevice::Cpu, AnimateDevice::Gpu] {
         trials.push(common::trial(
             format!("silhouettes/animated_on_{}", animate.name()),
@@ -973,6 +1197,11 @@ fn main() {
             trials.push(common::trial(
                 format!("picture/{name}/{}", skin.name()),
                 move || picture(&r, skin),
+            ));
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("level_draws/{name}/{}", skin.name()),
+                move || level_draws(&r, skin),
             ));
         }
     }

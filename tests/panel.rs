@@ -242,6 +242,40 @@ fn choosing_a_compute_shader_skins_gpu_compute_with_it() {
     }
 }
 
+/// The "draws" box is there while the GPU animates; with its LOD on, each choice draws
+/// that way (per level: the renderer's lists are per level).
+fn choosing_draws_per_level_or_per_character() {
+    use skinbench::crowd::AnimateDevice;
+    use skinbench::gpu::draws::Draws;
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    assert!(
+        harness
+            .query_by_role_and_label(egui::accesskit::Role::ComboBox, "draws")
+            .is_none()
+    );
+    let settings = harness.state_mut().settings_mut();
+    settings.pipeline.skin = SkinVariant::GpuVertex;
+    settings.animate = AnimateDevice::Gpu;
+    settings.lod.enabled = true;
+    settings.lod.mesh = true;
+    run_frame(&mut harness);
+    harness.run_steps(2);
+    for &draws in Draws::ALL.iter().rev() {
+        choose(&mut harness, "draws", draws.name());
+        harness.run_steps(2);
+        assert_eq!(harness.state().settings().draws, draws);
+        assert_eq!(harness.state().renderer().draws(), draws);
+        assert_eq!(
+            harness.state().renderer().draws_per_level(),
+            draws == Draws::PerLevel,
+            "{}",
+            draws.name()
+        );
+    }
+}
+
 fn the_shadows_box_switches_the_shadow_pass() {
     let Some(mut harness) = harness() else {
         common::cannot_run_here()
@@ -893,6 +927,10 @@ fn main() {
         (
             "choosing_a_compute_shader_skins_gpu_compute_with_it",
             choosing_a_compute_shader_skins_gpu_compute_with_it,
+        ),
+        (
+            "choosing_draws_per_level_or_per_character",
+            choosing_draws_per_level_or_per_character,
         ),
         (
             "the_shadows_box_switches_the_shadow_pass",

@@ -25,6 +25,7 @@ use super::{BenchError, Context};
 use crate::crowd::{AnimateDevice, PipelineConfig, Stage};
 use crate::gpu::GpuPass;
 use crate::gpu::animate::GpuHierarchy;
+use crate::gpu::draws::Draws;
 use crate::gpu::scene::Frame;
 use crate::gpu::scene::Settings;
 use crate::gpu::skin::ComputeShader;
@@ -79,6 +80,9 @@ pub struct GpuRow {
     /// Invocations `gpu_compute`'s skinning pass launched a frame (median;
     /// `Scene::skin_invocations`; 0 on the other paths).
     pub skin_invocations: f64,
+    /// Draw arguments the crowd and shadow passes read (`Scene::draw_records`, after the
+    /// last frame): per character, or per batch and level with `--draws per_level`.
+    pub draw_records: [usize; 2],
     /// Bytes the CPU wrote for the GPU each frame (vertices, palettes, or with the
     /// animation on the GPU the changed records and the passes' parameters; median).
     pub uploaded_bytes: u64,
@@ -150,6 +154,8 @@ struct GpuConfig {
     lod: bool,
     /// Geometric LOD (mesh levels) at [`LOD_PX`].
     mesh_lod: bool,
+    /// How the LOD pass's draws are issued.
+    draws: Draws,
 }
 
 /// The LOD rows' threshold, pixels.
@@ -178,6 +184,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         hierarchy: GpuHierarchy::DEFAULT,
         lod: false,
         mesh_lod: false,
+        draws: Draws::DEFAULT,
     };
     let best_name = format!(
         "best CPU ({} / {})",
@@ -209,6 +216,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             hierarchy,
             lod: false,
             mesh_lod: false,
+            draws: Draws::DEFAULT,
         };
         let with_lod = |name: String| GpuConfig {
             name: format!(
@@ -227,6 +235,12 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             shader,
             ..with_lod(name)
         };
+        // What drawing per level buys: the same row drawn one argument per character.
+        let per_character = |c: GpuConfig| GpuConfig {
+            name: format!("{}, {} draws", c.name, Draws::PerCharacter.name()),
+            draws: Draws::PerCharacter,
+            ..c
+        };
         match skin.spec().runs_on {
             SkinDevice::Cpu => {}
             SkinDevice::GpuVertex => {
@@ -234,6 +248,10 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 animated.push(on_gpu(skin.name().into(), GpuHierarchy::DEFAULT));
                 animated.push(with_lod(skin.name().into()));
                 animated.push(with_mesh_lod(skin.name().into(), ComputeShader::DEFAULT));
+                animated.push(per_character(with_mesh_lod(
+                    skin.name().into(),
+                    ComputeShader::DEFAULT,
+                )));
             }
             SkinDevice::GpuCompute => {
                 for &shader in ComputeShader::ALL {
@@ -253,6 +271,8 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     let name = format!("{} ({})", skin.name(), shader.name());
                     animated.push(with_mesh_lod(name, shader));
                 }
+                let name = format!("{} ({})", skin.name(), ComputeShader::DEFAULT.name());
+                animated.push(per_character(with_mesh_lod(name, ComputeShader::DEFAULT)));
             }
         }
     }
@@ -336,6 +356,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     }
                     let settings = Settings {
                         compute_shader: c.shader,
+                        draws: c.draws,
                         shadows,
                         upload,
                         animate: c.animate,
@@ -414,6 +435,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     r.triangles = median(triangles.clone());
                     r.vertices_skinned = median(skinned.clone());
                     r.skin_invocations = median(invocations.clone());
+                    r.draw_records = scene.draw_records();
                     if c.lod {
                         r.lod = true;
                         r.lod_updated =
@@ -484,6 +506,7 @@ fn row(
         triangles: 0.0,
         vertices_skinned: 0.0,
         skin_invocations: 0.0,
+        draw_records: [0, 0],
         uploaded_bytes: median(uploaded.to_vec()) as u64,
         cpu_ratio_to_best_cpu: 0.0,
     }
@@ -606,6 +629,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         ("triangles", Right),
         ("skinned", Right),
         ("invocations", Right),
+        ("draw records", Right),
     ]);
     for r in &section.rows {
         work.row(row_key(r).into_iter().chain([
@@ -615,6 +639,11 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             format!("{:.3} M", r.vertices_skinned / 1e6),
             if r.skin_invocations > 0.0 {
                 format!("{:.3} M", r.skin_invocations / 1e6)
+            } else {
+                "–".into()
+            },
+            if r.draws {
+                format!("{} + {}", r.draw_records[0], r.draw_records[1])
             } else {
                 "–".into()
             },
@@ -629,7 +658,10 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            than every vertex once). invocations = what `gpu_compute`'s skinning pass \
            launched, millions: the class shaders one per vertex of every character, skipping \
            those a character's level does not use; `per_level` one per vertex skinned, plus \
-           one per character to sort them by level.\n\n";
+           one per character to sort them by level. draw records = the draw arguments the \
+           crowd pass + the shadow pass read: one per character in view (and per character in \
+           the shadow pass) with per_character draws, one per batch and mesh level with \
+           per_level draws (`--draws`, rows animated on the GPU with LOD).\n\n";
 }
 
 /// Configurations measured side by side: one instance count, shadows off or on.

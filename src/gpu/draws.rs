@@ -19,9 +19,36 @@
 //!   binding of a chunk of instances serves an instanced draw per run of consecutive
 //!   visible instances (one per chunk without culling).
 
+//! - Per level ([`LevelDraws`], `--draws per_level`, where the GPU's LOD pass decides):
+//!   per batch (a chunk of palettes, or a range of `gpu_compute`'s output) one instanced
+//!   draw per mesh level, whose instances the LOD pass lists as it decides each character's
+//!   level; the vertex shader reads its character from the list. Draw records then follow
+//!   batches × levels, not the crowd.
+
 use std::ops::Range;
 
 use wgpu::util::DrawIndexedIndirectArgs;
+
+use crate::variant::PlainSpec;
+
+crate::declare_variants! {
+    /// How the crowd pass draws the characters where the GPU's LOD pass decides who is
+    /// drawn and at which level (`--animate gpu` with LOD).
+    pub enum Draws: PlainSpec in "draws" {
+        PerCharacter => PlainSpec {
+            name: "per_character",
+            description: "one indirect draw argument per character, its instance count 1 in view and 0 culled (compacted into runs of the visible ones where the adapter counts draws): records follow the crowd",
+        },
+        PerLevel => PlainSpec {
+            name: "per_level",
+            description: "gpu_vertex and gpu_compute: per batch and mesh level one instanced draw of the characters the LOD pass listed at that level (the vertex shader reads its character from the list; gpu_compute's output is pulled from storage): records follow batches x levels. Other paths, or adapters without indirect first-instance draws, draw per_character",
+        },
+    }
+}
+
+impl Draws {
+    pub const DEFAULT: Self = Self::PerLevel;
+}
 
 /// Which indices each instance is drawn with: a level of the mesh's LOD chain (its first
 /// index and index count in the index buffer, which holds every level one after the other),
@@ -199,9 +226,168 @@ impl DrawList {
     }
 }
 
+/// Per-level draws of a crowd split into batches (see the module docs): the main pass's
+/// arguments per batch and level (instance count 0: the LOD pass raises it as it lists
+/// the characters), the shadow pass's and the full-detail fallback's arguments (every
+/// character of a batch, drawn through the identity list that opens the lists), and where
+/// each batch's lists lie.
+#[derive(Clone, Debug, Default)]
+pub struct LevelDraws {
+    /// Per batch, one argument per level, finest first.
+    pub main: DrawList,
+    /// Per batch, runs of consecutive characters at the shadow level.
+    pub shadow: DrawList,
+    /// Per batch, runs of consecutive characters at full detail: the main pass of a frame
+    /// whose LOD pass did not list (its first, or one after the lists were rebuilt).
+    pub full: DrawList,
+    /// Per batch: its first list word (level `l`'s list lies `l len` words on) and its
+    /// characters `len`.
+    pub lists: Vec<(u32, u32)>,
+    /// Per character, its batch (`u32::MAX`: in none, not drawn).
+    pub batch_of: Vec<u32>,
+    /// Words of the lists: the identity list of every character, then each batch's.
+    pub list_words: usize,
+}
+
+impl LevelDraws {
+    /// The draws of `instances` characters in `batches` (a binding and its characters,
+    /// ascending), each drawn at a level of `ranges` (first index and index count per level,
+    /// finest first), the shadow pass at `shadow_level`.
+    pub fn build(
+        &mut self,
+        ranges: &[(u32, u32)],
+        shadow_level: u8,
+        instances: usize,
+        batches: &[(DrawBinding, Vec<u32>)],
+    ) {
+        for list in [&mut self.main, &mut self.shadow, &mut self.full] {
+            list.clear();
+        }
+        self.lists.clear();
+        self.batch_of.clear();
+        self.batch_of.resize(instances, u32::MAX);
+        let levels = ranges.len().max(1);
+        let range = |level: usize| ranges.get(level).copied().unwrap_or((0, 0));
+        let shadow = range((shadow_level as usize).min(levels - 1));
+        let mut word = instances as u64;
+        for (b, (binding, members)) in batches.iter().enumerate() {
+            let len = members.len() as u64;
+            let end = word + levels as u64 * len;
+            let (Ok(first_word), Ok(_)) = (u32::try_from(word), u32::try_from(end)) else {
+                break;
+            };
+            let start = self.main.args.len();
+            for level in 0..levels {
+                let (first_index, index_count) = range(level);
+                self.main.args.push(DrawIndexedIndirectArgs {
+                    index_count,
+                    instance_count: 0,
+                    first_index,
+                    base_vertex: 0,
+                    first_instance: first_word + (level as u64 * len) as u32,
+                });
+            }
+            self.main
+                .batches
+                .push((*binding, start..self.main.args.len()));
+            for (list, (first_index, index_count)) in
+                [(&mut self.shadow, shadow), (&mut self.full, range(0))]
+            {
+                let start = list.args.len();
+                let mut k = 0;
+                while k < members.len() {
+                    let first = members[k];
+                    let mut n = 1;
+                    while k + n < members.len() && members[k + n] == first + n as u32 {
+                        n += 1;
+                    }
+                    list.args.push(DrawIndexedIndirectArgs {
+                        index_count,
+                        instance_count: n as u32,
+                        first_index,
+                        base_vertex: 0,
+                        first_instance: first,
+                    });
+                    k += n;
+                }
+                list.batches.push((*binding, start..list.args.len()));
+            }
+            for &c in members {
+                if let Some(batch) = self.batch_of.get_mut(c as usize) {
+                    *batch = b as u32;
+                }
+            }
+            self.lists.push((first_word, len as u32));
+            word = end;
+        }
+        self.list_words = word as usize;
+    }
+
+    /// Moves the lists to start at word `at` (of the buffer that holds them after the
+    /// arguments): every argument's first instance and every batch's first list word move
+    /// with them. Lists that would end past `u32::MAX` words are left where they are and
+    /// `false` returned.
+    pub fn place_lists(&mut self, at: u32) -> bool {
+        if u64::from(at) + self.list_words as u64 > u64::from(u32::MAX) {
+            return false;
+        }
+        for list in [&mut self.main, &mut self.shadow, &mut self.full] {
+            for a in &mut list.args {
+                a.first_instance += at;
+            }
+        }
+        for (first, _) in &mut self.lists {
+            *first += at;
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Per batch one argument per level, lists that do not overlap, and the shadow and
+    /// fallback lists drawing every character once through the identity list.
+    #[test]
+    fn level_draws_cover_every_character_once_per_pass() {
+        let ranges = [(0, 300), (300, 90), (390, 24)];
+        let batches = vec![
+            (DrawBinding::Chunk(0), (0..40).collect::<Vec<u32>>()),
+            (
+                DrawBinding::Chunk(1),
+                (40..60).chain(70..100).collect::<Vec<u32>>(),
+            ),
+        ];
+        let mut draws = LevelDraws::default();
+        draws.build(&ranges, 2, 100, &batches);
+        assert_eq!(draws.main.args.len(), 6);
+        assert_eq!(draws.lists, [(100, 40), (220, 50)]);
+        assert_eq!(draws.list_words, 220 + 150);
+        for (b, (_, args)) in draws.main.batches.iter().enumerate() {
+            for (level, a) in draws.main.args[args.clone()].iter().enumerate() {
+                assert_eq!((a.first_index, a.index_count), ranges[level]);
+                assert_eq!(a.instance_count, 0);
+                let (first, len) = draws.lists[b];
+                assert_eq!(a.first_instance, first + level as u32 * len);
+            }
+        }
+        for (list, range) in [(&draws.shadow, ranges[2]), (&draws.full, ranges[0])] {
+            let mut seen = vec![0; 100];
+            for a in &list.args {
+                assert_eq!((a.first_index, a.index_count), range);
+                for c in a.first_instance..a.first_instance + a.instance_count {
+                    seen[c as usize] += 1;
+                }
+            }
+            let expected: Vec<i32> = (0..100).map(|c| (!(60..70).contains(&c)) as i32).collect();
+            assert_eq!(seen, expected);
+            // The second batch's gap splits it into two runs.
+            assert_eq!(list.args.len(), 3);
+        }
+        assert_eq!(draws.batch_of[45], 1);
+        assert_eq!(draws.batch_of[65], u32::MAX);
+    }
 
     /// Every shown instance exactly once, where `locate` says, in a batch of its binding.
     #[test]

@@ -292,6 +292,11 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             if compute || on_gpu {
                 ui.end_row();
             }
+            // Who is drawn at which level is the GPU's LOD pass's decision only there.
+            if on_gpu {
+                variant_combo(ui, &mut settings.draws, &[]);
+                ui.end_row();
+            }
             ui.add_enabled_ui(on_cpu, |ui| {
                 variant_combo(ui, &mut settings.upload, &[]);
             })

@@ -99,6 +99,7 @@ enum Change {
     IndirectDraws,
     Lod,
     ComputeShader,
+    Draws,
     Animate,
     GpuHierarchy,
     Instances,
@@ -122,6 +123,7 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::IndirectDraws, 1),
     (Change::Lod, 1),
     (Change::ComputeShader, 1),
+    (Change::Draws, 1),
     (Change::Animate, 2),
     (Change::GpuHierarchy, 1),
     (Change::Instances, 4),
@@ -714,6 +716,10 @@ impl Soak {
             Change::ComputeShader => {
                 settings.compute_shader = self.rng.pick(crate::gpu::skin::ComputeShader::ALL);
                 format!("compute shader {}", settings.compute_shader.name())
+            }
+            Change::Draws => {
+                settings.draws = self.rng.pick(crate::gpu::draws::Draws::ALL);
+                format!("draws {}", settings.draws.name())
             }
             Change::Animate => {
                 // The scene turns `gpu` back (with a note) while a CPU skin variant runs, so

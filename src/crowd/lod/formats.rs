@@ -92,6 +92,10 @@ pub const RECORD_SKIN_LEVEL_SHIFT: u32 = 8;
 /// A draw slot of a character the pass does not cull (drawn directly).
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// [`LodFrame::cull`] for per-level draws: the pass appends each character in view to
+/// its batch's list at its level and counts it in that level's argument.
+pub const CULL_PER_LEVEL: u32 = 2;
+
 gpu_struct! {
     /// Where the pass writes one character's draw (four words of the state buffer after
     /// the characters' states): the instance count of its own argument, and, where the
@@ -117,6 +121,19 @@ impl DrawSlot {
         DrawSlot {
             count_word,
             ..Default::default()
+        }
+    }
+
+    /// A character drawn per level ([`CULL_PER_LEVEL`]): `count_word` is the instance
+    /// count of its batch's level-0 argument (level `l`'s lies `5 l` words on),
+    /// `list_word` the first word of its batch's level-0 list of instances (level `l`'s
+    /// lies `l batch_len` words on), `batch_len` the characters of its batch.
+    pub fn listed(count_word: u32, list_word: u32, batch_len: u32) -> Self {
+        DrawSlot {
+            count_word,
+            compact_word: list_word,
+            run_count_word: 0,
+            batch_len,
         }
     }
 
@@ -175,7 +192,8 @@ gpu_struct! {
         /// 1: compute everyone and spread the periods (see `per_character`).
         pub full: u32,
         pub characters: u32,
-        /// 1: write each character's draw argument (instance count 1 in view, 0 culled).
+        /// 1: write each character's draw argument (instance count 1 in view, 0 culled);
+        /// [`CULL_PER_LEVEL`]: list each character in view at its level of its batch.
         pub cull: u32,
         /// Where the draw slots ([`DrawSlot`]) start in the state's words (after the
         /// characters' states).

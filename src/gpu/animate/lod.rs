@@ -13,8 +13,10 @@
 //! culled, so the crowd pass draws the same few indirect draws at any crowd size. Where the
 //! draws read their count from a buffer, it also appends each visible character's argument
 //! (at its level) to its batch's run with an atomic counter, so the crowd pass reads only
-//! the characters in view: the counts are the runs' lengths. The panel's counts come back a
-//! frame or two later, without waiting for the GPU.
+//! the characters in view: the counts are the runs' lengths. With per-level draws
+//! (`--draws per_level`) it instead appends each character in view to its batch's list at
+//! its level, counted in that level's argument (the renderer's `per_level` module). The
+//! panel's counts come back a frame or two later, without waiting for the GPU.
 //!
 //! The arguments the pass writes are drawn with `multi_draw_indexed_indirect_count` where
 //! the adapter has it, which wgpu does not validate argument by argument: an index range
@@ -29,7 +31,7 @@ use std::sync::mpsc;
 use crate::contract::GpuStruct;
 use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
-use crate::crowd::lod::formats::DrawSlot;
+use crate::crowd::lod::formats::{CULL_PER_LEVEL, DrawSlot};
 use crate::crowd::lod::formats::{MotionHeader, MotionSetHeader};
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
 use crate::gpu::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
@@ -88,6 +90,26 @@ pub enum DrawArgsError {
         args: u32,
     },
     #[error(
+        "character {character}: per-level draws from word {slot} ({levels} levels) or lists \
+         of {len} from word {word} do not lie within the {args} draw arguments and the \
+         {list_words} words of the instance lists, or more characters share the batch than \
+         its lists hold"
+    )]
+    LevelListOutOfRange {
+        character: usize,
+        slot: u32,
+        levels: u32,
+        word: u32,
+        len: u32,
+        args: u32,
+        list_words: u32,
+    },
+    #[error(
+        "the frame chooses among {frame} mesh levels, but the per-level draws have arguments \
+         for {drawn}"
+    )]
+    MoreLevelsThanDraws { frame: u32, drawn: u32 },
+    #[error(
         "character {character}: a run of {len} arguments from word {word}, counted in word \
          {count_word}, does not lie within the {args} draw arguments and the {counts} count \
          words after them"
@@ -117,6 +139,15 @@ pub struct DrawArgsTarget<'a> {
     indices: u32,
     counts_at: u32,
     count_words: u32,
+    lists: Option<LevelListsTarget>,
+}
+
+/// Per-level draws' instance lists, words of the arguments' buffer after the arguments:
+/// the buffer's words, and the levels each batch has an argument and a list for.
+#[derive(Clone, Copy)]
+struct LevelListsTarget {
+    words: u32,
+    levels: u32,
 }
 
 impl<'a> DrawArgsTarget<'a> {
@@ -145,9 +176,25 @@ impl<'a> DrawArgsTarget<'a> {
             indices,
             counts_at: u32::try_from(counts_at).unwrap_or(u32::MAX),
             count_words: u32::try_from(count_words).unwrap_or(0),
+            lists: None,
         }
     }
 
+    /// The same arguments drawn per level: each batch has `levels` consecutive arguments
+    /// (finest first) whose instance counts the pass raises, and a list per level, after
+    /// the arguments in the same buffer, of the characters it drew there.
+    pub(crate) fn with_level_lists(mut self, levels: usize) -> Self {
+        self.lists = Some(LevelListsTarget {
+            words: u32::try_from(self.buffer.size() / 4).unwrap_or(u32::MAX),
+            levels: u32::try_from(levels).unwrap_or(u32::MAX),
+        });
+        self
+    }
+
+    /// Whether the arguments are drawn per level (with instance lists).
+    pub fn per_level(&self) -> bool {
+        self.lists.is_some()
+    }
     /// Arguments the buffer holds.
     pub fn args(&self) -> u32 {
         self.args
@@ -181,6 +228,18 @@ impl<'a> DrawArgsTarget<'a> {
                 && slot.run_count_word - self.counts_at < self.count_words)
     }
 
+    /// Whether `slot`, a per-level slot, names `levels` arguments' instance counts and
+    /// `levels` lists of `batch_len` words that lie after the arguments (the lists are
+    /// never drawn from as arguments) and within the buffer.
+    fn holds_level_lists(&self, slot: &DrawSlot, lists: &LevelListsTarget) -> bool {
+        let levels = u64::from(lists.levels);
+        self.holds_instance_count(slot.count_word)
+            && u64::from(slot.count_word / ARG_WORDS) + levels <= u64::from(self.args)
+            && u64::from(slot.compact_word) >= u64::from(self.args) * u64::from(ARG_WORDS)
+            && u64::from(slot.compact_word) + levels * u64::from(slot.batch_len)
+                <= u64::from(lists.words)
+    }
+
     /// Checks every level range of `frame` (all eight entries: the pass clamps a level to
     /// the table, not to `mesh_levels`).
     fn check_levels(&self, frame: &LodFrame) -> Result<(), DrawArgsError> {
@@ -212,6 +271,25 @@ struct BoundFor {
     state: wgpu::Buffer,
 }
 
+/// What slots were checked against: the arguments' buffer and count, and with per-level
+/// draws the lists' buffer and the levels.
+#[derive(Clone, PartialEq)]
+struct CheckedFor {
+    draw_args: wgpu::Buffer,
+    args: u32,
+    lists: Option<u32>,
+}
+
+impl CheckedFor {
+    fn of(target: &DrawArgsTarget) -> Self {
+        CheckedFor {
+            draw_args: target.buffer.clone(),
+            args: target.args,
+            lists: target.lists.map(|l| l.levels),
+        }
+    }
+}
+
 /// A frame's pass, prepared: how many characters it decides for, and the run counts to
 /// clear first (the draw arguments' buffer, byte offset and length) where it culls.
 struct PreparedLod {
@@ -229,8 +307,9 @@ pub struct GpuLod {
     /// Characters the state holds room for (their draw slots follow their states).
     capacity: usize,
     slots_written: Vec<DrawSlot>,
-    /// The arguments' buffer and count the written slots were checked against.
-    slots_checked_for: Option<(wgpu::Buffer, u32)>,
+    /// The arguments' buffer and count (and the lists' buffer and levels) the written
+    /// slots were checked against.
+    slots_checked_for: Option<CheckedFor>,
     has_motions: bool,
     /// The parameters of the last recorded frame (the CPU twins run the same frame).
     last_frame: Option<LodFrame>,
@@ -392,14 +471,40 @@ impl GpuLod {
         target: &DrawArgsTarget,
     ) -> Result<(), DrawArgsError> {
         self.ensure_capacity(device, slots.len());
-        let checked_for = (target.buffer.clone(), target.args);
+        let checked_for = CheckedFor::of(target);
         if self.slots_written == slots && self.slots_checked_for.as_ref() == Some(&checked_for) {
             return Ok(());
         }
         self.slots_written.clear();
         self.slots_checked_for = None;
+        if let Some(lists) = &target.lists {
+            // Per batch (its level-0 argument), the characters listed in it.
+            let mut listed = vec![0u32; target.args as usize];
+            for (character, slot) in slots.iter().enumerate() {
+                if slot.count_word == NO_SLOT {
+                    continue;
+                }
+                let refused = DrawArgsError::LevelListOutOfRange {
+                    character,
+                    slot: slot.count_word,
+                    levels: lists.levels,
+                    word: slot.compact_word,
+                    len: slot.batch_len,
+                    args: target.args,
+                    list_words: lists.words,
+                };
+                if !target.holds_level_lists(slot, lists) {
+                    return Err(refused);
+                }
+                let count = &mut listed[(slot.count_word / ARG_WORDS) as usize];
+                *count += 1;
+                if *count > slot.batch_len {
+                    return Err(refused);
+                }
+            }
+        }
         for (character, slot) in slots.iter().enumerate() {
-            if slot.count_word == NO_SLOT {
+            if slot.count_word == NO_SLOT || target.lists.is_some() {
                 continue;
             }
             if !target.holds_instance_count(slot.count_word) {
@@ -466,12 +571,22 @@ impl GpuLod {
         frame.full = self.full as u32;
         frame.slots_at = (self.capacity * STATE_BYTES / 4) as u32;
         let slots_fit = self.slots_written.len() >= characters
-            && self
-                .slots_checked_for
-                .as_ref()
-                .is_some_and(|(buffer, args)| buffer == target.buffer && *args == target.args);
+            && self.slots_checked_for.as_ref() == Some(&CheckedFor::of(target));
         if !slots_fit {
             frame.cull = 0;
+        }
+        if let Some(lists) = &target.lists
+            && frame.cull != 0
+        {
+            // The pass lists a character at a level below `mesh_levels`: each must have
+            // its argument and list.
+            if frame.mesh_levels.max(1) > lists.levels {
+                return Err(DrawArgsError::MoreLevelsThanDraws {
+                    frame: frame.mesh_levels,
+                    drawn: lists.levels,
+                });
+            }
+            frame.cull = CULL_PER_LEVEL;
         }
         let draw_args = target.buffer;
         self.last_frame = Some(frame);

@@ -15,15 +15,16 @@ impl CrowdRenderer {
         pass.draw(0..6, 0..1);
         let [main, shadow] = &self.frame.draws;
         // The main pass's arguments follow the shadow pass's in the indirect buffer.
-        let offset = std::mem::size_of_val(shadow.args.as_slice()) as u64;
-        self.draw_characters(
-            pass,
-            layout,
-            instances,
-            main,
-            offset,
-            &self.pipelines.pipelines,
-        );
+        let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
+        let mut offset = shadow.args.len() as u64 * arg_bytes;
+        let mut list = main;
+        if self.frame.per_level && !self.frame.draw_runs {
+            // The LOD pass did not list this frame: every character at full detail (its
+            // arguments follow the main pass's).
+            list = &self.frame.level.full;
+            offset += main.args.len() as u64 * arg_bytes;
+        }
+        self.draw_characters(pass, layout, instances, list, offset, false);
     }
 
     /// Records the characters into the sun's depth map: the same vertices (or, for
@@ -35,14 +36,7 @@ impl CrowdRenderer {
         instances: usize,
     ) {
         pass.set_bind_group(0, self.bind_group(layout), &[]);
-        self.draw_characters(
-            pass,
-            layout,
-            instances,
-            &self.frame.draws[1],
-            0,
-            &self.pipelines.shadow_pipelines,
-        );
+        self.draw_characters(pass, layout, instances, &self.frame.draws[1], 0, true);
     }
 
     fn draw_characters(
@@ -52,7 +46,7 @@ impl CrowdRenderer {
         instances: usize,
         list: &DrawList,
         indirect_offset: u64,
-        pipelines: &[wgpu::RenderPipeline],
+        shadow: bool,
     ) {
         let wanted = DrawsFor {
             draw_path: layout.draw_path(),
@@ -62,6 +56,15 @@ impl CrowdRenderer {
         if instances == 0 || self.frame.draws_for != Some(wanted) {
             return;
         }
+        if self.frame.per_level {
+            self.draw_per_level(pass, layout, list, indirect_offset, shadow);
+            return;
+        }
+        let pipelines = if shadow {
+            &self.pipelines.shadow_pipelines
+        } else {
+            &self.pipelines.pipelines
+        };
         pass.set_pipeline(&pipelines[layout.draw_path().index()]);
         let (indices, uvs) = match layout.order() {
             VertexOrder::InfluenceSorted => (&self.index_sorted, &self.uv_sorted),
@@ -171,7 +174,7 @@ impl CrowdRenderer {
     /// Whether the LOD pass appends the visible characters to runs that the main pass
     /// draws with counts the GPU wrote: counted draws, one argument per character.
     pub fn compacts(&self) -> bool {
-        self.count_draws() && self.per_character_draws
+        self.count_draws() && self.per_character_draws && !self.frame.per_level
     }
 
     /// Whether this frame's main pass draws the runs (the LOD pass wrote them: see
@@ -234,6 +237,9 @@ impl CrowdRenderer {
     /// The draw arguments as the GPU's LOD pass may write them: this buffer, the arguments
     /// written to it and the index buffers they are drawn from.
     pub fn lod_draw_target(&self) -> DrawArgsTarget<'_> {
+        if self.frame.per_level {
+            return self.level_draw_target();
+        }
         let (runs, counts) = if self.compacts() {
             (
                 self.frame.draws[0].args.len(),
@@ -279,6 +285,10 @@ impl CrowdRenderer {
         slots.clear();
         slots.resize(instances, DrawSlot::NONE);
         if !(self.indirect_draws() && self.per_character_draws) {
+            return;
+        }
+        if self.frame.per_level {
+            self.level_slots(slots);
             return;
         }
         let [main, shadow] = &self.frame.draws;
@@ -370,6 +380,7 @@ impl CrowdRenderer {
                 instances,
             },
             per_character: self.per_character_draws,
+            per_level: self.per_level_wanted(layout),
             indirect: self.indirect_draws(),
             shadow_level,
             skinned_capacity: self.skinned_capacity,
@@ -382,8 +393,13 @@ impl CrowdRenderer {
         let sizes = || self.gpu_skinner.iter().flat_map(|s| s.range_sizes());
         let same_ranges = self.frame.steady_ranges.iter().copied().eq(sizes());
         if !per_character_input && same_ranges && self.frame.steady_key.as_ref() == Some(&key) {
+            if self.frame.per_level {
+                // The LOD pass counts this frame's instances from zero.
+                self.reset_level_counts(queue);
+            }
             return false;
         }
+        let per_level = key.per_level;
         if !same_ranges {
             let ranges: Vec<u64> = sizes().collect();
             self.frame.steady_ranges = ranges;
@@ -392,6 +408,11 @@ impl CrowdRenderer {
         self.frame.list_builds += 1;
         // The LOD pass recorded this frame wrote runs for the lists being replaced.
         self.frame.draw_runs = false;
+        self.frame.per_level = per_level;
+        if per_level {
+            self.prepare_level_draws(gpu, shape, shadow_level);
+            return true;
+        }
         let [main, shadow] = &mut self.frame.draws;
         let per_character = self.per_character_draws;
         let main_levels = MeshLevels {

@@ -17,12 +17,15 @@
 //! `instance_index` picks each character's transform and material colour from a storage
 //! buffer. [`CrowdRenderer::prepare_draws`] lists each pass's draws ([`super::draws`]):
 //! where the device allows, the passes record one `multi_draw_indexed_indirect` per
-//! binding, else the same draws one by one. The skinned buffer grows (by a quarter more
+//! binding, else the same draws one by one; where the GPU's LOD pass decides, per batch and
+//! mesh level one instanced draw of the characters it listed ([`per_level`]). The skinned
+//! buffer grows (by a quarter more
 //! than needed) or shrinks (when four times too big) by being recreated; the next frame
 //! fills it, so a resize costs no stall.
 
 mod drawing;
 mod materials;
+mod per_level;
 mod pipelines;
 
 use bytemuck::{Pod, Zeroable};
@@ -32,12 +35,12 @@ use wgpu::util::DeviceExt;
 use materials::MaterialTextures;
 pub use materials::{BaseColors, MAX_LAYER_SIDE, MAX_TEXTURE_BYTES};
 pub(crate) use materials::{MaterialGpu, MaterialParamsGpu};
-pub use pipelines::CrowdPipelines;
 use pipelines::SkinMeshVertex;
 pub(crate) use pipelines::SkinParamsGpu;
+pub use pipelines::{CrowdPipelines, draws_per_level};
 
 use super::camera::CameraUniform;
-use super::draws::{DrawBinding, DrawList, MeshLevels};
+use super::draws::{DrawBinding, DrawList, Draws, LevelDraws, MeshLevels};
 use super::pass::PassContext;
 use super::ranges::BindingLimits;
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
@@ -104,6 +107,13 @@ pub struct CrowdRenderer {
     /// The main pass draws one argument per character (the GPU's LOD pass culls by their
     /// instance counts).
     per_character_draws: bool,
+    /// How the GPU's LOD pass's draws are issued: per character or per level.
+    draws: Draws,
+    /// `gpu_compute`'s output ranges as the per-level draws read them (storage), each
+    /// with the buffer it was made for.
+    pool_groups: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
+    /// Group 0 of the per-level draws: camera, instances, base vertices, instance lists.
+    listed_bind_group: wgpu::BindGroup,
     distinct_index: wgpu::Buffer,
     /// Group 0 (camera, instances, base vertices, uv stream), per [`VertexOrder`]: file,
     /// influence-sorted.
@@ -178,8 +188,15 @@ struct DrawData {
     /// With counted draws and the GPU's LOD pass culling, the indirect buffer holds after
     /// both lists' arguments the runs (per main-pass batch, the visible characters'
     /// arguments the pass appended), then one word per batch counting its run. The LOD
-    /// pass wrote this frame's runs: the main pass draws them.
+    /// pass wrote this frame's runs: the main pass draws them. With per-level draws: the
+    /// pass listed this frame's characters.
     draw_runs: bool,
+    /// The lists are per level: `draws` holds the main pass's arguments per batch and
+    /// level and the shadow pass's per batch, and `level` the rest.
+    per_level: bool,
+    level: LevelDraws,
+    /// Per-level draws' batches (binding, characters), rebuilt with the lists.
+    level_batches: Vec<(DrawBinding, Vec<u32>)>,
 }
 
 /// A storage view of the skinned buffer in chunks: `pulled` binds groups of lane blocks,
@@ -221,6 +238,7 @@ struct DrawsFor {
 struct SteadyDraws {
     draws_for: DrawsFor,
     per_character: bool,
+    per_level: bool,
     indirect: bool,
     shadow_level: u8,
     skinned_capacity: u64,
@@ -287,11 +305,22 @@ impl CrowdRenderer {
         let instance_capacity = 64;
         let instance_buffer = Self::instance_buffer(device, instance_capacity);
         let vertex_base = Self::vertex_base_buffer(device, instance_capacity);
+        let indirect_args = Self::indirect_buffer(device, 1024);
         let bind_groups = Self::bind_groups(
             device,
             &pipelines.bind_group_layout,
             [&camera_buffer, &instance_buffer, &vertex_base],
             [&uv_file, &uv_sorted],
+        );
+        let listed_bind_group = Self::listed_bind_group(
+            device,
+            &pipelines.listed_group_layout,
+            [
+                &camera_buffer,
+                &instance_buffer,
+                &vertex_base,
+                &indirect_args,
+            ],
         );
         let distinct_index = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("distinct vertex of each sorted vertex"),
@@ -388,7 +417,7 @@ impl CrowdRenderer {
             base_colors: BaseColors::DEFAULT,
             pipelines,
             chunks: None,
-            indirect_args: Self::indirect_buffer(device, 1024),
+            indirect_args,
             indirect_supported: device
                 .features()
                 .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE),
@@ -398,6 +427,9 @@ impl CrowdRenderer {
                 .contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
             draw_counts: Self::draw_counts_buffer(device, 1024),
             per_character_draws: false,
+            draws: Draws::DEFAULT,
+            pool_groups: Vec::new(),
+            listed_bind_group,
             distinct_index,
             bind_groups,
             vertex_base,
@@ -437,6 +469,9 @@ impl CrowdRenderer {
                 placed_revision: None,
                 placements_compared: 0,
                 placement_bytes: 0,
+                per_level: false,
+                level: LevelDraws::default(),
+                level_batches: Vec::new(),
             },
         }
     }
@@ -542,6 +577,27 @@ impl CrowdRenderer {
                     },
                 ],
             })
+        })
+    }
+
+    /// The per-level draws' group 0.
+    fn listed_bind_group(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        buffers: [&wgpu::Buffer; 4],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .zip([0, 1, 2, 4])
+            .map(|(buffer, binding)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("crowd per level"),
+            layout,
+            entries: &entries,
         })
     }
 
@@ -831,6 +887,16 @@ impl CrowdRenderer {
                     &self.vertex_base,
                 ],
                 [&self.uv_file, &self.uv_sorted],
+            );
+            self.listed_bind_group = Self::listed_bind_group(
+                device,
+                &self.pipelines.listed_group_layout,
+                [
+                    &self.camera_buffer,
+                    &self.instance_buffer,
+                    &self.vertex_base,
+                    &self.indirect_args,
+                ],
             );
         }
         let n = instances.len();

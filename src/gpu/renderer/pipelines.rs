@@ -23,10 +23,17 @@ pub struct CrowdPipelines {
     pub(super) pipelines: Vec<wgpu::RenderPipeline>,
     /// The same vertex shaders into the sun's depth map (no fragment stage).
     pub(super) shadow_pipelines: Vec<wgpu::RenderPipeline>,
+    /// Per draw path that can draw per level ([`listed_pipeline`]), its main and shadow
+    /// pipelines reading each instance's character from the instance lists.
+    pub(super) listed_pipelines: Vec<Option<[wgpu::RenderPipeline; 2]>>,
     pub(super) ground_pipeline: wgpu::RenderPipeline,
     pub(super) bind_group_layout: wgpu::BindGroupLayout,
+    /// Group 0 of the per-level pipelines (the instance lists where the uv stream was).
+    pub(super) listed_group_layout: wgpu::BindGroupLayout,
     pub(super) blocks_layout: wgpu::BindGroupLayout,
     pub(super) palette_layout: wgpu::BindGroupLayout,
+    /// `gpu_compute`'s output range, read as storage by the per-level draws.
+    pub(super) pool_layout: wgpu::BindGroupLayout,
     pub(super) shadow_layout: wgpu::BindGroupLayout,
     pub color_format: wgpu::TextureFormat,
 }
@@ -53,6 +60,8 @@ enum Bindings {
     LaneBlocks,
     /// And a chunk of instances' palettes (storage).
     Palettes,
+    /// And a range of `gpu_compute`'s output (storage).
+    Pool,
 }
 
 /// How the renderer draws one draw path: its pipeline's label, vertex shader, bindings and
@@ -133,6 +142,36 @@ fn path_pipeline(path: DrawPath) -> PathPipeline {
     }
 }
 
+/// How a draw path draws per level (`--draws per_level`), where it can: the same vertex
+/// shader reading its character from the instance lists (`gpu_vertex`), or one that pulls
+/// `gpu_compute`'s output from storage, since a vertex buffer cannot step by character.
+fn listed_pipeline(path: DrawPath) -> Option<PathPipeline> {
+    match path {
+        DrawPath::GpuVertex => Some(PathPipeline {
+            label: "crowd skinned in the vertex shader, per level",
+            vertex_entry: "vs_gpu_skinned_listed",
+            ..path_pipeline(path)
+        }),
+        DrawPath::GpuCompute => Some(PathPipeline {
+            label: "crowd skinned by compute, per level",
+            vertex_entry: "vs_pool_listed",
+            bindings: Bindings::Pool,
+            slots: &[(8, &UV)],
+        }),
+        DrawPath::Interleaved
+        | DrawPath::Float3
+        | DrawPath::Float4
+        | DrawPath::Packed
+        | DrawPath::PackedBlocks
+        | DrawPath::Pulled => None,
+    }
+}
+
+/// Whether `path` can draw per level (it has listed pipelines).
+pub fn draws_per_level(path: DrawPath) -> bool {
+    listed_pipeline(path).is_some()
+}
+
 /// `gpu_vertex`'s static mesh, one per vertex in file order (`SKIN_MESH`).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -195,6 +234,28 @@ impl CrowdPipelines {
                 storage_entry(3),
             ],
         });
+        // The listed pipelines' group 0: the uv stream comes from a vertex buffer (drawn
+        // with base vertex 0), its place taken by the instance lists, so a vertex shader
+        // reads at most four storage buffers (the downlevel limit the device asks for).
+        let listed_group_layout =
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("crowd per level"),
+                entries: &[
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 0,
+                        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                    storage_entry(1),
+                    storage_entry(2),
+                    storage_entry(4),
+                ],
+            });
         // The main passes' fragment shaders read the sun's depth map and the character's
         // materials (group 2); the shadow pass, which writes the map, has no group 2.
         let fragment_entry = |binding, ty| wgpu::BindGroupLayoutEntry {
@@ -319,6 +380,28 @@ impl CrowdPipelines {
                 bind_group_layouts: &[Some(&bind_group_layout), Some(&palette_layout)],
                 immediate_size: 0,
             });
+        let pool_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("gpu_compute's output, a range"),
+            entries: &[storage_entry(0)],
+        });
+        // Per level: the listed group 0 with each path's group 1, with and without the
+        // main passes' group 2.
+        let listed_layouts = |group_1: &wgpu::BindGroupLayout, label: &str| {
+            [true, false].map(|main| {
+                let groups = [
+                    Some(&listed_group_layout),
+                    Some(group_1),
+                    Some(&shadow_layout),
+                ];
+                device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(label),
+                    bind_group_layouts: &groups[..if main { 3 } else { 2 }],
+                    immediate_size: 0,
+                })
+            })
+        };
+        let listed_palettes = listed_layouts(&palette_layout, "crowd gpu_vertex per level");
+        let listed_pool = listed_layouts(&pool_layout, "crowd gpu_compute per level");
         let buffers = |path: &PathPipeline| -> Vec<Option<wgpu::VertexBufferLayout>> {
             path.slots
                 .iter()
@@ -342,14 +425,18 @@ impl CrowdPipelines {
                          label: &str,
                          vs: &str,
                          fs: &str,
-                         buffers: &[Option<wgpu::VertexBufferLayout>]| {
+                         buffers: &[Option<wgpu::VertexBufferLayout>],
+                         constants: &[(&str, f64)]| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(layout),
                 vertex: wgpu::VertexState {
                     module: &shader,
                     entry_point: Some(vs),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants,
+                        ..Default::default()
+                    },
                     buffers,
                 },
                 primitive: wgpu::PrimitiveState {
@@ -376,84 +463,101 @@ impl CrowdPipelines {
         };
         let make =
             |label: &str, vs: &str, fs: &str, buffers: &[Option<wgpu::VertexBufferLayout>]| {
-                make_with(&layout, label, vs, fs, buffers)
+                make_with(&layout, label, vs, fs, buffers, &[])
             };
+        let main_pipeline = |path: &PathPipeline, listed: bool, constants: &[(&str, f64)]| {
+            let layout = match (path.bindings, listed) {
+                (Bindings::Palettes, true) => &listed_palettes[0],
+                (Bindings::Pool, _) => &listed_pool[0],
+                (Bindings::Base, _) => &layout,
+                (Bindings::LaneBlocks, _) => &pulled_layout,
+                (Bindings::Palettes, false) => &gpu_vertex_layout,
+            };
+            make_with(
+                layout,
+                path.label,
+                path.vertex_entry,
+                "fs_skinned",
+                &buffers(path),
+                constants,
+            )
+        };
         let pipelines = DrawPath::ALL
             .iter()
-            .map(|&path| {
-                let path = path_pipeline(path);
-                let layout = match path.bindings {
-                    Bindings::Base => &layout,
-                    Bindings::LaneBlocks => &pulled_layout,
-                    Bindings::Palettes => &gpu_vertex_layout,
-                };
-                make_with(
-                    layout,
-                    path.label,
-                    path.vertex_entry,
-                    "fs_skinned",
-                    &buffers(&path),
-                )
-            })
+            .map(|&path| main_pipeline(&path_pipeline(path), false, &[]))
             .collect();
         // Depth only, biased against self-shadowing acne; the vertex shaders write the
         // sun's clip position with SHADOW_PASS set.
-        let shadow_constants: &[(&str, f64)] = &[("SHADOW_PASS", 1.0)];
-        let shadow_pipelines = DrawPath::ALL
-            .iter()
-            .map(|&path| {
-                let path = path_pipeline(path);
-                let (vs, layout) = (
-                    path.vertex_entry,
-                    match path.bindings {
-                        Bindings::Base => &shadow_base_layout,
-                        Bindings::LaneBlocks => &pulled_shadow_layout,
-                        Bindings::Palettes => &gpu_vertex_shadow_layout,
-                    },
-                );
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some("crowd shadow"),
-                    layout: Some(layout),
-                    vertex: wgpu::VertexState {
-                        module: &shader,
-                        entry_point: Some(vs),
-                        compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: shadow_constants,
-                            ..Default::default()
-                        },
-                        buffers: &buffers(&path),
-                    },
-                    primitive: wgpu::PrimitiveState {
-                        topology: wgpu::PrimitiveTopology::TriangleList,
-                        cull_mode: None,
+        let shadow_pipeline = |path: &PathPipeline, listed: bool, constants: &[(&str, f64)]| {
+            let (vs, layout) = (
+                path.vertex_entry,
+                match (path.bindings, listed) {
+                    (Bindings::Palettes, true) => &listed_palettes[1],
+                    (Bindings::Pool, _) => &listed_pool[1],
+                    (Bindings::Base, _) => &shadow_base_layout,
+                    (Bindings::LaneBlocks, _) => &pulled_shadow_layout,
+                    (Bindings::Palettes, false) => &gpu_vertex_shadow_layout,
+                },
+            );
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("crowd shadow"),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some(vs),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants,
                         ..Default::default()
                     },
-                    depth_stencil: Some(wgpu::DepthStencilState {
-                        format: DEPTH_FORMAT,
-                        depth_write_enabled: Some(true),
-                        depth_compare: Some(wgpu::CompareFunction::Less),
-                        stencil: Default::default(),
-                        bias: wgpu::DepthBiasState {
-                            constant: 2,
-                            slope_scale: 2.0,
-                            clamp: 0.0,
-                        },
-                    }),
-                    multisample: Default::default(),
-                    fragment: None,
-                    multiview_mask: None,
-                    cache: None,
-                })
+                    buffers: &buffers(path),
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: wgpu::DepthBiasState {
+                        constant: 2,
+                        slope_scale: 2.0,
+                        clamp: 0.0,
+                    },
+                }),
+                multisample: Default::default(),
+                fragment: None,
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let shadow_pipelines = DrawPath::ALL
+            .iter()
+            .map(|&path| shadow_pipeline(&path_pipeline(path), false, &[("SHADOW_PASS", 1.0)]))
+            .collect();
+        let listed_pipelines = DrawPath::ALL
+            .iter()
+            .map(|&path| {
+                let path = listed_pipeline(path)?;
+                Some([
+                    main_pipeline(&path, true, &[]),
+                    shadow_pipeline(&path, true, &[("SHADOW_PASS", 1.0)]),
+                ])
             })
             .collect();
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
         CrowdPipelines {
             pipelines,
             shadow_pipelines,
+            listed_pipelines,
             ground_pipeline,
             bind_group_layout,
+            listed_group_layout,
             blocks_layout,
             palette_layout,
+            pool_layout,
             shadow_layout,
             color_format,
         }

@@ -194,6 +194,12 @@ impl Scene {
             .gpu_skin_invocations(self.sim.crowd.len(), counts)
     }
 
+    /// Draw arguments the latest frame's passes read (main, shadow): one per visible
+    /// character, or with per-level draws one per batch and level.
+    pub fn draw_records(&self) -> [usize; 2] {
+        self.renderer.draw_records()
+    }
+
     /// Each character's mesh level, for the "colour by level" view (where it is on, with
     /// geometric LOD): the CPU plan's, or read back from the GPU's LOD pass (the frame
     /// before's; a wait for the GPU each frame, which a view for looking may take).

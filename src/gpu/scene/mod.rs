@@ -217,6 +217,7 @@ impl Scene {
         }
         let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
         renderer.set_compute_shader(settings.compute_shader);
+        renderer.set_draws(settings.draws);
         renderer.set_shadows(settings.shadows);
         renderer.set_indirect_draws(settings.indirect_draws);
         renderer.set_base_colors(settings.base_colors);
@@ -655,6 +656,10 @@ impl Scene {
             self.settings.indirect_draws = self.renderer.indirect_draws();
             self.history.clear();
         }
+        if self.settings.draws != self.renderer.draws() {
+            self.renderer.set_draws(self.settings.draws);
+            self.history.clear();
+        }
         if self.settings.compute_shader != self.renderer.compute_shader() {
             self.renderer
                 .set_compute_shader(self.settings.compute_shader);
@@ -781,6 +786,7 @@ impl Scene {
         self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);
         self.renderer
             .set_compute_shader(self.settings.compute_shader);
+        self.renderer.set_draws(self.settings.draws);
         self.renderer.set_shadows(self.settings.shadows);
         self.renderer
             .set_indirect_draws(self.settings.indirect_draws);

@@ -4,6 +4,7 @@ use crate::crowd::lod::LodSettings;
 use crate::crowd::mix::ClipChoice;
 use crate::crowd::{AnimateDevice, PipelineConfig};
 use crate::gpu::animate::GpuHierarchy;
+use crate::gpu::draws::Draws;
 use crate::gpu::renderer::BaseColors;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
@@ -23,6 +24,9 @@ pub struct Settings {
     pub simd_level: SimdLevel,
     /// The compute shader `gpu_compute` skins with.
     pub compute_shader: ComputeShader,
+    /// How the crowd pass draws where the GPU's LOD pass decides: per character or per
+    /// batch and mesh level.
+    pub draws: Draws,
     /// The sun casts shadows (a shadow pass before the main pass).
     pub shadows: bool,
     /// Draw the crowd with one indirect multi-draw per binding (where the adapter can),
@@ -56,6 +60,7 @@ impl Settings {
             gpu_hierarchy: GpuHierarchy::DEFAULT,
             simd_level: SimdLevel::native(),
             compute_shader: ComputeShader::DEFAULT,
+            draws: Draws::DEFAULT,
             shadows: true,
             indirect_draws: true,
             upload: UploadVariant::DEFAULT,
