@@ -626,10 +626,21 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         } else {
             String::new()
         };
+        let [main_records, shadow_records] = mesh.draw_records;
+        let records = format!(
+            " · {} + {} draw records ({})",
+            count_text(main_records as u64),
+            count_text(shadow_records as u64),
+            if mesh.per_level_draws {
+                "per batch and level"
+            } else {
+                "per character"
+            }
+        );
         ui.label(
             RichText::new(format!(
                 "mesh levels {}: {} · {} triangles ({:.0} % of full detail) · shadows at level {} · \
-                 {} vertices skinned ({:.0} % of every vertex once{every_pass}){invocations}",
+                 {} vertices skinned ({:.0} % of every vertex once{every_pass}){invocations}{records}",
                 (0..levels.len()).map(|l| l.to_string()).collect::<Vec<_>>().join("/"),
                 levels.join(" / "),
                 count_text(mesh.triangles),

@@ -119,6 +119,8 @@ impl Scene {
             skinned_vertices,
             full_vertices,
             skin_invocations: self.skin_invocations(),
+            draw_records: self.draw_records(),
+            per_level_draws: self.renderer.draws_per_level(),
         }
     }
 

@@ -90,6 +90,10 @@ pub struct MeshLodReading {
     /// Invocations `gpu_compute`'s skinning pass launched ([`super::Scene::skin_invocations`];
     /// 0 on the other paths).
     pub skin_invocations: u64,
+    /// Draw arguments the crowd pass and the shadow pass read ([`super::Scene::draw_records`]),
+    /// and whether they are per batch and level (`--draws per_level`) or per character.
+    pub draw_records: [usize; 2],
+    pub per_level_draws: bool,
 }
 #[derive(Clone, Copy)]
 enum Source {
