@@ -19,7 +19,7 @@
     RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT,
     STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
     STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
-    UNCHANGED, VISIBLE, WORKGROUP, CULL_PER_LEVEL,
+    UNCHANGED, VISIBLE, WORKGROUP, CULL_PER_LEVEL, UNSKINNED_LEVEL,
 }
 
 struct LodFrame {
@@ -49,6 +49,8 @@ struct LodFrame {
     mesh_errors: array<vec4<f32>, 2>,
     mesh_first_index: array<vec4<u32>, 2>,
     mesh_index_count: array<vec4<u32>, 2>,
+    // The direction the sun's light travels, and w 1 where the shadow pass draws.
+    shadow_dir: vec4<f32>,
 };
 
 struct CharacterLod {
@@ -227,14 +229,41 @@ fn travel(m: MotionHeader, a: f32, b: f32) -> f32 {
     return min(max(summed, 0.0), 2.0 * m.radius);
 }
 
-// Pixels per model unit of the motion's sphere; 0 outside the view.
-fn pixels_per_unit(m: MotionHeader, ground: vec2<f32>) -> f32 {
+// The motion's sphere's centre in the world for a character standing at `ground`.
+fn world_center(m: MotionHeader, ground: vec2<f32>) -> vec3<f32> {
     let c = vec4<f32>(m.center_x, m.center_y, m.center_z, 1.0);
-    let center = vec3<f32>(
+    return vec3<f32>(
         dot(f.world_rows[0], c) + ground.x,
         dot(f.world_rows[1], c),
         dot(f.world_rows[2], c) + ground.y,
     );
+}
+
+// Whether the sphere's shadow may fall in the view (`per_character::shadow_reaches_view`):
+// the capsule from it along the light to where its lowest point's ray meets the ground
+// lies outside no frustum plane entirely. Never without shadows.
+fn shadow_reaches_view(center: vec3<f32>, radius: f32) -> bool {
+    if (f.shadow_dir.w == 0.0) {
+        return false;
+    }
+    let d = f.shadow_dir.xyz;
+    var reach = 0.0;
+    if (d.y < 0.0) {
+        reach = max(center.y + radius, 0.0) / -d.y;
+    }
+    let end = center + d * reach;
+    for (var k = 0u; k < 6u; k = k + 1u) {
+        let p = f.planes[k];
+        if (dot(p.xyz, center) + p.w < -radius && dot(p.xyz, end) + p.w < -radius) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Pixels per model unit of the motion's sphere; 0 outside the view.
+fn pixels_per_unit(m: MotionHeader, ground: vec2<f32>) -> f32 {
+    let center = world_center(m, ground);
     let radius = m.radius * f.scale;
     for (var k = 0u; k < 6u; k = k + 1u) {
         if (dot(f.planes[k].xyz, center) + f.planes[k].w < -radius) {
@@ -315,11 +344,14 @@ fn decide(c: u32) -> u32 {
     }
     let level = mesh_level(visible, unbounded, px, s.flags);
     // The vertices skinned for it; a finer skin level needs what the coarser one skipped.
-    // Out of view only the shadow pass draws it, at the shadows' level (without shadows
-    // nothing does: the coarsest level, the least work).
+    // Out of view only the shadow pass draws it, at the shadows' level, and only where its
+    // shadow may fall in the view; elsewhere nothing needs its vertices.
     var skin_level = min(level, f.skin_level_cap);
     if (!visible) {
-        skin_level = min(f.skin_level_cap, max(f.mesh_levels, 1u) - 1u);
+        skin_level = UNSKINNED_LEVEL;
+        if (at != NO_MOTION && shadow_reaches_view(world_center(m, r.ground), m.radius * f.scale)) {
+            skin_level = min(f.skin_level_cap, max(f.mesh_levels, 1u) - 1u);
+        }
     }
     let previous_skin_level = (s.flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
     let reskin = skin_level < previous_skin_level;
@@ -375,8 +407,9 @@ fn cs_lod(
         let flags = decide(c);
         state.words[4u * c + 3u] = flags;
         let due = (flags & DUE) != 0u;
-        let skinned = (flags & (DUE | RESKIN)) != 0u;
         let skin_level = (flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
+        // `CharacterLod::skinned`.
+        let skinned = (flags & (DUE | RESKIN)) != 0u && skin_level != UNSKINNED_LEVEL;
         // `CharacterLod::record_due_word`.
         characters[c].due = select(0u, RECORD_ANIMATE, due) | select(0u, RECORD_SKIN, skinned)
             | (skin_level << RECORD_SKIN_LEVEL_SHIFT);

@@ -82,17 +82,15 @@ mod tests {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn the_heap_count_follows_an_allocation() {
         let before = heap_in_use_bytes().unwrap();
-        let block = vec![7u8; 1 << 20];
+        // Eight megabytes: other test threads allocate and free too (a few hundred
+        // kilobytes at a time), so the block is read with room for them.
+        let block = vec![7u8; 8 << 20];
         let during = heap_in_use_bytes().unwrap();
         std::hint::black_box(&block);
         drop(block);
         let after = heap_in_use_bytes().unwrap();
-        // Other test threads allocate too: the megabyte is read with room for them.
-        assert!(
-            during >= before + (1 << 20) - (256 << 10),
-            "{before} -> {during}"
-        );
-        assert!(after + (512 << 10) < during, "{during} -> {after}");
+        assert!(during >= before + (6 << 20), "{before} -> {during}");
+        assert!(after + (6 << 20) < during, "{during} -> {after}");
         trim_heap();
         assert!(resident_bytes().unwrap() > 0);
     }

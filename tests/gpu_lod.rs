@@ -24,7 +24,9 @@ use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::lod::LodStats;
 use skinbench::crowd::lod::formats::{CULL_PER_LEVEL, DrawSlot, NO_SLOT};
 use skinbench::crowd::lod::per_character::LodFrame;
-use skinbench::crowd::lod::per_character::{CharacterLod, DUE, RESKIN, VISIBLE, decide, stats_of};
+use skinbench::crowd::lod::per_character::{
+    CharacterLod, DUE, RESKIN, UNSKINNED_LEVEL, VISIBLE, decide, stats_of,
+};
 use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
 use skinbench::gpu::draws::Draws;
@@ -351,6 +353,7 @@ fn skinned_levels(
     let full_vertices = rig.mesh.sorted().source().len();
     let (mut reskinned, mut coarse_skins, mut skinned, mut all) = (0usize, 0usize, 0usize, 0usize);
     let mut unseen = 0usize;
+    let mut unskinned_unseen = 0usize;
     for step in 0..14 {
         if step >= 4 && step % 2 == 0 {
             scene.camera_mut().distance *= 0.6;
@@ -397,17 +400,28 @@ fn skinned_levels(
             lists_compared += 1;
         }
         // Out of view only the shadow pass draws a character: its skin level is the
-        // shadows' (the coarsest without shadows), whatever level it was last drawn at.
+        // shadows', whatever level it was last drawn at, or where its shadow cannot fall
+        // in the view (always without shadows) it is not skinned at all (`decisions`
+        // compares which with the CPU twin).
         let frame = scene.gpu_lod_inputs().ok_or("no LOD frame")?.0;
         let unseen_level = frame.skin_level_cap.min(frame.mesh_levels.max(1) - 1);
         for (c, s) in states.iter().enumerate() {
             if s.flags & VISIBLE == 0 {
                 unseen += 1;
-                if s.skin_level() != unseen_level {
+                let level = s.skin_level();
+                unskinned_unseen += (level == UNSKINNED_LEVEL) as usize;
+                if !(level == UNSKINNED_LEVEL || (shadows && level == unseen_level)) {
                     return Err(format!(
-                        "frame {step}: character {c}, out of view, has skin level {} (out of \
-                         view it takes {unseen_level})",
-                        s.skin_level()
+                        "frame {step}: character {c}, out of view, has skin level {level} \
+                         (out of view it takes {unseen_level} where its shadow may show, \
+                         else none)",
+                    )
+                    .into());
+                }
+                if level == UNSKINNED_LEVEL && s.skinned() {
+                    return Err(format!(
+                        "frame {step}: character {c} is skinned at no level (out of view, \
+                         its shadow out of it)"
                     )
                     .into());
                 }
@@ -427,7 +441,10 @@ fn skinned_levels(
                 .ok_or("no LOD frame")?
                 .0
                 .skin_level_cap;
-            if let Some(s) = states.iter().find(|s| s.skin_level() > cap) {
+            if let Some(s) = states
+                .iter()
+                .find(|s| s.skin_level() > cap && s.skin_level() != UNSKINNED_LEVEL)
+            {
                 return Err(format!(
                     "skin level {} past the shadows' level {cap}",
                     s.skin_level()
@@ -441,6 +458,12 @@ fn skinned_levels(
     }
     if unseen == 0 {
         return Err("no character was out of view from the street camera".into());
+    }
+    if unskinned_unseen == 0 {
+        return Err(format!(
+            "of {unseen} characters out of view over the frames, none went unskinned"
+        )
+        .into());
     }
     if shader == ComputeShader::PerLevel && lists_compared == 0 {
         return Err("no frame's lists were compared".into());

@@ -174,7 +174,7 @@ impl OrbitCamera {
         let eye = self.eye();
         let (view, far) = self.view_and_far(ground_extent);
         let proj = Mat4::perspective_rh(Self::FOV_Y_RAD, aspect.max(0.01), Self::NEAR, far);
-        let light_dir = Vec3::new(-0.4, -1.0, -0.55).normalize();
+        let light_dir = sun_direction();
         CameraUniform {
             view_proj: proj * view,
             light_view_proj: light_view_proj(light_dir, ground_extent),
@@ -200,6 +200,11 @@ impl OrbitCamera {
 
 /// The sun's view and orthographic projection over the ground (half-extent `extent`
 /// metres, characters up to a few metres tall): what the shadow map covers.
+/// The direction the sun's light travels (from the sun towards the scene), world space.
+pub fn sun_direction() -> Vec3 {
+    Vec3::new(-0.4, -1.0, -0.55).normalize()
+}
+
 pub fn light_view_proj(light_dir: Vec3, extent: f32) -> Mat4 {
     let radius = extent.max(1.0) * std::f32::consts::SQRT_2;
     let target = Vec3::ZERO;

@@ -25,7 +25,7 @@ use crate::crowd::lod::formats::{
     PERIOD_MASK, PERIOD_SHIFT, RECORD_ANIMATE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN,
     SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED,
     STAT_FORCED, STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS,
-    UNBOUNDED, UNCHANGED, VISIBLE,
+    UNBOUNDED, UNCHANGED, UNSKINNED_LEVEL, VISIBLE,
 };
 use crate::rig::{Interpolation, MAX_INFLUENCES, NO_PARENT};
 use crate::types::{LANES, block_slot};
@@ -98,7 +98,7 @@ pub const MAX_GROUPS: u32 = 65_535;
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 39] = [
+    let u32s: [(&str, u32); 40] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_GROUPS", MAX_GROUPS),
@@ -132,6 +132,7 @@ pub fn constants_wgsl() -> String {
         ("NO_MOTION", NO_MOTION),
         ("NO_SLOT", NO_SLOT),
         ("CULL_PER_LEVEL", CULL_PER_LEVEL),
+        ("UNSKINNED_LEVEL", UNSKINNED_LEVEL),
         ("MOTION_STILL", MotionKind::Still as u32),
         ("MOTION_UNBOUNDED", MotionKind::Unbounded as u32),
         ("STAT_AT_PERIOD", STAT_AT_PERIOD),

@@ -46,7 +46,7 @@ impl CharacterLod {
     /// Whether `gpu_compute` skins it this frame: recomputed, or kept but now at a finer
     /// level whose vertices were not skinned.
     pub fn skinned(&self) -> bool {
-        self.flags & (DUE | RESKIN) != 0
+        self.flags & (DUE | RESKIN) != 0 && self.skin_level() != UNSKINNED_LEVEL
     }
 
     /// The record's `due` word the pass writes for this state (`crowd::animate::Record`):
@@ -81,6 +81,9 @@ pub const RESKIN: u32 = 32;
 /// at the level the shadow pass draws every character with.
 pub const SKIN_LEVEL_SHIFT: u32 = 20;
 pub const SKIN_LEVEL_MASK: u32 = 0xf << SKIN_LEVEL_SHIFT;
+/// The skin level of a character nothing draws: out of view, with no shadow that can
+/// reach the view. It is not skinned, and skinned again (`RESKIN`) when it takes a level.
+pub const UNSKINNED_LEVEL: u32 = SKIN_LEVEL_MASK >> SKIN_LEVEL_SHIFT;
 
 /// Bits of the record's `due` word (`crowd::animate::Record::due`), written by the pass
 /// from the state ([`CharacterLod::record_due_word`]): the animation passes recompute
@@ -209,10 +212,13 @@ gpu_struct! {
         pub mesh_errors: [[f32; 4]; 2],
         pub mesh_first_index: [[u32; 4]; 2],
         pub mesh_index_count: [[u32; 4]; 2],
+        /// The direction the sun's light travels (world), and 1 where the shadow pass
+        /// draws (0: no shadows, so no character out of view needs vertices).
+        pub shadow_dir: [f32; 4],
     }
 }
 
-const _: () = assert!(std::mem::size_of::<LodFrame>() == 352);
+const _: () = assert!(std::mem::size_of::<LodFrame>() == 368);
 const _: () = assert!(crate::prepare::mesh_lod::MAX_MESH_LEVELS <= 8);
 
 impl LodFrame {

@@ -35,7 +35,7 @@ pub use super::formats::{
     RECORD_ANIMATE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK,
     SKIN_LEVEL_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
     STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
-    UNCHANGED, VISIBLE,
+    UNCHANGED, UNSKINNED_LEVEL, VISIBLE,
 };
 use super::motion::ClipMotion;
 use super::{LodSettings, LodStats, LodView, PERIODS};
@@ -97,7 +97,14 @@ impl LodFrame {
             mesh_errors: [[0.0; 4]; 2],
             mesh_first_index: [[0; 4]; 2],
             mesh_index_count: [[0; 4]; 2],
+            shadow_dir: [0.0; 4],
         }
+    }
+
+    /// The shadow pass draws, its light travelling along `direction` (world): a character
+    /// out of view is skinned where its shadow may fall in the view.
+    pub fn set_shadows(&mut self, direction: Vec3) {
+        self.shadow_dir = direction.normalize_or_zero().extend(1.0).to_array();
     }
 }
 
@@ -310,15 +317,44 @@ fn travel(words: &[u32], m: &MotionHeader, a: f32, b: f32) -> f32 {
 }
 
 /// Whether the motion's sphere is in view, and its pixels per model unit (0 outside).
-fn place(m: &MotionHeader, f: &LodFrame, ground: [f32; 2]) -> (bool, f32) {
-    let row = |r: [f32; 4], p: Vec3| r[0] * p.x + r[1] * p.y + r[2] * p.z + r[3];
+fn row(r: [f32; 4], p: Vec3) -> f32 {
+    r[0] * p.x + r[1] * p.y + r[2] * p.z + r[3]
+}
+
+/// The motion's sphere in the world for a character standing at `ground`: centre, radius.
+fn world_sphere(m: &MotionHeader, f: &LodFrame, ground: [f32; 2]) -> (Vec3, f32) {
     let c = Vec3::new(m.center_x, m.center_y, m.center_z);
     let center = Vec3::new(
         row(f.world_rows[0], c) + ground[0],
         row(f.world_rows[1], c),
         row(f.world_rows[2], c) + ground[1],
     );
-    let radius = m.radius * f.scale;
+    (center, m.radius * f.scale)
+}
+
+/// Whether the shadow of the sphere (`center`, `radius`) may fall in the view: the
+/// capsule from the sphere along the light down to where its lowest point's ray meets
+/// the ground (the whole shadow volume lies within it) is outside no frustum plane
+/// entirely. Never without shadows.
+pub fn shadow_reaches_view(f: &LodFrame, center: Vec3, radius: f32) -> bool {
+    let d = Vec3::new(f.shadow_dir[0], f.shadow_dir[1], f.shadow_dir[2]);
+    if f.shadow_dir[3] == 0.0 {
+        return false;
+    }
+    let reach = if d.y < 0.0 {
+        (center.y + radius).max(0.0) / -d.y
+    } else {
+        0.0
+    };
+    let end = center + d * reach;
+    f.planes.iter().all(|p| {
+        let at = |q: Vec3| p[0] * q.x + p[1] * q.y + p[2] * q.z + p[3];
+        at(center) >= -radius || at(end) >= -radius
+    })
+}
+
+fn place(m: &MotionHeader, f: &LodFrame, ground: [f32; 2]) -> (bool, f32) {
+    let (center, radius) = world_sphere(m, f, ground);
     let inside = f
         .planes
         .iter()
@@ -406,12 +442,17 @@ pub fn decide(
             });
     // The vertices skinned for it: its level's, or the shadows' finer level's. A finer
     // skin level than last frame's needs the vertices the coarser one left unskinned. Out
-    // of view only the shadow pass draws it, at the shadows' level (without shadows
-    // nothing does: the coarsest level, the least work).
+    // of view only the shadow pass draws it, at the shadows' level, and only where its
+    // shadow may fall in the view; elsewhere nothing needs its vertices.
     let skin_level = if visible {
         level.min(f.skin_level_cap)
-    } else {
+    } else if motion.is_some_and(|m| {
+        let (center, radius) = world_sphere(&m, f, record.ground);
+        shadow_reaches_view(f, center, radius)
+    }) {
         f.skin_level_cap.min(f.mesh_levels.max(1) - 1)
+    } else {
+        UNSKINNED_LEVEL
     };
     let reskin = skin_level < state.skin_level();
     let mut flags = if visible { VISIBLE } else { 0 }
@@ -499,5 +540,41 @@ pub fn stats_from_words(words: &[u32]) -> LodStats {
         at_mesh_level: std::array::from_fn(|l| w(STAT_AT_MESH_LEVEL + l as u32)),
         skinned_at_level: std::array::from_fn(|l| w(STAT_SKINNED_AT_LEVEL + l as u32)),
         ..LodStats::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame whose view is the half-space x ≥ 0 (the other planes hold everything).
+    fn half_space(light: Option<Vec3>) -> LodFrame {
+        let mut f = LodFrame {
+            planes: [[0.0, 0.0, 0.0, 1.0]; 6],
+            ..LodFrame::default()
+        };
+        f.planes[0] = [1.0, 0.0, 0.0, 0.0];
+        if let Some(d) = light {
+            f.set_shadows(d);
+        }
+        f
+    }
+
+    /// The shadow of a sphere out of view reaches the view only where the light carries
+    /// it there, far enough; never without shadows.
+    #[test]
+    fn shadows_reach_the_view_along_the_light() {
+        let towards = half_space(Some(Vec3::new(1.0, -1.0, 0.0)));
+        let away = half_space(Some(Vec3::new(-1.0, -1.0, 0.0)));
+        let near = Vec3::new(-1.2, 1.0, 0.0);
+        let far = Vec3::new(-3.0, 1.0, 0.0);
+        // From 1.5 m up (the sphere's top) the light travels 1.5 m across: the shadow of
+        // the near sphere ends at x = 0.3, the far one's at x = -1.5.
+        assert!(shadow_reaches_view(&towards, near, 0.5));
+        assert!(!shadow_reaches_view(&towards, far, 0.5));
+        assert!(!shadow_reaches_view(&away, near, 0.5));
+        assert!(!shadow_reaches_view(&half_space(None), near, 0.5));
+        // In view, its shadow is too.
+        assert!(shadow_reaches_view(&away, Vec3::new(2.0, 1.0, 0.0), 0.5));
     }
 }

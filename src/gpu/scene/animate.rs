@@ -147,6 +147,9 @@ impl Scene {
                 n,
                 cull,
             );
+            if self.settings.shadows {
+                frame.set_shadows(crate::gpu::camera::sun_direction());
+            }
             if settings.mesh {
                 frame.set_mesh_levels(
                     self.renderer.level_ranges(),
