@@ -173,10 +173,10 @@ impl CrowdRenderer {
         }
         let words = lists_at + level.list_words;
         let arg_bytes = (arg_words * 4) as u64;
-        if (words * 4) as u64 > self.indirect_args.size() {
-            self.indirect_args =
-                Self::indirect_buffer(device, words.div_ceil(arg_words).next_power_of_two());
-        }
+        // A new buffer each time the lists are rebuilt: this frame's LOD pass was recorded
+        // with the slots of the lists being replaced, and writes into the old one.
+        self.indirect_args =
+            Self::indirect_buffer(device, words.div_ceil(arg_words).next_power_of_two());
         self.listed_bind_group = Self::listed_bind_group(
             device,
             &self.pipelines.listed_group_layout,
