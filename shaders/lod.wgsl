@@ -65,7 +65,10 @@ struct CharacterLod {
 // say where its batch's draws are: `count_word` is the instance count of the batch's
 // level-0 argument (level l's is 5 l words on), `compact_word` the first word of the
 // batch's level-0 list of characters, words of `draw_args` after the arguments (level
-// l's is l `batch_len` words on): what the crowd's vertex shaders read as `instance_list`.
+// l's is l `batch_len` words on): what the crowd's vertex shaders read as `instance_list`;
+// `run_count_word` the instance count of the batch's shadow argument, whose list of the
+// characters whose shadow may fall in the view lies `batch_len` words before the level-0
+// list (0: none).
 struct DrawSlot {
     count_word: u32,
     compact_word: u32,
@@ -445,6 +448,14 @@ fn cs_lod(
                 // Never past the list (it holds every character of the batch).
                 if (k < d.batch_len) {
                     atomicStore(&draw_args[d.compact_word + level * d.batch_len + k], c);
+                }
+            }
+            // Drawn by the shadow pass where it has vertices: in view, or its shadow.
+            let skin_level = (flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
+            if (skin_level != UNSKINNED_LEVEL && d.run_count_word != 0u && d.count_word != NO_SLOT) {
+                let k = atomicAdd(&draw_args[d.run_count_word], 1u);
+                if (k < d.batch_len) {
+                    atomicStore(&draw_args[d.compact_word - d.batch_len + k], c);
                 }
             }
         } else if (f.cull != 0u) {

@@ -960,13 +960,20 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     let n = scene.crowd().len();
     let levels = scene.renderer().level_ranges().len();
     let mut listed_frames = 0;
+    let mut shadow_left_out = 0;
     let mut levels_drawn = std::collections::BTreeSet::new();
-    for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+    // The frames of `decisions`, then three with the camera inside the crowd (characters
+    // behind it, some of whose shadows cannot reach the view).
+    let inside = [(1.0 / 60.0, false); 3];
+    for (step, &(dt, closer)) in FRAMES.iter().chain(&inside).enumerate() {
         if closer {
             scene.camera_mut().distance *= 0.5;
         }
         if (1..=5).contains(&step) {
             scene.camera_mut().distance *= 1.6;
+        }
+        if step == FRAMES.len() {
+            scene.camera_mut().distance *= 0.02;
         }
         scene
             .frame(Frame::headless(dt))
@@ -984,17 +991,37 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
             .ok_or("no level lists")?;
         let states = scene.gpu_lod_states(n).map_err(|e| e.to_string())?;
         let batches = scene.renderer().level_batches();
-        if lists.len() != batches.len() * levels {
+        if lists.levels.len() != batches.len() * levels || lists.shadows.len() != batches.len() {
             return Err(format!(
-                "{} lists for {} batches of {levels} levels",
-                lists.len(),
+                "{} level lists and {} shadow lists for {} batches of {levels} levels",
+                lists.levels.len(),
+                lists.shadows.len(),
                 batches.len()
             )
             .into());
         }
         for (b, members) in batches.iter().enumerate() {
+            // The shadow pass draws the characters that have vertices: in view, or their
+            // shadow may fall in it.
+            let mut got = lists.shadows[b].clone();
+            got.sort_unstable();
+            let expected: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|&c| states[c as usize].skin_level() != UNSKINNED_LEVEL)
+                .collect();
+            if got != expected {
+                return Err(format!(
+                    "frame {step}, batch {b}: the shadow list holds {} characters, {} have \
+                     vertices",
+                    got.len(),
+                    expected.len()
+                )
+                .into());
+            }
+            shadow_left_out += members.len() - got.len();
             for level in 0..levels {
-                let mut got = lists[b * levels + level].clone();
+                let mut got = lists.levels[b * levels + level].clone();
                 got.sort_unstable();
                 let expected: Vec<u32> = members
                     .iter()
@@ -1031,6 +1058,9 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     // alone would be the per-character picture drawn another way.
     if levels > 1 && levels_drawn.iter().all(|&l| l == 0) {
         return Err(format!("only levels {levels_drawn:?} were drawn").into());
+    }
+    if shadow_left_out == 0 {
+        return Err("the shadow pass left no character out over the frames".into());
     }
     let records = scene.renderer().draw_records();
     if records[0] > scene.renderer().level_batches().len() * levels {

@@ -235,13 +235,17 @@ impl DrawList {
 pub struct LevelDraws {
     /// Per batch, one argument per level, finest first.
     pub main: DrawList,
-    /// Per batch, runs of consecutive characters at the shadow level.
+    /// Per batch, runs of consecutive characters at the shadow level: the shadow pass of a
+    /// frame whose LOD pass did not list.
     pub shadow: DrawList,
+    /// Per batch, one argument at the shadow level (instance count 0: the LOD pass raises
+    /// it) over the batch's shadow list, the characters whose shadow may fall in the view.
+    pub shadow_listed: DrawList,
     /// Per batch, runs of consecutive characters at full detail: the main pass of a frame
     /// whose LOD pass did not list (its first, or one after the lists were rebuilt).
     pub full: DrawList,
-    /// Per batch: its first list word (level `l`'s list lies `l len` words on) and its
-    /// characters `len`.
+    /// Per batch: its first level list's word (level `l`'s list lies `l len` words on; its
+    /// shadow list `len` words before) and its characters `len`.
     pub lists: Vec<(u32, u32)>,
     /// Per character, its batch (`u32::MAX`: in none, not drawn).
     pub batch_of: Vec<u32>,
@@ -260,7 +264,12 @@ impl LevelDraws {
         instances: usize,
         batches: &[(DrawBinding, Vec<u32>)],
     ) {
-        for list in [&mut self.main, &mut self.shadow, &mut self.full] {
+        for list in [
+            &mut self.main,
+            &mut self.shadow,
+            &mut self.shadow_listed,
+            &mut self.full,
+        ] {
             list.clear();
         }
         self.lists.clear();
@@ -272,10 +281,23 @@ impl LevelDraws {
         let mut word = instances as u64;
         for (b, (binding, members)) in batches.iter().enumerate() {
             let len = members.len() as u64;
-            let end = word + levels as u64 * len;
-            let (Ok(first_word), Ok(_)) = (u32::try_from(word), u32::try_from(end)) else {
+            // The batch's shadow list, then its level lists.
+            let end = word + (levels as u64 + 1) * len;
+            let (Ok(shadow_word), Ok(_)) = (u32::try_from(word), u32::try_from(end)) else {
                 break;
             };
+            let first_word = shadow_word + len as u32;
+            let start = self.shadow_listed.args.len();
+            self.shadow_listed.args.push(DrawIndexedIndirectArgs {
+                index_count: shadow.1,
+                instance_count: 0,
+                first_index: shadow.0,
+                base_vertex: 0,
+                first_instance: shadow_word,
+            });
+            self.shadow_listed
+                .batches
+                .push((*binding, start..self.shadow_listed.args.len()));
             let start = self.main.args.len();
             for level in 0..levels {
                 let (first_index, index_count) = range(level);
@@ -331,7 +353,12 @@ impl LevelDraws {
         if u64::from(at) + self.list_words as u64 > u64::from(u32::MAX) {
             return false;
         }
-        for list in [&mut self.main, &mut self.shadow, &mut self.full] {
+        for list in [
+            &mut self.main,
+            &mut self.shadow,
+            &mut self.shadow_listed,
+            &mut self.full,
+        ] {
             for a in &mut list.args {
                 a.first_instance += at;
             }
@@ -362,8 +389,13 @@ mod tests {
         let mut draws = LevelDraws::default();
         draws.build(&ranges, 2, 100, &batches);
         assert_eq!(draws.main.args.len(), 6);
-        assert_eq!(draws.lists, [(100, 40), (220, 50)]);
-        assert_eq!(draws.list_words, 220 + 150);
+        // Each batch's shadow list, then its three level lists.
+        assert_eq!(draws.lists, [(140, 40), (310, 50)]);
+        assert_eq!(draws.list_words, 260 + 200);
+        for (k, a) in draws.shadow_listed.args.iter().enumerate() {
+            assert_eq!((a.first_index, a.index_count), ranges[2]);
+            assert_eq!((a.instance_count, a.first_instance), (0, [100, 260][k]));
+        }
         for (b, (_, args)) in draws.main.batches.iter().enumerate() {
             for (level, a) in draws.main.args[args.clone()].iter().enumerate() {
                 assert_eq!((a.first_index, a.index_count), ranges[level]);

@@ -130,12 +130,14 @@ impl DrawSlot {
     /// A character drawn per level ([`CULL_PER_LEVEL`]): `count_word` is the instance
     /// count of its batch's level-0 argument (level `l`'s lies `5 l` words on),
     /// `list_word` the first word of its batch's level-0 list of instances (level `l`'s
-    /// lies `l batch_len` words on), `batch_len` the characters of its batch.
-    pub fn listed(count_word: u32, list_word: u32, batch_len: u32) -> Self {
+    /// lies `l batch_len` words on), `batch_len` the characters of its batch;
+    /// `shadow_count_word` the instance count of its batch's shadow argument, whose list
+    /// lies `batch_len` words before the level-0 list (0: no shadow list).
+    pub fn listed(count_word: u32, list_word: u32, batch_len: u32, shadow_count_word: u32) -> Self {
         DrawSlot {
             count_word,
             compact_word: list_word,
-            run_count_word: 0,
+            run_count_word: shadow_count_word,
             batch_len,
         }
     }

@@ -233,7 +233,11 @@ impl<'a> DrawArgsTarget<'a> {
     /// never drawn from as arguments) and within the buffer.
     fn holds_level_lists(&self, slot: &DrawSlot, lists: &LevelListsTarget) -> bool {
         let levels = u64::from(lists.levels);
-        self.holds_instance_count(slot.count_word)
+        // The shadow list, where there is one, lies before the level lists.
+        let shadow = u64::from(slot.run_count_word != 0) * u64::from(slot.batch_len);
+        (slot.run_count_word == 0 || self.holds_instance_count(slot.run_count_word))
+            && u64::from(slot.compact_word) >= u64::from(self.args) * u64::from(ARG_WORDS) + shadow
+            && self.holds_instance_count(slot.count_word)
             && u64::from(slot.count_word / ARG_WORDS) + levels <= u64::from(self.args)
             && u64::from(slot.compact_word) >= u64::from(self.args) * u64::from(ARG_WORDS)
             && u64::from(slot.compact_word) + levels * u64::from(slot.batch_len)
@@ -496,10 +500,17 @@ impl GpuLod {
                 if !target.holds_level_lists(slot, lists) {
                     return Err(refused);
                 }
-                let count = &mut listed[(slot.count_word / ARG_WORDS) as usize];
-                *count += 1;
-                if *count > slot.batch_len {
-                    return Err(refused);
+                // The level arguments and the shadow argument each count at most their
+                // batch's characters.
+                for word in [slot.count_word, slot.run_count_word] {
+                    if word == 0 {
+                        continue;
+                    }
+                    let count = &mut listed[(word / ARG_WORDS) as usize];
+                    *count += 1;
+                    if *count > slot.batch_len {
+                        return Err(refused);
+                    }
                 }
             }
         }

@@ -20,9 +20,10 @@ impl CrowdRenderer {
         let mut list = main;
         if self.frame.per_level && !self.frame.draw_runs {
             // The LOD pass did not list this frame: every character at full detail (its
-            // arguments follow the main pass's).
+            // arguments follow the main pass's and the listed shadow pass's).
             list = &self.frame.level.full;
-            offset += main.args.len() as u64 * arg_bytes;
+            offset +=
+                (main.args.len() + self.frame.level.shadow_listed.args.len()) as u64 * arg_bytes;
         }
         self.draw_characters(pass, layout, instances, list, offset, false);
     }
@@ -36,7 +37,12 @@ impl CrowdRenderer {
         instances: usize,
     ) {
         pass.set_bind_group(0, self.bind_group(layout), &[]);
-        self.draw_characters(pass, layout, instances, &self.frame.draws[1], 0, true);
+        let (list, offset) = if self.frame.per_level {
+            self.level_shadow_list()
+        } else {
+            (&self.frame.draws[1], 0)
+        };
+        self.draw_characters(pass, layout, instances, list, offset, true);
     }
 
     fn draw_characters(
@@ -408,6 +414,10 @@ impl CrowdRenderer {
         self.frame.list_builds += 1;
         // The LOD pass recorded this frame wrote runs for the lists being replaced.
         self.frame.draw_runs = false;
+        // Where the GPU's LOD pass writes into the arguments, this frame's pass was
+        // recorded with the slots of the lists being replaced: new lists go into a new
+        // buffer (the pass writes into the old one), never under its stale writes.
+        let gpu_writes = self.frame.per_level || self.per_character_draws;
         self.frame.per_level = per_level;
         if per_level {
             self.prepare_level_draws(gpu, shape, shadow_level);
@@ -489,7 +499,7 @@ impl CrowdRenderer {
         // a count word per batch (an argument holds five).
         let with_runs = self.frame.indirect_written.len() + main.args.len() + main.batches.len();
         let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
-        if with_runs as u64 * arg_bytes > self.indirect_args.size() {
+        if gpu_writes || with_runs as u64 * arg_bytes > self.indirect_args.size() {
             self.indirect_args = Self::indirect_buffer(device, with_runs.next_power_of_two());
         }
         // A batch is at most every argument: its count is a word of this buffer.

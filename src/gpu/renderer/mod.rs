@@ -35,6 +35,7 @@ use wgpu::util::DeviceExt;
 use materials::MaterialTextures;
 pub use materials::{BaseColors, MAX_LAYER_SIDE, MAX_TEXTURE_BYTES};
 pub(crate) use materials::{MaterialGpu, MaterialParamsGpu};
+pub use per_level::LevelLists;
 use pipelines::SkinMeshVertex;
 pub(crate) use pipelines::SkinParamsGpu;
 pub use pipelines::{CrowdPipelines, draws_per_level};

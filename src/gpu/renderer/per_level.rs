@@ -15,7 +15,17 @@
 
 use super::*;
 use crate::crowd::lod::formats::DrawSlot;
+use crate::gpu::readback::ReadbackError;
 use pipelines::draws_per_level;
+
+/// The per-level draws' lists read back ([`CrowdRenderer::read_level_lists`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelLists {
+    /// Per batch and level (batch-major), the characters drawn there.
+    pub levels: Vec<Vec<u32>>,
+    /// Per batch, the characters the shadow pass draws.
+    pub shadows: Vec<Vec<u32>>,
+}
 
 impl CrowdRenderer {
     /// How the GPU's LOD pass's draws are issued.
@@ -154,21 +164,31 @@ impl CrowdRenderer {
                 );
             }
         }
-        // The buffer: the arguments (shadow, main per batch and level, full detail), then
-        // the lists (the identity list of every character, then each batch's).
+        // The buffer: the arguments (shadow, main per batch and level, the shadow per
+        // batch over its list, full detail), then the lists (the identity list of every
+        // character, then each batch's).
         let level = &mut self.frame.level;
-        let args = level.shadow.args.len() + level.main.args.len() + level.full.args.len();
+        let args = level.shadow.args.len()
+            + level.main.args.len()
+            + level.shadow_listed.args.len()
+            + level.full.args.len();
         let arg_words = std::mem::size_of::<DrawIndexedIndirectArgs>() / 4;
         let lists_at = args * arg_words;
         if !u32::try_from(lists_at).is_ok_and(|at| level.place_lists(at)) {
             // Past what a draw's first instance can name: nothing is drawn per level.
             level.main.clear();
             level.shadow.clear();
+            level.shadow_listed.clear();
             level.full.clear();
         }
         self.frame.draws = [level.main.clone(), level.shadow.clone()];
         self.frame.indirect_written.clear();
-        for list in [&level.shadow, &level.main, &level.full] {
+        for list in [
+            &level.shadow,
+            &level.main,
+            &level.shadow_listed,
+            &level.full,
+        ] {
             self.frame.indirect_written.extend_from_slice(&list.args);
         }
         let words = lists_at + level.list_words;
@@ -206,15 +226,34 @@ impl CrowdRenderer {
     /// pass counts each frame's from there.
     pub(super) fn reset_level_counts(&self, queue: &wgpu::Queue) {
         let level = &self.frame.level;
-        if level.main.args.is_empty() {
+        let start = level.shadow.args.len();
+        let end = start + level.main.args.len() + level.shadow_listed.args.len();
+        let Some(counted) = self.frame.indirect_written.get(start..end) else {
+            return;
+        };
+        if counted.is_empty() {
             return;
         }
         let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
         queue.write_buffer(
             &self.indirect_args,
-            level.shadow.args.len() as u64 * arg_bytes,
-            bytemuck::cast_slice(&level.main.args),
+            start as u64 * arg_bytes,
+            bytemuck::cast_slice(counted),
         );
+    }
+
+    /// The shadow pass's list and where its arguments start in the indirect buffer: per
+    /// batch over the characters whose shadow may fall in the view where the LOD pass
+    /// listed them this frame, else every character.
+    pub(super) fn level_shadow_list(&self) -> (&DrawList, u64) {
+        let level = &self.frame.level;
+        if self.frame.draw_runs {
+            let arg_bytes = std::mem::size_of::<DrawIndexedIndirectArgs>() as u64;
+            let at = (level.shadow.args.len() + level.main.args.len()) as u64 * arg_bytes;
+            (&level.shadow_listed, at)
+        } else {
+            (&self.frame.draws[1], 0)
+        }
     }
 
     /// `gpu_compute`'s output ranges as storage bindings, one per range (made again when
@@ -258,14 +297,21 @@ impl CrowdRenderer {
         let level = &self.frame.level;
         let words = (std::mem::size_of::<DrawIndexedIndirectArgs>() / 4) as u32;
         let main_at = level.shadow.args.len() as u32;
+        let shadow_at = main_at + level.main.args.len() as u32;
         for (slot, &batch) in slots.iter_mut().zip(&level.batch_of) {
-            let (Some((_, args)), Some(&(list_word, len))) = (
+            let (Some((_, args)), Some((_, shadow)), Some(&(list_word, len))) = (
                 level.main.batches.get(batch as usize),
+                level.shadow_listed.batches.get(batch as usize),
                 level.lists.get(batch as usize),
             ) else {
                 continue;
             };
-            *slot = DrawSlot::listed((main_at + args.start as u32) * words + 1, list_word, len);
+            *slot = DrawSlot::listed(
+                (main_at + args.start as u32) * words + 1,
+                list_word,
+                len,
+                (shadow_at + shadow.start as u32) * words + 1,
+            );
         }
     }
 
@@ -335,14 +381,11 @@ impl CrowdRenderer {
         }
     }
 
-    /// Per-level draws' lists as the GPU holds them: per batch and level (the order of
-    /// `LevelDraws::main`'s arguments), the characters the LOD pass listed there, in the
-    /// order it listed them. `None` where the lists are not per level. Blocks until the
-    /// GPU is done.
-    pub fn read_level_lists(
-        &self,
-        gpu: &GpuContext,
-    ) -> Result<Option<Vec<Vec<u32>>>, crate::gpu::readback::ReadbackError> {
+    /// Per-level draws' lists as the GPU holds them, each the characters the LOD pass
+    /// listed in the order it listed them: per batch and level (the order of
+    /// `LevelDraws::main`'s arguments), and per batch its shadow list. `None` where the
+    /// lists are not per level. Blocks until the GPU is done.
+    pub fn read_level_lists(&self, gpu: &GpuContext) -> Result<Option<LevelLists>, ReadbackError> {
         if !self.frame.per_level {
             return Ok(None);
         }
@@ -350,24 +393,26 @@ impl CrowdRenderer {
         let args = self.read_indirect_args(gpu)?;
         let words = self.level_list_words(gpu)?;
         let arg_words = std::mem::size_of::<DrawIndexedIndirectArgs>() / 4;
+        let read = |list: &DrawList, at: usize| -> Vec<Vec<u32>> {
+            list.args
+                .iter()
+                .enumerate()
+                .map(|(k, a)| {
+                    let count = args.get((at + k) * arg_words + 1).copied().unwrap_or(0);
+                    let first = a.first_instance as usize;
+                    let end = (first + count as usize).min(words.len());
+                    words.get(first..end).unwrap_or_default().to_vec()
+                })
+                .collect()
+        };
         let main_at = level.shadow.args.len();
-        let mut lists = Vec::with_capacity(level.main.args.len());
-        for (k, a) in level.main.args.iter().enumerate() {
-            let count = args
-                .get((main_at + k) * arg_words + 1)
-                .copied()
-                .unwrap_or(0);
-            let first = a.first_instance as usize;
-            let end = (first + count as usize).min(words.len());
-            lists.push(words.get(first..end).unwrap_or_default().to_vec());
-        }
-        Ok(Some(lists))
+        Ok(Some(LevelLists {
+            levels: read(&level.main, main_at),
+            shadows: read(&level.shadow_listed, main_at + level.main.args.len()),
+        }))
     }
 
-    fn level_list_words(
-        &self,
-        gpu: &GpuContext,
-    ) -> Result<Vec<u32>, crate::gpu::readback::ReadbackError> {
+    fn level_list_words(&self, gpu: &GpuContext) -> Result<Vec<u32>, ReadbackError> {
         let bytes = crate::gpu::readback::read_buffer_at(
             gpu,
             &self.indirect_args,
