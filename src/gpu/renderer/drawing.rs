@@ -466,19 +466,7 @@ impl CrowdRenderer {
                 *base = a.base_vertex as u32;
             }
         }
-        if self.frame.vertex_base_scratch != self.frame.vertex_base_written {
-            std::mem::swap(
-                &mut self.frame.vertex_base_scratch,
-                &mut self.frame.vertex_base_written,
-            );
-            if !self.frame.vertex_base_written.is_empty() {
-                queue.write_buffer(
-                    &self.vertex_base,
-                    0,
-                    bytemuck::cast_slice(&self.frame.vertex_base_written),
-                );
-            }
-        }
+        self.write_vertex_base(queue);
         if !self.indirect_draws() {
             return true;
         }

@@ -602,6 +602,39 @@ impl CrowdRenderer {
         })
     }
 
+    /// The per-level draws' group 0 for the current instances, base vertices and argument
+    /// buffer (after any of them was made anew).
+    fn remake_listed_bind_group(&mut self, device: &wgpu::Device) {
+        self.listed_bind_group = Self::listed_bind_group(
+            device,
+            &self.pipelines.listed_group_layout,
+            [
+                &self.camera_buffer,
+                &self.instance_buffer,
+                &self.vertex_base,
+                &self.indirect_args,
+            ],
+        );
+    }
+
+    /// Writes the base vertices built into `vertex_base_scratch` where they differ from
+    /// what the buffer holds.
+    fn write_vertex_base(&mut self, queue: &wgpu::Queue) {
+        if self.frame.vertex_base_scratch != self.frame.vertex_base_written {
+            std::mem::swap(
+                &mut self.frame.vertex_base_scratch,
+                &mut self.frame.vertex_base_written,
+            );
+            if !self.frame.vertex_base_written.is_empty() {
+                queue.write_buffer(
+                    &self.vertex_base,
+                    0,
+                    bytemuck::cast_slice(&self.frame.vertex_base_written),
+                );
+            }
+        }
+    }
+
     /// Group 0 for `layout`'s vertex order.
     fn bind_group(&self, layout: &OutputLayout) -> &wgpu::BindGroup {
         match layout.order() {
@@ -889,16 +922,7 @@ impl CrowdRenderer {
                 ],
                 [&self.uv_file, &self.uv_sorted],
             );
-            self.listed_bind_group = Self::listed_bind_group(
-                device,
-                &self.pipelines.listed_group_layout,
-                [
-                    &self.camera_buffer,
-                    &self.instance_buffer,
-                    &self.vertex_base,
-                    &self.indirect_args,
-                ],
-            );
+            self.remake_listed_bind_group(device);
         }
         let n = instances.len();
         let steady = levels.is_none()

@@ -151,19 +151,7 @@ impl CrowdRenderer {
             order: layout.order(),
             instances: shape.characters,
         });
-        if self.frame.vertex_base_scratch != self.frame.vertex_base_written {
-            std::mem::swap(
-                &mut self.frame.vertex_base_scratch,
-                &mut self.frame.vertex_base_written,
-            );
-            if !self.frame.vertex_base_written.is_empty() {
-                queue.write_buffer(
-                    &self.vertex_base,
-                    0,
-                    bytemuck::cast_slice(&self.frame.vertex_base_written),
-                );
-            }
-        }
+        self.write_vertex_base(queue);
         // The buffer: the arguments (shadow, main per batch and level, the shadow per
         // batch over its list, full detail), then the lists (the identity list of every
         // character, then each batch's).
@@ -197,16 +185,7 @@ impl CrowdRenderer {
         // with the slots of the lists being replaced, and writes into the old one.
         self.indirect_args =
             Self::indirect_buffer(device, words.div_ceil(arg_words).next_power_of_two());
-        self.listed_bind_group = Self::listed_bind_group(
-            device,
-            &self.pipelines.listed_group_layout,
-            [
-                &self.camera_buffer,
-                &self.instance_buffer,
-                &self.vertex_base,
-                &self.indirect_args,
-            ],
-        );
+        self.remake_listed_bind_group(device);
         if args > 0 {
             queue.write_buffer(
                 &self.indirect_args,
