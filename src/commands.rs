@@ -146,9 +146,10 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     let chain = rig.mesh_chain();
     let measured = skinbench::skin::mesh_lod::level_errors(rig);
     let mut out = format!(
-        "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; errors are \
-         the largest distance between the level's and the full mesh's skinned surfaces over \
-         the clips, +{:.0} %, as a share of the rig size {:.3})\n",
+        "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; joints are \
+         those that move the level's vertices and their ancestors, all a character drawn at \
+         the level needs; errors are the largest distance between the level's and the full \
+         mesh's skinned surfaces over the clips, +{:.0} %, as a share of the rig size {:.3})\n",
         chain.levels().len(),
         chain.build_secs * 1e3,
         measured.poses,
@@ -156,12 +157,21 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
         rig.model_size,
     );
-    for (l, (level, error)) in chain.levels().iter().zip(&measured.errors).enumerate() {
+    let joint_sets = rig.level_joint_sets();
+    for (l, ((level, error), joints)) in chain
+        .levels()
+        .iter()
+        .zip(&measured.errors)
+        .zip(&joint_sets)
+        .enumerate()
+    {
         let _ = writeln!(
             out,
-            "  level {l}: {:>6} triangles {:>6} vertices  error {:.3e} ({:.2e} of the rig size; the simplifier's bind-pose estimate {:.2e})",
+            "  level {l}: {:>6} triangles {:>6} vertices {:>5} joints ({} influence it)  error {:.3e} ({:.2e} of the rig size; the simplifier's bind-pose estimate {:.2e})",
             level.triangles(),
             level.vertices,
+            joints.len(),
+            joints.influencing(),
             error,
             *error as f64 / rig.model_size as f64,
             level.bind_error,
@@ -177,9 +187,11 @@ fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
     let chain = rig.mesh_chain();
     let measured = skinbench::skin::mesh_lod::level_errors(rig);
     serde_json::json!({
-        "levels": chain.levels().iter().zip(&measured.errors).map(|(level, error)| serde_json::json!({
+        "levels": chain.levels().iter().zip(&measured.errors).zip(rig.level_joint_sets()).map(|((level, error), joints)| serde_json::json!({
             "triangles": level.triangles(),
             "vertices": level.vertices,
+            "joints": joints.len(),
+            "influencing_joints": joints.influencing(),
             "error": error,
             "bind_error": level.bind_error,
         })).collect::<Vec<_>>(),

@@ -81,6 +81,64 @@ fn error_bounds_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Each level's joint set is exact: with every joint outside it posed wildly otherwise,
+/// the oracle skins the level's vertices to the same bits.
+fn joint_sets_are_exact(rig: &PreparedRig) -> Result<(), Failed> {
+    use glam::{DQuat, DVec3};
+    use skinbench::anim::hierarchy::reference::{LocalF64, model_from_joint_f64, palette};
+    use skinbench::skin::reference::skin_positions;
+    let chain = rig.mesh_chain();
+    let sets = rig.level_joint_sets();
+    if sets.len() != chain.levels().len() {
+        return Err(format!("{} sets for {} levels", sets.len(), chain.levels().len()).into());
+    }
+    let deepest = chain.deepest_levels_file(rig.source_mesh.vertex_count());
+    let posed: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
+    let expected_palette = palette(&rig.skeleton, &model_from_joint_f64(&rig.skeleton, &posed));
+    for (level, set) in sets.iter().enumerate() {
+        if set.is_empty() {
+            return Err(format!("level {level} keeps no joint").into());
+        }
+        let scrambled: Vec<LocalF64> = posed
+            .iter()
+            .enumerate()
+            .map(|(j, l)| {
+                if set.contains(j) {
+                    *l
+                } else {
+                    LocalF64 {
+                        rotation: DQuat::from_rotation_x(1.3) * DQuat::from_rotation_z(0.7),
+                        translation: l.translation + DVec3::new(1e3, -2e3, 5e2),
+                        scale: DVec3::splat(7.0),
+                    }
+                }
+            })
+            .collect();
+        let got_palette = palette(
+            &rig.skeleton,
+            &model_from_joint_f64(&rig.skeleton, &scrambled),
+        );
+        let vertices: Vec<u32> = (0..deepest.len() as u32)
+            .filter(|&v| deepest[v as usize] as usize >= level)
+            .collect();
+        let expected = skin_positions(&rig.source_mesh, &expected_palette, &vertices);
+        let got = skin_positions(&rig.source_mesh, &got_palette, &vertices);
+        if let Some(k) = (0..got.len()).find(|&k| got[k] != expected[k]) {
+            return Err(format!(
+                "level {level} ({} of {} joints): vertex {} moves with a joint outside the set \
+                 ({} against {})",
+                set.len(),
+                rig.skeleton.joint_count(),
+                vertices[k],
+                got[k],
+                expected[k]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -92,6 +150,10 @@ fn main() {
         let r = rig.clone();
         trials.push(common::trial(format!("error_bound/{name}"), move || {
             error_bounds_other_poses(&r)
+        }));
+        let r = rig.clone();
+        trials.push(common::trial(format!("joint_sets/{name}"), move || {
+            joint_sets_are_exact(&r)
         }));
     }
     common::run_trials(&args, trials);

@@ -24,6 +24,7 @@
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
 pub mod clip;
+pub mod joint_sets;
 pub mod material_uv;
 pub mod mesh_lod;
 pub mod parallel;
@@ -562,6 +563,19 @@ impl PreparedRig {
             };
             mesh_lod::MeshChain::new(&self.mesh, model_per_bind)
         })
+    }
+
+    /// Per level of the mesh LOD chain, the joints that move its vertices
+    /// ([`joint_sets::level_joint_sets`]).
+    pub fn level_joint_sets(&self) -> Vec<joint_sets::JointSet> {
+        let chain = self.mesh_chain();
+        let deepest = chain.deepest_levels_file(self.source_mesh.vertex_count());
+        joint_sets::level_joint_sets(
+            &self.skeleton,
+            &self.source_mesh,
+            &deepest,
+            chain.levels().len(),
+        )
     }
 
     /// The vertices some triangle uses, ascending (file order): what is drawn, so what the

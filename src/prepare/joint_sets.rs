@@ -1,0 +1,174 @@
+//! The joints each level of the mesh LOD chain needs: the joints its vertices' influences
+//! follow, and their ancestors. Nothing outside the set moves a vertex of the level, so a
+//! character drawn at that level needs no other joint sampled, walked or written: the
+//! set is exact, no error added.
+//!
+//! How it works: a level's vertices are those whose deepest level
+//! ([`super::mesh_lod::MeshChain::deepest_levels_file`]) is that level or coarser. Each of
+//! their influences with a weight above 0 names a palette entry, which follows one joint
+//! ([`crate::rig::Skeleton::palette_joints`]); that joint and every joint up to its root
+//! go in the set. Joints come parents first, so one backward pass over the marks closes
+//! the set under parents. A coarser level's vertices are a subset of a finer level's, so
+//! its set is a subset too.
+
+use crate::rig::{Mesh, NO_PARENT, Skeleton};
+
+/// The joints one mesh level needs ([`level_joint_sets`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JointSet {
+    /// Per joint, whether the level needs it.
+    needed: Vec<bool>,
+    /// Joints an influence of the level's vertices names (the rest of the set are their
+    /// ancestors).
+    influencing: usize,
+}
+
+impl JointSet {
+    /// Whether the level needs joint `joint` (false past the skeleton).
+    pub fn contains(&self, joint: usize) -> bool {
+        self.needed.get(joint).copied().unwrap_or(false)
+    }
+
+    /// The joints of the set, ascending (so parents before children).
+    pub fn joints(&self) -> impl Iterator<Item = usize> + '_ {
+        self.needed
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n)
+            .map(|(j, _)| j)
+    }
+
+    /// Joints in the set.
+    pub fn len(&self) -> usize {
+        self.needed.iter().filter(|&&n| n).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Joints of the set an influence of the level's vertices names directly.
+    pub fn influencing(&self) -> usize {
+        self.influencing
+    }
+}
+
+/// Per level of a chain of `levels` (finest first), the joints of `skeleton` that move
+/// its vertices: `mesh` is the file-order mesh the palette entries index, `deepest` each
+/// of its vertices' deepest level (see the module docs). A vertex whose deepest level is
+/// past `levels` counts for every level; an influence naming an entry past the palette, or
+/// an entry naming a joint past the skeleton, names nothing (a prepared rig has neither).
+pub fn level_joint_sets(
+    skeleton: &Skeleton,
+    mesh: &Mesh,
+    deepest: &[u32],
+    levels: usize,
+) -> Vec<JointSet> {
+    let joints = skeleton.joint_count();
+    (0..levels.max(1))
+        .map(|level| {
+            let mut needed = vec![false; joints];
+            for ((influences, weights), &d) in mesh.joints.iter().zip(&mesh.weights).zip(deepest) {
+                if (d as usize) < level {
+                    continue;
+                }
+                for (&entry, &w) in influences.iter().zip(weights) {
+                    if w <= 0.0 {
+                        continue;
+                    }
+                    let joint = skeleton.palette_joints.get(entry as usize).copied();
+                    if let Some(n) = joint.and_then(|j| needed.get_mut(j as usize)) {
+                        *n = true;
+                    }
+                }
+            }
+            let influencing = needed.iter().filter(|&&n| n).count();
+            // Children come after their parents: walking back, every child marks its
+            // parent before the parent is reached.
+            for j in (0..joints).rev() {
+                let parent = skeleton.parents[j];
+                if needed[j]
+                    && parent != NO_PARENT
+                    && let Some(p) = needed.get_mut(parent as usize)
+                {
+                    *p = true;
+                }
+            }
+            JointSet {
+                needed,
+                influencing,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prepare::PreparedRig;
+
+    fn sets(rig: &PreparedRig) -> Vec<JointSet> {
+        let chain = rig.mesh_chain();
+        let deepest = chain.deepest_levels_file(rig.source_mesh.vertex_count());
+        level_joint_sets(
+            &rig.skeleton,
+            &rig.source_mesh,
+            &deepest,
+            chain.levels().len(),
+        )
+    }
+
+    #[test]
+    fn sets_hold_every_influence_and_its_ancestors_and_shrink_with_the_level() {
+        let rig = PreparedRig::reference();
+        let sets = sets(&rig);
+        let deepest = rig
+            .mesh_chain()
+            .deepest_levels_file(rig.source_mesh.vertex_count());
+        for (level, set) in sets.iter().enumerate() {
+            for (v, &d) in deepest.iter().enumerate() {
+                if (d as usize) < level {
+                    continue;
+                }
+                for (&e, &w) in rig.source_mesh.joints[v]
+                    .iter()
+                    .zip(&rig.source_mesh.weights[v])
+                {
+                    if w > 0.0 {
+                        let joint = rig.skeleton.palette_joints[e as usize] as usize;
+                        assert!(
+                            set.contains(joint),
+                            "level {level}: vertex {v}'s joint {joint}"
+                        );
+                    }
+                }
+            }
+            for j in set.joints() {
+                let p = rig.skeleton.parents[j];
+                assert!(
+                    p == NO_PARENT || set.contains(p as usize),
+                    "level {level}: {j}'s parent"
+                );
+            }
+            if let Some(finer) = level.checked_sub(1).map(|l| &sets[l]) {
+                assert!(
+                    set.joints().all(|j| finer.contains(j)),
+                    "level {level} ⊄ finer"
+                );
+            }
+        }
+        // The coarsest level of the reference rig loses its fingers and face.
+        assert!(sets.last().unwrap().len() < sets[0].len());
+    }
+
+    #[test]
+    fn a_vertex_deeper_than_the_chain_counts_for_every_level() {
+        let rig = PreparedRig::reference();
+        let deepest = vec![u32::MAX; rig.source_mesh.vertex_count()];
+        let sets = level_joint_sets(&rig.skeleton, &rig.source_mesh, &deepest, 3);
+        assert_eq!(sets.len(), 3);
+        assert!(sets.windows(2).all(|w| w[0] == w[1]));
+        let none = level_joint_sets(&rig.skeleton, &rig.source_mesh, &[], 2);
+        assert!(none.iter().all(JointSet::is_empty));
+    }
+}
