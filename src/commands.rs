@@ -180,6 +180,28 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     if let Some(note) = &chain.note {
         let _ = writeln!(out, "  ({note})");
     }
+    let cuts = skinbench::skin::influence_cuts::influence_cuts(rig);
+    let _ = writeln!(
+        out,
+        "  influences per level (a vertex's heaviest 1/2/3/4, renormalised: the most it moves a \
+         vertex of the level over the clips, +{:.0} %; fits: the fewest that move it at most \
+         {:.0} % of the level's error; the kernels skin every influence):",
+        skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
+        skinbench::skin::influence_cuts::INFLUENCE_SHARE * 100.0,
+    );
+    for (l, cut) in cuts.iter().enumerate() {
+        let moved: Vec<String> = cut.moved.iter().map(|m| format!("{m:.2e}")).collect();
+        let _ = writeln!(
+            out,
+            "  level {l}: {}  fits: {}",
+            moved.join(" / "),
+            match cut.fits {
+                Some(k) => format!("{k}"),
+                None if l == 0 => "all (the full mesh)".to_string(),
+                None => "all (no cut within the share)".to_string(),
+            }
+        );
+    }
     out
 }
 
@@ -195,6 +217,7 @@ fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
             "error": error,
             "bind_error": level.bind_error,
         })).collect::<Vec<_>>(),
+        "influence_cuts": skinbench::skin::influence_cuts::influence_cuts(rig),
         "note": chain.note,
         "build_secs": chain.build_secs,
         "measure_secs": measured.measure_secs,

@@ -139,6 +139,36 @@ fn joint_sets_are_exact(rig: &PreparedRig) -> Result<(), Failed> {
     Ok(())
 }
 
+/// What cutting each level's influences moves, as stated at load, bounds what the oracle
+/// finds halfway between the measured poses, for every cut.
+fn influence_cuts_bound_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
+    use skinbench::skin::influence_cuts::{influence_cuts, largest_moves};
+    let stated = influence_cuts(rig);
+    let between = largest_moves(rig, 0.5);
+    let errors = &level_errors(rig).errors;
+    for (l, (s, b)) in stated.iter().zip(&between).enumerate() {
+        for (k, (&found, &moved)) in b.iter().zip(&s.moved).enumerate() {
+            if found > moved * (1.0 + 1e-9) {
+                return Err(format!(
+                    "level {l}, {} influences: the oracle finds a vertex moved {found:.4e} \
+                     between the measured poses; stated {moved:.4e}",
+                    k + 1,
+                )
+                .into());
+            }
+        }
+        if let Some(k) = s.fits
+            && s.moved[k - 1] > errors[l] as f64 * 0.25
+        {
+            return Err(format!("level {l}: a cut to {k} does not fit its share").into());
+        }
+    }
+    if stated[0].fits.is_some() {
+        return Err("the full mesh cuts its influences".into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -154,6 +184,10 @@ fn main() {
         let r = rig.clone();
         trials.push(common::trial(format!("joint_sets/{name}"), move || {
             joint_sets_are_exact(&r)
+        }));
+        let r = rig.clone();
+        trials.push(common::trial(format!("influence_cuts/{name}"), move || {
+            influence_cuts_bound_other_poses(&r)
         }));
     }
     common::run_trials(&args, trials);
