@@ -5,7 +5,9 @@
 // Every character has a 32-byte record (`Character`) that the CPU writes only when the
 // character changes: its clip time at `since_secs` on the scene's clock and its speed, so
 // its time now is `time_secs + speed * (clock_secs - since_secs)` and nothing per frame
-// has to be written for it. The passes:
+// has to be written for it. Joints that move no vertex (no influence follows them or a
+// joint below them: the end joints many files carry) are neither sampled, walked nor
+// written, nor are palette entries no weighted influence names. The passes:
 //
 // - `cs_sample`: one invocation per (character, joint): the joint's tracks of the clip at
 //   the character's time (STEP, LINEAR with slerp for rotations, CUBICSPLINE with the
@@ -58,6 +60,14 @@ struct AnimateParams {
     // The uniform scale of every skinning matrix, taken out of its 3x3 before the dual
     // quaternion is made (the skinning pass applies it to the bind position).
     dual_quat_scale: f32,
+    // The joints that move a vertex (an influence follows them or a joint below them),
+    // ascending, and the palette entries a weighted influence names: where their lists
+    // start in `data` and how many. The passes sample, walk and write only those; the
+    // others move no vertex.
+    moving_joints_at: u32,
+    moving_joints: u32,
+    moving_entries_at: u32,
+    moving_entries: u32,
 };
 
 #import skinbench::record::Character
@@ -294,11 +304,11 @@ fn sample_joint(clip: u32, joint: u32, time_secs: f32) -> Pose {
 @compute @workgroup_size(WORKGROUP)
 fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(id, groups);
-    if (i >= p.characters * p.joints) {
+    if (i >= p.characters * p.moving_joints) {
         return;
     }
-    let c = i / p.joints;
-    let joint = i % p.joints;
+    let c = i / p.moving_joints;
+    let joint = data[p.moving_joints_at + i % p.moving_joints];
     if (skipped(c)) {
         return;
     }
@@ -385,8 +395,9 @@ fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     if (c >= p.characters || skipped(c)) {
         return;
     }
-    for (var joint = 0u; joint < p.joints; joint = joint + 1u) {
-        pose_joint(c, joint);
+    // Ascending: parents first.
+    for (var k = 0u; k < p.moving_joints; k = k + 1u) {
+        pose_joint(c, data[p.moving_joints_at + k]);
     }
 }
 
@@ -470,11 +481,11 @@ fn dual_quat_rows(m: Rows) -> array<vec4<f32>, 2> {
 @compute @workgroup_size(WORKGROUP)
 fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = flat_index(id, groups);
-    if (i >= p.characters * p.entries) {
+    if (i >= p.characters * p.moving_entries) {
         return;
     }
-    let c = i / p.entries;
-    let entry = i % p.entries;
+    let c = i / p.moving_entries;
+    let entry = data[p.moving_entries_at + i % p.moving_entries];
     if (skipped(c)) {
         return;
     }

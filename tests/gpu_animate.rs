@@ -28,7 +28,9 @@ use skinbench::gpu::{
     FrameShape, GpuContext, OrbitCamera, PaletteBuffer, UploadVariant, crowd_extent, read_buffer,
 };
 use skinbench::prepare::PreparedRig;
+use skinbench::prepare::joint_sets::weighted_entries;
 use skinbench::skin::{OutputBuffer, SkinMethod, SkinVariant};
+use skinbench::types::Mat3x4;
 use skinbench::variant::Variant;
 
 /// Clock readings between writing the records and animating: every time advances.
@@ -104,13 +106,31 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
     pipeline
         .run_frame(&at_clock, &mut cpu)
         .map_err(|e| e.to_string())?;
-    let gpu_floats: &[f32] = bytemuck::cast_slice(&gpu_palettes);
-    let cpu_floats: &[f32] = bytemuck::cast_slice(&cpu.as_bytes()[..gpu_palettes.len()]);
-    // Palette entries hold rotations (≤ 1) and translations (≤ the rig's size).
+    // Palette entries hold rotations (≤ 1) and translations (≤ the rig's size). The GPU
+    // writes the entries a weighted influence names (the others move no vertex).
     let scale = rig.model_size.max(1.0);
     let mut worst = 0.0f32;
-    for (g, c) in gpu_floats.iter().zip(cpu_floats) {
-        worst = worst.max((g - c).abs() / scale);
+    if case.method == SkinMethod::Linear {
+        let named = weighted_entries(&rig.source_mesh, rig.palette_len());
+        let cpu_bytes = &cpu.as_bytes()[..gpu_palettes.len()];
+        for i in 0..at_clock.len() {
+            let read = |bytes: &[u8]| layout.read_palettes(rig, bytes, i);
+            let (g, gn) = read(&gpu_palettes).map_err(|e| e.to_string())?;
+            let (c, cn) = read(cpu_bytes).map_err(|e| e.to_string())?;
+            // Each named entry's position rows, then its normal rows where the rig has them.
+            let rows = |m: &[Mat3x4], n: &[Mat3x4]| -> Vec<f32> {
+                named
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &named)| named)
+                    .flat_map(|(e, _)| m.get(e).into_iter().chain(n.get(e)))
+                    .flat_map(|entry| bytemuck::cast::<Mat3x4, [f32; 12]>(*entry))
+                    .collect()
+            };
+            for (g, c) in rows(&g, &gn).iter().zip(rows(&c, &cn)) {
+                worst = worst.max((g - c).abs() / scale);
+            }
+        }
     }
     // Dual quaternions may differ in sign (q and -q are one rotation): the oracle below
     // checks them; matrices must match entry for entry.

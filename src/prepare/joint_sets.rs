@@ -24,6 +24,14 @@ pub struct JointSet {
 }
 
 impl JointSet {
+    /// Every one of `joints` joints.
+    pub fn all(joints: usize) -> Self {
+        JointSet {
+            needed: vec![true; joints],
+            influencing: joints,
+        }
+    }
+
     /// Whether the level needs joint `joint` (false past the skeleton).
     pub fn contains(&self, joint: usize) -> bool {
         self.needed.get(joint).copied().unwrap_or(false)
@@ -100,6 +108,22 @@ pub fn level_joint_sets(
             }
         })
         .collect()
+}
+
+/// Per palette entry, whether an influence with a weight above 0 names it: the entries a
+/// skinned vertex reads (their joints are in the full mesh's [`JointSet`]).
+pub fn weighted_entries(mesh: &Mesh, palette_len: usize) -> Vec<bool> {
+    let mut named = vec![false; palette_len];
+    for (influences, weights) in mesh.joints.iter().zip(&mesh.weights) {
+        for (&entry, &w) in influences.iter().zip(weights) {
+            if w > 0.0
+                && let Some(n) = named.get_mut(entry as usize)
+            {
+                *n = true;
+            }
+        }
+    }
+    named
 }
 
 #[cfg(test)]

@@ -144,10 +144,15 @@ crate::gpu_struct! {
         lod: u32,
         /// With dual quaternions, the rig's uniform skinning scale (`skin::method`).
         dual_quat_scale: f32,
+        /// The moving joints' and entries' lists ([`tables::TableOffsets`]).
+        moving_joints_at: u32,
+        moving_joints: u32,
+        moving_entries_at: u32,
+        moving_entries: u32,
     }
 }
 
-const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 96);
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 112);
 
 /// Each character's local poses and model matrices, read back.
 pub type CharacterPoses = (Vec<Vec<Qvs>>, Vec<Vec<Mat3x4>>);
@@ -579,9 +584,9 @@ impl GpuAnimator {
         ParamBlocks::offset(r * (1 + self.offsets.levels.len()) + block)
     }
 
-    /// The sampling pass: one invocation per character and joint.
+    /// The sampling pass: one invocation per character and moving joint.
     pub fn record_sample(&self, ctx: &mut PassContext<'_>) {
-        let joints = self.offsets.joints;
+        let joints = self.offsets.moving_joints;
         self.record_pass(
             ctx,
             &SAMPLE_PASS,
@@ -613,10 +618,10 @@ impl GpuAnimator {
         );
     }
 
-    /// The palette pass (one invocation per character and palette entry), the last of
-    /// the three: the next frame prepares again.
+    /// The palette pass (one invocation per character and palette entry some vertex
+    /// reads), the last of the three: the next frame prepares again.
     pub fn record_palette(&mut self, ctx: &mut PassContext<'_>) {
-        let entries = self.offsets.entries;
+        let entries = self.offsets.moving_entries;
         self.record_pass(
             ctx,
             &PALETTE_PASS,
@@ -679,6 +684,10 @@ impl GpuAnimator {
                 model_at: (self.ranges.capacity(r) * self.joint_stride * 3) as u32,
                 lod: b.lod as u32,
                 dual_quat_scale: self.dual_quat_scale,
+                moving_joints_at: o.moving_joints_at,
+                moving_joints: o.moving_joints,
+                moving_entries_at: o.moving_entries_at,
+                moving_entries: o.moving_entries,
             };
             let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());
             for (block, (first, count)) in levels.enumerate() {

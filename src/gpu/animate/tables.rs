@@ -18,6 +18,7 @@ use glam::Mat4;
 use crate::contract::to_words;
 use crate::prepare::PreparedRig;
 use crate::prepare::clip::{ClipRt, Timeline, TrackRt};
+use crate::prepare::joint_sets::{JointSet, weighted_entries};
 use crate::rig::{Interpolation, NO_PARENT};
 use crate::types::LANES;
 
@@ -70,8 +71,17 @@ pub struct TableOffsets {
     pub clips_at: u32,
     pub channels_at: u32,
     pub tracks_at: u32,
-    /// Each depth level's joints: (first word, count), roots first.
+    /// Each depth level's joints: (first word, count), roots first; only the moving
+    /// joints, and no level without one.
     pub levels: Vec<(u32, u32)>,
+    /// The joints that move a vertex (some vertex's influence follows it or a joint below
+    /// it: the full mesh's [`crate::prepare::joint_sets::JointSet`]), ascending, and the
+    /// palette entries a weighted influence names: where their lists start and how many.
+    /// The passes sample, walk and write only those; the others move no vertex.
+    pub moving_joints_at: u32,
+    pub moving_joints: u32,
+    pub moving_entries_at: u32,
+    pub moving_entries: u32,
 }
 
 /// What the animation shader reads (see the module docs).
@@ -126,15 +136,38 @@ impl AnimationTables {
                 depth[parent as usize] + 1
             };
         }
+        let moving = prepared
+            .level_joint_sets()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| JointSet::all(joints));
         let levels = depth.iter().max().map_or(0, |d| d + 1);
         for level in 0..levels {
             let first = t.tables.len() as u32;
-            t.tables
-                .extend((0..joints as u32).filter(|&j| depth[j as usize] == level));
-            t.offsets
-                .levels
-                .push((first, t.tables.len() as u32 - first));
+            t.tables.extend(
+                moving
+                    .joints()
+                    .filter(|&j| depth[j] == level)
+                    .map(|j| j as u32),
+            );
+            let count = t.tables.len() as u32 - first;
+            if count > 0 {
+                t.offsets.levels.push((first, count));
+            }
         }
+        t.offsets.moving_joints_at = t.tables.len() as u32;
+        t.tables.extend(moving.joints().map(|j| j as u32));
+        t.offsets.moving_joints = t.tables.len() as u32 - t.offsets.moving_joints_at;
+        t.offsets.moving_entries_at = t.tables.len() as u32;
+        let named = weighted_entries(&prepared.source_mesh, skeleton.palette_len());
+        t.tables.extend(
+            named
+                .iter()
+                .enumerate()
+                .filter(|&(_, &n)| n)
+                .map(|(e, _)| e as u32),
+        );
+        t.offsets.moving_entries = t.tables.len() as u32 - t.offsets.moving_entries_at;
 
         let clips = &prepared.clips;
         t.offsets.clips_at = t.tables.len() as u32;
@@ -215,6 +248,8 @@ impl Parts {
         for at in [
             &mut o.parents_at,
             &mut o.entry_joints_at,
+            &mut o.moving_joints_at,
+            &mut o.moving_entries_at,
             &mut o.clips_at,
             &mut o.channels_at,
         ] {
@@ -315,12 +350,28 @@ mod tests {
             ..t.offsets.channels_at as usize + rig.clips.len() * rig.joint_count() * 3];
         let named = channels.iter().filter(|&&c| c != NO_TRACK).count();
         assert_eq!(named, per_clip);
-        // Every level's joints have their parent one level up.
-        let levels = &t.offsets.levels;
-        assert_eq!(
-            levels.iter().map(|l| l.1 as usize).sum::<usize>(),
-            rig.joint_count()
+        // The depth levels hold the moving joints, each once; the moving joints are the
+        // full mesh's joint set, the moving entries those a weighted influence names.
+        let moving = rig.level_joint_sets().remove(0);
+        let o = &t.offsets;
+        let list = |at: u32, count: u32| t.words[at as usize..(at + count) as usize].to_vec();
+        let mut by_depth: Vec<u32> = o.levels.iter().flat_map(|&(at, n)| list(at, n)).collect();
+        by_depth.sort_unstable();
+        let expected: Vec<u32> = moving.joints().map(|j| j as u32).collect();
+        assert_eq!(by_depth, expected);
+        assert_eq!(list(o.moving_joints_at, o.moving_joints), expected);
+        // The built-in rig has end joints no vertex follows.
+        assert!(expected.len() < rig.joint_count());
+        assert_eq!(o.levels[0].1 as usize, rig.skeleton.root_count);
+        let named = weighted_entries(&rig.source_mesh, rig.palette_len());
+        let entries: Vec<u32> = (0..named.len() as u32)
+            .filter(|&e| named[e as usize])
+            .collect();
+        assert_eq!(list(o.moving_entries_at, o.moving_entries), entries);
+        assert!(
+            entries
+                .iter()
+                .all(|&e| moving.contains(rig.skeleton.palette_joints[e as usize] as usize))
         );
-        assert_eq!(levels[0].1 as usize, rig.skeleton.root_count);
     }
 }
