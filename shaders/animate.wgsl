@@ -7,7 +7,8 @@
 // its time now is `time_secs + speed * (clock_secs - since_secs)` and nothing per frame
 // has to be written for it. Joints that move no vertex (no influence follows them or a
 // joint below them: the end joints many files carry) are neither sampled, walked nor
-// written, nor are palette entries no weighted influence names. The passes:
+// written, nor are palette entries no weighted influence names; with the LOD pass, a
+// character poses only the joints that move its skin level's vertices. The passes:
 //
 // - `cs_sample`: one invocation per (character, joint): the joint's tracks of the clip at
 //   the character's time (STEP, LINEAR with slerp for rotations, CUBICSPLINE with the
@@ -68,12 +69,20 @@ struct AnimateParams {
     moving_joints: u32,
     moving_entries_at: u32,
     moving_entries: u32,
+    // Per level of the mesh's chain, a bit per joint: the joints that move its vertices
+    // (`mask_words` words a level); and with `lod`, how many levels the LOD pass chooses
+    // among: a character poses only the joints of the level its record names (its skin
+    // level, the coarsest where nothing draws it; 1: every moving joint).
+    joint_masks_at: u32,
+    mask_words: u32,
+    joint_levels: u32,
+    _pad: u32,
 };
 
 #import skinbench::record::Character
 #import skinbench::constants::{
-    LINEAR, NO_PARENT, NO_TRACK, RECORD_ANIMATE, SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V, STEP,
-    TRACK_WORDS, WORKGROUP,
+    LINEAR, NO_PARENT, NO_TRACK, RECORD_ANIMATE, RECORD_POSED_LEVEL_SHIFT, SLERP_SERIES_MIN_COS,
+    SLERP_U, SLERP_V, STEP, TRACK_WORDS, WORKGROUP,
 }
 
 @group(0) @binding(0) var<uniform> p: AnimateParams;
@@ -116,6 +125,22 @@ fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 // Whether this frame leaves character `c` of the range as it is (LOD: not due).
 fn skipped(c: u32) -> bool {
     return p.lod != 0u && (characters[p.first_character + c].due & RECORD_ANIMATE) == 0u;
+}
+
+// The level of the mesh's chain whose joints character `c` of the range poses, as the LOD
+// pass wrote it into the record (`crowd::lod::formats::POSED_LEVEL_SHIFT`).
+fn posed_level(c: u32) -> u32 {
+    if (p.lod == 0u || p.joint_levels <= 1u) {
+        return 0u;
+    }
+    let posed = (characters[p.first_character + c].due >> RECORD_POSED_LEVEL_SHIFT) & 15u;
+    return min(posed, p.joint_levels - 1u);
+}
+
+// Whether `joint` moves a vertex of `level`.
+fn is_posed(level: u32, joint: u32) -> bool {
+    let word = data[p.joint_masks_at + level * p.mask_words + joint / 32u];
+    return ((word >> (joint % 32u)) & 1u) != 0u;
 }
 
 fn rest(joint: u32) -> Pose {
@@ -309,7 +334,7 @@ fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
     }
     let c = i / p.moving_joints;
     let joint = data[p.moving_joints_at + i % p.moving_joints];
-    if (skipped(c)) {
+    if (skipped(c) || !is_posed(posed_level(c), joint)) {
         return;
     }
     let character = characters[p.first_character + c];
@@ -395,9 +420,13 @@ fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     if (c >= p.characters || skipped(c)) {
         return;
     }
+    let level = posed_level(c);
     // Ascending: parents first.
     for (var k = 0u; k < p.moving_joints; k = k + 1u) {
-        pose_joint(c, data[p.moving_joints_at + k]);
+        let joint = data[p.moving_joints_at + k];
+        if (is_posed(level, joint)) {
+            pose_joint(c, joint);
+        }
     }
 }
 
@@ -408,10 +437,11 @@ fn cs_hierarchy_level(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
         return;
     }
     let c = i / p.level_count;
-    if (skipped(c)) {
+    let joint = data[p.level_first + i % p.level_count];
+    if (skipped(c) || !is_posed(posed_level(c), joint)) {
         return;
     }
-    pose_joint(c, data[p.level_first + i % p.level_count]);
+    pose_joint(c, joint);
 }
 
 // The normal matrix: the 3x3's cofactor, signed by its determinant and scaled to norm √3
@@ -486,10 +516,10 @@ fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     }
     let c = i / p.moving_entries;
     let entry = data[p.moving_entries_at + i % p.moving_entries];
-    if (skipped(c)) {
+    let joint = data[p.entry_joints_at + entry];
+    if (skipped(c) || !is_posed(posed_level(c), joint)) {
         return;
     }
-    let joint = data[p.entry_joints_at + entry];
     let m = mul_rows(model_rows(c, joint), rig_rows(p.binds_at + entry * 12u));
     let base = c * p.palette_stride;
     if (p.dual_quat != 0u) {

@@ -19,7 +19,8 @@
     RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT,
     STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
     STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
-    UNCHANGED, VISIBLE, WORKGROUP, CULL_PER_LEVEL, UNSKINNED_LEVEL,
+    UNCHANGED, VISIBLE, WORKGROUP, CULL_PER_LEVEL, UNSKINNED_LEVEL, POSED_LEVEL_MASK,
+    POSED_LEVEL_SHIFT, RECORD_POSED_LEVEL_SHIFT,
 }
 
 struct LodFrame {
@@ -337,14 +338,6 @@ fn decide(c: u32) -> u32 {
     let keep_period = s.flags & PERIOD_MASK;
     let scheduled = f.full != 0u || f.frame >= next_due;
     let changed = r.clips != shown_clips;
-    var forced = false;
-    if (!scheduled) {
-        if (changed || unbounded) {
-            forced = true;
-        } else if (px > 0.0) {
-            forced = px * travel(m, shown_secs, now) > f.threshold_px;
-        }
-    }
     let level = mesh_level(visible, unbounded, px, s.flags);
     // The vertices skinned for it; a finer skin level needs what the coarser one skipped.
     // Out of view only the shadow pass draws it, at the shadows' level, and only where its
@@ -356,16 +349,35 @@ fn decide(c: u32) -> u32 {
             skin_level = min(f.skin_level_cap, max(f.mesh_levels, 1u) - 1u);
         }
     }
+    // The joints posed for it: its skin level's set (the coarsest where nothing draws it;
+    // all of them in a full frame, which may draw at full detail). A pose that holds only a
+    // coarser level's joints must be computed again.
+    var posed_level = min(skin_level, max(f.mesh_levels, 1u) - 1u);
+    if (f.full != 0u) {
+        posed_level = 0u;
+    }
+    let held_level = (s.flags & POSED_LEVEL_MASK) >> POSED_LEVEL_SHIFT;
+    let finer = posed_level < held_level;
+    var forced = false;
+    if (!scheduled) {
+        if (changed || unbounded) {
+            forced = true;
+        } else if (px > 0.0) {
+            forced = px * travel(m, shown_secs, now) > f.threshold_px;
+        }
+        forced = forced || finer;
+    }
     let previous_skin_level = (s.flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
     let reskin = skin_level < previous_skin_level;
     var flags = select(0u, VISIBLE, visible) | select(0u, UNBOUNDED, unbounded)
         | select(0u, RESKIN, reskin) | (level << MESH_LEVEL_SHIFT)
         | (skin_level << SKIN_LEVEL_SHIFT);
+    let keep = keep_period | (s.flags & POSED_LEVEL_MASK);
     if (!(scheduled || forced)) {
-        return flags | keep_period;
+        return flags | keep;
     }
-    if (f.full == 0u && !changed && now == shown_secs) {
-        return flags | UNCHANGED | keep_period;
+    if (f.full == 0u && !changed && !finer && now == shown_secs) {
+        return flags | UNCHANGED | keep;
     }
     var period = 1u;
     if (!unbounded) {
@@ -391,7 +403,7 @@ fn decide(c: u32) -> u32 {
     s.shown_clips = r.clips;
     s.next_due = f.frame + wait;
     set_character_lod(c, s);
-    flags = flags | DUE | select(0u, FORCED, forced);
+    flags = flags | DUE | select(0u, FORCED, forced) | (posed_level << POSED_LEVEL_SHIFT);
     return flags | (period << PERIOD_SHIFT);
 }
 
@@ -415,7 +427,8 @@ fn cs_lod(
         let skinned = (flags & (DUE | RESKIN)) != 0u && skin_level != UNSKINNED_LEVEL;
         // `CharacterLod::record_due_word`.
         characters[c].due = select(0u, RECORD_ANIMATE, due) | select(0u, RECORD_SKIN, skinned)
-            | (skin_level << RECORD_SKIN_LEVEL_SHIFT);
+            | (skin_level << RECORD_SKIN_LEVEL_SHIFT)
+            | (((flags & POSED_LEVEL_MASK) >> POSED_LEVEL_SHIFT) << RECORD_POSED_LEVEL_SHIFT);
         if (skinned) {
             atomicAdd(&counts[STAT_SKINNED_AT_LEVEL + skin_level], 1u);
         }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed};
 use skinbench::crowd::verify::{
-    FrameDeviation, POSE_TOLERANCE, verified_indices, verify_gpu_animation,
+    FrameDeviation, GpuLevels, POSE_TOLERANCE, verified_indices, verify_gpu_animation,
 };
 use skinbench::crowd::{AnimateDevice, InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::animate::{AnimateFrame, GpuAnimator, GpuHierarchy, RECORD_BYTES};
@@ -72,6 +72,7 @@ fn animate_on_gpu(
                 shape: FrameShape::new(&layout, n),
             },
             &AnimateFrame {
+                joint_levels: 1,
                 clock_secs,
                 blend_weight: case.blend_weight,
                 hierarchy: case.hierarchy,
@@ -160,7 +161,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
         &locals,
         &models,
         &gpu_palettes,
-        None,
+        GpuLevels::default(),
     )
     .map_err(|e| e.to_string())?;
     if d.blend > POSE_TOLERANCE {
@@ -210,7 +211,7 @@ fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<()
             &locals,
             &models,
             &gpu_palettes,
-            None,
+            GpuLevels::default(),
         )
         .map_err(|e| e.to_string())?;
         if d.skin.relative_position > worst.0 {
@@ -305,6 +306,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
                 shape: FrameShape::new(&layout, 20),
             },
             &AnimateFrame {
+                joint_levels: 1,
                 clock_secs: CLOCK_SECS,
                 blend_weight: case.blend_weight,
                 hierarchy: case.hierarchy,

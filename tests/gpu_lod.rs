@@ -427,8 +427,21 @@ fn skinned_levels(
                 }
             }
         }
-        for s in &states {
-            reskinned += (s.flags & RESKIN != 0 && s.flags & DUE == 0) as usize;
+        for (c, s) in states.iter().enumerate() {
+            // Skinned again at a finer level (made due where its pose held only a coarser
+            // level's joints).
+            reskinned += (s.flags & RESKIN != 0) as usize;
+            // Its pose holds at least the joints its skin level's vertices move with.
+            let needed = s.skin_level().min(levels.len() as u32 - 1);
+            if s.posed_level() > needed {
+                return Err(format!(
+                    "frame {step}: character {c} is skinned at level {} with a pose of \
+                     level {}'s joints",
+                    s.skin_level(),
+                    s.posed_level()
+                )
+                .into());
+            }
             if s.skinned() {
                 coarse_skins += (s.skin_level() > 0) as usize;
                 skinned += levels[s.skin_level() as usize].vertices;
@@ -473,7 +486,7 @@ fn skinned_levels(
             return Err("no character was skinned at a coarser level".into());
         }
         if reskinned == 0 {
-            return Err("no kept character was skinned again at a finer level".into());
+            return Err("no character was skinned again at a finer level".into());
         }
         if skinned >= all {
             return Err(
@@ -975,9 +988,19 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
         if step == FRAMES.len() {
             scene.camera_mut().distance *= 0.02;
         }
+        // Each character's pose holds its skin level's joints (of both skin paths).
+        scene.request_verify();
         scene
             .frame(Frame::headless(dt))
             .map_err(|e| e.to_string())?;
+        match scene.take_last_verify() {
+            Some(Ok(d)) if d.within_tolerance() => {}
+            Some(Ok(d)) => {
+                return Err(format!("frame {step}: verify:\n{}", d.to_text()).into());
+            }
+            Some(Err(e)) => return Err(format!("frame {step}: verify: {e}").into()),
+            None => return Err("no verify ran".into()),
+        }
         if !scene.renderer().draws_per_level() {
             return Err(format!("the draws are not per level: {:?}", scene.notes()).into());
         }

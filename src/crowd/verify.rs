@@ -386,15 +386,26 @@ pub fn verify_stages(
     })
 }
 
+/// Per character, what the GPU's LOD pass chose (`None`: no LOD pass, full detail and
+/// every moving joint).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuLevels<'a> {
+    /// The level of the mesh's chain whose vertices it skinned (or whose vertices the
+    /// draws read).
+    pub skin: Option<&'a [u32]>,
+    /// The level whose joints its pose holds.
+    pub posed: Option<&'a [u32]>,
+}
+
 /// Every stage of a frame animated on the GPU against its oracle: `locals` and `models`
 /// are the GPU's local poses and model matrices of the characters `indices` names (read
 /// back), `out` what was skinned (or the palettes, as [`verify_frame`] takes them) for
 /// every character of `instances` (their times as the GPU computed them). The local
 /// poses (sampling and the cross-fade) are compared with the CPU's sampling blended by the
 /// f64 oracle, the model matrices with the reference hierarchy of the GPU's own local
-/// poses (both for the joints that move a vertex: the GPU computes no other), the output as
-/// [`verify_frame`] compares it (at `skin_levels` where the LOD pass chose them:
-/// [`verify_frame_at_levels`]).
+/// poses (both for the joints its pose holds: `levels.posed`, every moving joint without),
+/// the output as [`verify_frame`] compares it (at `levels.skin` where the LOD pass chose
+/// them: [`verify_frame_at_levels`]).
 pub fn verify_gpu_animation(
     pipeline: &Pipeline,
     instances: &[Instance],
@@ -402,16 +413,19 @@ pub fn verify_gpu_animation(
     locals: &[Vec<crate::types::Qvs>],
     models: &[Vec<crate::types::Mat3x4>],
     out: &[u8],
-    skin_levels: Option<&[u32]>,
+    levels: GpuLevels<'_>,
 ) -> Result<FrameDeviation, BufferError> {
     let rig = pipeline.rig();
     let size = rig.model_size as f64;
     let mut blend: f64 = 0.0;
     let mut hierarchy: f64 = 0.0;
-    // The GPU leaves the joints that move no vertex as they are (never computed).
-    let moving_set = rig.level_joint_sets().into_iter().next();
-    let moving = |j: usize| moving_set.as_ref().is_none_or(|s| s.contains(j));
+    // The GPU poses a character's joints of its posed level (the moving ones without):
+    // the others hold an older pose, or none.
+    let sets = rig.level_joint_sets();
     for ((&i, local), model) in indices.iter().zip(locals).zip(models) {
+        let level = levels.posed.and_then(|l| l.get(i)).copied().unwrap_or(0) as usize;
+        let set = sets.get(level.min(sets.len().saturating_sub(1)));
+        let moving = |j: usize| set.is_none_or(|s| s.contains(j));
         let oracle = pipeline.reference_local_pose(&instances[i]);
         blend = blend.max(local_deviation(&rig.skeleton, local, &oracle, size, moving));
         let reference = reference::model_from_joint(&rig.skeleton, local);
@@ -422,7 +436,7 @@ pub fn verify_gpu_animation(
             moving,
         ));
     }
-    let skin = verify_frame_at_levels(pipeline, instances, out, indices.len().max(1), skin_levels)?;
+    let skin = verify_frame_at_levels(pipeline, instances, out, indices.len().max(1), levels.skin)?;
     Ok(FrameDeviation {
         blend,
         hierarchy,

@@ -228,9 +228,9 @@ impl DrawList {
 
 /// Per-level draws of a crowd split into batches (see the module docs): the main pass's
 /// arguments per batch and level (instance count 0: the LOD pass raises it as it lists
-/// the characters), the shadow pass's and the full-detail fallback's arguments (every
-/// character of a batch, drawn through the identity list that opens the lists), and where
-/// each batch's lists lie.
+/// the characters), the shadow pass's and the fallback's arguments (every character of a
+/// batch, drawn through the identity list that opens the lists), and where each batch's
+/// lists lie.
 #[derive(Clone, Debug, Default)]
 pub struct LevelDraws {
     /// Per batch, one argument per level, finest first.
@@ -241,9 +241,11 @@ pub struct LevelDraws {
     /// Per batch, one argument at the shadow level (instance count 0: the LOD pass raises
     /// it) over the batch's shadow list, the characters whose shadow may fall in the view.
     pub shadow_listed: DrawList,
-    /// Per batch, runs of consecutive characters at full detail: the main pass of a frame
-    /// whose LOD pass did not list (its first, or one after the lists were rebuilt).
-    pub full: DrawList,
+    /// Per batch, runs of consecutive characters at the fallback level: the main pass of a
+    /// frame whose LOD pass did not list (its first, or one after the lists were rebuilt).
+    /// The coarsest level where the LOD pass chooses levels: every character's skinned
+    /// vertices and posed joints hold at least that level's.
+    pub fallback: DrawList,
     /// Per batch: its first level list's word (level `l`'s list lies `l len` words on; its
     /// shadow list `len` words before) and its characters `len`.
     pub lists: Vec<(u32, u32)>,
@@ -256,11 +258,11 @@ pub struct LevelDraws {
 impl LevelDraws {
     /// The draws of `instances` characters in `batches` (a binding and its characters,
     /// ascending), each drawn at a level of `ranges` (first index and index count per level,
-    /// finest first), the shadow pass at `shadow_level`.
+    /// finest first), the shadow pass at `shadow_level`, the fallback at `fallback_level`.
     pub fn build(
         &mut self,
         ranges: &[(u32, u32)],
-        shadow_level: u8,
+        [shadow_level, fallback_level]: [u8; 2],
         instances: usize,
         batches: &[(DrawBinding, Vec<u32>)],
     ) {
@@ -268,7 +270,7 @@ impl LevelDraws {
             &mut self.main,
             &mut self.shadow,
             &mut self.shadow_listed,
-            &mut self.full,
+            &mut self.fallback,
         ] {
             list.clear();
         }
@@ -278,6 +280,7 @@ impl LevelDraws {
         let levels = ranges.len().max(1);
         let range = |level: usize| ranges.get(level).copied().unwrap_or((0, 0));
         let shadow = range((shadow_level as usize).min(levels - 1));
+        let fallback = range((fallback_level as usize).min(levels - 1));
         let mut word = instances as u64;
         for (b, (binding, members)) in batches.iter().enumerate() {
             let len = members.len() as u64;
@@ -313,7 +316,7 @@ impl LevelDraws {
                 .batches
                 .push((*binding, start..self.main.args.len()));
             for (list, (first_index, index_count)) in
-                [(&mut self.shadow, shadow), (&mut self.full, range(0))]
+                [(&mut self.shadow, shadow), (&mut self.fallback, fallback)]
             {
                 let start = list.args.len();
                 let mut k = 0;
@@ -357,7 +360,7 @@ impl LevelDraws {
             &mut self.main,
             &mut self.shadow,
             &mut self.shadow_listed,
-            &mut self.full,
+            &mut self.fallback,
         ] {
             for a in &mut list.args {
                 a.first_instance += at;
@@ -387,7 +390,7 @@ mod tests {
             ),
         ];
         let mut draws = LevelDraws::default();
-        draws.build(&ranges, 2, 100, &batches);
+        draws.build(&ranges, [2, 1], 100, &batches);
         assert_eq!(draws.main.args.len(), 6);
         // Each batch's shadow list, then its three level lists.
         assert_eq!(draws.lists, [(140, 40), (310, 50)]);
@@ -404,7 +407,7 @@ mod tests {
                 assert_eq!(a.first_instance, first + level as u32 * len);
             }
         }
-        for (list, range) in [(&draws.shadow, ranges[2]), (&draws.full, ranges[0])] {
+        for (list, range) in [(&draws.shadow, ranges[2]), (&draws.fallback, ranges[1])] {
             let mut seen = vec![0; 100];
             for a in &list.args {
                 assert_eq!((a.first_index, a.index_count), range);

@@ -43,6 +43,12 @@ impl CharacterLod {
         (self.flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT
     }
 
+    /// The level of the mesh's chain whose joint set its pose holds
+    /// ([`POSED_LEVEL_SHIFT`]).
+    pub fn posed_level(&self) -> u32 {
+        (self.flags & POSED_LEVEL_MASK) >> POSED_LEVEL_SHIFT
+    }
+
     /// Whether `gpu_compute` skins it this frame: recomputed, or kept but now at a finer
     /// level whose vertices were not skinned.
     pub fn skinned(&self) -> bool {
@@ -59,6 +65,7 @@ impl CharacterLod {
             0
         }) | (if self.skinned() { RECORD_SKIN } else { 0 })
             | (self.skin_level() << RECORD_SKIN_LEVEL_SHIFT)
+            | (self.posed_level() << RECORD_POSED_LEVEL_SHIFT)
     }
 }
 
@@ -84,6 +91,12 @@ pub const SKIN_LEVEL_MASK: u32 = 0xf << SKIN_LEVEL_SHIFT;
 /// The skin level of a character nothing draws: out of view, with no shadow that can
 /// reach the view. It is not skinned, and skinned again (`RESKIN`) when it takes a level.
 pub const UNSKINNED_LEVEL: u32 = SKIN_LEVEL_MASK >> SKIN_LEVEL_SHIFT;
+/// The level of the mesh's chain whose joint set the character's pose holds, from this bit
+/// on: the animation passes compute a character's joints for its skin level only (the
+/// coarsest level where nothing draws it; every joint in a full frame, whose draws may
+/// be at full detail), so a skin level finer than this makes it due.
+pub const POSED_LEVEL_SHIFT: u32 = 24;
+pub const POSED_LEVEL_MASK: u32 = 0xf << POSED_LEVEL_SHIFT;
 
 /// Bits of the record's `due` word (`crowd::animate::Record::due`), written by the pass
 /// from the state ([`CharacterLod::record_due_word`]): the animation passes recompute
@@ -91,6 +104,9 @@ pub const UNSKINNED_LEVEL: u32 = SKIN_LEVEL_MASK >> SKIN_LEVEL_SHIFT;
 pub const RECORD_ANIMATE: u32 = 1;
 pub const RECORD_SKIN: u32 = 2;
 pub const RECORD_SKIN_LEVEL_SHIFT: u32 = 8;
+/// The record's `due` word from this bit, four bits: the level whose joints the animation
+/// passes pose ([`POSED_LEVEL_SHIFT`]).
+pub const RECORD_POSED_LEVEL_SHIFT: u32 = 4;
 
 /// A draw slot of a character the pass does not cull (drawn directly).
 pub const NO_SLOT: u32 = u32::MAX;

@@ -32,10 +32,10 @@ use glam::{Mat4, Vec3, Vec4Swizzles};
 pub use super::formats::{
     CharacterLod, DUE, FORCED, GPU_BYTES, LodFrame, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT,
     MotionHeader, MotionKind, MotionSetHeader, NO_MOTION, PERIOD_MASK, PERIOD_SHIFT,
-    RECORD_ANIMATE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK,
-    SKIN_LEVEL_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
-    STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
-    UNCHANGED, UNSKINNED_LEVEL, VISIBLE,
+    POSED_LEVEL_MASK, POSED_LEVEL_SHIFT, RECORD_ANIMATE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT,
+    RESKIN, SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT, STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT,
+    STAT_CULLED, STAT_FORCED, STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED,
+    STATS_WORDS, UNBOUNDED, UNCHANGED, UNSKINNED_LEVEL, VISIBLE,
 };
 use super::motion::ClipMotion;
 use super::{LodSettings, LodStats, LodView, PERIODS};
@@ -433,39 +433,38 @@ pub fn decide(
     };
     let scheduled = f.full != 0 || f.frame >= state.next_due;
     let changed = record.clips != state.shown_clips;
+    // The joints posed for it: its skin level's set (the coarsest where nothing draws it;
+    // all of them in a full frame, which may draw at full detail). A pose that holds only a
+    // coarser level's joints must be computed again.
+    let skin_level = skin_level_of(f, visible, level, &motion, record);
+    let posed_level = if f.full != 0 {
+        0
+    } else {
+        skin_level.min(f.mesh_levels.max(1) - 1)
+    };
+    let finer = posed_level < state.posed_level();
     let forced = !scheduled
         && (changed
             || unbounded
             || match &motion {
                 Some(m) if px > 0.0 => over(px * travel(words, m, state.shown_secs, now)),
                 _ => false,
-            });
-    // The vertices skinned for it: its level's, or the shadows' finer level's. A finer
-    // skin level than last frame's needs the vertices the coarser one left unskinned. Out
-    // of view only the shadow pass draws it, at the shadows' level, and only where its
-    // shadow may fall in the view; elsewhere nothing needs its vertices.
-    let skin_level = if visible {
-        level.min(f.skin_level_cap)
-    } else if motion.is_some_and(|m| {
-        let (center, radius) = world_sphere(&m, f, record.ground);
-        shadow_reaches_view(f, center, radius)
-    }) {
-        f.skin_level_cap.min(f.mesh_levels.max(1) - 1)
-    } else {
-        UNSKINNED_LEVEL
-    };
+            }
+            || finer);
+    // A finer skin level than last frame's needs the vertices the coarser one left
+    // unskinned.
     let reskin = skin_level < state.skin_level();
     let mut flags = if visible { VISIBLE } else { 0 }
         | if unbounded { UNBOUNDED } else { 0 }
         | if reskin { RESKIN } else { 0 }
         | (level << MESH_LEVEL_SHIFT)
         | (skin_level << SKIN_LEVEL_SHIFT);
-    let keep_period = state.flags & PERIOD_MASK;
+    let keep_period = state.flags & (PERIOD_MASK | POSED_LEVEL_MASK);
     if !(scheduled || forced) {
         state.flags = flags | keep_period;
         return margin;
     }
-    if f.full == 0 && !changed && now == state.shown_secs {
+    if f.full == 0 && !changed && !finer && now == state.shown_secs {
         state.flags = flags | UNCHANGED | keep_period;
         return margin;
     }
@@ -495,9 +494,32 @@ pub fn decide(
     });
     state.shown_secs = now;
     state.shown_clips = record.clips;
-    flags |= DUE | if forced { FORCED } else { 0 };
+    flags |= DUE | if forced { FORCED } else { 0 } | (posed_level << POSED_LEVEL_SHIFT);
     state.flags = flags | (period << PERIOD_SHIFT);
     margin
+}
+
+/// The level whose vertices are skinned for a character this frame: its level, or the
+/// shadows' finer level; out of view only the shadow pass draws it, at the shadows' level,
+/// and only where its shadow may fall in the view; elsewhere nothing needs its vertices
+/// ([`UNSKINNED_LEVEL`]).
+fn skin_level_of(
+    f: &LodFrame,
+    visible: bool,
+    level: u32,
+    motion: &Option<MotionHeader>,
+    record: &Record,
+) -> u32 {
+    if visible {
+        level.min(f.skin_level_cap)
+    } else if motion.is_some_and(|m| {
+        let (center, radius) = world_sphere(&m, f, record.ground);
+        shadow_reaches_view(f, center, radius)
+    }) {
+        f.skin_level_cap.min(f.mesh_levels.max(1) - 1)
+    } else {
+        UNSKINNED_LEVEL
+    }
 }
 
 /// The panel's counts for a frame of decided states (the GPU sums the same with atomics).

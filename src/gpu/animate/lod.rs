@@ -334,6 +334,12 @@ pub struct GpuLod {
 
 impl GpuLod {
     /// The parameters of the last recorded frame (the CPU twins run the same frame).
+    /// Whether the last prepared frame was a full one (every character recomputed and
+    /// posed whole).
+    pub fn last_frame_full(&self) -> bool {
+        self.last_frame.is_some_and(|f| f.full != 0)
+    }
+
     pub fn last_frame(&self) -> Option<LodFrame> {
         self.last_frame
     }

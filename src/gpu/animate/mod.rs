@@ -149,10 +149,16 @@ crate::gpu_struct! {
         moving_joints: u32,
         moving_entries_at: u32,
         moving_entries: u32,
+        /// The joint masks per mesh level ([`tables::TableOffsets`]), and how many levels
+        /// the LOD pass chooses among (1: every character poses the full mesh's joints).
+        joint_masks_at: u32,
+        mask_words: u32,
+        joint_levels: u32,
+        _pad: u32,
     }
 }
 
-const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 112);
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 128);
 
 /// Each character's local poses and model matrices, read back.
 pub type CharacterPoses = (Vec<Vec<Qvs>>, Vec<Vec<Mat3x4>>);
@@ -190,6 +196,8 @@ struct BoundFor {
     clock_secs: f32,
     /// Only the characters the LOD pass marked due.
     lod: bool,
+    /// With `lod`, the levels of the mesh's chain whose joint sets the characters pose.
+    joint_levels: u32,
 }
 
 /// A frame's passes, prepared: characters, characters per range, the hierarchy pass's way.
@@ -208,6 +216,10 @@ pub struct AnimateFrame {
     pub clock_secs: f32,
     pub blend_weight: f32,
     pub hierarchy: GpuHierarchy,
+    /// With the LOD pass on, how many levels of the mesh's chain it chooses among: each
+    /// character poses only its skin level's joints
+    /// ([`crate::crowd::lod::formats::POSED_LEVEL_SHIFT`]); 1 poses every moving joint.
+    pub joint_levels: u32,
 }
 
 /// The animation passes of one rig (see the module docs).
@@ -489,6 +501,7 @@ impl GpuAnimator {
         let AnimateFrame {
             clock_secs,
             blend_weight,
+            joint_levels,
             ..
         } = *frame;
         let device = &gpu.device;
@@ -532,12 +545,14 @@ impl GpuAnimator {
             blend_weight,
             clock_secs,
             lod,
+            joint_levels,
         };
         self.write_params(gpu, &wanted, dual_quat);
         let current = self.bound.as_ref().is_some_and(|(b, _)| {
             BoundFor {
                 clock_secs,
                 lod,
+                joint_levels,
                 ..b.clone()
             } == wanted
         });
@@ -688,6 +703,10 @@ impl GpuAnimator {
                 moving_joints: o.moving_joints,
                 moving_entries_at: o.moving_entries_at,
                 moving_entries: o.moving_entries,
+                joint_masks_at: o.joint_masks_at,
+                mask_words: o.mask_words,
+                joint_levels: b.joint_levels,
+                _pad: 0,
             };
             let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());
             for (block, (first, count)) in levels.enumerate() {

@@ -82,6 +82,10 @@ pub struct TableOffsets {
     pub moving_joints: u32,
     pub moving_entries_at: u32,
     pub moving_entries: u32,
+    /// Per level of the mesh's chain, a bit per joint: the joints that move its vertices
+    /// ([`crate::prepare::PreparedData::level_joint_sets`]), `mask_words` words a level.
+    pub joint_masks_at: u32,
+    pub mask_words: u32,
 }
 
 /// What the animation shader reads (see the module docs).
@@ -136,10 +140,10 @@ impl AnimationTables {
                 depth[parent as usize] + 1
             };
         }
-        let moving = prepared
-            .level_joint_sets()
-            .into_iter()
-            .next()
+        let sets = prepared.level_joint_sets();
+        let moving = sets
+            .first()
+            .cloned()
             .unwrap_or_else(|| JointSet::all(joints));
         let levels = depth.iter().max().map_or(0, |d| d + 1);
         for level in 0..levels {
@@ -168,6 +172,16 @@ impl AnimationTables {
                 .map(|(e, _)| e as u32),
         );
         t.offsets.moving_entries = t.tables.len() as u32 - t.offsets.moving_entries_at;
+        t.offsets.joint_masks_at = t.tables.len() as u32;
+        let mask_words = joints.div_ceil(32).max(1);
+        t.offsets.mask_words = mask_words as u32;
+        for set in &sets {
+            let mut mask = vec![0u32; mask_words];
+            for j in set.joints() {
+                mask[j / 32] |= 1 << (j % 32);
+            }
+            t.tables.extend(mask);
+        }
 
         let clips = &prepared.clips;
         t.offsets.clips_at = t.tables.len() as u32;
@@ -250,6 +264,7 @@ impl Parts {
             &mut o.entry_joints_at,
             &mut o.moving_joints_at,
             &mut o.moving_entries_at,
+            &mut o.joint_masks_at,
             &mut o.clips_at,
             &mut o.channels_at,
         ] {

@@ -21,7 +21,7 @@ impl CrowdRenderer {
         if self.frame.per_level && !self.frame.draw_runs {
             // The LOD pass did not list this frame: every character at full detail (its
             // arguments follow the main pass's and the listed shadow pass's).
-            list = &self.frame.level.full;
+            list = &self.frame.level.fallback;
             offset +=
                 (main.args.len() + self.frame.level.shadow_listed.args.len()) as u64 * arg_bytes;
         }
@@ -425,10 +425,16 @@ impl CrowdRenderer {
         }
         let [main, shadow] = &mut self.frame.draws;
         let per_character = self.per_character_draws;
+        // With GPU culling the LOD pass writes each character's level into these
+        // arguments from the next frame on; this frame draws them at the fallback level.
         let main_levels = MeshLevels {
             ranges: &self.level_ranges,
             per_instance: mesh_levels,
-            uniform: 0,
+            uniform: if per_character {
+                self.fallback_level
+            } else {
+                0
+            },
         };
         let shadow_levels = MeshLevels {
             ranges: &self.level_ranges,
@@ -503,6 +509,14 @@ impl CrowdRenderer {
             queue.write_buffer(&self.indirect_args, 0, bytes);
         }
         true
+    }
+
+    /// The level a frame draws every character at where the GPU's LOD pass chooses the
+    /// levels but has not written this frame's draws (the first after they were rebuilt):
+    /// the coarsest, whose vertices and joints every character's pose holds, where it
+    /// chooses mesh levels; full detail where it does not.
+    pub fn set_fallback_level(&mut self, level: u8) {
+        self.fallback_level = level;
     }
 
     /// How many times the draw lists were built: a steady frame (nothing per character

@@ -110,6 +110,10 @@ pub struct CrowdRenderer {
     per_character_draws: bool,
     /// How the GPU's LOD pass's draws are issued: per character or per level.
     draws: Draws,
+    /// The level a frame draws at where the GPU's LOD pass chooses levels but did not
+    /// write this frame's draws (the first after they were rebuilt). Read only when the
+    /// draws are built, so a change of it alone rebuilds nothing.
+    fallback_level: u8,
     /// `gpu_compute`'s output ranges as the per-level draws read them (storage), each
     /// with the buffer it was made for.
     pool_groups: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
@@ -428,6 +432,7 @@ impl CrowdRenderer {
                 .contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT),
             draw_counts: Self::draw_counts_buffer(device, 1024),
             per_character_draws: false,
+            fallback_level: 0,
             draws: Draws::DEFAULT,
             pool_groups: Vec::new(),
             listed_bind_group,

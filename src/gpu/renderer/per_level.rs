@@ -143,9 +143,12 @@ impl CrowdRenderer {
             self.ensure_pool_groups(device);
         }
         let batches = &self.frame.level_batches;
-        self.frame
-            .level
-            .build(&self.level_ranges, shadow_level, instances, batches);
+        self.frame.level.build(
+            &self.level_ranges,
+            [shadow_level, self.fallback_level],
+            instances,
+            batches,
+        );
         self.frame.draws_for = Some(DrawsFor {
             draw_path: layout.draw_path(),
             order: layout.order(),
@@ -159,7 +162,7 @@ impl CrowdRenderer {
         let args = level.shadow.args.len()
             + level.main.args.len()
             + level.shadow_listed.args.len()
-            + level.full.args.len();
+            + level.fallback.args.len();
         let arg_words = std::mem::size_of::<DrawIndexedIndirectArgs>() / 4;
         let lists_at = args * arg_words;
         if !u32::try_from(lists_at).is_ok_and(|at| level.place_lists(at)) {
@@ -167,7 +170,7 @@ impl CrowdRenderer {
             level.main.clear();
             level.shadow.clear();
             level.shadow_listed.clear();
-            level.full.clear();
+            level.fallback.clear();
         }
         self.frame.draws = [level.main.clone(), level.shadow.clone()];
         self.frame.indirect_written.clear();
@@ -175,7 +178,7 @@ impl CrowdRenderer {
             &level.shadow,
             &level.main,
             &level.shadow_listed,
-            &level.full,
+            &level.fallback,
         ] {
             self.frame.indirect_written.extend_from_slice(&list.args);
         }

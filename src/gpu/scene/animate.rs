@@ -14,7 +14,7 @@ use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, VISIBLE};
 use crate::crowd::trace::Track;
-use crate::crowd::verify::{FrameDeviation, verified_indices, verify_gpu_animation};
+use crate::crowd::verify::{FrameDeviation, GpuLevels, verified_indices, verify_gpu_animation};
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
 use crate::gpu::animate::AnimateFrame;
 use crate::gpu::animate::lod::GpuLod;
@@ -23,6 +23,10 @@ use crate::gpu::{FrameShape, PaletteBuffer};
 
 /// Per character, what its pose on the GPU was computed from, and whether it was drawn.
 pub type ShownOnGpu = (Vec<Instance>, Vec<bool>);
+
+/// Per character, the level whose vertices were skinned or drawn, and the level whose
+/// joints its pose holds ([`Scene::gpu_levels`]).
+pub type SkinAndPosedLevels = (Vec<u32>, Vec<u32>);
 
 impl Scene {
     /// Where the animation runs: `gpu` needs a GPU skin variant (the passes write the
@@ -96,6 +100,12 @@ impl Scene {
             clock_secs: self.sim.anim_clock_secs,
             blend_weight: config.blend_weight,
             hierarchy: self.settings.gpu_hierarchy,
+            // As many as the LOD pass chooses among (`LodFrame::mesh_levels`).
+            joint_levels: if lod_on && self.settings.lod.mesh {
+                rig.mesh_chain().levels().len() as u32
+            } else {
+                1
+            },
         };
         let palettes = PaletteBuffer {
             buffer: self.renderer.skinned(),
@@ -134,6 +144,7 @@ impl Scene {
                 );
             }
             self.renderer.set_per_character_draws(cull);
+
             let mut settings = self.settings.lod;
             if !settings.enabled {
                 settings.max_period = 1;
@@ -169,6 +180,15 @@ impl Scene {
                 )
                 .map_err(GpuAnimateError::from)?;
             self.renderer.set_draw_runs(wrote);
+            // A frame whose draws the pass did not write draws at the fallback level: full
+            // detail in a full frame (every joint posed), else the coarsest level, whose
+            // vertices and joints every character's pose holds.
+            self.renderer
+                .set_fallback_level(if settings.mesh && !gpu_lod.last_frame_full() {
+                    (rig.mesh_chain().levels().len() - 1) as u8
+                } else {
+                    0
+                });
         } else {
             self.renderer.set_per_character_draws(false);
             self.renderer.set_draw_runs(false);
@@ -207,7 +227,8 @@ impl Scene {
         };
         let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
         let (locals, models) = animator.read_back_characters(&self.gpu, &indices)?;
-        let skin_levels = self.gpu_skin_levels()?;
+        let levels = self.gpu_levels()?;
+        let (skin, posed) = levels.unzip();
         Ok(verify_gpu_animation(
             &self.sim.pipeline,
             &crowd,
@@ -215,7 +236,10 @@ impl Scene {
             &locals,
             &models,
             out,
-            skin_levels.as_deref(),
+            GpuLevels {
+                skin: skin.as_deref(),
+                posed: posed.as_deref(),
+            },
         )?)
     }
 
@@ -228,19 +252,24 @@ impl Scene {
             .map_or(0, |a| a.records_compared())
     }
 
-    /// Where the LOD pass runs and `gpu_compute` skins: per character, the level of the
-    /// mesh's chain whose vertices it skinned (read back; blocks until the GPU is done).
-    pub fn gpu_skin_levels(&self) -> Result<Option<Vec<u32>>, SceneError> {
+    /// Where the LOD pass runs: per character, the level of the mesh's chain whose
+    /// vertices it skinned (`gpu_compute`) or whose vertices the draws read (`gpu_vertex`),
+    /// and the level whose joints its pose holds (read back; blocks until the GPU is done).
+    pub fn gpu_levels(&self) -> Result<Option<SkinAndPosedLevels>, SceneError> {
         let lod_on = self.settings.lod.enabled || self.settings.lod.mesh;
-        let skinned_on_gpu = self.sim.pipeline.output_layout().skinned_on_gpu().is_some();
         let Some(gpu_lod) = &self.sim.gpu_lod else {
             return Ok(None);
         };
-        if !(self.sim.animated_on == AnimateDevice::Gpu && lod_on && skinned_on_gpu) {
+        if !(self.sim.animated_on == AnimateDevice::Gpu && lod_on) {
             return Ok(None);
         }
         let states = gpu_lod.read_back_states(&self.gpu, self.sim.crowd.len())?;
-        Ok(Some(states.iter().map(|s| s.skin_level()).collect()))
+        Ok(Some(
+            states
+                .iter()
+                .map(|s| (s.skin_level(), s.posed_level()))
+                .unzip(),
+        ))
     }
 
     /// With LOD on the GPU: per character, what its pose on the GPU was computed from

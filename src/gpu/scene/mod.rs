@@ -644,6 +644,7 @@ impl Scene {
         if self.settings.shadows != self.renderer.shadows() {
             self.renderer.set_shadows(self.settings.shadows);
             self.history.clear();
+            self.invalidate_gpu_lod();
         }
         if self.settings.base_colors != self.renderer.base_colors() {
             self.renderer.set_base_colors(self.settings.base_colors);
@@ -655,10 +656,12 @@ impl Scene {
             // Without the adapter's support the setting cannot take: keep it truthful.
             self.settings.indirect_draws = self.renderer.indirect_draws();
             self.history.clear();
+            self.invalidate_gpu_lod();
         }
         if self.settings.draws != self.renderer.draws() {
             self.renderer.set_draws(self.settings.draws);
             self.history.clear();
+            self.invalidate_gpu_lod();
         }
         if self.settings.compute_shader != self.renderer.compute_shader() {
             self.renderer
@@ -902,6 +905,15 @@ impl Scene {
             self.notes.push(note.to_string());
         }
         Ok(timings)
+    }
+
+    /// The next frame of the GPU's LOD pass is a full one: after a change that rebuilds
+    /// the draws, whose first frame draws every character at full detail, every joint
+    /// must be posed.
+    fn invalidate_gpu_lod(&mut self) {
+        if let Some(gpu_lod) = &mut self.sim.gpu_lod {
+            gpu_lod.invalidate();
+        }
     }
 
     /// Whether the running skin variant skins in a compute pass (`gpu_compute`).
