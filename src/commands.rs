@@ -162,7 +162,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         .levels()
         .iter()
         .zip(&measured.errors)
-        .zip(&joint_sets)
+        .zip(joint_sets)
         .enumerate()
     {
         let _ = writeln!(
@@ -183,7 +183,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     let cuts = skinbench::skin::influence_cuts::influence_cuts(rig);
     let _ = writeln!(
         out,
-        "  influences per level (a vertex's heaviest 1/2/3/4, renormalised: the most it moves a \
+        "  influences per level (a vertex's heaviest 1/2/3/4, renormalised: the most, in model units, it moves a \
          vertex of the level over the clips, +{:.0} %; fits: the fewest that move it at most \
          {:.0} % of the level's error; the kernels skin every influence):",
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,

@@ -92,6 +92,16 @@ const FRAMES: [(f32, bool); 12] = [
     (1.0 / 60.0, false),
 ];
 
+/// The verify the last frame ran, within tolerance; `what` names it in the error.
+fn verified(scene: &mut Scene, what: &str) -> Result<(), Failed> {
+    match scene.take_last_verify() {
+        Some(Ok(d)) if d.within_tolerance() => Ok(()),
+        Some(Ok(d)) => Err(format!("{what}:\n{}", d.to_text()).into()),
+        Some(Err(e)) => Err(format!("{what}: {e}").into()),
+        None => Err(format!("{what}: no verify ran").into()),
+    }
+}
+
 fn same_time(a: f32, b: f32) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
@@ -362,16 +372,10 @@ fn skinned_levels(
         scene
             .frame(Frame::headless(1.0 / 60.0))
             .map_err(|e| e.to_string())?;
-        match scene.take_last_verify() {
-            Some(Ok(d)) if d.within_tolerance() => {}
-            Some(Ok(d)) => {
-                return Err(
-                    format!("frame {step}: verify at the skin levels:\n{}", d.to_text()).into(),
-                );
-            }
-            Some(Err(e)) => return Err(format!("frame {step}: verify: {e}").into()),
-            None => return Err("no verify ran".into()),
-        }
+        verified(
+            &mut scene,
+            &format!("frame {step}: verify at the skin levels"),
+        )?;
         let states = scene
             .gpu_lod_states(scene.crowd().len())
             .map_err(|e| e.to_string())?;
@@ -699,14 +703,7 @@ fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
             .frame(Frame::headless(dt))
             .map_err(|e| e.to_string())?;
         if step == 3 {
-            match scene.take_last_verify() {
-                Some(Ok(d)) if d.within_tolerance() => {}
-                Some(Ok(d)) => {
-                    return Err(format!("verify right after the switch:\n{}", d.to_text()).into());
-                }
-                Some(Err(e)) => return Err(format!("verify right after the switch: {e}").into()),
-                None => return Err("no verify ran".into()),
-            }
+            verified(&mut scene, "verify right after the switch")?;
         }
     }
     let verify = match scene.take_last_verify() {
@@ -993,14 +990,7 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
         scene
             .frame(Frame::headless(dt))
             .map_err(|e| e.to_string())?;
-        match scene.take_last_verify() {
-            Some(Ok(d)) if d.within_tolerance() => {}
-            Some(Ok(d)) => {
-                return Err(format!("frame {step}: verify:\n{}", d.to_text()).into());
-            }
-            Some(Err(e)) => return Err(format!("frame {step}: verify: {e}").into()),
-            None => return Err("no verify ran".into()),
-        }
+        verified(&mut scene, &format!("frame {step}: verify"))?;
         if !scene.renderer().draws_per_level() {
             return Err(format!("the draws are not per level: {:?}", scene.notes()).into());
         }

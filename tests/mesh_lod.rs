@@ -171,24 +171,19 @@ fn influence_cuts_bound_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
+    type Check = fn(&PreparedRig) -> Result<(), Failed>;
+    let checks: [(&str, Check); 4] = [
+        ("chain", chain_is_valid),
+        ("error_bound", error_bounds_other_poses),
+        ("joint_sets", joint_sets_are_exact),
+        ("influence_cuts", influence_cuts_bound_other_poses),
+    ];
     let mut trials = Vec::new();
     for (name, rig) in common::prepared_rigs() {
-        let r = rig.clone();
-        trials.push(common::trial(format!("chain/{name}"), move || {
-            chain_is_valid(&r)
-        }));
-        let r = rig.clone();
-        trials.push(common::trial(format!("error_bound/{name}"), move || {
-            error_bounds_other_poses(&r)
-        }));
-        let r = rig.clone();
-        trials.push(common::trial(format!("joint_sets/{name}"), move || {
-            joint_sets_are_exact(&r)
-        }));
-        let r = rig.clone();
-        trials.push(common::trial(format!("influence_cuts/{name}"), move || {
-            influence_cuts_bound_other_poses(&r)
-        }));
+        for (check, run) in checks {
+            let r = rig.clone();
+            trials.push(common::trial(format!("{check}/{name}"), move || run(&r)));
+        }
     }
     common::run_trials(&args, trials);
 }

@@ -422,6 +422,8 @@ pub struct PreparedData {
     mesh_chain: std::sync::OnceLock<mesh_lod::MeshChain>,
     /// The vertices the mesh's triangles use ([`PreparedRig::drawn_vertices`]).
     drawn_vertices: std::sync::OnceLock<Vec<u32>>,
+    /// Each mesh level's joints ([`PreparedData::level_joint_sets`]).
+    level_joint_sets: std::sync::OnceLock<Vec<joint_sets::JointSet>>,
     /// Each level's error measured over the clips' poses, model units: filled by
     /// `skin::mesh_lod` on first ask (it skins through the hierarchy, a layer above).
     pub(crate) mesh_level_errors: std::sync::OnceLock<MeshLevelErrors>,
@@ -546,6 +548,7 @@ impl PreparedRig {
                 dual_quat_fit: std::sync::OnceLock::new(),
                 mesh_chain: std::sync::OnceLock::new(),
                 drawn_vertices: std::sync::OnceLock::new(),
+                level_joint_sets: std::sync::OnceLock::new(),
                 mesh_level_errors: std::sync::OnceLock::new(),
             },
         })
@@ -566,16 +569,18 @@ impl PreparedRig {
     }
 
     /// Per level of the mesh LOD chain, the joints that move its vertices
-    /// ([`joint_sets::level_joint_sets`]).
-    pub fn level_joint_sets(&self) -> Vec<joint_sets::JointSet> {
-        let chain = self.mesh_chain();
-        let deepest = chain.deepest_levels_file(self.source_mesh.vertex_count());
-        joint_sets::level_joint_sets(
-            &self.skeleton,
-            &self.source_mesh,
-            &deepest,
-            chain.levels().len(),
-        )
+    /// ([`joint_sets::level_joint_sets`]; made on first ask, at least one level).
+    pub fn level_joint_sets(&self) -> &[joint_sets::JointSet] {
+        self.level_joint_sets.get_or_init(|| {
+            let chain = self.mesh_chain();
+            let deepest = chain.deepest_levels_file(self.source_mesh.vertex_count());
+            joint_sets::level_joint_sets(
+                &self.skeleton,
+                &self.source_mesh,
+                &deepest,
+                chain.levels().len(),
+            )
+        })
     }
 
     /// The vertices some triangle uses, ascending (file order): what is drawn, so what the

@@ -141,10 +141,8 @@ impl AnimationTables {
             };
         }
         let sets = prepared.level_joint_sets();
-        let moving = sets
-            .first()
-            .cloned()
-            .unwrap_or_else(|| JointSet::all(joints));
+        let all = JointSet::all(joints);
+        let moving = sets.first().unwrap_or(&all);
         let levels = depth.iter().max().map_or(0, |d| d + 1);
         for level in 0..levels {
             let first = t.tables.len() as u32;
@@ -175,7 +173,7 @@ impl AnimationTables {
         t.offsets.joint_masks_at = t.tables.len() as u32;
         let mask_words = joints.div_ceil(32).max(1);
         t.offsets.mask_words = mask_words as u32;
-        for set in &sets {
+        for set in sets {
             let mut mask = vec![0u32; mask_words];
             for j in set.joints() {
                 mask[j / 32] |= 1 << (j % 32);
@@ -367,7 +365,7 @@ mod tests {
         assert_eq!(named, per_clip);
         // The depth levels hold the moving joints, each once; the moving joints are the
         // full mesh's joint set, the moving entries those a weighted influence names.
-        let moving = rig.level_joint_sets().remove(0);
+        let moving = &rig.level_joint_sets()[0];
         let o = &t.offsets;
         let list = |at: u32, count: u32| t.words[at as usize..(at + count) as usize].to_vec();
         let mut by_depth: Vec<u32> = o.levels.iter().flat_map(|&(at, n)| list(at, n)).collect();
