@@ -10,7 +10,7 @@
 // the uv, times its factor), or a tint modulated by a checker pattern in UV space, so a
 // wrong or missing unskinned (uv) stream shows at once.
 
-#import skinbench::constants::{BLOCK_SLOT, LANES}
+#import skinbench::constants::{BLOCK_SLOT, LANES, NO_POOL_BASE}
 #import skinbench::skinning::{
     dual_quat_add, dual_quat_finish, dual_quat_none, linear_add, linear_move, linear_none,
 }
@@ -233,6 +233,31 @@ fn vs_pool_listed(
 ) -> VsOut {
     let instance = instance_list[instance_index];
     let v = pool[vertex_base[instance] + vertex];
+    let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
+    return place(bitcast<vec3<f32>>(v.xyz), unit_normal((q - 512.0) / 511.0), uv, instance);
+}
+
+// `gpu_compute` skinned into a pool (`--skinned-pool`): a character's vertices are its
+// skin level's, in the order that puts every coarser level's first, from
+// `vertex_base[c]`, which the skinning pass wrote this frame (NO_POOL_BASE where the pool
+// did not hold the character: clipped whole). `rank` is the vertex's place in that
+// order, the same whatever the character's level, so every level's triangles at or
+// coarser than its skin level read its slot.
+@vertex
+fn vs_pool_slots(
+    @location(2) uv: vec2<f32>,
+    @location(3) rank: u32,
+    @builtin(instance_index) instance_index: u32,
+) -> VsOut {
+    let instance = instance_list[instance_index];
+    let base = vertex_base[instance];
+    if (base == NO_POOL_BASE) {
+        var out: VsOut;
+        // Behind the near plane: every vertex of the triangle, so it is clipped whole.
+        out.clip = vec4<f32>(0.0, 0.0, -1.0, 1.0);
+        return out;
+    }
+    let v = pool[base + rank];
     let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
     return place(bitcast<vec3<f32>>(v.xyz), unit_normal((q - 512.0) / 511.0), uv, instance);
 }

@@ -18,7 +18,9 @@
 // One dispatch covers a range of instances (`id.y`): the renderer binds the palettes and
 // the output of that range, so no binding exceeds the device's storage binding limit.
 
-#import skinbench::constants::{MAX_GROUPS, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, WORKGROUP}
+#import skinbench::constants::{
+    MAX_GROUPS, NO_POOL_BASE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, UNSKINNED_LEVEL, WORKGROUP,
+}
 #import skinbench::skinning::{
     dual_quat_add, dual_quat_finish, dual_quat_none, linear_add, linear_move, linear_none,
 }
@@ -51,12 +53,13 @@ struct ComputeSkinParams {
     // rotations and applied to the bind position (1 for rigid rigs and for 3x4 matrices).
     dual_quat_scale: f32,
     // `cs_level` only: the level's vertices (the length of its list), where its list of
-    // sorted vertices starts in `influences`, its slot (range × levels + level: its count
-    // in `work`), and where the slot's list of characters starts in `work`.
+    // sorted vertices starts in `influences`, where its slot's (range × levels + level)
+    // list of characters starts in `work` and where the slot's room is there (its first
+    // vertex in the pool, then the listed characters it holds).
     level_vertices: u32,
     level_first: u32,
-    slot: u32,
     list_first: u32,
+    fit_first: u32,
     _pad_a: u32,
     _pad_b: u32,
     _pad_c: u32,
@@ -74,8 +77,10 @@ struct SkinBucketParams {
     lod: u32,
     // Ranges × levels.
     slots: u32,
-    _pad_a: u32,
-    _pad_b: u32,
+    // 1: the output is a pool of `pool_vertices` vertices a character of a range, given
+    // out each frame to every character with vertices; 0: a full slot each.
+    pool: u32,
+    pool_vertices: u32,
     _pad_c: u32,
 };
 
@@ -134,7 +139,9 @@ override INFLUENCES: u32 = 4u;
 // not depend on it.
 //
 // `work`: the slots' counts (`slots` words), then each slot's list of characters (their
-// index within the range), `per_range` words apart.
+// index within the range), `per_range` words apart, then each slot's room (its first
+// vertex in the range's pool, the listed characters it holds: two words a slot), then
+// the frame's totals (pool vertices in use, characters left out).
 @group(0) @binding(5) var<storage, read_write> work_atomic: array<atomic<u32>>;
 // The slots' indirect dispatch arguments (three words each), then each level's vertex
 // count (written once by the CPU).
@@ -142,6 +149,13 @@ override INFLUENCES: u32 = 4u;
 @group(0) @binding(7) var<uniform> bucket: SkinBucketParams;
 // `work` again, read-only, for `cs_level`.
 @group(0) @binding(8) var<storage, read> work: array<u32>;
+// With a pool: each character's first vertex in its range's pool (the draws' base
+// vertices), NO_POOL_BASE where it has none this frame.
+@group(0) @binding(9) var<storage, read_write> draw_base: array<u32>;
+
+fn fit_first(slot: u32) -> u32 {
+    return bucket.slots + bucket.slots * bucket.per_range + 2u * slot;
+}
 
 @compute @workgroup_size(WORKGROUP)
 fn cs_bucket(
@@ -152,13 +166,20 @@ fn cs_bucket(
     if (character >= bucket.characters) {
         return;
     }
+    if (bucket.pool != 0u) {
+        // Drawn by no pass unless the level dispatch gives it room.
+        draw_base[character] = NO_POOL_BASE;
+    }
     var level = 0u;
     if (bucket.lod != 0u) {
         let word = records[character * 8u + 7u];
-        if ((word & RECORD_SKIN) == 0u) {
+        // A pool lists every character with vertices this frame; otherwise only those
+        // marked (the others keep their vertices).
+        let skin_level = word >> RECORD_SKIN_LEVEL_SHIFT;
+        if (select((word & RECORD_SKIN) == 0u, skin_level == UNSKINNED_LEVEL, bucket.pool != 0u)) {
             return;
         }
-        level = min(word >> RECORD_SKIN_LEVEL_SHIFT, bucket.levels - 1u);
+        level = min(skin_level, bucket.levels - 1u);
     }
     let range = character / bucket.per_range;
     let slot = range * bucket.levels + level;
@@ -169,21 +190,46 @@ fn cs_bucket(
     );
 }
 
+// One invocation a range (`skin_levels::fit_slots` is its CPU twin): its levels take
+// their room finest first, each slot as many of its listed characters as the room has
+// left (all of them without a pool), and each slot's arguments follow.
 @compute @workgroup_size(WORKGROUP)
 fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
-    let slot = id.x;
-    if (slot >= bucket.slots) {
+    let range = id.x;
+    if (range >= bucket.slots / bucket.levels) {
         return;
     }
-    let level = slot % bucket.levels;
-    let invocations = atomicLoad(&work_atomic[slot]) * args[3u * bucket.slots + level];
-    let workgroups = (invocations + WORKGROUP - 1u) / WORKGROUP;
-    // Rows of at most MAX_GROUPS, as even as they come: at most `rows - 1` workgroups
-    // more than needed.
-    let rows = max((workgroups + MAX_GROUPS - 1u) / MAX_GROUPS, 1u);
-    args[3u * slot] = (workgroups + rows - 1u) / rows;
-    args[3u * slot + 1u] = rows;
-    args[3u * slot + 2u] = 1u;
+    let live = min(bucket.per_range, bucket.characters - range * bucket.per_range);
+    let room = live * bucket.pool_vertices;
+    let totals = fit_first(bucket.slots);
+    var used = 0u;
+    for (var level = 0u; level < bucket.levels; level = level + 1u) {
+        let slot = range * bucket.levels + level;
+        let count = atomicLoad(&work_atomic[slot]);
+        let n = args[3u * bucket.slots + level];
+        var fitted = count;
+        if (bucket.pool != 0u && n > 0u) {
+            fitted = min(count, (room - used) / n);
+            if (fitted < count) {
+                atomicAdd(&work_atomic[totals + 1u], count - fitted);
+            }
+        }
+        atomicStore(&work_atomic[fit_first(slot)], used);
+        atomicStore(&work_atomic[fit_first(slot) + 1u], fitted);
+        if (bucket.pool != 0u) {
+            used = used + fitted * n;
+        }
+        let workgroups = (fitted * n + WORKGROUP - 1u) / WORKGROUP;
+        // Rows of at most MAX_GROUPS, as even as they come: at most `rows - 1` workgroups
+        // more than needed.
+        let rows = max((workgroups + MAX_GROUPS - 1u) / MAX_GROUPS, 1u);
+        args[3u * slot] = (workgroups + rows - 1u) / rows;
+        args[3u * slot + 1u] = rows;
+        args[3u * slot + 2u] = 1u;
+    }
+    if (used != 0u) {
+        atomicAdd(&work_atomic[totals], used);
+    }
 }
 
 // The direction as unorm 10:10:10:2 (`types::pack_normal`): q = round(511 c + 512) per
@@ -195,8 +241,8 @@ fn pack_normal(n: vec3<f32>) -> u32 {
 }
 
 // Skins sorted vertex `v` (its `k` joints from `first_joint`, weights from `first_weight`)
-// for `instance` of the dispatch's range.
-fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u32) {
+// for `instance` of the dispatch's range into output vertex `out`.
+fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u32, out: u32) {
     let base = instance * params.palette_stride;
     let position = source(2u * v).xyz;
     let normal = source(2u * v + 1u).xyz;
@@ -216,13 +262,17 @@ fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u3
         }
         moved = linear_move(blend, params.normal_offset, position, normal);
     }
-    skinned[instance * params.output_stride + v] =
-        vec4<u32>(bitcast<vec3<u32>>(moved.position), pack_normal(moved.normal));
+    skinned[out] = vec4<u32>(bitcast<vec3<u32>>(moved.position), pack_normal(moved.normal));
 }
 
-// Skins sorted vertex `v` for `instance`, finding its influence class first (the
-// shaders that are not specialised per class).
-fn skin_in_its_class(instance: u32, v: u32) {
+// Where sorted vertex `v` of `instance` goes in a full slot a character.
+fn full_slot(instance: u32, v: u32) -> u32 {
+    return instance * params.output_stride + v;
+}
+
+// Skins sorted vertex `v` for `instance` into output vertex `out`, finding its influence
+// class first (the shaders that are not specialised per class).
+fn skin_in_its_class(instance: u32, v: u32, out: u32) {
     var k = 1u;
     for (var c = 0u; c < 7u; c = c + 1u) {
         if (v >= params.classes[c].first_vertex + params.classes[c].count) {
@@ -231,7 +281,7 @@ fn skin_in_its_class(instance: u32, v: u32) {
     }
     let c = params.classes[k - 1u];
     let i = v - c.first_vertex;
-    skin_vertex(instance, v, k, c.first_joint + i * k, c.first_weight + i * k);
+    skin_vertex(instance, v, k, c.first_joint + i * k, c.first_weight + i * k, out);
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -246,6 +296,7 @@ fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
         INFLUENCES,
         c.first_joint + id.x * INFLUENCES,
         c.first_weight + id.x * INFLUENCES,
+        full_slot(id.y, c.first_vertex + id.x),
     );
 }
 
@@ -255,7 +306,33 @@ fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
     if (v >= params.vertex_count || id.y >= params.instances || skipped(id.y, v)) {
         return;
     }
-    skin_in_its_class(id.y, v);
+    skin_in_its_class(id.y, v, full_slot(id.y, v));
+}
+
+// One invocation of a level dispatch: the listed character (its index within the
+// range), its place in the slot's list, the vertex's place in the level's order and the
+// sorted vertex; `listed` is NO_POOL_BASE past the characters the slot's room holds.
+struct LevelWork {
+    instance: u32,
+    listed: u32,
+    at: u32,
+    v: u32,
+};
+
+fn level_work(group: vec3<u32>, groups: vec3<u32>, lane: u32) -> LevelWork {
+    let t = (group.y * groups.x + group.x) * WORKGROUP + lane;
+    let n = params.level_vertices;
+    var w: LevelWork;
+    // The listed characters the slot's room holds (every one without a pool).
+    if (t >= work[params.fit_first + 1u] * n) {
+        w.listed = NO_POOL_BASE;
+        return w;
+    }
+    w.listed = t / n;
+    w.at = t - w.listed * n;
+    w.instance = work[params.list_first + w.listed];
+    w.v = influences[params.level_first + w.at];
+    return w;
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -264,13 +341,27 @@ fn cs_level(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let t = (group.y * groups.x + group.x) * WORKGROUP + lane;
-    let n = params.level_vertices;
-    if (t >= work[params.slot] * n) {
+    let w = level_work(group, groups, lane);
+    if (w.listed != NO_POOL_BASE) {
+        skin_in_its_class(w.instance, w.v, full_slot(w.instance, w.v));
+    }
+}
+
+// The same into a pool: the level's vertices, coarsest first, one character after
+// another in the slot's room, and each character's first vertex for the draws.
+@compute @workgroup_size(WORKGROUP)
+fn cs_level_pool(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let w = level_work(group, groups, lane);
+    if (w.listed == NO_POOL_BASE) {
         return;
     }
-    let listed = t / n;
-    let instance = work[params.list_first + listed];
-    let v = influences[params.level_first + (t - listed * n)];
-    skin_in_its_class(instance, v);
+    let base = work[params.fit_first] + w.listed * params.level_vertices;
+    if (w.at == 0u) {
+        draw_base[params.first_instance + w.instance] = base;
+    }
+    skin_in_its_class(w.instance, w.v, base + w.at);
 }

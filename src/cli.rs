@@ -21,6 +21,7 @@ use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::{BaseColors, CameraStart, UploadVariant};
 use skinbench::rig::generate::BuiltInRig;
 use skinbench::simd::SimdLevel;
+use skinbench::skin::pool::PoolShare;
 use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 
@@ -139,6 +140,14 @@ pub struct AppArgs {
     /// which level (`--animate gpu` with LOD; the panel's "draws" box changes it live).
     #[arg(long, default_value = Draws::DEFAULT.spec().name, value_parser = variant_parser::<Draws>())]
     pub draws: Draws,
+    /// `gpu_compute`'s skinned output as a pool of this share (1-100 percent) of every
+    /// character's full detail, given out each frame by mesh level, instead of a
+    /// full-detail slot per character (`off`). It applies with the `per_level` compute
+    /// shader, `--animate gpu` with LOD, and per-level draws; where the crowd needs more
+    /// room than that, the coarsest levels' characters are left out, and the panel says
+    /// how many (the panel's "skinned pool" box changes it live).
+    #[arg(long = "skinned-pool", value_name = "PERCENT|off", default_value = "off", value_parser = pool_share)]
+    pub skinned_pool: PoolChoice,
     /// The sun casts shadows from a shadow map onto the ground and the crowd (the panel's
     /// "shadows" box changes it live).
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
@@ -376,6 +385,11 @@ pub struct BenchArgs {
     /// The report states it; its name ends in `_<W>x<H>` for another size.
     #[arg(long, value_name = "WxH", default_value = "1920x1080", value_parser = parse_size)]
     pub size: (u32, u32),
+    /// The skinned pool's share (1-100 percent of full detail) of the gpu workload's
+    /// `gpu_compute` row that skins into a pool (`--skinned-pool` of the app); `off` leaves
+    /// that row out.
+    #[arg(long = "skinned-pool", value_name = "PERCENT|off", default_value = "10", value_parser = pool_share)]
+    pub skinned_pool: PoolChoice,
 }
 
 /// `skinbench pose`.
@@ -564,6 +578,30 @@ fn lod_max_period(value: &str) -> Result<u8, String> {
 }
 
 /// `on` or `off`.
+/// `--skinned-pool`'s value: `None` for `off` (an alias, so that clap takes the value
+/// whole rather than as an optional argument).
+pub type PoolChoice = Option<PoolShare>;
+
+/// `off`, or a whole percentage of full detail from 1 to 100.
+fn pool_share(value: &str) -> Result<PoolChoice, String> {
+    if value == "off" {
+        return Ok(None);
+    }
+    let percent = value.trim_end_matches('%');
+    percent
+        .parse::<u32>()
+        .ok()
+        .and_then(PoolShare::from_percent)
+        .map(Some)
+        .ok_or_else(|| {
+            format!(
+                "{value:?} is neither off nor a whole percentage from {} to {}",
+                PoolShare::MIN_PERCENT,
+                PoolShare::MAX_PERCENT
+            )
+        })
+}
+
 fn on_off(value: &str) -> Result<bool, String> {
     match value {
         "on" => Ok(true),

@@ -352,6 +352,7 @@ pub fn bench(
         camera,
         material,
         size,
+        skinned_pool,
     }: BenchArgs,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
@@ -408,6 +409,7 @@ pub fn bench(
         camera,
         material,
         size,
+        skinned_pool,
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;
@@ -529,6 +531,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         simd_level,
         compute_shader: args.compute_shader,
         draws: args.draws,
+        skinned_pool: args.skinned_pool,
         shadows: args.shadows,
         indirect_draws: args.indirect_draws,
         pipeline,
@@ -555,6 +558,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         &rig,
         &settings.pipeline,
         settings.instances,
+        settings.pool(),
         &skinbench::crowd::budget::Budget::this_machine(None),
     )?;
     skinbench::ui::app::run(

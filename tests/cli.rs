@@ -282,6 +282,12 @@ fn refusals_name_the_flag_and_the_range() {
         (vec!["--blend", "-0.5"], "-0.5 is out of range 0..=1"),
         (vec!["--clip-time", "-2"], "a number, 0 or more"),
         (vec!["--lod-threshold", "-1"], "--lod-threshold"),
+        (
+            vec!["--skinned-pool", "0"],
+            "\"0\" is neither off nor a whole percentage from 1 to 100",
+        ),
+        (vec!["--skinned-pool", "101"], "\"101\" is neither off"),
+        (vec!["--skinned-pool", "half"], "\"half\" is neither off"),
     ] {
         let (code, _, err) = skinbench(&args);
         assert_eq!(code, 2, "{args:?}: {err}");

@@ -33,7 +33,9 @@ use skinbench::gpu::draws::Draws;
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
 use skinbench::gpu::skin::ComputeShader;
-use skinbench::gpu::skin_levels::{LevelLists, bucket_characters};
+use skinbench::gpu::skin_levels::{
+    LevelLists, LevelOrder, NO_POOL_BASE, PoolShare, bucket_characters, fit_slots,
+};
 use skinbench::gpu::{
     CameraStart, FrameShape, OrbitCamera, PassContext, UploadVariant, crowd_extent,
 };
@@ -389,7 +391,7 @@ fn skinned_levels(
                 .map_err(|e| e.to_string())?
                 .ok_or("per_level skinned without its lists")?;
             let words: Vec<u32> = states.iter().map(|s| s.record_due_word()).collect();
-            let twin = bucket_characters(&layout, states.len(), Some(&words));
+            let twin = bucket_characters(&layout, states.len(), Some(&words), false);
             if let Some(slot) = (0..layout.slots()).find(|&slot| lists[slot] != twin[slot]) {
                 return Err(format!(
                     "frame {step}: slot {slot} (range {}, level {}) lists characters {:?} on \
@@ -1112,6 +1114,183 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     })
 }
 
+/// `gpu_compute` skinning into a pool of `percent` % (`--skinned-pool`), over the camera
+/// path of [`level_draws`] (far, nearer, inside the crowd) with update-rate LOD on: every
+/// frame verifies (each held character's vertices of its skin level against the f64
+/// oracle); the GPU's lists hold every character with vertices at its skin level, kept
+/// ones too, as the CPU twin lists them; each slot's room is the twin's ([`fit_slots`]);
+/// each held character's base vertex is its slot's base plus a place in its list times
+/// its level's vertices, each place once, and a character left out or without vertices has
+/// none. With room for everyone (100 %) no one is left out and the picture is the full
+/// slots' picture; with little room some are left out, and the panel's reading says how
+/// many.
+fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
+    common::gpu_or_skip();
+    if rig.mesh_chain().levels().len() < 2 {
+        return Ok(());
+    }
+    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
+    let share = PoolShare::from_percent(percent).ok_or("no such share")?;
+    scene.settings_mut().draws = Draws::PerLevel;
+    scene.settings_mut().compute_shader = ComputeShader::PerLevel;
+    scene.settings_mut().skinned_pool = Some(share);
+    let n = scene.crowd().len();
+    let sorted = rig.mesh.sorted().source().len();
+    let order = LevelOrder::new(
+        &rig.mesh_chain().deepest_levels_sorted(sorted),
+        rig.mesh_chain().levels().len(),
+    );
+    let room = share.vertices_for(rig);
+    let (mut pooled_frames, mut left_out) = (0, 0u64);
+    let inside = [(1.0 / 60.0, false); 3];
+    for (step, &(dt, closer)) in FRAMES.iter().chain(&inside).enumerate() {
+        if closer {
+            scene.camera_mut().distance *= 0.5;
+        }
+        if (1..=5).contains(&step) {
+            scene.camera_mut().distance *= 1.6;
+        }
+        if step == FRAMES.len() {
+            scene.camera_mut().distance *= 0.02;
+        }
+        scene.request_verify();
+        scene
+            .frame(Frame::headless(dt))
+            .map_err(|e| e.to_string())?;
+        verified(&mut scene, &format!("frame {step}: verify"))?;
+        let Some(pool) = scene
+            .renderer()
+            .read_gpu_pool(scene.gpu())
+            .map_err(|e| e.to_string())?
+        else {
+            // The first frame binds the skinner before the draws know it.
+            if step > 0 {
+                return Err(format!("frame {step}: no pool: {:?}", scene.notes()).into());
+            }
+            continue;
+        };
+        pooled_frames += 1;
+        let LevelLists { layout, lists } = scene
+            .renderer()
+            .read_gpu_level_lists(scene.gpu())
+            .map_err(|e| e.to_string())?
+            .ok_or("a pool without lists")?;
+        let states = scene.gpu_lod_states(n).map_err(|e| e.to_string())?;
+        let words: Vec<u32> = states.iter().map(|s| s.record_due_word()).collect();
+        let twin = bucket_characters(&layout, n, Some(&words), true);
+        if let Some(slot) = (0..layout.slots()).find(|&slot| lists[slot] != twin[slot]) {
+            return Err(format!(
+                "frame {step}: slot {slot} lists {:?} on the GPU, {:?} in the CPU twin",
+                lists[slot], twin[slot]
+            )
+            .into());
+        }
+        let counts: Vec<u32> = lists.iter().map(|l| l.len() as u32).collect();
+        let fits = fit_slots(&layout, n, &counts, order.counts(), Some(room));
+        if fits != pool.fits {
+            return Err(format!(
+                "frame {step}: rooms {:?} on the GPU, {fits:?} in the CPU twin",
+                pool.fits
+            )
+            .into());
+        }
+        let per_range = layout.per_range();
+        let mut held = vec![false; n];
+        let mut frame_left_out = 0;
+        for (slot, list) in lists.iter().enumerate() {
+            let level = slot % layout.levels();
+            let vertices = order.counts()[level];
+            let first = (slot / layout.levels()) * per_range;
+            let mut places: Vec<u32> = Vec::new();
+            for &c in list {
+                let c = first + c as usize;
+                let base = pool.bases[c];
+                if base == NO_POOL_BASE {
+                    continue;
+                }
+                let place = base
+                    .checked_sub(fits[slot].base)
+                    .ok_or("base below its slot")?;
+                if place % vertices != 0 || place / vertices >= fits[slot].fitted {
+                    return Err(format!(
+                        "frame {step}: character {c}'s base {base} is no place in slot \
+                         {slot}'s room {:?} of {vertices} vertices a character",
+                        fits[slot]
+                    )
+                    .into());
+                }
+                places.push(place / vertices);
+                held[c] = true;
+            }
+            places.sort_unstable();
+            places.dedup();
+            if places.len() != fits[slot].fitted as usize {
+                return Err(format!(
+                    "frame {step}: slot {slot} holds {} characters at distinct places, its \
+                     room says {}",
+                    places.len(),
+                    fits[slot].fitted
+                )
+                .into());
+            }
+            frame_left_out += list.len() - places.len();
+        }
+        if let Some(c) = (0..n).find(|&c| !held[c] && pool.bases[c] != NO_POOL_BASE) {
+            return Err(format!("frame {step}: character {c}, not held, has a base").into());
+        }
+        if frame_left_out as u32 != pool.left_out {
+            return Err(format!(
+                "frame {step}: {frame_left_out} left out, the totals say {}",
+                pool.left_out
+            )
+            .into());
+        }
+        left_out += frame_left_out as u64;
+    }
+    if pooled_frames < FRAMES.len() {
+        return Err(format!("{pooled_frames} frames skinned into the pool").into());
+    }
+    if percent == 100 && left_out > 0 {
+        return Err(format!("room for everyone left {left_out} out").into());
+    }
+    if percent < 100 {
+        if left_out == 0 {
+            return Err(format!("{percent} % left no one out").into());
+        }
+        let reading = scene.mesh_lod_reading().pool.ok_or("no pool reading")?;
+        if reading.capacity_bytes == 0 || reading.high_water_bytes > reading.capacity_bytes {
+            return Err(format!("the pool's reading {reading:?}").into());
+        }
+        return Ok(());
+    }
+    // The same still frame from the pool and from full slots.
+    for _ in 0..9 {
+        scene
+            .frame(Frame::headless(0.0))
+            .map_err(|e| e.to_string())?;
+    }
+    let pooled = scene.read_image().map_err(|e| e.to_string())?;
+    scene.settings_mut().skinned_pool = None;
+    for _ in 0..2 {
+        scene
+            .frame(Frame::headless(0.0))
+            .map_err(|e| e.to_string())?;
+    }
+    let full = scene.read_image().map_err(|e| e.to_string())?;
+    scene.set_crowd(InstanceStore::new());
+    scene
+        .frame(Frame::headless(0.0))
+        .map_err(|e| e.to_string())?;
+    let empty = scene.read_image().map_err(|e| e.to_string())?;
+    let covered = common::covered_pixels(&full, &empty)?;
+    common::pictures_match(&full, &pooled, covered).map_err(|e| {
+        let dir = common::temp_dir(&format!("pool_{}", rig.name));
+        let _ = pooled.save(dir.join("pool.png"));
+        let _ = full.save(dir.join("full.png"));
+        Failed::from(format!("{e} (pictures in {})", dir.display()))
+    })
+}
+
 /// Per-level slots the LOD pass would write through are checked like the per-character
 /// ones: lists past the lists' words, a batch's arguments past the arguments, more
 /// characters in a batch than its lists hold, and a frame choosing among more levels than
@@ -1269,6 +1448,12 @@ fn main() {
                 format!("level_draws/{name}/{}", skin.name()),
                 move || level_draws(&r, skin),
             ));
+        }
+        for (case, percent) in [("pool", 100), ("pool_overflow", 3)] {
+            let r = rig.clone();
+            trials.push(common::trial(format!("{case}/{name}"), move || {
+                pool(&r, percent)
+            }));
         }
     }
     common::run_trials(&args, trials);

@@ -200,7 +200,7 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
         skin: SkinVariant::GpuCompute,
         ..PipelineConfig::best_for(&rig, 1)
     };
-    let one = Footprint::animated_on_gpu(&rig, &config, 1);
+    let one = Footprint::animated_on_gpu(&rig, &config, 1, None);
     let layout = SkinVariant::GpuCompute.layout(&rig, skinbench::skin::SkinMethod::Linear);
     assert_eq!(one.pipeline_state, 0);
     assert_eq!(one.skinned_output, layout.bytes(1) as u64);
@@ -219,7 +219,7 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
         available_bytes: None,
         gpu_buffer_bytes: None,
     };
-    let err = check_animated_on_gpu(&rig, &config, 100_000, &budget).unwrap_err();
+    let err = check_animated_on_gpu(&rig, &config, 100_000, None, &budget).unwrap_err();
     let text = err.to_string();
     assert!(
         text.contains("100000 instances of reference with the animation on the GPU")
@@ -228,8 +228,50 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
             && text.contains(&format!("at most {} instances fit", err.fits)),
         "{text}"
     );
-    assert!(check_animated_on_gpu(&rig, &config, err.fits, &budget).is_ok());
-    assert!(check_animated_on_gpu(&rig, &config, err.fits + 1, &budget).is_err());
+    assert!(check_animated_on_gpu(&rig, &config, err.fits, None, &budget).is_ok());
+    assert!(check_animated_on_gpu(&rig, &config, err.fits + 1, None, &budget).is_err());
+}
+
+/// With a skinned pool the budget counts the pool's share of `gpu_compute`'s output, not a
+/// full-detail slot a character: more characters fit, and the refusal names the pool.
+#[test]
+fn the_budget_counts_the_skinned_pool() {
+    use skinbench::crowd::budget::{Budget, Footprint, check_animated_on_gpu};
+    use skinbench::skin::pool::{PoolShare, coarsest_level_vertices};
+    let rig = PreparedRig::reference();
+    let config = PipelineConfig {
+        skin: SkinVariant::GpuCompute,
+        ..PipelineConfig::best_for(&rig, 1)
+    };
+    let share = PoolShare::from_percent(5).unwrap();
+    let full = Footprint::animated_on_gpu(&rig, &config, 1000, None);
+    let pooled = Footprint::animated_on_gpu(&rig, &config, 1000, Some(share));
+    let vertices = rig.mesh.sorted().source().len() as u64;
+    let room = (vertices * 5)
+        .div_ceil(100)
+        .max(coarsest_level_vertices(&rig) as u64);
+    assert_eq!(u64::from(share.vertices_for(&rig)), room);
+    assert_eq!(pooled.gpu_skinned, 1000 * room * 16);
+    let layout = SkinVariant::GpuCompute.layout(&rig, skinbench::skin::SkinMethod::Linear);
+    assert_eq!(
+        full.gpu_skinned,
+        layout.skinned_on_gpu().unwrap().bytes(1000) as u64
+    );
+    assert_eq!(pooled.gpu_animation, full.gpu_animation);
+    let budget = Budget {
+        memory_bytes: 2_000_000_000,
+        available_bytes: None,
+        gpu_buffer_bytes: None,
+    };
+    let without = check_animated_on_gpu(&rig, &config, 1_000_000, None, &budget).unwrap_err();
+    let with = check_animated_on_gpu(&rig, &config, 1_000_000, Some(share), &budget).unwrap_err();
+    assert!(
+        with.fits > without.fits,
+        "{} vs {}",
+        with.fits,
+        without.fits
+    );
+    assert!(with.to_string().contains("a skinned pool of 5 %"), "{with}");
 }
 
 /// The CLI refuses such a configuration with exit 1 before it opens a window; so does the

@@ -276,6 +276,51 @@ fn choosing_draws_per_level_or_per_character() {
     }
 }
 
+/// The "skinned pool" box is there for `gpu_compute` while the GPU animates; ticked, the
+/// frames skin into a pool of its share and the panel says what the pool held; unticked,
+/// full slots again.
+fn the_skinned_pool_box_skins_into_a_pool() {
+    use skinbench::crowd::AnimateDevice;
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    assert!(harness.query_by_label("skinned pool").is_none());
+    let settings = harness.state_mut().settings_mut();
+    settings.pipeline.skin = SkinVariant::GpuCompute;
+    settings.animate = AnimateDevice::Gpu;
+    settings.lod.enabled = true;
+    settings.lod.mesh = true;
+    run_frame(&mut harness);
+    harness.run_steps(2);
+    click_then_frame(&mut harness, "skinned pool");
+    // The pool's totals come back a frame or two later, without waiting for the GPU.
+    for _ in 0..3 {
+        run_frame(&mut harness);
+        harness.run_steps(2);
+    }
+    let share = harness.state().settings().skinned_pool.map(|p| p.percent());
+    assert_eq!(share, Some(10));
+    assert_eq!(
+        harness
+            .state()
+            .renderer()
+            .skinned_pool()
+            .map(|p| p.percent()),
+        Some(10)
+    );
+    harness.get_by_label_contains("skinned pool 10 %:");
+    verify_passes(&mut harness, "the skinned pool");
+    click_then_frame(&mut harness, "skinned pool");
+    harness.run_steps(2);
+    assert_eq!(harness.state().settings().skinned_pool, None);
+    assert_eq!(harness.state().renderer().skinned_pool(), None);
+    assert!(
+        harness
+            .query_by_label_contains("skinned pool 10 %:")
+            .is_none()
+    );
+}
+
 fn the_shadows_box_switches_the_shadow_pass() {
     let Some(mut harness) = harness() else {
         common::cannot_run_here()
@@ -931,6 +976,10 @@ fn main() {
         (
             "choosing_draws_per_level_or_per_character",
             choosing_draws_per_level_or_per_character,
+        ),
+        (
+            "the_skinned_pool_box_skins_into_a_pool",
+            the_skinned_pool_box_skins_into_a_pool,
         ),
         (
             "the_shadows_box_switches_the_shadow_pass",

@@ -29,7 +29,9 @@ use crate::gpu::draws::Draws;
 use crate::gpu::scene::Frame;
 use crate::gpu::scene::Settings;
 use crate::gpu::skin::ComputeShader;
+use crate::gpu::skin::PoolReading;
 use crate::gpu::upload::UploadVariant;
+use crate::skin::pool::PoolShare;
 use crate::skin::{SkinDevice, SkinVariant};
 use crate::variant::Variant;
 
@@ -83,6 +85,11 @@ pub struct GpuRow {
     /// Draw arguments the crowd and shadow passes read (`Scene::draw_records`, after the
     /// last frame): per character, or per batch and level with `--draws per_level`.
     pub draw_records: [usize; 2],
+    /// Bytes of `gpu_compute`'s skinned output (after the last frame): a full-detail slot
+    /// per character, or the pool.
+    pub skinned_output_bytes: u64,
+    /// What the skinned pool held after the last frame (`--skinned-pool` rows).
+    pub pool: Option<PoolReading>,
     /// Bytes the CPU wrote for the GPU each frame (vertices, palettes, or with the
     /// animation on the GPU the changed records and the passes' parameters; median).
     pub uploaded_bytes: u64,
@@ -156,6 +163,8 @@ struct GpuConfig {
     mesh_lod: bool,
     /// How the LOD pass's draws are issued.
     draws: Draws,
+    /// `gpu_compute`'s skinned pool.
+    pool: Option<PoolShare>,
 }
 
 /// The LOD rows' threshold, pixels.
@@ -185,6 +194,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         lod: false,
         mesh_lod: false,
         draws: Draws::DEFAULT,
+        pool: None,
     };
     let best_name = format!(
         "best CPU ({} / {})",
@@ -217,6 +227,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             lod: false,
             mesh_lod: false,
             draws: Draws::DEFAULT,
+            pool: None,
         };
         let with_lod = |name: String| GpuConfig {
             name: format!(
@@ -272,7 +283,20 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     animated.push(with_mesh_lod(name, shader));
                 }
                 let name = format!("{} ({})", skin.name(), ComputeShader::DEFAULT.name());
-                animated.push(per_character(with_mesh_lod(name, ComputeShader::DEFAULT)));
+                animated.push(per_character(with_mesh_lod(
+                    name.clone(),
+                    ComputeShader::DEFAULT,
+                )));
+                // What the pool saves in memory, and what it costs: every character with
+                // vertices skinned each frame, kept ones too.
+                if let Some(pool) = ctx.options.skinned_pool {
+                    let c = with_mesh_lod(name, ComputeShader::PerLevel);
+                    animated.push(GpuConfig {
+                        name: format!("{}, skinned pool {} %", c.name, pool.percent()),
+                        pool: Some(pool),
+                        ..c
+                    });
+                }
             }
         }
     }
@@ -351,12 +375,14 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                             &rig,
                             &c.pipeline,
                             n,
+                            c.pool,
                             &crate::crowd::budget::Budget::this_machine(None),
                         )?;
                     }
                     let settings = Settings {
                         compute_shader: c.shader,
                         draws: c.draws,
+                        skinned_pool: c.pool,
                         shadows,
                         upload,
                         animate: c.animate,
@@ -436,6 +462,15 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     r.vertices_skinned = median(skinned.clone());
                     r.skin_invocations = median(invocations.clone());
                     r.draw_records = scene.draw_records();
+                    r.skinned_output_bytes = scene.skinned_output_bytes();
+                    r.pool = scene.mesh_lod_reading().pool;
+                    if c.pool.is_some() && r.pool.is_none() {
+                        return Err(BenchError::Refused(format!(
+                            "{}: no skinned pool: {}",
+                            c.name,
+                            scene.notes().join("; ")
+                        )));
+                    }
                     if c.lod {
                         r.lod = true;
                         r.lod_updated =
@@ -466,6 +501,10 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         material: ctx.options.material.name(),
         rows,
     })
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
 }
 
 /// One configuration's row: medians over its measured frames.
@@ -507,6 +546,8 @@ fn row(
         vertices_skinned: 0.0,
         skin_invocations: 0.0,
         draw_records: [0, 0],
+        skinned_output_bytes: 0,
+        pool: None,
         uploaded_bytes: median(uploaded.to_vec()) as u64,
         cpu_ratio_to_best_cpu: 0.0,
     }
@@ -630,6 +671,9 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         ("skinned", Right),
         ("invocations", Right),
         ("draw records", Right),
+        ("skinned output", Right),
+        ("pool in use (high-water)", Right),
+        ("left out", Right),
     ]);
     for r in &section.rows {
         work.row(row_key(r).into_iter().chain([
@@ -647,6 +691,19 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             } else {
                 "–".into()
             },
+            if r.skinned_output_bytes > 0 {
+                format!("{:.1} MiB", mib(r.skinned_output_bytes))
+            } else {
+                "–".into()
+            },
+            r.pool.map_or("–".into(), |p| {
+                format!(
+                    "{:.1} MiB ({:.1} MiB)",
+                    mib(p.in_use_bytes),
+                    mib(p.high_water_bytes)
+                )
+            }),
+            r.pool.map_or("–".into(), |p| p.left_out.to_string()),
         ]));
     }
     work.write(s);
@@ -661,7 +718,13 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            one per character to sort them by level. draw records = the draw arguments the \
            crowd pass + the shadow pass read: one per character in view (and per character in \
            the shadow pass) with per_character draws, one per batch and mesh level with \
-           per_level draws (`--draws`, rows animated on the GPU with LOD).\n\n";
+           per_level draws (`--draws`, rows animated on the GPU with LOD). skinned output = \
+           the GPU memory `gpu_compute` skins into: a full-detail slot per character, or with \
+           a skinned pool (`--skinned-pool`) the pool's share of that. pool in use = the \
+           skinned vertices the pool held in the last frame read back, and the most since it \
+           was made; left out = characters with vertices that it had no room for (drawn by \
+           no pass). A pool skins every character with vertices each frame, kept ones too: \
+           compare its skinned column with the row without a pool.\n\n";
 }
 
 /// Configurations measured side by side: one instance count, shadows off or on.

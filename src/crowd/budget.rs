@@ -22,6 +22,7 @@ use super::instances::Instance;
 use super::pipeline::{PipelineConfig, Schedule};
 use crate::anim::hierarchy::{HierarchyVariant, JointTree};
 use crate::prepare::PreparedRig;
+use crate::skin::pool::PoolShare;
 use crate::variant::Variant;
 
 /// Where a configuration's memory goes, bytes.
@@ -38,7 +39,9 @@ pub struct Footprint {
     pub skinned_output: u64,
     /// Copies of the skinned output held elsewhere (the app's GPU vertex buffer: 1).
     pub output_copies: u64,
-    /// What a variant that skins on the GPU writes there (its CPU output is palettes).
+    /// What a variant that skins on the GPU writes there (its CPU output is palettes):
+    /// a full-detail slot per character, or the skinned pool's share
+    /// ([`crate::skin::pool`]).
     pub gpu_skinned: u64,
     /// With the animation on the GPU: every character's record, local poses and model
     /// matrices there (the palettes are `skinned_output`, on the GPU too).
@@ -89,24 +92,41 @@ impl Footprint {
     /// is not allocated in this mode.
     /// What `instances` characters animated on `device` hold: [`Footprint::of`] with one
     /// output, or [`Footprint::animated_on_gpu`].
+    /// `pool`: the skinned pool's share, where it applies (the GPU animation only).
     pub fn on(
         device: AnimateDevice,
         rig: &PreparedRig,
         config: &PipelineConfig,
         instances: usize,
+        pool: Option<PoolShare>,
     ) -> Self {
         match device {
             AnimateDevice::Cpu => Footprint::of(rig, config, instances, 1),
-            AnimateDevice::Gpu => Footprint::animated_on_gpu(rig, config, instances),
+            AnimateDevice::Gpu => Footprint::animated_on_gpu(rig, config, instances, pool),
         }
     }
 
-    pub fn animated_on_gpu(rig: &PreparedRig, config: &PipelineConfig, instances: usize) -> Self {
+    /// With `pool`, what the GPU skins into is the pool: its share of every character's
+    /// full detail.
+    pub fn animated_on_gpu(
+        rig: &PreparedRig,
+        config: &PipelineConfig,
+        instances: usize,
+        pool: Option<PoolShare>,
+    ) -> Self {
         let cpu = Footprint::of(rig, config, instances, 0);
+        let layout = config.skin.layout(rig, config.method);
+        let gpu_skinned = match (layout.skinned_on_gpu(), pool) {
+            (Some(skinned), Some(pool)) => (instances as u64)
+                .saturating_mul(u64::from(pool.vertices_for(rig)))
+                .saturating_mul(skinned.vertex_stride() as u64),
+            _ => cpu.gpu_skinned,
+        };
         Footprint {
             pipeline_state: 0,
             trees: 0,
             output_copies: 0,
+            gpu_skinned,
             gpu_animation: (instances as u64).saturating_mul(gpu_bytes_per_character(rig)),
             ..cpu
         }
@@ -234,11 +254,12 @@ pub fn check_on(
     rig: &PreparedRig,
     config: &PipelineConfig,
     instances: usize,
+    pool: Option<PoolShare>,
     budget: &Budget,
 ) -> Result<Footprint, BudgetError> {
     match device {
         AnimateDevice::Cpu => check(rig, config, instances, 1, budget),
-        AnimateDevice::Gpu => check_animated_on_gpu(rig, config, instances, budget),
+        AnimateDevice::Gpu => check_animated_on_gpu(rig, config, instances, pool, budget),
     }
 }
 
@@ -327,17 +348,22 @@ pub fn check_animated_on_gpu(
     rig: &PreparedRig,
     config: &PipelineConfig,
     instances: usize,
+    pool: Option<PoolShare>,
     budget: &Budget,
 ) -> Result<Footprint, BudgetError> {
-    let sum = |n: usize| Footprint::animated_on_gpu(rig, config, n);
+    let sum = |n: usize| Footprint::animated_on_gpu(rig, config, n, pool);
     let broken = |n: usize| {
         let f = sum(n);
         broken_limit(&f, f.skinned_output, budget)
     };
     let described = format!(
-        "the animation on the GPU, skin {}, method {}",
+        "the animation on the GPU, skin {}, method {}{}",
         config.skin.name(),
-        config.method.name()
+        config.method.name(),
+        match pool {
+            Some(pool) => format!(", a skinned pool of {} %", pool.percent()),
+            None => String::new(),
+        }
     );
     search(rig, instances, &sum, &broken, &described)
 }

@@ -208,6 +208,13 @@ impl GpuContext {
                         .max_buffer_size
                         .map_or(limits.max_buffer_size, |m| m.min(limits.max_buffer_size)),
                     max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
+                    // The skinned pool's level dispatch binds five (where the adapter has
+                    // them; with four it is refused, the rest binds at most four).
+                    max_storage_buffers_per_shader_stage: limits
+                        .max_storage_buffers_per_shader_stage
+                        .max(
+                            wgpu::Limits::downlevel_defaults().max_storage_buffers_per_shader_stage,
+                        ),
                     ..wgpu::Limits::downlevel_defaults().using_resolution(limits.clone())
                 },
                 ..Default::default()

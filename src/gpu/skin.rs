@@ -42,6 +42,8 @@ pub enum GpuSkinError {
     Short { asked: usize, skinned: usize },
     #[error("the GPU's lists of characters per level hold a count past their range")]
     BadLevelLists,
+    #[error("the skinned pool's rooms read back are fewer than its layout says")]
+    BadPool,
     #[error(transparent)]
     Readback(#[from] super::readback::ReadbackError),
 }
@@ -73,7 +75,7 @@ impl ComputeShader {
 use super::pass::{GpuPassSpec, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shaders::{MAX_GROUPS, WORKGROUP};
-use super::skin_levels::{LevelLists, WorkLayout, level_vertex_lists};
+use super::skin_levels::{LevelLists, LevelOrder, NO_POOL_BASE, PoolShare, SlotFit, WorkLayout};
 use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
 
 crate::gpu_struct! {
@@ -104,12 +106,12 @@ crate::gpu_struct! {
         /// With dual quaternions, the rig's uniform skinning scale (`skin::method`).
         dual_quat_scale: f32,
         /// `per_level` only: the level's vertices, where its vertex list starts in the
-        /// mesh's words, its slot and where the slot's characters start in the work
+        /// mesh's words, where its slot's characters and its room start in the work
         /// buffer ([`WorkLayout`]).
         level_vertices: u32,
         level_first: u32,
-        slot: u32,
         list_first: u32,
+        fit_first: u32,
         _pad_a: u32,
         _pad_b: u32,
         _pad_c: u32,
@@ -147,12 +149,22 @@ pub struct GpuSkinner {
     /// `per_level`'s three pipelines and two layouts, where the adapter has indirect
     /// dispatch ([`LevelPipelines`]).
     per_level: Option<LevelPipelines>,
-    /// Each level's vertex count, and where its list of sorted vertices starts in the
-    /// mesh's words.
+    /// Each level's vertex count (a prefix of the coarsest-first order), and where that
+    /// order starts in the mesh's words.
     level_vertices: Vec<u32>,
-    level_first: Vec<u32>,
+    order_first: u32,
+    /// Per sorted vertex, its place in a pool slot (a vertex buffer the pool's draws read).
+    ranks: wgpu::Buffer,
+    rank_of: Vec<u32>,
+    /// The pool asked for (`None`: a full-detail slot per character), and the vertices a
+    /// character of a range holds where the last recording used it.
+    pool: Option<PoolShare>,
+    pooled: Option<u32>,
+    /// The pool's totals of a recent frame, read back without waiting ([`PoolTotals`]).
+    totals: PoolTotals,
     mesh: wgpu::Buffer,
     no_records: wgpu::Buffer,
+    no_bases: wgpu::Buffer,
     /// Each range's parameters.
     params: ParamBlocks,
     classes: [ClassGpu; MAX_INFLUENCES],
@@ -161,8 +173,11 @@ pub struct GpuSkinner {
     vertex_count: u32,
     /// vec4s from an instance's position matrices to its normal matrices (0: none).
     normal_offset: u32,
-    /// Each range's skinned output (packed vertices).
+    /// Each range's skinned output (packed vertices): a full slot per character, or the
+    /// range's pool.
     ranges: RangeBuffers,
+    /// Bytes a character takes in its range's buffer (what [`Self::locate`] follows).
+    range_stride: u64,
     limits: BindingLimits,
     scratch: Vec<u8>,
     /// The ranges' bind groups and parameters, made for this palette buffer, instance
@@ -177,12 +192,20 @@ struct LevelPipelines {
     level: wgpu::ComputePipeline,
     bucket_layout: wgpu::BindGroupLayout,
     level_layout: wgpu::BindGroupLayout,
+    /// The level dispatch into a pool, and its layout (one storage binding more: the
+    /// draws' base vertices), where the device allows five storage bindings a stage.
+    pool: Option<(wgpu::ComputePipeline, wgpu::BindGroupLayout)>,
     bucket_params: wgpu::Buffer,
 }
+
+/// Storage bindings the pool's level dispatch takes in one shader stage.
+const POOL_STORAGE_BINDINGS: u32 = 5;
 
 /// `per_level`'s buffers and bind groups for one crowd size and split.
 struct LevelBound {
     layout: WorkLayout,
+    /// The draws' base vertices the level dispatch writes, with a pool.
+    draw_base: Option<wgpu::Buffer>,
     work: wgpu::Buffer,
     args: wgpu::Buffer,
     bucket_group: wgpu::BindGroup,
@@ -201,6 +224,17 @@ struct Bound {
     groups: Vec<wgpu::BindGroup>,
     /// `per_level`'s, where it was bound.
     per_level: Option<LevelBound>,
+    /// The pool's vertices a character, where the output is a pool.
+    pooled: Option<u32>,
+}
+
+/// What the GPU's LOD pass gives the skinning pass: the records whose last word says who
+/// is skinned at which level, and where the pool applies the draws' base vertices (one
+/// word a character) the level dispatch writes.
+#[derive(Clone, Copy)]
+pub struct SkinMarks<'a> {
+    pub records: &'a wgpu::Buffer,
+    pub draw_base: Option<&'a wgpu::Buffer>,
 }
 
 /// The skin variants this adapter cannot run, each with the reason (greyed in the panel,
@@ -275,6 +309,8 @@ fn compute_entry(
 impl LevelPipelines {
     fn new(device: &wgpu::Device, shader: &wgpu::ShaderModule) -> Self {
         use wgpu::BufferBindingType::{Storage, Uniform};
+        let poolable =
+            device.limits().max_storage_buffers_per_shader_stage >= POOL_STORAGE_BINDINGS;
         let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
             let bind = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some(label),
@@ -297,18 +333,18 @@ impl LevelPipelines {
                 compute_entry(5, Storage { read_only: false }, false),
                 compute_entry(6, Storage { read_only: false }, false),
                 compute_entry(7, Uniform, false),
+                compute_entry(9, Storage { read_only: false }, false),
             ],
         );
-        let (level_layout, level_pipeline_layout) = layout(
-            "skin: one level",
-            &[
-                compute_entry(0, Uniform, true),
-                compute_entry(1, Storage { read_only: true }, false),
-                compute_entry(3, Storage { read_only: true }, false),
-                compute_entry(4, Storage { read_only: false }, false),
-                compute_entry(8, Storage { read_only: true }, false),
-            ],
-        );
+        let level_entries = [
+            compute_entry(0, Uniform, true),
+            compute_entry(1, Storage { read_only: true }, false),
+            compute_entry(3, Storage { read_only: true }, false),
+            compute_entry(4, Storage { read_only: false }, false),
+            compute_entry(8, Storage { read_only: true }, false),
+            compute_entry(9, Storage { read_only: false }, false),
+        ];
+        let (level_layout, level_pipeline_layout) = layout("skin: one level", &level_entries[..5]);
         let pipeline = |label: &str, layout: &wgpu::PipelineLayout, entry: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
@@ -327,6 +363,17 @@ impl LevelPipelines {
             ),
             args: pipeline("skin: level dispatches", &bucket_pipeline_layout, "cs_args"),
             level: pipeline("skin: one level", &level_pipeline_layout, "cs_level"),
+            pool: poolable.then(|| {
+                let (bind, pipeline_layout) = layout("skin: one level into a pool", &level_entries);
+                (
+                    pipeline(
+                        "skin: one level into a pool",
+                        &pipeline_layout,
+                        "cs_level_pool",
+                    ),
+                    bind,
+                )
+            }),
             bucket_layout,
             level_layout,
             bucket_params: device.create_buffer(&wgpu::BufferDescriptor {
@@ -345,8 +392,7 @@ impl LevelPipelines {
         gpu: &GpuContext,
         layout: &WorkLayout,
         characters: usize,
-        records: &wgpu::Buffer,
-        lod: bool,
+        marks: WorkMarks<'_>,
         level_vertices: &[u32],
     ) -> (wgpu::Buffer, wgpu::Buffer, wgpu::BindGroup) {
         let device = &gpu.device;
@@ -380,7 +426,7 @@ impl LevelPipelines {
         gpu.queue.write_buffer(
             &self.bucket_params,
             0,
-            bytemuck::bytes_of(&layout.params(characters, lod)),
+            bytemuck::bytes_of(&layout.params(characters, marks.lod, marks.pooled)),
         );
         let bucket_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("skin: bucket by level"),
@@ -388,11 +434,15 @@ impl LevelPipelines {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: records.as_entire_binding(),
+                    resource: marks.records.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 5,
                     resource: work.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 9,
+                    resource: marks.draw_base.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 6,
@@ -406,6 +456,27 @@ impl LevelPipelines {
         });
         (work, args, bucket_group)
     }
+}
+
+/// What the bucket dispatch reads and writes besides its work: the records (or a
+/// stand-in), whether they mark who is skinned, the draws' base vertices (or a stand-in)
+/// and the pool's vertices a character.
+#[derive(Clone, Copy)]
+struct WorkMarks<'a> {
+    records: &'a wgpu::Buffer,
+    lod: bool,
+    draw_base: &'a wgpu::Buffer,
+    pooled: Option<u32>,
+}
+
+/// What a recording binds besides the palettes: the records where the LOD pass marks,
+/// the draws' base vertices and the pool's vertices a character where the output is a
+/// pool.
+#[derive(Clone, Copy)]
+struct BindMarks<'a> {
+    due: Option<&'a wgpu::Buffer>,
+    draw_base: Option<&'a wgpu::Buffer>,
+    pooled: Option<u32>,
 }
 
 /// Records `per_level`'s dispatches: the characters into their slots' lists, each slot's
@@ -422,8 +493,11 @@ fn record_per_level(
     pass.set_bind_group(0, &level.bucket_group, &[]);
     pass.dispatch_workgroups(groups.div_ceil(rows), rows, 1);
     pass.set_pipeline(&pipelines.args);
-    pass.dispatch_workgroups((level.layout.slots() as u32).div_ceil(WORKGROUP), 1, 1);
-    pass.set_pipeline(&pipelines.level);
+    pass.dispatch_workgroups((level.layout.ranges() as u32).div_ceil(WORKGROUP), 1, 1);
+    match (&pipelines.pool, level.draw_base.is_some()) {
+        (Some((pool, _)), true) => pass.set_pipeline(pool),
+        _ => pass.set_pipeline(&pipelines.level),
+    }
     for (r, group) in level.level_groups.iter().enumerate() {
         for l in 0..level.layout.levels() {
             let slot = level.layout.slot(r, l);
@@ -457,13 +531,12 @@ impl GpuSkinner {
         let joints_at = words.len();
         words.extend(mesh.joints().iter().map(|&j| j as u32));
         words.extend(mesh.weights().iter().map(|w| w.to_bits()));
-        // Each level's list of the sorted vertices it skins (`per_level`).
-        let (mut level_first, mut level_vertices) = (Vec::new(), Vec::new());
-        for list in level_vertex_lists(&deepest, rig.mesh_chain().levels().len()) {
-            level_first.push(words.len() as u32);
-            level_vertices.push(list.len() as u32);
-            words.extend(list);
-        }
+        // The sorted vertices coarsest first: each level's are a prefix (`per_level`).
+        let order = LevelOrder::new(&deepest, rig.mesh_chain().levels().len());
+        let order_first = words.len() as u32;
+        words.extend_from_slice(order.order());
+        let level_vertices = order.counts().to_vec();
+        let rank_of = order.rank();
         // A binding may not be empty.
         words.push(0);
         let mut classes = [ClassGpu::default(); MAX_INFLUENCES];
@@ -488,6 +561,24 @@ impl GpuSkinner {
             label: Some("skin: sorted positions and normals, joints and weights"),
             contents: bytemuck::cast_slice(&words),
             usage: wgpu::BufferUsages::STORAGE,
+        });
+        let ranks = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skin: each vertex's place in a pool slot"),
+            // A vertex buffer may not be empty.
+            contents: bytemuck::cast_slice(if rank_of.is_empty() {
+                &[0u32]
+            } else {
+                &rank_of
+            }),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        // Bound for the draws' base vertices without a pool (written by no shader then):
+        // not `no_records`, which the same bind group reads.
+        let no_bases = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skin: no base vertices"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
         });
         // Bound where no LOD marks instances (the shader then reads none of it).
         let no_records = device.create_buffer(&wgpu::BufferDescriptor {
@@ -539,9 +630,15 @@ impl GpuSkinner {
             bind_layout,
             per_level,
             level_vertices,
-            level_first,
+            order_first,
+            ranks,
+            rank_of,
+            pool: None,
+            pooled: None,
+            totals: PoolTotals::new(device),
             mesh: mesh_buffer,
             no_records,
+            no_bases,
             params: ParamBlocks::new(device, "skin: parameters per range", 4),
             classes,
             vertex_count: mesh.source().len() as u32,
@@ -558,19 +655,70 @@ impl GpuSkinner {
                     | wgpu::BufferUsages::VERTEX
                     | wgpu::BufferUsages::COPY_SRC,
             ),
+            range_stride: 0,
             limits: BindingLimits::of(device),
             scratch: Vec::new(),
             bound: None,
         }
     }
 
+    /// Makes the skinned output a pool of `pool`'s share of full detail where the GPU's
+    /// LOD pass decides the levels and the draws are per level (`None`: a full-detail
+    /// slot per character).
+    pub fn set_pool(&mut self, pool: Option<PoolShare>) {
+        if self.pool != pool {
+            self.pool = pool;
+            self.bound = None;
+            self.totals.reading = None;
+        }
+    }
+
+    /// What the pool held in a recent frame (the latest read back), with its high-water
+    /// mark since it was made; `None` without a pool or before the first came back.
+    pub fn pool_reading(&self) -> Option<PoolReading> {
+        self.pooled?;
+        let mut reading = self.totals.reading?;
+        reading.share_percent = self.pool.map_or(0, PoolShare::percent);
+        reading.capacity_bytes = self.output_bytes();
+        Some(reading)
+    }
+
+    /// After the frame was submitted: asks for the pool's totals it copied, and takes
+    /// those of an earlier frame that came back (never waits for the GPU).
+    pub fn after_submit(&mut self, device: &wgpu::Device) {
+        self.totals.after_submit(device, VERTEX_BYTES);
+    }
+
+    /// Whether this device can skin into a pool: `per_level` (indirect dispatch) and five
+    /// storage bindings in a compute stage.
+    pub fn can_pool(&self) -> bool {
+        self.per_level.as_ref().is_some_and(|p| p.pool.is_some())
+    }
+
+    /// The vertices of room a character has in its range's pool, where the last
+    /// recording skinned into a pool.
+    pub fn pooled(&self) -> Option<u32> {
+        self.pooled
+    }
+
+    /// Per sorted vertex, its place in a pool slot: the vertex buffer the pool's draws
+    /// read beside the uv stream.
+    pub fn ranks(&self) -> &wgpu::Buffer {
+        &self.ranks
+    }
+
+    /// The pool's vertices per character for share `pool` of this mesh.
+    fn pool_vertices(&self, pool: PoolShare) -> u32 {
+        pool.vertices_per_character(
+            self.vertex_count,
+            self.level_vertices.last().copied().unwrap_or(0),
+        )
+    }
+
     /// Instances one range may hold: its palettes and its output each fit one storage
     /// binding and one buffer, and its instances one dispatch dimension.
-    fn range_instances(&self, upload: &OutputLayout, skinned: &OutputLayout) -> usize {
-        let bytes = [
-            skinned.instance_stride() as u64,
-            upload.instance_stride() as u64,
-        ];
+    fn range_instances(&self, upload: &OutputLayout, output_stride: u64) -> usize {
+        let bytes = [output_stride, upload.instance_stride() as u64];
         self.limits.per_range(&bytes, true)
     }
 
@@ -640,20 +788,32 @@ impl GpuSkinner {
         self.ranges.bytes()
     }
 
+    /// Bytes of output one character takes with `pool` (`None`: its full slot) for
+    /// `skinned`: what the memory budget counts.
+    pub fn character_bytes(&self, skinned: &OutputLayout, pool: Option<PoolShare>) -> u64 {
+        match pool {
+            Some(pool) => u64::from(self.pool_vertices(pool)) * skinned.vertex_stride() as u64,
+            None => skinned.instance_stride() as u64,
+        }
+    }
+
     /// Records the skinning of the instances whose palettes `palettes` holds (the
     /// renderer's dynamic buffer, laid out as the upload's layout says), with `shader`.
     /// Afterwards instance `i`'s vertices are where [`Self::locate`]`(i)` says. With `due`
     /// (the GPU animation's records, marked by its LOD pass), only the instances marked due
-    /// are skinned; the others keep their vertices.
+    /// are skinned; the others keep their vertices. With a pool asked for ([`Self::set_pool`]),
+    /// `per_level` and the draws' base vertices in `marks`, every character with vertices
+    /// is skinned into the pool instead (see [`super::skin_levels`]).
     pub fn record(
         &mut self,
         gpu: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         palettes: PaletteBuffer<'_>,
         shader: ComputeShader,
-        due: Option<&wgpu::Buffer>,
+        marks: Option<SkinMarks<'_>>,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
+        let due = marks.map(|m| m.records);
         let FrameShape {
             layout: upload,
             characters: instances,
@@ -672,10 +832,21 @@ impl GpuSkinner {
                 needed: upload.bytes(instances),
             });
         }
-        let per_range = self.range_instances(upload, &skinned);
-        self.fit_ranges(device, &skinned, instances, per_range);
         let shader = self.recorded_shader(shader);
         let per_level = shader == ComputeShader::PerLevel;
+        let draw_base = marks
+            .and_then(|m| m.draw_base)
+            .filter(|_| per_level && self.can_pool());
+        let pooled = self
+            .pool
+            .filter(|_| draw_base.is_some())
+            .map(|pool| self.pool_vertices(pool));
+        let output_stride = match pooled {
+            Some(vertices) => u64::from(vertices) * skinned.vertex_stride() as u64,
+            None => skinned.instance_stride() as u64,
+        };
+        let per_range = self.range_instances(upload, output_stride);
+        self.fit_ranges(device, output_stride, instances, per_range);
         let current = self.bound.as_ref().is_some_and(|b| {
             b.palettes == *palettes_buffer
                 && b.instances == instances
@@ -683,21 +854,37 @@ impl GpuSkinner {
                 && b.upload_format == upload.format()
                 && b.due.as_ref() == due
                 && b.per_level.is_some() == per_level
+                && b.pooled == pooled
+                && b.per_level.as_ref().and_then(|l| l.draw_base.as_ref()) == draw_base
         });
         if !current {
-            self.bind(gpu, palettes, &skinned, per_range, due, per_level);
+            let marks = BindMarks {
+                due,
+                draw_base,
+                pooled,
+            };
+            self.bind(gpu, palettes, &skinned, per_range, marks, per_level);
         }
+        self.pooled = pooled;
         let Some(bound) = &self.bound else {
             return Err(GpuSkinError::NotBound);
         };
         if let (Some(level), Some(pipelines)) = (&bound.per_level, &self.per_level) {
-            // The counts start at zero each frame; the lists are written up to them.
+            // The counts and totals start at zero each frame; the lists are written up to
+            // the counts, the rooms every frame.
             encoder.clear_buffer(&level.work, 0, Some(4 * level.layout.slots() as u64));
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("skin"),
-                timestamp_writes,
-            });
-            record_per_level(&mut pass, pipelines, level, instances);
+            encoder.clear_buffer(&level.work, 4 * level.layout.totals_first() as u64, Some(8));
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("skin"),
+                    timestamp_writes,
+                });
+                record_per_level(&mut pass, pipelines, level, instances);
+            }
+            if level.draw_base.is_some() {
+                self.totals
+                    .copy(encoder, &level.work, 4 * level.layout.totals_first() as u64);
+            }
             return Ok(());
         }
         let levels = self.level_vertices.len().max(1);
@@ -737,9 +924,14 @@ impl GpuSkinner {
         palettes: PaletteBuffer<'_>,
         skinned: &OutputLayout,
         per_range: usize,
-        due: Option<&wgpu::Buffer>,
+        marks: BindMarks<'_>,
         per_level: bool,
     ) {
+        let BindMarks {
+            due,
+            draw_base,
+            pooled,
+        } = marks;
         let FrameShape {
             layout: upload,
             characters: instances,
@@ -766,9 +958,9 @@ impl GpuSkinner {
                 lod: due.is_some() as u32,
                 dual_quat_scale: self.dual_quat_scale,
                 level_vertices: self.level_vertices.get(level).copied().unwrap_or(0),
-                level_first: self.level_first.get(level).copied().unwrap_or(0),
-                slot: slot as u32,
+                level_first: self.order_first,
                 list_first: work.list_first(slot) as u32,
+                fit_first: work.fit_first(slot) as u32,
                 ..ParamsGpu::default()
             };
             ParamBlocks::put(&mut self.scratch, slot, &params);
@@ -798,14 +990,15 @@ impl GpuSkinner {
         };
         let per_level = match (&self.per_level, per_level) {
             (Some(pipelines), true) => {
-                let (work_buffer, args, bucket_group) = pipelines.make_work(
-                    gpu,
-                    &work,
-                    instances,
-                    due.unwrap_or(&self.no_records),
-                    due.is_some(),
-                    &self.level_vertices,
-                );
+                let marks = WorkMarks {
+                    records: due.unwrap_or(&self.no_records),
+                    lod: due.is_some(),
+                    draw_base: draw_base.unwrap_or(&self.no_bases),
+                    pooled,
+                };
+                let (work_buffer, args, bucket_group) =
+                    pipelines.make_work(gpu, &work, instances, marks, &self.level_vertices);
+                let bases = draw_base.unwrap_or(&self.no_bases);
                 let level_groups = (0..range_count)
                     .map(|r| {
                         let [params, mesh, palettes, output] =
@@ -814,11 +1007,24 @@ impl GpuSkinner {
                             binding: 8,
                             resource: work_buffer.as_entire_binding(),
                         };
-                        Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some("skin range by level"),
-                            layout: &pipelines.level_layout,
-                            entries: &[params, mesh, palettes, output, lists],
-                        }))
+                        let bases = wgpu::BindGroupEntry {
+                            binding: 9,
+                            resource: bases.as_entire_binding(),
+                        };
+                        Some(match (&pipelines.pool, draw_base.is_some()) {
+                            (Some((_, pool_layout)), true) => {
+                                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                                    label: Some("skin range by level into a pool"),
+                                    layout: pool_layout,
+                                    entries: &[params, mesh, palettes, output, lists, bases],
+                                })
+                            }
+                            _ => device.create_bind_group(&wgpu::BindGroupDescriptor {
+                                label: Some("skin range by level"),
+                                layout: &pipelines.level_layout,
+                                entries: &[params, mesh, palettes, output, lists],
+                            }),
+                        })
                     })
                     .collect::<Option<Vec<_>>>();
                 let Some(level_groups) = level_groups else {
@@ -827,6 +1033,7 @@ impl GpuSkinner {
                 };
                 Some(LevelBound {
                     layout: work,
+                    draw_base: draw_base.cloned(),
                     work: work_buffer,
                     args,
                     bucket_group,
@@ -843,6 +1050,7 @@ impl GpuSkinner {
             due: due.cloned(),
             groups,
             per_level,
+            pooled,
         });
     }
 
@@ -890,25 +1098,39 @@ impl GpuSkinner {
     fn fit_ranges(
         &mut self,
         device: &wgpu::Device,
-        skinned: &OutputLayout,
+        bytes_per_character: u64,
         instances: usize,
         per_range: usize,
     ) {
-        let bytes = skinned.instance_stride() as u64;
-        if self.ranges.fit(device, instances, per_range, bytes) {
+        if self.range_stride != bytes_per_character {
+            // Buffers of another stride hold another count: made again.
+            self.ranges.fit(device, 0, per_range, bytes_per_character);
+            self.range_stride = bytes_per_character;
+        }
+        if self
+            .ranges
+            .fit(device, instances, per_range, bytes_per_character)
+        {
             self.bound = None;
         }
     }
 
     /// Where instance `instance`'s skinned vertices are: which range's output buffer
-    /// ([`Self::range_output`]) and the byte offset there; `None` past the ranges.
-    pub fn locate(&self, skinned: &OutputLayout, instance: usize) -> Option<(usize, u64)> {
+    /// ([`Self::range_output`]) and the byte offset there (in a pool, the range's start:
+    /// its place is given out each frame, in the draws' base vertices); `None` past the
+    /// ranges.
+    pub fn locate(&self, instance: usize) -> Option<(usize, u64)> {
         // Every range but the last holds exactly its capacity (`fit_ranges`).
+        let stride = self.range_stride.max(1);
         let mut base = 0;
         for (r, output) in self.ranges.buffers().enumerate() {
-            let held = (output.size() as usize) / skinned.instance_stride().max(1);
+            let held = (output.size() / stride) as usize;
             if instance < base + held {
-                return Some((r, ((instance - base) * skinned.instance_stride()) as u64));
+                let offset = match self.pooled {
+                    Some(_) => 0,
+                    None => (instance - base) as u64 * stride,
+                };
+                return Some((r, offset));
             }
             base += held;
         }
@@ -948,15 +1170,49 @@ impl GpuSkinner {
         }))
     }
 
+    /// With a pool, the last frame's rooms and totals read back: each slot's
+    /// [`SlotFit`], the pool's vertices in use and the characters it left out, and each
+    /// character's base vertex ([`NO_POOL_BASE`] where it has none); `None` without a
+    /// pool. Blocks until the GPU is done.
+    pub fn read_back_pool(&self, gpu: &GpuContext) -> Result<Option<PoolFrame>, GpuSkinError> {
+        let Some(level) = self.bound.as_ref().and_then(|b| b.per_level.as_ref()) else {
+            return Ok(None);
+        };
+        let (Some(draw_base), Some(_)) = (&level.draw_base, self.pooled) else {
+            return Ok(None);
+        };
+        let bytes = super::readback::read_buffer(gpu, &level.work, level.work.size())?;
+        let (fits, [in_use, left_out]) = level
+            .layout
+            .fits_from_words(bytemuck::cast_slice(&bytes))
+            .ok_or(GpuSkinError::BadPool)?;
+        let characters = self.bound.as_ref().map_or(0, |b| b.instances);
+        let bases = super::readback::read_buffer(gpu, draw_base, 4 * characters as u64)?;
+        Ok(Some(PoolFrame {
+            layout: level.layout,
+            fits,
+            vertices_in_use: in_use,
+            left_out,
+            bases: bytemuck::cast_slice(&bases).to_vec(),
+        }))
+    }
+
     /// The skinned vertices of the first `instances` instances read back to the CPU,
     /// laid out as `skinned` says (instance `i` at `i * instance_stride`): for
-    /// verification and the conformance tests. Blocks until the GPU is done.
+    /// verification and the conformance tests. From a pool, each held character's
+    /// vertices are gathered from its slot into that layout (what a slot does not hold
+    /// stays zero). Blocks until the GPU is done.
     pub fn read_back(
         &self,
         gpu: &GpuContext,
         skinned: &OutputLayout,
         instances: usize,
     ) -> Result<Vec<u8>, GpuSkinError> {
+        if self.pooled.is_some()
+            && let Some(pool) = self.read_back_pool(gpu)?
+        {
+            return self.gather_pool(gpu, skinned, instances, &pool);
+        }
         let mut out = Vec::with_capacity(skinned.bytes(instances));
         let mut left = instances;
         for output in self.ranges.buffers() {
@@ -981,6 +1237,153 @@ impl GpuSkinner {
         }
         Ok(out)
     }
+}
+
+impl GpuSkinner {
+    fn gather_pool(
+        &self,
+        gpu: &GpuContext,
+        skinned: &OutputLayout,
+        instances: usize,
+        pool: &PoolFrame,
+    ) -> Result<Vec<u8>, GpuSkinError> {
+        let vertex = skinned.vertex_stride();
+        let mut out = vec![0u8; skinned.bytes(instances)];
+        let mut first = 0;
+        for output in self.ranges.buffers() {
+            if first >= instances {
+                break;
+            }
+            let held = (output.size() / self.range_stride.max(1)) as usize;
+            let bytes = super::readback::read_buffer(gpu, output, output.size())?;
+            for i in first..(first + held).min(instances) {
+                let base = pool.bases.get(i).copied().unwrap_or(NO_POOL_BASE);
+                if base == NO_POOL_BASE {
+                    continue;
+                }
+                for (v, &rank) in self.rank_of.iter().enumerate() {
+                    let from = (base as usize + rank as usize) * vertex;
+                    let to = i * skinned.instance_stride() + v * vertex;
+                    if let (Some(src), Some(dst)) =
+                        (bytes.get(from..from + vertex), out.get_mut(to..to + vertex))
+                    {
+                        dst.copy_from_slice(src);
+                    }
+                }
+            }
+            first += held;
+        }
+        if first < instances {
+            return Err(GpuSkinError::Short {
+                asked: instances,
+                skinned: first,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Bytes of a skinned (packed) vertex.
+const VERTEX_BYTES: u64 = 16;
+
+/// What the skinned pool held in a recent frame: what the panel, the sidecar and the bench
+/// show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PoolReading {
+    /// The pool's share of full detail, percent.
+    pub share_percent: u32,
+    /// Bytes of the pool's buffers (every range's).
+    pub capacity_bytes: u64,
+    /// Skinned vertices in it, their bytes, and the most bytes since the pool was made.
+    pub vertices_in_use: u64,
+    pub in_use_bytes: u64,
+    pub high_water_bytes: u64,
+    /// Characters with vertices that the pool did not hold (drawn by no pass).
+    pub left_out: u32,
+}
+
+/// The pool's totals (vertices in use, characters left out) copied each frame into a
+/// small buffer and mapped without waiting, as the LOD pass's counts are.
+struct PoolTotals {
+    staging: wgpu::Buffer,
+    copied: bool,
+    pending: Option<std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+    reading: Option<PoolReading>,
+}
+
+impl PoolTotals {
+    fn new(device: &wgpu::Device) -> Self {
+        PoolTotals {
+            staging: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("skin: the pool's totals, read back"),
+                size: 8,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            copied: false,
+            pending: None,
+            reading: None,
+        }
+    }
+
+    /// Copies the totals at byte `at` of `work`, unless an earlier copy is still mapping.
+    fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, work: &wgpu::Buffer, at: u64) {
+        if self.pending.is_none() {
+            encoder.copy_buffer_to_buffer(work, at, &self.staging, 0, 8);
+            self.copied = true;
+        }
+    }
+
+    fn after_submit(&mut self, device: &wgpu::Device, vertex_bytes: u64) {
+        use std::sync::mpsc;
+        if std::mem::take(&mut self.copied) {
+            let (sender, receiver) = mpsc::channel();
+            self.staging
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = sender.send(r);
+                });
+            self.pending = Some(receiver);
+        }
+        let _ = device.poll(wgpu::PollType::Poll);
+        let Some(receiver) = &self.pending else {
+            return;
+        };
+        match receiver.try_recv() {
+            Ok(Ok(())) => {
+                if let Ok(view) = self.staging.slice(..).get_mapped_range() {
+                    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&view);
+                    let in_use = u64::from(words[0]) * vertex_bytes;
+                    let high = self.reading.map_or(0, |r| r.high_water_bytes);
+                    self.reading = Some(PoolReading {
+                        vertices_in_use: u64::from(words[0]),
+                        in_use_bytes: in_use,
+                        high_water_bytes: high.max(in_use),
+                        left_out: words[1],
+                        ..PoolReading::default()
+                    });
+                }
+                self.staging.unmap();
+                self.pending = None;
+            }
+            Ok(Err(_)) | Err(mpsc::TryRecvError::Disconnected) => self.pending = None,
+            Err(mpsc::TryRecvError::Empty) => {}
+        }
+    }
+}
+
+/// A frame of the skinned pool read back ([`GpuSkinner::read_back_pool`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolFrame {
+    pub layout: WorkLayout,
+    /// Per slot, its first vertex in its range's pool and the listed characters it held.
+    pub fits: Vec<SlotFit>,
+    /// The pool's vertices in use, over every range.
+    pub vertices_in_use: u32,
+    /// Characters with vertices this frame that the pool did not hold.
+    pub left_out: u32,
+    /// Per character, its first vertex in its range's pool ([`NO_POOL_BASE`]: none).
+    pub bases: Vec<u32>,
 }
 
 #[cfg(test)]

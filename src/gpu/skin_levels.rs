@@ -1,25 +1,38 @@
 //! `gpu_compute`'s per-level dispatch (the `per_level` compute shader): only the vertices
 //! of each skinned character's level are dispatched, not every vertex of every character.
 //!
-//! How it works: each level of the mesh's chain has a list of the sorted vertices it
-//! skins (those whose deepest level is that level or coarser; in sorted order, so the
-//! influence classes stay contiguous and neighbouring invocations loop alike), uploaded
-//! once after the mesh's words. Each frame a bucket dispatch puts every character skinned
-//! this frame into the list of its *slot* — its range of the output and its skin level —
-//! with one atomic per character; a one-workgroup dispatch turns each slot's count times
-//! its level's vertices into the workgroups of an indirect dispatch; then one indirect
-//! dispatch per slot skins its characters' level vertices, an invocation each. The
-//! invocations are the vertices skinned plus at most a workgroup's worth per slot, where
-//! the class and level shaders launch every vertex of every character and skip the ones
-//! its level does not use.
+//! How it works: the sorted vertices are put in one order, coarsest first
+//! ([`LevelOrder`]): the vertices every level uses (their deepest level is the coarsest),
+//! then those the next finer level adds, and so on, each band in sorted order so the
+//! influence classes stay contiguous and neighbouring invocations loop alike. Each level's
+//! vertices are then a prefix of that order, uploaded once after the mesh's words. Each
+//! frame a bucket dispatch puts every character skinned this frame into the list of its
+//! *slot* — its range of the output and its skin level — with one atomic per character; a
+//! small dispatch turns each slot's count times its level's vertices into the workgroups
+//! of an indirect dispatch; then one indirect dispatch per slot skins its characters'
+//! level vertices, an invocation each. The invocations are the vertices skinned plus at
+//! most a workgroup's worth per slot, where the class and level shaders launch every
+//! vertex of every character and skip the ones its level does not use.
+//!
+//! **The skinned pool.** With a pool ([`PoolShare`]), a range's output is not a
+//! full-detail slot per character but room for a share of that, given out each frame:
+//! every character with vertices this frame (drawn, or casting a shadow into the view) is
+//! listed at its skin level, kept characters too (their kept palettes skin to the same
+//! vertices), and each range's levels take their room finest first ([`fit_slots`]). A
+//! listed character's vertices are its level's prefix of the coarsest-first order, so
+//! one position per vertex ([`LevelOrder::rank`]) finds a vertex in any character's
+//! slot whatever its level, and every coarser level's triangles read a prefix of it. The
+//! level dispatch writes each character's first vertex into the draws' base vertices; a
+//! character the room did not hold gets [`NO_POOL_BASE`] and is drawn by no pass.
 //!
 //! The lists and the arguments live in one work buffer and one argument buffer, laid out
-//! by [`WorkLayout`]; [`bucket_characters`] is the CPU twin of the bucket dispatch, which
-//! the tests compare slot by slot with the GPU's.
+//! by [`WorkLayout`]; [`bucket_characters`] and [`fit_slots`] are the CPU twins of the
+//! bucket and argument dispatches, which the tests compare slot by slot with the GPU's.
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::crowd::lod::formats::{RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT};
+use crate::crowd::lod::formats::{RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, UNSKINNED_LEVEL};
+pub use crate::skin::pool::PoolShare;
 
 crate::gpu_struct! {
     /// The bucket and argument dispatches' parameters (`SkinBucketParams` in skin.wgsl).
@@ -31,34 +44,110 @@ crate::gpu_struct! {
         /// 1 where the records' skin word decides who is skinned at which level.
         lod: u32,
         slots: u32,
-        _pad_a: u32,
-        _pad_b: u32,
+        /// 1 where the output is a pool ([`PoolShare`]).
+        pool: u32,
+        /// With a pool, the vertices of room a range holds per character.
+        pool_vertices: u32,
         _pad_c: u32,
     }
 }
 
 const _: () = assert!(std::mem::size_of::<BucketParamsGpu>() == 32);
 
-/// Each level's list of sorted vertices: level `l` skins vertex `v` where
-/// `deepest[v] >= l` (the rule the class and level shaders skip by), in sorted order.
-/// At least one list (level 0: every vertex).
-pub fn level_vertex_lists(deepest: &[u32], levels: usize) -> Vec<Vec<u32>> {
-    (0..levels.max(1))
-        .map(|level| {
-            deepest
-                .iter()
-                .enumerate()
-                .filter(|&(_, &d)| d as usize >= level)
-                .map(|(v, _)| v as u32)
-                .collect()
-        })
-        .collect()
+/// A character's base vertex where the pool did not hold it this frame: no pass draws it.
+pub const NO_POOL_BASE: u32 = u32::MAX;
+
+/// The sorted vertices in coarsest-first order: level `l` skins vertex `v` where
+/// `deepest[v] >= l` (the rule the class and level shaders skip by), and those vertices
+/// are the first `count(l)` of the order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelOrder {
+    order: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+impl LevelOrder {
+    /// The order of the vertices whose deepest levels `deepest` gives (one a sorted
+    /// vertex), for a chain of `levels` levels (at least 1: level 0 has every vertex).
+    pub fn new(deepest: &[u32], levels: usize) -> Self {
+        let levels = levels.max(1);
+        let mut order: Vec<u32> = (0..deepest.len() as u32).collect();
+        // Stable: within a band the sorted order, so the classes stay contiguous.
+        order.sort_by_key(|&v| std::cmp::Reverse(deepest[v as usize].min(levels as u32 - 1)));
+        let counts = (0..levels)
+            .map(|level| deepest.iter().filter(|&&d| d as usize >= level).count() as u32)
+            .collect();
+        LevelOrder { order, counts }
+    }
+
+    /// The sorted vertices, coarsest first.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Each level's vertices: level `l`'s are the first `counts()[l]` of [`Self::order`].
+    pub fn counts(&self) -> &[u32] {
+        &self.counts
+    }
+
+    /// Per sorted vertex, its position in [`Self::order`]: where it is in a pool slot.
+    pub fn rank(&self) -> Vec<u32> {
+        let mut rank = vec![0; self.order.len()];
+        for (at, &v) in self.order.iter().enumerate() {
+            rank[v as usize] = at as u32;
+        }
+        rank
+    }
+}
+
+/// One slot's room in a frame: its first vertex in its range's pool and how many of its
+/// listed characters it holds (the rest left out).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlotFit {
+    pub base: u32,
+    pub fitted: u32,
+}
+
+/// The CPU twin of the argument dispatch's room: per range, levels finest first, each
+/// slot holds as many of its `counts[slot]` characters as the range's room has left
+/// (`pool_vertices` a character of the range, times its live characters); without a pool
+/// every listed character fits. `level_vertices[l]`: level `l`'s vertices.
+pub fn fit_slots(
+    layout: &WorkLayout,
+    characters: usize,
+    counts: &[u32],
+    level_vertices: &[u32],
+    pool_vertices: Option<u32>,
+) -> Vec<SlotFit> {
+    let mut fits = vec![SlotFit::default(); layout.slots()];
+    for range in 0..layout.ranges {
+        let live = crate::gpu::ranges::live_in_range(characters, layout.per_range, range) as u64;
+        let room = pool_vertices.map(|v| live * u64::from(v));
+        let mut used = 0u64;
+        for level in 0..layout.levels {
+            let slot = layout.slot(range, level);
+            let count = counts.get(slot).copied().unwrap_or(0);
+            let n = u64::from(level_vertices.get(level).copied().unwrap_or(0));
+            let fitted = match room {
+                Some(room) if n > 0 => (u64::from(count)).min((room - used) / n) as u32,
+                _ => count,
+            };
+            fits[slot] = SlotFit {
+                base: used as u32,
+                fitted,
+            };
+            used += u64::from(fitted) * n;
+        }
+    }
+    fits
 }
 
 /// Where a frame's slots are in the work and argument buffers: `ranges × levels` slots,
 /// slot `range * levels + level`; the work buffer holds each slot's count, then each
-/// slot's list of `per_range` words; the argument buffer three words a slot, then each
-/// level's vertex count.
+/// slot's list of `per_range` words, then each slot's [`SlotFit`] (its base, then its
+/// fitted count: two words a slot), then the frame's totals (the pool's vertices in use,
+/// the characters left out); the argument buffer three words a slot, then each level's
+/// vertex count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkLayout {
     ranges: usize,
@@ -90,6 +179,11 @@ impl WorkLayout {
         self.ranges
     }
 
+    /// Characters a range holds (the last may hold fewer).
+    pub fn per_range(&self) -> usize {
+        self.per_range
+    }
+
     pub fn slot(&self, range: usize, level: usize) -> usize {
         range * self.levels + level
     }
@@ -99,9 +193,21 @@ impl WorkLayout {
         self.slots() + slot * self.per_range
     }
 
-    /// Bytes of the work buffer (at least one word: a binding may not be empty).
+    /// The word where slot `slot`'s [`SlotFit`] starts in the work buffer (base, then
+    /// fitted count).
+    pub fn fit_first(&self, slot: usize) -> usize {
+        self.slots() + self.slots() * self.per_range + 2 * slot
+    }
+
+    /// The word of the work buffer where the frame's totals start: the pool's vertices in
+    /// use, then the characters the pool left out.
+    pub fn totals_first(&self) -> usize {
+        self.fit_first(self.slots())
+    }
+
+    /// Bytes of the work buffer.
     pub fn work_bytes(&self) -> u64 {
-        4 * (self.slots() + self.slots() * self.per_range).max(1) as u64
+        4 * (self.totals_first() + 2) as u64
     }
 
     /// Bytes of the argument buffer.
@@ -110,15 +216,40 @@ impl WorkLayout {
     }
 
     /// The bucket dispatches' parameters for `characters` characters.
-    pub(crate) fn params(&self, characters: usize, lod: bool) -> BucketParamsGpu {
+    /// With `pool_vertices`, the output is a pool of that many vertices a character.
+    pub(crate) fn params(
+        &self,
+        characters: usize,
+        lod: bool,
+        pool_vertices: Option<u32>,
+    ) -> BucketParamsGpu {
         BucketParamsGpu {
             characters: characters as u32,
             per_range: self.per_range as u32,
             levels: self.levels as u32,
             lod: lod as u32,
             slots: self.slots() as u32,
+            pool: pool_vertices.is_some() as u32,
+            pool_vertices: pool_vertices.unwrap_or(0),
             ..BucketParamsGpu::default()
         }
+    }
+
+    /// Reads each slot's [`SlotFit`] and the frame's totals (pool vertices in use,
+    /// characters left out) from the work buffer's words; `None` where they are fewer
+    /// than the layout says.
+    pub fn fits_from_words(&self, words: &[u32]) -> Option<(Vec<SlotFit>, [u32; 2])> {
+        let fits = (0..self.slots())
+            .map(|slot| {
+                let at = self.fit_first(slot);
+                Some(SlotFit {
+                    base: *words.get(at)?,
+                    fitted: *words.get(at + 1)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let t = self.totals_first();
+        Some((fits, [*words.get(t)?, *words.get(t + 1)?]))
     }
 
     /// Reads the work buffer's words back into each slot's list, each in ascending order
@@ -150,11 +281,13 @@ pub struct LevelLists {
 
 /// The CPU twin of the bucket dispatch: each slot's characters (their index within the
 /// range), ascending. `skin_words[c]` is character `c`'s record word 7 where the LOD pass
-/// marks who is skinned (`None`: every character at level 0).
+/// marks who is skinned (`None`: every character at level 0). With a pool, every
+/// character with vertices this frame is listed, marked or kept.
 pub fn bucket_characters(
     layout: &WorkLayout,
     characters: usize,
     skin_words: Option<&[u32]>,
+    pool: bool,
 ) -> Vec<Vec<u32>> {
     let mut lists = vec![Vec::new(); layout.slots()];
     for c in 0..characters {
@@ -162,7 +295,12 @@ pub fn bucket_characters(
             None => 0,
             Some(words) => {
                 let word = words.get(c).copied().unwrap_or(0);
-                if word & RECORD_SKIN == 0 {
+                let listed = if pool {
+                    word >> RECORD_SKIN_LEVEL_SHIFT != UNSKINNED_LEVEL
+                } else {
+                    word & RECORD_SKIN != 0
+                };
+                if !listed {
                     continue;
                 }
                 ((word >> RECORD_SKIN_LEVEL_SHIFT) as usize).min(layout.levels - 1)
@@ -179,11 +317,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_level_lists_the_vertices_it_uses_in_sorted_order() {
+    fn each_level_is_a_prefix_of_the_coarsest_first_order() {
         let deepest = [0, 2, 1, 2, 0];
-        let lists = level_vertex_lists(&deepest, 3);
-        assert_eq!(lists, vec![vec![0, 1, 2, 3, 4], vec![1, 2, 3], vec![1, 3]]);
-        assert_eq!(level_vertex_lists(&deepest, 0).len(), 1);
+        let order = LevelOrder::new(&deepest, 3);
+        assert_eq!(order.order(), &[1, 3, 2, 0, 4]);
+        assert_eq!(order.counts(), &[5, 3, 2]);
+        assert_eq!(order.rank(), vec![3, 0, 2, 1, 4]);
+        for (level, &n) in order.counts().iter().enumerate() {
+            let mut prefix = order.order()[..n as usize].to_vec();
+            prefix.sort_unstable();
+            let uses: Vec<u32> = (0..5)
+                .filter(|&v| deepest[v as usize] as usize >= level)
+                .collect();
+            assert_eq!(prefix, uses, "level {level}");
+        }
+        assert_eq!(LevelOrder::new(&deepest, 0).counts(), &[5]);
+    }
+
+    #[test]
+    fn the_room_goes_to_the_finest_levels_first() {
+        // Two ranges of 3 characters (the second has 1), levels of 10, 4 and 2 vertices.
+        let layout = WorkLayout::new(4, 3, 3);
+        let counts = [2, 1, 0, 0, 0, 1];
+        let fits = fit_slots(&layout, 4, &counts, &[10, 4, 2], Some(8));
+        // Range 0 holds 24 vertices: two at level 0 fit, the one at level 1 does not.
+        assert_eq!(fits[0], SlotFit { base: 0, fitted: 2 });
+        assert_eq!(
+            fits[1],
+            SlotFit {
+                base: 20,
+                fitted: 1
+            }
+        );
+        // Range 1 holds 8: its character at level 2 fits.
+        assert_eq!(fits[5], SlotFit { base: 0, fitted: 1 });
+        let tight = fit_slots(&layout, 4, &[3, 2, 1, 0, 0, 0], &[10, 4, 2], Some(8));
+        assert_eq!(tight[0].fitted, 2);
+        assert_eq!(
+            tight[1],
+            SlotFit {
+                base: 20,
+                fitted: 1
+            }
+        );
+        assert_eq!(
+            tight[2],
+            SlotFit {
+                base: 24,
+                fitted: 0
+            }
+        );
+        let unpooled = fit_slots(&layout, 4, &[3, 2, 1, 0, 0, 0], &[10, 4, 2], None);
+        assert_eq!(unpooled[0].fitted, 3);
     }
 
     #[test]
@@ -193,7 +378,9 @@ mod tests {
         assert_eq!(layout.slot(2, 1), 7);
         assert_eq!(layout.list_first(0), 9);
         assert_eq!(layout.list_first(1), 13);
-        assert_eq!(layout.work_bytes(), 4 * (9 + 36));
+        assert_eq!(layout.fit_first(0), 45);
+        assert_eq!(layout.totals_first(), 63);
+        assert_eq!(layout.work_bytes(), 4 * (9 + 36 + 18 + 2));
         assert_eq!(layout.args_bytes(), 4 * (27 + 3));
     }
 
@@ -203,12 +390,21 @@ mod tests {
         let skin = |level: u32| RECORD_SKIN | (level << RECORD_SKIN_LEVEL_SHIFT);
         // Character 2 is not skinned; character 4's level is clamped to the last.
         let words = [skin(1), skin(0), 0, skin(1), skin(7)];
-        let lists = bucket_characters(&layout, 5, Some(&words));
+        let lists = bucket_characters(&layout, 5, Some(&words), false);
         assert_eq!(
             lists,
             vec![vec![1], vec![0], vec![], vec![1], vec![], vec![0]]
         );
-        let all = bucket_characters(&layout, 5, None);
+        // A pool lists the unmarked character with vertices too, not one without.
+        let mut pooled = words;
+        pooled[2] = 1 << RECORD_SKIN_LEVEL_SHIFT;
+        pooled[1] = UNSKINNED_LEVEL << RECORD_SKIN_LEVEL_SHIFT;
+        let lists = bucket_characters(&layout, 5, Some(&pooled), true);
+        assert_eq!(
+            lists,
+            vec![vec![], vec![0], vec![], vec![0, 1], vec![], vec![0]]
+        );
+        let all = bucket_characters(&layout, 5, None, false);
         assert_eq!(
             all,
             vec![vec![0, 1], vec![], vec![0, 1], vec![], vec![0], vec![]]

@@ -27,6 +27,7 @@ pub mod naive;
 pub mod normal_rules;
 pub mod output;
 mod palette_rows;
+pub mod pool;
 pub mod reduction;
 pub mod reference;
 pub mod simd;

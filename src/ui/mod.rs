@@ -30,6 +30,7 @@ use crate::gpu::context::AdapterSummary;
 pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, Scene, Settings};
 use crate::machine::Machine;
 use crate::simd::SimdLevel;
+use crate::skin::pool::PoolShare;
 use crate::skin::{SkinDevice, SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
@@ -295,6 +296,9 @@ fn variants_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             // Who is drawn at which level is the GPU's LOD pass's decision only there.
             if on_gpu {
                 variant_combo(ui, &mut settings.draws, &[]);
+                if compute {
+                    pool_ui(ui, &mut settings.skinned_pool);
+                }
                 ui.end_row();
             }
             ui.add_enabled_ui(on_cpu, |ui| {
@@ -563,6 +567,7 @@ fn count_text(n: u64) -> String {
 /// LOD's switch, threshold and period cap, and what it did last frame.
 fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     let on_gpu = settings.animate == AnimateDevice::Gpu;
+    let pool_off_here = settings.skinned_pool.is_some() && settings.pool().is_none();
     let lod = &mut settings.lod;
     ui.horizontal(|ui| {
         ui.checkbox(&mut lod.enabled, "LOD")
@@ -652,6 +657,22 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             .small(),
         );
     }
+    if let Some(line) = info
+        .readings
+        .and_then(|r| r.mesh_lod.as_ref())
+        .and_then(|m| m.pool.as_ref())
+        .map(pool_line)
+    {
+        ui.label(RichText::new(line).small());
+    } else if pool_off_here {
+        ui.label(
+            RichText::new(
+                "skinned pool: off here; it needs gpu_compute with per_level, the animation and \
+                 its LOD on the GPU, per-level draws and indirect draws",
+            )
+            .small(),
+        );
+    }
     let Some(lod_reading) = info.readings.and_then(|r| r.lod.as_ref()) else {
         return;
     };
@@ -691,6 +712,50 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     };
     ui.label(RichText::new(line).small());
 }
+
+/// The skinned pool's line: what it held and what it left out.
+pub fn pool_line(pool: &crate::gpu::skin::PoolReading) -> String {
+    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let left_out = if pool.left_out > 0 {
+        format!(
+            " · {} characters left out (the pool is full: drawn by no pass)",
+            count_text(u64::from(pool.left_out))
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "skinned pool {} %: {:.1} of {:.1} MiB in use (high-water {:.1} MiB){left_out}",
+        pool.share_percent,
+        mb(pool.in_use_bytes),
+        mb(pool.capacity_bytes),
+        mb(pool.high_water_bytes),
+    )
+}
+
+/// The skinned pool's box and share (`--skinned-pool`): a share of full detail, in
+/// percent, that `gpu_compute`'s output holds.
+fn pool_ui(ui: &mut egui::Ui, pool: &mut Option<PoolShare>) {
+    ui.horizontal(|ui| {
+        let mut on = pool.is_some();
+        let mut percent = pool.map_or(DEFAULT_POOL_PERCENT, PoolShare::percent);
+        ui.checkbox(&mut on, "skinned pool").on_hover_text(
+            "gpu_compute skins into a pool of this share of every character's full detail, \
+             given out each frame by mesh level (with per_level, LOD on the GPU and per-level \
+             draws); off: a full-detail slot per character",
+        );
+        ui.add_enabled(
+            on,
+            egui::DragValue::new(&mut percent)
+                .range(PoolShare::MIN_PERCENT..=PoolShare::MAX_PERCENT)
+                .suffix(" %"),
+        );
+        *pool = on.then(|| PoolShare::from_percent(percent)).flatten();
+    });
+}
+
+/// The share the pool's box starts at when ticked.
+const DEFAULT_POOL_PERCENT: u32 = 10;
 
 /// The per-stage table, the CPU total, the memory lines and the history plot, all from
 /// the frame's readings.

@@ -100,6 +100,7 @@ enum Change {
     Lod,
     ComputeShader,
     Draws,
+    SkinnedPool,
     Animate,
     GpuHierarchy,
     Instances,
@@ -124,6 +125,7 @@ const CHANGES: &[(Change, u32)] = &[
     (Change::Lod, 1),
     (Change::ComputeShader, 1),
     (Change::Draws, 1),
+    (Change::SkinnedPool, 1),
     (Change::Animate, 2),
     (Change::GpuHierarchy, 1),
     (Change::Instances, 4),
@@ -720,6 +722,17 @@ impl Soak {
             Change::Draws => {
                 settings.draws = self.rng.pick(crate::gpu::draws::Draws::ALL);
                 format!("draws {}", settings.draws.name())
+            }
+            Change::SkinnedPool => {
+                // Off, or a share from tight (characters left out) to room for everyone.
+                let percent = [0, 3, 10, 100][self.rng.below(4)];
+                settings.skinned_pool = crate::skin::pool::PoolShare::from_percent(percent);
+                format!(
+                    "skinned pool {}",
+                    settings
+                        .skinned_pool
+                        .map_or("off".to_string(), |p| format!("{} %", p.percent()))
+                )
             }
             Change::Animate => {
                 // The scene turns `gpu` back (with a note) while a CPU skin variant runs, so

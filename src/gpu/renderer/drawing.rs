@@ -387,6 +387,7 @@ impl CrowdRenderer {
             },
             per_character: self.per_character_draws,
             per_level: self.per_level_wanted(layout),
+            pool: self.pool_active(shape),
             indirect: self.indirect_draws(),
             shadow_level,
             skinned_capacity: self.skinned_capacity,
@@ -405,7 +406,7 @@ impl CrowdRenderer {
             }
             return false;
         }
-        let per_level = key.per_level;
+        let (per_level, pool) = (key.per_level, key.pool);
         if !same_ranges {
             let ranges: Vec<u64> = sizes().collect();
             self.frame.steady_ranges = ranges;
@@ -419,6 +420,7 @@ impl CrowdRenderer {
         // buffer (the pass writes into the old one), never under its stale writes.
         let gpu_writes = self.frame.per_level || self.per_character_draws;
         self.frame.per_level = per_level;
+        self.frame.pool = pool;
         if per_level {
             self.prepare_level_draws(gpu, shape, shadow_level);
             return true;
@@ -569,7 +571,7 @@ impl CrowdRenderer {
                     instances,
                     visible,
                     skinned.vertex_stride() as u64,
-                    |i| skinner.locate(&skinned, i),
+                    |i| skinner.locate(i),
                 );
             }
             DrawPath::Interleaved

@@ -44,7 +44,8 @@ use super::camera::CameraUniform;
 use super::draws::{DrawBinding, DrawList, Draws, LevelDraws, MeshLevels};
 use super::pass::PassContext;
 use super::ranges::BindingLimits;
-use super::skin::{ComputeShader, GpuSkinError, GpuSkinner};
+use super::skin::{ComputeShader, GpuSkinError, GpuSkinner, SkinMarks};
+use super::skin_levels::PoolShare;
 use super::targets::DEPTH_FORMAT;
 use crate::crowd::{Instance, InstanceStore};
 use crate::gpu::animate::lod::DrawArgsTarget;
@@ -143,6 +144,8 @@ pub struct CrowdRenderer {
     /// `gpu_compute`'s skinning, made the first time a frame needs it.
     gpu_skinner: Option<GpuSkinner>,
     compute_shader: ComputeShader,
+    /// `gpu_compute`'s pool, asked for (`None`: a full-detail slot per character).
+    skinned_pool: Option<PoolShare>,
     gpu_range_limit: Option<usize>,
     /// `gpu_vertex`'s static mesh and its uniforms (3×4 palettes, dual quaternions).
     skin_mesh: wgpu::Buffer,
@@ -199,6 +202,8 @@ struct DrawData {
     /// The lists are per level: `draws` holds the main pass's arguments per batch and
     /// level and the shadow pass's per batch, and `level` the rest.
     per_level: bool,
+    /// `gpu_compute` skins into its pool: the skinning pass writes the base vertices.
+    pool: bool,
     level: LevelDraws,
     /// Per-level draws' batches (binding, characters), rebuilt with the lists.
     level_batches: Vec<(DrawBinding, Vec<u32>)>,
@@ -244,6 +249,7 @@ struct SteadyDraws {
     draws_for: DrawsFor,
     per_character: bool,
     per_level: bool,
+    pool: bool,
     indirect: bool,
     shadow_level: u8,
     skinned_capacity: u64,
@@ -457,6 +463,7 @@ impl CrowdRenderer {
             world_from_model: rig_normalization(rig),
             gpu_skinner: None,
             compute_shader: ComputeShader::DEFAULT,
+            skinned_pool: None,
             gpu_range_limit: None,
             skin_mesh,
             skin_params,
@@ -476,6 +483,7 @@ impl CrowdRenderer {
                 placements_compared: 0,
                 placement_bytes: 0,
                 per_level: false,
+                pool: false,
                 level: LevelDraws::default(),
                 level_batches: Vec::new(),
             },
@@ -548,7 +556,11 @@ impl CrowdRenderer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("base vertex per instance"),
             size: (capacity * std::mem::size_of::<u32>()) as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            // STORAGE: with a pool the skinning pass writes them; COPY_SRC: verify reads
+            // them back.
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         })
     }
@@ -803,6 +815,70 @@ impl CrowdRenderer {
         self.compute_shader
     }
 
+    /// Makes `gpu_compute`'s output a pool of `pool`'s share of full detail where it
+    /// applies ([`Self::pool_active`]); `None`: a full-detail slot per character.
+    pub fn set_skinned_pool(&mut self, pool: Option<PoolShare>) {
+        self.skinned_pool = pool;
+        if let Some(skinner) = &mut self.gpu_skinner {
+            skinner.set_pool(pool);
+        }
+    }
+
+    pub fn skinned_pool(&self) -> Option<PoolShare> {
+        self.skinned_pool
+    }
+
+    /// Whether frames of `shape` skin into the pool: one asked for, `gpu_compute`
+    /// skinning with `per_level` and drawn per level (the GPU's LOD pass deciding who
+    /// has vertices at which level).
+    pub fn pool_active(&self, shape: FrameShape<'_>) -> bool {
+        let layout = shape.layout;
+        // The level dispatch writes a base vertex per character there.
+        let bases_hold_the_crowd = self.vertex_base.size() >= 4 * shape.characters as u64;
+        bases_hold_the_crowd
+            && self.skinned_pool.is_some()
+            && layout.draw_path() == DrawPath::GpuCompute
+            && self.per_level_wanted(layout)
+            && self.gpu_skinner.as_ref().is_some_and(|skinner| {
+                skinner.can_pool()
+                    && skinner.recorded_shader(self.compute_shader) == ComputeShader::PerLevel
+            })
+    }
+
+    /// Bytes of GPU memory `gpu_compute`'s output takes (0 before it first skinned).
+    pub fn gpu_skinned_bytes(&self) -> u64 {
+        self.gpu_skinner
+            .as_ref()
+            .map_or(0, GpuSkinner::output_bytes)
+    }
+
+    /// What the skinned pool held in a recent frame, where the frames skin into one.
+    pub fn pool_reading(&self) -> Option<super::skin::PoolReading> {
+        if !self.frame.pool {
+            return None;
+        }
+        self.gpu_skinner.as_ref()?.pool_reading()
+    }
+
+    /// After the frame was submitted: takes what came back of the pool's totals.
+    pub fn after_submit(&mut self, device: &wgpu::Device) {
+        if let Some(skinner) = &mut self.gpu_skinner {
+            skinner.after_submit(device);
+        }
+    }
+
+    /// With a pool, the last frame's rooms, totals and base vertices read back
+    /// ([`GpuSkinner::read_back_pool`]); `None` without one. Blocks until the GPU is done.
+    pub fn read_gpu_pool(
+        &self,
+        gpu: &GpuContext,
+    ) -> Result<Option<super::skin::PoolFrame>, GpuSkinError> {
+        match &self.gpu_skinner {
+            Some(skinner) => skinner.read_back_pool(gpu),
+            None => Ok(None),
+        }
+    }
+
     /// Has `gpu_compute` split its instances into ranges of at most `instances`, as a
     /// device with small binding limits would (see [`GpuSkinner::limit_ranges`]).
     pub fn limit_gpu_ranges(&mut self, instances: Option<usize>) {
@@ -832,12 +908,22 @@ impl CrowdRenderer {
             | DrawPath::PackedBlocks
             | DrawPath::Pulled => return Ok(()),
         }
-        let limit = self.gpu_range_limit;
-        let skinner = self.gpu_skinner.get_or_insert_with(|| {
+        let (limit, pool) = (self.gpu_range_limit, self.skinned_pool);
+        if self.gpu_skinner.is_none() {
             let mut skinner = GpuSkinner::new(ctx.gpu, rig);
             skinner.limit_ranges(limit);
-            skinner
+            skinner.set_pool(pool);
+            self.gpu_skinner = Some(skinner);
+        }
+        // The pool's base vertices are the draws': the level dispatch writes them.
+        let pooled = self.pool_active(shape);
+        let marks = due.map(|records| SkinMarks {
+            records,
+            draw_base: pooled.then_some(&self.vertex_base),
         });
+        let Some(skinner) = &mut self.gpu_skinner else {
+            return Ok(());
+        };
         let palettes = PaletteBuffer {
             buffer: &self.skinned,
             shape,
@@ -849,7 +935,7 @@ impl CrowdRenderer {
                 encoder,
                 palettes,
                 shader,
-                due,
+                marks,
                 query.and_then(|q| q.compute_pass_timestamp_writes()),
             )
         })

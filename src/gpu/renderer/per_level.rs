@@ -94,7 +94,7 @@ impl CrowdRenderer {
                 {
                     let stride = skinned.vertex_stride().max(1) as u64;
                     for i in 0..instances {
-                        let Some((range, offset)) = skinner.locate(&skinned, i) else {
+                        let Some((range, offset)) = skinner.locate(i) else {
                             continue;
                         };
                         // The shader reads whole vertices from the range's start.
@@ -143,9 +143,16 @@ impl CrowdRenderer {
             self.ensure_pool_groups(device);
         }
         let batches = &self.frame.level_batches;
+        // A pool holds a character's skin level only, at most the coarsest: a frame
+        // drawn before the LOD pass lists draws everyone there.
+        let fallback = if self.frame.pool {
+            self.level_ranges.len().saturating_sub(1) as u8
+        } else {
+            self.fallback_level
+        };
         self.frame.level.build(
             &self.level_ranges,
-            [shadow_level, self.fallback_level],
+            [shadow_level, fallback],
             instances,
             batches,
         );
@@ -154,7 +161,13 @@ impl CrowdRenderer {
             order: layout.order(),
             instances: shape.characters,
         });
-        self.write_vertex_base(queue);
+        if self.frame.pool {
+            // The skinning pass writes them each frame; what is written here is unknown
+            // from now on, so leaving the pool writes them all again.
+            self.frame.vertex_base_written.clear();
+        } else {
+            self.write_vertex_base(queue);
+        }
         // The buffer: the arguments (shadow, main per batch and level, the shadow per
         // batch over its list, full detail), then the lists (the identity list of every
         // character, then each batch's).
@@ -319,8 +332,11 @@ impl CrowdRenderer {
         shadow: bool,
     ) {
         let path = layout.draw_path();
-        let Some(Some(pipelines)) = self.pipelines.listed_pipelines.get(path.index()) else {
-            return;
+        let pool = path == DrawPath::GpuCompute && self.frame.pool;
+        let pipelines = match self.pipelines.listed_pipelines.get(path.index()) {
+            _ if pool => &self.pipelines.pool_slot_pipelines,
+            Some(Some(pipelines)) => pipelines,
+            _ => return,
         };
         pass.set_pipeline(&pipelines[shadow as usize]);
         pass.set_bind_group(0, &self.listed_bind_group, &[]);
@@ -334,7 +350,12 @@ impl CrowdRenderer {
                 pass.set_vertex_buffer(0, self.skin_mesh.slice(..));
                 pass.set_vertex_buffer(1, uvs.slice(..));
             }
-            DrawPath::GpuCompute => pass.set_vertex_buffer(0, uvs.slice(..)),
+            DrawPath::GpuCompute => {
+                pass.set_vertex_buffer(0, uvs.slice(..));
+                if pool && let Some(skinner) = &self.gpu_skinner {
+                    pass.set_vertex_buffer(1, skinner.ranks().slice(..));
+                }
+            }
             DrawPath::Interleaved
             | DrawPath::Float3
             | DrawPath::Float4

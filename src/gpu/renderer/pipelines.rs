@@ -26,6 +26,9 @@ pub struct CrowdPipelines {
     /// Per draw path that can draw per level ([`listed_pipeline`]), its main and shadow
     /// pipelines reading each instance's character from the instance lists.
     pub(super) listed_pipelines: Vec<Option<[wgpu::RenderPipeline; 2]>>,
+    /// `gpu_compute`'s per-level main and shadow pipelines where it skins into a pool
+    /// ([`pool_slots_pipeline`]).
+    pub(super) pool_slot_pipelines: [wgpu::RenderPipeline; 2],
     pub(super) ground_pipeline: wgpu::RenderPipeline,
     pub(super) bind_group_layout: wgpu::BindGroupLayout,
     /// Group 0 of the per-level pipelines (the instance lists where the uv stream was).
@@ -46,6 +49,7 @@ const PACKED: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm10_10_10_2];
 const UV: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 const DISTINCT_INDEX: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
+const POOL_RANK: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![3 => Uint32];
 const SKIN_MESH: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
     0 => Float32x3, 1 => Float32x3, 4 => Uint16x4, 5 => Float32x4, 6 => Uint16x4,
     7 => Float32x4
@@ -164,6 +168,17 @@ fn listed_pipeline(path: DrawPath) -> Option<PathPipeline> {
         | DrawPath::Packed
         | DrawPath::PackedBlocks
         | DrawPath::Pulled => None,
+    }
+}
+
+/// `gpu_compute` drawn per level from a pool: each vertex's place in a slot beside its uv
+/// (`GpuSkinner::ranks`), the character's slot from its base vertex.
+fn pool_slots_pipeline() -> PathPipeline {
+    PathPipeline {
+        label: "crowd skinned into a pool, per level",
+        vertex_entry: "vs_pool_slots",
+        bindings: Bindings::Pool,
+        slots: &[(8, &UV), (4, &POOL_RANK)],
     }
 }
 
@@ -540,11 +555,16 @@ impl CrowdPipelines {
                 ])
             })
             .collect();
+        let pool_slot_pipelines = [
+            main_pipeline(&pool_slots_pipeline(), true, &[]),
+            shadow_pipeline(&pool_slots_pipeline(), true, &[("SHADOW_PASS", 1.0)]),
+        ];
         let ground_pipeline = make("ground", "vs_ground", "fs_ground", &[]);
         CrowdPipelines {
             pipelines,
             shadow_pipelines,
             listed_pipelines,
+            pool_slot_pipelines,
             ground_pipeline,
             bind_group_layout,
             listed_group_layout,

@@ -12,6 +12,7 @@ use super::{Scene, SceneError, VERIFY_INSTANCES};
 use crate::crowd::Instance;
 use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
+use crate::crowd::lod::formats::UNSKINNED_LEVEL;
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, VISIBLE};
 use crate::crowd::trace::Track;
 use crate::crowd::verify::{FrameDeviation, GpuLevels, verified_indices, verify_gpu_animation};
@@ -19,6 +20,7 @@ use crate::crowd::{AnimateDevice, Stage, StageTimings};
 use crate::gpu::animate::AnimateFrame;
 use crate::gpu::animate::lod::GpuLod;
 use crate::gpu::animate::{GpuAnimateError, GpuAnimator};
+use crate::gpu::skin_levels::NO_POOL_BASE;
 use crate::gpu::{FrameShape, PaletteBuffer};
 
 /// Per character, what its pose on the GPU was computed from, and whether it was drawn.
@@ -264,12 +266,20 @@ impl Scene {
             return Ok(None);
         }
         let states = gpu_lod.read_back_states(&self.gpu, self.sim.crowd.len())?;
-        Ok(Some(
-            states
-                .iter()
-                .map(|s| (s.skin_level(), s.posed_level()))
-                .unzip(),
-        ))
+        let (mut skin, posed): (Vec<u32>, Vec<u32>) = states
+            .iter()
+            .map(|s| (s.skin_level(), s.posed_level()))
+            .unzip();
+        // A character the skinned pool left out has no vertices this frame, like one no
+        // pass draws.
+        if let Some(pool) = self.renderer.read_gpu_pool(&self.gpu)? {
+            for (level, &base) in skin.iter_mut().zip(&pool.bases) {
+                if base == NO_POOL_BASE {
+                    *level = UNSKINNED_LEVEL;
+                }
+            }
+        }
+        Ok(Some((skin, posed)))
     }
 
     /// With LOD on the GPU: per character, what its pose on the GPU was computed from

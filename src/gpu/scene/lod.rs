@@ -121,6 +121,7 @@ impl Scene {
             skin_invocations: self.skin_invocations(),
             draw_records: self.draw_records(),
             per_level_draws: self.renderer.draws_per_level(),
+            pool: self.renderer.pool_reading(),
         }
     }
 
@@ -141,6 +142,10 @@ impl Scene {
         } else {
             n
         };
+        // A pool skins every character with vertices that it holds: what it held.
+        if let Some(pool) = self.renderer.pool_reading() {
+            return (pool.vertices_in_use, full);
+        }
         let skinned = match self.settings.pipeline.skin.spec().runs_on {
             SkinDevice::Cpu => updated * vertices(0),
             SkinDevice::GpuCompute if on_gpu_lod => stats
@@ -194,6 +199,12 @@ impl Scene {
             .then_some(&stats.skinned_at_level[..]);
         self.renderer
             .gpu_skin_invocations(self.sim.crowd.len(), counts)
+    }
+
+    /// Bytes of GPU memory `gpu_compute` skins into: a full-detail slot per character, or
+    /// the skinned pool (0 on the other paths).
+    pub fn skinned_output_bytes(&self) -> u64 {
+        self.renderer.gpu_skinned_bytes()
     }
 
     /// Draw arguments the latest frame's passes read (main, shadow): one per visible

@@ -217,6 +217,7 @@ impl Scene {
         }
         let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
         renderer.set_compute_shader(settings.compute_shader);
+        renderer.set_skinned_pool(settings.pool());
         renderer.set_draws(settings.draws);
         renderer.set_shadows(settings.shadows);
         renderer.set_indirect_draws(settings.indirect_draws);
@@ -235,6 +236,7 @@ impl Scene {
             &rig,
             &settings.pipeline,
             settings.instances,
+            settings.pool(),
             &Budget::this_machine(Some(renderer.max_skinned_bytes())),
         )?;
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
@@ -609,13 +611,19 @@ impl Scene {
         let running_before = (*self.sim.pipeline.config(), self.sim.crowd.len());
         let wanted = self.settings.pipeline;
         let wanted_instances = self.settings.instances.min(self.instance_cap());
-        if wanted != *self.sim.pipeline.config() || wanted_instances != self.sim.crowd.len() {
+        let running_pool = self.renderer.skinned_pool();
+        let wanted_pool = self.settings.pool();
+        if wanted != *self.sim.pipeline.config()
+            || wanted_instances != self.sim.crowd.len()
+            || wanted_pool != running_pool
+        {
             let rig = self.sim.pipeline.rig().clone();
             let checked = budget::check_on(
                 self.settings.animate,
                 &rig,
                 &wanted,
                 wanted_instances,
+                wanted_pool,
                 &self.budget_replacing(),
             );
             match checked {
@@ -624,8 +632,20 @@ impl Scene {
                     self.budget_refusal = Some(e.to_string());
                     self.settings.pipeline = *self.sim.pipeline.config();
                     self.settings.instances = self.sim.crowd.len();
+                    // What ended or shrank the pool the crowd needs goes back too.
+                    match running_pool {
+                        Some(pool) => self.settings.keep_pool(pool),
+                        None => self.settings.skinned_pool = None,
+                    }
                 }
             }
+        }
+        if self.settings.pool() != self.renderer.skinned_pool() {
+            self.renderer.set_skinned_pool(self.settings.pool());
+            self.history.clear();
+            self.requests.last_verify = None;
+            // Full slots hold nothing of a kept character's from the pool: a full frame.
+            self.invalidate_gpu_lod();
         }
         if let Some(refusal) = &self.budget_refusal {
             self.notes.push(refusal.clone());
@@ -733,6 +753,7 @@ impl Scene {
             self.rig(),
             self.sim.pipeline.config(),
             self.sim.crowd.len(),
+            self.renderer.skinned_pool(),
         )
     }
 
@@ -780,6 +801,7 @@ impl Scene {
             &rig,
             &config,
             instances,
+            self.settings.pool(),
             &self.budget_replacing(),
         )?;
         let mut pipeline = Pipeline::new(rig.clone(), config)?;
@@ -789,6 +811,7 @@ impl Scene {
         self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);
         self.renderer
             .set_compute_shader(self.settings.compute_shader);
+        self.renderer.set_skinned_pool(self.settings.pool());
         self.renderer.set_draws(self.settings.draws);
         self.renderer.set_shadows(self.settings.shadows);
         self.renderer
@@ -1029,6 +1052,7 @@ impl Scene {
     /// present mode, where there is one, goes into the sidecar).
     fn finish_frame(&mut self, present_mode: Option<&str>) {
         self.uploader.after_submit();
+        self.renderer.after_submit(&self.gpu.device);
         if let Some(gpu_lod) = &mut self.sim.gpu_lod {
             gpu_lod.after_submit(&self.gpu.device);
         }

@@ -94,6 +94,8 @@ pub struct MeshLodReading {
     /// and whether they are per batch and level (`--draws per_level`) or per character.
     pub draw_records: [usize; 2],
     pub per_level_draws: bool,
+    /// What `gpu_compute`'s skinned pool held (`--skinned-pool`), where it skins into one.
+    pub pool: Option<crate::gpu::skin::PoolReading>,
 }
 #[derive(Clone, Copy)]
 enum Source {

@@ -9,6 +9,8 @@ use crate::gpu::renderer::BaseColors;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
 use crate::simd::SimdLevel;
+use crate::skin::SkinVariant;
+use crate::skin::pool::PoolShare;
 
 /// Everything the user can change from the panel (and the command line).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -27,6 +29,9 @@ pub struct Settings {
     /// How the crowd pass draws where the GPU's LOD pass decides: per character or per
     /// batch and mesh level.
     pub draws: Draws,
+    /// `gpu_compute`'s output as a pool of this share of full detail, given out each
+    /// frame by level (`None`: a full-detail slot per character); see [`Self::pool`].
+    pub skinned_pool: Option<PoolShare>,
     /// The sun casts shadows (a shadow pass before the main pass).
     pub shadows: bool,
     /// Draw the crowd with one indirect multi-draw per binding (where the adapter can),
@@ -49,6 +54,35 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The skinned pool, where it applies: asked for, `gpu_compute` with the `per_level`
+    /// shader, the animation and its LOD pass on the GPU (which says who has vertices at
+    /// which level) and per-level draws through indirect draws (which read each
+    /// character's place in the pool).
+    pub fn pool(&self) -> Option<PoolShare> {
+        self.skinned_pool.filter(|_| {
+            self.pipeline.skin == SkinVariant::GpuCompute
+                && self.compute_shader == ComputeShader::PerLevel
+                && self.animate == AnimateDevice::Gpu
+                && (self.lod.enabled || self.lod.mesh)
+                && self.draws == Draws::PerLevel
+                && self.indirect_draws
+        })
+    }
+
+    /// Sets every condition [`Self::pool`] needs back on, with `pool`: what a change that
+    /// would end a pool the crowd needs is reverted to.
+    pub fn keep_pool(&mut self, pool: PoolShare) {
+        self.skinned_pool = Some(pool);
+        self.pipeline.skin = SkinVariant::GpuCompute;
+        self.compute_shader = ComputeShader::PerLevel;
+        self.animate = AnimateDevice::Gpu;
+        if !(self.lod.enabled || self.lod.mesh) {
+            self.lod.mesh = true;
+        }
+        self.draws = Draws::PerLevel;
+        self.indirect_draws = true;
+    }
+
     /// `instances` characters running `pipeline` with every other setting at its default
     /// (the CLI's defaults, no vsync, no panel; but mesh LOD off, so that what a bench row
     /// or a test draws is full detail unless it asks): the benches' and the tests'
@@ -61,6 +95,7 @@ impl Settings {
             simd_level: SimdLevel::native(),
             compute_shader: ComputeShader::DEFAULT,
             draws: Draws::DEFAULT,
+            skinned_pool: None,
             shadows: true,
             indirect_draws: true,
             upload: UploadVariant::DEFAULT,
