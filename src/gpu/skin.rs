@@ -668,6 +668,7 @@ impl GpuSkinner {
     pub fn set_pool(&mut self, pool: Option<PoolShare>) {
         if self.pool != pool {
             self.pool = pool;
+            self.pooled = None;
             self.bound = None;
             self.totals.reading = None;
         }

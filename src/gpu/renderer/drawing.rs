@@ -387,7 +387,8 @@ impl CrowdRenderer {
             },
             per_character: self.per_character_draws,
             per_level: self.per_level_wanted(layout),
-            pool: self.pool_active(shape),
+            // This frame's skinning was recorded before its draws are prepared.
+            pool: layout.draw_path() == DrawPath::GpuCompute && self.skins_into_pool(),
             indirect: self.indirect_draws(),
             shadow_level,
             skinned_capacity: self.skinned_capacity,

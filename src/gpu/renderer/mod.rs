@@ -828,15 +828,18 @@ impl CrowdRenderer {
         self.skinned_pool
     }
 
-    /// Whether frames of `shape` skin into the pool: one asked for, `gpu_compute`
+    /// Whether the last recorded skinning went into the pool: what the draws read then.
+    pub fn skins_into_pool(&self) -> bool {
+        self.gpu_skinner
+            .as_ref()
+            .is_some_and(|skinner| skinner.pooled().is_some())
+    }
+
+    /// Whether frames drawn in `layout` skin into the pool: one asked for, `gpu_compute`
     /// skinning with `per_level` and drawn per level (the GPU's LOD pass deciding who
     /// has vertices at which level).
-    pub fn pool_active(&self, shape: FrameShape<'_>) -> bool {
-        let layout = shape.layout;
-        // The level dispatch writes a base vertex per character there.
-        let bases_hold_the_crowd = self.vertex_base.size() >= 4 * shape.characters as u64;
-        bases_hold_the_crowd
-            && self.skinned_pool.is_some()
+    fn pool_applies(&self, layout: &OutputLayout) -> bool {
+        self.skinned_pool.is_some()
             && layout.draw_path() == DrawPath::GpuCompute
             && self.per_level_wanted(layout)
             && self.gpu_skinner.as_ref().is_some_and(|skinner| {
@@ -854,9 +857,6 @@ impl CrowdRenderer {
 
     /// What the skinned pool held in a recent frame, where the frames skin into one.
     pub fn pool_reading(&self) -> Option<super::skin::PoolReading> {
-        if !self.frame.pool {
-            return None;
-        }
         self.gpu_skinner.as_ref()?.pool_reading()
     }
 
@@ -915,8 +915,12 @@ impl CrowdRenderer {
             skinner.set_pool(pool);
             self.gpu_skinner = Some(skinner);
         }
-        // The pool's base vertices are the draws': the level dispatch writes them.
-        let pooled = self.pool_active(shape);
+        // The pool's base vertices are the draws': the level dispatch writes them, a word
+        // a character (made to hold the crowd here: frames without draws place no one).
+        let pooled = self.pool_applies(shape.layout);
+        if pooled {
+            self.hold_instances(&ctx.gpu.device, shape.characters);
+        }
         let marks = due.map(|records| SkinMarks {
             records,
             draw_base: pooled.then_some(&self.vertex_base),
@@ -996,25 +1000,7 @@ impl CrowdRenderer {
     ) {
         let (device, queue) = (&gpu.device, &gpu.queue);
         let instances = crowd.as_slice();
-        if instances.len() > self.instance_capacity {
-            self.instance_capacity = instances.len().next_power_of_two();
-            self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
-            self.vertex_base = Self::vertex_base_buffer(device, self.instance_capacity);
-            self.frame.vertex_base_written.clear();
-            self.frame.instance_scratch.clear();
-            self.frame.placed_from.clear();
-            self.bind_groups = Self::bind_groups(
-                device,
-                &self.pipelines.bind_group_layout,
-                [
-                    &self.camera_buffer,
-                    &self.instance_buffer,
-                    &self.vertex_base,
-                ],
-                [&self.uv_file, &self.uv_sorted],
-            );
-            self.remake_listed_bind_group(device);
-        }
+        self.hold_instances(device, instances.len());
         let n = instances.len();
         let steady = levels.is_none()
             && self.frame.placed_revision == Some(crowd.revision())
@@ -1087,6 +1073,30 @@ impl CrowdRenderer {
         camera.ground.y = if self.shadows { 1.0 } else { 0.0 };
         queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&camera));
         self.frame.placement_bytes = written + std::mem::size_of::<CameraUniform>() as u64;
+    }
+
+    /// Makes the per-instance buffers (placements, base vertices) hold `instances`.
+    fn hold_instances(&mut self, device: &wgpu::Device, instances: usize) {
+        if instances <= self.instance_capacity {
+            return;
+        }
+        self.instance_capacity = instances.next_power_of_two();
+        self.instance_buffer = Self::instance_buffer(device, self.instance_capacity);
+        self.vertex_base = Self::vertex_base_buffer(device, self.instance_capacity);
+        self.frame.vertex_base_written.clear();
+        self.frame.instance_scratch.clear();
+        self.frame.placed_from.clear();
+        self.bind_groups = Self::bind_groups(
+            device,
+            &self.pipelines.bind_group_layout,
+            [
+                &self.camera_buffer,
+                &self.instance_buffer,
+                &self.vertex_base,
+            ],
+            [&self.uv_file, &self.uv_sorted],
+        );
+        self.remake_listed_bind_group(device);
     }
 
     /// Bytes the last [`Self::update`] wrote: the camera, and the places that changed.
