@@ -743,10 +743,11 @@ impl GpuSkinner {
     /// Invocations the skinning pass launches for `characters` characters with `shader`:
     /// the class and all-class shaders launch every vertex of every character (skipping
     /// those a character's level does not use); `per_level` one a character to list it,
-    /// one a slot for its arguments, then each level's listed characters times its
-    /// vertices, each dispatch rounded up to whole workgroups. `skinned_at_level`: the
+    /// one a range for its slots' arguments, then each level's listed characters times
+    /// its vertices, each dispatch rounded up to whole workgroups. `skinned_at_level`: the
     /// characters skinned at each level this frame, where the LOD pass marks them (`None`:
-    /// every character at level 0).
+    /// every character at level 0); into a pool, what it held is what was skinned (the
+    /// rounding of its slots left out).
     pub fn invocations(
         &self,
         shader: ComputeShader,
@@ -766,20 +767,24 @@ impl GpuSkinner {
             }
             ComputeShader::AllClasses => n * whole(u64::from(self.vertex_count)),
             ComputeShader::PerLevel => {
-                let slots = self
+                let ranges = self
                     .bound
                     .as_ref()
                     .and_then(|b| b.per_level.as_ref())
-                    .map_or(self.level_vertices.len(), |l| l.layout.slots());
-                let skins: u64 = match skinned_at_level {
-                    Some(counts) => counts
+                    .map_or(1, |l| l.layout.ranges());
+                let pooled = self.pool_reading().map(|p| p.vertices_in_use);
+                let skins: u64 = match (pooled, skinned_at_level) {
+                    (Some(vertices), _) => vertices,
+                    (None, Some(counts)) => counts
                         .iter()
                         .zip(&self.level_vertices)
                         .map(|(&c, &v)| whole(c as u64 * u64::from(v)))
                         .sum(),
-                    None => whole(n * u64::from(self.level_vertices.first().copied().unwrap_or(0))),
+                    (None, None) => {
+                        whole(n * u64::from(self.level_vertices.first().copied().unwrap_or(0)))
+                    }
                 };
-                whole(n) + whole(slots as u64) + skins
+                whole(n) + whole(ranges as u64) + skins
             }
         }
     }
