@@ -185,6 +185,77 @@ mod tests {
         assert!(sets.last().unwrap().len() < sets[0].len());
     }
 
+    /// Two roots with no ancestor in common (0 → 2 → 3 and 1 → 5; roots first, then each
+    /// root's subtree), one joint (4, under 2) that no vertex's influence names, and three
+    /// vertices: vertex 0 on joint 3 and, with a zero weight, joint 4; vertex 1 on joint 5
+    /// (deepest level 1); vertex 2 half on joints 3 and 5 (deepest level 0). Palette entry
+    /// `e` follows joint `e`.
+    fn two_roots() -> (Skeleton, Mesh) {
+        use crate::rig::MAX_INFLUENCES;
+        use crate::rig::Transform;
+        let joints = 6;
+        let skeleton = Skeleton {
+            names: (0..joints).map(|j| format!("j{j}")).collect(),
+            parents: vec![NO_PARENT, NO_PARENT, 0, 2, 2, 1],
+            root_count: 2,
+            model_from_root_parent: vec![glam::Mat4::IDENTITY; 2],
+            rest_pose: vec![Transform::IDENTITY; joints],
+            palette_joints: (0..joints as u16).collect(),
+            joint_from_bind: vec![glam::Mat4::IDENTITY; joints],
+        };
+        let influence = |pairs: &[(u16, f32)]| {
+            let mut j = [0u16; MAX_INFLUENCES];
+            let mut w = [0f32; MAX_INFLUENCES];
+            for (k, &(joint, weight)) in pairs.iter().enumerate() {
+                j[k] = joint;
+                w[k] = weight;
+            }
+            (j, w)
+        };
+        let vertices = [
+            influence(&[(3, 1.0), (4, 0.0)]),
+            influence(&[(5, 1.0)]),
+            influence(&[(3, 0.5), (5, 0.5)]),
+        ];
+        let mesh = Mesh {
+            positions: vec![glam::Vec3::ZERO; 3],
+            normals: vec![glam::Vec3::Y; 3],
+            uvs: vec![glam::Vec2::ZERO; 3],
+            joints: vertices.iter().map(|v| v.0).collect(),
+            weights: vertices.iter().map(|v| v.1).collect(),
+            indices: vec![0, 1, 2],
+        };
+        (skeleton, mesh)
+    }
+
+    #[test]
+    fn roots_without_a_common_ancestor_each_keep_their_own_chain() {
+        let (skeleton, mesh) = two_roots();
+        let sets = level_joint_sets(&skeleton, &mesh, &[2, 1, 0], 3);
+        let joints = |set: &JointSet| set.joints().collect::<Vec<_>>();
+        // Level 0: both chains; joint 4, named only with a zero weight, is not needed.
+        assert_eq!(joints(&sets[0]), vec![0, 1, 2, 3, 5]);
+        assert_eq!(sets[0].influencing(), 2);
+        // Level 1: vertex 0 (joint 3) and vertex 1 (joint 5): still both roots.
+        assert_eq!(joints(&sets[1]), vec![0, 1, 2, 3, 5]);
+        // Level 2: vertex 0 alone, so one root's chain.
+        assert_eq!(joints(&sets[2]), vec![0, 2, 3]);
+        assert!(!sets.iter().any(|s| s.contains(4)));
+    }
+
+    #[test]
+    fn a_level_whose_vertices_are_gone_keeps_no_joint() {
+        let (skeleton, mesh) = two_roots();
+        // No vertex reaches level 1: the level keeps nothing, which poses nothing.
+        let sets = level_joint_sets(&skeleton, &mesh, &[0, 0, 0], 2);
+        assert_eq!(sets[0].len(), 5);
+        assert!(sets[1].is_empty());
+        assert_eq!(sets[1].influencing(), 0);
+        assert!((0..6).all(|j| !sets[1].contains(j)));
+        // A joint past the skeleton is in no set, and asking for it is no error.
+        assert!(!sets[0].contains(99));
+    }
+
     #[test]
     fn a_vertex_deeper_than_the_chain_counts_for_every_level() {
         let rig = PreparedRig::reference();
