@@ -232,7 +232,11 @@ fn vs_pool_listed(
     @builtin(instance_index) instance_index: u32,
 ) -> VsOut {
     let instance = instance_list[instance_index];
-    let v = pool[vertex_base[instance] + vertex];
+    return place_pooled(pool[vertex_base[instance] + vertex], uv, instance);
+}
+
+// A packed vertex read from storage (float3 position, unorm 10:10:10:2 normal), placed.
+fn place_pooled(v: vec4<u32>, uv: vec2<f32>, instance: u32) -> VsOut {
     let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
     return place(bitcast<vec3<f32>>(v.xyz), unit_normal((q - 512.0) / 511.0), uv, instance);
 }
@@ -257,9 +261,7 @@ fn vs_pool_slots(
         out.clip = vec4<f32>(0.0, 0.0, -1.0, 1.0);
         return out;
     }
-    let v = pool[base + rank];
-    let q = vec3<f32>(vec3<u32>(v.w & 0x3ffu, (v.w >> 10u) & 0x3ffu, (v.w >> 20u) & 0x3ffu));
-    return place(bitcast<vec3<f32>>(v.xyz), unit_normal((q - 512.0) / 511.0), uv, instance);
+    return place_pooled(pool[base + rank], uv, instance);
 }
 
 fn place(position: vec3<f32>, normal: vec3<f32>, uv: vec2<f32>, instance: u32) -> VsOut {

@@ -166,3 +166,73 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), ReadbackErr
             source,
         })
 }
+
+/// Words a pass copies into a small buffer each frame and the CPU maps without waiting
+/// (the LOD pass's counts, the skinned pool's totals): a copy is recorded only while no
+/// earlier one is still mapping, and [`Self::after_submit`] hands back the words of the
+/// latest copy that came back, a frame or two late.
+pub struct LateWords {
+    staging: wgpu::Buffer,
+    copied: bool,
+    pending: Option<std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+}
+
+impl LateWords {
+    /// Room for `bytes` (a multiple of 4).
+    pub fn new(device: &wgpu::Device, label: &str, bytes: u64) -> Self {
+        LateWords {
+            staging: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                mapped_at_creation: false,
+            }),
+            copied: false,
+            pending: None,
+        }
+    }
+
+    /// Copies the buffer's size of `source` from byte `at`, unless an earlier copy is
+    /// still mapping.
+    pub fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, source: &wgpu::Buffer, at: u64) {
+        if self.pending.is_none() {
+            encoder.copy_buffer_to_buffer(source, at, &self.staging, 0, self.staging.size());
+            self.copied = true;
+        }
+    }
+
+    /// After the frame was submitted: asks for its copy, and returns the words of an
+    /// earlier one that came back (never waits for the GPU).
+    pub fn after_submit(&mut self, device: &wgpu::Device) -> Option<Vec<u32>> {
+        use std::sync::mpsc;
+        if std::mem::take(&mut self.copied) {
+            let (sender, receiver) = mpsc::channel();
+            self.staging
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = sender.send(r);
+                });
+            self.pending = Some(receiver);
+        }
+        let _ = device.poll(wgpu::PollType::Poll);
+        let receiver = self.pending.as_ref()?;
+        match receiver.try_recv() {
+            Ok(Ok(())) => {
+                let words = self
+                    .staging
+                    .slice(..)
+                    .get_mapped_range()
+                    .ok()
+                    .map(|view| bytemuck::pod_collect_to_vec(&view));
+                self.staging.unmap();
+                self.pending = None;
+                words
+            }
+            Ok(Err(_)) | Err(mpsc::TryRecvError::Disconnected) => {
+                self.pending = None;
+                None
+            }
+            Err(mpsc::TryRecvError::Empty) => None,
+        }
+    }
+}

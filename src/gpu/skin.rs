@@ -1308,72 +1308,36 @@ pub struct PoolReading {
     pub left_out: u32,
 }
 
-/// The pool's totals (vertices in use, characters left out) copied each frame into a
-/// small buffer and mapped without waiting, as the LOD pass's counts are.
+/// The pool's totals (vertices in use, characters left out), read back a frame or two
+/// late, and what the latest that came back said.
 struct PoolTotals {
-    staging: wgpu::Buffer,
-    copied: bool,
-    pending: Option<std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+    back: super::readback::LateWords,
     reading: Option<PoolReading>,
 }
 
 impl PoolTotals {
     fn new(device: &wgpu::Device) -> Self {
         PoolTotals {
-            staging: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("skin: the pool's totals, read back"),
-                size: 8,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
-            copied: false,
-            pending: None,
+            back: super::readback::LateWords::new(device, "skin: the pool's totals, read back", 8),
             reading: None,
         }
     }
 
-    /// Copies the totals at byte `at` of `work`, unless an earlier copy is still mapping.
     fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, work: &wgpu::Buffer, at: u64) {
-        if self.pending.is_none() {
-            encoder.copy_buffer_to_buffer(work, at, &self.staging, 0, 8);
-            self.copied = true;
-        }
+        self.back.copy(encoder, work, at);
     }
 
     fn after_submit(&mut self, device: &wgpu::Device, vertex_bytes: u64) {
-        use std::sync::mpsc;
-        if std::mem::take(&mut self.copied) {
-            let (sender, receiver) = mpsc::channel();
-            self.staging
-                .slice(..)
-                .map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = sender.send(r);
-                });
-            self.pending = Some(receiver);
-        }
-        let _ = device.poll(wgpu::PollType::Poll);
-        let Some(receiver) = &self.pending else {
-            return;
-        };
-        match receiver.try_recv() {
-            Ok(Ok(())) => {
-                if let Ok(view) = self.staging.slice(..).get_mapped_range() {
-                    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&view);
-                    let in_use = u64::from(words[0]) * vertex_bytes;
-                    let high = self.reading.map_or(0, |r| r.high_water_bytes);
-                    self.reading = Some(PoolReading {
-                        vertices_in_use: u64::from(words[0]),
-                        in_use_bytes: in_use,
-                        high_water_bytes: high.max(in_use),
-                        left_out: words[1],
-                        ..PoolReading::default()
-                    });
-                }
-                self.staging.unmap();
-                self.pending = None;
-            }
-            Ok(Err(_)) | Err(mpsc::TryRecvError::Disconnected) => self.pending = None,
-            Err(mpsc::TryRecvError::Empty) => {}
+        if let Some(&[vertices, left_out]) = self.back.after_submit(device).as_deref() {
+            let in_use = u64::from(vertices) * vertex_bytes;
+            let high = self.reading.map_or(0, |r| r.high_water_bytes);
+            self.reading = Some(PoolReading {
+                vertices_in_use: u64::from(vertices),
+                in_use_bytes: in_use,
+                high_water_bytes: high.max(in_use),
+                left_out,
+                ..PoolReading::default()
+            });
         }
     }
 }

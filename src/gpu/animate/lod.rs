@@ -26,8 +26,6 @@
 //! and checks the frame's table of level ranges against the index buffers before each
 //! frame: no value a caller puts into [`LodFrame`] or the slots reaches a draw out of range.
 
-use std::sync::mpsc;
-
 use crate::contract::GpuStruct;
 use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
@@ -323,9 +321,7 @@ pub struct GpuLod {
     bound: Option<(BoundFor, wgpu::BindGroup)>,
     /// What [`GpuLod::prepare`] made ready for [`GpuLod::record`].
     prepared: Option<PreparedLod>,
-    stats_staging: wgpu::Buffer,
-    stats_copied: bool,
-    stats_pending: Option<mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+    stats_back: readback::LateWords,
     /// The counts of the latest frame that came back.
     stats: LodStats,
     /// Bytes written for the last frame (parameters, motions, draw slots).
@@ -396,14 +392,11 @@ impl GpuLod {
             full: true,
             bound: None,
             prepared: None,
-            stats_staging: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("animate: lod counts read-back"),
-                size: STATS_BYTES,
-                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                mapped_at_creation: false,
-            }),
-            stats_copied: false,
-            stats_pending: None,
+            stats_back: readback::LateWords::new(
+                device,
+                "animate: lod counts read-back",
+                STATS_BYTES,
+            ),
             stats: LodStats::default(),
             written_bytes: 0,
         }
@@ -679,40 +672,14 @@ impl GpuLod {
                 pass.dispatch_workgroups(x, y, 1);
             }
         });
-        if self.stats_pending.is_none() {
-            ctx.encoder
-                .copy_buffer_to_buffer(&self.state, 0, &self.stats_staging, 0, STATS_BYTES);
-            self.stats_copied = true;
-        }
+        self.stats_back.copy(ctx.encoder, &self.state, 0);
     }
 
     /// After the frame was submitted: asks for its counts, and takes those of an earlier
     /// frame that came back (never waits for the GPU).
     pub fn after_submit(&mut self, device: &wgpu::Device) {
-        if std::mem::take(&mut self.stats_copied) {
-            let (sender, receiver) = mpsc::channel();
-            self.stats_staging
-                .slice(..)
-                .map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = sender.send(r);
-                });
-            self.stats_pending = Some(receiver);
-        }
-        let _ = device.poll(wgpu::PollType::Poll);
-        let Some(receiver) = &self.stats_pending else {
-            return;
-        };
-        match receiver.try_recv() {
-            Ok(Ok(())) => {
-                if let Ok(view) = self.stats_staging.slice(..).get_mapped_range() {
-                    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&view);
-                    self.stats = stats_from_words(&words);
-                }
-                self.stats_staging.unmap();
-                self.stats_pending = None;
-            }
-            Ok(Err(_)) | Err(mpsc::TryRecvError::Disconnected) => self.stats_pending = None,
-            Err(mpsc::TryRecvError::Empty) => {}
+        if let Some(words) = self.stats_back.after_submit(device) {
+            self.stats = stats_from_words(&words);
         }
     }
 
