@@ -48,7 +48,9 @@ crate::declare_variants! {
 pub const FRAME_MARGIN_METRES: f32 = 1.5;
 /// The nearest the camera comes to its target: outside the centre character.
 pub const MIN_DISTANCE: f32 = 2.5;
-const MAX_DISTANCE: f32 = 4000.0;
+/// The farthest the camera goes: far enough to frame a million characters spaced for
+/// clips that move several metres (a square kilometre or more of crowd).
+const MAX_DISTANCE: f32 = 50_000.0;
 
 /// An orbit camera around a target point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -239,6 +241,24 @@ mod tests {
             OrbitCamera::street_rect([10.0, 10.0]),
             OrbitCamera::start(CameraStart::Street, 10.0)
         );
+    }
+
+    /// A million characters spaced 5 m apart (the widest a public rig's clips ask for is
+    /// 4.4 m) reach 2.5 km from the centre: the overview still frames every corner, rather
+    /// than stopping at the farthest distance and cutting the crowd's edges off.
+    #[test]
+    fn the_overview_frames_a_million_characters() {
+        let half = [2500.0f32, 2500.0];
+        let camera = OrbitCamera::framing_rect(half);
+        assert!(camera.distance < MAX_DISTANCE, "{}", camera.distance);
+        let reach = half[0] + FRAME_MARGIN_METRES;
+        let (view, far) = camera.view_and_far(reach);
+        let view_proj =
+            Mat4::perspective_rh(OrbitCamera::FOV_Y_RAD, 1.0, OrbitCamera::NEAR, far) * view;
+        for (x, z) in [(-1.0f32, -1.0f32), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)] {
+            let clip = view_proj * Vec3::new(x * half[0], 0.0, z * half[1]).extend(1.0);
+            assert!(clip.x.abs() <= clip.w && clip.y.abs() <= clip.w && clip.z <= clip.w);
+        }
     }
 
     /// Reset frames the whole crowd in a viewport narrower than square (a small window
