@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use super::measure::median;
 use super::{BenchError, Context};
+use crate::crowd::budget::Budget;
 use crate::crowd::{AnimateDevice, PipelineConfig, Stage};
 use crate::gpu::GpuPass;
 use crate::gpu::animate::GpuHierarchy;
@@ -31,6 +32,7 @@ use crate::gpu::scene::Settings;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::skin::PoolReading;
 use crate::gpu::upload::UploadVariant;
+use crate::prepare::PreparedRig;
 use crate::skin::pool::PoolShare;
 use crate::skin::{SkinDevice, SkinVariant};
 use crate::variant::Variant;
@@ -148,6 +150,10 @@ pub struct GpuSection {
     /// What colours the crowd was drawn in (`--material`): `file` or `tint`.
     pub material: &'static str,
     pub rows: Vec<GpuRow>,
+    /// The configurations the memory budget refused at an instance count, each with the
+    /// budget's reason (what it needs, what may be used, how many fit): the rest of the
+    /// workload is measured without them.
+    pub refused: Vec<String>,
 }
 
 /// One configuration of the workload.
@@ -345,6 +351,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         );
     }
     let mut estimate = Estimate::default();
+    let mut refused = Vec::new();
     for (b, block) in blocks.iter().enumerate() {
         let Block {
             n,
@@ -369,15 +376,16 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 let later_in_block = chosen.len().saturating_sub((k + 1) * together);
                 let mut scenes = Vec::new();
                 for c in batch {
-                    // Refused before anything is allocated, as the app refuses it.
-                    if c.animate == AnimateDevice::Gpu {
-                        crate::crowd::budget::check_animated_on_gpu(
-                            &rig,
-                            &c.pipeline,
-                            n,
-                            c.pool,
-                            &crate::crowd::budget::Budget::this_machine(None),
-                        )?;
+                    // Refused before anything is allocated, as the app refuses it; the
+                    // report says which and why, and the configurations that fit go on (at
+                    // a million characters only the skinned pool's rows fit most machines).
+                    if let Some(line) = refusal(&rig, c, n, &Budget::this_machine(None)) {
+                        ctx.progress(&format!("left out: {line}"));
+                        // Once per configuration and count: the shadows-on block repeats it.
+                        if !shadows {
+                            refused.push(line);
+                        }
+                        continue;
                     }
                     let settings = Settings {
                         compute_shader: c.shader,
@@ -409,6 +417,9 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                         Vec::new(),
                         Vec::new(),
                     ));
+                }
+                if scenes.is_empty() {
+                    continue;
                 }
                 let rounds = warmup + frames;
                 for round in 0..rounds {
@@ -490,6 +501,12 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             rows.extend(n_rows);
         }
     }
+    if rows.is_empty() && !refused.is_empty() {
+        return Err(BenchError::Refused(format!(
+            "every configuration was refused: {}",
+            refused.join("; ")
+        )));
+    }
     Ok(GpuSection {
         adapter: gpu.summary.name.clone(),
         adapter_type: gpu.summary.device_type.clone(),
@@ -500,7 +517,19 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
         camera: ctx.options.camera.name(),
         material: ctx.options.material.name(),
         rows,
+        refused,
     })
+}
+
+/// Why `budget` refuses `c` at `n` characters (what the app would refuse), or `None`
+/// where it fits. The CPU's rows are checked when their scene is made.
+fn refusal(rig: &PreparedRig, c: &GpuConfig, n: usize, budget: &Budget) -> Option<String> {
+    if c.animate != AnimateDevice::Gpu {
+        return None;
+    }
+    crate::crowd::budget::check_animated_on_gpu(rig, &c.pipeline, n, c.pool, budget)
+        .err()
+        .map(|e| format!("{} at {n} instances: {e}", c.name))
 }
 
 fn mib(bytes: u64) -> f64 {
@@ -581,6 +610,14 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         *s += "Rows with draws \"no\" measure a frame without the shadow and crowd passes \
                (the animation, and `gpu_compute`'s skinning): this adapter renders in \
                software, which takes minutes to draw that many characters.\n\n";
+    }
+    if !section.refused.is_empty() {
+        *s += "Not measured: the memory budget refused these configurations (what the app \
+               would refuse at that count), so the tables leave them out:\n\n";
+        for line in &section.refused {
+            let _ = writeln!(s, "- {line}");
+        }
+        *s += "\n";
     }
     let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
     use Align::{Left, Right};
@@ -826,6 +863,48 @@ fn duration(secs: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where the full slots do not fit the memory and the skinned pool does, the bench
+    /// leaves the first out with the budget's reason and measures the second.
+    #[test]
+    fn the_budget_leaves_out_only_what_does_not_fit() {
+        let rig = PreparedRig::reference();
+        let pipeline = PipelineConfig {
+            skin: SkinVariant::GpuCompute,
+            ..PipelineConfig::best_for(&rig, 1)
+        };
+        let config = |pool: Option<PoolShare>| GpuConfig {
+            name: format!("pool {pool:?}"),
+            pipeline,
+            shader: ComputeShader::PerLevel,
+            animate: AnimateDevice::Gpu,
+            hierarchy: GpuHierarchy::DEFAULT,
+            lod: true,
+            mesh_lod: true,
+            draws: Draws::DEFAULT,
+            pool,
+        };
+        // 100,000 full slots of the built-in rig are 4.8 GB; a tenth of them, plus the
+        // animation's buffers, under 2 GB.
+        let budget = Budget {
+            memory_bytes: 3_000_000_000,
+            available_bytes: None,
+            gpu_buffer_bytes: None,
+        };
+        let full = refusal(&rig, &config(None), 100_000, &budget).expect("refused");
+        assert!(
+            full.contains("at 100000 instances") && full.contains("instances fit"),
+            "{full}"
+        );
+        let pool = PoolShare::from_percent(10).unwrap();
+        assert_eq!(refusal(&rig, &config(Some(pool)), 100_000, &budget), None);
+        // The CPU's animation is checked by its scene, not here.
+        let on_cpu = GpuConfig {
+            animate: AnimateDevice::Cpu,
+            ..config(None)
+        };
+        assert_eq!(refusal(&rig, &on_cpu, 100_000, &budget), None);
+    }
 
     #[test]
     fn time_left_counts_this_block_and_scales_later_blocks() {
