@@ -23,8 +23,12 @@
 //   it), or as a dual quaternion (two vec4s), exactly where the CPU's palette upload would
 //   put them, so `gpu_compute`'s skinning and `gpu_vertex` read them in place.
 //
-// A dispatch covers one range of characters: `poses` (its local poses and model matrices)
-// and `palettes` are that range's, the records and the data whole.
+// With LOD, `cs_due` and `cs_due_args` first list each range's due characters, and
+// sampling, the walk and the palettes dispatch over the list (see `cs_due`); the dispatch
+// per depth level still launches every character and skips the others.
+//
+// A dispatch covers one range of characters: `poses` (its local poses, model matrices and
+// due list) and `palettes` are that range's, the records and the data whole.
 
 struct AnimateParams {
     joints: u32,
@@ -76,7 +80,9 @@ struct AnimateParams {
     joint_masks_at: u32,
     mask_words: u32,
     joint_levels: u32,
-    _pad: u32,
+    // With `lod`: where this range's list of due characters starts in `poses` (vec4s, after
+    // the model matrices; see `cs_due`).
+    due_at: u32,
 };
 
 #import skinbench::record::Character
@@ -99,6 +105,9 @@ struct AnimateParams {
 // This range's local poses (three vec4s a joint), then its model matrices from `model_at`.
 @group(0) @binding(3) var<storage, read_write> poses: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> palettes: array<vec4<f32>>;
+// The same buffer as `poses`, as words the list passes append to (only `cs_due` and
+// `cs_due_args` use it: an entry point binds one of the two).
+@group(0) @binding(3) var<storage, read_write> due_words: array<atomic<u32>>;
 
 fn vec4_at(at: u32) -> vec4<f32> {
     return bitcast<vec4<f32>>(vec4<u32>(data[at], data[at + 1u], data[at + 2u], data[at + 3u]));
@@ -120,6 +129,95 @@ struct Rows {
 // Dispatches are two-dimensional past 65,535 workgroups: the flat invocation index.
 fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
     return id.x + id.y * groups.x * WORKGROUP;
+}
+
+// With update-rate LOD, most characters are kept each frame: launching an invocation for
+// every joint of every character only to return costs more than the work where few are
+// due (on a software renderer most of the pass). So each range lists its due characters
+// first, and sampling, the walk and the palettes dispatch over the list (indirect
+// arguments the list pass writes). The list, from `due_at` in `poses` (vec4s):
+//
+// - vec4 0: the count being appended to (x), and the count of this frame's list (y);
+// - vec4 1, 2, 3: the sampling, walk and palette dispatches' workgroups (x, y, z);
+// - from vec4 4: the characters (their index in the range), four a vec4, in the order
+//   the atomics gave (what each character's pose becomes does not depend on it).
+//
+// `gpu::animate::DueLists` reads them back; the CPU twin is the LOD pass's decision.
+const DUE_LIST: u32 = 4u;
+
+// Appends character `c` of the range to the list where the LOD pass marked it due.
+@compute @workgroup_size(WORKGROUP)
+fn cs_due(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = flat_index(id, groups);
+    if (c >= p.characters || (characters[p.first_character + c].due & RECORD_ANIMATE) == 0u) {
+        return;
+    }
+    let k = atomicAdd(&due_words[4u * p.due_at], 1u);
+    atomicStore(&due_words[4u * (p.due_at + DUE_LIST) + k], c);
+}
+
+// The workgroups of `invocations`, in rows of at most 65,535 (`flat_index` counts across
+// them; `gpu::animate::workgroups` is the same split).
+fn store_workgroups(at: u32, invocations: u32) {
+    let groups = (invocations + WORKGROUP - 1u) / WORKGROUP;
+    var x = groups;
+    var y = 1u;
+    if (groups > 65535u) {
+        x = 65535u;
+        y = (groups + 65534u) / 65535u;
+    }
+    atomicStore(&due_words[at], x);
+    atomicStore(&due_words[at + 1u], y);
+    atomicStore(&due_words[at + 2u], 1u);
+}
+
+// One invocation a range, after `cs_due`: the list's count for the passes, the count
+// reset for the next frame, and the three dispatches' arguments.
+@compute @workgroup_size(1)
+fn cs_due_args() {
+    let at = 4u * p.due_at;
+    let count = atomicExchange(&due_words[at], 0u);
+    atomicStore(&due_words[at + 1u], count);
+    store_workgroups(at + 4u, count * p.moving_joints);
+    store_workgroups(at + 8u, count);
+    store_workgroups(at + 12u, count * p.moving_entries);
+}
+
+// With `lod`: how many characters the range's list holds this frame, and its `k`th.
+fn due_count() -> u32 {
+    return bitcast<u32>(poses[p.due_at].y);
+}
+
+fn due_character(k: u32) -> u32 {
+    return bitcast<u32>(poses[p.due_at + DUE_LIST + k / 4u][k % 4u]);
+}
+
+// The character and the item of it (joint or palette entry, among `per_character`) that
+// invocation `i` of a pass over the range computes: over the due list with `lod`, over
+// every character otherwise. `found` is false past the last.
+struct Item {
+    c: u32,
+    k: u32,
+    found: bool,
+};
+
+fn item(i: u32, per_character: u32) -> Item {
+    var it: Item;
+    var n = p.characters;
+    if (p.lod != 0u) {
+        n = due_count();
+    }
+    it.found = i < n * per_character;
+    if (!it.found) {
+        return it;
+    }
+    let listed = i / per_character;
+    it.k = i - listed * per_character;
+    it.c = listed;
+    if (p.lod != 0u) {
+        it.c = due_character(listed);
+    }
+    return it;
 }
 
 // Whether this frame leaves character `c` of the range as it is (LOD: not due).
@@ -328,13 +426,13 @@ fn sample_joint(clip: u32, joint: u32, time_secs: f32) -> Pose {
 
 @compute @workgroup_size(WORKGROUP)
 fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(id, groups);
-    if (i >= p.characters * p.moving_joints) {
+    let it = item(flat_index(id, groups), p.moving_joints);
+    if (!it.found) {
         return;
     }
-    let c = i / p.moving_joints;
-    let joint = data[p.moving_joints_at + i % p.moving_joints];
-    if (skipped(c) || !is_posed(posed_level(c), joint)) {
+    let c = it.c;
+    let joint = data[p.moving_joints_at + it.k];
+    if (!is_posed(posed_level(c), joint)) {
         return;
     }
     let character = characters[p.first_character + c];
@@ -416,10 +514,11 @@ fn pose_joint(c: u32, joint: u32) {
 
 @compute @workgroup_size(WORKGROUP)
 fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let c = flat_index(id, groups);
-    if (c >= p.characters || skipped(c)) {
+    let it = item(flat_index(id, groups), 1u);
+    if (!it.found) {
         return;
     }
+    let c = it.c;
     let level = posed_level(c);
     // Ascending: parents first.
     for (var k = 0u; k < p.moving_joints; k = k + 1u) {
@@ -510,14 +609,14 @@ fn dual_quat_rows(m: Rows) -> array<vec4<f32>, 2> {
 
 @compute @workgroup_size(WORKGROUP)
 fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(id, groups);
-    if (i >= p.characters * p.moving_entries) {
+    let it = item(flat_index(id, groups), p.moving_entries);
+    if (!it.found) {
         return;
     }
-    let c = i / p.moving_entries;
-    let entry = data[p.moving_entries_at + i % p.moving_entries];
+    let c = it.c;
+    let entry = data[p.moving_entries_at + it.k];
     let joint = data[p.entry_joints_at + entry];
-    if (skipped(c) || !is_posed(posed_level(c), joint)) {
+    if (!is_posed(posed_level(c), joint)) {
         return;
     }
     let m = mul_rows(model_rows(c, joint), rig_rows(p.binds_at + entry * 12u));

@@ -5,9 +5,10 @@
 //!   every character's decision on the GPU (due, forced, unchanged, in view, its period,
 //!   the frame it is next due, the time its pose shows) equals the CPU twin's
 //!   (`crowd::lod::per_character::decide`, run on the same state, records and frame), and
-//!   the GPU's counts equal the twin's count of those states. A decision may differ only
-//!   where the twin's closest comparison with the threshold came within 0.1 % of it (f32
-//!   rounding may differ there).
+//!   the GPU's counts equal the twin's count of those states, and the animation's passes
+//!   ran over lists holding exactly the characters made due (in three ranges). A decision
+//!   may differ only where the twin's closest comparison with the threshold came within
+//!   0.1 % of it (f32 rounding may differ there).
 //! - `picture/<rig>/<skin>`: after such frames (`gpu_compute` taking over from
 //!   `gpu_vertex` after three), the picture equals the picture of the
 //!   same scene without LOD whose characters are set to the times the GPU says they show
@@ -113,6 +114,8 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, mesh)?;
     // The runs of per-character draws are checked here; per-level lists in `level_draws`.
     scene.settings_mut().draws = Draws::PerCharacter;
+    // Three ranges of characters, each with its own list of due characters.
+    scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
     let ranges = scene.renderer().level_ranges().to_vec();
     let mut levels_seen = std::collections::BTreeSet::new();
     let mut level_changes = 0;
@@ -163,6 +166,23 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
                 )
                 .into());
             }
+        }
+        // The animation's passes ran over each range's list of due characters: exactly
+        // those the decisions made due (the lists' order follows the atomics; sorted).
+        let listed = scene.gpu_due_characters().map_err(|e| e.to_string())?;
+        let due: Vec<u32> = (0..n as u32)
+            .filter(|&i| after[i as usize].flags & DUE != 0)
+            .collect();
+        if listed != due {
+            let missing: Vec<_> = due.iter().filter(|c| !listed.contains(c)).take(5).collect();
+            let extra: Vec<_> = listed.iter().filter(|c| !due.contains(c)).take(5).collect();
+            return Err(format!(
+                "frame {step}: the due lists hold {} characters, the decisions made {} due \
+                 (missing {missing:?}, extra {extra:?})",
+                listed.len(),
+                due.len()
+            )
+            .into());
         }
         let counts = scene.gpu_lod_counts().map_err(|e| e.to_string())?;
         let expected = stats_of(&after);

@@ -420,11 +420,12 @@ pub fn return_freed_memory() {
 }
 
 /// Bytes of GPU memory a character of `rig` takes for its animation besides its palette:
-/// its record, its local poses and its model matrices (three vec4s a joint each), with
-/// LOD its LOD state and draw slot, and a word per mesh level in `gpu_compute`'s lists of
+/// its record, its local poses and its model matrices (three vec4s a joint each) and its
+/// word of the due list (LOD's list of the characters the passes compute), with LOD its
+/// LOD state and draw slot, and a word per mesh level in `gpu_compute`'s lists of
 /// characters per level (its `per_level` shader).
 pub fn gpu_bytes_per_character(rig: &PreparedRig) -> u64 {
-    (super::animate::RECORD_BYTES + 2 * rig.joint_stride * 48) as u64
+    (super::animate::RECORD_BYTES + 2 * rig.joint_stride * 48 + 4) as u64
         + super::lod::formats::GPU_BYTES
         + 4 * rig.mesh_chain().levels().len() as u64
 }

@@ -52,9 +52,24 @@ impl BindingLimits {
     /// binding `b` (at least one): every binding fits, and with `one_dispatch_row` the
     /// characters fit one dispatch dimension too.
     pub fn per_range(&self, bytes_per_character: &[u64], one_dispatch_row: bool) -> usize {
+        self.per_range_after(bytes_per_character, &[], one_dispatch_row)
+    }
+
+    /// [`Self::per_range`] where binding `b` also holds `fixed_bytes[b]` bytes that do not
+    /// grow with the characters (a header; missing entries are 0).
+    pub fn per_range_after(
+        &self,
+        bytes_per_character: &[u64],
+        fixed_bytes: &[u64],
+        one_dispatch_row: bool,
+    ) -> usize {
         let by_bindings = bytes_per_character
             .iter()
-            .map(|&bytes| self.binding_bytes / bytes.max(1))
+            .enumerate()
+            .map(|(b, &bytes)| {
+                let fixed = fixed_bytes.get(b).copied().unwrap_or(0);
+                self.binding_bytes.saturating_sub(fixed) / bytes.max(1)
+            })
             .min()
             .unwrap_or(u64::MAX);
         let by_dispatch = if one_dispatch_row {
@@ -79,6 +94,8 @@ pub struct RangeBuffers {
     ranges: Vec<RangeBuffer>,
     label: &'static str,
     usage: wgpu::BufferUsages,
+    /// Bytes each buffer holds after its characters' (a header that does not grow).
+    tail_bytes: u64,
 }
 
 struct RangeBuffer {
@@ -93,6 +110,16 @@ impl RangeBuffers {
             ranges: Vec::new(),
             label,
             usage,
+            tail_bytes: 0,
+        }
+    }
+
+    /// Each buffer with `bytes` more after its characters' (see
+    /// [`BindingLimits::per_range_after`] for the ranges' size).
+    pub fn with_tail(self, bytes: u64) -> Self {
+        RangeBuffers {
+            tail_bytes: bytes,
+            ..self
         }
     }
 
@@ -118,7 +145,8 @@ impl RangeBuffers {
             let fits = self.ranges.get(r).is_some_and(|range| {
                 range.capacity >= live
                     && range.capacity <= live.saturating_mul(4)
-                    && range.buffer.size() == range.capacity as u64 * bytes_per_character
+                    && range.buffer.size()
+                        == range.capacity as u64 * bytes_per_character + self.tail_bytes
             });
             if fits {
                 continue;
@@ -127,7 +155,7 @@ impl RangeBuffers {
             let range = RangeBuffer {
                 buffer: device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(self.label),
-                    size: capacity as u64 * bytes_per_character,
+                    size: capacity as u64 * bytes_per_character + self.tail_bytes,
                     usage: self.usage,
                     mapped_at_creation: false,
                 }),

@@ -319,6 +319,32 @@ impl Scene {
         Some((frame, self.sim.lod_motions.words().to_vec(), records))
     }
 
+    /// Has the animation on the GPU split its characters into ranges of at most
+    /// `characters`, as a device with small binding limits would (see
+    /// [`GpuAnimator::limit_ranges`]); kept until the animation's passes are made again
+    /// (another rig, or the animation back on the CPU).
+    pub fn limit_animation_ranges(&mut self, characters: Option<usize>) {
+        let (device, rig) = (&self.gpu.device, self.sim.pipeline.rig());
+        self.sim
+            .animator
+            .get_or_insert_with(|| GpuAnimator::new(device, rig))
+            .limit_ranges(characters);
+    }
+
+    /// With LOD on the GPU: the characters the animation's passes computed in the last
+    /// frame, read back from the lists they dispatched over (ascending; blocks until the GPU
+    /// is done). The CPU twin is the LOD pass's decision: the characters it made due.
+    pub fn gpu_due_characters(&self) -> Result<Vec<u32>, SceneError> {
+        let Some(animator) = &self.sim.animator else {
+            return Err(SceneError::NotAnimated);
+        };
+        Ok(animator
+            .read_back_due_lists(&self.gpu)?
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
     /// With LOD on the GPU: the counts of the last frame, read back (blocks until the GPU
     /// is done; the panel's come back without waiting, a frame or two later).
     pub fn gpu_lod_counts(&self) -> Result<LodStats, SceneError> {
