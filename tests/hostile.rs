@@ -210,9 +210,9 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     );
     assert_eq!(
         one.gpu_animation,
-        (32 + 2 * rig.joint_stride * 48 + 20 + 4 * rig.mesh_chain().levels().len()) as u64,
-        "a record, the local poses and model matrices, LOD's state and draw slot, and a \
-         word a mesh level in gpu_compute's lists of characters per level"
+        (32 + 2 * rig.joint_stride * 48 + 4 + 20 + 4 * rig.mesh_chain().levels().len()) as u64,
+        "a record, the local poses and model matrices, a word of the due list, LOD's state \
+         and draw slot, and a word a mesh level in gpu_compute's lists of characters per level"
     );
     let budget = Budget {
         memory_bytes: 2_000_000_000,
@@ -224,7 +224,7 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     assert!(
         text.contains("100000 instances of reference with the animation on the GPU")
             && text
-                .contains("animation on the GPU (records, local poses, model matrices, LOD state, lists per level)")
+                .contains("animation on the GPU (records, local poses, model matrices, due lists, LOD state, lists per level)")
             && text.contains(&format!("at most {} instances fit", err.fits)),
         "{text}"
     );

@@ -216,7 +216,7 @@ fn parts(f: &Footprint) -> String {
     }
     if f.gpu_animation > 0 {
         parts.push(format!(
-            "animation on the GPU (records, local poses, model matrices, LOD state, lists per level) {}",
+            "animation on the GPU (records, local poses, model matrices, due lists, LOD state, lists per level) {}",
             mb(f.gpu_animation)
         ));
     }
