@@ -149,7 +149,8 @@ const DUE_LIST: u32 = 4u;
 @compute @workgroup_size(WORKGROUP)
 fn cs_due(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = flat_index(id, groups);
-    if (c >= p.characters || (characters[p.first_character + c].due & RECORD_ANIMATE) == 0u) {
+    // Dispatched with `lod` only, so `skipped` is the LOD pass's mark.
+    if (c >= p.characters || skipped(c)) {
         return;
     }
     let k = atomicAdd(&due_words[4u * p.due_at], 1u);

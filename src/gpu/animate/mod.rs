@@ -175,12 +175,14 @@ crate::gpu_struct! {
 /// characters (a word each): the list's counts and the sampling, walk and palette
 /// passes' indirect dispatch arguments, a vec4 each (`cs_due` in animate.wgsl).
 pub const DUE_LIST_HEADER_BYTES: u64 = 64;
-/// Where in the header each pass's dispatch arguments are, bytes.
-const SAMPLE_ARGS_AT: u64 = 16;
-/// A range's three dispatches' arguments, copied out of its header, bytes.
+/// Where in the header the three passes' dispatch arguments start, bytes (after the
+/// counts), and how many bytes they take: what is copied out for the dispatches.
+const DUE_ARGS_IN_HEADER: u64 = 16;
 const DUE_ARGS_BYTES: u64 = 48;
-const WALK_ARGS_AT: u64 = 32;
-const PALETTE_ARGS_AT: u64 = 48;
+/// Each pass's arguments within those 48 bytes.
+const SAMPLE_ARGS_AT: u64 = 0;
+const WALK_ARGS_AT: u64 = 16;
+const PALETTE_ARGS_AT: u64 = 32;
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 128);
 
@@ -657,11 +659,11 @@ impl GpuAnimator {
         ParamBlocks::offset(r * (1 + self.offsets.levels.len()) + block)
     }
 
-    /// Range `r`'s pass whose arguments are `args_at` in its due list's header, over the
-    /// list (its arguments copied out by [`Self::record_sample`]: a buffer the dispatch
+    /// Range `r`'s pass whose arguments are `args_at` in the range's copied arguments, over
+    /// the list (its arguments copied out by [`Self::record_sample`]: a buffer the dispatch
     /// writes cannot also hold its arguments).
     fn dispatch_listed(&self, pass: &mut wgpu::ComputePass<'_>, r: usize, args_at: u64) {
-        let at = r as u64 * DUE_ARGS_BYTES + args_at - SAMPLE_ARGS_AT;
+        let at = r as u64 * DUE_ARGS_BYTES + args_at;
         pass.dispatch_workgroups_indirect(&self.due_args_buffer, at);
     }
 
@@ -718,7 +720,7 @@ impl GpuAnimator {
                 if let Some(poses) = self.ranges.buffer(r) {
                     encoder.copy_buffer_to_buffer(
                         poses,
-                        self.due_list_at(r) + SAMPLE_ARGS_AT,
+                        self.due_list_at(r) + DUE_ARGS_IN_HEADER,
                         &self.due_args_buffer,
                         r as u64 * DUE_ARGS_BYTES,
                         DUE_ARGS_BYTES,
