@@ -178,10 +178,95 @@ fn method_prefix(method: SkinMethod) -> String {
     }
 }
 
+/// Every group of 13 instances skinned for `level` of the mesh's chain: the vertices that
+/// level draws match the oracle, and a kernel writes exactly the vertices
+/// [`SkinVariant::vertices_skinned_at`] says (the others keep the NaN the output was filled
+/// with), so a character drawn at a coarse level costs only that level's vertices.
+fn level_matches_the_oracle(
+    rig: &Arc<PreparedRig>,
+    skin: SkinVariant,
+    method: SkinMethod,
+    level: usize,
+) -> Result<(), Failed> {
+    use skinbench::crowd::Stage;
+    use skinbench::crowd::verify::verify_frame_at_levels;
+    use skinbench::skin::{Dest, OutputBuffer};
+    let config = PipelineConfig {
+        skin,
+        method,
+        ..PipelineConfig::best_for(rig, 1)
+    };
+    let mut pipeline = Pipeline::new(rig.clone(), config)?;
+    let mut crowd = InstanceStore::new();
+    crowd.resize(13, rig, 2.0);
+    crowd.advance(0.37);
+    let groups = crowd.len().div_ceil(skinbench::types::LANES);
+    let mut out = OutputBuffer::for_instances(pipeline.output_layout(), crowd.len());
+    out.as_bytes_mut().fill(0xff);
+    let levels = vec![level as u8; groups];
+    let mut outs = [Dest::from_mut(out.as_bytes_mut())];
+    pipeline.run_groups_at_levels_into(
+        crowd.as_slice(),
+        &[0..groups],
+        &levels,
+        &mut outs,
+        Stage::Skin,
+    )?;
+    let per_instance = vec![level as u32; crowd.len()];
+    let d = verify_frame_at_levels(
+        &pipeline,
+        crowd.as_slice(),
+        out.as_bytes(),
+        usize::MAX,
+        Some(&per_instance),
+    )?;
+    common::skin_within_tolerance(&d)?;
+    let expected = skin.vertices_skinned_at(rig, level);
+    for i in 0..crowd.len() {
+        let (positions, _) =
+            pipeline
+                .output_layout()
+                .read_instance(&rig.mesh, out.as_bytes(), i)?;
+        let written = positions.iter().filter(|p| !p.x.is_nan()).count();
+        if written != expected {
+            return Err(format!(
+                "instance {i}: {written} vertices written, {expected} expected at level {level} \
+                 (of {})",
+                rig.vertex_count()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     for (name, rig) in common::prepared_rigs() {
+        // Each level of the mesh's chain, skinned by every CPU kernel with each method.
+        for level in 0..rig.mesh_chain().levels().len() {
+            for &method in SkinMethod::ALL {
+                if method.rig_refusal(rig).is_some() {
+                    continue;
+                }
+                for &skin in SkinVariant::ALL.iter().filter(|s| {
+                    s.skins_on_cpu()
+                        && s.spec().methods.contains(&method)
+                        && rig.max_influences <= s.spec().max_influences
+                }) {
+                    let r = rig.clone();
+                    trials.push(common::trial(
+                        format!(
+                            "levels/{}{name}/{}/level_{level}",
+                            method_prefix(method),
+                            skin.name()
+                        ),
+                        move || level_matches_the_oracle(&r, skin, method, level),
+                    ));
+                }
+            }
+        }
         for &hierarchy in HierarchyVariant::ALL {
             let (n, r) = (name.clone(), rig.clone());
             trials.push(common::trial(

@@ -67,6 +67,7 @@ fn input<'a>(rig: &'a PreparedRig, settings: LodSettings, view: &'a LodView) -> 
         blend_weight: 0.0,
         method: SkinMethod::Linear,
         mesh_errors: &[],
+        shadow_level: None,
     }
 }
 

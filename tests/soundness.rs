@@ -105,6 +105,8 @@ struct GroupSizes {
     out_len: usize,
     out_offset: usize,
     active: usize,
+    /// The level of the mesh's chain the group is drawn at (any value is safe).
+    level: usize,
 }
 
 /// One group of `variant` on `rig` with the given (possibly corrupted) inputs; a panic is
@@ -121,6 +123,7 @@ fn skin_group(
         out_len,
         out_offset,
         active,
+        level,
     } = sizes;
     let palettes = PaletteStore::new(palette_len);
     let mut out = OutputBuffer::zeroed(out_len + out_offset);
@@ -134,6 +137,7 @@ fn skin_group(
             Dest::from_mut(bytes),
             active,
             method,
+            level,
         )
     })
 }
@@ -164,6 +168,7 @@ fn skin_cases(trials: &mut Vec<Trial>) {
                 out_len,
                 out_offset: offset,
                 active: LANES,
+                level: 0,
             };
             skin_group(variant, &rig, layout, sizes, SkinMethod::Linear)
         };
@@ -240,6 +245,23 @@ fn skin_cases(trials: &mut Vec<Trial>) {
             },
         ));
         let rig = reference.clone();
+        trials.push(common::trial(format!("skin/{name}/any_level"), move || {
+            // Every level, and levels past the chain's coarsest, skin without a panic
+            // (a level only decides which vertices are written).
+            for level in [0, 1, 2, 3, 4, 5, 6, 255, usize::MAX] {
+                let sizes = GroupSizes {
+                    palette_len: palettes,
+                    out_len: out,
+                    out_offset: 0,
+                    active: LANES,
+                    level,
+                };
+                let r = skin_group(variant, &rig, &layout, sizes, SkinMethod::Linear)?;
+                check(r.is_ok(), || format!("level {level}: {r:?}"))?;
+            }
+            Ok(())
+        }));
+        let rig = reference.clone();
         trials.push(common::trial(
             format!("skin/{name}/lanes_out_of_range"),
             move || {
@@ -249,6 +271,7 @@ fn skin_cases(trials: &mut Vec<Trial>) {
                         out_len: out,
                         out_offset: 0,
                         active,
+                        level: 0,
                     };
                     let r = skin_group(variant, &rig, &layout, sizes, SkinMethod::Linear)?;
                     check(r == Err(SkinError::Active { active }), || {
@@ -366,7 +389,7 @@ fn prepare_cases(trials: &mut Vec<Trial>) {
 /// A sorted mesh that breaks a promise cannot be made from its parts.
 fn sorted_cases(trials: &mut Vec<Trial>) {
     type Corrupt = fn(&mut skinbench::prepare::SortedParts);
-    let cases: [(&str, Corrupt); 8] = [
+    let cases: [(&str, Corrupt); 10] = [
         ("joint_past_the_palette", |p| {
             *p.joints.last_mut().unwrap() = 60_000
         }),
@@ -388,6 +411,16 @@ fn sorted_cases(trials: &mut Vec<Trial>) {
         }),
         ("a_run_of_nine_influences", |p| {
             p.distinct.runs[0].influences = 9
+        }),
+        ("levels_not_a_prefix_of_a_class", |p| {
+            // A class of two or more whose second vertex reaches deeper than its first.
+            let c = p.class_counts.iter().position(|&n| n >= 2).unwrap();
+            let start: usize = p.class_counts[..c].iter().sum();
+            p.deepest_levels[start] = 0;
+            p.deepest_levels[start + 1] = 5;
+        }),
+        ("a_run_skipping_vertices_it_draws", |p| {
+            p.deepest_levels.fill(7)
         }),
     ];
     for (name, corrupt) in cases {
@@ -456,6 +489,9 @@ enum PartCorruption {
     RunCopies(usize, usize),
     RunInfluences(usize, usize),
     DropSource,
+    Level(usize, u8),
+    RunLevel(usize, usize),
+    DropLevel,
 }
 
 fn part_corruption() -> impl Strategy<Value = PartCorruption> {
@@ -470,6 +506,9 @@ fn part_corruption() -> impl Strategy<Value = PartCorruption> {
         (any::<usize>(), 0usize..4).prop_map(|(i, c)| PartCorruption::RunCopies(i, c)),
         (any::<usize>(), 0usize..12).prop_map(|(i, k)| PartCorruption::RunInfluences(i, k)),
         Just(PartCorruption::DropSource),
+        (any::<usize>(), any::<u8>()).prop_map(|(i, l)| PartCorruption::Level(i, l)),
+        (any::<usize>(), 0usize..8).prop_map(|(i, l)| PartCorruption::RunLevel(i, l)),
+        Just(PartCorruption::DropLevel),
     ]
 }
 
@@ -502,6 +541,15 @@ fn corrupt_parts(p: &mut skinbench::prepare::SortedParts, c: &PartCorruption) {
             .for_each(|r| r.influences = k),
         PartCorruption::DropSource => {
             p.source.pop();
+        }
+        PartCorruption::Level(i, l) => at(&mut p.deepest_levels, i)
+            .into_iter()
+            .for_each(|x| *x = l),
+        PartCorruption::RunLevel(i, l) => at(&mut p.distinct.runs, i)
+            .into_iter()
+            .for_each(|r| r.deepest_level = l),
+        PartCorruption::DropLevel => {
+            p.deepest_levels.pop();
         }
     }
 }
@@ -677,6 +725,7 @@ struct CallCorruption {
     out_delta: i64,
     out_offset: usize,
     active: usize,
+    level: usize,
 }
 
 fn call_corruption() -> impl Strategy<Value = CallCorruption> {
@@ -688,10 +737,21 @@ fn call_corruption() -> impl Strategy<Value = CallCorruption> {
         prop_oneof![Just(0i64), -5000i64..5000],
         prop_oneof![Just(0usize), 0usize..64],
         prop_oneof![1usize..=LANES, 0usize..12],
+        prop_oneof![0usize..8, any::<usize>()],
     )
         .prop_map(
-            |(variant, method, layout_from, palette_delta, out_delta, out_offset, active)| {
+            |(
+                variant,
+                method,
+                layout_from,
+                palette_delta,
+                out_delta,
+                out_offset,
+                active,
+                level,
+            )| {
                 CallCorruption {
+                    level,
                     variant,
                     method,
                     layout_from,
@@ -739,6 +799,7 @@ fn property_skin_call() -> Result<(), Failed> {
                 out_len,
                 out_offset: c.out_offset,
                 active: c.active,
+                level: c.level,
             };
             let r =
                 skin_group(variant, rig, &layout, sizes, method).map_err(TestCaseError::fail)?;

@@ -148,6 +148,7 @@ fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedR
                     Dest::from_mut(out),
                     active,
                     method,
+                    0,
                 )
             };
         let run = |layout: &OutputLayout, palettes: Palettes, out: &mut [u8], active| {

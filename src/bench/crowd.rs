@@ -305,6 +305,7 @@ fn floor(
             blend_weight: 0.0,
             method: aside.config().method,
             mesh_errors: &[],
+            shadow_level: None,
         },
         &mut crowd,
     );

@@ -114,6 +114,8 @@ pub enum FrameError {
         run: std::ops::Range<usize>,
         groups: usize,
     },
+    #[error("{given} skin levels for {groups} groups of eight (one a group, or none)")]
+    SkinLevels { given: usize, groups: usize },
 }
 
 /// The first error any group task returned (groups run on several workers).
@@ -259,14 +261,18 @@ struct FrameContext<'a> {
     layout: GroupLayout,
     output: OutputLayout,
     clock: &'a StageClock,
+    /// Per group, the finest level of the mesh's chain its characters are drawn at (none:
+    /// the full mesh).
+    skin_levels: &'a [u8],
 }
 
 impl FrameContext<'_> {
-    /// Runs one stage for one group.
+    /// Runs one stage for group `g`, `instances`.
     fn run(
         &self,
         stage: Stage,
         block: &mut [CacheLine],
+        g: usize,
         instances: &[Instance],
         out: Dest<u8>,
         trees: &mut [JointTree],
@@ -335,6 +341,7 @@ impl FrameContext<'_> {
                     out,
                     active,
                     self.config.method,
+                    self.skin_levels.get(g).map_or(0, |&l| l as usize),
                 )
             })?,
             // Not CPU pipeline stages: `cpu_stages` never lists them.
@@ -603,9 +610,30 @@ impl Pipeline {
         outs: &mut [Dest<'_, u8>],
         last: Stage,
     ) -> Result<StageTimings, FrameError> {
+        self.run_groups_at_levels_into(instances, runs, &[], outs, last)
+    }
+
+    /// As [`Self::run_groups_into`], where group `g`'s characters are drawn at level
+    /// `skin_levels[g]` of the mesh's chain or finer (one entry a group of the crowd,
+    /// computed or not; empty: the full mesh): the skin stage writes only the vertices of
+    /// that level (`skin::run_group`), the others keep what they held.
+    pub fn run_groups_at_levels_into(
+        &mut self,
+        instances: &[Instance],
+        runs: &[std::ops::Range<usize>],
+        skin_levels: &[u8],
+        outs: &mut [Dest<'_, u8>],
+        last: Stage,
+    ) -> Result<StageTimings, FrameError> {
         let n = instances.len();
         let groups = n.div_ceil(LANES);
         let skinning = last == Stage::Skin;
+        if !skin_levels.is_empty() && skin_levels.len() != groups {
+            return Err(FrameError::SkinLevels {
+                given: skin_levels.len(),
+                groups,
+            });
+        }
         if outs.len() != runs.len() {
             return Err(FrameError::RunsDestinations {
                 runs: runs.len(),
@@ -647,6 +675,7 @@ impl Pipeline {
             layout: self.layout,
             output: self.output,
             clock: &self.clock,
+            skin_levels,
         };
         let group_lines = self.layout.lines();
         let trees = &mut self.trees[..n];
@@ -694,6 +723,7 @@ impl Pipeline {
                                 first_error.keep(context.run(
                                     stage,
                                     block,
+                                    g,
                                     group,
                                     out.range(0, out.len()),
                                     trees,
@@ -723,6 +753,7 @@ impl Pipeline {
                                 first_error.keep(context.run(
                                     stage,
                                     &mut block,
+                                    g,
                                     group,
                                     out.range(0, out.len()),
                                     trees,
@@ -765,6 +796,7 @@ impl Pipeline {
             layout: self.layout,
             output: self.output,
             clock: &self.clock,
+            skin_levels: &[],
         };
         let group_lines = self.layout.lines();
         let mut poses = Vec::with_capacity(n);
@@ -784,7 +816,14 @@ impl Pipeline {
                     if stage == Stage::Palette {
                         break;
                     }
-                    context.run(stage, block, group, Dest::from_mut(&mut no_output), trees)?;
+                    context.run(
+                        stage,
+                        block,
+                        g,
+                        group,
+                        Dest::from_mut(&mut no_output),
+                        trees,
+                    )?;
                 }
                 let parts = split(&layout, block);
                 for k in 0..group.len() {

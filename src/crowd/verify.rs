@@ -16,6 +16,7 @@ use super::instances::Instance;
 use super::pipeline::{FrameError, Pipeline};
 use crate::anim::hierarchy::reference;
 use crate::skin::{self, BufferError, OutputFormat, SkinMethod};
+use crate::types::LANES;
 
 /// Largest position error a correct variant may show, relative to the rig's size.
 pub const POSITION_TOLERANCE: f64 = 1e-4;
@@ -142,8 +143,8 @@ pub fn verify_frame(
     verify_frame_at_levels(pipeline, instances, out, max_instances, None)
 }
 
-/// [`verify_frame`] where `gpu_compute` skinned each character only at its level of the
-/// mesh's chain (`skin_levels`, one per instance: the LOD pass's skin levels): a
+/// [`verify_frame`] where each character was skinned only at its level of the mesh's
+/// chain (`skin_levels`, one per instance: the LOD pass's or the CPU plan's): a
 /// character's vertices its level's triangles do not use are not compared (they hold an
 /// older pose, and nothing draws them).
 pub fn verify_frame_at_levels(
@@ -374,11 +375,34 @@ pub fn verify_stages(
     out: &[u8],
     max_instances: usize,
 ) -> Result<FrameDeviation, FrameError> {
+    verify_stages_at_levels(pipeline, instances, out, max_instances, &[])
+}
+
+/// [`verify_stages`] where the CPU skinned group `g` of eight only for level
+/// `skin_levels[g]` of the mesh's chain (empty: every vertex;
+/// [`crate::crowd::Pipeline::run_groups_at_levels_into`]): only the vertices of that level
+/// are compared.
+pub fn verify_stages_at_levels(
+    pipeline: &mut Pipeline,
+    instances: &[Instance],
+    out: &[u8],
+    max_instances: usize,
+    skin_levels: &[u8],
+) -> Result<FrameDeviation, FrameError> {
     let sample: Vec<Instance> = spread(instances.len(), max_instances)
         .into_iter()
         .map(|i| instances[i])
         .collect();
-    let skin = verify_frame(pipeline, instances, out, max_instances)?;
+    let per_instance: Vec<u32> = (0..instances.len())
+        .map(|i| skin_levels.get(i / LANES).map_or(0, |&l| l as u32))
+        .collect();
+    let skin = verify_frame_at_levels(
+        pipeline,
+        instances,
+        out,
+        max_instances,
+        (!skin_levels.is_empty()).then_some(&per_instance[..]),
+    )?;
     Ok(FrameDeviation {
         blend: verify_blend(pipeline, &sample),
         hierarchy: verify_hierarchy(pipeline, &sample)?,

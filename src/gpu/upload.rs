@@ -163,6 +163,9 @@ pub struct CpuWork<'a> {
     pub pipeline: &'a mut Pipeline,
     pub instances: &'a [Instance],
     pub runs: &'a [Range<usize>],
+    /// Per group of the crowd, the level of the mesh's chain it is skinned for (empty:
+    /// the full mesh; see [`Pipeline::run_groups_at_levels_into`]).
+    pub skin_levels: &'a [u8],
 }
 
 /// Owns what the upload variants keep between frames.
@@ -242,6 +245,7 @@ impl Uploader {
             pipeline,
             instances,
             runs: std::slice::from_ref(&all),
+            skin_levels: &[],
         };
         self.upload(variant, gpu, encoder, renderer, work)
     }
@@ -274,6 +278,7 @@ impl Uploader {
             pipeline,
             instances,
             runs,
+            skin_levels,
         } = work;
         let (device, queue) = (&gpu.device, &gpu.queue);
         // Last frame's note says whether a fallback still needs the CPU buffer.
@@ -283,7 +288,13 @@ impl Uploader {
         let bytes = pipeline.output_bytes(n) as u64;
         renderer.ensure_skinned_capacity(device, pipeline.output_layout(), n);
         if bytes == 0 || runs.is_empty() {
-            return Ok(pipeline.run_groups_into(instances, &[], &mut [], Stage::Skin)?);
+            return Ok(pipeline.run_groups_at_levels_into(
+                instances,
+                &[],
+                skin_levels,
+                &mut [],
+                Stage::Skin,
+            )?);
         }
         // No staging request may pass the device's largest buffer: the runs are cut into
         // pieces that each fit one.
@@ -294,8 +305,14 @@ impl Uploader {
         let upload = Stage::Upload.index();
         match variant {
             UploadVariant::WriteBuffer => {
-                let mut timings =
-                    Self::skin_into_cpu(&mut self.cpu, pipeline, instances, runs, &spans, bytes)?;
+                let mut timings = Self::skin_into_cpu(
+                    &mut self.cpu,
+                    pipeline,
+                    (instances, skin_levels),
+                    runs,
+                    &spans,
+                    bytes,
+                )?;
                 let start = Instant::now();
                 let cpu = self.cpu.as_bytes();
                 for &(offset, len) in &spans {
@@ -325,6 +342,7 @@ impl Uploader {
                                 pipeline,
                                 instances,
                                 runs,
+                                skin_levels,
                             },
                         );
                     };
@@ -350,6 +368,7 @@ impl Uploader {
                             pipeline,
                             instances,
                             runs,
+                            skin_levels,
                         },
                     );
                     self.note = Some(format!(
@@ -373,8 +392,13 @@ impl Uploader {
                         unsafe { Dest::from_raw(ptr, len) }
                     })
                     .collect();
-                let mut timings =
-                    Self::skin_into_mapping(pipeline, instances, runs, &mut outs, &mut self.note)?;
+                let mut timings = Self::skin_into_mapping(
+                    pipeline,
+                    (instances, skin_levels),
+                    runs,
+                    &mut outs,
+                    &mut self.note,
+                )?;
                 let release = Instant::now();
                 drop(outs);
                 drop(views);
@@ -453,7 +477,7 @@ impl Uploader {
                     let mut timings = Self::skin_into_cpu(
                         &mut self.cpu,
                         pipeline,
-                        instances,
+                        (instances, skin_levels),
                         runs,
                         &spans,
                         bytes,
@@ -495,8 +519,13 @@ impl Uploader {
                         rest = tail;
                     }
                 }
-                let mut timings =
-                    Self::skin_into_mapping(pipeline, instances, runs, &mut outs, &mut self.note)?;
+                let mut timings = Self::skin_into_mapping(
+                    pipeline,
+                    (instances, skin_levels),
+                    runs,
+                    &mut outs,
+                    &mut self.note,
+                )?;
                 let release = Instant::now();
                 drop(outs);
                 drop(views);
@@ -540,7 +569,7 @@ impl Uploader {
     fn skin_into_cpu(
         cpu: &mut OutputBuffer,
         pipeline: &mut Pipeline,
-        instances: &[Instance],
+        (instances, skin_levels): (&[Instance], &[u8]),
         runs: &[Range<usize>],
         spans: &[(u64, u64)],
         bytes: u64,
@@ -556,18 +585,19 @@ impl Uploader {
             rest = tail;
             at = offset + len;
         }
-        pipeline.run_groups_into(instances, runs, &mut outs, Stage::Skin)
+        pipeline.run_groups_at_levels_into(instances, runs, skin_levels, &mut outs, Stage::Skin)
     }
 
     /// Skins straight into mapped staging memory, one destination per run.
     fn skin_into_mapping(
         pipeline: &mut Pipeline,
-        instances: &[Instance],
+        (instances, skin_levels): (&[Instance], &[u8]),
         runs: &[Range<usize>],
         outs: &mut [Dest<'_, u8>],
         note: &mut Option<String>,
     ) -> Result<StageTimings, FrameError> {
-        let result = pipeline.run_groups_into(instances, runs, outs, Stage::Skin);
+        let result =
+            pipeline.run_groups_at_levels_into(instances, runs, skin_levels, outs, Stage::Skin);
         if let Err(FrameError::Output(BufferError::Misaligned { align })) = result {
             *note = Some(format!(
                 "the mapped staging memory is not {align}-byte aligned"

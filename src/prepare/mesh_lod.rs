@@ -68,16 +68,42 @@ impl MeshChain {
     /// The chain of `mesh` (see the module docs). `model_per_bind` is how long a unit of
     /// the bind mesh is in model space (the rig's model size over its bind mesh's size): the
     /// simplifier's estimates are in the bind mesh's units, the measured errors in model
-    /// space, and the chain states both in model units.
+    /// space, and the chain states both in model units. The simplifier ran when the mesh
+    /// was prepared (its levels order the sorted vertices); this states its chain in model
+    /// units and over the sorted order.
     pub fn new(mesh: &PreparedMesh, model_per_bind: f32) -> Self {
+        let mut chain = mesh.simplified().clone();
+        for level in &mut chain.levels {
+            level.bind_error *= model_per_bind;
+        }
+        let sorted_of_original = {
+            let original_of_sorted = mesh.sorted().original_of_sorted();
+            let mut inverse = vec![0u32; original_of_sorted.len()];
+            for (s, &o) in original_of_sorted.iter().enumerate() {
+                inverse[o as usize] = s as u32;
+            }
+            inverse
+        };
+        chain.indices_sorted = chain
+            .indices_file
+            .iter()
+            .map(|&v| sorted_of_original[v as usize])
+            .collect();
+        chain
+    }
+
+    /// The simplifier's chain over `positions` (file order) and their triangle list
+    /// `full`, with the bind-pose estimates in the bind mesh's units and no sorted list
+    /// yet ([`MeshChain::new`] adds both). `full`'s entries are below `positions.len()`.
+    pub(crate) fn simplify(positions: &[crate::types::VertexF3], full: &[u32]) -> Self {
         let start = Instant::now();
-        let full = mesh.indices();
+        let vertex_count = positions.len();
         let mut indices_file = full.to_vec();
-        let mut levels = vec![level(0, full, mesh.vertex_count(), 0.0)];
-        let positions: &[u8] = bytemuck::cast_slice(mesh.source_f3());
+        let mut levels = vec![level(0, full, vertex_count, 0.0)];
+        let bytes: &[u8] = bytemuck::cast_slice(positions);
         let stride = std::mem::size_of::<crate::types::VertexF3>();
         let mut permissive_from = None;
-        let note = match VertexDataAdapter::new(positions, stride, 0) {
+        let note = match VertexDataAdapter::new(bytes, stride, 0) {
             Err(e) => Some(format!("the simplifier refused the vertices: {e}")),
             Ok(vertices) => {
                 let scale = meshopt::simplify_scale(&vertices);
@@ -130,33 +156,16 @@ impl MeshChain {
                     }
                     let first = indices_file.len() as u32;
                     indices_file.extend_from_slice(&next);
-                    levels.push(level(
-                        first,
-                        &next,
-                        mesh.vertex_count(),
-                        relative_error * scale * model_per_bind,
-                    ));
+                    levels.push(level(first, &next, vertex_count, relative_error * scale));
                     previous = next;
                 }
             }
         };
-        let sorted_of_original = {
-            let original_of_sorted = mesh.sorted().original_of_sorted();
-            let mut inverse = vec![0u32; original_of_sorted.len()];
-            for (s, &o) in original_of_sorted.iter().enumerate() {
-                inverse[o as usize] = s as u32;
-            }
-            inverse
-        };
-        let indices_sorted = indices_file
-            .iter()
-            .map(|&v| sorted_of_original[v as usize])
-            .collect();
         MeshChain {
             permissive_from,
             levels,
             indices_file,
-            indices_sorted,
+            indices_sorted: Vec::new(),
             note,
             build_secs: start.elapsed().as_secs_f64(),
         }

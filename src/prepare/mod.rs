@@ -59,6 +59,11 @@ pub struct PreparedMesh {
     weights4: Vec<[f32; 4]>,
     indices: Vec<u32>,
     sorted: SortedMesh,
+    /// The simplifier's chain over the file order ([`mesh_lod::MeshChain::simplify`]).
+    simplified: mesh_lod::MeshChain,
+    /// Per level of that chain past the full mesh, the vertices its triangles use (file
+    /// order, ascending).
+    level_vertices: Vec<Vec<u32>>,
 }
 
 impl PreparedMesh {
@@ -115,7 +120,7 @@ impl PreparedMesh {
                 uv: uvs[v],
             })
             .collect();
-        let source_f3 = (0..vertex_count)
+        let source_f3: Vec<VertexF3> = (0..vertex_count)
             .map(|v| VertexF3 {
                 position: mesh.positions[v].to_array(),
                 normal: mesh.normals[v].to_array(),
@@ -129,6 +134,16 @@ impl PreparedMesh {
 
         let classes: Vec<usize> = (0..vertex_count)
             .map(|v| mesh.influence_count(v) - 1)
+            .collect();
+        // The geometric LOD chain first: its levels order the sorted vertices (below).
+        let simplified = mesh_lod::MeshChain::simplify(&source_f3, &mesh.indices);
+        let deepest = simplified.deepest_levels_file(vertex_count);
+        let level_vertices: Vec<Vec<u32>> = (1..simplified.levels().len() as u32)
+            .map(|l| {
+                (0..vertex_count as u32)
+                    .filter(|&v| deepest[v as usize] >= l)
+                    .collect()
+            })
             .collect();
         // Copies: vertices whose skin input (position, normal, joints, weights: bit for
         // bit) equals an earlier vertex's. `first_of[v]` is the earliest such vertex.
@@ -151,10 +166,18 @@ impl PreparedMesh {
                 copies[first] += 1;
             }
         }
-        // Sorted by influence count, then copy count, then joints, then each distinct
-        // vertex followed by its copies. Ordering by joints keeps consecutive vertices on
-        // the same few palette matrices: a group's lane palette (384 bytes a joint, 37 KB
-        // for the reference rig) does not fit L1, the few in use at a time do.
+        // A vertex and its copies are skinned together, down to the deepest level any of
+        // them is drawn at.
+        let mut group_deepest = vec![0u8; vertex_count];
+        for (v, &first) in first_of.iter().enumerate() {
+            group_deepest[first] = group_deepest[first].max(deepest[v] as u8);
+        }
+        // Sorted by influence count, then deepest level (coarsest first), then copy count,
+        // then joints, then each distinct vertex followed by its copies. Coarsest first
+        // makes a level's vertices a prefix of each class, so a character drawn at a
+        // coarse level skins only that prefix. Ordering by joints keeps consecutive
+        // vertices on the same few palette matrices: a group's lane palette (384 bytes a
+        // joint, 37 KB for the reference rig) does not fit L1, the few in use at a time do.
         let joints_of = |v: usize| {
             let mut j = [0u16; MAX_INFLUENCES];
             j[..classes[v] + 1].copy_from_slice(&mesh.joints[v][..classes[v] + 1]);
@@ -163,7 +186,14 @@ impl PreparedMesh {
         let mut original_of_sorted: Vec<u32> = (0..vertex_count as u32).collect();
         original_of_sorted.sort_by_key(|&v| {
             let first = first_of[v as usize];
-            (classes[first], copies[first], joints_of(first), first, v)
+            (
+                classes[first],
+                std::cmp::Reverse(group_deepest[first]),
+                copies[first],
+                joints_of(first),
+                first,
+                v,
+            )
         });
         let mut sorted_of_original = vec![0u32; vertex_count];
         for (s, &o) in original_of_sorted.iter().enumerate() {
@@ -207,9 +237,13 @@ impl PreparedMesh {
                 influences: classes[o] + 1,
                 copies: copies[o],
                 len: 1,
+                deepest_level: group_deepest[o] as usize,
             };
             match distinct.runs.last_mut() {
-                Some(last) if (last.influences, last.copies) == (run.influences, run.copies) => {
+                Some(last)
+                    if (last.influences, last.copies, last.deepest_level)
+                        == (run.influences, run.copies, run.deepest_level) =>
+                {
                     last.len += 1
                 }
                 _ => distinct.runs.push(run),
@@ -239,6 +273,10 @@ impl PreparedMesh {
                     .iter()
                     .map(|&i| sorted_of_original[i as usize])
                     .collect(),
+                deepest_levels: original_of_sorted
+                    .iter()
+                    .map(|&o| group_deepest[first_of[o as usize]])
+                    .collect(),
                 original_of_sorted,
                 distinct,
             },
@@ -264,7 +302,24 @@ impl PreparedMesh {
                 .collect(),
             indices: mesh.indices.clone(),
             sorted,
+            simplified,
+            level_vertices,
         })
+    }
+
+    /// The simplifier's chain over the file order, bind-mesh units (the rig states it in
+    /// model units: [`PreparedData::mesh_chain`]).
+    pub(crate) fn simplified(&self) -> &mesh_lod::MeshChain {
+        &self.simplified
+    }
+
+    /// The vertices level `level` of the mesh's chain draws (a level past the coarsest:
+    /// the coarsest's), file order, ascending; `None` for the full mesh (every vertex).
+    pub fn level_vertices(&self, level: usize) -> Option<&[u32]> {
+        let coarser = level.checked_sub(1)?;
+        self.level_vertices
+            .get(coarser.min(self.level_vertices.len().checked_sub(1)?))
+            .map(Vec::as_slice)
     }
 
     pub fn vertex_count(&self) -> usize {

@@ -31,18 +31,26 @@ pub struct SortedMesh {
     weights: Vec<f32>,
     indices: Vec<u32>,
     original_of_sorted: Vec<u32>,
+    deepest_levels: Vec<u8>,
+    /// Runs of consecutive vertices of one class and one deepest level, no copies: what
+    /// the kernels that skin every vertex walk.
+    class_runs: Vec<Run>,
     joint_bound: usize,
     distinct: DistinctVertices,
 }
 
 /// A stretch of consecutive vertices of one influence class that all have the same number
-/// of copies: each of its `len` vertices occupies `1 + copies` consecutive output slots.
+/// of copies and are drawn down to the same level of the mesh's chain: each of its `len`
+/// vertices occupies `1 + copies` consecutive output slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Run {
     /// 1..=8.
     pub influences: usize,
     pub copies: usize,
     pub len: usize,
+    /// The coarsest level of the mesh's chain whose triangles use one of its vertices (or
+    /// copies): a character drawn at a coarser level skips the run.
+    pub deepest_level: usize,
 }
 
 /// Skin input with copies folded. A mesh repeats a vertex wherever its UVs are split
@@ -74,6 +82,10 @@ pub struct SortedParts {
     pub indices: Vec<u32>,
     /// `original_of_sorted[i]` is the file-order index of sorted vertex `i`.
     pub original_of_sorted: Vec<u32>,
+    /// Per sorted vertex, the coarsest level of the mesh's chain it is skinned for (the
+    /// deepest any of its copies is drawn at); within a class never increasing, so each
+    /// level's vertices are a prefix of every class.
+    pub deepest_levels: Vec<u8>,
     pub distinct: DistinctParts,
 }
 
@@ -123,6 +135,21 @@ pub enum MeshError {
     RunsCover { covered: usize, vertices: usize },
     #[error("a count overflows: {0}")]
     Overflow(&'static str),
+    #[error(
+        "sorted vertex {at} is skinned down to level {level}, past the vertex before it in its \
+         influence class: a level's vertices would not be a prefix of the class"
+    )]
+    LevelOrder { at: usize, level: u8 },
+    #[error(
+        "distinct run {run} skips levels past {run_level}, but it covers sorted vertex {at}, \
+         drawn at level {level}"
+    )]
+    RunLevel {
+        run: usize,
+        run_level: usize,
+        at: usize,
+        level: u8,
+    },
 }
 
 /// `Σ counts[c] * (c + 1)` over the classes in `classes`, checked.
@@ -186,6 +213,7 @@ impl SortedMesh {
             weights,
             indices,
             original_of_sorted,
+            deepest_levels,
             distinct,
         } = parts;
         let n = source.len();
@@ -218,7 +246,43 @@ impl SortedMesh {
                 return Err(MeshError::NotPermutation(o));
             }
         }
+        length("deepest_levels", deepest_levels.len(), n)?;
+        let mut class_runs: Vec<Run> = Vec::new();
+        let mut first = 0;
+        for (c, &count) in class_counts.iter().enumerate() {
+            for at in first..first + count {
+                let level = deepest_levels[at];
+                if at > first && level > deepest_levels[at - 1] {
+                    return Err(MeshError::LevelOrder { at, level });
+                }
+                match class_runs.last_mut() {
+                    Some(run) if at > first && run.deepest_level == level as usize => run.len += 1,
+                    _ => class_runs.push(Run {
+                        influences: c + 1,
+                        copies: 0,
+                        len: 1,
+                        deepest_level: level as usize,
+                    }),
+                }
+            }
+            first += count;
+        }
         let distinct = DistinctVertices::from_parts(distinct, n, palette_len)?;
+        let mut at = 0;
+        for (run, r) in distinct.runs.iter().enumerate() {
+            let covers = r.len * (1 + r.copies);
+            if let Some(k) =
+                (at..at + covers).find(|&s| deepest_levels[s] as usize > r.deepest_level)
+            {
+                return Err(MeshError::RunLevel {
+                    run,
+                    run_level: r.deepest_level,
+                    at: k,
+                    level: deepest_levels[k],
+                });
+            }
+            at += covers;
+        }
         // One more than the largest joint either array names: a palette this long is read
         // by every kernel without a check per influence.
         let joint_bound = joints
@@ -235,6 +299,8 @@ impl SortedMesh {
             weights,
             indices,
             original_of_sorted,
+            deepest_levels,
+            class_runs,
             joint_bound,
             distinct,
         })
@@ -265,6 +331,7 @@ impl SortedMesh {
             weights: self.weights,
             indices: self.indices,
             original_of_sorted: self.original_of_sorted,
+            deepest_levels: self.deepest_levels,
             distinct: DistinctParts {
                 runs: d.runs,
                 source: d.source,
@@ -309,6 +376,29 @@ impl SortedMesh {
     /// permutation).
     pub fn original_of_sorted(&self) -> &[u32] {
         &self.original_of_sorted
+    }
+
+    /// Per sorted vertex, the coarsest level of the mesh's chain it is skinned for.
+    pub fn deepest_levels(&self) -> &[u8] {
+        &self.deepest_levels
+    }
+
+    /// The vertices as runs of one class and one deepest level (no copies), classes in
+    /// order, each class's coarsest run first.
+    pub fn class_runs(&self) -> &[Run] {
+        &self.class_runs
+    }
+
+    /// Per class, how many of its first vertices a character drawn at level `level`
+    /// needs skinned (every class's vertices at level 0).
+    pub fn class_prefix(&self, level: usize) -> [usize; MAX_INFLUENCES] {
+        let mut prefix = [0; MAX_INFLUENCES];
+        for run in &self.class_runs {
+            if run.deepest_level >= level {
+                prefix[run.influences - 1] += run.len;
+            }
+        }
+        prefix
     }
 
     /// One more than the largest joint index in `joints` or in the distinct vertices'

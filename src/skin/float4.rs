@@ -10,22 +10,19 @@ use super::{Dest, blend4};
 use crate::prepare::{PreparedMesh, VertexF4};
 
 /// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
-/// the position matrices serve (`normal_palette` is unused).
+/// the position matrices serve (`normal_palette` is unused). `vertices`: those the
+/// character's level of the mesh's chain draws (`None`: every vertex).
 pub fn run<const OWN_NORMALS: bool>(
     mesh: &PreparedMesh,
     palette: &[Mat4],
     normal_palette: &[Mat4],
     out: &mut Dest<VertexF4>,
+    vertices: Option<&[u32]>,
 ) {
-    let n = mesh.vertex_count();
-    for (v, (src, (j, w))) in mesh.source_f4()[..n]
-        .iter()
-        .zip(mesh.joints4()[..n].iter().zip(&mesh.weights4()[..n]))
-        .enumerate()
-    {
-        let m = blend4(palette, *j, *w);
+    let mut skin_vertex = |v: usize, src: &VertexF4, j: [u16; 4], w: [f32; 4]| {
+        let m = blend4(palette, j, w);
         let n = if OWN_NORMALS {
-            blend4(normal_palette, *j, *w)
+            blend4(normal_palette, j, w)
         } else {
             m
         };
@@ -36,5 +33,24 @@ pub fn run<const OWN_NORMALS: bool>(
                 normal: (n * Vec4::from_array(src.normal)).to_array(),
             },
         );
+    };
+    let n = mesh.vertex_count();
+    let (source, joints, weights) = (
+        &mesh.source_f4()[..n],
+        &mesh.joints4()[..n],
+        &mesh.weights4()[..n],
+    );
+    match vertices {
+        None => {
+            for (v, (src, (j, w))) in source.iter().zip(joints.iter().zip(weights)).enumerate() {
+                skin_vertex(v, src, *j, *w);
+            }
+        }
+        Some(listed) => {
+            for &v in listed {
+                let v = v as usize;
+                skin_vertex(v, &source[v], joints[v], weights[v]);
+            }
+        }
     }
 }

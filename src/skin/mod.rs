@@ -318,6 +318,20 @@ impl SkinVariant {
         self.spec().format
     }
 
+    /// The vertices a CPU kernel of this variant writes for one character drawn at
+    /// `level` of the mesh's chain ([`run_group`]): in file order the level's own, in
+    /// sorted order each class's prefix that holds them (with the copies of their
+    /// distinct vertices).
+    pub fn vertices_skinned_at(self, rig: &PreparedRig, level: usize) -> usize {
+        match self.spec().order {
+            VertexOrder::File => rig
+                .mesh
+                .level_vertices(level)
+                .map_or(rig.vertex_count(), <[u32]>::len),
+            VertexOrder::InfluenceSorted => rig.mesh.sorted().class_prefix(level).iter().sum(),
+        }
+    }
+
     /// Whether a CPU kernel skins (the vertices are in the CPU's output); otherwise the
     /// CPU writes palettes and the GPU skins.
     pub fn skins_on_cpu(self) -> bool {
@@ -416,7 +430,11 @@ pub enum SkinError {
 /// Skins one group of `active` instances into `out`, the group's chunk of the output
 /// (instance `k`'s vertices where `layout` says, counted from the chunk's start).
 /// Validates everything once (ozz's `Validate()`), then runs the variant's kernel, which
-/// does no per-element checks.
+/// does no per-element checks. Every instance of the group is drawn at `level` of the
+/// mesh's chain or finer (0: the full mesh), so only the vertices that level's triangles
+/// use are skinned; the others keep what they held. A level past the chain's coarsest is
+/// the coarsest.
+#[allow(clippy::too_many_arguments)]
 pub fn run_group(
     variant: SkinVariant,
     rig: &PreparedRig,
@@ -425,6 +443,7 @@ pub fn run_group(
     mut out: Dest<u8>,
     active: usize,
     method: SkinMethod,
+    level: usize,
 ) -> Result<(), SkinError> {
     if !variant.spec().methods.contains(&method) {
         return Err(SkinError::Method {
@@ -507,17 +526,19 @@ pub fn run_group(
     // which are the same slice where the rig needs no own ones): for the one-instance
     // kernels, each monomorphized with and without own normal matrices.
     let own = rig.own_normal_matrices();
+    // The file-order kernels take the level's vertex list, the sorted ones the level.
+    let listed = rig.mesh.level_vertices(level);
     macro_rules! each_instance {
-        ($p:ident, $kernel:ident, |$mesh:ident| $input:expr) => {
+        ($p:ident, $kernel:ident, |$mesh:ident| $input:expr, $level:expr) => {
             for k in 0..active {
                 let palette = &$p[k * s..(k + 1) * s];
                 let normal_palette = &palette[normals..];
                 let mut dest = out.range(k * stride, bytes).cast();
                 let $mesh = &rig.mesh;
                 if own {
-                    $kernel::run::<true>($input, palette, normal_palette, &mut dest);
+                    $kernel::run::<true>($input, palette, normal_palette, &mut dest, $level);
                 } else {
-                    $kernel::run::<false>($input, palette, normal_palette, &mut dest);
+                    $kernel::run::<false>($input, palette, normal_palette, &mut dest, $level);
                 }
             }
         };
@@ -532,31 +553,31 @@ pub fn run_group(
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, naive, |mesh| mesh);
+            each_instance!(p, naive, |mesh| mesh, listed);
         }
         SkinVariant::Split => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, split, |mesh| mesh);
+            each_instance!(p, split, |mesh| mesh, listed);
         }
         SkinVariant::Float4 => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, float4, |mesh| mesh);
+            each_instance!(p, float4, |mesh| mesh, listed);
         }
         SkinVariant::Sorted => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, sorted, |mesh| mesh.sorted());
+            each_instance!(p, sorted, |mesh| mesh.sorted(), level);
         }
         SkinVariant::Tuned => {
             let Palettes::Mat3x4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, tuned, |mesh| mesh.sorted());
+            each_instance!(p, tuned, |mesh| mesh.sorted(), level);
         }
         SkinVariant::Simd
         | SkinVariant::Packed
@@ -566,7 +587,7 @@ pub fn run_group(
             let Palettes::Lanes(p) = palettes else {
                 return Err(wrong());
             };
-            simd::run(rig, p, out, layout, active, method);
+            simd::run(rig, p, out, layout, active, method, level);
         }
         SkinVariant::GpuCompute | SkinVariant::GpuVertex => {
             let Palettes::Lanes(p) = palettes else {

@@ -11,14 +11,16 @@ use crate::prepare::{PreparedMesh, VertexInterleaved};
 
 // The article's loop, indexing every array by vertex, kept as written.
 /// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
-/// the position matrices serve (`normal_palette` is unused).
+/// the position matrices serve (`normal_palette` is unused). `vertices`: those the
+/// character's level of the mesh's chain draws (`None`: every vertex).
 pub fn run<const OWN_NORMALS: bool>(
     mesh: &PreparedMesh,
     palette: &[Mat4],
     normal_palette: &[Mat4],
     out: &mut Dest<VertexInterleaved>,
+    vertices: Option<&[u32]>,
 ) {
-    for v in 0..mesh.vertex_count() {
+    let mut skin_vertex = |v: usize| {
         let m = blend4(palette, mesh.joints4()[v], mesh.weights4()[v]);
         let n = if OWN_NORMALS {
             blend4(normal_palette, mesh.joints4()[v], mesh.weights4()[v])
@@ -36,5 +38,9 @@ pub fn run<const OWN_NORMALS: bool>(
                 uv: src.uv,
             },
         );
+    };
+    match vertices {
+        None => (0..mesh.vertex_count()).for_each(&mut skin_vertex),
+        Some(listed) => listed.iter().for_each(|&v| skin_vertex(v as usize)),
     }
 }

@@ -25,9 +25,12 @@ pub fn run<const OWN_NORMALS: bool>(
     palette: &[Mat4],
     normal_palette: &[Mat4],
     out: &mut Dest<VertexF4>,
+    level: usize,
 ) {
     // Four classes: a rig with more influences is refused (`SkinSpec::max_influences`).
     let [n1, n2, n3, n4, ..] = mesh.class_counts();
+    // The first `p` of each class's `n` vertices are those the character's level draws.
+    let [p1, p2, p3, p4, ..] = mesh.class_prefix(level);
     let src = mesh.source();
     let (mut v, mut j, mut w) = (0, 0, 0);
     // The same blend of `palette` or of `normal_palette` (a macro keeps it written once).
@@ -41,37 +44,43 @@ pub fn run<const OWN_NORMALS: bool>(
         }};
     }
 
-    for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints()[j..j + n1]) {
+    for (i, (s, &j0)) in src[v..v + p1]
+        .iter()
+        .zip(&mesh.joints()[j..j + p1])
+        .enumerate()
+    {
         let m = &palette[j0 as usize];
         let n = if OWN_NORMALS {
             &normal_palette[j0 as usize]
         } else {
             m
         };
-        out.write(v, skin(m, n, s));
-        v += 1;
+        out.write(v + i, skin(m, n, s));
     }
-    j += n1;
+    (v, j) = (v + n1, j + n1);
 
     macro_rules! class {
-        ($count:expr, $k:literal) => {
-            let joints = mesh.joints()[j..j + $k * $count].chunks_exact($k);
-            let weights = mesh.weights()[w..w + $k * $count].chunks_exact($k);
-            for (s, (jj, ww)) in src[v..v + $count].iter().zip(joints.zip(weights)) {
+        ($count:expr, $prefix:expr, $k:literal) => {
+            let joints = mesh.joints()[j..j + $k * $prefix].chunks_exact($k);
+            let weights = mesh.weights()[w..w + $k * $prefix].chunks_exact($k);
+            for (i, (s, (jj, ww))) in src[v..v + $prefix]
+                .iter()
+                .zip(joints.zip(weights))
+                .enumerate()
+            {
                 let m = blend!(palette, jj, ww, $k);
                 let n = if OWN_NORMALS {
                     blend!(normal_palette, jj, ww, $k)
                 } else {
                     m
                 };
-                out.write(v, skin(&m, &n, s));
-                v += 1;
+                out.write(v + i, skin(&m, &n, s));
             }
-            (j, w) = (j + $k * $count, w + $k * $count);
+            (v, j, w) = (v + $count, j + $k * $count, w + $k * $count);
         };
     }
-    class!(n2, 2);
-    class!(n3, 3);
-    class!(n4, 4);
-    let _ = (j, w);
+    class!(n2, p2, 2);
+    class!(n3, p3, 3);
+    class!(n4, p4, 4);
+    let _ = (v, j, w);
 }

@@ -37,6 +37,7 @@ pub fn run<const OWN_NORMALS: bool>(
     palette: &[Mat3x4],
     normal_palette: &[Mat3x4],
     out: &mut Dest<VertexF4>,
+    level: usize,
 ) {
     // Validate once: every joint index is below `joint_bound` (a `SortedMesh` holds that:
     // its constructor computes the bound from the joints, and its fields cannot change
@@ -81,42 +82,51 @@ pub fn run<const OWN_NORMALS: bool>(
         }};
     }
     let [n1, n2, n3, n4, n5, n6, n7, n8] = mesh.class_counts();
+    // The first `p` of each class's `n` vertices are those the character's level draws.
+    let [p1, p2, p3, p4, p5, p6, p7, p8] = mesh.class_prefix(level);
     let src = mesh.source();
-    // Every `write_unchecked` below writes vertex `v`, which counts the vertices of the
-    // eight classes: they sum to mesh.source().len() <= out.len() (asserted above).
+    // Every `write_unchecked` below writes vertex `v + i`, inside a class's vertices
+    // (`i` < the class's prefix <= its count): they sum to mesh.source().len() <= out.len()
+    // (asserted above).
     let (mut v, mut j, mut w) = (0, 0, 0);
 
-    for (s, &j0) in src[v..v + n1].iter().zip(&mesh.joints()[j..j + n1]) {
-        // SAFETY: v < mesh.source().len() <= out.len() (see above).
-        unsafe { out.write_unchecked(v, skin::<OWN_NORMALS>(rows(j0), normal_rows(j0), s)) };
-        v += 1;
+    for (i, (s, &j0)) in src[v..v + p1]
+        .iter()
+        .zip(&mesh.joints()[j..j + p1])
+        .enumerate()
+    {
+        // SAFETY: v + i < mesh.source().len() <= out.len() (see above).
+        unsafe { out.write_unchecked(v + i, skin::<OWN_NORMALS>(rows(j0), normal_rows(j0), s)) };
     }
-    j += n1;
+    (v, j) = (v + n1, j + n1);
 
     macro_rules! class {
-        ($count:expr, $k:literal) => {
-            let joints = mesh.joints()[j..j + $k * $count].chunks_exact($k);
-            let weights = mesh.weights()[w..w + $k * $count].chunks_exact($k);
-            for (s, (jj, ww)) in src[v..v + $count].iter().zip(joints.zip(weights)) {
+        ($count:expr, $prefix:expr, $k:literal) => {
+            let joints = mesh.joints()[j..j + $k * $prefix].chunks_exact($k);
+            let weights = mesh.weights()[w..w + $k * $prefix].chunks_exact($k);
+            for (i, (s, (jj, ww))) in src[v..v + $prefix]
+                .iter()
+                .zip(joints.zip(weights))
+                .enumerate()
+            {
                 let r = blend!(rows, jj, ww, $k);
                 let n = if OWN_NORMALS {
                     blend!(normal_rows, jj, ww, $k)
                 } else {
                     r
                 };
-                // SAFETY: v < mesh.source().len() <= out.len() (see above).
-                unsafe { out.write_unchecked(v, skin::<OWN_NORMALS>(&r, &n, s)) };
-                v += 1;
+                // SAFETY: v + i < mesh.source().len() <= out.len() (see above).
+                unsafe { out.write_unchecked(v + i, skin::<OWN_NORMALS>(&r, &n, s)) };
             }
-            (j, w) = (j + $k * $count, w + $k * $count);
+            (v, j, w) = (v + $count, j + $k * $count, w + $k * $count);
         };
     }
-    class!(n2, 2);
-    class!(n3, 3);
-    class!(n4, 4);
-    class!(n5, 5);
-    class!(n6, 6);
-    class!(n7, 7);
-    class!(n8, 8);
-    let _ = (j, w);
+    class!(n2, p2, 2);
+    class!(n3, p3, 3);
+    class!(n4, p4, 4);
+    class!(n5, p5, 5);
+    class!(n6, p6, 6);
+    class!(n7, p7, 7);
+    class!(n8, p8, 8);
+    let _ = (v, j, w);
 }

@@ -39,8 +39,9 @@ pub struct LodStats {
     pub unbounded: usize,
     /// Drawn characters at each level of the mesh's LOD chain.
     pub at_mesh_level: [usize; MAX_MESH_LEVELS],
-    /// Characters `gpu_compute` skinned at each skin level (LOD on the GPU only: its pass
-    /// counts them).
+    /// Characters skinned at each skin level this frame: by the CPU's plan, each
+    /// recomputed group's members at the group's level; with the animation on the GPU,
+    /// as `gpu_compute`'s pass counted them.
     pub skinned_at_level: [usize; MAX_MESH_LEVELS],
     /// The planning's own time, µs.
     pub plan_us: f64,
@@ -70,6 +71,11 @@ pub struct Lod {
     runs: Vec<Range<usize>>,
     /// Per instance: the level of the mesh's chain it is drawn with.
     mesh_levels: Vec<u8>,
+    /// Per group: the level of the mesh's chain its vertices were skinned for (its
+    /// members' finest when it was computed): the vertices of coarser levels only.
+    skin_levels: Vec<u8>,
+    /// The shadow pass's level in the latest plan ([`PlanInput::shadow_level`]).
+    shadow_level: Option<u8>,
     /// Scratch, reused: the groups computed this frame, their members with the period
     /// each wants, and where each of those characters is while they are dealt out.
     due: Vec<usize>,
@@ -107,6 +113,9 @@ pub struct PlanInput<'a> {
     /// Per level of the mesh's chain, its error in model units (geometric LOD, with
     /// `settings.mesh`).
     pub mesh_errors: &'a [f32],
+    /// The level the shadow pass draws every character at, or `None` without shadows: a
+    /// character's vertices are skinned for its own level or this one, the finer.
+    pub shadow_level: Option<u8>,
 }
 
 impl Lod {
@@ -149,6 +158,47 @@ impl Lod {
     /// The groups the last plan computes.
     pub fn runs(&self) -> &[Range<usize>] {
         &self.runs
+    }
+
+    /// Per group, the level of the mesh's chain its vertices are skinned for: a computed
+    /// group's members' finest level this frame, a kept group's when it was computed (no
+    /// finer than any member's now: a member that needs a finer level makes its group
+    /// due). All 0 with geometric LOD off.
+    pub fn skin_levels(&self) -> &[u8] {
+        &self.skin_levels
+    }
+
+    /// The finest level group `g`'s members are drawn at: a member in view at its level
+    /// or the shadows', the finer; out of view at the shadows' (where a shadow pass draws
+    /// every character), or its kept level (nothing draws it).
+    fn finest_level(&self, g: usize) -> u8 {
+        let n = self.mesh_levels.len();
+        let members = (g * LANES).min(n)..n.min((g + 1) * LANES);
+        members
+            .map(|i| {
+                match (
+                    self.visible.get(i).copied().unwrap_or(true),
+                    self.shadow_level,
+                ) {
+                    (true, Some(shadow)) => self.mesh_levels[i].min(shadow),
+                    (false, Some(shadow)) => shadow,
+                    (_, None) => self.mesh_levels[i],
+                }
+            })
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Gives each group in `groups` its members' finest level and counts its members as
+    /// skinned at it.
+    fn skin_at_levels(&mut self, groups: impl Iterator<Item = usize>, stats: &mut LodStats) {
+        let n = self.mesh_levels.len();
+        for g in groups {
+            let level = self.finest_level(g);
+            self.skin_levels[g] = level;
+            let members = n.min((g + 1) * LANES) - (g * LANES).min(n);
+            stats.skinned_at_level[(level as usize).min(MAX_MESH_LEVELS - 1)] += members;
+        }
     }
 
     /// The motion measured for `key`, measuring it at first use.
@@ -218,6 +268,7 @@ impl Lod {
         let frame = self.frame;
         self.frame += 1;
         self.runs.clear();
+        self.shadow_level = input.shadow_level.filter(|_| input.mesh_errors.len() > 1);
         let mut stats = LodStats::default();
         let full = !self.valid || !input.settings.enabled || self.shown.len() != n;
         let mesh_on = input.settings.mesh && input.mesh_errors.len() > 1;
@@ -231,6 +282,8 @@ impl Lod {
             self.visible.clear();
             self.visible.resize(n, true);
             self.choose_mesh_levels(input, mesh_on, &mut stats);
+            self.skin_levels.resize(groups, 0);
+            self.skin_at_levels(0..groups, &mut stats);
             if groups > 0 {
                 self.runs.push(0..groups);
             }
@@ -246,6 +299,9 @@ impl Lod {
             return &self.runs;
         }
         self.place(input, crowd.as_slice());
+        // Levels first: a group kept from an earlier frame whose member now needs a finer
+        // level than its vertices were skinned for is due.
+        self.choose_mesh_levels(input, mesh_on, &mut stats);
         let threshold = input.settings.threshold_px;
         self.due.clear();
         if full {
@@ -257,31 +313,37 @@ impl Lod {
             self.next_due.resize(groups, frame);
             self.group_period.clear();
             self.group_period.resize(groups, 1);
+            self.skin_levels.clear();
+            self.skin_levels.resize(groups, 0);
             self.due.extend(0..groups);
         } else {
             let instances = crowd.as_slice();
             for g in 0..groups {
                 let members = g * LANES..n.min((g + 1) * LANES);
                 let scheduled = self.next_due[g] <= frame;
+                // Vertices of a finer level than its vertices were skinned for were
+                // never written.
+                let finer = self.finest_level(g) < self.skin_levels[g];
                 let forced = !scheduled
-                    && members.clone().any(|i| {
-                        let (shown, now) = (&self.shown[i], &instances[i]);
-                        let px_per_unit = self.px_per_unit[i];
-                        shown.clip != now.clip
-                            || shown.blend_clip != now.blend_clip
-                            || (px_per_unit > 0.0
-                                && px_per_unit
-                                    * self.motions[self.placed[i].motion as usize].travel_from(
-                                        self.shown_along[i],
-                                        shown.time_secs,
-                                        now.time_secs,
-                                    )
-                                    > threshold)
-                    });
+                    && (finer
+                        || members.clone().any(|i| {
+                            let (shown, now) = (&self.shown[i], &instances[i]);
+                            let px_per_unit = self.px_per_unit[i];
+                            shown.clip != now.clip
+                                || shown.blend_clip != now.blend_clip
+                                || (px_per_unit > 0.0
+                                    && px_per_unit
+                                        * self.motions[self.placed[i].motion as usize].travel_from(
+                                            self.shown_along[i],
+                                            shown.time_secs,
+                                            now.time_secs,
+                                        )
+                                        > threshold)
+                        }));
                 if !(scheduled || forced) {
                     continue;
                 }
-                if self.shown[members.clone()] == instances[members.clone()] {
+                if !finer && self.shown[members.clone()] == instances[members.clone()] {
                     stats.unchanged += members.len();
                     continue;
                 }
@@ -308,6 +370,10 @@ impl Lod {
                 _ => self.runs.push(g..g + 1),
             }
         }
+        // Dealing moved characters (and their levels) only among the due groups.
+        let due = std::mem::take(&mut self.due);
+        self.skin_at_levels(due.iter().copied(), &mut stats);
+        self.due = due;
         if full {
             self.stagger(frame);
         }
@@ -326,7 +392,6 @@ impl Lod {
             stats.at_period[class] += seen;
             stats.culled += members.len() - seen;
         }
-        self.choose_mesh_levels(input, mesh_on, &mut stats);
         self.valid = true;
         stats.runs = self.runs.len();
         stats.plan_us = start.elapsed().as_secs_f64() * 1e6;

@@ -38,11 +38,18 @@ impl Scene {
         } else {
             self.sim.crowd.as_slice()
         };
-        Ok(verify_stages(
+        // The CPU skinned each group only for its skin level.
+        let skin_levels = if self.sim.pipeline.config().skin.skins_on_cpu() {
+            self.sim.lod.skin_levels()
+        } else {
+            &[]
+        };
+        Ok(verify_stages_at_levels(
             &mut self.sim.pipeline,
             shown,
             &out,
             VERIFY_INSTANCES,
+            skin_levels,
         )?)
     }
 

@@ -33,8 +33,13 @@ impl Scene {
         } else {
             &[]
         };
+        let shadow_level = self
+            .settings
+            .shadows
+            .then(|| self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0));
         let input = PlanInput {
             mesh_errors,
+            shadow_level,
             rig,
             settings: self.settings.lod,
             view: &view,
@@ -126,9 +131,9 @@ impl Scene {
     }
 
     /// Vertices skinned in the latest frame, and every character's every vertex. The CPU
-    /// variants and `gpu_compute` skin each recomputed character's vertices once (
-    /// `gpu_compute` with the LOD pass on the GPU only its skin level's: the pass's
-    /// counts); `gpu_vertex` skins every vertex each pass draws (the main pass at each
+    /// variants skin each recomputed group's vertices of its members' finest level (the
+    /// plan's counts); `gpu_compute` each recomputed character's every vertex (with the
+    /// LOD pass on the GPU only its skin level's: the pass's counts); `gpu_vertex` skins every vertex each pass draws (the main pass at each
     /// drawn character's level, the shadow pass at the shadows' level).
     pub fn vertices_skinned(&self) -> (u64, u64) {
         let chain = self.sim.pipeline.rig().mesh_chain();
@@ -146,8 +151,18 @@ impl Scene {
         if let Some(pool) = self.renderer.pool_reading() {
             return (pool.vertices_in_use, full);
         }
-        let skinned = match self.settings.pipeline.skin.spec().runs_on {
-            SkinDevice::Cpu => updated * vertices(0),
+        let skin = self.settings.pipeline.skin;
+        let skinned = match skin.spec().runs_on {
+            // Each recomputed group for its members' finest level (the CPU plan's counts).
+            SkinDevice::Cpu => {
+                let rig = self.sim.pipeline.rig();
+                stats
+                    .skinned_at_level
+                    .iter()
+                    .enumerate()
+                    .map(|(l, &c)| c as u64 * skin.vertices_skinned_at(rig, l) as u64)
+                    .sum()
+            }
             SkinDevice::GpuCompute if on_gpu_lod => stats
                 .skinned_at_level
                 .iter()

@@ -65,7 +65,7 @@ use crate::crowd::lod::per_character::MotionSet;
 use crate::crowd::lod::{Lod, LodView, MeasuredError, PlanInput, choose_mesh_level, measure_error};
 use crate::crowd::mix::{ClipChoice, ClipMix, ClipSurvey};
 use crate::crowd::trace::{Trace, Track};
-use crate::crowd::verify::{FrameDeviation, verify_stages};
+use crate::crowd::verify::{FrameDeviation, verify_stages_at_levels};
 use crate::crowd::{
     AnimateDevice, InstanceStore, Pipeline, PipelineConfig, Stage, StageTimings, TimingHistory,
 };
@@ -914,6 +914,7 @@ impl Scene {
             pipeline: &mut self.sim.pipeline,
             instances: self.sim.crowd.as_slice(),
             runs: self.sim.lod.runs(),
+            skin_levels: self.sim.lod.skin_levels(),
         };
         let timings = self.uploader.upload(
             self.settings.upload,

@@ -15,11 +15,14 @@ use crate::prepare::{PreparedRig, Run};
 use crate::rig::MAX_INFLUENCES;
 use crate::types::{LANES, Lanes3x4, VertexF4};
 
-/// A kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each.
-/// A plain view: what it promises comes from the [`LaneJob`] it was taken from.
+/// A kernel's input: runs of vertices with their skin input, `runs[i].len` vertices each,
+/// of which those whose `deepest_level` reaches `level` are skinned (the others keep what
+/// they held: the character's level does not draw them). A plain view: what it promises
+/// comes from the [`LaneJob`] it was taken from.
 #[derive(Clone, Copy)]
 pub(super) struct Input<'a> {
     pub runs: &'a [Run],
+    pub level: usize,
     pub source: &'a [VertexF4],
     pub joints: &'a [u16],
     pub weights: &'a [f32],
@@ -84,7 +87,8 @@ pub(super) enum Loops {
 ///   for writing every output vertex the runs cover (with their copies where
 ///   `storing.copies`) in the writer's format, for as long as the job lives.
 pub(super) struct LaneJob<'a> {
-    runs: Runs<'a>,
+    runs: &'a [Run],
+    level: usize,
     source: &'a [VertexF4],
     joints: &'a [u16],
     weights: &'a [f32],
@@ -97,18 +101,13 @@ pub(super) struct LaneJob<'a> {
     _out: Dest<'a, u8>,
 }
 
-/// The runs a job walks: the prepared mesh's distinct runs, or one run a class.
-#[derive(Clone, Copy)]
-enum Runs<'a> {
-    Distinct(&'a [Run]),
-    Classes([Run; MAX_INFLUENCES]),
-}
-
 impl<'a> LaneJob<'a> {
     /// Checks everything the loops rely on, once: the layout against the variant's and
     /// the rig's, the palettes' length against the joints, the output's size and
     /// alignment, the runs against their arrays and the output. Panics on a broken
-    /// relation (`skin::run_group` refuses each with its typed error first).
+    /// relation (`skin::run_group` refuses each with its typed error first). The group's
+    /// characters are drawn at `level` of the mesh's chain or finer: the runs no such
+    /// level draws are skipped (which only writes less).
     pub fn new(
         rig: &'a PreparedRig,
         palettes: &'a [Lanes3x4],
@@ -116,6 +115,7 @@ impl<'a> LaneJob<'a> {
         layout: &OutputLayout,
         active: usize,
         method: SkinMethod,
+        level: usize,
     ) -> Self {
         // With dual quaternions, the bind pose times the rig's common skinning scale (the
         // same mesh where that is 1).
@@ -126,19 +126,10 @@ impl<'a> LaneJob<'a> {
         let (runs, source, joints, weights) = match layout.variant().spec().skins {
             Skins::DistinctOnce => {
                 let d = mesh.distinct();
-                (
-                    Runs::Distinct(d.runs()),
-                    d.source(),
-                    d.joints(),
-                    d.weights(),
-                )
+                (d.runs(), d.source(), d.joints(), d.weights())
             }
             Skins::EveryVertex => (
-                Runs::Classes(std::array::from_fn(|c| Run {
-                    influences: c + 1,
-                    copies: 0,
-                    len: mesh.class_counts()[c],
-                })),
+                mesh.class_runs(),
                 mesh.source(),
                 mesh.joints(),
                 mesh.weights(),
@@ -159,10 +150,7 @@ impl<'a> LaneJob<'a> {
         );
         // The input's joints are the sorted mesh's or its distinct vertices', all below
         // `joint_bound` (a `SortedMesh` computes its bound over both when it is made).
-        let run_list: &[Run] = match &runs {
-            Runs::Distinct(r) => r,
-            Runs::Classes(r) => r,
-        };
+        let run_list = runs;
         assert!(
             run_list
                 .iter()
@@ -228,6 +216,7 @@ impl<'a> LaneJob<'a> {
         );
         LaneJob {
             runs,
+            level,
             source,
             joints,
             weights,
@@ -257,10 +246,8 @@ impl<'a> LaneJob<'a> {
 
     pub fn input(&self) -> Input<'_> {
         Input {
-            runs: match &self.runs {
-                Runs::Distinct(r) => r,
-                Runs::Classes(r) => r,
-            },
+            runs: self.runs,
+            level: self.level,
             source: self.source,
             joints: self.joints,
             weights: self.weights,

@@ -83,8 +83,9 @@ pub(super) fn run(
     layout: &OutputLayout,
     active: usize,
     method: SkinMethod,
+    level: usize,
 ) {
-    let job = LaneJob::new(rig, palettes, out, layout, active, method);
+    let job = LaneJob::new(rig, palettes, out, layout, active, method, level);
     // Rigs with and without own normal matrices run separately compiled entry points, so
     // the loops without them are laid out as they were before normal matrices existed.
     match job.loops() {
@@ -217,11 +218,20 @@ unsafe fn runs<
     let (mut first, mut j, mut w, mut v) = (0, 0, 0, 0);
     for run in input.runs {
         let k = run.influences;
-        let source = &input.source[first..first + run.len];
-        let joints = &input.joints[j..j + run.len * k];
-        let weights = &input.weights[w..w + if k > 1 { run.len * k } else { 0 }];
         // Without the copies (`pulled`) each distinct vertex is stored once.
         let count = if COPIES { 1 + run.copies } else { 1 };
+        let weight_len = if k > 1 { run.len * k } else { 0 };
+        if run.deepest_level < input.level {
+            // No level the group draws uses these vertices.
+            first += run.len;
+            j += run.len * k;
+            w += weight_len;
+            v += run.len * count;
+            continue;
+        }
+        let source = &input.source[first..first + run.len];
+        let joints = &input.joints[j..j + run.len * k];
+        let weights = &input.weights[w..w + weight_len];
         let class_run = ClassRun {
             source,
             joints,
