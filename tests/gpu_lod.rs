@@ -365,6 +365,80 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// shadows, no character skins coarser than the level the shadow pass draws it with; a
 /// character out of view skins at that level alone (the coarsest without shadows); with
 /// dual quaternions (eight influences on `fox_8influences`), the same at every level.
+/// With the animation on the CPU, both LODs on and the camera moving from far to near,
+/// the CPU kernel skins each recomputed group only for its members' finest level (shadows
+/// included), and every frame verifies at those levels: a kept group whose member comes
+/// closer is skinned again before its finer level is drawn.
+fn cpu_skinned_levels(
+    rig: &Arc<PreparedRig>,
+    skin: SkinVariant,
+    shadows: bool,
+) -> Result<(), Failed> {
+    let gpu = common::gpu_or_skip();
+    if rig.mesh_chain().levels().len() < 2 {
+        return Ok(());
+    }
+    let mut settings = common::app_settings(rig, CHARACTERS);
+    settings.pipeline.skin = skin;
+    settings.animate = AnimateDevice::Cpu;
+    settings.upload = UploadVariant::InPlace;
+    settings.shadows = shadows;
+    settings.lod = LodSettings {
+        enabled: true,
+        mesh: true,
+        threshold_px: THRESHOLD_PX,
+        max_period: 8,
+    };
+    let mut scene = Scene::new(
+        gpu,
+        rig.clone(),
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        (480, 270),
+    )
+    .map_err(|e| e.to_string())?;
+    *scene.camera_mut() = OrbitCamera::start(CameraStart::Street, crowd_extent(scene.crowd()));
+    scene.camera_mut().distance *= 6.0;
+    let (mut fewer, mut finer_kept) = (0usize, 0usize);
+    let mut previous_levels: Vec<u8> = Vec::new();
+    for step in 0..14 {
+        if step >= 4 && step % 2 == 0 {
+            scene.camera_mut().distance *= 0.6;
+        }
+        scene.request_verify();
+        scene
+            .frame(Frame::headless(1.0 / 60.0))
+            .map_err(|e| e.to_string())?;
+        verified(
+            &mut scene,
+            &format!("frame {step}: verify at the skin levels"),
+        )?;
+        let reading = scene.mesh_lod_reading();
+        if reading.skinned_vertices < reading.full_vertices {
+            fewer += 1;
+        }
+        // A group computed at a coarse level and kept, whose level is finer now.
+        let levels = scene.cpu_skin_levels().to_vec();
+        if levels.len() == previous_levels.len() {
+            finer_kept += levels
+                .iter()
+                .zip(&previous_levels)
+                .filter(|(now, before)| now < before)
+                .count();
+        }
+        previous_levels = levels;
+    }
+    if fewer == 0 {
+        return Err("no frame skinned fewer vertices than every character's every one".into());
+    }
+    // With shadows the shadows' level bounds every group's, so the camera need not come
+    // close enough for a finer one.
+    if finer_kept == 0 && !shadows {
+        return Err("no group's skin level became finer as the camera came closer".into());
+    }
+    Ok(())
+}
+
 fn skinned_levels(
     rig: &Arc<PreparedRig>,
     shadows: bool,
@@ -1452,6 +1526,26 @@ fn main() {
                 skinned_levels(&r, shadows, method, ComputeShader::PerLevel)
             }));
         }
+        for skin in [
+            SkinVariant::Float4,
+            SkinVariant::Tuned,
+            SkinVariant::Packed,
+            SkinVariant::Pulled,
+        ] {
+            if skin.refusal(SkinMethod::Linear, rig).is_some() {
+                continue;
+            }
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("cpu_skinned_levels/{name}/{}", skin.name()),
+                move || cpu_skinned_levels(&r, skin, false),
+            ));
+        }
+        let r = rig.clone();
+        trials.push(common::trial(
+            format!("cpu_skinned_levels_shadows/{name}"),
+            move || cpu_skinned_levels(&r, SkinVariant::Pulled, true),
+        ));
         let r = rig.clone();
         trials.push(common::trial(
             format!("cpu_and_gpu_levels/{name}"),

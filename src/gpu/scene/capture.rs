@@ -38,18 +38,19 @@ impl Scene {
         } else {
             self.sim.crowd.as_slice()
         };
-        // The CPU skinned each group only for its skin level.
-        let skin_levels = if self.sim.pipeline.config().skin.skins_on_cpu() {
-            self.sim.lod.skin_levels()
+        // The CPU skinned each group only for a level: every vertex the group's members
+        // are drawn with now must hold its pose.
+        let drawn_levels = if self.sim.pipeline.config().skin.skins_on_cpu() {
+            self.sim.lod.drawn_levels()
         } else {
-            &[]
+            Vec::new()
         };
         Ok(verify_stages_at_levels(
             &mut self.sim.pipeline,
             shown,
             &out,
             VERIFY_INSTANCES,
-            skin_levels,
+            &drawn_levels,
         )?)
     }
 

@@ -446,6 +446,12 @@ impl Scene {
         self.sim.lod.mesh_levels()
     }
 
+    /// Per group of eight, the mesh level the CPU skinned its vertices for (the last CPU
+    /// plan's: [`Lod::skin_levels`]).
+    pub fn cpu_skin_levels(&self) -> &[u8] {
+        self.sim.lod.skin_levels()
+    }
+
     /// Starts update-rate LOD afresh: the next frame computes every character, as the
     /// first one does (a bench block measures from there).
     pub fn restart_lod(&mut self) {
