@@ -168,14 +168,6 @@ impl Lod {
         &self.skin_levels
     }
 
-    /// Per group, the finest level its members are drawn at now ([`Self::skin_levels`]
-    /// must be no coarser): what verification compares.
-    pub fn drawn_levels(&self) -> Vec<u8> {
-        (0..self.skin_levels.len())
-            .map(|g| self.finest_level(g))
-            .collect()
-    }
-
     /// The finest level group `g`'s members are drawn at: a member in view at its level
     /// or the shadows', the finer; out of view at the shadows' (where a shadow pass draws
     /// every character), or its kept level (nothing draws it).

@@ -38,10 +38,12 @@ impl Scene {
         } else {
             self.sim.crowd.as_slice()
         };
-        // The CPU skinned each group only for a level: every vertex the group's members
-        // are drawn with now must hold its pose.
+        // The CPU skinned each group only for a level: every vertex the passes draw a
+        // member with now must hold its pose (taken from what the passes draw, not from
+        // the plan's own choice: the main pass draws a character in view at its level,
+        // the shadow pass every character at the shadows').
         let drawn_levels = if self.sim.pipeline.config().skin.skins_on_cpu() {
-            self.sim.lod.drawn_levels()
+            self.drawn_levels(shown.len())
         } else {
             Vec::new()
         };
@@ -52,6 +54,27 @@ impl Scene {
             VERIFY_INSTANCES,
             &drawn_levels,
         )?)
+    }
+
+    /// Per group of eight of `n` characters, the finest level of the mesh's chain a pass
+    /// draws one of them at (`u8::MAX` where none is drawn).
+    fn drawn_levels(&self, n: usize) -> Vec<u8> {
+        let (levels, visible) = (self.sim.lod.mesh_levels(), self.sim.lod.visible());
+        let shadow = self
+            .settings
+            .shadows
+            .then(|| self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0));
+        (0..n.div_ceil(crate::types::LANES))
+            .map(|g| {
+                let members = g * crate::types::LANES..n.min((g + 1) * crate::types::LANES);
+                let main = members
+                    .filter(|&i| visible.get(i).copied().unwrap_or(true))
+                    .map(|i| levels.get(i).copied().unwrap_or(0))
+                    .min()
+                    .unwrap_or(u8::MAX);
+                shadow.map_or(main, |s| main.min(s))
+            })
+            .collect()
     }
 
     /// Saves the offscreen frame as a PNG with a JSON sidecar of the readings its panel
