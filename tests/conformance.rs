@@ -205,9 +205,10 @@ fn level_matches_the_oracle(
     out.as_bytes_mut().fill(0xff);
     let levels = vec![level as u8; groups];
     let mut outs = [Dest::from_mut(out.as_bytes_mut())];
+    let all = 0..groups;
     pipeline.run_groups_at_levels_into(
         crowd.as_slice(),
-        &[0..groups],
+        std::slice::from_ref(&all),
         &levels,
         &mut outs,
         Stage::Skin,

@@ -210,8 +210,9 @@ pub fn charts(report: &Report) -> Result<Vec<Chart>, ChartError> {
             .iter()
             .map(|r| Bar {
                 label: format!(
-                    "LOD {} ({} camera, {} thread{})",
+                    "LOD {}{} ({} camera, {} thread{})",
                     if r.lod { "on" } else { "off" },
+                    if r.mesh_lod { ", mesh LOD" } else { "" },
                     r.camera,
                     r.threads,
                     if r.threads == 1 { "" } else { "s" }

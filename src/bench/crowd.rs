@@ -42,6 +42,9 @@ pub struct CrowdRow {
     pub threads: usize,
     pub lod: bool,
     pub threshold_px: f32,
+    /// Geometric LOD on: each character drawn at its level, and the CPU skins each group
+    /// only for its members' finest level.
+    pub mesh_lod: bool,
     pub frames: usize,
     /// LOD's planning, µs.
     pub plan_us: f64,
@@ -50,8 +53,11 @@ pub struct CrowdRow {
     pub upload_us: f64,
     /// `plan_us + cpu_stages_us + upload_us`, each frame's sum, then the median.
     pub cpu_total_us: f64,
-    /// `cpu_total_us` over LOD off's at the same camera and threads.
+    /// `cpu_total_us` over both LODs off's at the same camera and threads.
     pub ratio_to_lod_off: f64,
+    /// Vertices the CPU skinned per frame (median), and every character's every vertex.
+    pub skinned_vertices: f64,
+    pub full_vertices: u64,
     /// Making the draw lists and recording the shadow and crowd passes with indirect
     /// draws (where the adapter has them), µs.
     pub encode_us: f64,
@@ -97,6 +103,8 @@ struct Samples {
     encode_direct: Vec<f64>,
     commands: [usize; 2],
     updated: Vec<f64>,
+    skinned: Vec<f64>,
+    full_vertices: u64,
     error_px: Option<f32>,
     measured: usize,
     stats: LodStats,
@@ -128,7 +136,8 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     let mut rows = Vec::new();
     // How long is left, from the blocks measured so far (each block is the same number of
     // frames of the same crowd, so the mean so far is a fair guess for the rest).
-    let total_blocks = CameraStart::ALL.len() * thread_counts.len() * 2 * (1 + thresholds_px.len());
+    let total_blocks =
+        CameraStart::ALL.len() * thread_counts.len() * 2 * 2 * (1 + thresholds_px.len());
     let (mut done_blocks, mut block_secs) = (0usize, 0.0f64);
     if quick {
         ctx.progress(&format!(
@@ -150,25 +159,37 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
             camera_start,
         )?;
         for &threads in &thread_counts {
-            let lod_settings: Vec<LodSettings> = std::iter::once(LodSettings::default())
-                .chain(thresholds_px.iter().map(|&px| LodSettings {
-                    enabled: true,
-                    threshold_px: px,
-                    ..LodSettings::default()
-                }))
+            // Update-rate LOD off and at each threshold, each with geometric LOD off and
+            // on (at the same threshold; off at the first).
+            let lod_settings: Vec<LodSettings> = [false, true]
+                .into_iter()
+                .flat_map(|mesh| {
+                    std::iter::once(LodSettings {
+                        mesh,
+                        threshold_px: thresholds_px[0],
+                        ..LodSettings::default()
+                    })
+                    .chain(thresholds_px.iter().map(move |&px| LodSettings {
+                        enabled: true,
+                        mesh,
+                        threshold_px: px,
+                        ..LodSettings::default()
+                    }))
+                })
                 .collect();
             let mut samples: Vec<Samples> =
                 lod_settings.iter().map(|_| Samples::default()).collect();
             for round in 0..2 {
                 for (k, lod) in lod_settings.iter().enumerate() {
                     ctx.progress(&format!(
-                        "crowd workload: {n} characters, {} camera, {threads} threads, LOD {} (block {} of 2){}",
+                        "crowd workload: {n} characters, {} camera, {threads} threads, LOD {}, mesh LOD {} (block {} of 2){}",
                         camera_start.name(),
                         if lod.enabled {
                             format!("on ({} px)", lod.threshold_px)
                         } else {
                             "off".into()
                         },
+                        if lod.mesh { "on" } else { "off" },
                         round + 1,
                         if done_blocks > 0 {
                             let left = block_secs / done_blocks as f64
@@ -217,6 +238,9 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         s.encode_direct.push(encode_us[1]);
                         s.commands = commands;
                         s.updated.push(scene.lod_stats().updated as f64);
+                        let (skinned, full) = scene.vertices_skinned();
+                        s.skinned.push(skinned as f64);
+                        s.full_vertices = full;
                         s.stats = scene.lod_stats();
                         if lod.enabled && (frame - warmup) % 8 == 7 {
                             let error = scene.measure_lod_error(None)?;
@@ -236,7 +260,10 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     threads,
                     lod: lod.enabled,
                     threshold_px: lod.threshold_px,
+                    mesh_lod: lod.mesh,
                     frames: s.total.len(),
+                    skinned_vertices: median(s.skinned),
+                    full_vertices: s.full_vertices,
                     plan_us: median(s.plan),
                     cpu_stages_us: median(s.cpu),
                     upload_us: median(s.upload),
@@ -251,7 +278,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     measured_characters: s.measured,
                     floor: floors
                         .iter()
-                        .find(|f| lod.enabled && f.threshold_px == lod.threshold_px)
+                        .find(|f| lod.enabled && !lod.mesh && f.threshold_px == lod.threshold_px)
                         .copied(),
                 });
             }
@@ -332,7 +359,7 @@ fn floor(
 pub fn markdown(section: &CrowdSection, s: &mut String) {
     let _ = writeln!(
         s,
-        "## crowd: {} characters, update-rate LOD off and on\n\n\
+        "## crowd: {} characters, update-rate and geometric LOD off and on\n\n\
          - adapter: {} ({}), indirect draws with a first instance: {}\n\
          - {} / {}; upload {}; LOD error measured in a {}×{} image; frames of 1/60 s\n{}",
         section.instances,
@@ -358,8 +385,12 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
             )),
     );
     *s += "\nMedians per frame, µs. CPU = the pipeline's wall time for the groups computed; \
-           plan = LOD's planning (periods, culling, regrouping); total = plan + CPU + upload; \
-           / off = total over LOD off's with the same camera and threads. Encode = making the \
+           plan = LOD's planning (periods, culling, regrouping, levels); total = plan + CPU + \
+           upload; / off = total over both LODs off's with the same camera and threads. Mesh \
+           = geometric LOD (each character drawn at the coarsest level of its mesh's chain \
+           within the threshold; the CPU skins each group of eight only for its members' \
+           finest level, shadows included); skinned = vertices the CPU skinned per frame, and \
+           their share of every character's every vertex. Encode = making the \
            draw lists and recording the shadow and crowd passes (not submitted: this workload \
            measures the CPU), with indirect multi-draws and with the same draws one by one \
            (each frame both, in alternating order); commands = character draw commands of \
@@ -379,6 +410,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         ("camera", Left),
         ("threads", Right),
         ("LOD", Left),
+        ("mesh", Left),
         ("plan", Right),
         ("CPU", Right),
         ("upload", Right),
@@ -388,6 +420,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         ("encode one by one", Right),
         ("commands", Right),
         ("updated / frame", Right),
+        ("skinned / frame", Right),
         ("fewest possible (any gap / 1-2-4-8)", Right),
         ("periods 1/2/4/8", Right),
         ("culled", Right),
@@ -404,6 +437,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
             } else {
                 "off".into()
             },
+            if r.mesh_lod { "on" } else { "off" }.to_string(),
             format!("{:.0}", r.plan_us),
             format!("{:.0}", r.cpu_stages_us),
             format!("{:.0}", r.upload_us),
@@ -413,6 +447,11 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
             format!("{:.0}", r.encode_direct_us),
             format!("{} / {}", r.draw_commands[0], r.draw_commands[1]),
             format!("{:.0}", r.updated_mean),
+            format!(
+                "{:.0} ({:.0} %)",
+                r.skinned_vertices,
+                100.0 * r.skinned_vertices / r.full_vertices.max(1) as f64
+            ),
             r.floor.map_or("–".to_string(), |f| {
                 format!(
                     "{:.0} / {:.0}",
