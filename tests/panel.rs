@@ -386,6 +386,17 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
     let reading = harness.state_mut().mesh_lod_reading();
     assert_eq!(reading.at_level.iter().sum::<usize>(), 13, "{reading:?}");
     assert!(reading.triangles <= reading.full_triangles);
+    // The CPU skinned each group of eight for its level: the reading counts what the
+    // kernel wrote.
+    let scene = harness.state();
+    let skin = scene.settings().pipeline.skin;
+    let expected: usize = scene
+        .cpu_skin_levels()
+        .iter()
+        .enumerate()
+        .map(|(g, &l)| (13 - 8 * g).min(8) * skin.vertices_skinned_at(scene.rig(), l as usize))
+        .sum();
+    assert_eq!(reading.skinned_vertices, expected as u64, "{reading:?}");
     click_then_frame(&mut harness, "colour by level");
     assert!(harness.state().settings().color_by_level);
     click_then_frame(&mut harness, "mesh LOD");
