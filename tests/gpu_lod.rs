@@ -367,8 +367,9 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// dual quaternions (eight influences on `fox_8influences`), the same at every level.
 /// With the animation on the CPU, both LODs on and the camera moving from far to near,
 /// the CPU kernel skins each recomputed group only for its members' finest level (shadows
-/// included), and every frame verifies at those levels: a kept group whose member comes
-/// closer is skinned again before its finer level is drawn.
+/// included; `gpu_compute` every character each frame at its group's level), and every
+/// frame verifies at what the passes draw: a kept group whose member comes closer is
+/// skinned again before its finer level is drawn.
 fn cpu_skinned_levels(
     rig: &Arc<PreparedRig>,
     skin: SkinVariant,
@@ -414,7 +415,13 @@ fn cpu_skinned_levels(
             &format!("frame {step}: verify at the skin levels"),
         )?;
         let reading = scene.mesh_lod_reading();
-        if reading.skinned_vertices < reading.full_vertices {
+        // `gpu_compute` fed by the CPU skins every character every frame, each at its
+        // group's level: fewer invocations than every vertex of every character.
+        let launched = match skin {
+            SkinVariant::GpuCompute => reading.skin_invocations,
+            _ => reading.skinned_vertices,
+        };
+        if launched < reading.full_vertices {
             fewer += 1;
         }
         // A group computed at a coarse level and kept, whose level is finer now.
@@ -1531,6 +1538,7 @@ fn main() {
             SkinVariant::Tuned,
             SkinVariant::Packed,
             SkinVariant::Pulled,
+            SkinVariant::GpuCompute,
         ] {
             if skin.refusal(SkinMethod::Linear, rig).is_some() {
                 continue;

@@ -42,7 +42,9 @@ impl Scene {
         // member with now must hold its pose (taken from what the passes draw, not from
         // the plan's own choice: the main pass draws a character in view at its level,
         // the shadow pass every character at the shadows').
-        let drawn_levels = if self.sim.pipeline.config().skin.skins_on_cpu() {
+        let drawn_levels = if self.sim.pipeline.config().skin.skins_on_cpu()
+            || self.sim.cpu_skin_marks.live().is_some()
+        {
             self.drawn_levels(shown.len())
         } else {
             Vec::new()

@@ -2,9 +2,84 @@
 //! measurement of its screen-space error against a full-rate frame skinned aside.
 
 use super::*;
+use crate::crowd::lod::formats::{RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT};
+use crate::prepare::mesh_lod::MAX_MESH_LEVELS;
 use crate::skin::SkinDevice;
+use crate::types::LANES;
+
+/// `gpu_compute` fed by the CPU's animation with geometric LOD: the skinning pass reads
+/// each character's skin level from a word of the GPU animation's 32-byte records (the
+/// last), which the CPU writes here every frame: every character marked, at the level its
+/// group was last skinned for by the CPU's plan ([`Lod::skin_levels`], never coarser than
+/// what a pass draws of it). Every character is skinned every frame, as without marks,
+/// from the palettes the GPU holds; only the vertices its level does not draw are left.
+#[derive(Default)]
+pub(super) struct CpuSkinMarks {
+    buffer: Option<wgpu::Buffer>,
+    words: Vec<[u32; 8]>,
+    live: bool,
+    /// Characters marked at each level this frame.
+    at_level: [usize; MAX_MESH_LEVELS],
+}
+
+impl CpuSkinMarks {
+    /// The marks, where this frame's skinning pass reads them.
+    pub(super) fn live(&self) -> Option<&wgpu::Buffer> {
+        self.buffer.as_ref().filter(|_| self.live)
+    }
+
+    /// This frame's skinning reads no marks (the animation is on the GPU).
+    pub(super) fn off(&mut self) {
+        self.live = false;
+    }
+
+    /// Characters marked at each level, where the marks are read this frame.
+    fn at_level(&self) -> Option<&[usize]> {
+        self.live.then_some(&self.at_level[..])
+    }
+}
 
 impl Scene {
+    /// Writes the CPU's skin marks for this frame's `gpu_compute` pass where they apply
+    /// (see [`CpuSkinMarks`]).
+    pub(super) fn write_cpu_skin_marks(&mut self) {
+        let n = self.sim.crowd.len();
+        let levels = self.sim.lod.skin_levels();
+        let marks = &mut self.sim.cpu_skin_marks;
+        marks.live = self.sim.pipeline.config().skin == SkinVariant::GpuCompute
+            && self.settings.lod.mesh
+            && n > 0
+            && levels.len() == n.div_ceil(LANES);
+        if !marks.live {
+            return;
+        }
+        marks.words.clear();
+        marks.at_level = [0; MAX_MESH_LEVELS];
+        for i in 0..n {
+            let level = levels[i / LANES];
+            marks.at_level[(level as usize).min(MAX_MESH_LEVELS - 1)] += 1;
+            let mut record = [0u32; 8];
+            record[7] = RECORD_SKIN | (u32::from(level) << RECORD_SKIN_LEVEL_SHIFT);
+            marks.words.push(record);
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(&marks.words);
+        if marks
+            .buffer
+            .as_ref()
+            .is_none_or(|b| b.size() < bytes.len() as u64)
+        {
+            marks.buffer = Some(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("cpu skin marks"),
+                size: bytes.len() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        if let Some(buffer) = &marks.buffer {
+            self.gpu.queue.write_buffer(buffer, 0, bytes);
+        }
+    }
+
     /// Decides which groups of eight characters this frame computes (all, with LOD off):
     /// the GPU buffer keeps the others' vertices from their last update.
     pub(super) fn plan_lod(&mut self) {
@@ -169,6 +244,15 @@ impl Scene {
                 .enumerate()
                 .map(|(l, &c)| c as u64 * vertices(l))
                 .sum(),
+            SkinDevice::GpuCompute if self.sim.cpu_skin_marks.at_level().is_some() => self
+                .sim
+                .cpu_skin_marks
+                .at_level()
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+                .map(|(l, &c)| c as u64 * vertices(l))
+                .sum(),
             SkinDevice::GpuCompute => updated * vertices(0),
             SkinDevice::GpuVertex => {
                 let main: u64 = if self.settings.lod.mesh {
@@ -211,7 +295,8 @@ impl Scene {
         let stats = self.lod_stats();
         let counts = self
             .skinned_by_gpu_lod()
-            .then_some(&stats.skinned_at_level[..]);
+            .then_some(&stats.skinned_at_level[..])
+            .or(self.sim.cpu_skin_marks.at_level());
         self.renderer
             .gpu_skin_invocations(self.sim.crowd.len(), counts)
     }

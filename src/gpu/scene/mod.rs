@@ -193,6 +193,9 @@ struct Simulation {
     /// Whether this frame's LOD pass on the GPU marks the records due (only those
     /// characters are then animated and skinned again).
     lod_marks_due: bool,
+    /// `gpu_compute` fed by the CPU's animation with geometric LOD: each character's skin
+    /// level for the skinning pass, in the LOD pass's record format.
+    cpu_skin_marks: lod::CpuSkinMarks,
 }
 
 impl Scene {
@@ -290,6 +293,7 @@ impl Scene {
                 lod_motions: MotionSet::new(),
                 lod_slots: Vec::new(),
                 lod_marks_due: false,
+                cpu_skin_marks: lod::CpuSkinMarks::default(),
                 gpu_lod_key: None,
                 animated_on: AnimateDevice::Cpu,
                 clip_survey,
@@ -905,6 +909,7 @@ impl Scene {
     /// animation on the GPU, writes what its passes read and prepares them.
     fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<StageTimings, SceneError> {
         if self.sim.animated_on == AnimateDevice::Gpu {
+            self.sim.cpu_skin_marks.off();
             return self.prepare_gpu_animation();
         }
         self.sim.lod_marks_due = false;
@@ -931,6 +936,7 @@ impl Scene {
         );
         let mut timings = timings?;
         timings.lod_plan_us = lod_plan_us;
+        self.write_cpu_skin_marks();
         if let Some(note) = self.uploader.note() {
             self.notes.push(note.to_string());
         }

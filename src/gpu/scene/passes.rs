@@ -156,8 +156,12 @@ impl FrameParts<'_> {
 
 impl Simulation {
     /// With the animation and its LOD pass on the GPU this frame: the records that pass
-    /// marked due (only those characters are skinned again).
+    /// marked due (only those characters are skinned again). With the animation on the
+    /// CPU and geometric LOD, the CPU's marks: every character at its group's skin level.
     fn due_records(&self) -> Option<&wgpu::Buffer> {
+        if let Some(marks) = self.cpu_skin_marks.live() {
+            return Some(marks);
+        }
         let animator = self.animator.as_ref()?;
         self.lod_marks_due.then(|| animator.records())
     }
