@@ -37,7 +37,7 @@ impl LoadStep {
     /// What the step does, as a progress line says it.
     pub fn describe(self) -> &'static str {
         match self {
-            LoadStep::MeshLevels => "simplifying the mesh into LOD levels",
+            LoadStep::MeshLevels => "stating the mesh's LOD levels (simplified as it was prepared)",
             LoadStep::MeshErrors => "measuring each level's error over the clips",
             LoadStep::Scene => "making the GPU buffers and the crowd",
             LoadStep::Motions => "measuring how far each clip moves the mesh",
