@@ -686,17 +686,26 @@ fn bench_crowd_workload_compares_lod_off_and_on() {
     // Measured where users look unless asked otherwise, and not named for it.
     assert_eq!(report["crowd"]["size"], serde_json::json!([1920, 1080]));
     let rows = report["crowd"]["rows"].as_array().unwrap();
-    // Both cameras, every thread count, LOD off then on.
-    assert!(rows.len() >= 4, "{rows:?}");
+    // Both cameras, every thread count, LOD off then on, geometric LOD off then on.
+    assert!(rows.len() >= 8, "{rows:?}");
+    assert!(rows.iter().any(|r| r["mesh_lod"] == true), "{rows:?}");
     for row in rows {
         assert!(row["cpu_total_us"].as_f64().unwrap() > 0.0, "{row}");
         let lod = row["lod"].as_bool().unwrap();
+        let mesh = row["mesh_lod"].as_bool().unwrap();
         assert_eq!(row["measured_error_px"].is_null(), !lod, "{row}");
         if lod {
             let error = row["measured_error_px"].as_f64().unwrap();
             assert!(error <= row["threshold_px"].as_f64().unwrap(), "{row}");
-        } else {
+        } else if !mesh {
             assert_eq!(row["ratio_to_lod_off"], 1.0, "{row}");
+        }
+        // The CPU skins at most every vertex; with both LODs off, every one.
+        let skinned = row["skinned_vertices"].as_f64().unwrap();
+        let full = row["full_vertices"].as_f64().unwrap();
+        assert!(skinned <= full, "{row}");
+        if !lod && !mesh {
+            assert_eq!(skinned, full, "{row}");
         }
     }
     let mut files: Vec<String> = std::fs::read_dir(&dir)

@@ -8,7 +8,10 @@
 //! itself. Its fields are private and read through accessors, so no value a caller can
 //! build or change breaks those relations: a kernel that skips a bounds check relies on
 //! this type, not on whoever made its input. [`SortedMesh::into_parts`] gives the arrays
-//! back, to change and check again.
+//! back, to change and check again. It also checks that each level of the mesh's LOD chain
+//! has its vertices first in every class, so a kernel can skin a level as a prefix (a
+//! correctness promise, not a memory one: a level only decides which places are written).
+//! [`SortedMesh::class_runs`] cuts the classes where that level changes.
 
 use crate::rig::MAX_INFLUENCES;
 use crate::types::VertexF4;

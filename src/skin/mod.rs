@@ -15,7 +15,10 @@
 //! reads and the output it writes (format, arrangement, which vertices, order). From that
 //! row [`OutputLayout`] derives where each instance's vertices are; the lane kernels are
 //! generic over an [`output`] writer, the store format as one type (ACL's output writer).
-//! [`run_group`] validates a group's inputs against the layout once, then runs the kernel.
+//! [`run_group`] validates a group's inputs against the layout once, then runs the kernel,
+//! which skins only the vertices the group's level of the mesh's chain draws (a prefix of
+//! each influence class in the sorted order, the level's own list in the file's order);
+//! every other vertex keeps its place and what it held.
 
 pub mod dest;
 pub mod float4;

@@ -27,8 +27,9 @@
 //! The pipeline computes groups of eight instances (the lane width), so a group runs at
 //! its members' shortest period. Periods follow the clip's phase, so they change as the
 //! characters move through their clips: the members of the groups recomputed this frame
-//! are sorted by their new period and dealt back into those same groups (their handles
-//! follow them). Moving a character costs nothing, since every one of those groups is
+//! are sorted by their new period (and, within one, by the finest level of the mesh's
+//! chain a pass draws them at: a group is skinned for its finest member's) and dealt back
+//! into those same groups (their handles follow them). Moving a character costs nothing, since every one of those groups is
 //! computed anyway, and each group then holds one period (at most three hold two). The
 //! first frame (or one after [`Lod::invalidate`]) computes everything and staggers each
 //! period's groups over its frames in blocks, so every frame updates about the same

@@ -79,7 +79,7 @@ pub struct Lod {
     /// Scratch, reused: the groups computed this frame, their members with the period
     /// each wants, and where each of those characters is while they are dealt out.
     due: Vec<usize>,
-    pool: Vec<(u8, u32)>,
+    pool: Vec<(u8, u8, u32)>,
     wanted: Vec<u8>,
     wanted_along: Vec<f64>,
     at: Vec<u32>,
@@ -174,19 +174,20 @@ impl Lod {
     fn finest_level(&self, g: usize) -> u8 {
         let n = self.mesh_levels.len();
         let members = (g * LANES).min(n)..n.min((g + 1) * LANES);
-        members
-            .map(|i| {
-                match (
-                    self.visible.get(i).copied().unwrap_or(true),
-                    self.shadow_level,
-                ) {
-                    (true, Some(shadow)) => self.mesh_levels[i].min(shadow),
-                    (false, Some(shadow)) => shadow,
-                    (_, None) => self.mesh_levels[i],
-                }
-            })
-            .min()
-            .unwrap_or(0)
+        members.map(|i| self.drawn_level(i)).min().unwrap_or(0)
+    }
+
+    /// The finest level a pass draws character `i` at (see [`Self::finest_level`]).
+    fn drawn_level(&self, i: usize) -> u8 {
+        let level = self.mesh_levels.get(i).copied().unwrap_or(0);
+        match (
+            self.visible.get(i).copied().unwrap_or(true),
+            self.shadow_level,
+        ) {
+            (true, Some(shadow)) => level.min(shadow),
+            (false, Some(shadow)) => shadow,
+            (_, None) => level,
+        }
     }
 
     /// Gives each group in `groups` its members' finest level and counts its members as
@@ -530,17 +531,19 @@ impl Lod {
                 let (period, along) = self.period_from_now(input, &crowd.as_slice()[i], i);
                 self.wanted[i] = period;
                 self.wanted_along[i] = along;
-                self.pool.push((period, i as u32));
+                self.pool.push((period, self.drawn_level(i), i as u32));
             }
         }
-        // Longest period first; ties keep their order, so a settled crowd stays put.
+        // Longest period first, then finest level first (a group is skinned for its finest
+        // member's level, so members of one level skin no more than they draw); ties keep
+        // their order, so a settled crowd stays put.
         self.pool
-            .sort_by_key(|&(period, _)| std::cmp::Reverse(period));
+            .sort_by_key(|&(period, level, _)| (std::cmp::Reverse(period), level));
         // `at[c]`: where character `c` (named by the slot it started the frame in) is now;
         // `who[s]`: which character slot `s` holds.
         self.at.resize(n, 0);
         self.who.resize(n, 0);
-        for &(_, c) in &self.pool {
+        for &(_, _, c) in &self.pool {
             self.at[c as usize] = c;
             self.who[c as usize] = c;
         }
@@ -549,7 +552,7 @@ impl Lod {
         for k in 0..self.due.len() {
             let g = self.due[k];
             for slot in g * LANES..n.min((g + 1) * LANES) {
-                let character = self.pool[slot_index].1 as usize;
+                let character = self.pool[slot_index].2 as usize;
                 slot_index += 1;
                 let from = self.at[character] as usize;
                 if from == slot {
