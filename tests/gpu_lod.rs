@@ -55,10 +55,21 @@ fn lod_scene(
     lod: bool,
     mesh: bool,
 ) -> Result<Scene, Failed> {
+    lod_scene_animated_on(rig, skin, lod, mesh, AnimateDevice::Gpu)
+}
+
+/// [`lod_scene`] with the animation on `animate`.
+fn lod_scene_animated_on(
+    rig: &Arc<PreparedRig>,
+    skin: SkinVariant,
+    lod: bool,
+    mesh: bool,
+    animate: AnimateDevice,
+) -> Result<Scene, Failed> {
     let gpu = common::gpu_or_skip();
     let mut settings = common::app_settings(rig, CHARACTERS);
     settings.pipeline.skin = skin;
-    settings.animate = AnimateDevice::Gpu;
+    settings.animate = animate;
     settings.upload = UploadVariant::WriteBuffer;
     settings.lod = LodSettings {
         enabled: lod,
@@ -375,30 +386,12 @@ fn cpu_skinned_levels(
     skin: SkinVariant,
     shadows: bool,
 ) -> Result<(), Failed> {
-    let gpu = common::gpu_or_skip();
+    common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
         return Ok(());
     }
-    let mut settings = common::app_settings(rig, CHARACTERS);
-    settings.pipeline.skin = skin;
-    settings.animate = AnimateDevice::Cpu;
-    settings.upload = UploadVariant::InPlace;
-    settings.shadows = shadows;
-    settings.lod = LodSettings {
-        enabled: true,
-        mesh: true,
-        threshold_px: THRESHOLD_PX,
-        max_period: 8,
-    };
-    let mut scene = Scene::new(
-        gpu,
-        rig.clone(),
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        (480, 270),
-    )
-    .map_err(|e| e.to_string())?;
-    *scene.camera_mut() = OrbitCamera::start(CameraStart::Street, crowd_extent(scene.crowd()));
+    let mut scene = lod_scene_animated_on(rig, skin, true, true, AnimateDevice::Cpu)?;
+    scene.settings_mut().shadows = shadows;
     scene.camera_mut().distance *= 6.0;
     let (mut fewer, mut finer_kept) = (0usize, 0usize);
     let mut previous_levels: Vec<u8> = Vec::new();

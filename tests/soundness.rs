@@ -26,7 +26,8 @@ use skinbench::prepare::{MeshError, PrepareError, PreparedRig, SortedMesh};
 use skinbench::rig::generate::BuiltInRig;
 use skinbench::rig::{ImportReport, NO_PARENT, Rig, RigError};
 use skinbench::skin::{
-    self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinMethod, SkinVariant,
+    self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinGroup, SkinMethod,
+    SkinVariant,
 };
 use skinbench::types::{F32x8, LANES, Lanes3x4, Qvs};
 use skinbench::variant::Variant;
@@ -135,9 +136,8 @@ fn skin_group(
             layout,
             palettes.get(variant.palette_layout()),
             Dest::from_mut(bytes),
-            active,
+            SkinGroup { active, level },
             method,
-            level,
         )
     })
 }

@@ -17,7 +17,7 @@ use skinbench::crowd::{FrameError, InstanceStore, Pipeline, PipelineConfig, Stag
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{
     self, BufferError, Dest, DrawPath, OutputBuffer, OutputLayout, SkinDevice, SkinError,
-    SkinMethod, SkinVariant,
+    SkinGroup, SkinMethod, SkinVariant,
 };
 use skinbench::types::{F32x8, LANES, Lanes3x4, Qvs};
 use skinbench::variant::Variant;
@@ -146,9 +146,8 @@ fn skin_refuses_every_wrong_input_on(rig: Arc<PreparedRig>, other: Arc<PreparedR
                     layout,
                     palettes,
                     Dest::from_mut(out),
-                    active,
+                    SkinGroup::full(active),
                     method,
-                    0,
                 )
             };
         let run = |layout: &OutputLayout, palettes: Palettes, out: &mut [u8], active| {

@@ -339,9 +339,11 @@ impl FrameContext<'_> {
                     &self.output,
                     palettes,
                     out,
-                    active,
+                    skin::SkinGroup {
+                        active,
+                        level: self.skin_levels.get(g).map_or(0, |&l| l as usize),
+                    },
                     self.config.method,
-                    self.skin_levels.get(g).map_or(0, |&l| l as usize),
                 )
             })?,
             // Not CPU pipeline stages: `cpu_stages` never lists them.

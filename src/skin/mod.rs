@@ -430,24 +430,38 @@ pub enum SkinError {
     Buffer(#[from] BufferError),
 }
 
-/// Skins one group of `active` instances into `out`, the group's chunk of the output
-/// (instance `k`'s vertices where `layout` says, counted from the chunk's start).
-/// Validates everything once (ozz's `Validate()`), then runs the variant's kernel, which
-/// does no per-element checks. Every instance of the group is drawn at `level` of the
-/// mesh's chain or finer (0: the full mesh), so only the vertices that level's triangles
-/// use are skinned; the others keep what they held. A level past the chain's coarsest is
-/// the coarsest.
-#[allow(clippy::too_many_arguments)]
+/// Which instances of a group are skinned, and for which level of the mesh's chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkinGroup {
+    /// Live instances, 1..=8 (a partial last group has fewer).
+    pub active: usize,
+    /// Every instance of the group is drawn at this level or finer (0: the full mesh), so
+    /// only the vertices that level's triangles use are skinned; the others keep what they
+    /// held. A level past the chain's coarsest is the coarsest.
+    pub level: usize,
+}
+
+impl SkinGroup {
+    /// `active` instances, every vertex.
+    pub fn full(active: usize) -> Self {
+        SkinGroup { active, level: 0 }
+    }
+}
+
+/// Skins one group (`group.active` instances) into `out`, the group's chunk of the output
+/// (instance `k`'s vertices where `layout` says, counted from the chunk's start), for
+/// `group.level`. Validates everything once (ozz's `Validate()`), then runs the variant's
+/// kernel, which does no per-element checks.
 pub fn run_group(
     variant: SkinVariant,
     rig: &PreparedRig,
     layout: &OutputLayout,
     palettes: Palettes,
     mut out: Dest<u8>,
-    active: usize,
+    group: SkinGroup,
     method: SkinMethod,
-    level: usize,
 ) -> Result<(), SkinError> {
+    let SkinGroup { active, level } = group;
     if !variant.spec().methods.contains(&method) {
         return Err(SkinError::Method {
             variant: variant.spec().name,
