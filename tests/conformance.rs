@@ -181,20 +181,26 @@ fn method_prefix(method: SkinMethod) -> String {
 /// Every group of 13 instances skinned for `level` of the mesh's chain: the vertices that
 /// level draws match the oracle, and a kernel writes exactly the vertices
 /// [`SkinVariant::vertices_skinned_at`] says (the others keep the NaN the output was filled
-/// with), so a character drawn at a coarse level costs only that level's vertices.
+/// with), so a character drawn at a coarse level costs only that level's vertices. The
+/// hierarchy and palette stages pose only the level's joints: a joint or entry the level's
+/// vertices follow left out fails the comparison. `hierarchy`: the pipeline's best
+/// where not given.
 fn level_matches_the_oracle(
     rig: &Arc<PreparedRig>,
     skin: SkinVariant,
     method: SkinMethod,
     level: usize,
+    hierarchy: Option<HierarchyVariant>,
 ) -> Result<(), Failed> {
     use skinbench::crowd::Stage;
     use skinbench::crowd::verify::verify_frame_at_levels;
     use skinbench::skin::{Dest, OutputBuffer};
+    let best = PipelineConfig::best_for(rig, 1);
     let config = PipelineConfig {
         skin,
         method,
-        ..PipelineConfig::best_for(rig, 1)
+        hierarchy: hierarchy.unwrap_or(best.hierarchy),
+        ..best
     };
     let mut pipeline = Pipeline::new(rig.clone(), config)?;
     let mut crowd = InstanceStore::new();
@@ -263,9 +269,29 @@ fn main() {
                             method_prefix(method),
                             skin.name()
                         ),
-                        move || level_matches_the_oracle(&r, skin, method, level),
+                        move || level_matches_the_oracle(&r, skin, method, level, None),
                     ));
                 }
+            }
+            // Each hierarchy variant walking only the level's joints.
+            for &hierarchy in HierarchyVariant::ALL {
+                if hierarchy.refusal(rig).is_some() {
+                    continue;
+                }
+                let r = rig.clone();
+                let skin = PipelineConfig::best_for(rig, 1).skin;
+                trials.push(common::trial(
+                    format!("levels/{name}/hierarchy_{}/level_{level}", hierarchy.name()),
+                    move || {
+                        level_matches_the_oracle(
+                            &r,
+                            skin,
+                            SkinMethod::Linear,
+                            level,
+                            Some(hierarchy),
+                        )
+                    },
+                ));
             }
         }
         for &hierarchy in HierarchyVariant::ALL {

@@ -200,8 +200,42 @@ fn lane_rotations_take_the_exact_slerp_for_wide_steps() {
     assert!(worst < 2e-6, "{worst}");
 }
 
+/// Sampled for a mesh level, every joint of the level's set gets exactly the pose the
+/// full sampler gives it, on every rig, clip and level (and a level past the chain, which
+/// is its coarsest).
+fn a_level_samples_its_joints_exactly_on_every_rig() {
+    use skinbench::anim::sample::sample_clip_for;
+    for (name, rig) in common::prepared_rigs() {
+        let levels = rig.level_joint_sets().len();
+        for clip in &rig.clips {
+            for level in 0..=levels {
+                let set = rig.joints_at_level(level);
+                for step in 0..24 {
+                    let t = clip.duration_secs * 1.3 * step as f32 / 24.0;
+                    let n = rig.rest_pose.len();
+                    let mut full = vec![Qvs::IDENTITY; n];
+                    let mut at_level = vec![Qvs::IDENTITY; n];
+                    sample_clip(clip, &rig.rest_pose, t, &mut full);
+                    sample_clip_for(clip, &rig.rest_pose, t, &mut at_level, Some((level, set)));
+                    for j in set.joints() {
+                        assert_eq!(
+                            full[j], at_level[j],
+                            "{name} {} level {level} t {t}: joint {j}",
+                            clip.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn main() {
     let tests: Vec<(&'static str, fn())> = vec![
+        (
+            "a_level_samples_its_joints_exactly_on_every_rig",
+            a_level_samples_its_joints_exactly_on_every_rig,
+        ),
         ("linear_step_and_looping", linear_step_and_looping),
         (
             "cubic_spline_follows_its_tangents",

@@ -819,10 +819,13 @@ fn property_skin_call() -> Result<(), Failed> {
         .map_err(|e| e.to_string().into())
 }
 
-/// Random lengths of the hierarchy's and the palette stage's inputs and outputs: refused
+/// Random lengths of the hierarchy's and the palette stage's inputs and outputs, and any
+/// joint set (every joint, any level's, a level past the chain, another rig's): refused
 /// or run, never a panic (tests/validation.rs reaches each refusal by name).
 fn property_hierarchy_and_palette_calls() -> Result<(), Failed> {
     let rig = Arc::new(PreparedRig::reference());
+    let other = PreparedRig::built_in(skinbench::rig::generate::BuiltInRig::Twist);
+    let levels = rig.level_joint_sets().len();
     let s = rig.joint_stride;
     let ps = rig.palette_stride();
     let mut runner = TestRunner::new(Config {
@@ -837,12 +840,18 @@ fn property_hierarchy_and_palette_calls() -> Result<(), Failed> {
         prop_oneof![Just(0usize), 0usize..200],
         0usize..3,
         prop_oneof![Just(0usize), 0usize..400],
+        0usize..levels + 3,
     );
     runner
         .run(
             &strategy,
-            |(h, active, locals_short, model_short, layout, palette_short)| {
+            |(h, active, locals_short, model_short, layout, palette_short, set)| {
                 let variant = HierarchyVariant::ALL[h];
+                let set = match set.checked_sub(2) {
+                    None if set == 0 => rig.all_joints(),
+                    None => other.all_joints(),
+                    Some(level) => rig.joints_at_level(level),
+                };
                 let locals = vec![Qvs::IDENTITY; (LANES * s).saturating_sub(locals_short)];
                 let mut trees: Vec<JointTree> =
                     (0..LANES).map(|_| JointTree::new(&rig.skeleton)).collect();
@@ -869,7 +878,7 @@ fn property_hierarchy_and_palette_calls() -> Result<(), Failed> {
                     }
                 };
                 let r = no_panic("hierarchy::run_group", || {
-                    hierarchy::run_group(variant, &rig, &locals, model, active)
+                    hierarchy::run_group(variant, &rig, &locals, model, active, set)
                 })
                 .map_err(TestCaseError::fail)?;
                 if r.is_err() {
@@ -893,7 +902,7 @@ fn property_hierarchy_and_palette_calls() -> Result<(), Failed> {
                     _ => PalettesMut::Lanes(&mut out_lanes),
                 };
                 no_panic("palette::run_group", || {
-                    palette::run_group(&rig, model, out, active)
+                    palette::run_group(&rig, model, out, active, set)
                 })
                 .map_err(TestCaseError::fail)?
                 .ok();

@@ -300,18 +300,39 @@ fn hierarchy_refuses_every_wrong_input() {
             };
         }
         let layout = variant.layout();
-        hierarchy::run_group(variant, &rig, &locals, out!(layout, 0), LANES)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        hierarchy::run_group(
+            variant,
+            &rig,
+            &locals,
+            out!(layout, 0),
+            LANES,
+            rig.all_joints(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         for active in [0, LANES + 1] {
             assert_eq!(
-                hierarchy::run_group(variant, &rig, &locals, out!(layout, 0), active),
+                hierarchy::run_group(
+                    variant,
+                    &rig,
+                    &locals,
+                    out!(layout, 0),
+                    active,
+                    rig.all_joints()
+                ),
                 Err(HierarchyError::Active { active }),
                 "{name}"
             );
         }
         assert!(
             matches!(
-                hierarchy::run_group(variant, &rig, &locals[1..], out!(layout, 0), LANES),
+                hierarchy::run_group(
+                    variant,
+                    &rig,
+                    &locals[1..],
+                    out!(layout, 0),
+                    LANES,
+                    rig.all_joints()
+                ),
                 Err(HierarchyError::LocalsTooShort { .. })
             ),
             "{name}"
@@ -325,7 +346,14 @@ fn hierarchy_refuses_every_wrong_input() {
             if wrong != layout {
                 assert!(
                     matches!(
-                        hierarchy::run_group(variant, &rig, &locals, out!(wrong, 0), 1),
+                        hierarchy::run_group(
+                            variant,
+                            &rig,
+                            &locals,
+                            out!(wrong, 0),
+                            1,
+                            rig.all_joints()
+                        ),
                         Err(HierarchyError::WrongLayout { .. })
                     ),
                     "{name} given {wrong:?}"
@@ -340,8 +368,32 @@ fn hierarchy_refuses_every_wrong_input() {
         };
         assert!(
             matches!(
-                hierarchy::run_group(variant, &rig, &locals, out!(layout, short), LANES),
+                hierarchy::run_group(
+                    variant,
+                    &rig,
+                    &locals,
+                    out!(layout, short),
+                    LANES,
+                    rig.all_joints()
+                ),
                 Err(HierarchyError::OutputTooShort { .. })
+            ),
+            "{name}"
+        );
+        // A joint set made for another skeleton could list joints past this one's.
+        let other = PreparedRig::built_in(skinbench::rig::generate::BuiltInRig::Twist);
+        assert_ne!(other.joint_count(), rig.joint_count());
+        assert!(
+            matches!(
+                hierarchy::run_group(
+                    variant,
+                    &rig,
+                    &locals,
+                    out!(layout, 0),
+                    LANES,
+                    other.all_joints()
+                ),
+                Err(HierarchyError::JointSet { .. })
             ),
             "{name}"
         );
@@ -445,6 +497,9 @@ fn palette_refuses_every_wrong_input_on(rig: Arc<PreparedRig>) {
     // Palettes: position matrices, then normal matrices where the rig has them.
     let ps = rig.palette_stride();
     let normals = rig.normal_palette_offset();
+    // A joint set made for another skeleton could list entries past this one's palette.
+    let other = PreparedRig::built_in(skinbench::rig::generate::BuiltInRig::Twist);
+    assert_ne!(other.joint_count(), rig.joint_count());
     let trees: Vec<JointTree> = (0..LANES).map(|_| JointTree::new(&rig.skeleton)).collect();
     let unbuilt: Vec<JointTree> = (0..LANES).map(|_| JointTree::default()).collect();
     let mat4 = vec![Mat4::IDENTITY; LANES * s];
@@ -475,11 +530,11 @@ fn palette_refuses_every_wrong_input_on(rig: Arc<PreparedRig>) {
                     }
                 };
             }
-            palette::run_group(&rig, model, out!(0), LANES)
+            palette::run_group(&rig, model, out!(0), LANES, rig.all_joints())
                 .unwrap_or_else(|e| panic!("{label}: {e}"));
             for active in [0, LANES + 1] {
                 assert_eq!(
-                    palette::run_group(&rig, model, out!(0), active),
+                    palette::run_group(&rig, model, out!(0), active, rig.all_joints()),
                     Err(PaletteError::Active { active }),
                     "{label}"
                 );
@@ -493,8 +548,15 @@ fn palette_refuses_every_wrong_input_on(rig: Arc<PreparedRig>) {
             };
             assert!(
                 matches!(
-                    palette::run_group(&rig, model, out!(short), LANES),
+                    palette::run_group(&rig, model, out!(short), LANES, rig.all_joints()),
                     Err(PaletteError::OutputTooShort { .. })
+                ),
+                "{label}"
+            );
+            assert!(
+                matches!(
+                    palette::run_group(&rig, model, out!(0), LANES, other.all_joints()),
+                    Err(PaletteError::JointSet { .. })
                 ),
                 "{label}"
             );
@@ -510,7 +572,13 @@ fn palette_refuses_every_wrong_input_on(rig: Arc<PreparedRig>) {
         ModelPoses::Lanes(&lanes[..rig.joint_count() - 1]),
     ] {
         assert!(matches!(
-            palette::run_group(&rig, short_model, PalettesMut::Mat4(&mut out), LANES),
+            palette::run_group(
+                &rig,
+                short_model,
+                PalettesMut::Mat4(&mut out),
+                LANES,
+                rig.all_joints()
+            ),
             Err(PaletteError::ModelTooShort { .. })
         ));
     }

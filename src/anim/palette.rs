@@ -8,7 +8,9 @@
 //! them (a joint that several skins bind differently, a mesh hung on a skin joint) name
 //! their joint (`Skeleton::palette_joints`). From lanes to lanes the product is done eight
 //! instances at a time. Every combination is its own monomorphized loop, so no
-//! per-element dispatch remains.
+//! per-element dispatch remains. The loops run over a list of entries: every entry, or the
+//! ones a mesh level's vertices read ([`JointSet::entries`]); the others are left as they
+//! were.
 //!
 //! Where the rig needs them ([`PreparedData::normal_matrix_reason`](crate::prepare::PreparedData::normal_matrix_reason), decided at load), each
 //! product's normal matrix follows the position matrices, `palette_entry_stride` entries later
@@ -26,6 +28,7 @@ use glam::Mat4;
 
 use super::hierarchy::ModelPoses;
 use crate::prepare::PreparedRig;
+use crate::prepare::joint_sets::JointSet;
 use crate::rig::Skeleton;
 use crate::simd::{
     Simd, dual_quat_from_3x4, load_3x4, mul_3x4_right_scalar, normal_3x4, store_3x4,
@@ -129,7 +132,7 @@ pub fn normal_matrix(m: &Mat4) -> Mat4 {
     )
 }
 
-/// Every (instance, palette entry) product, put at slot `entry`; with `NORMALS`, its
+/// Every (instance, listed palette entry) product, put at slot `entry`; with `NORMALS`, its
 /// normal matrix at slot `normal_offset + entry` too.
 #[inline(always)]
 fn each<const NORMALS: bool>(
@@ -138,14 +141,13 @@ fn each<const NORMALS: bool>(
     mut put: impl FnMut(usize, usize, Mat4),
     skeleton: &Skeleton,
     normal_offset: usize,
+    entries: &[u16],
 ) {
-    let entries = skeleton
-        .palette_joints
-        .iter()
-        .zip(&skeleton.joint_from_bind);
     for k in 0..active {
-        for (e, (&joint, bind)) in entries.clone().enumerate() {
-            let m = get(k, joint as usize) * *bind;
+        for &e in entries {
+            let e = e as usize;
+            let joint = skeleton.palette_joints[e];
+            let m = get(k, joint as usize) * skeleton.joint_from_bind[e];
             put(k, e, m);
             if NORMALS {
                 put(k, normal_offset + e, normal_matrix(&m));
@@ -165,6 +167,29 @@ pub enum PaletteError {
     OutputTooShort { given: usize, needed: usize },
     #[error("dual quaternions are built from lane palettes only, given {0:?}")]
     DualQuatLayout(PaletteLayout),
+    #[error(
+        "the joint set was made for {given_joints} joints and {given_entries} palette entries; the rig has {joints} and {entries}"
+    )]
+    JointSet {
+        given_joints: usize,
+        given_entries: usize,
+        joints: usize,
+        entries: usize,
+    },
+}
+
+/// Refuses a set made for another skeleton or palette (its lists could name joints or
+/// entries past this rig's).
+fn check_set(rig: &PreparedRig, set: &JointSet) -> Result<(), PaletteError> {
+    if set.joint_count() != rig.joint_count() || set.palette_len() != rig.palette_len() {
+        return Err(PaletteError::JointSet {
+            given_joints: set.joint_count(),
+            given_entries: set.palette_len(),
+            joints: rig.joint_count(),
+            entries: rig.palette_len(),
+        });
+    }
+    Ok(())
 }
 
 /// Checks that `model` holds `active` instances of `rig`'s joints and `out` as many
@@ -216,17 +241,22 @@ fn validate(
 }
 
 /// Runs the palette stage for one group of `active` (≤ LANES) instances, validated first.
+/// Only the entries of `set` are written ([`JointSet::all`]: every one); the model poses
+/// must hold their joints.
 pub fn run_group(
     rig: &PreparedRig,
     model: ModelPoses,
     out: PalettesMut,
     active: usize,
+    set: &JointSet,
 ) -> Result<(), PaletteError> {
     validate(rig, &model, &out, active)?;
+    check_set(rig, set)?;
+    let entries = set.entries();
     if rig.own_normal_matrices() {
-        fill::<true>(rig, model, out, active);
+        fill::<true>(rig, model, out, active, entries);
     } else {
-        fill::<false>(rig, model, out, active);
+        fill::<false>(rig, model, out, active, entries);
     }
     Ok(())
 }
@@ -237,6 +267,7 @@ fn fill<const NORMALS: bool>(
     model: ModelPoses,
     out: PalettesMut,
     active: usize,
+    entries: &[u16],
 ) {
     let s = rig.joint_stride;
     let ps = rig.palette_stride();
@@ -246,7 +277,7 @@ fn fill<const NORMALS: bool>(
         ($get:expr) => {
             match out {
                 PalettesMut::Mat4(p) => {
-                    each::<NORMALS>(active, $get, |k, e, m| p[k * ps + e] = m, sk, no)
+                    each::<NORMALS>(active, $get, |k, e, m| p[k * ps + e] = m, sk, no, entries)
                 }
                 PalettesMut::Mat3x4(p) => each::<NORMALS>(
                     active,
@@ -254,10 +285,16 @@ fn fill<const NORMALS: bool>(
                     |k, e, m| p[k * ps + e] = Mat3x4::from_mat4(&m),
                     sk,
                     no,
+                    entries,
                 ),
-                PalettesMut::Lanes(p) => {
-                    each::<NORMALS>(active, $get, |k, e, m| set_lane(&mut p[e], k, &m), sk, no)
-                }
+                PalettesMut::Lanes(p) => each::<NORMALS>(
+                    active,
+                    $get,
+                    |k, e, m| set_lane(&mut p[e], k, &m),
+                    sk,
+                    no,
+                    entries,
+                ),
             }
         };
     }
@@ -266,12 +303,12 @@ fn fill<const NORMALS: bool>(
         ModelPoses::Mat4(m) => from!(|k: usize, i: usize| m[k * s + i]),
         ModelPoses::Qvs(q) => from!(|k: usize, i: usize| q[k * s + i].to_mat4()),
         ModelPoses::Lanes(m) => match out {
-            PalettesMut::Lanes(p) => lanes_to_lanes::<NORMALS>(rig, m, p),
+            PalettesMut::Lanes(p) => lanes_to_lanes::<NORMALS>(rig, m, p, entries),
             out => {
                 let get = |k: usize, i: usize| lane_matrix(&m[i], k);
                 match out {
                     PalettesMut::Mat4(p) => {
-                        each::<NORMALS>(active, get, |k, e, m| p[k * ps + e] = m, sk, no)
+                        each::<NORMALS>(active, get, |k, e, m| p[k * ps + e] = m, sk, no, entries)
                     }
                     PalettesMut::Mat3x4(p) => each::<NORMALS>(
                         active,
@@ -279,6 +316,7 @@ fn fill<const NORMALS: bool>(
                         |k, e, m| p[k * ps + e] = Mat3x4::from_mat4(&m),
                         sk,
                         no,
+                        entries,
                     ),
                     PalettesMut::Lanes(_) => unreachable!("handled above"),
                 }
@@ -287,28 +325,29 @@ fn fill<const NORMALS: bool>(
     }
 }
 
-/// Lanes to lanes: the joints' own entries (entry `j` is joint `j`) in one zipped loop,
-/// then the further entries, each reading its joint's model matrices.
+/// Lanes to lanes: each listed entry reads its joint's model matrices.
 fn lanes_to_lanes<const NORMALS: bool>(
     rig: &PreparedRig,
     model: &[Lanes3x4],
     out: &mut [Lanes3x4],
+    entries: &[u16],
 ) {
     let n = rig.joint_count();
-    let entries = rig.palette_len();
-    let jfb = &rig.joint_from_bind_rows[..entries];
-    let further = &rig.skeleton.palette_joints[n..entries];
+    let len = rig.palette_len();
+    let jfb = &rig.joint_from_bind_rows[..len];
+    let joints = &rig.skeleton.palette_joints[..len];
     if NORMALS {
         let (positions, normals) = out.split_at_mut(rig.normal_palette_offset());
         lanes_with_normals(
             &model[..n],
-            &mut positions[..entries],
-            &mut normals[..entries],
+            &mut positions[..len],
+            &mut normals[..len],
             jfb,
-            further,
+            joints,
+            entries,
         );
     } else {
-        lanes_dispatch(&model[..n], &mut out[..entries], jfb, further);
+        lanes_dispatch(&model[..n], &mut out[..len], jfb, joints, entries);
     }
 }
 
@@ -317,7 +356,8 @@ crate::dispatch_simd!(
         model: &[Lanes3x4],
         out: &mut [Lanes3x4],
         joint_from_bind: &[Mat3x4],
-        further_joints: &[u16],
+        palette_joints: &[u16],
+        entries: &[u16],
     ) -> () {
         lanes_kernel
     }
@@ -329,29 +369,28 @@ crate::dispatch_simd!(
         out: &mut [Lanes3x4],
         normals: &mut [Lanes3x4],
         joint_from_bind: &[Mat3x4],
-        further_joints: &[u16],
+        palette_joints: &[u16],
+        entries: &[u16],
     ) -> () {
         lanes_normals_kernel
     }
 );
 
-/// `out` and `joint_from_bind` hold every entry, `model` every joint: the first
-/// `model.len()` entries are the joints, `further_joints` names the joints of the rest.
+/// `out`, `joint_from_bind` and `palette_joints` hold every entry, `model` every joint;
+/// `entries` lists the entries to write.
 #[inline(always)]
 fn lanes_kernel<S: Simd>(
     s: S,
     model: &[Lanes3x4],
     out: &mut [Lanes3x4],
     joint_from_bind: &[Mat3x4],
-    further_joints: &[u16],
+    palette_joints: &[u16],
+    entries: &[u16],
 ) {
-    let (own, further) = out.split_at_mut(model.len());
-    let (own_binds, further_binds) = joint_from_bind.split_at(model.len());
-    for ((m, p), bind) in model.iter().zip(own).zip(own_binds) {
-        times_bind(s, m, bind_rows(bind), p);
-    }
-    for ((&joint, p), bind) in further_joints.iter().zip(further).zip(further_binds) {
-        times_bind(s, &model[joint as usize], bind_rows(bind), p);
+    for &e in entries {
+        let e = e as usize;
+        let m = &model[palette_joints[e] as usize];
+        times_bind(s, m, bind_rows(&joint_from_bind[e]), &mut out[e]);
     }
 }
 
@@ -416,27 +455,15 @@ fn lanes_normals_kernel<S: Simd>(
     out: &mut [Lanes3x4],
     normals: &mut [Lanes3x4],
     joint_from_bind: &[Mat3x4],
-    further_joints: &[u16],
+    palette_joints: &[u16],
+    entries: &[u16],
 ) {
-    let own = model.len();
-    let (own_out, further_out) = out.split_at_mut(own);
-    let (own_normals, further_normals) = normals.split_at_mut(own);
-    let (own_binds, further_binds) = joint_from_bind.split_at(own);
-    for (((m, p), n), bind) in model.iter().zip(own_out).zip(own_normals).zip(own_binds) {
-        let product = mul_3x4_right_scalar(s, &load_3x4(s, m), bind_rows(bind));
-        store_3x4(s, n, normal_3x4(s, &product));
-        store_3x4(s, p, product);
-    }
-    for (((&joint, p), n), bind) in further_joints
-        .iter()
-        .zip(further_out)
-        .zip(further_normals)
-        .zip(further_binds)
-    {
-        let m = &model[joint as usize];
-        let product = mul_3x4_right_scalar(s, &load_3x4(s, m), bind_rows(bind));
-        store_3x4(s, n, normal_3x4(s, &product));
-        store_3x4(s, p, product);
+    for &e in entries {
+        let e = e as usize;
+        let m = &model[palette_joints[e] as usize];
+        let product = mul_3x4_right_scalar(s, &load_3x4(s, m), bind_rows(&joint_from_bind[e]));
+        store_3x4(s, &mut normals[e], normal_3x4(s, &product));
+        store_3x4(s, &mut out[e], product);
     }
 }
 
@@ -445,12 +472,20 @@ fn lanes_normals_kernel<S: Simd>(
 /// 0–7 become its rotation quaternion and dual part for each lane. Each matrix's 3×3 is
 /// first divided by `scale`, the uniform scale common to every skinning matrix, which the
 /// skin kernels apply to the bind position instead (`skin::method::dual_quat_scale`); what
-/// remains must be rigid (`skin::SkinMethod::DualQuat` refuses rigs whose is not).
-pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut, scale: f32) -> Result<(), PaletteError> {
+/// remains must be rigid (`skin::SkinMethod::DualQuat` refuses rigs whose is not). Only
+/// the entries of `set` are converted: the ones [`run_group`] wrote with the same set (an
+/// entry converted twice would no longer be a matrix).
+pub fn to_dual_quat(
+    rig: &PreparedRig,
+    out: PalettesMut,
+    scale: f32,
+    set: &JointSet,
+) -> Result<(), PaletteError> {
     let layout = out.layout();
     let PalettesMut::Lanes(p) = out else {
         return Err(PaletteError::DualQuatLayout(layout));
     };
+    check_set(rig, set)?;
     let n = rig.palette_len();
     if p.len() < n {
         return Err(PaletteError::OutputTooShort {
@@ -458,20 +493,21 @@ pub fn to_dual_quat(rig: &PreparedRig, out: PalettesMut, scale: f32) -> Result<(
             needed: n,
         });
     }
-    dual_quat_dispatch(&mut p[..n], 1.0 / scale);
+    dual_quat_dispatch(&mut p[..n], 1.0 / scale, set.entries());
     Ok(())
 }
 
 crate::dispatch_simd!(
-    fn dual_quat_dispatch(palettes: &mut [Lanes3x4], unscale: f32) -> () {
+    fn dual_quat_dispatch(palettes: &mut [Lanes3x4], unscale: f32, entries: &[u16]) -> () {
         dual_quat_kernel
     }
 );
 
 #[inline(always)]
-fn dual_quat_kernel<S: Simd>(s: S, palettes: &mut [Lanes3x4], unscale: f32) {
+fn dual_quat_kernel<S: Simd>(s: S, palettes: &mut [Lanes3x4], unscale: f32, entries: &[u16]) {
     let unscale = s.splat(unscale);
-    for p in palettes {
+    for &e in entries {
+        let p = &mut palettes[e as usize];
         let mut rigid = load_3x4(s, p);
         for row in rigid.chunks_exact_mut(4) {
             for e in &mut row[..3] {

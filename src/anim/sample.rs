@@ -21,19 +21,22 @@ use glam::{Quat, Vec3A};
 
 use crate::prepare::clip::LaneRotations;
 pub use crate::prepare::clip::{AnimatedJoint, ClipRt, Timeline, TrackRt};
+use crate::prepare::joint_sets::JointSet;
 use crate::rig::Interpolation;
 use crate::simd::{F32x8, LANES, Simd};
 use crate::types::Qvs;
 
 impl LaneRotations {
-    /// Writes every track's rotation at `t` (already looped into the clip) into `out`.
-    fn sample(&self, t: f32, out: &mut [Qvs]) {
+    /// Writes the rotation at `t` (already looped into the clip) of every track `level`
+    /// needs (`None`: every track) into `out`.
+    fn sample(&self, t: f32, out: &mut [Qvs], level: Option<usize>) {
         let (k, s) = self.timeline.locate(t);
         let next = (k + 1).min(self.timeline.times_secs.len() - 1);
+        let blocks = self.blocks_for(level);
         // Validate once, so no index in the kernel can fail.
         assert!((next + 1) * self.blocks <= self.keys.len());
-        assert!(self.joint_bound <= out.len());
-        lanes_dispatch(self, k, next, s, out);
+        assert!(self.joint_bound <= out.len() && blocks <= self.blocks);
+        lanes_dispatch(self, k, next, s, out, blocks);
     }
 }
 
@@ -67,7 +70,14 @@ pub const SLERP_V: [f32; 8] = [
 pub const SLERP_SERIES_MIN_COS: f32 = 0.7;
 
 crate::dispatch_simd!(
-    fn lanes_dispatch(lanes: &LaneRotations, k: usize, next: usize, s: f32, out: &mut [Qvs]) -> () {
+    fn lanes_dispatch(
+        lanes: &LaneRotations,
+        k: usize,
+        next: usize,
+        s: f32,
+        out: &mut [Qvs],
+        blocks: usize,
+    ) -> () {
         lanes_kernel
     }
 );
@@ -80,6 +90,7 @@ fn lanes_kernel<S: Simd>(
     next: usize,
     s: f32,
     out: &mut [Qvs],
+    blocks: usize,
 ) {
     // The weight of key k+1 is s (1 + b₁(1 + b₂(…))), bᵢ = (uᵢ s² - vᵢ)(cos θ - 1); the
     // factors (uᵢ s² - vᵢ) are the same for every lane. Key k's weight uses 1 - s.
@@ -93,7 +104,7 @@ fn lanes_kernel<S: Simd>(
     let one = simd.splat(1.0);
     let min_cos = simd.splat(SLERP_SERIES_MIN_COS);
     let count = lanes.joints.len();
-    for b in 0..lanes.blocks {
+    for b in 0..blocks {
         let a = &lanes.keys[k * lanes.blocks + b];
         let z = &lanes.keys[next * lanes.blocks + b];
         let (a, z) = (
@@ -213,6 +224,21 @@ fn sample_quat(track: &TrackRt<Quat>, t: f32) -> Quat {
 
 /// Writes the local pose of `clip` at `time_secs` (looping) into `out[..rest.len()]`.
 pub fn sample_clip(clip: &ClipRt, rest: &[Qvs], time_secs: f32, out: &mut [Qvs]) {
+    sample_clip_for(clip, rest, time_secs, out, None);
+}
+
+/// [`sample_clip`] for a character posed for a mesh level (`level`: its index and its
+/// joints, [`crate::prepare::PreparedData::joints_at_level`]): the tracks of joints
+/// outside the set are skipped (the lane tracks in whole blocks, ordered so that a
+/// level's tracks come first), those joints keep the rest pose or whatever a track of the
+/// same block wrote. `None`: every track.
+pub fn sample_clip_for(
+    clip: &ClipRt,
+    rest: &[Qvs],
+    time_secs: f32,
+    out: &mut [Qvs],
+    level: Option<(usize, &JointSet)>,
+) {
     let out = &mut out[..rest.len()];
     out.copy_from_slice(rest);
     let t = if clip.duration_secs > 0.0 {
@@ -221,9 +247,14 @@ pub fn sample_clip(clip: &ClipRt, rest: &[Qvs], time_secs: f32, out: &mut [Qvs])
         0.0
     };
     if let Some(lanes) = &clip.lane_rotations {
-        lanes.sample(t, out);
+        lanes.sample(t, out, level.map(|(l, _)| l));
     }
     for a in &clip.animated {
+        if let Some((_, set)) = level
+            && !set.contains(a.joint as usize)
+        {
+            continue;
+        }
         let q = &mut out[a.joint as usize];
         if let Some(track) = &a.translation {
             q.translation = sample_vec(track, t);

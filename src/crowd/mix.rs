@@ -204,7 +204,7 @@ fn clip_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
 fn skin_at(rig: &PreparedRig, clip: Option<u16>, time_secs: f64) -> Vec<DVec3> {
     let mut locals = rig.rest_pose.clone();
     if let Some(clip) = clip {
-        sample_instance(rig, clip, time_secs as f32, &mut locals);
+        sample_instance(rig, clip, time_secs as f32, &mut locals, None);
     }
     let pose: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();
     let model = reference::model_from_joint_f64(&rig.skeleton, &pose);

@@ -31,9 +31,10 @@ use crate::anim::hierarchy::{
     self, HierarchyError, HierarchyVariant, JointTree, ModelLayout, ModelPoses, ModelPosesMut,
 };
 use crate::anim::palette::{self, PaletteError, PaletteLayout, Palettes, PalettesMut};
-use crate::anim::sample::sample_clip;
+use crate::anim::sample::sample_clip_for;
 use crate::chunks::{Claims, SliceChunks};
 use crate::prepare::PreparedRig;
+use crate::prepare::joint_sets::JointSet;
 use crate::simd::{SimdLevel, UnsupportedLevel, with_level};
 use crate::skin::dest::DestChunks;
 use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinMethod};
@@ -281,16 +282,21 @@ impl FrameContext<'_> {
         let s = rig.joint_stride;
         let active = instances.len();
         let parts = split(&self.layout, block);
+        // A group skinned for a level poses only the joints that level's vertices follow.
+        let level = self.skin_levels.get(g).map(|&l| l as usize);
+        let set = level.map_or_else(|| rig.all_joints(), |l| rig.joints_at_level(l));
         match stage {
             Stage::Sample => self.clock.time(stage, || {
                 profiling::scope!("sample");
                 let blend = self.config.blend_weight > 0.0;
+                let level = level.map(|l| (l, set));
                 for (k, inst) in instances.iter().enumerate() {
                     sample_instance(
                         rig,
                         inst.clip,
                         inst.time_secs,
                         &mut parts.locals[k * s..(k + 1) * s],
+                        level,
                     );
                     if blend {
                         sample_instance(
@@ -298,6 +304,7 @@ impl FrameContext<'_> {
                             inst.blend_clip,
                             inst.time_secs,
                             &mut parts.locals_b[k * s..(k + 1) * s],
+                            level,
                         );
                     }
                 }
@@ -315,18 +322,18 @@ impl FrameContext<'_> {
             Stage::Hierarchy => self.clock.time(stage, || {
                 profiling::scope!("hierarchy");
                 let model = model_mut(self.config.hierarchy.layout(), parts.model, trees);
-                hierarchy::run_group(self.config.hierarchy, rig, parts.locals, model, active)
+                hierarchy::run_group(self.config.hierarchy, rig, parts.locals, model, active, set)
             })?,
             Stage::Palette => self.clock.time(stage, || {
                 profiling::scope!("palette");
                 let model = model_ref(self.config.hierarchy.layout(), parts.model, trees);
                 let layout = self.config.skin.palette_layout();
-                palette::run_group(rig, model, palettes_mut(layout, parts.palette), active)?;
+                palette::run_group(rig, model, palettes_mut(layout, parts.palette), active, set)?;
                 match self.config.method {
                     SkinMethod::Linear => Ok(()),
                     SkinMethod::DualQuat => {
                         let scale = skin::method::dual_quat_scale(rig);
-                        palette::to_dual_quat(rig, palettes_mut(layout, parts.palette), scale)
+                        palette::to_dual_quat(rig, palettes_mut(layout, parts.palette), scale, set)
                     }
                 }
             })?,
@@ -341,7 +348,7 @@ impl FrameContext<'_> {
                     out,
                     skin::SkinGroup {
                         active,
-                        level: self.skin_levels.get(g).map_or(0, |&l| l as usize),
+                        level: level.unwrap_or(0),
                     },
                     self.config.method,
                 )
@@ -367,9 +374,17 @@ impl FrameContext<'_> {
     }
 }
 
-pub(crate) fn sample_instance(rig: &PreparedRig, clip: u16, time_secs: f32, out: &mut [Qvs]) {
+/// `level`: a mesh level and its joints, whose tracks alone are sampled (`None`: every
+/// track).
+pub(crate) fn sample_instance(
+    rig: &PreparedRig,
+    clip: u16,
+    time_secs: f32,
+    out: &mut [Qvs],
+    level: Option<(usize, &JointSet)>,
+) {
     match rig.clips.get(clip as usize) {
-        Some(clip) => sample_clip(clip, &rig.rest_pose, time_secs, out),
+        Some(clip) => sample_clip_for(clip, &rig.rest_pose, time_secs, out, level),
         None => out[..rig.rest_pose.len()].copy_from_slice(&rig.rest_pose),
     }
 }
@@ -882,10 +897,16 @@ impl Pipeline {
     fn sampled_poses(&self, instance: &Instance) -> (Vec<Qvs>, Option<Vec<Qvs>>) {
         let rig = &self.rig;
         let mut locals = rig.rest_pose.clone();
-        sample_instance(rig, instance.clip, instance.time_secs, &mut locals);
+        sample_instance(rig, instance.clip, instance.time_secs, &mut locals, None);
         let other = (self.config.blend_weight > 0.0).then(|| {
             let mut other = rig.rest_pose.clone();
-            sample_instance(rig, instance.blend_clip, instance.time_secs, &mut other);
+            sample_instance(
+                rig,
+                instance.blend_clip,
+                instance.time_secs,
+                &mut other,
+                None,
+            );
             other
         });
         (locals, other)

@@ -8,6 +8,7 @@
 
 use glam::{Quat, Vec3A};
 
+use super::joint_sets::JointSet;
 use crate::rig::{Clip, Interpolation, Track};
 use crate::types::{F32x8, LANES};
 
@@ -126,6 +127,10 @@ pub struct LaneRotations {
     /// `keys[k * blocks + b]`: x, y, z, w of block `b`'s tracks at key `k` (unused lanes
     /// hold the identity).
     pub(crate) keys: Vec<[F32x8; 4]>,
+    /// Per mesh level, the blocks that hold every track of its joints (the tracks ordered
+    /// coarsest level first: [`LaneRotations::order_by_level`]); empty: not ordered, every
+    /// block.
+    pub(crate) level_blocks: Vec<usize>,
 }
 
 impl LaneRotations {
@@ -178,7 +183,50 @@ impl LaneRotations {
             joints,
             blocks,
             keys,
+            level_blocks: Vec::new(),
         })
+    }
+
+    /// Puts the tracks of the joints the coarsest levels need first (`sets`: each mesh
+    /// level's joints, finest first, each a subset of the one before), so every level's
+    /// tracks are the first blocks, and a character sampled for a level evaluates only
+    /// those. Each track keeps its keys; only its lane moves.
+    pub(crate) fn order_by_level(&mut self, sets: &[JointSet]) {
+        // How many levels need the joint: the sets are nested, so those are the finest.
+        let rank = |joint: u16| sets.iter().filter(|s| s.contains(joint as usize)).count();
+        let mut order: Vec<usize> = (0..self.joints.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(rank(self.joints[i])));
+        let times = self.timeline.times_secs.len();
+        let mut keys = self.keys.clone();
+        for (to, &from) in order.iter().enumerate() {
+            let (tb, tl) = (to / LANES, to % LANES);
+            let (fb, fl) = (from / LANES, from % LANES);
+            for k in 0..times {
+                let source = &self.keys[k * self.blocks + fb];
+                for (to_vector, from_vector) in keys[k * self.blocks + tb].iter_mut().zip(source) {
+                    to_vector.0[tl] = from_vector.0[fl];
+                }
+            }
+        }
+        self.keys = keys;
+        self.joints = order.iter().map(|&i| self.joints[i]).collect();
+        self.level_blocks = (0..sets.len())
+            .map(|level| {
+                let needed = self.joints.iter().filter(|&&j| rank(j) > level).count();
+                needed.div_ceil(LANES)
+            })
+            .collect();
+    }
+
+    /// The blocks a character sampled for `level` needs (a level past the chain is its
+    /// coarsest; `None`, or tracks never ordered: every block).
+    pub(crate) fn blocks_for(&self, level: Option<usize>) -> usize {
+        match (level, self.level_blocks.last()) {
+            (Some(level), Some(&coarsest)) => {
+                self.level_blocks.get(level).copied().unwrap_or(coarsest)
+            }
+            _ => self.blocks,
+        }
     }
 }
 
@@ -250,6 +298,14 @@ impl ClipRt {
         (times, stepped)
     }
 
+    /// Orders the lane tracks by the mesh levels that need their joints
+    /// ([`LaneRotations::order_by_level`]).
+    pub(crate) fn order_by_level(&mut self, sets: &[JointSet]) {
+        if let Some(lanes) = &mut self.lane_rotations {
+            lanes.order_by_level(sets);
+        }
+    }
+
     pub fn new(clip: &Clip) -> Self {
         let mut rt = ClipRt::per_track(clip);
         rt.lane_rotations = LaneRotations::take(&mut rt.animated);
@@ -287,6 +343,37 @@ impl ClipRt {
 #[cfg(test)]
 mod tests {
     use super::short_names;
+
+    /// The reference rig's coarse levels need fewer joints, so after ordering they sample
+    /// fewer lane blocks; each level's joints with a lane track are in its blocks.
+    #[test]
+    fn coarse_levels_sample_fewer_lane_blocks() {
+        let rig = crate::prepare::PreparedRig::reference();
+        let sets = rig.level_joint_sets();
+        for clip in &rig.clips {
+            let lanes = clip.lane_rotations.as_ref().expect("baked rotations");
+            assert_eq!(lanes.level_blocks.len(), sets.len());
+            assert!(lanes.level_blocks.windows(2).all(|w| w[0] >= w[1]));
+            assert!(
+                lanes.blocks_for(Some(sets.len() - 1)) < lanes.blocks,
+                "{}",
+                clip.name
+            );
+            assert_eq!(
+                lanes.blocks_for(Some(99)),
+                lanes.blocks_for(Some(sets.len() - 1))
+            );
+            assert_eq!(lanes.blocks_for(None), lanes.blocks);
+            for (level, set) in sets.iter().enumerate() {
+                let covered = lanes.level_blocks[level] * crate::types::LANES;
+                for (i, &joint) in lanes.joints.iter().enumerate() {
+                    if set.contains(joint as usize) {
+                        assert!(i < covered, "{} level {level}: joint {joint}", clip.name);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn short_names_drop_only_what_every_name_shares_up_to_a_bar() {

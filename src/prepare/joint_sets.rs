@@ -10,6 +10,11 @@
 //! go in the set. Joints come parents first, so one backward pass over the marks closes
 //! the set under parents. A coarser level's vertices are a subset of a finer level's, so
 //! its set is a subset too.
+//!
+//! The CPU pipeline walks a set as lists: its joints ascending (parents before children,
+//! so the hierarchy's forward loop stays valid over the list) and the palette entries the
+//! level's influences name, so a group posed for a level samples, walks and writes only
+//! those.
 
 use crate::rig::{Mesh, NO_PARENT, Skeleton};
 
@@ -21,15 +26,75 @@ pub struct JointSet {
     /// Joints an influence of the level's vertices names (the rest of the set are their
     /// ancestors).
     influencing: usize,
+    /// The joints of the set, ascending.
+    list: Vec<u16>,
+    /// Palette entries an influence of the level's vertices names with a weight above 0,
+    /// ascending; each one's joint is in the set.
+    entries: Vec<u16>,
+    /// Entries of the palette the set was made for (every entry is below it).
+    palette_len: usize,
 }
 
 impl JointSet {
-    /// Every one of `joints` joints.
-    pub fn all(joints: usize) -> Self {
+    /// Every joint of `skeleton` and every palette entry.
+    pub fn all(skeleton: &Skeleton) -> Self {
+        let joints = skeleton.joint_count();
+        let palette_len = skeleton.palette_joints.len();
         JointSet {
             needed: vec![true; joints],
             influencing: joints,
+            list: (0..joints as u16).collect(),
+            entries: (0..palette_len as u16).collect(),
+            palette_len,
         }
+    }
+
+    /// From per-joint marks and per-entry marks (entries whose joint is not marked are
+    /// left out, so every listed entry reads a joint of the set).
+    fn from_marks(
+        skeleton: &Skeleton,
+        needed: Vec<bool>,
+        influencing: usize,
+        named: &[bool],
+    ) -> Self {
+        let list = (0..needed.len())
+            .filter(|&j| needed[j])
+            .map(|j| j as u16)
+            .collect();
+        let entries = named
+            .iter()
+            .zip(&skeleton.palette_joints)
+            .enumerate()
+            .filter(|&(_, (&n, &joint))| n && needed.get(joint as usize) == Some(&true))
+            .map(|(e, _)| e as u16)
+            .collect();
+        JointSet {
+            needed,
+            influencing,
+            list,
+            entries,
+            palette_len: skeleton.palette_joints.len(),
+        }
+    }
+
+    /// The joints of the set, ascending (parents before children).
+    pub fn joint_list(&self) -> &[u16] {
+        &self.list
+    }
+
+    /// The palette entries the level's vertices read, ascending.
+    pub fn entries(&self) -> &[u16] {
+        &self.entries
+    }
+
+    /// Joints of the skeleton the set was made for.
+    pub fn joint_count(&self) -> usize {
+        self.needed.len()
+    }
+
+    /// Entries of the palette the set was made for.
+    pub fn palette_len(&self) -> usize {
+        self.palette_len
     }
 
     /// Whether the level needs joint `joint` (false past the skeleton).
@@ -48,7 +113,7 @@ impl JointSet {
 
     /// Joints in the set.
     pub fn len(&self) -> usize {
-        self.needed.iter().filter(|&&n| n).count()
+        self.list.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -76,6 +141,7 @@ pub fn level_joint_sets(
     (0..levels.max(1))
         .map(|level| {
             let mut needed = vec![false; joints];
+            let mut named = vec![false; skeleton.palette_joints.len()];
             for ((influences, weights), &d) in mesh.joints.iter().zip(&mesh.weights).zip(deepest) {
                 if (d as usize) < level {
                     continue;
@@ -83,6 +149,9 @@ pub fn level_joint_sets(
                 for (&entry, &w) in influences.iter().zip(weights) {
                     if w <= 0.0 {
                         continue;
+                    }
+                    if let Some(n) = named.get_mut(entry as usize) {
+                        *n = true;
                     }
                     let joint = skeleton.palette_joints.get(entry as usize).copied();
                     if let Some(n) = joint.and_then(|j| needed.get_mut(j as usize)) {
@@ -102,10 +171,7 @@ pub fn level_joint_sets(
                     *p = true;
                 }
             }
-            JointSet {
-                needed,
-                influencing,
-            }
+            JointSet::from_marks(skeleton, needed, influencing, &named)
         })
         .collect()
 }
@@ -240,6 +306,16 @@ mod tests {
         assert_eq!(joints(&sets[1]), vec![0, 1, 2, 3, 5]);
         // Level 2: vertex 0 alone, so one root's chain.
         assert_eq!(joints(&sets[2]), vec![0, 2, 3]);
+        // The lists the CPU stages walk: the joints ascending, and the entries weighted
+        // influences name (entry 4 only with a zero weight, so never written).
+        assert_eq!(sets[0].joint_list(), &[0, 1, 2, 3, 5]);
+        assert_eq!(sets[0].entries(), &[3, 5]);
+        assert_eq!(sets[2].joint_list(), &[0, 2, 3]);
+        assert_eq!(sets[2].entries(), &[3]);
+        let all = JointSet::all(&skeleton);
+        assert_eq!(all.joint_list(), &[0, 1, 2, 3, 4, 5]);
+        assert_eq!(all.entries(), &[0, 1, 2, 3, 4, 5]);
+        assert_eq!((all.joint_count(), all.palette_len()), (6, 6));
         assert!(!sets.iter().any(|s| s.contains(4)));
     }
 
@@ -250,6 +326,7 @@ mod tests {
         let sets = level_joint_sets(&skeleton, &mesh, &[0, 0, 0], 2);
         assert_eq!(sets[0].len(), 5);
         assert!(sets[1].is_empty());
+        assert!(sets[1].joint_list().is_empty() && sets[1].entries().is_empty());
         assert_eq!(sets[1].influencing(), 0);
         assert!((0..6).all(|j| !sets[1].contains(j)));
         // A joint past the skeleton is in no set, and asking for it is no error.

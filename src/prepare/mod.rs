@@ -479,6 +479,8 @@ pub struct PreparedData {
     drawn_vertices: std::sync::OnceLock<Vec<u32>>,
     /// Each mesh level's joints ([`PreparedData::level_joint_sets`]).
     level_joint_sets: std::sync::OnceLock<Vec<joint_sets::JointSet>>,
+    /// Every joint and entry ([`PreparedData::all_joints`]).
+    all_joints: std::sync::OnceLock<joint_sets::JointSet>,
     /// Each level's error measured over the clips' poses, model units: filled by
     /// `skin::mesh_lod` on first ask (it skins through the hierarchy, a layer above).
     pub(crate) mesh_level_errors: std::sync::OnceLock<MeshLevelErrors>,
@@ -578,7 +580,7 @@ impl PreparedRig {
             .iter()
             .map(crate::types::Mat3x4::from_mat4)
             .collect();
-        Ok(PreparedRig {
+        let mut prepared = PreparedRig {
             data: PreparedData {
                 name: name.to_string(),
                 joint_from_bind_rows,
@@ -604,9 +606,17 @@ impl PreparedRig {
                 mesh_chain: std::sync::OnceLock::new(),
                 drawn_vertices: std::sync::OnceLock::new(),
                 level_joint_sets: std::sync::OnceLock::new(),
+                all_joints: std::sync::OnceLock::new(),
                 mesh_level_errors: std::sync::OnceLock::new(),
             },
-        })
+        };
+        // The lane tracks coarsest level first, so a character sampled for a level
+        // evaluates only the first blocks.
+        let sets = prepared.level_joint_sets().to_vec();
+        for clip in &mut prepared.data.clips {
+            clip.order_by_level(&sets);
+        }
+        Ok(prepared)
     }
 
     /// The mesh's geometric LOD chain (made on first ask: meshoptimizer, milliseconds).
@@ -621,6 +631,20 @@ impl PreparedRig {
             };
             mesh_lod::MeshChain::new(&self.mesh, model_per_bind)
         })
+    }
+
+    /// Every joint and palette entry: what a character posed without a level of the chain
+    /// needs.
+    pub fn all_joints(&self) -> &joint_sets::JointSet {
+        self.all_joints
+            .get_or_init(|| joint_sets::JointSet::all(&self.skeleton))
+    }
+
+    /// The joints a character skinned for `level` of the chain needs (a level past the
+    /// chain is its coarsest, as the skin kernels take it).
+    pub fn joints_at_level(&self, level: usize) -> &joint_sets::JointSet {
+        let sets = self.level_joint_sets();
+        &sets[level.min(sets.len() - 1)]
     }
 
     /// Per level of the mesh LOD chain, the joints that move its vertices

@@ -16,14 +16,23 @@
 use crate::rig::Skeleton;
 use crate::types::Qvs;
 
-pub fn run(skeleton: &Skeleton, root_parents: &[Qvs], locals: &[Qvs], model: &mut [Qvs]) {
+/// `joints` as [`super::flat::run`] takes them.
+pub fn run(
+    skeleton: &Skeleton,
+    root_parents: &[Qvs],
+    locals: &[Qvs],
+    model: &mut [Qvs],
+    joints: &[u16],
+) {
     let n = skeleton.joint_count();
     let roots = skeleton.root_count;
     let (locals, model, parents) = (&locals[..n], &mut model[..n], &skeleton.parents[..n]);
-    for r in 0..roots {
-        model[r] = root_parents[r].compose(&locals[r]);
-    }
-    for i in roots..n {
-        model[i] = model[parents[i] as usize].compose(&locals[i]);
+    for &i in joints {
+        let i = i as usize;
+        model[i] = if i < roots {
+            root_parents[i].compose(&locals[i])
+        } else {
+            model[parents[i] as usize].compose(&locals[i])
+        };
     }
 }

@@ -15,6 +15,7 @@ pub mod tree;
 use glam::Mat4;
 
 use crate::prepare::PreparedRig;
+use crate::prepare::joint_sets::JointSet;
 use crate::types::{LANES, Lanes3x4, Qvs};
 
 pub use tree::JointTree;
@@ -159,10 +160,14 @@ pub enum HierarchyError {
     LocalsTooShort { given: usize, needed: usize },
     #[error("model poses hold {given} entries; {needed} are needed")]
     OutputTooShort { given: usize, needed: usize },
+    #[error("the joint set was made for {given} joints; the rig has {expected}")]
+    JointSet { given: usize, expected: usize },
 }
 
 /// Runs the hierarchy for one group: `locals` holds `LANES * rig.joint_stride` transforms
 /// (instance `k` at `k * joint_stride`), of which the first `active` instances are live.
+/// Only the joints of `set` are posed (every joint: [`JointSet::all`]; a mesh level's:
+/// [`PreparedRig::level_joint_sets`]); the others' model poses are left as they were.
 /// Everything is validated first (ozz's `Validate()`); the kernels then do no checks.
 pub fn run_group(
     variant: HierarchyVariant,
@@ -170,8 +175,16 @@ pub fn run_group(
     locals: &[Qvs],
     out: ModelPosesMut,
     active: usize,
+    set: &JointSet,
 ) -> Result<(), HierarchyError> {
     let stride = rig.joint_stride;
+    if set.joint_count() != rig.joint_count() {
+        return Err(HierarchyError::JointSet {
+            given: set.joint_count(),
+            expected: rig.joint_count(),
+        });
+    }
+    let joints = set.joint_list();
     if !(1..=LANES).contains(&active) {
         return Err(HierarchyError::Active { active });
     }
@@ -210,7 +223,12 @@ pub fn run_group(
                 return Err(wrong(&out));
             };
             for (k, tree) in trees.iter_mut().enumerate().take(active) {
-                tree::run(tree, &rig.skeleton, &locals[k * stride..(k + 1) * stride]);
+                tree::run(
+                    tree,
+                    &rig.skeleton,
+                    &locals[k * stride..(k + 1) * stride],
+                    set,
+                );
             }
         }
         HierarchyVariant::Flat => {
@@ -222,6 +240,7 @@ pub fn run_group(
                     &rig.skeleton,
                     &locals[k * stride..(k + 1) * stride],
                     &mut model[k * stride..(k + 1) * stride],
+                    joints,
                 );
             }
         }
@@ -235,6 +254,7 @@ pub fn run_group(
                     &rig.root_parent_qvs,
                     &locals[k * stride..(k + 1) * stride],
                     &mut model[k * stride..(k + 1) * stride],
+                    joints,
                 );
             }
         }
@@ -242,7 +262,7 @@ pub fn run_group(
             let ModelPosesMut::Lanes(model) = out else {
                 return Err(wrong(&out));
             };
-            simd::run(&rig.skeleton, locals, stride, model, rig.unit_scale);
+            simd::run(&rig.skeleton, locals, stride, model, rig.unit_scale, joints);
         }
     }
     Ok(())

@@ -22,13 +22,15 @@ use crate::simd::{
 
 /// `locals`: `LANES * stride` transforms (instance `k` at `k * stride`); `model`: at least
 /// `joint_count` lane matrices. `unit_scale`: every scale in `locals` is exactly 1
-/// ([`crate::prepare::PreparedData::unit_scale`]), so the kernel skips them.
+/// ([`crate::prepare::PreparedData::unit_scale`]), so the kernel skips them. `joints`: the
+/// joints to pose, as [`super::flat::run`] takes them.
 pub fn run(
     skeleton: &Skeleton,
     locals: &[Qvs],
     stride: usize,
     model: &mut [Lanes3x4],
     unit_scale: bool,
+    joints: &[u16],
 ) {
     let n = skeleton.joint_count();
     // Validate once: the kernel indexes parents, locals and model without further checks
@@ -40,15 +42,22 @@ pub fn run(
             .enumerate()
             .all(|(i, &p)| (p as usize) < i + skeleton.root_count)
     );
+    assert!(joints.iter().all(|&j| (j as usize) < n));
     if unit_scale {
-        dispatch_unit_scale(skeleton, locals, stride, model);
+        dispatch_unit_scale(skeleton, locals, stride, model, joints);
     } else {
-        dispatch(skeleton, locals, stride, model);
+        dispatch(skeleton, locals, stride, model, joints);
     }
 }
 
 crate::dispatch_simd!(
-    fn dispatch(skeleton: &Skeleton, locals: &[Qvs], stride: usize, model: &mut [Lanes3x4]) -> () {
+    fn dispatch(
+        skeleton: &Skeleton,
+        locals: &[Qvs],
+        stride: usize,
+        model: &mut [Lanes3x4],
+        joints: &[u16],
+    ) -> () {
         kernel::<_, false>
     }
 );
@@ -59,6 +68,7 @@ crate::dispatch_simd!(
         locals: &[Qvs],
         stride: usize,
         model: &mut [Lanes3x4],
+        joints: &[u16],
     ) -> () {
         kernel::<_, true>
     }
@@ -73,9 +83,10 @@ fn kernel<S: Simd, const UNIT_SCALE: bool>(
     locals: &[Qvs],
     stride: usize,
     model: &mut [Lanes3x4],
+    joints: &[u16],
 ) {
-    let n = skeleton.joint_count();
-    for i in 0..n {
+    for &i in joints {
+        let i = i as usize;
         let local = if UNIT_SCALE {
             let v = s.load_qt_lanes(locals, stride, i);
             rt_to_3x4(s, [v[0], v[1], v[2], v[3]], [v[4], v[5], v[6]])

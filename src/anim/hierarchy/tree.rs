@@ -11,6 +11,7 @@
 use glam::Mat4;
 
 use crate::anim::Qvs;
+use crate::prepare::joint_sets::JointSet;
 use crate::rig::{NO_PARENT, Skeleton};
 
 /// One joint of the object tree.
@@ -85,26 +86,39 @@ impl JointTree {
     }
 }
 
-/// Poses one instance: locals in, `global` of every tree joint out.
-pub fn run(tree: &mut JointTree, skeleton: &Skeleton, locals: &[Qvs]) {
+/// Poses one instance: locals in, `global` of every tree joint `set` holds out. A set is
+/// closed under parents, so a joint outside it has no descendant inside: the walk stops
+/// there.
+pub fn run(tree: &mut JointTree, skeleton: &Skeleton, locals: &[Qvs], set: &JointSet) {
     for r in 0..tree.roots.len() {
         let root = tree.roots[r];
-        walk(
-            &mut tree.joints,
-            root,
-            &skeleton.model_from_root_parent[r],
-            locals,
-        );
+        if set.contains(root) {
+            walk(
+                &mut tree.joints,
+                root,
+                &skeleton.model_from_root_parent[r],
+                locals,
+                set,
+            );
+        }
     }
 }
 
-fn walk(joints: &mut [TreeJoint], joint: usize, parent_global: &Mat4, locals: &[Qvs]) {
+fn walk(
+    joints: &mut [TreeJoint],
+    joint: usize,
+    parent_global: &Mat4,
+    locals: &[Qvs],
+    set: &JointSet,
+) {
     let node = &mut joints[joint];
     node.local = locals[joint].to_mat4();
     node.global = *parent_global * node.local;
     let global = node.global;
     for c in 0..joints[joint].children.len() {
         let child = joints[joint].children[c];
-        walk(joints, child, &global, locals);
+        if set.contains(child) {
+            walk(joints, child, &global, locals, set);
+        }
     }
 }

@@ -187,10 +187,10 @@ impl ClipMotion {
         let drawn = rig.drawn_vertices();
         let pose_at = |k: usize, locals: &mut Vec<_>, other: &mut Vec<_>| -> Vec<DVec3> {
             let time_secs = times_secs[k];
-            sample_instance(rig, clip, time_secs as f32, locals);
+            sample_instance(rig, clip, time_secs as f32, locals, None);
             let pose: Vec<LocalF64> = match blend {
                 Some((blend_clip, weight)) => {
-                    sample_instance(rig, blend_clip, time_secs as f32, other);
+                    sample_instance(rig, blend_clip, time_secs as f32, other, None);
                     blend_reference(locals, other, weight as f64)
                 }
                 None => locals.iter().map(LocalF64::from).collect(),

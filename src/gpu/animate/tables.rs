@@ -141,7 +141,7 @@ impl AnimationTables {
             };
         }
         let sets = prepared.level_joint_sets();
-        let all = JointSet::all(joints);
+        let all = JointSet::all(skeleton);
         let moving = sets.first().unwrap_or(&all);
         let levels = depth.iter().max().map_or(0, |d| d + 1);
         for level in 0..levels {
