@@ -148,7 +148,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     let mut out = format!(
         "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; joints are \
          those that move the level's vertices and their ancestors, all a character drawn at \
-         the level needs; errors are the largest distance between the level's and the full \
+         the level needs and all the animation poses for it; errors are the largest distance between the level's and the full \
          mesh's skinned surfaces over the clips, +{:.0} %, as a share of the rig size {:.3})\n",
         chain.levels().len(),
         chain.build_secs * 1e3,

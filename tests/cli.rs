@@ -707,6 +707,18 @@ fn bench_crowd_workload_compares_lod_off_and_on() {
         if !lod && !mesh {
             assert_eq!(skinned, full, "{row}");
         }
+        // And poses at most every joint: every one with both off, fewer with mesh LOD (the
+        // built-in rig's levels leave out the joints that move no vertex).
+        let posed = row["joints_posed"].as_f64().unwrap();
+        let joints = row["full_joints"].as_f64().unwrap();
+        assert_eq!(joints, 300.0 * 96.0, "{row}");
+        assert!(posed <= joints, "{row}");
+        if !lod && !mesh {
+            assert_eq!(posed, joints, "{row}");
+        }
+        if mesh {
+            assert!(posed < joints, "{row}");
+        }
     }
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()

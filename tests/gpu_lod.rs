@@ -393,7 +393,7 @@ fn cpu_skinned_levels(
     let mut scene = lod_scene_animated_on(rig, skin, true, true, AnimateDevice::Cpu)?;
     scene.settings_mut().shadows = shadows;
     scene.camera_mut().distance *= 6.0;
-    let (mut fewer, mut finer_kept) = (0usize, 0usize);
+    let (mut fewer, mut finer_kept, mut fewer_joints) = (0usize, 0usize, 0usize);
     let mut previous_levels: Vec<u8> = Vec::new();
     for step in 0..14 {
         if step >= 4 && step % 2 == 0 {
@@ -417,6 +417,13 @@ fn cpu_skinned_levels(
         if launched < reading.full_vertices {
             fewer += 1;
         }
+        // Every frame verifies, and the CPU posed only its groups' levels' joints.
+        if reading.joints_posed > reading.full_joints {
+            return Err(format!("frame {step}: more joints posed than exist: {reading:?}").into());
+        }
+        if reading.joints_posed < reading.full_joints {
+            fewer_joints += 1;
+        }
         // A group computed at a coarse level and kept, whose level is finer now.
         let levels = scene.cpu_skin_levels().to_vec();
         if levels.len() == previous_levels.len() {
@@ -430,6 +437,10 @@ fn cpu_skinned_levels(
     }
     if fewer == 0 {
         return Err("no frame skinned fewer vertices than every character's every one".into());
+    }
+    // Where even the full mesh's vertices leave a joint unused, every level does.
+    if fewer_joints == 0 && rig.joints_at_level(0).len() < rig.joint_count() {
+        return Err("no frame posed fewer joints than every character's every one".into());
     }
     // With shadows the shadows' level bounds every group's, so the camera need not come
     // close enough for a finer one.

@@ -397,6 +397,17 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
         .map(|(g, &l)| (13 - 8 * g).min(8) * skin.vertices_skinned_at(scene.rig(), l as usize))
         .sum();
     assert_eq!(reading.skinned_vertices, expected as u64, "{reading:?}");
+    // And posed only the joints of that level.
+    let posed: usize = scene
+        .cpu_skin_levels()
+        .iter()
+        .enumerate()
+        .map(|(g, &l)| (13 - 8 * g).min(8) * scene.rig().joints_at_level(l as usize).len())
+        .sum();
+    assert_eq!(reading.joints_posed, posed as u64, "{reading:?}");
+    assert_eq!(reading.full_joints, 13 * scene.rig().joint_count() as u64);
+    assert!(reading.joints_posed < reading.full_joints, "{reading:?}");
+    harness.get_by_label_contains("joints posed");
     click_then_frame(&mut harness, "colour by level");
     assert!(harness.state().settings().color_by_level);
     click_then_frame(&mut harness, "mesh LOD");

@@ -58,6 +58,10 @@ pub struct CrowdRow {
     /// Vertices the CPU skinned per frame (median), and every character's every vertex.
     pub skinned_vertices: f64,
     pub full_vertices: u64,
+    /// Joints the CPU posed (sampled, walked, written to palettes) per frame (median), and
+    /// every character's every joint.
+    pub joints_posed: f64,
+    pub full_joints: u64,
     /// Making the draw lists and recording the shadow and crowd passes with indirect
     /// draws (where the adapter has them), µs.
     pub encode_us: f64,
@@ -105,6 +109,7 @@ struct Samples {
     updated: Vec<f64>,
     skinned: Vec<f64>,
     full_vertices: u64,
+    posed: Vec<f64>,
     error_px: Option<f32>,
     measured: usize,
     stats: LodStats,
@@ -241,6 +246,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         let (skinned, full) = scene.vertices_skinned();
                         s.skinned.push(skinned as f64);
                         s.full_vertices = full;
+                        s.posed.push(scene.joints_posed() as f64);
                         s.stats = scene.lod_stats();
                         if lod.enabled && (frame - warmup) % 8 == 7 {
                             let error = scene.measure_lod_error(None)?;
@@ -264,6 +270,8 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     frames: s.total.len(),
                     skinned_vertices: median(s.skinned),
                     full_vertices: s.full_vertices,
+                    joints_posed: median(s.posed),
+                    full_joints: (n * rig.joint_count()) as u64,
                     plan_us: median(s.plan),
                     cpu_stages_us: median(s.cpu),
                     upload_us: median(s.upload),
@@ -390,7 +398,9 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
            = geometric LOD (each character drawn at the coarsest level of its mesh's chain \
            within the threshold; the CPU skins each group of eight only for its members' \
            finest level, shadows included); skinned = vertices the CPU skinned per frame, and \
-           their share of every character's every vertex. Encode = making the \
+           their share of every character's every vertex; posed = joints the CPU sampled, \
+           walked and wrote palettes for per frame (with mesh LOD only each group's level's), \
+           and their share of every character's every joint. Encode = making the \
            draw lists and recording the shadow and crowd passes (not submitted: this workload \
            measures the CPU), with indirect multi-draws and with the same draws one by one \
            (each frame both, in alternating order); commands = character draw commands of \
@@ -421,6 +431,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         ("commands", Right),
         ("updated / frame", Right),
         ("skinned / frame", Right),
+        ("posed / frame", Right),
         ("fewest possible (any gap / 1-2-4-8)", Right),
         ("periods 1/2/4/8", Right),
         ("culled", Right),
@@ -451,6 +462,11 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
                 "{:.0} ({:.0} %)",
                 r.skinned_vertices,
                 100.0 * r.skinned_vertices / r.full_vertices.max(1) as f64
+            ),
+            format!(
+                "{:.0} ({:.0} %)",
+                r.joints_posed,
+                100.0 * r.joints_posed / r.full_joints.max(1) as f64
             ),
             r.floor.map_or("–".to_string(), |f| {
                 format!(

@@ -198,6 +198,8 @@ impl Scene {
             shadow_level: self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0),
             skinned_vertices,
             full_vertices,
+            joints_posed: self.joints_posed(),
+            full_joints: self.sim.crowd.len() as u64 * self.sim.pipeline.rig().joint_count() as u64,
             skin_invocations: self.skin_invocations(),
             draw_records: self.draw_records(),
             per_level_draws: self.renderer.draws_per_level(),
@@ -276,6 +278,38 @@ impl Scene {
             }
         };
         (skinned, full)
+    }
+
+    /// Joints posed (sampled, walked and written to a palette) in the latest frame. Each
+    /// character animated for a mesh level poses only that level's joints: on the CPU each
+    /// recomputed group at its skin level (the plan's counts) with geometric LOD on, every
+    /// joint without; on the GPU each character its skin level's (the LOD pass's counts), or
+    /// without a LOD pass every joint that moves a vertex.
+    pub fn joints_posed(&self) -> u64 {
+        let rig = self.sim.pipeline.rig();
+        let stats = self.lod_stats();
+        let at_levels = || -> u64 {
+            stats
+                .skinned_at_level
+                .iter()
+                .enumerate()
+                .map(|(l, &c)| c as u64 * rig.joints_at_level(l).len() as u64)
+                .sum()
+        };
+        let n = self.sim.crowd.len() as u64;
+        match self.sim.animated_on {
+            AnimateDevice::Cpu if self.settings.lod.mesh => at_levels(),
+            AnimateDevice::Cpu => {
+                let updated = if self.settings.lod.enabled {
+                    stats.updated as u64
+                } else {
+                    n
+                };
+                updated * rig.joint_count() as u64
+            }
+            AnimateDevice::Gpu if self.skinned_by_gpu_lod() => at_levels(),
+            AnimateDevice::Gpu => n * rig.joints_at_level(0).len() as u64,
+        }
     }
 
     /// Whether the GPU's LOD pass marks who is skinned at which level (the animation on

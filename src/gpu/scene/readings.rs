@@ -87,6 +87,10 @@ pub struct MeshLodReading {
     /// character's every vertex would be.
     pub skinned_vertices: u64,
     pub full_vertices: u64,
+    /// Joints posed this frame ([`super::Scene::joints_posed`]), and every character's
+    /// every joint.
+    pub joints_posed: u64,
+    pub full_joints: u64,
     /// Invocations `gpu_compute`'s skinning pass launched ([`super::Scene::skin_invocations`];
     /// 0 on the other paths).
     pub skin_invocations: u64,
