@@ -202,6 +202,44 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
             }
         );
     }
+    let merges = skinbench::skin::joint_merges::joint_merges(rig);
+    let _ = writeln!(
+        out,
+        "  joints per level held at their rest pose (leaves first, while the level's vertices move \
+         at most {:.0} % of its error over the clips, +{:.0} %; measured only: the animation \
+         samples every animated joint of the level's set):",
+        skinbench::skin::joint_merges::MERGE_SHARE * 100.0,
+        skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
+    );
+    for (l, m) in merges.iter().enumerate() {
+        let names: Vec<&str> = m
+            .held
+            .iter()
+            .take(6)
+            .map(|&j| rig.skeleton.names[j].as_str())
+            .collect();
+        let held = if names.is_empty() {
+            "none held".to_string()
+        } else {
+            let more = if m.held.len() > names.len() {
+                ", …"
+            } else {
+                ""
+            };
+            format!(
+                "{} held ({}{more}), moving a vertex at most {:.2e}",
+                m.held.len(),
+                names.join(", "),
+                m.moved
+            )
+        };
+        let _ = writeln!(
+            out,
+            "  level {l}: {} of {} animated joints sampled, {held}",
+            m.animated - m.held.len(),
+            m.animated,
+        );
+    }
     out
 }
 
@@ -218,6 +256,7 @@ fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
             "bind_error": level.bind_error,
         })).collect::<Vec<_>>(),
         "influence_cuts": skinbench::skin::influence_cuts::influence_cuts(rig),
+        "joint_merges": skinbench::skin::joint_merges::joint_merges(rig),
         "note": chain.note,
         "build_secs": chain.build_secs,
         "measure_secs": measured.measure_secs,

@@ -707,6 +707,20 @@ fn inspect_json_has_the_documented_keys() {
     assert!(v["clips"][0]["channels"].as_u64().unwrap() > 0);
     // Fox has four influences at most: nothing to cut.
     assert!(v["influence_cut"].is_null(), "{}", v["influence_cut"]);
+    // Per mesh level: its joints, its influence cuts and the joints it could hold at rest
+    // (none at full detail).
+    let levels = v["mesh_lod"]["levels"].as_array().unwrap().len();
+    assert!(levels > 1, "{}", v["mesh_lod"]);
+    for key in ["influence_cuts", "joint_merges"] {
+        assert_eq!(
+            v["mesh_lod"][key].as_array().unwrap().len(),
+            levels,
+            "{key}"
+        );
+    }
+    let merges = &v["mesh_lod"]["joint_merges"];
+    assert_eq!(merges[0]["held"].as_array().unwrap().len(), 0, "{merges}");
+    assert!(merges[0]["animated"].as_u64().unwrap() > 0, "{merges}");
 }
 
 /// `inspect` says what cutting a rig's fifth to eighth influences moves.

@@ -169,14 +169,47 @@ fn influence_cuts_bound_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
     Ok(())
 }
 
+/// What the oracle finds halfway between the measured poses with each level's joints held
+/// at rest stays within the movement stated for them, and that within its share of the
+/// level's error; the full mesh holds nothing.
+fn joint_merges_bound_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
+    use skinbench::skin::joint_merges::{MERGE_SHARE, held_moves, joint_merges};
+    let stated = joint_merges(rig);
+    let held: Vec<Vec<usize>> = stated.iter().map(|m| m.held.clone()).collect();
+    let between = held_moves(rig, &held, 0.5);
+    let errors = &level_errors(rig).errors;
+    for (l, (s, &found)) in stated.iter().zip(&between).enumerate() {
+        if found > s.moved * (1.0 + 1e-9) {
+            return Err(format!(
+                "level {l}, {} joints held: the oracle finds a vertex moved {found:.4e} between \
+                 the measured poses; stated {:.4e}",
+                s.held.len(),
+                s.moved
+            )
+            .into());
+        }
+        if s.moved > errors[l] as f64 * MERGE_SHARE * (1.0 + 1e-9) {
+            return Err(format!("level {l}: the held joints do not fit the share").into());
+        }
+        if s.held.len() > s.animated {
+            return Err(format!("level {l}: more joints held than animated").into());
+        }
+    }
+    if !stated[0].held.is_empty() {
+        return Err("the full mesh holds joints at rest".into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     type Check = fn(&PreparedRig) -> Result<(), Failed>;
-    let checks: [(&str, Check); 4] = [
+    let checks: [(&str, Check); 5] = [
         ("chain", chain_is_valid),
         ("error_bound", error_bounds_other_poses),
         ("joint_sets", joint_sets_are_exact),
         ("influence_cuts", influence_cuts_bound_other_poses),
+        ("joint_merges", joint_merges_bound_other_poses),
     ];
     let mut trials = Vec::new();
     for (name, rig) in common::prepared_rigs() {

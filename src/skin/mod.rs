@@ -23,6 +23,7 @@
 pub mod dest;
 pub mod float4;
 pub mod influence_cuts;
+pub mod joint_merges;
 pub mod layout;
 pub mod mesh_lod;
 pub mod method;
