@@ -34,7 +34,7 @@ fn model(rig: &PreparedRig, locals: &[Qvs], unit_scale: bool) -> Vec<u32> {
         rig.joint_stride,
         &mut model,
         unit_scale,
-        rig.all_joints().joint_list(),
+        rig.all_joints(),
     );
     model
         .iter()

@@ -141,17 +141,20 @@ fn each<const NORMALS: bool>(
     mut put: impl FnMut(usize, usize, Mat4),
     skeleton: &Skeleton,
     normal_offset: usize,
-    entries: &[u16],
+    entries: Option<&[u16]>,
 ) {
+    let mut one = |k: usize, e: usize| {
+        let joint = skeleton.palette_joints[e];
+        let m = get(k, joint as usize) * skeleton.joint_from_bind[e];
+        put(k, e, m);
+        if NORMALS {
+            put(k, normal_offset + e, normal_matrix(&m));
+        }
+    };
     for k in 0..active {
-        for &e in entries {
-            let e = e as usize;
-            let joint = skeleton.palette_joints[e];
-            let m = get(k, joint as usize) * skeleton.joint_from_bind[e];
-            put(k, e, m);
-            if NORMALS {
-                put(k, normal_offset + e, normal_matrix(&m));
-            }
+        match entries {
+            Some(list) => list.iter().for_each(|&e| one(k, e as usize)),
+            None => (0..skeleton.palette_joints.len()).for_each(|e| one(k, e)),
         }
     }
 }
@@ -252,7 +255,8 @@ pub fn run_group(
 ) -> Result<(), PaletteError> {
     validate(rig, &model, &out, active)?;
     check_set(rig, set)?;
-    let entries = set.entries();
+    // Every entry: the plain loops, whose order the compiler knows; a level's: its list.
+    let entries = (!set.has_every_entry()).then(|| set.entries());
     if rig.own_normal_matrices() {
         fill::<true>(rig, model, out, active, entries);
     } else {
@@ -267,7 +271,7 @@ fn fill<const NORMALS: bool>(
     model: ModelPoses,
     out: PalettesMut,
     active: usize,
-    entries: &[u16],
+    entries: Option<&[u16]>,
 ) {
     let s = rig.joint_stride;
     let ps = rig.palette_stride();
@@ -330,7 +334,7 @@ fn lanes_to_lanes<const NORMALS: bool>(
     rig: &PreparedRig,
     model: &[Lanes3x4],
     out: &mut [Lanes3x4],
-    entries: &[u16],
+    entries: Option<&[u16]>,
 ) {
     let n = rig.joint_count();
     let len = rig.palette_len();
@@ -357,7 +361,7 @@ crate::dispatch_simd!(
         out: &mut [Lanes3x4],
         joint_from_bind: &[Mat3x4],
         palette_joints: &[u16],
-        entries: &[u16],
+        entries: Option<&[u16]>,
     ) -> () {
         lanes_kernel
     }
@@ -370,14 +374,14 @@ crate::dispatch_simd!(
         normals: &mut [Lanes3x4],
         joint_from_bind: &[Mat3x4],
         palette_joints: &[u16],
-        entries: &[u16],
+        entries: Option<&[u16]>,
     ) -> () {
         lanes_normals_kernel
     }
 );
 
 /// `out`, `joint_from_bind` and `palette_joints` hold every entry, `model` every joint;
-/// `entries` lists the entries to write.
+/// `entries` lists the entries to write (`None`: every one, in one zipped loop).
 #[inline(always)]
 fn lanes_kernel<S: Simd>(
     s: S,
@@ -385,12 +389,21 @@ fn lanes_kernel<S: Simd>(
     out: &mut [Lanes3x4],
     joint_from_bind: &[Mat3x4],
     palette_joints: &[u16],
-    entries: &[u16],
+    entries: Option<&[u16]>,
 ) {
-    for &e in entries {
-        let e = e as usize;
-        let m = &model[palette_joints[e] as usize];
-        times_bind(s, m, bind_rows(&joint_from_bind[e]), &mut out[e]);
+    match entries {
+        None => {
+            for ((p, bind), &joint) in out.iter_mut().zip(joint_from_bind).zip(palette_joints) {
+                times_bind(s, &model[joint as usize], bind_rows(bind), p);
+            }
+        }
+        Some(entries) => {
+            for &e in entries {
+                let e = e as usize;
+                let m = &model[palette_joints[e] as usize];
+                times_bind(s, m, bind_rows(&joint_from_bind[e]), &mut out[e]);
+            }
+        }
     }
 }
 
@@ -456,15 +469,46 @@ fn lanes_normals_kernel<S: Simd>(
     normals: &mut [Lanes3x4],
     joint_from_bind: &[Mat3x4],
     palette_joints: &[u16],
-    entries: &[u16],
+    entries: Option<&[u16]>,
 ) {
-    for &e in entries {
-        let e = e as usize;
-        let m = &model[palette_joints[e] as usize];
-        let product = mul_3x4_right_scalar(s, &load_3x4(s, m), bind_rows(&joint_from_bind[e]));
-        store_3x4(s, &mut normals[e], normal_3x4(s, &product));
-        store_3x4(s, &mut out[e], product);
+    match entries {
+        None => {
+            for e in 0..palette_joints.len() {
+                with_normal(s, model, out, normals, joint_from_bind, palette_joints, e);
+            }
+        }
+        Some(entries) => {
+            for &e in entries {
+                with_normal(
+                    s,
+                    model,
+                    out,
+                    normals,
+                    joint_from_bind,
+                    palette_joints,
+                    e as usize,
+                );
+            }
+        }
     }
+}
+
+/// Entry `e`'s product and its normal matrix (a function, not a closure: a closure would
+/// not inherit the kernel's target features).
+#[inline(always)]
+fn with_normal<S: Simd>(
+    s: S,
+    model: &[Lanes3x4],
+    out: &mut [Lanes3x4],
+    normals: &mut [Lanes3x4],
+    joint_from_bind: &[Mat3x4],
+    palette_joints: &[u16],
+    e: usize,
+) {
+    let m = &model[palette_joints[e] as usize];
+    let product = mul_3x4_right_scalar(s, &load_3x4(s, m), bind_rows(&joint_from_bind[e]));
+    store_3x4(s, &mut normals[e], normal_3x4(s, &product));
+    store_3x4(s, &mut out[e], product);
 }
 
 /// Converts a group's lane palettes (the position matrices of every joint, as

@@ -82,9 +82,19 @@ impl JointSet {
         &self.list
     }
 
+    /// Whether the set holds every joint of its skeleton (its list is `0..joint_count`).
+    pub fn has_every_joint(&self) -> bool {
+        self.list.len() == self.needed.len()
+    }
+
     /// The palette entries the level's vertices read, ascending.
     pub fn entries(&self) -> &[u16] {
         &self.entries
+    }
+
+    /// Whether the set lists every palette entry (its entries are `0..palette_len`).
+    pub fn has_every_entry(&self) -> bool {
+        self.entries.len() == self.palette_len
     }
 
     /// Joints of the skeleton the set was made for.

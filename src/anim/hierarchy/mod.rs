@@ -262,7 +262,7 @@ pub fn run_group(
             let ModelPosesMut::Lanes(model) = out else {
                 return Err(wrong(&out));
             };
-            simd::run(&rig.skeleton, locals, stride, model, rig.unit_scale, joints);
+            simd::run(&rig.skeleton, locals, stride, model, rig.unit_scale, set);
         }
     }
     Ok(())
