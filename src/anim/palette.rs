@@ -143,18 +143,35 @@ fn each<const NORMALS: bool>(
     normal_offset: usize,
     entries: Option<&[u16]>,
 ) {
-    let mut one = |k: usize, e: usize| {
-        let joint = skeleton.palette_joints[e];
-        let m = get(k, joint as usize) * skeleton.joint_from_bind[e];
-        put(k, e, m);
-        if NORMALS {
-            put(k, normal_offset + e, normal_matrix(&m));
+    match entries {
+        // Every entry: the zipped loop, whose order the compiler knows.
+        None => {
+            let every = skeleton
+                .palette_joints
+                .iter()
+                .zip(&skeleton.joint_from_bind);
+            for k in 0..active {
+                for (e, (&joint, bind)) in every.clone().enumerate() {
+                    let m = get(k, joint as usize) * *bind;
+                    put(k, e, m);
+                    if NORMALS {
+                        put(k, normal_offset + e, normal_matrix(&m));
+                    }
+                }
+            }
         }
-    };
-    for k in 0..active {
-        match entries {
-            Some(list) => list.iter().for_each(|&e| one(k, e as usize)),
-            None => (0..skeleton.palette_joints.len()).for_each(|e| one(k, e)),
+        Some(list) => {
+            for k in 0..active {
+                for &e in list {
+                    let e = e as usize;
+                    let m =
+                        get(k, skeleton.palette_joints[e] as usize) * skeleton.joint_from_bind[e];
+                    put(k, e, m);
+                    if NORMALS {
+                        put(k, normal_offset + e, normal_matrix(&m));
+                    }
+                }
+            }
         }
     }
 }

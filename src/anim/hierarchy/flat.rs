@@ -12,18 +12,32 @@ use glam::Mat4;
 use crate::anim::Qvs;
 use crate::rig::Skeleton;
 
-/// `joints`: ascending, below the skeleton's joint count, every parent listed before its
-/// children ([`crate::prepare::joint_sets::JointSet::joint_list`]).
-pub fn run(skeleton: &Skeleton, locals: &[Qvs], model: &mut [Mat4], joints: &[u16]) {
+/// `joints`: every joint (`None`), or a list ascending, below the skeleton's joint count,
+/// every parent listed before its children ([`crate::prepare::joint_sets::JointSet::joint_list`]).
+pub fn run(skeleton: &Skeleton, locals: &[Qvs], model: &mut [Mat4], joints: Option<&[u16]>) {
     let n = skeleton.joint_count();
     let roots = skeleton.root_count;
     let (locals, model, parents) = (&locals[..n], &mut model[..n], &skeleton.parents[..n]);
-    for &i in joints {
-        let i = i as usize;
-        model[i] = if i < roots {
-            skeleton.model_from_root_parent[i] * locals[i].to_mat4()
-        } else {
-            model[parents[i] as usize] * locals[i].to_mat4()
-        };
+    match joints {
+        // Every joint: the article's loops, roots first.
+        None => {
+            for r in 0..roots {
+                model[r] = skeleton.model_from_root_parent[r] * locals[r].to_mat4();
+            }
+            for i in roots..n {
+                model[i] = model[parents[i] as usize] * locals[i].to_mat4();
+            }
+        }
+        // A level's set: its list, parents first.
+        Some(list) => {
+            for &i in list {
+                let i = i as usize;
+                model[i] = if i < roots {
+                    skeleton.model_from_root_parent[i] * locals[i].to_mat4()
+                } else {
+                    model[parents[i] as usize] * locals[i].to_mat4()
+                };
+            }
+        }
     }
 }

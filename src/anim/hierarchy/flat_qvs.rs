@@ -22,17 +22,31 @@ pub fn run(
     root_parents: &[Qvs],
     locals: &[Qvs],
     model: &mut [Qvs],
-    joints: &[u16],
+    joints: Option<&[u16]>,
 ) {
     let n = skeleton.joint_count();
     let roots = skeleton.root_count;
     let (locals, model, parents) = (&locals[..n], &mut model[..n], &skeleton.parents[..n]);
-    for &i in joints {
-        let i = i as usize;
-        model[i] = if i < roots {
-            root_parents[i].compose(&locals[i])
-        } else {
-            model[parents[i] as usize].compose(&locals[i])
-        };
+    match joints {
+        // Every joint: the plain loops, roots first.
+        None => {
+            for r in 0..roots {
+                model[r] = root_parents[r].compose(&locals[r]);
+            }
+            for i in roots..n {
+                model[i] = model[parents[i] as usize].compose(&locals[i]);
+            }
+        }
+        // A level's set: its list, parents first.
+        Some(list) => {
+            for &i in list {
+                let i = i as usize;
+                model[i] = if i < roots {
+                    root_parents[i].compose(&locals[i])
+                } else {
+                    model[parents[i] as usize].compose(&locals[i])
+                };
+            }
+        }
     }
 }

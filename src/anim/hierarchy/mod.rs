@@ -184,7 +184,8 @@ pub fn run_group(
             expected: rig.joint_count(),
         });
     }
-    let joints = set.joint_list();
+    // Every joint: the variants' plain loops; a level's set: its list.
+    let joints = (!set.has_every_joint()).then(|| set.joint_list());
     if !(1..=LANES).contains(&active) {
         return Err(HierarchyError::Active { active });
     }
