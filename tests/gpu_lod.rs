@@ -42,6 +42,7 @@ use skinbench::gpu::{
 };
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant};
+use skinbench::types::LANES;
 use skinbench::variant::Variant;
 
 const CHARACTERS: usize = 120;
@@ -313,8 +314,8 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
 
 /// The CPU's plan (animation on the CPU) and the GPU's LOD pass choose the same mesh level
 /// for each character of the same crowd under the same camera, over frames that move the
-/// camera away and back (update-rate LOD off, so the CPU plan keeps every character in its
-/// place).
+/// camera away and back (update-rate LOD off; the CPU plan deals its crowd by level, so
+/// characters are matched by where they stand).
 fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut on_gpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
@@ -337,13 +338,28 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
             return Err("the CPU scene left the CPU".into());
         }
         let states = on_gpu.gpu_lod_states(n).map_err(|e| e.to_string())?;
-        let cpu = on_cpu.mesh_levels();
+        let cpu: std::collections::HashMap<[u32; 2], u32> = on_cpu
+            .crowd()
+            .as_slice()
+            .iter()
+            .zip(on_cpu.mesh_levels())
+            .map(|(c, &level)| (c.ground_position.map(f32::to_bits), level as u32))
+            .collect();
+        if cpu.len() != n {
+            return Err(format!("{} places for {n} characters", cpu.len()).into());
+        }
         for (i, s) in states.iter().enumerate() {
             if s.flags & VISIBLE == 0 {
                 continue;
             }
             compared += 1;
-            let (g, c) = (s.mesh_level(), cpu[i] as u32);
+            let place = on_gpu.crowd().as_slice()[i].ground_position;
+            let Some(&c) = cpu.get(&place.map(f32::to_bits)) else {
+                return Err(
+                    format!("frame {step}: character {i} is not in the CPU's crowd").into(),
+                );
+            };
+            let g = s.mesh_level();
             coarse += (g > 0) as usize;
             if g != c {
                 // The two place a character's sphere in f32 through different expressions:
@@ -380,20 +396,24 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// the CPU kernel skins each recomputed group only for its members' finest level (shadows
 /// included; `gpu_compute` every character each frame at its group's level), and every
 /// frame verifies at what the passes draw: a kept group whose member comes closer is
-/// skinned again before its finer level is drawn.
+/// skinned again before its finer level is drawn. With update-rate LOD off (`rate_lod`)
+/// every group is computed every frame and the crowd is dealt by level: every group but
+/// one per border between two levels holds one level, and characters did change group.
 fn cpu_skinned_levels(
     rig: &Arc<PreparedRig>,
     skin: SkinVariant,
     shadows: bool,
+    rate_lod: bool,
 ) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
         return Ok(());
     }
-    let mut scene = lod_scene_animated_on(rig, skin, true, true, AnimateDevice::Cpu)?;
+    let mut scene = lod_scene_animated_on(rig, skin, rate_lod, true, AnimateDevice::Cpu)?;
     scene.settings_mut().shadows = shadows;
     scene.camera_mut().distance *= 6.0;
     let (mut fewer, mut finer_kept, mut fewer_joints) = (0usize, 0usize, 0usize);
+    let mut moved = 0usize;
     let mut previous_levels: Vec<u8> = Vec::new();
     for step in 0..14 {
         if step >= 4 && step % 2 == 0 {
@@ -424,6 +444,24 @@ fn cpu_skinned_levels(
         if reading.joints_posed < reading.full_joints {
             fewer_joints += 1;
         }
+        if !rate_lod {
+            moved += scene.lod_stats().moved;
+            let levels = scene.mesh_levels();
+            let mut distinct: Vec<u8> = levels.to_vec();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let mixed = levels
+                .chunks(LANES)
+                .filter(|group| group.iter().any(|&l| l != group[0]))
+                .count();
+            if mixed + 1 > distinct.len().max(1) {
+                return Err(format!(
+                    "frame {step}: {mixed} groups mix levels among {} levels {distinct:?}",
+                    distinct.len()
+                )
+                .into());
+            }
+        }
         // A group computed at a coarse level and kept, whose level is finer now.
         let levels = scene.cpu_skin_levels().to_vec();
         if levels.len() == previous_levels.len() {
@@ -441,6 +479,12 @@ fn cpu_skinned_levels(
     // Where even the full mesh's vertices leave a joint unused, every level does.
     if fewer_joints == 0 && rig.joints_at_level(0).len() < rig.joint_count() {
         return Err("no frame posed fewer joints than every character's every one".into());
+    }
+    if !rate_lod {
+        return match moved {
+            0 => Err("the levels changed and no character changed group".into()),
+            _ => Ok(()),
+        };
     }
     // With shadows the shadows' level bounds every group's, so the camera need not come
     // close enough for a finer one.
@@ -1550,14 +1594,21 @@ fn main() {
             let r = rig.clone();
             trials.push(common::trial(
                 format!("cpu_skinned_levels/{name}/{}", skin.name()),
-                move || cpu_skinned_levels(&r, skin, false),
+                move || cpu_skinned_levels(&r, skin, false, true),
             ));
         }
         let r = rig.clone();
         trials.push(common::trial(
             format!("cpu_skinned_levels_shadows/{name}"),
-            move || cpu_skinned_levels(&r, SkinVariant::Pulled, true),
+            move || cpu_skinned_levels(&r, SkinVariant::Pulled, true, true),
         ));
+        for skin in [SkinVariant::Tuned, SkinVariant::Pulled] {
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("cpu_skinned_levels_dealt/{name}/{}", skin.name()),
+                move || cpu_skinned_levels(&r, skin, false, false),
+            ));
+        }
         let r = rig.clone();
         trials.push(common::trial(
             format!("cpu_and_gpu_levels/{name}"),

@@ -89,6 +89,78 @@ fn lod_off_computes_every_group_every_frame() {
     }
 }
 
+/// Geometric LOD without update-rate LOD: every group is computed every frame, and the
+/// crowd is dealt by level, so every group but one per border between two levels holds
+/// one level and is skinned for it; a settled crowd does not move again.
+fn mesh_lod_alone_deals_the_crowd_by_level() {
+    let rig = PreparedRig::reference();
+    let mut crowd = crowd(&rig, 400);
+    let errors = skinbench::skin::mesh_lod::level_errors(&rig).errors.clone();
+    let settings = LodSettings {
+        enabled: false,
+        mesh: true,
+        threshold_px: 1.0,
+        ..LodSettings::default()
+    };
+    // From 60 m the crowd spans several levels; closer, finer ones.
+    let mut camera = OrbitCamera {
+        target: glam::Vec3::new(0.0, 0.9, 0.0),
+        yaw: 0.55,
+        pitch: 0.3,
+        distance: 60.0,
+    };
+    let mut lod = Lod::new();
+    let mut moved_in_all = 0;
+    for step in 0..6 {
+        if step == 3 {
+            camera.distance *= 0.5;
+        }
+        let view = camera.lod_view(Vec2::new(1600.0, 900.0), crowd_extent(&crowd) + 12.0);
+        let plan_input = PlanInput {
+            mesh_errors: &errors,
+            ..input(&rig, settings, &view)
+        };
+        let before: Vec<_> = crowd.as_slice().to_vec();
+        let runs = lod.plan(&plan_input, &mut crowd).to_vec();
+        assert_eq!(runs, &[0..400 / LANES], "step {step}");
+        assert_eq!(lod.shown(), crowd.as_slice(), "step {step}");
+        // Dealt, not changed: the same characters, each once.
+        let mut a: Vec<_> = before.iter().map(|i| format!("{i:?}")).collect();
+        let mut b: Vec<_> = crowd.as_slice().iter().map(|i| format!("{i:?}")).collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "step {step}: dealing changed the crowd");
+        let levels = lod.mesh_levels();
+        let mut distinct = levels.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!(distinct.len() > 1, "step {step}: one level {distinct:?}");
+        let mixed = levels
+            .chunks(LANES)
+            .filter(|group| group.iter().any(|&l| l != group[0]))
+            .count();
+        assert!(
+            mixed < distinct.len(),
+            "step {step}: {mixed} groups mix levels {distinct:?}"
+        );
+        for (g, group) in levels.chunks(LANES).enumerate() {
+            assert_eq!(
+                lod.skin_levels()[g],
+                *group.iter().min().unwrap(),
+                "step {step}: group {g}"
+            );
+        }
+        let moved = lod.stats().moved;
+        match step {
+            // Settled: the same view deals nobody anew.
+            1 | 2 | 4 | 5 => assert_eq!(moved, 0, "step {step}: a settled crowd moved"),
+            _ => moved_in_all += moved,
+        }
+        crowd.advance(FRAME_SECS);
+    }
+    assert!(moved_in_all > 0, "nobody was dealt");
+}
+
 fn the_first_lod_frame_and_one_after_invalidate_compute_everything() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 100);
@@ -828,6 +900,10 @@ fn main() {
         (
             "lod_off_computes_every_group_every_frame",
             lod_off_computes_every_group_every_frame,
+        ),
+        (
+            "mesh_lod_alone_deals_the_crowd_by_level",
+            mesh_lod_alone_deals_the_crowd_by_level,
         ),
         (
             "the_first_lod_frame_and_one_after_invalidate_compute_everything",

@@ -29,8 +29,10 @@
 //! characters move through their clips: the members of the groups recomputed this frame
 //! are sorted by their new period (and, within one, by the finest level of the mesh's
 //! chain a pass draws them at: a group is skinned for its finest member's) and dealt back
-//! into those same groups (their handles follow them). Moving a character costs nothing, since every one of those groups is
-//! computed anyway, and each group then holds one period (at most three hold two). The
+//! into those same groups (their handles follow them). Moving a character costs nothing,
+//! since every one of those groups is computed anyway, and each group then holds one
+//! period (at most three hold two). With update-rate LOD off and geometric LOD on, every
+//! group is computed every frame, so the whole crowd is dealt by that level alone. The
 //! first frame (or one after [`Lod::invalidate`]) computes everything and staggers each
 //! period's groups over its frames in blocks, so every frame updates about the same
 //! number in runs of neighbouring groups (one upload each); from then on a group is next

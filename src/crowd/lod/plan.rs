@@ -278,11 +278,14 @@ impl Lod {
                 // Placing gives each character its pixels per unit; nothing is culled.
                 self.place(input, crowd.as_slice());
             }
-            self.shown.clear();
-            self.shown.extend_from_slice(crowd.as_slice());
             self.visible.clear();
             self.visible.resize(n, true);
             self.choose_mesh_levels(input, mesh_on, &mut stats);
+            if mesh_on {
+                stats.moved = self.deal_by_level(crowd);
+            }
+            self.shown.clear();
+            self.shown.extend_from_slice(crowd.as_slice());
             self.skin_levels.resize(groups, 0);
             self.skin_at_levels(0..groups, &mut stats);
             if groups > 0 {
@@ -539,6 +542,40 @@ impl Lod {
         // their order, so a settled crowd stays put.
         self.pool
             .sort_by_key(|&(period, level, _)| (std::cmp::Reverse(period), level));
+        self.move_into_due(crowd)
+    }
+
+    /// With update-rate LOD off every group is computed every frame, so any character may
+    /// change group at no cost: the whole crowd is dealt by the finest level a pass draws
+    /// each character at, finest first. A group is skinned for its finest member's level,
+    /// so sorted that way every group but one per border between two levels holds one
+    /// level and skins no vertex its members do not draw. Ties keep their order, so a
+    /// settled crowd stays put (and its characters of one level stay next to each other
+    /// in the order they stood). Returns how many characters changed place.
+    fn deal_by_level(&mut self, crowd: &mut InstanceStore) -> usize {
+        let n = crowd.len();
+        let mut pool = std::mem::take(&mut self.pool);
+        pool.clear();
+        pool.extend((0..n).map(|i| (1, self.drawn_level(i), i as u32)));
+        self.pool = pool;
+        if self.pool.is_sorted_by_key(|&(_, level, _)| level) {
+            return 0;
+        }
+        self.pool.sort_by_key(|&(_, level, _)| level);
+        self.due.clear();
+        self.due.extend(0..n.div_ceil(LANES));
+        self.wanted.resize(n, 1);
+        self.wanted_along.resize(n, 0.0);
+        let moved = self.move_into_due(crowd);
+        self.due.clear();
+        moved
+    }
+
+    /// Moves the characters of `pool`, in its order, into the slots of the `due` groups
+    /// (each character named by the slot it started the frame in), with everything kept per
+    /// character; returns how many changed place.
+    fn move_into_due(&mut self, crowd: &mut InstanceStore) -> usize {
+        let n = crowd.len();
         // `at[c]`: where character `c` (named by the slot it started the frame in) is now;
         // `who[s]`: which character slot `s` holds.
         self.at.resize(n, 0);
