@@ -23,9 +23,9 @@
 //   it), or as a dual quaternion (two vec4s), exactly where the CPU's palette upload would
 //   put them, so `gpu_compute`'s skinning and `gpu_vertex` read them in place.
 //
-// With LOD, `cs_due` and `cs_due_args` first list each range's due characters, and
-// sampling, the walk and the palettes dispatch over the list (see `cs_due`); the dispatch
-// per depth level still launches every character and skips the others.
+// With LOD, `cs_due` and `cs_due_args` (and `cs_level_args` per depth level) first list
+// each range's due characters, and sampling, the walk or the depth levels, and the
+// palettes dispatch over the list (see `cs_due`).
 //
 // A dispatch covers one range of characters: `poses` (its local poses, model matrices and
 // due list) and `palettes` are that range's, the records and the data whole.
@@ -83,6 +83,12 @@ struct AnimateParams {
     // With `lod`: where this range's list of due characters starts in `poses` (vec4s, after
     // the model matrices; see `cs_due`).
     due_at: u32,
+    // The rig's depth levels, and the one this block is for (`cs_level_args`; 0 in a
+    // range's own block).
+    depth_levels: u32,
+    depth_level: u32,
+    _pad_a: u32,
+    _pad_b: u32,
 };
 
 #import skinbench::record::Character
@@ -139,11 +145,18 @@ fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 //
 // - vec4 0: the count being appended to (x), and the count of this frame's list (y);
 // - vec4 1, 2, 3: the sampling, walk and palette dispatches' workgroups (x, y, z);
-// - from vec4 4: the characters (their index in the range), four a vec4, in the order
-//   the atomics gave (what each character's pose becomes does not depend on it).
+// - vec4 4 + l, for each depth level l: its `cs_hierarchy_level` dispatch's workgroups;
+// - then the characters (their index in the range), four a vec4, in the order the
+//   atomics gave (what each character's pose becomes does not depend on it).
 //
-// `gpu::animate::DueLists` reads them back; the CPU twin is the LOD pass's decision.
-const DUE_LIST: u32 = 4u;
+// `GpuAnimator::read_back_due_lists` reads them back; the CPU twin is the LOD pass's
+// decision.
+const DUE_HEADER: u32 = 4u;
+
+// Where the list's characters start in `poses` (vec4s).
+fn due_list_start() -> u32 {
+    return p.due_at + DUE_HEADER + p.depth_levels;
+}
 
 // Appends character `c` of the range to the list where the LOD pass marked it due.
 @compute @workgroup_size(WORKGROUP)
@@ -154,7 +167,7 @@ fn cs_due(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
         return;
     }
     let k = atomicAdd(&due_words[4u * p.due_at], 1u);
-    atomicStore(&due_words[4u * (p.due_at + DUE_LIST) + k], c);
+    atomicStore(&due_words[4u * due_list_start() + k], c);
 }
 
 // The workgroups of `invocations`, in rows of at most 65,535 (`flat_index` counts across
@@ -184,13 +197,22 @@ fn cs_due_args() {
     store_workgroups(at + 12u, count * p.moving_entries);
 }
 
+// One invocation a range and depth level (its parameter block), after `cs_due_args`:
+// the level's `cs_hierarchy_level` dispatch over the list, one invocation per listed
+// character and joint of the level.
+@compute @workgroup_size(1)
+fn cs_level_args() {
+    let count = atomicLoad(&due_words[4u * p.due_at + 1u]);
+    store_workgroups(4u * (p.due_at + DUE_HEADER + p.depth_level), count * p.level_count);
+}
+
 // With `lod`: how many characters the range's list holds this frame, and its `k`th.
 fn due_count() -> u32 {
     return bitcast<u32>(poses[p.due_at].y);
 }
 
 fn due_character(k: u32) -> u32 {
-    return bitcast<u32>(poses[p.due_at + DUE_LIST + k / 4u][k % 4u]);
+    return bitcast<u32>(poses[due_list_start() + k / 4u][k % 4u]);
 }
 
 // The character and the item of it (joint or palette entry, among `per_character`) that
@@ -532,16 +554,17 @@ fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
 
 @compute @workgroup_size(WORKGROUP)
 fn cs_hierarchy_level(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(id, groups);
-    if (i >= p.characters * p.level_count) {
+    // Over the due list with `lod` (the dispatch's arguments are `cs_level_args`'), over
+    // every character otherwise.
+    let it = item(flat_index(id, groups), p.level_count);
+    if (!it.found) {
         return;
     }
-    let c = i / p.level_count;
-    let joint = data[p.level_first + i % p.level_count];
-    if (skipped(c) || !is_posed(posed_level(c), joint)) {
+    let joint = data[p.level_first + it.k];
+    if (!is_posed(posed_level(it.c), joint)) {
         return;
     }
-    pose_joint(c, joint);
+    pose_joint(it.c, joint);
 }
 
 // The normal matrix: the 3x3's cofactor, signed by its determinant and scaled to norm √3

@@ -768,6 +768,8 @@ fn bench_gpu_workload_measures_cpu_and_gpu_skinning_side_by_side() {
         "gpu_compute (per_level)",
         "gpu_compute (per_level), animated on the GPU (walk)",
         "gpu_compute (per_level), animated on the GPU (levels)",
+        "gpu_compute (per_level), animated on the GPU (walk), LOD 1 px",
+        "gpu_compute (per_level), animated on the GPU (levels), LOD 1 px",
         "gpu_compute (per_class), animated on the GPU (walk), LOD 1 px, mesh LOD",
         "gpu_compute (per_level), animated on the GPU (walk), LOD 1 px, mesh LOD",
         "gpu_vertex, animated on the GPU (walk)",

@@ -30,6 +30,7 @@ use skinbench::crowd::lod::per_character::{
 };
 use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
+use skinbench::gpu::animate::{AnimationTables, GpuHierarchy, workgroups};
 use skinbench::gpu::draws::Draws;
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::Scene;
@@ -490,6 +491,72 @@ fn cpu_skinned_levels(
     // close enough for a finer one.
     if finer_kept == 0 && !shadows {
         return Err("no group's skin level became finer as the camera came closer".into());
+    }
+    Ok(())
+}
+
+/// With update-rate LOD on the GPU and the hierarchy by depth level, each depth level's
+/// dispatch covers only the listed (due) characters: per range and depth level its
+/// arguments are the workgroups of the list's length times the level's joints, fewer
+/// than every character's at some frame, and every frame verifies (a listed character
+/// whose joints a level left out would show an older pose).
+fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+    common::gpu_or_skip();
+    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
+    scene.settings_mut().gpu_hierarchy = GpuHierarchy::Levels;
+    // Three ranges of characters, each with its own list and arguments.
+    scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
+    let depth_levels: Vec<u32> = AnimationTables::new(rig)
+        .offsets
+        .levels
+        .iter()
+        .map(|&(_, joints)| joints)
+        .collect();
+    let n = scene.crowd().len();
+    let mut fewer = 0;
+    for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+        if closer {
+            scene.camera_mut().distance *= 0.5;
+        }
+        scene.request_verify();
+        scene
+            .frame(Frame::headless(dt))
+            .map_err(|e| e.to_string())?;
+        verified(&mut scene, &format!("frame {step}: verify"))?;
+        let lists = scene.gpu_due_lists().map_err(|e| e.to_string())?;
+        if lists.len() != 3 {
+            return Err(format!("frame {step}: {} ranges' lists", lists.len()).into());
+        }
+        let mut listed = 0;
+        for (r, list) in lists.iter().enumerate() {
+            let count = list.characters.len() as u32;
+            listed += list.characters.len();
+            if list.level_workgroups.len() != depth_levels.len() {
+                return Err(format!(
+                    "frame {step}, range {r}: {} depth levels' arguments, the rig has {}",
+                    list.level_workgroups.len(),
+                    depth_levels.len()
+                )
+                .into());
+            }
+            for (l, (&args, &joints)) in list.level_workgroups.iter().zip(&depth_levels).enumerate()
+            {
+                let (x, y) = workgroups(count * joints);
+                if args != [x, y, 1] {
+                    return Err(format!(
+                        "frame {step}, range {r}, depth level {l}: {args:?} workgroups for \
+                         {count} listed characters of {joints} joints"
+                    )
+                    .into());
+                }
+            }
+        }
+        if listed < n {
+            fewer += 1;
+        }
+    }
+    if fewer == 0 {
+        return Err("every frame listed every character".into());
     }
     Ok(())
 }
@@ -1609,6 +1676,11 @@ fn main() {
                 move || cpu_skinned_levels(&r, skin, false, false),
             ));
         }
+        let r = rig.clone();
+        trials.push(common::trial(
+            format!("levels_over_due_lists/{name}"),
+            move || levels_over_due_lists(&r),
+        ));
         let r = rig.clone();
         trials.push(common::trial(
             format!("cpu_and_gpu_levels/{name}"),

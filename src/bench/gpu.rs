@@ -235,14 +235,15 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
             draws: Draws::DEFAULT,
             pool: None,
         };
-        let with_lod = |name: String| GpuConfig {
+        let with_lod_hierarchy = |name: String, hierarchy: GpuHierarchy| GpuConfig {
             name: format!(
                 "{name}, animated on the GPU ({}), LOD {LOD_PX} px",
-                GpuHierarchy::DEFAULT.name()
+                hierarchy.name()
             ),
             lod: true,
-            ..on_gpu(name, GpuHierarchy::DEFAULT)
+            ..on_gpu(name, hierarchy)
         };
+        let with_lod = |name: String| with_lod_hierarchy(name, GpuHierarchy::DEFAULT);
         let with_mesh_lod = |name: String, shader: ComputeShader| GpuConfig {
             name: format!(
                 "{name}, animated on the GPU ({}), LOD {LOD_PX} px, mesh LOD",
@@ -279,10 +280,14 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                     ));
                 }
                 let name = format!("{} ({})", skin.name(), ComputeShader::DEFAULT.name());
+                // Each hierarchy pass with and without update-rate LOD (which dispatches
+                // both over the due characters only).
                 for &hierarchy in GpuHierarchy::ALL {
                     animated.push(on_gpu(name.clone(), hierarchy));
                 }
-                animated.push(with_lod(name));
+                for &hierarchy in GpuHierarchy::ALL {
+                    animated.push(with_lod_hierarchy(name.clone(), hierarchy));
+                }
                 // With mesh levels each shader skins (or skips) differently: every one.
                 for &shader in ComputeShader::ALL {
                     let name = format!("{} ({})", skin.name(), shader.name());

@@ -21,11 +21,12 @@
 //! the sampling pass took 4.7 s at a million Foxes with an eighth of them due, against 5.3 s
 //! with all). So each range first lists its due characters (`cs_due`, one invocation per
 //! character, appending with an atomic; `cs_due_args` turns the count into the three
-//! passes' dispatch arguments), the arguments are copied out of the range's buffer (a
-//! dispatch cannot read its arguments from a buffer it writes), and sampling, the walk and
-//! the palettes dispatch indirectly over the list. The per-depth-level hierarchy still
-//! launches every character. [`GpuAnimator::read_back_due_lists`] reads the lists back
-//! for the test that compares them with the LOD pass's decisions.
+//! passes' dispatch arguments, and `cs_level_args` those of each depth level), the
+//! arguments are copied out of the range's buffer (a dispatch cannot read its arguments
+//! from a buffer it writes), and sampling, the walk (or each depth level's dispatch) and
+//! the palettes dispatch indirectly over the list. [`GpuAnimator::read_back_due_lists`]
+//! reads the lists and the arguments back for the tests that compare them with the LOD
+//! pass's decisions.
 
 pub mod lod;
 pub mod tables;
@@ -166,25 +167,41 @@ crate::gpu_struct! {
         mask_words: u32,
         joint_levels: u32,
         /// With `lod`: where the range's list of due characters starts in its poses
-        /// buffer, vec4s ([`DUE_LIST_HEADER_BYTES`]).
+        /// buffer, vec4s ([`GpuAnimator::due_header_bytes`]).
         due_at: u32,
+        /// The rig's depth levels, and the one a depth level's block is for (0 in a
+        /// range's own block): where `cs_level_args` writes its dispatch's arguments.
+        depth_levels: u32,
+        depth_level: u32,
+        _pad_a: u32,
+        _pad_b: u32,
     }
 }
 
-/// What a range's poses buffer holds after its model matrices, before its list of due
-/// characters (a word each): the list's counts and the sampling, walk and palette
-/// passes' indirect dispatch arguments, a vec4 each (`cs_due` in animate.wgsl).
-pub const DUE_LIST_HEADER_BYTES: u64 = 64;
-/// Where in the header the three passes' dispatch arguments start, bytes (after the
-/// counts), and how many bytes they take: what is copied out for the dispatches.
+/// Where in a range's due-list header the dispatch arguments start, bytes (after the
+/// counts): what is copied out for the dispatches, the sampling, walk and palette passes'
+/// first, then each depth level's ([`GpuAnimator::due_args_bytes`]).
 const DUE_ARGS_IN_HEADER: u64 = 16;
-const DUE_ARGS_BYTES: u64 = 48;
-/// Each pass's arguments within those 48 bytes.
+/// Each pass's arguments within those copied out.
 const SAMPLE_ARGS_AT: u64 = 0;
 const WALK_ARGS_AT: u64 = 16;
 const PALETTE_ARGS_AT: u64 = 32;
+/// Depth level `l`'s arguments are at `LEVEL_ARGS_AT + 16 l`.
+const LEVEL_ARGS_AT: u64 = 48;
+/// One dispatch's arguments (x, y, z), in a vec4.
+const ARGS_BYTES: u64 = 16;
 
-const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 128);
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 144);
+
+/// One range's list of due characters, read back ([`GpuAnimator::read_back_due_lists`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DueList {
+    /// The listed characters' indices in the crowd, ascending.
+    pub characters: Vec<u32>,
+    /// Per depth level of the rig, the workgroups (x, y, z) its hierarchy dispatch over
+    /// the list was given ([`workgroups`] of the list's length times the level's joints).
+    pub level_workgroups: Vec<[u32; 3]>,
+}
 
 /// Each character's local poses and model matrices, read back.
 pub type CharacterPoses = (Vec<Vec<Qvs>>, Vec<Vec<Mat3x4>>);
@@ -260,7 +277,8 @@ pub struct GpuAnimator {
     /// over it.
     due: wgpu::ComputePipeline,
     due_args: wgpu::ComputePipeline,
-    /// Each range's three dispatches' arguments over its due list ([`DUE_ARGS_BYTES`]).
+    level_args: wgpu::ComputePipeline,
+    /// Each range's dispatches' arguments over its due list ([`Self::due_args_bytes`]).
     due_args_buffer: wgpu::Buffer,
     bind_layout: wgpu::BindGroupLayout,
     data: wgpu::Buffer,
@@ -308,6 +326,8 @@ impl GpuAnimator {
             contents: bytemuck::cast_slice(&t.words),
             usage: wgpu::BufferUsages::STORAGE,
         });
+        let header_bytes = DUE_ARGS_IN_HEADER + args_bytes(&t.offsets);
+        let due_args_buffer = Self::due_args_buffer(device, args_bytes(&t.offsets));
         let shader = super::shaders::create(device, super::shaders::Shader::Animate);
         let (bind_layout, layout) = super::compute::compute_layouts(
             device,
@@ -333,6 +353,7 @@ impl GpuAnimator {
             palette: pipeline("cs_palette"),
             due: pipeline("cs_due"),
             due_args: pipeline("cs_due_args"),
+            level_args: pipeline("cs_level_args"),
             bind_layout,
             data,
             tables_bytes: t.bytes(),
@@ -357,8 +378,8 @@ impl GpuAnimator {
                 "animate: local poses, model matrices and due list (one range)",
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             )
-            .with_tail(DUE_LIST_HEADER_BYTES),
-            due_args_buffer: Self::due_args_buffer(device, 1),
+            .with_tail(header_bytes),
+            due_args_buffer,
             bound: None,
             limits: BindingLimits::of(device),
             prepared: None,
@@ -366,10 +387,24 @@ impl GpuAnimator {
         }
     }
 
-    fn due_args_buffer(device: &wgpu::Device, ranges: usize) -> wgpu::Buffer {
+    /// What a range's poses buffer holds after its model matrices, before its list of due
+    /// characters (a word each), bytes: the list's counts, then the sampling, walk and
+    /// palette passes' indirect dispatch arguments and each depth level's, a vec4 each
+    /// (`cs_due` in animate.wgsl).
+    fn due_header_bytes(&self) -> u64 {
+        DUE_ARGS_IN_HEADER + self.due_args_bytes()
+    }
+
+    /// A range's dispatch arguments over its due list, bytes (see [`args_bytes`]).
+    fn due_args_bytes(&self) -> u64 {
+        args_bytes(&self.offsets)
+    }
+
+    /// Room for `bytes` of dispatch arguments (every range's).
+    fn due_args_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("animate: dispatch arguments over the due lists"),
-            size: ranges.max(1) as u64 * DUE_ARGS_BYTES,
+            size: bytes.max(ARGS_BYTES),
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         })
@@ -498,7 +533,7 @@ impl GpuAnimator {
             palettes.instance_stride() as u64,
         ];
         self.limits
-            .per_range_after(&bytes, &[DUE_LIST_HEADER_BYTES, 0], false)
+            .per_range_after(&bytes, &[self.due_header_bytes(), 0], false)
     }
 
     /// A character's local poses and model matrices, and its word of the due list, bytes.
@@ -592,8 +627,8 @@ impl GpuAnimator {
         let per_range = self.range_characters(layout);
         self.fit_ranges(device, characters, per_range);
         let ranges = characters.div_ceil(per_range) as u64;
-        if self.due_args_buffer.size() < ranges * DUE_ARGS_BYTES {
-            self.due_args_buffer = Self::due_args_buffer(device, ranges as usize);
+        if self.due_args_buffer.size() < ranges * self.due_args_bytes() {
+            self.due_args_buffer = Self::due_args_buffer(device, ranges * self.due_args_bytes());
         }
         let wanted = BoundFor {
             palettes: palettes.clone(),
@@ -663,7 +698,7 @@ impl GpuAnimator {
     /// the list (its arguments copied out by [`Self::record_sample`]: a buffer the dispatch
     /// writes cannot also hold its arguments).
     fn dispatch_listed(&self, pass: &mut wgpu::ComputePass<'_>, r: usize, args_at: u64) {
-        let at = r as u64 * DUE_ARGS_BYTES + args_at;
+        let at = r as u64 * self.due_args_bytes() + args_at;
         pass.dispatch_workgroups_indirect(&self.due_args_buffer, at);
     }
 
@@ -714,6 +749,13 @@ impl GpuAnimator {
                     dispatch(&mut pass, live(prepared, r));
                     pass.set_pipeline(&self.due_args);
                     pass.dispatch_workgroups(1, 1, 1);
+                    if prepared.hierarchy == GpuHierarchy::Levels {
+                        pass.set_pipeline(&self.level_args);
+                        for l in 0..self.offsets.levels.len() {
+                            pass.set_bind_group(0, group, &[self.param_offset(r, 1 + l)]);
+                            pass.dispatch_workgroups(1, 1, 1);
+                        }
+                    }
                 }
             }
             for r in 0..groups.len() {
@@ -722,8 +764,8 @@ impl GpuAnimator {
                         poses,
                         self.due_list_at(r) + DUE_ARGS_IN_HEADER,
                         &self.due_args_buffer,
-                        r as u64 * DUE_ARGS_BYTES,
-                        DUE_ARGS_BYTES,
+                        r as u64 * self.due_args_bytes(),
+                        self.due_args_bytes(),
                     );
                 }
             }
@@ -756,7 +798,12 @@ impl GpuAnimator {
                 GpuHierarchy::Levels => {
                     for (l, &(_, count)) in levels.iter().enumerate() {
                         pass.set_bind_group(0, &groups[r], &[self.param_offset(r, 1 + l)]);
-                        dispatch(pass, live(p, r) * count);
+                        if p.lod {
+                            let at = LEVEL_ARGS_AT + ARGS_BYTES * l as u64;
+                            self.dispatch_listed(pass, r, at);
+                        } else {
+                            dispatch(pass, live(p, r) * count);
+                        }
                     }
                 }
             },
@@ -843,12 +890,17 @@ impl GpuAnimator {
                 mask_words: o.mask_words,
                 joint_levels: b.joint_levels,
                 due_at: (self.due_list_at(r) / 16) as u32,
+                depth_levels: o.levels.len() as u32,
+                depth_level: 0,
+                _pad_a: 0,
+                _pad_b: 0,
             };
             let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());
             for (block, (first, count)) in levels.enumerate() {
                 let params = ParamsGpu {
                     level_first: first,
                     level_count: count,
+                    depth_level: block.saturating_sub(1) as u32,
                     ..base
                 };
                 ParamBlocks::put(&mut self.scratch, r * blocks + block, &params);
@@ -952,10 +1004,10 @@ impl GpuAnimator {
     }
 
     /// Each range's list of the characters the last LOD frame computed (their indices in
-    /// the crowd, ascending; the GPU's order follows its atomics), read back (blocks until
-    /// the GPU is done): the CPU twin is the LOD pass's decision (`crowd::lod`). Empty for
-    /// a frame without LOD.
-    pub fn read_back_due_lists(&self, gpu: &GpuContext) -> Result<Vec<Vec<u32>>, GpuAnimateError> {
+    /// the crowd, ascending; the GPU's order follows its atomics) and its depth levels'
+    /// dispatch arguments, read back (blocks until the GPU is done): the CPU twin is the
+    /// LOD pass's decision (`crowd::lod`). Empty for a frame without LOD.
+    pub fn read_back_due_lists(&self, gpu: &GpuContext) -> Result<Vec<DueList>, GpuAnimateError> {
         let Some((bound, _)) = self.bound.as_ref().filter(|(b, _)| b.lod) else {
             return Ok(Vec::new());
         };
@@ -972,11 +1024,27 @@ impl GpuAnimator {
                 at,
                 poses.size() - at,
             )?);
-            let listed = (words[1] as usize).min(words.len() - 16);
+            let header = (self.due_header_bytes() / 4) as usize;
+            if words.len() < header {
+                return Err(GpuAnimateError::RangesMissing);
+            }
+            let listed = (words[1] as usize).min(words.len() - header);
             let first = (r * bound.per_range) as u32;
-            let mut list: Vec<u32> = words[16..16 + listed].iter().map(|&c| first + c).collect();
-            list.sort_unstable();
-            lists.push(list);
+            let mut characters: Vec<u32> = words[header..header + listed]
+                .iter()
+                .map(|&c| first + c)
+                .collect();
+            characters.sort_unstable();
+            let level_workgroups = (0..self.offsets.levels.len())
+                .map(|l| {
+                    let at = ((DUE_ARGS_IN_HEADER + LEVEL_ARGS_AT) / 4) as usize + 4 * l;
+                    [words[at], words[at + 1], words[at + 2]]
+                })
+                .collect();
+            lists.push(DueList {
+                characters,
+                level_workgroups,
+            });
         }
         Ok(lists)
     }
@@ -1022,6 +1090,12 @@ impl GpuAnimator {
     }
 }
 
+/// A range's dispatch arguments over its due list, bytes: the sampling, walk and palette
+/// passes', then one per depth level of `offsets`' rig.
+fn args_bytes(offsets: &tables::TableOffsets) -> u64 {
+    LEVEL_ARGS_AT + ARGS_BYTES * offsets.levels.len() as u64
+}
+
 fn dispatch(pass: &mut wgpu::ComputePass<'_>, invocations: u32) {
     let (x, y) = workgroups(invocations);
     if x > 0 {
@@ -1051,14 +1125,14 @@ fn poses_from(l: &[[f32; 12]], m: &[[f32; 12]]) -> (Vec<Qvs>, Vec<Mat3x4>) {
     )
 }
 
-/// Workgroups for `invocations` invocations: one row, or rows of 65,535 (the shader's
-/// `flat_index` counts across them).
 /// Range `r`'s characters in a prepared frame.
 fn live(p: &Prepared, r: usize) -> u32 {
     live_in_range(p.characters, p.per_range, r) as u32
 }
 
-fn workgroups(invocations: u32) -> (u32, u32) {
+/// Workgroups (x, y) for `invocations` invocations: one row, or rows of 65,535 (the
+/// shader's `flat_index` counts across them; its `store_workgroups` splits the same way).
+pub fn workgroups(invocations: u32) -> (u32, u32) {
     const MAX: u32 = 65_535;
     let groups = invocations.div_ceil(WORKGROUP);
     if groups <= MAX {

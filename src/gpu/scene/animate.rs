@@ -19,7 +19,7 @@ use crate::crowd::verify::{FrameDeviation, GpuLevels, verified_indices, verify_g
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
 use crate::gpu::animate::AnimateFrame;
 use crate::gpu::animate::lod::GpuLod;
-use crate::gpu::animate::{GpuAnimateError, GpuAnimator};
+use crate::gpu::animate::{DueList, GpuAnimateError, GpuAnimator};
 use crate::gpu::skin_levels::NO_POOL_BASE;
 use crate::gpu::{FrameShape, PaletteBuffer};
 
@@ -335,14 +335,20 @@ impl Scene {
     /// frame, read back from the lists they dispatched over (ascending; blocks until the GPU
     /// is done). The CPU twin is the LOD pass's decision: the characters it made due.
     pub fn gpu_due_characters(&self) -> Result<Vec<u32>, SceneError> {
+        Ok(self
+            .gpu_due_lists()?
+            .into_iter()
+            .flat_map(|list| list.characters)
+            .collect())
+    }
+
+    /// With LOD on the GPU: each range's list of due characters and its depth levels'
+    /// dispatch arguments, as the last frame left them (blocks until the GPU is done).
+    pub fn gpu_due_lists(&self) -> Result<Vec<DueList>, SceneError> {
         let Some(animator) = &self.sim.animator else {
             return Err(SceneError::NotAnimated);
         };
-        Ok(animator
-            .read_back_due_lists(&self.gpu)?
-            .into_iter()
-            .flatten()
-            .collect())
+        Ok(animator.read_back_due_lists(&self.gpu)?)
     }
 
     /// With LOD on the GPU: the counts of the last frame, read back (blocks until the GPU
