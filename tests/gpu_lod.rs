@@ -415,6 +415,7 @@ fn cpu_skinned_levels(
     scene.camera_mut().distance *= 6.0;
     let (mut fewer, mut finer_kept, mut fewer_joints) = (0usize, 0usize, 0usize);
     let mut moved = 0usize;
+    let mut partial_skins = 0usize;
     let mut previous_levels: Vec<u8> = Vec::new();
     for step in 0..14 {
         if step >= 4 && step % 2 == 0 {
@@ -429,8 +430,27 @@ fn cpu_skinned_levels(
             &format!("frame {step}: verify at the skin levels"),
         )?;
         let reading = scene.mesh_lod_reading();
-        // `gpu_compute` fed by the CPU skins every character every frame, each at its
-        // group's level: fewer invocations than every vertex of every character.
+        // `gpu_compute` fed by the CPU skins only the characters of the groups the plan
+        // computes, each at its group's level: `per_level` lists exactly those (kept ones
+        // keep their vertices, and the frame verified above).
+        if skin == SkinVariant::GpuCompute {
+            let LevelLists { lists, .. } = scene
+                .renderer()
+                .read_gpu_level_lists(scene.gpu())
+                .map_err(|e| e.to_string())?
+                .ok_or("per_level skinned without its lists")?;
+            let listed: usize = lists.iter().map(Vec::len).sum();
+            let updated = scene.lod_stats().updated;
+            if listed != updated {
+                return Err(format!(
+                    "frame {step}: the skinning pass listed {listed} characters, the plan \
+                     recomputed {updated}"
+                )
+                .into());
+            }
+            partial_skins += (listed < scene.crowd().len()) as usize;
+        }
+        // Fewer invocations than every vertex of every character.
         let launched = match skin {
             SkinVariant::GpuCompute => reading.skin_invocations,
             _ => reading.skinned_vertices,
@@ -480,6 +500,9 @@ fn cpu_skinned_levels(
     // Where even the full mesh's vertices leave a joint unused, every level does.
     if fewer_joints == 0 && rig.joints_at_level(0).len() < rig.joint_count() {
         return Err("no frame posed fewer joints than every character's every one".into());
+    }
+    if skin == SkinVariant::GpuCompute && rate_lod && partial_skins == 0 {
+        return Err("no frame's skinning pass left a kept character out".into());
     }
     if !rate_lod {
         return match moved {

@@ -7,12 +7,14 @@ use crate::prepare::mesh_lod::MAX_MESH_LEVELS;
 use crate::skin::SkinDevice;
 use crate::types::LANES;
 
-/// `gpu_compute` fed by the CPU's animation with geometric LOD: the skinning pass reads
+/// `gpu_compute` fed by the CPU's animation with either LOD: the skinning pass reads
 /// each character's skin level from a word of the GPU animation's 32-byte records (the
-/// last), which the CPU writes here every frame: every character marked, at the level its
-/// group was last skinned for by the CPU's plan ([`Lod::skin_levels`], never coarser than
-/// what a pass draws of it). Every character is skinned every frame, as without marks,
-/// from the palettes the GPU holds; only the vertices its level does not draw are left.
+/// last), which the CPU writes here every frame: the characters of the groups the CPU's
+/// plan computes this frame marked, at the level their group is skinned for
+/// ([`Lod::skin_levels`], never coarser than what a pass draws of it), the others not.
+/// A character the plan keeps has the palettes it had when its vertices were skinned, so
+/// the pass leaves its vertices as they are, as the CPU's kernels do; with update-rate LOD
+/// off every group is computed and every character marked.
 #[derive(Default)]
 pub(super) struct CpuSkinMarks {
     buffer: Option<wgpu::Buffer>,
@@ -47,20 +49,24 @@ impl Scene {
         let levels = self.sim.lod.skin_levels();
         let marks = &mut self.sim.cpu_skin_marks;
         marks.live = self.sim.pipeline.config().skin == SkinVariant::GpuCompute
-            && self.settings.lod.mesh
+            && (self.settings.lod.mesh || self.settings.lod.enabled)
             && n > 0
             && levels.len() == n.div_ceil(LANES);
         if !marks.live {
             return;
         }
         marks.words.clear();
+        marks.words.resize(n, [0u32; 8]);
         marks.at_level = [0; MAX_MESH_LEVELS];
-        for i in 0..n {
-            let level = levels[i / LANES];
-            marks.at_level[(level as usize).min(MAX_MESH_LEVELS - 1)] += 1;
-            let mut record = [0u32; 8];
-            record[7] = RECORD_SKIN | (u32::from(level) << RECORD_SKIN_LEVEL_SHIFT);
-            marks.words.push(record);
+        for groups in self.sim.lod.runs() {
+            for g in groups.clone() {
+                let level = levels[g];
+                let members = (g * LANES).min(n)..((g + 1) * LANES).min(n);
+                marks.at_level[(level as usize).min(MAX_MESH_LEVELS - 1)] += members.len();
+                for record in &mut marks.words[members] {
+                    record[7] = RECORD_SKIN | (u32::from(level) << RECORD_SKIN_LEVEL_SHIFT);
+                }
+            }
         }
         let bytes: &[u8] = bytemuck::cast_slice(&marks.words);
         if marks
