@@ -395,7 +395,7 @@ fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 /// dual quaternions (eight influences on `fox_8influences`), the same at every level.
 /// With the animation on the CPU, both LODs on and the camera moving from far to near,
 /// the CPU kernel skins each recomputed group only for its members' finest level (shadows
-/// included; `gpu_compute` every character each frame at its group's level), and every
+/// included; `gpu_compute` the same characters, listing no other), and every
 /// frame verifies at what the passes draw: a kept group whose member comes closer is
 /// skinned again before its finer level is drawn. With update-rate LOD off (`rate_lod`)
 /// every group is computed every frame and the crowd is dealt by level: every group but
