@@ -556,6 +556,7 @@ impl Lod {
         let n = crowd.len();
         let mut pool = std::mem::take(&mut self.pool);
         pool.clear();
+        // The period deal's pool, its period left at 1: every group is computed.
         pool.extend((0..n).map(|i| (1, self.drawn_level(i), i as u32)));
         self.pool = pool;
         if self.pool.is_sorted_by_key(|&(_, level, _)| level) {
