@@ -87,7 +87,9 @@ struct AnimateParams {
     // range's own block).
     depth_levels: u32,
     depth_level: u32,
-    _pad_a: u32,
+    // Per level of the mesh's chain, a bit per joint: the joints a character posed for it
+    // holds at their rest pose (`mask_words` words a level; none at the full mesh).
+    held_masks_at: u32,
     _pad_b: u32,
 };
 
@@ -261,6 +263,12 @@ fn posed_level(c: u32) -> u32 {
 // Whether `joint` moves a vertex of `level`.
 fn is_posed(level: u32, joint: u32) -> bool {
     let word = data[p.joint_masks_at + level * p.mask_words + joint / 32u];
+    return ((word >> (joint % 32u)) & 1u) != 0u;
+}
+
+// Whether a character posed for `level` holds `joint` at its rest pose.
+fn is_held(level: u32, joint: u32) -> bool {
+    let word = data[p.held_masks_at + level * p.mask_words + joint / 32u];
     return ((word >> (joint % 32u)) & 1u) != 0u;
 }
 
@@ -455,13 +463,19 @@ fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
     }
     let c = it.c;
     let joint = data[p.moving_joints_at + it.k];
-    if (!is_posed(posed_level(c), joint)) {
+    let level = posed_level(c);
+    if (!is_posed(level, joint)) {
         return;
     }
     let character = characters[p.first_character + c];
     let time_secs = character.time_secs + character.speed * (p.clock_secs - character.since_secs);
-    var pose = sample_joint(character.clips & 0xffffu, joint, time_secs);
-    if (p.blend_weight > 0.0) {
+    // A held joint's tracks are not sampled: its rest pose, as both clips would blend it.
+    let held = is_held(level, joint);
+    var pose = rest(joint);
+    if (!held) {
+        pose = sample_joint(character.clips & 0xffffu, joint, time_secs);
+    }
+    if (p.blend_weight > 0.0 && !held) {
         let other = sample_joint(character.clips >> 16u, joint, time_secs);
         let w = p.blend_weight;
         // Short-hemisphere nlerp, as glam's `Quat::lerp`.

@@ -17,7 +17,7 @@ use skinbench::crowd::trace::Trace;
 use skinbench::crowd::{AnimateDevice, PipelineConfig};
 use skinbench::gpu::camera::CameraStart;
 use skinbench::gpu::scene::Settings;
-use skinbench::pose::{MeshFormat, pose as pose_instance};
+use skinbench::pose::{MeshFormat, pose_at_level};
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::MAX_INFLUENCES;
 use skinbench::rig::generate::BuiltInRig;
@@ -144,12 +144,13 @@ fn crowd_clips_text(rig: &PreparedRig) -> anyhow::Result<String> {
 fn mesh_lod_text(rig: &PreparedRig) -> String {
     use std::fmt::Write;
     let chain = rig.mesh_chain();
-    let measured = skinbench::skin::mesh_lod::level_errors(rig);
+    let measured = skinbench::skin::level_errors::level_errors(rig);
     let mut out = format!(
         "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; joints are \
          those that move the level's vertices and their ancestors, all a character drawn at \
          the level needs and all the animation poses for it; errors are the largest distance between the level's and the full \
-         mesh's skinned surfaces over the clips, +{:.0} %, as a share of the rig size {:.3})\n",
+         mesh's skinned surfaces over the clips, +{:.0} %, plus the most the level's held joints move a vertex, as a share of \
+         the rig size {:.3})\n",
         chain.levels().len(),
         chain.build_secs * 1e3,
         measured.poses,
@@ -167,13 +168,15 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     {
         let _ = writeln!(
             out,
-            "  level {l}: {:>6} triangles {:>6} vertices {:>5} joints ({} influence it)  error {:.3e} ({:.2e} of the rig size; the simplifier's bind-pose estimate {:.2e})",
+            "  level {l}: {:>6} triangles {:>6} vertices {:>5} joints ({} influence it, {} held)  error {:.3e} ({:.2e} of the rig size; the surface alone {:.3e}; the simplifier's bind-pose estimate {:.2e})",
             level.triangles(),
             level.vertices,
             joints.len(),
             joints.influencing(),
+            measured.merges.get(l).map_or(0, |m| m.held.len()),
             error,
             *error as f64 / rig.model_size as f64,
+            measured.surface_errors.get(l).copied().unwrap_or(0.0),
             level.bind_error,
         );
     }
@@ -202,12 +205,13 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
             }
         );
     }
-    let merges = skinbench::skin::joint_merges::joint_merges(rig);
+    let merges = skinbench::skin::level_errors::joint_merges(rig);
     let _ = writeln!(
         out,
         "  joints per level held at their rest pose (leaves first, while the level's vertices move \
-         at most {:.0} % of its error over the clips, +{:.0} %; measured only: the animation \
-         samples every animated joint of the level's set):",
+         at most {:.0} % of its surface error over the clips, +{:.0} %; a character drawn at the \
+         level gives them their rest pose on every path and skips their tracks, but for the CPU's \
+         rotation blocks of eight, sampled whole):",
         skinbench::skin::joint_merges::MERGE_SHARE * 100.0,
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
     );
@@ -245,18 +249,19 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
 
 fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
     let chain = rig.mesh_chain();
-    let measured = skinbench::skin::mesh_lod::level_errors(rig);
+    let measured = skinbench::skin::level_errors::level_errors(rig);
     serde_json::json!({
-        "levels": chain.levels().iter().zip(&measured.errors).zip(rig.level_joint_sets()).map(|((level, error), joints)| serde_json::json!({
+        "levels": chain.levels().iter().zip(&measured.errors).zip(&measured.surface_errors).zip(rig.level_joint_sets()).map(|(((level, error), surface_error), joints)| serde_json::json!({
             "triangles": level.triangles(),
             "vertices": level.vertices,
             "joints": joints.len(),
             "influencing_joints": joints.influencing(),
             "error": error,
+            "surface_error": surface_error,
             "bind_error": level.bind_error,
         })).collect::<Vec<_>>(),
         "influence_cuts": skinbench::skin::influence_cuts::influence_cuts(rig),
-        "joint_merges": skinbench::skin::joint_merges::joint_merges(rig),
+        "joint_merges": skinbench::skin::level_errors::joint_merges(rig),
         "note": chain.note,
         "build_secs": chain.build_secs,
         "measure_secs": measured.measure_secs,
@@ -282,16 +287,6 @@ pub fn pose(
     // unless the whole file can be.
     MeshFormat::of(&out)?;
     let rig = load_rig(Some(&file), max_influences)?;
-    let levels = rig.mesh_chain().levels().len();
-    if mesh_level >= levels {
-        anyhow::bail!(
-            "--mesh-lod {mesh_level}: {}'s mesh LOD chain has {levels} level{} (0 to {}; \
-             `skinbench inspect` lists them)",
-            rig.name,
-            if levels == 1 { "" } else { "s" },
-            levels - 1
-        );
-    }
     let best = PipelineConfig::best_for(&rig, 1);
     let config = PipelineConfig {
         hierarchy: hierarchy.unwrap_or(best.hierarchy),
@@ -299,8 +294,7 @@ pub fn pose(
         method,
         ..best
     };
-    let mut posed = pose_instance(rig.clone(), clip.as_deref(), time_secs, config)?;
-    posed.mesh_level = mesh_level;
+    let posed = pose_at_level(rig.clone(), clip.as_deref(), time_secs, config, mesh_level)?;
     posed.write(&rig, &out)?;
     let d = &posed.deviation;
     say!(

@@ -16,10 +16,11 @@ use glam::Vec3;
 
 use crate::crowd::instances::Instance;
 use crate::crowd::pipeline::{FrameError, Pipeline, PipelineConfig};
-use crate::crowd::verify::{FrameDeviation, verify_stages};
+use crate::crowd::timing::Stage;
+use crate::crowd::verify::{FrameDeviation, verify_stages_at_levels};
 use crate::prepare::PreparedRig;
 use crate::rig::glb::write_mesh_glb;
-use crate::skin::{BufferError, OutputBuffer};
+use crate::skin::{BufferError, Dest, OutputBuffer};
 
 /// Why `pose` could not write its file.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +45,17 @@ pub enum PoseError {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+    },
+    #[error(
+        "--mesh-lod {given}: {rig}'s mesh LOD chain has {} (0 to {}; `skinbench inspect` \
+         lists them)",
+        if *levels == 1 { "1 level".to_string() } else { format!("{levels} levels") },
+        levels - 1
+    )]
+    MeshLevel {
+        rig: String,
+        given: usize,
+        levels: usize,
     },
     #[error(transparent)]
     Frame(#[from] FrameError),
@@ -95,6 +107,21 @@ pub fn pose(
     time_secs: f32,
     config: PipelineConfig,
 ) -> Result<PosedMesh, PoseError> {
+    pose_at_level(rig, clip, time_secs, config, 0)
+}
+
+/// [`pose`] as a character drawn at level `mesh_level` of the mesh's LOD chain: posed for
+/// that level (its joints, the ones it holds at rest held: `skin::joint_merges`), the
+/// level's vertices skinned and verified against the oracle posed the same way. The
+/// vertices the level's triangles do not use are skinned where the variant's layout
+/// skins them with the level's (a class's prefix), and left at the origin elsewhere.
+pub fn pose_at_level(
+    rig: Arc<PreparedRig>,
+    clip: Option<&str>,
+    time_secs: f32,
+    config: PipelineConfig,
+    mesh_level: usize,
+) -> Result<PosedMesh, PoseError> {
     if !(time_secs.is_finite() && time_secs >= 0.0) {
         return Err(PoseError::Time(time_secs));
     }
@@ -141,19 +168,41 @@ pub fn pose(
     )?;
     let mut pipeline = Pipeline::new(rig.clone(), config)?;
     let mut out = OutputBuffer::for_instances(pipeline.output_layout(), 1);
-    pipeline.run_frame(&instances, &mut out)?;
+    let levels = rig.mesh_chain().levels().len();
+    if mesh_level >= levels {
+        return Err(PoseError::MeshLevel {
+            rig: rig.name.clone(),
+            given: mesh_level,
+            levels,
+        });
+    }
+    // One group, posed and skinned for the level (level 0: the plain frame).
+    let skin_levels = [mesh_level as u8];
+    let skin_levels: &[u8] = if mesh_level == 0 { &[] } else { &skin_levels };
+    {
+        let all = 0..1;
+        let mut outs = [Dest::from_mut(out.as_bytes_mut())];
+        pipeline.run_groups_at_levels_into(
+            &instances,
+            std::slice::from_ref(&all),
+            skin_levels,
+            &mut outs,
+            Stage::Skin,
+        )?;
+    }
     let (positions, normals) =
         pipeline
             .output_layout()
             .read_instance(&rig.mesh, out.as_bytes(), 0)?;
-    let deviation = verify_stages(&mut pipeline, &instances, out.as_bytes(), 1)?;
+    let deviation =
+        verify_stages_at_levels(&mut pipeline, &instances, out.as_bytes(), 1, skin_levels)?;
     Ok(PosedMesh {
         positions,
         normals: normals.iter().map(|n| n.normalize_or_zero()).collect(),
         deviation,
         clip: rig.clips.get(clip_index).map(|c| c.name.clone()),
         time_secs,
-        mesh_level: 0,
+        mesh_level,
     })
 }
 

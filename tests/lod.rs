@@ -95,7 +95,9 @@ fn lod_off_computes_every_group_every_frame() {
 fn mesh_lod_alone_deals_the_crowd_by_level() {
     let rig = PreparedRig::reference();
     let mut crowd = crowd(&rig, 400);
-    let errors = skinbench::skin::mesh_lod::level_errors(&rig).errors.clone();
+    let errors = skinbench::skin::level_errors::level_errors(&rig)
+        .errors
+        .clone();
     let settings = LodSettings {
         enabled: false,
         mesh: true,

@@ -165,27 +165,63 @@ fn pose_refuses_bad_input_and_writes_nothing() {
     assert_eq!(left.len(), 1, "only the blocking file is there: {left:?}");
 }
 
-/// `pose --mesh-lod N` writes level N's triangles over the same posed vertices.
+/// `pose --mesh-lod N` writes level N's triangles over its vertices posed for the level:
+/// the joints it holds at rest move them, within what the level states for them.
 fn pose_writes_a_mesh_level() {
     let dir = common::temp_dir("pose-level");
     let rig = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/reference.glb");
     let prepared = skinbench::prepare::PreparedRig::reference();
     let chain = prepared.mesh_chain();
-    for level in [0, 2] {
+    let merges = skinbench::skin::level_errors::joint_merges(&prepared);
+    let deepest = chain.deepest_levels_file(prepared.vertex_count());
+    let mut full = Vec::new();
+    for level in [0, 2, 3] {
         let out = dir.join(format!("level{level}.obj"));
-        let (code, _, err) = skinbench(&[
+        let (code, stdout, err) = skinbench(&[
             "pose",
             rig.to_str().unwrap(),
             "--mesh-lod",
             &level.to_string(),
+            "--time",
+            "0.4",
             "--out",
             out.to_str().unwrap(),
         ]);
         assert_eq!(code, 0, "{err}");
+        assert!(
+            stdout.contains("deviation from the f64 reference"),
+            "{stdout}"
+        );
         let text = std::fs::read_to_string(&out).unwrap();
         let faces = text.lines().filter(|l| l.starts_with("f ")).count();
         assert_eq!(faces, chain.levels()[level].triangles(), "level {level}");
-        assert_eq!(read_obj_positions(&out).len(), prepared.vertex_count());
+        let positions: Vec<glam::Vec3> = read_obj_positions(&out)
+            .into_iter()
+            .map(glam::Vec3::from)
+            .collect();
+        assert_eq!(positions.len(), prepared.vertex_count());
+        if level == 0 {
+            full = positions;
+            continue;
+        }
+        let mut largest: f32 = 0.0;
+        for (v, (p, f)) in positions.iter().zip(&full).enumerate() {
+            if deepest[v] as usize >= level {
+                largest = largest.max((p - f).length());
+            }
+        }
+        let held = &merges[level];
+        assert!(!held.held.is_empty(), "level {level} holds no joint");
+        // The .obj keeps six digits: a held joint moves a vertex by more than that.
+        assert!(
+            largest > 1e-3,
+            "level {level}: the held joints moved nothing"
+        );
+        assert!(
+            largest as f64 <= held.moved + 1e-4,
+            "level {level}: a vertex moved {largest}, more than the {} stated",
+            held.moved
+        );
     }
 }
 

@@ -201,27 +201,45 @@ fn lane_rotations_take_the_exact_slerp_for_wide_steps() {
 }
 
 /// Sampled for a mesh level, every joint of the level's set gets exactly the pose the
-/// full sampler gives it, on every rig, clip and level (and a level past the chain, which
-/// is its coarsest).
+/// full sampler gives it, and with the level's held joints every held one its rest pose
+/// (every other as before), on every rig, clip and level (and a level past the chain,
+/// which is its coarsest).
 fn a_level_samples_its_joints_exactly_on_every_rig() {
-    use skinbench::anim::sample::sample_clip_for;
+    use skinbench::anim::sample::{LevelPose, sample_clip_for};
     for (name, rig) in common::prepared_rigs() {
         let levels = rig.level_joint_sets().len();
+        let merges = skinbench::skin::level_errors::joint_merges(rig);
         for clip in &rig.clips {
             for level in 0..=levels {
                 let set = rig.joints_at_level(level);
+                let held = &merges[level.min(levels - 1)];
                 for step in 0..24 {
                     let t = clip.duration_secs * 1.3 * step as f32 / 24.0;
                     let n = rig.rest_pose.len();
                     let mut full = vec![Qvs::IDENTITY; n];
                     let mut at_level = vec![Qvs::IDENTITY; n];
+                    let mut holding = vec![Qvs::IDENTITY; n];
                     sample_clip(clip, &rig.rest_pose, t, &mut full);
-                    sample_clip_for(clip, &rig.rest_pose, t, &mut at_level, Some((level, set)));
+                    let pose = |merges| Some(LevelPose { level, set, merges });
+                    sample_clip_for(clip, &rig.rest_pose, t, &mut at_level, pose(None));
+                    sample_clip_for(clip, &rig.rest_pose, t, &mut holding, pose(Some(held)));
                     for j in set.joints() {
                         assert_eq!(
                             full[j], at_level[j],
                             "{name} {} level {level} t {t}: joint {j}",
                             clip.name
+                        );
+                        let expected = if held.holds(j) {
+                            rig.rest_pose[j]
+                        } else {
+                            full[j]
+                        };
+                        assert_eq!(
+                            expected,
+                            holding[j],
+                            "{name} {} level {level} t {t}: joint {j} (held: {})",
+                            clip.name,
+                            held.holds(j)
                         );
                     }
                 }

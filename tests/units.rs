@@ -137,10 +137,10 @@ fn mesh_lod_errors_are_the_same_in_every_unit() {
         common::cannot_run_here()
     };
     let fox = &foxes[0].1;
-    let measured = skinbench::skin::mesh_lod::level_errors(fox);
+    let measured = skinbench::skin::level_errors::level_errors(fox);
     let chain = fox.mesh_chain();
     for (name, rig) in &foxes[1..] {
-        let other = skinbench::skin::mesh_lod::level_errors(rig);
+        let other = skinbench::skin::level_errors::level_errors(rig);
         let other_chain = rig.mesh_chain();
         let triangles = |c: &skinbench::prepare::mesh_lod::MeshChain| {
             c.levels().iter().map(|l| l.triangles()).collect::<Vec<_>>()

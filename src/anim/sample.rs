@@ -19,6 +19,7 @@
 
 use glam::{Quat, Vec3A};
 
+use crate::prepare::LevelMerges;
 use crate::prepare::clip::LaneRotations;
 pub use crate::prepare::clip::{AnimatedJoint, ClipRt, Timeline, TrackRt};
 use crate::prepare::joint_sets::JointSet;
@@ -227,17 +228,35 @@ pub fn sample_clip(clip: &ClipRt, rest: &[Qvs], time_secs: f32, out: &mut [Qvs])
     sample_clip_for(clip, rest, time_secs, out, None);
 }
 
-/// [`sample_clip`] for a character posed for a mesh level (`level`: its index and its
-/// joints, [`crate::prepare::PreparedData::joints_at_level`]): the tracks of joints
-/// outside the set are skipped (the lane tracks in whole blocks, ordered so that a
-/// level's tracks come first), those joints keep the rest pose or whatever a track of the
-/// same block wrote. `None`: every track.
+/// A character posed for a level of the mesh's chain: the level, its joints
+/// ([`crate::prepare::PreparedData::joints_at_level`]) and the joints it holds at rest
+/// (`None`: none).
+#[derive(Clone, Copy, Debug)]
+pub struct LevelPose<'a> {
+    pub level: usize,
+    pub set: &'a JointSet,
+    pub merges: Option<&'a LevelMerges>,
+}
+
+impl LevelPose<'_> {
+    /// Whether joint `joint`'s tracks are sampled: it is in the set and not held.
+    #[inline]
+    fn samples(&self, joint: usize) -> bool {
+        self.set.contains(joint) && !self.merges.is_some_and(|m| m.holds(joint))
+    }
+}
+
+/// [`sample_clip`] for a character posed for a mesh level (`level`): the tracks of
+/// joints outside the level's set or held at rest are skipped (the lane tracks in whole
+/// blocks, ordered so that a level's tracks come first), those joints keep the rest pose
+/// or whatever a track of the same block wrote, and the held ones get their rest pose
+/// last. `None`: every track.
 pub fn sample_clip_for(
     clip: &ClipRt,
     rest: &[Qvs],
     time_secs: f32,
     out: &mut [Qvs],
-    level: Option<(usize, &JointSet)>,
+    level: Option<LevelPose<'_>>,
 ) {
     let out = &mut out[..rest.len()];
     out.copy_from_slice(rest);
@@ -247,11 +266,11 @@ pub fn sample_clip_for(
         0.0
     };
     if let Some(lanes) = &clip.lane_rotations {
-        lanes.sample(t, out, level.map(|(l, _)| l));
+        lanes.sample(t, out, level.map(|l| l.level));
     }
     for a in &clip.animated {
-        if let Some((_, set)) = level
-            && !set.contains(a.joint as usize)
+        if let Some(l) = level
+            && !l.samples(a.joint as usize)
         {
             continue;
         }
@@ -264,6 +283,14 @@ pub fn sample_clip_for(
         }
         if let Some(track) = &a.scale {
             q.scale = sample_vec(track, t);
+        }
+    }
+    // A lane block samples its held joints with the others: their rest pose again.
+    if let Some(merges) = level.and_then(|l| l.merges) {
+        for &j in &merges.held {
+            if let (Some(o), Some(r)) = (out.get_mut(j), rest.get(j)) {
+                *o = *r;
+            }
         }
     }
 }

@@ -31,10 +31,9 @@ use crate::anim::hierarchy::{
     self, HierarchyError, HierarchyVariant, JointTree, ModelLayout, ModelPoses, ModelPosesMut,
 };
 use crate::anim::palette::{self, PaletteError, PaletteLayout, Palettes, PalettesMut};
-use crate::anim::sample::sample_clip_for;
+use crate::anim::sample::{LevelPose, sample_clip_for};
 use crate::chunks::{Claims, SliceChunks};
-use crate::prepare::PreparedRig;
-use crate::prepare::joint_sets::JointSet;
+use crate::prepare::{LevelMerges, PreparedRig};
 use crate::simd::{SimdLevel, UnsupportedLevel, with_level};
 use crate::skin::dest::DestChunks;
 use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinMethod};
@@ -265,6 +264,8 @@ struct FrameContext<'a> {
     /// Per group, the finest level of the mesh's chain its characters are drawn at (none:
     /// the full mesh).
     skin_levels: &'a [u8],
+    /// Per level of the chain, the joints it holds at rest (empty without levels).
+    merges: &'a [LevelMerges],
 }
 
 impl FrameContext<'_> {
@@ -289,7 +290,10 @@ impl FrameContext<'_> {
             Stage::Sample => self.clock.time(stage, || {
                 profiling::scope!("sample");
                 let blend = self.config.blend_weight > 0.0;
-                let level = level.map(|l| (l, set));
+                // A level past the chain is its coarsest, as for the joint sets.
+                let merges =
+                    level.and_then(|l| self.merges.get(l.min(self.merges.len().saturating_sub(1))));
+                let level = level.map(|level| LevelPose { level, set, merges });
                 for (k, inst) in instances.iter().enumerate() {
                     sample_instance(
                         rig,
@@ -374,14 +378,14 @@ impl FrameContext<'_> {
     }
 }
 
-/// `level`: a mesh level and its joints, whose tracks alone are sampled (`None`: every
-/// track).
+/// `level`: a mesh level, its joints and the ones it holds at rest; only the others'
+/// tracks are sampled (`None`: every track).
 pub(crate) fn sample_instance(
     rig: &PreparedRig,
     clip: u16,
     time_secs: f32,
     out: &mut [Qvs],
-    level: Option<(usize, &JointSet)>,
+    level: Option<LevelPose<'_>>,
 ) {
     match rig.clips.get(clip as usize) {
         Some(clip) => sample_clip_for(clip, &rig.rest_pose, time_secs, out, level),
@@ -693,6 +697,13 @@ impl Pipeline {
             output: self.output,
             clock: &self.clock,
             skin_levels,
+            // Measured with the level errors (once per rig) the first time levels are
+            // asked for.
+            merges: if skin_levels.is_empty() {
+                &[]
+            } else {
+                crate::skin::level_errors::joint_merges(&self.rig)
+            },
         };
         let group_lines = self.layout.lines();
         let trees = &mut self.trees[..n];
@@ -814,6 +825,7 @@ impl Pipeline {
             output: self.output,
             clock: &self.clock,
             skin_levels: &[],
+            merges: &[],
         };
         let group_lines = self.layout.lines();
         let mut poses = Vec::with_capacity(n);
@@ -891,6 +903,28 @@ impl Pipeline {
             }
             (locals, None) => locals.iter().map(LocalF64::from).collect(),
         }
+    }
+
+    /// [`Self::reference_local_pose`] for a character posed for `level` of the mesh's
+    /// chain (`None`: every joint): the joints the level holds at rest
+    /// ([`crate::skin::joint_merges`]) get their rest pose, as every sampler gives them.
+    pub fn reference_local_pose_at(
+        &self,
+        instance: &Instance,
+        level: Option<usize>,
+    ) -> Vec<LocalF64> {
+        let mut locals = self.reference_local_pose(instance);
+        if let Some(level) = level {
+            let merges = crate::skin::level_errors::joint_merges(&self.rig);
+            if let Some(m) = merges.get(level.min(merges.len().saturating_sub(1))) {
+                for &j in &m.held {
+                    if let (Some(l), Some(r)) = (locals.get_mut(j), self.rig.rest_pose.get(j)) {
+                        *l = LocalF64::from(r);
+                    }
+                }
+            }
+        }
+        locals
     }
 
     /// An instance's clip sampled at its time, and its blend clip when blending is on.

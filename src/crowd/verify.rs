@@ -154,6 +154,28 @@ pub fn verify_frame_at_levels(
     max_instances: usize,
     skin_levels: Option<&[u32]>,
 ) -> Result<Deviation, BufferError> {
+    verify_frame_posed_at_levels(
+        pipeline,
+        instances,
+        out,
+        max_instances,
+        skin_levels,
+        skin_levels,
+    )
+}
+
+/// [`verify_frame_at_levels`] where character `i` was posed for level `posed_levels[i]`
+/// (its held joints at rest: [`Pipeline::reference_local_pose_at`]), which may differ
+/// from the level it was skinned for (the GPU's LOD pass poses a character no pass draws
+/// for the coarsest level). `None`: every joint posed.
+pub fn verify_frame_posed_at_levels(
+    pipeline: &Pipeline,
+    instances: &[Instance],
+    out: &[u8],
+    max_instances: usize,
+    skin_levels: Option<&[u32]>,
+    posed_levels: Option<&[u32]>,
+) -> Result<Deviation, BufferError> {
     let rig = pipeline.rig();
     let deepest = skin_levels.map(|_| {
         rig.mesh_chain()
@@ -166,7 +188,8 @@ pub fn verify_frame_at_levels(
         ..Deviation::default()
     };
     for i in spread(instances.len(), max_instances) {
-        let locals = pipeline.reference_local_pose(&instances[i]);
+        let posed = posed_levels.and_then(|l| l.get(i)).map(|&l| l as usize);
+        let locals = pipeline.reference_local_pose_at(&instances[i], posed);
         let model = reference::model_from_joint_f64(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
         let (ref_positions, ref_normals) = match pipeline.config().method {
@@ -450,7 +473,7 @@ pub fn verify_gpu_animation(
         let level = levels.posed.and_then(|l| l.get(i)).copied().unwrap_or(0) as usize;
         let set = sets.get(level.min(sets.len().saturating_sub(1)));
         let moving = |j: usize| set.is_none_or(|s| s.contains(j));
-        let oracle = pipeline.reference_local_pose(&instances[i]);
+        let oracle = pipeline.reference_local_pose_at(&instances[i], levels.posed.map(|_| level));
         blend = blend.max(local_deviation(&rig.skeleton, local, &oracle, size, moving));
         let reference = reference::model_from_joint(&rig.skeleton, local);
         hierarchy = hierarchy.max(model_deviation(
@@ -460,7 +483,14 @@ pub fn verify_gpu_animation(
             moving,
         ));
     }
-    let skin = verify_frame_at_levels(pipeline, instances, out, indices.len().max(1), levels.skin)?;
+    let skin = verify_frame_posed_at_levels(
+        pipeline,
+        instances,
+        out,
+        indices.len().max(1),
+        levels.skin,
+        levels.posed,
+    )?;
     Ok(FrameDeviation {
         blend,
         hierarchy,

@@ -490,11 +490,61 @@ pub struct PreparedData {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MeshLevelErrors {
     /// Per level, the bound a switch to it is allowed to cost, model units (0 for the full
-    /// mesh; never smaller than a finer level's).
+    /// mesh; never smaller than a finer level's): its surface's distance from the full
+    /// mesh's plus what holding its joints at rest moves its vertices.
     pub errors: Vec<f32>,
+    /// Per level, the surface's distance alone (`errors` before the held joints).
+    pub surface_errors: Vec<f32>,
+    /// Per level, the joints a character posed for it holds at their rest pose.
+    pub merges: Vec<LevelMerges>,
     /// Poses measured.
     pub poses: usize,
     pub measure_secs: f64,
+}
+
+/// The joints one level of the mesh's chain holds at their rest pose: their tracks are
+/// not sampled, so what they carry follows their parent rigidly (`skin::joint_merges`
+/// measures which).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LevelMerges {
+    /// Joints of the level's set a clip animates.
+    pub animated: usize,
+    /// The joints held at their rest pose, ascending.
+    pub held: Vec<usize>,
+    /// The largest movement of the level's vertices with them held, model units, margin
+    /// included (0 where none is held).
+    pub moved: f64,
+    /// Per joint of the skeleton, whether it is held: the samplers' O(1) check.
+    #[serde(skip)]
+    is_held: Vec<bool>,
+}
+
+impl LevelMerges {
+    /// `held` (joints of a skeleton of `joints` joints; any past it is left out) out of
+    /// `animated`, moving the level's vertices at most `moved`.
+    pub fn new(animated: usize, held: Vec<usize>, moved: f64, joints: usize) -> Self {
+        let mut is_held = vec![false; joints];
+        let held: Vec<usize> = held.into_iter().filter(|&j| j < joints).collect();
+        for &j in &held {
+            is_held[j] = true;
+        }
+        LevelMerges {
+            animated,
+            held,
+            moved,
+            is_held,
+        }
+    }
+
+    /// Nothing held (the full mesh, or no clip).
+    pub fn none(animated: usize, joints: usize) -> Self {
+        LevelMerges::new(animated, Vec::new(), 0.0, joints)
+    }
+
+    /// Whether joint `joint` is held at rest (false past the skeleton).
+    pub fn holds(&self, joint: usize) -> bool {
+        self.is_held.get(joint).copied().unwrap_or(false)
+    }
 }
 
 /// How dual-quaternion skinning takes a rig whose skinning matrices all carry one uniform

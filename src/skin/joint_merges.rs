@@ -1,7 +1,7 @@
-//! How many joints each level of the mesh LOD chain could stop animating: per level, the
-//! joints that, held at their rest pose (their tracks not sampled, so what they carry
-//! follows their parent rigidly), move the level's vertices by at most a share of the
-//! level's own error, measured through the f64 oracle over the clips.
+//! Which joints each level of the mesh LOD chain stops animating: per level, the joints
+//! that, held at their rest pose (their tracks not sampled, so what they carry follows
+//! their parent rigidly), move the level's vertices by at most a share of the level's
+//! surface error, measured through the f64 oracle over the clips.
 //!
 //! How it works: at the poses the level errors are measured at
 //! ([`super::mesh_lod::poses_per_clip`] per clip), the oracle poses every joint and skins
@@ -10,61 +10,52 @@
 //! each joint of the level's set that a clip animates is held at its rest pose on top of
 //! the joints held so far, and stays held where the largest movement of the level's
 //! vertices over every pose, plus [`super::mesh_lod::POSE_MARGIN`] for the times between,
-//! stays within [`MERGE_SHARE`] of the level's error. Two surfaces are never farther apart
-//! than their corresponding vertices, so holding them adds at most that to the level's
-//! error. Roots are never held (they carry the character), nor anything at full detail
-//! (error 0). Measured only: the animation samples every joint of a level's set.
+//! stays within [`MERGE_SHARE`] of the level's surface error. Two surfaces are never
+//! farther apart than their corresponding vertices, so holding them adds at most that to
+//! the level's error, and the stated error ([`super::level_errors`]) adds it. Roots are never held
+//! (they carry the character), nor anything at full detail (error 0).
+//!
+//! Every path applies them: a character posed for a level samples no track of its held
+//! joints and gives them their rest pose (the CPU's samplers, the GPU's `cs_sample`), and
+//! verify's oracle holds the same joints at the level it checks.
 
 use glam::DVec3;
 
-use super::mesh_lod::{POSE_MARGIN, level_errors, poses_per_clip};
+use super::mesh_lod::{POSE_MARGIN, poses_per_clip};
 use super::reference::skin_positions;
 use crate::anim::hierarchy::reference::{LocalF64, model_from_joint_f64, palette};
 use crate::anim::sample::sample_clip;
 use crate::prepare::PreparedRig;
 
-/// The share of a level's error that holding its joints at rest may add.
+pub use crate::prepare::LevelMerges;
+
+/// The share of a level's surface error that holding its joints at rest may add.
 pub const MERGE_SHARE: f64 = 0.25;
 
-/// What holding one level's joints at rest does ([`joint_merges`]).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct LevelMerges {
-    /// Joints of the level's set a clip animates.
-    pub animated: usize,
-    /// The joints held at their rest pose, ascending.
-    pub held: Vec<usize>,
-    /// The largest movement of the level's vertices with them held, model units, margin
-    /// included (0 where none is held).
-    pub moved: f64,
-}
-
-/// Per level of `rig`'s chain, the joints it could hold at rest (see the module docs).
-pub fn joint_merges(rig: &PreparedRig) -> Vec<LevelMerges> {
-    let errors = &level_errors(rig).errors;
+/// Per level, the joints it can hold at rest within [`MERGE_SHARE`] of `errors`, its
+/// surface's distance from the full mesh's (what [`level_errors`] measures first).
+pub fn measure_merges(rig: &PreparedRig, errors: &[f32]) -> Vec<LevelMerges> {
     let poses = local_poses(rig, 0.0);
     let rest: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
     let animated = animated_joints(rig);
+    let joints = rig.joint_count();
     rig.level_joint_sets()
         .iter()
         .enumerate()
         .map(|(level, set)| {
             let candidates: Vec<usize> = set.joints().filter(|&j| animated[j]).collect();
-            let mut merges = LevelMerges {
-                animated: candidates.len(),
-                held: Vec::new(),
-                moved: 0.0,
-            };
             let budget = errors.get(level).copied().unwrap_or(0.0) as f64 * MERGE_SHARE;
             if level == 0 || budget <= 0.0 || poses.is_empty() {
-                return merges;
+                return LevelMerges::none(candidates.len(), joints);
             }
             let limit = budget / (1.0 + POSE_MARGIN);
             let vertices = level_vertices(rig, level);
-            let mut held = vec![false; rig.joint_count()];
+            let mut held = vec![false; joints];
             let full: Vec<Vec<DVec3>> = poses
                 .iter()
                 .map(|locals| skinned(rig, locals, &held, &rest, &vertices))
                 .collect();
+            let mut moved = 0.0;
             for &joint in candidates.iter().rev() {
                 if joint < rig.skeleton.root_count {
                     continue;
@@ -73,12 +64,12 @@ pub fn joint_merges(rig: &PreparedRig) -> Vec<LevelMerges> {
                 match largest_move(rig, &poses, &full, &held, &rest, &vertices, limit) {
                     // Measured with every joint held so far: the movement of the set as
                     // it stands.
-                    Some(moved) => merges.moved = moved * (1.0 + POSE_MARGIN),
+                    Some(m) => moved = m * (1.0 + POSE_MARGIN),
                     None => held[joint] = false,
                 }
             }
-            merges.held = (0..held.len()).filter(|&j| held[j]).collect();
-            merges
+            let held = (0..held.len()).filter(|&j| held[j]).collect();
+            LevelMerges::new(candidates.len(), held, moved, joints)
         })
         .collect()
 }
@@ -203,28 +194,4 @@ fn largest_move(
         }
     }
     Some(worst)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_full_mesh_holds_nothing_and_coarse_levels_hold_joints_within_their_share() {
-        let rig = PreparedRig::reference();
-        let merges = joint_merges(&rig);
-        let errors = &level_errors(&rig).errors;
-        assert_eq!(merges.len(), rig.mesh_chain().levels().len());
-        assert!(merges[0].held.is_empty() && merges[0].moved == 0.0);
-        for (level, m) in merges.iter().enumerate() {
-            assert!(m.held.len() <= m.animated, "{m:?}");
-            assert!(
-                m.moved <= errors[level] as f64 * MERGE_SHARE + 1e-12,
-                "{m:?}"
-            );
-            assert!(m.held.iter().all(|&j| j >= rig.skeleton.root_count));
-        }
-        // The coarsest level of the reference rig stops animating some joints.
-        assert!(!merges.last().unwrap().held.is_empty(), "{merges:?}");
-    }
 }

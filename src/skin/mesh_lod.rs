@@ -14,12 +14,10 @@
 //! ones (a distance changes smoothly with the pose; `tests/mesh_lod.rs` checks the bound at
 //! times half a step away), never less than the finer level's.
 
-use std::time::Instant;
-
 use glam::{DMat4, DVec3};
 
+use crate::prepare::PreparedRig;
 use crate::prepare::parallel;
-use crate::prepare::{MeshLevelErrors, PreparedRig};
 use crate::skin::reference::skin_positions;
 use crate::skin::volume::for_each_pose_shifted;
 
@@ -37,25 +35,6 @@ pub fn poses_per_clip(rig: &PreparedRig) -> usize {
     let triangles = rig.mesh.indices().len() / 3;
     let budget = POSE_BUDGET * WORK_TRIANGLES / triangles.max(WORK_TRIANGLES);
     (budget / rig.clips.len().max(1)).clamp(2, POSES_PER_CLIP)
-}
-
-/// Each level's error of `rig`'s chain (measured on first ask, then kept with the rig).
-pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
-    rig.mesh_level_errors.get_or_init(|| {
-        let start = Instant::now();
-        let (largest, poses) = measure(rig, poses_per_clip(rig), 0.0);
-        let mut errors = Vec::with_capacity(largest.len());
-        for (l, d) in largest.iter().enumerate() {
-            let stated = (d * (1.0 + POSE_MARGIN)) as f32;
-            let finer = errors.last().copied().unwrap_or(0.0f32);
-            errors.push(if l == 0 { 0.0 } else { stated.max(finer) });
-        }
-        MeshLevelErrors {
-            errors,
-            poses,
-            measure_secs: start.elapsed().as_secs_f64(),
-        }
-    })
 }
 
 /// The largest distance between the full surface and each level's, over `samples` poses

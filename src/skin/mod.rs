@@ -25,6 +25,7 @@ pub mod float4;
 pub mod influence_cuts;
 pub mod joint_merges;
 pub mod layout;
+pub mod level_errors;
 pub mod mesh_lod;
 pub mod method;
 pub mod naive;

@@ -173,7 +173,9 @@ crate::gpu_struct! {
         /// range's own block): where `cs_level_args` writes its dispatch's arguments.
         depth_levels: u32,
         depth_level: u32,
-        _pad_a: u32,
+        /// Per mesh level, a bit per joint: the joints it holds at rest
+        /// ([`tables::TableOffsets`]), `mask_words` words a level.
+        held_masks_at: u32,
         _pad_b: u32,
     }
 }
@@ -892,7 +894,7 @@ impl GpuAnimator {
                 due_at: (self.due_list_at(r) / 16) as u32,
                 depth_levels: o.levels.len() as u32,
                 depth_level: 0,
-                _pad_a: 0,
+                held_masks_at: o.held_masks_at,
                 _pad_b: 0,
             };
             let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());

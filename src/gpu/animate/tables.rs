@@ -86,6 +86,9 @@ pub struct TableOffsets {
     /// ([`crate::prepare::PreparedData::level_joint_sets`]), `mask_words` words a level.
     pub joint_masks_at: u32,
     pub mask_words: u32,
+    /// Per level of the chain, a bit per joint: the joints a character posed for it holds
+    /// at rest ([`crate::skin::joint_merges`]), `mask_words` words a level.
+    pub held_masks_at: u32,
 }
 
 /// What the animation shader reads (see the module docs).
@@ -180,6 +183,17 @@ impl AnimationTables {
             }
             t.tables.extend(mask);
         }
+        t.offsets.held_masks_at = t.tables.len() as u32;
+        let merges = crate::skin::level_errors::joint_merges(prepared);
+        for level in 0..sets.len() {
+            let mut mask = vec![0u32; mask_words];
+            for &j in merges.get(level).map_or(&[][..], |m| &m.held[..]) {
+                if j < joints {
+                    mask[j / 32] |= 1 << (j % 32);
+                }
+            }
+            t.tables.extend(mask);
+        }
 
         let clips = &prepared.clips;
         t.offsets.clips_at = t.tables.len() as u32;
@@ -263,6 +277,7 @@ impl Parts {
             &mut o.moving_joints_at,
             &mut o.moving_entries_at,
             &mut o.joint_masks_at,
+            &mut o.held_masks_at,
             &mut o.clips_at,
             &mut o.channels_at,
         ] {

@@ -166,7 +166,7 @@ impl Scene {
             if settings.mesh {
                 frame.set_mesh_levels(
                     self.renderer.level_ranges(),
-                    &crate::skin::mesh_lod::level_errors(rig).errors,
+                    &crate::skin::level_errors::level_errors(rig).errors,
                 );
                 // The shadow pass draws everyone at its level: their vertices must be there.
                 if self.settings.shadows {

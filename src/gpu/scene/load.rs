@@ -235,7 +235,7 @@ pub fn load_scene(
         progress.start(LoadStep::MeshLevels);
         rig.mesh_chain();
         progress.start(LoadStep::MeshErrors);
-        crate::skin::mesh_lod::level_errors(&rig);
+        crate::skin::level_errors::level_errors(&rig);
     }
     progress.start(LoadStep::Scene);
     let mut scene = Scene::new(gpu, rig, settings, format, size)?;

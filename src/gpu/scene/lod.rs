@@ -110,7 +110,7 @@ impl Scene {
         let config = *self.sim.pipeline.config();
         let rig = self.sim.pipeline.rig();
         let mesh_errors: &[f32] = if self.settings.lod.mesh {
-            &crate::skin::mesh_lod::level_errors(rig).errors
+            &crate::skin::level_errors::level_errors(rig).errors
         } else {
             &[]
         };
@@ -169,7 +169,7 @@ impl Scene {
         if !self.settings.lod.mesh {
             return 0;
         }
-        let errors = &crate::skin::mesh_lod::level_errors(self.sim.pipeline.rig()).errors;
+        let errors = &crate::skin::level_errors::level_errors(self.sim.pipeline.rig()).errors;
         let radius = ground_extent.max(1.0) * std::f32::consts::SQRT_2;
         let texels_per_metre = crate::gpu::renderer::SHADOW_MAP_SIZE as f32 / (2.0 * radius);
         let m = self.renderer.world_from_model();
