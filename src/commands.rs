@@ -149,8 +149,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; joints are \
          those that move the level's vertices and their ancestors, all a character drawn at \
          the level needs and all the animation poses for it; errors are the largest distance between the level's and the full \
-         mesh's skinned surfaces over the clips, +{:.0} %, plus the most the level's held joints move a vertex, as a share of \
-         the rig size {:.3})\n",
+         mesh's skinned surfaces over the clips, its held joints at rest, +{:.0} %, as a share of the rig size {:.3})\n",
         chain.levels().len(),
         chain.build_secs * 1e3,
         measured.poses,
@@ -168,7 +167,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     {
         let _ = writeln!(
             out,
-            "  level {l}: {:>6} triangles {:>6} vertices {:>5} joints ({} influence it, {} held)  error {:.3e} ({:.2e} of the rig size; the surface alone {:.3e}; the simplifier's bind-pose estimate {:.2e})",
+            "  level {l}: {:>6} triangles {:>6} vertices {:>5} joints ({} influence it, {} held)  error {:.3e} ({:.2e} of the rig size; the simplifier's bind-pose estimate {:.2e})",
             level.triangles(),
             level.vertices,
             joints.len(),
@@ -176,7 +175,6 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
             measured.merges.get(l).map_or(0, |m| m.held.len()),
             error,
             *error as f64 / rig.model_size as f64,
-            measured.surface_errors.get(l).copied().unwrap_or(0.0),
             level.bind_error,
         );
     }
@@ -208,11 +206,11 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     let merges = skinbench::skin::level_errors::joint_merges(rig);
     let _ = writeln!(
         out,
-        "  joints per level held at their rest pose (leaves first, while the level's vertices move \
-         at most {:.0} % of its surface error over the clips, +{:.0} %; a character drawn at the \
-         level gives them their rest pose on every path and skips their tracks, but for the CPU's \
-         rotation blocks of eight, sampled whole):",
-        skinbench::skin::joint_merges::MERGE_SHARE * 100.0,
+        "  joints per level held at their rest pose (leaves first, while at every pose the level's \
+         vertices move no more than its surface's distance leaves room for under the largest, so \
+         its error does not grow; a character drawn at the level gives them their rest pose on \
+         every path and skips their tracks, but for the CPU's rotation blocks of eight, sampled \
+         whole; moving a vertex: the most, +{:.0} %):",
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
     );
     for (l, m) in merges.iter().enumerate() {
@@ -251,13 +249,12 @@ fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
     let chain = rig.mesh_chain();
     let measured = skinbench::skin::level_errors::level_errors(rig);
     serde_json::json!({
-        "levels": chain.levels().iter().zip(&measured.errors).zip(&measured.surface_errors).zip(rig.level_joint_sets()).map(|(((level, error), surface_error), joints)| serde_json::json!({
+        "levels": chain.levels().iter().zip(&measured.errors).zip(rig.level_joint_sets()).map(|((level, error), joints)| serde_json::json!({
             "triangles": level.triangles(),
             "vertices": level.vertices,
             "joints": joints.len(),
             "influencing_joints": joints.influencing(),
             "error": error,
-            "surface_error": surface_error,
             "bind_error": level.bind_error,
         })).collect::<Vec<_>>(),
         "influence_cuts": skinbench::skin::influence_cuts::influence_cuts(rig),

@@ -491,10 +491,8 @@ pub struct PreparedData {
 pub struct MeshLevelErrors {
     /// Per level, the bound a switch to it is allowed to cost, model units (0 for the full
     /// mesh; never smaller than a finer level's): its surface's distance from the full
-    /// mesh's plus what holding its joints at rest moves its vertices.
+    /// mesh's, its held joints at rest.
     pub errors: Vec<f32>,
-    /// Per level, the surface's distance alone (`errors` before the held joints).
-    pub surface_errors: Vec<f32>,
     /// Per level, the joints a character posed for it holds at their rest pose.
     pub merges: Vec<LevelMerges>,
     /// Poses measured.

@@ -1,7 +1,7 @@
 //! How few influences each level of the mesh LOD chain could keep: per level, what cutting
 //! every vertex to its 1, 2, 3 or 4 heaviest influences (renormalised) moves the level's
 //! vertices over the clips, measured through the f64 oracle, and the fewest whose movement
-//! stays within a share of the level's surface error.
+//! stays within a share of the level's error.
 //!
 //! How it works: at the poses the level errors are measured at
 //! ([`super::mesh_lod::poses_per_clip`] per clip, or the bind pose), the oracle skins every
@@ -39,7 +39,7 @@ pub struct LevelInfluences {
 
 /// Per level of `rig`'s chain, what cutting its influences moves (see the module docs).
 pub fn influence_cuts(rig: &PreparedRig) -> Vec<LevelInfluences> {
-    let errors = &level_errors(rig).surface_errors;
+    let errors = &level_errors(rig).errors;
     largest_moves(rig, 0.0)
         .into_iter()
         .enumerate()

@@ -41,6 +41,34 @@ pub fn poses_per_clip(rig: &PreparedRig) -> usize {
 /// per clip starting `shift` of a step into each clip (0: the clip's first pose), and the
 /// poses measured.
 pub fn measure(rig: &PreparedRig, samples: usize, shift: f32) -> (Vec<f64>, usize) {
+    let (per_pose, poses) = measure_per_pose(rig, samples, shift);
+    let largest = per_pose
+        .iter()
+        .map(|d| d.iter().copied().fold(0.0f64, f64::max))
+        .collect();
+    (largest, poses)
+}
+
+/// [`measure`] pose by pose: per level, the distance at each pose (clips in order, each
+/// clip's times in order; the bind pose alone for a rig without clips; 0 at every pose
+/// for the full mesh), and the poses measured.
+pub fn measure_per_pose(rig: &PreparedRig, samples: usize, shift: f32) -> (Vec<Vec<f64>>, usize) {
+    let measured = measure_surfaces(rig, samples, shift);
+    let poses = measured.surfaces.len();
+    (measured.distances, poses)
+}
+
+/// The full mesh skinned at each measured pose, and each level's distance from it there.
+pub struct PoseSurfaces {
+    /// Per pose, every vertex's position (those no triangle uses at the origin) and the
+    /// full mesh's triangles in a tree.
+    pub surfaces: Vec<(Vec<DVec3>, TriangleTree)>,
+    /// Per level, per pose, the distance between the level's surface and the full one.
+    pub distances: Vec<Vec<f64>>,
+}
+
+/// [`measure_per_pose`], keeping each pose's full surface.
+pub fn measure_surfaces(rig: &PreparedRig, samples: usize, shift: f32) -> PoseSurfaces {
     let chain = rig.mesh_chain();
     let levels = chain.levels().len();
     let full = chain.level_indices(0);
@@ -73,12 +101,198 @@ pub fn measure(rig: &PreparedRig, samples: usize, shift: f32) -> (Vec<f64>, usiz
         let level = chain.level_indices(1 + job % coarse);
         surface_distance(positions, full, full_tree, level)
     });
-    let mut largest = vec![0.0f64; levels];
+    let mut per_pose = vec![vec![0.0f64; surfaces.len()]; levels];
     for (job, d) in distances.iter().enumerate() {
-        let worst = &mut largest[1 + job % coarse];
-        *worst = worst.max(*d);
+        per_pose[1 + job % coarse][job / coarse] = *d;
     }
-    (largest, surfaces.len())
+    PoseSurfaces {
+        surfaces,
+        distances: per_pose,
+    }
+}
+
+/// Where one level's surface is far from the full one at one pose, point by point: what
+/// [`surface_distance`] takes the largest of.
+pub struct PointDistances {
+    /// Per vertex of the full mesh, its distance to the level's surface and the level
+    /// triangle nearest it (0 and `u32::MAX` for the level's own vertices, which lie on
+    /// it, and for unused ones).
+    pub full_vertices: Vec<(f64, u32)>,
+    /// Per level triangle, its seven points' distances to the full surface (corners,
+    /// which lie on it, then the centroid and the three edge midpoints).
+    pub level_points: Vec<[f64; 7]>,
+}
+
+/// The points a level triangle is measured at: its corners, centroid and edge midpoints.
+fn triangle_points([a, b, c]: [DVec3; 3]) -> [DVec3; 7] {
+    [
+        a,
+        b,
+        c,
+        (a + b + c) / 3.0,
+        (a + b) / 2.0,
+        (b + c) / 2.0,
+        (c + a) / 2.0,
+    ]
+}
+
+impl PointDistances {
+    /// Every point's distance, as [`surface_distance`] measures them.
+    pub fn new(positions: &[DVec3], full: &[u32], full_tree: &TriangleTree, level: &[u32]) -> Self {
+        let level_tree = TriangleTree::new(positions, level);
+        let mut in_level = vec![false; positions.len()];
+        for &v in level {
+            in_level[v as usize] = true;
+        }
+        let mut in_full = vec![false; positions.len()];
+        for &v in full {
+            in_full[v as usize] = true;
+        }
+        let mut search = Search::default();
+        let full_vertices = positions
+            .iter()
+            .enumerate()
+            .map(|(v, p)| {
+                if in_full[v] && !in_level[v] {
+                    level_tree.nearest(*p, &mut search)
+                } else {
+                    (0.0, u32::MAX)
+                }
+            })
+            .collect();
+        let level_points = level
+            .chunks_exact(3)
+            .map(|t| {
+                let points = triangle_points([0, 1, 2].map(|k| positions[t[k] as usize]));
+                let mut d = [0.0; 7];
+                for k in 3..7 {
+                    d[k] = full_tree.distance(points[k], &mut search);
+                }
+                d
+            })
+            .collect();
+        PointDistances {
+            full_vertices,
+            level_points,
+        }
+    }
+
+    /// The largest distance between the full surface and the level's with its vertices
+    /// moved to `moved` (`movement`: per vertex, how far; 0 for the unmoved), where a
+    /// point can pass `within`. A full vertex is at most its distance before plus what
+    /// the corners of its nearest level triangle move from that triangle (its own
+    /// movement for a vertex of the level), a level point at most its distance before
+    /// plus what its triangle's corners move; only the points those bounds do not keep
+    /// within `within` are measured. Returns a bound at least the sampled distance (each
+    /// point measured or bounded), so at most `within` exactly when every measured point
+    /// is.
+    pub fn moved_distance(
+        &self,
+        positions: &[DVec3],
+        full_tree: &TriangleTree,
+        moved: &[DVec3],
+        movement: &[f64],
+        level: &[u32],
+        within: f64,
+    ) -> f64 {
+        let corner_move = |t: usize| {
+            level[3 * t..3 * t + 3]
+                .iter()
+                .map(|&v| movement[v as usize])
+                .fold(0.0f64, f64::max)
+        };
+        let mut worst = 0.0f64;
+        let mut search = Search::default();
+        let mut unsettled: Vec<DVec3> = Vec::new();
+        for (v, &(d, nearest)) in self.full_vertices.iter().enumerate() {
+            let shift = if nearest == u32::MAX {
+                movement[v]
+            } else {
+                corner_move(nearest as usize)
+            };
+            let bound = d + shift;
+            if bound <= within {
+                worst = worst.max(bound);
+            } else {
+                unsettled.push(positions[v]);
+            }
+        }
+        // Usually a few points near the farthest one: against every moved triangle
+        // directly, unless a tree pays for itself.
+        if unsettled.len() * 8 < level.len() / 3 {
+            for p in &unsettled {
+                let nearest = level
+                    .chunks_exact(3)
+                    .map(|t| {
+                        let [a, b, c] = [0, 1, 2].map(|k| moved[t[k] as usize]);
+                        closest_on_triangle(*p, a, b, c).distance_squared(*p)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                worst = worst.max(nearest.sqrt());
+            }
+        } else if !unsettled.is_empty() {
+            let tree = TriangleTree::new(moved, level);
+            for p in &unsettled {
+                worst = worst.max(tree.distance(*p, &mut search));
+            }
+        }
+        for (t, d) in level.chunks_exact(3).zip(&self.level_points) {
+            let shift = t
+                .iter()
+                .map(|&v| movement[v as usize])
+                .fold(0.0f64, f64::max);
+            let points = triangle_points([0, 1, 2].map(|k| moved[t[k] as usize]));
+            for k in 0..7 {
+                let bound = d[k] + shift;
+                worst = worst.max(if bound <= within {
+                    bound
+                } else {
+                    full_tree.distance(points[k], &mut search)
+                });
+            }
+        }
+        worst
+    }
+}
+
+/// [`surface_distance`] where the level's triangles lie over other positions than the
+/// full mesh's (`moved`: a level posed with joints held at rest): every full vertex is
+/// measured against the level's surface and every level triangle's corners too, since a
+/// kept vertex no longer lies on the full surface.
+pub fn moved_surface_distance(
+    positions: &[DVec3],
+    full: &[u32],
+    full_tree: &TriangleTree,
+    moved: &[DVec3],
+    level: &[u32],
+) -> f64 {
+    let level_tree = TriangleTree::new(moved, level);
+    let mut worst = 0.0f64;
+    let mut in_full = vec![false; positions.len()];
+    for &v in full {
+        in_full[v as usize] = true;
+    }
+    let mut search = Search::default();
+    for (v, p) in positions.iter().enumerate() {
+        if in_full[v] {
+            worst = worst.max(level_tree.distance(*p, &mut search));
+        }
+    }
+    for t in level.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|k| moved[t[k] as usize]);
+        for p in [
+            a,
+            b,
+            c,
+            (a + b + c) / 3.0,
+            (a + b) / 2.0,
+            (b + c) / 2.0,
+            (c + a) / 2.0,
+        ] {
+            worst = worst.max(full_tree.distance(p, &mut search));
+        }
+    }
+    worst
 }
 
 /// The larger of the two one-sided distances between the surfaces `full` and `level`
@@ -128,6 +342,8 @@ pub fn surface_distance(
 /// between it and the surface.
 pub struct TriangleTree {
     triangles: Vec<[DVec3; 3]>,
+    /// Each triangle's place in the index list the tree was made from.
+    ids: Vec<u32>,
     nodes: Vec<Node>,
 }
 
@@ -152,20 +368,25 @@ pub struct Search {
 
 impl TriangleTree {
     pub fn new(positions: &[DVec3], indices: &[u32]) -> Self {
-        let mut triangles: Vec<[DVec3; 3]> = indices
+        let mut triangles: Vec<([DVec3; 3], u32)> = indices
             .chunks_exact(3)
-            .map(|t| [0, 1, 2].map(|k| positions[t[k] as usize]))
+            .enumerate()
+            .map(|(i, t)| ([0, 1, 2].map(|k| positions[t[k] as usize]), i as u32))
             .collect();
-        let bounds = |ts: &[[DVec3; 3]]| {
+        let bounds = |ts: &[([DVec3; 3], u32)]| {
             ts.iter()
-                .flatten()
+                .flat_map(|(t, _)| t)
                 .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
                     (lo.min(*p), hi.max(*p))
                 })
         };
         let mut nodes = Vec::with_capacity(2 * triangles.len().div_ceil(LEAF_TRIANGLES));
         if triangles.is_empty() {
-            return TriangleTree { triangles, nodes };
+            return TriangleTree {
+                triangles: Vec::new(),
+                ids: Vec::new(),
+                nodes,
+            };
         }
         let (min, max) = bounds(&triangles);
         nodes.push(Node {
@@ -183,7 +404,7 @@ impl TriangleTree {
                 continue;
             }
             let span = &mut triangles[first..first + count];
-            let centroid = |t: &[DVec3; 3]| t[0] + t[1] + t[2];
+            let centroid = |(t, _): &([DVec3; 3], u32)| t[0] + t[1] + t[2];
             let (lo, hi) = span
                 .iter()
                 .map(centroid)
@@ -216,18 +437,30 @@ impl TriangleTree {
             nodes[n].first = children as u32;
             nodes[n].count = 0;
         }
-        TriangleTree { triangles, nodes }
+        let (triangles, ids) = triangles.into_iter().unzip();
+        TriangleTree {
+            triangles,
+            ids,
+            nodes,
+        }
     }
 
     /// The distance from `p` to the nearest triangle (infinite without triangles).
     pub fn distance(&self, p: DVec3, search: &mut Search) -> f64 {
+        self.nearest(p, search).0
+    }
+
+    /// The distance from `p` to the nearest triangle and that triangle's place in the
+    /// index list the tree was made from (infinite and `u32::MAX` without triangles).
+    pub fn nearest(&self, p: DVec3, search: &mut Search) -> (f64, u32) {
         let box_distance_squared = |n: &Node| {
             let outside = (n.min - p).max(p - n.max).max(DVec3::ZERO);
             outside.length_squared()
         };
         let mut best_squared = f64::INFINITY;
+        let mut best = u32::MAX;
         if self.nodes.is_empty() {
-            return f64::INFINITY;
+            return (f64::INFINITY, best);
         }
         search.stack.clear();
         search.stack.push(0);
@@ -238,9 +471,13 @@ impl TriangleTree {
             }
             if node.count > 0 {
                 let first = node.first as usize;
-                for [a, b, c] in &self.triangles[first..first + node.count as usize] {
+                let span = first..first + node.count as usize;
+                for ([a, b, c], &id) in self.triangles[span.clone()].iter().zip(&self.ids[span]) {
                     let d = (closest_on_triangle(p, *a, *b, *c) - p).length_squared();
-                    best_squared = best_squared.min(d);
+                    if d < best_squared {
+                        best_squared = d;
+                        best = id;
+                    }
                 }
                 continue;
             }
@@ -256,7 +493,7 @@ impl TriangleTree {
                 search.stack.extend([left, right]);
             }
         }
-        best_squared.sqrt()
+        (best_squared.sqrt(), best)
     }
 }
 
