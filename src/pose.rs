@@ -194,8 +194,14 @@ pub fn pose_at_level(
         pipeline
             .output_layout()
             .read_instance(&rig.mesh, out.as_bytes(), 0)?;
-    let deviation =
-        verify_stages_at_levels(&mut pipeline, &instances, out.as_bytes(), 1, skin_levels)?;
+    let deviation = verify_stages_at_levels(
+        &mut pipeline,
+        &instances,
+        out.as_bytes(),
+        1,
+        skin_levels,
+        &[],
+    )?;
     Ok(PosedMesh {
         positions,
         normals: normals.iter().map(|n| n.normalize_or_zero()).collect(),

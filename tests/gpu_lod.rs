@@ -1323,6 +1323,9 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     // Still frames until every character shows the clock's pose (a kept character falls
     // due within the longest period, 8 frames), then the same frame drawn per character
     // (the same decisions), then with no one: what the characters cover.
+    // Changing the draws makes a full frame, which poses every joint (a still frame keeps
+    // it: nothing moved), so the first picture starts from one too.
+    scene.restart_lod();
     for _ in 0..9 {
         scene
             .frame(Frame::headless(0.0))
@@ -1502,7 +1505,10 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
         }
         return Ok(());
     }
-    // The same still frame from the pool and from full slots.
+    // The same still frame from the pool and from full slots. Changing the setting makes
+    // a full frame, which poses every joint (a still frame keeps it: nothing moved), so
+    // the first picture starts from one too.
+    scene.restart_lod();
     for _ in 0..9 {
         scene
             .frame(Frame::headless(0.0))

@@ -398,33 +398,45 @@ pub fn verify_stages(
     out: &[u8],
     max_instances: usize,
 ) -> Result<FrameDeviation, FrameError> {
-    verify_stages_at_levels(pipeline, instances, out, max_instances, &[])
+    verify_stages_at_levels(pipeline, instances, out, max_instances, &[], &[])
 }
 
 /// [`verify_stages`] where the CPU skinned group `g` of eight only for level
 /// `skin_levels[g]` of the mesh's chain (empty: every vertex;
 /// [`crate::crowd::Pipeline::run_groups_at_levels_into`]): only the vertices of that level
-/// are compared.
+/// are compared, posed for `posed_levels[g]` (the level the group was computed for, its
+/// held joints at rest; no finer than `skin_levels[g]`, which may name what a pass draws
+/// of a kept group now; empty: `skin_levels`).
 pub fn verify_stages_at_levels(
     pipeline: &mut Pipeline,
     instances: &[Instance],
     out: &[u8],
     max_instances: usize,
     skin_levels: &[u8],
+    posed_levels: &[u8],
 ) -> Result<FrameDeviation, FrameError> {
     let sample: Vec<Instance> = spread(instances.len(), max_instances)
         .into_iter()
         .map(|i| instances[i])
         .collect();
-    let per_instance: Vec<u32> = (0..instances.len())
-        .map(|i| skin_levels.get(i / LANES).map_or(0, |&l| l as u32))
-        .collect();
-    let skin = verify_frame_at_levels(
+    let per_group = |levels: &[u8]| -> Vec<u32> {
+        (0..instances.len())
+            .map(|i| levels.get(i / LANES).map_or(0, |&l| l as u32))
+            .collect()
+    };
+    let per_instance = per_group(skin_levels);
+    let posed = if posed_levels.is_empty() {
+        per_instance.clone()
+    } else {
+        per_group(posed_levels)
+    };
+    let skin = verify_frame_posed_at_levels(
         pipeline,
         instances,
         out,
         max_instances,
         (!skin_levels.is_empty()).then_some(&per_instance[..]),
+        (!skin_levels.is_empty() || !posed_levels.is_empty()).then_some(&posed[..]),
     )?;
     Ok(FrameDeviation {
         blend: verify_blend(pipeline, &sample),

@@ -49,12 +49,21 @@ impl Scene {
         } else {
             Vec::new()
         };
+        // Each group was posed for the level the plan skinned it for, when it was
+        // computed (a kept group's may be finer than what is drawn of it now).
+        let skinned_for = self.sim.lod.skin_levels();
+        let posed_levels = if drawn_levels.is_empty() || skinned_for.len() != drawn_levels.len() {
+            &[][..]
+        } else {
+            skinned_for
+        };
         Ok(verify_stages_at_levels(
             &mut self.sim.pipeline,
             shown,
             &out,
             VERIFY_INSTANCES,
             &drawn_levels,
+            posed_levels,
         )?)
     }
 
