@@ -73,7 +73,7 @@ pub fn exercise_rig(rig: Rig, report: &ImportReport, name: &str, choice: Choice)
     let measured = prepared.mesh.indices().len() / 3 <= MEASURE_TRIANGLES
         && prepared.vertex_count() <= MEASURE_VERTICES;
     if measured {
-        std::hint::black_box(skinbench::skin::mesh_lod::level_errors(&prepared));
+        std::hint::black_box(skinbench::skin::level_errors::level_errors(&prepared));
         let survey = skinbench::crowd::mix::ClipSurvey::measure(&prepared);
         std::hint::black_box(&survey);
     }
