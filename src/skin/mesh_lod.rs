@@ -279,16 +279,7 @@ pub fn moved_surface_distance(
         }
     }
     for t in level.chunks_exact(3) {
-        let [a, b, c] = [0, 1, 2].map(|k| moved[t[k] as usize]);
-        for p in [
-            a,
-            b,
-            c,
-            (a + b + c) / 3.0,
-            (a + b) / 2.0,
-            (b + c) / 2.0,
-            (c + a) / 2.0,
-        ] {
+        for p in triangle_points([0, 1, 2].map(|k| moved[t[k] as usize])) {
             worst = worst.max(full_tree.distance(p, &mut search));
         }
     }
@@ -322,14 +313,10 @@ pub fn surface_distance(
     }
     // Level → full: points inside the level's triangles.
     for t in level.chunks_exact(3) {
-        let [a, b, c] = [0, 1, 2].map(|k| positions[t[k] as usize]);
-        for p in [
-            (a + b + c) / 3.0,
-            (a + b) / 2.0,
-            (b + c) / 2.0,
-            (c + a) / 2.0,
-        ] {
-            worst = worst.max(full_tree.distance(p, &mut search));
+        // Its corners are full-mesh vertices: on the full surface.
+        let points = triangle_points([0, 1, 2].map(|k| positions[t[k] as usize]));
+        for p in &points[3..] {
+            worst = worst.max(full_tree.distance(*p, &mut search));
         }
     }
     worst
