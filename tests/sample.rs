@@ -201,15 +201,15 @@ fn lane_rotations_take_the_exact_slerp_for_wide_steps() {
 }
 
 /// Sampled for a mesh level, every joint of the level's set gets exactly the pose the
-/// full sampler gives it, and with the level's held joints every held one its rest pose
-/// (every other as before), on every rig, clip and level (and a level past the chain,
-/// which is its coarsest).
+/// full sampler gives it, and with the level's held joints (and their lane tracks, only
+/// the unheld joints') every held one its rest pose (every other as before), on every
+/// rig, clip and level (and a level past the chain, which is its coarsest).
 fn a_level_samples_its_joints_exactly_on_every_rig() {
     use skinbench::anim::sample::{LevelPose, sample_clip_for};
     for (name, rig) in common::prepared_rigs() {
         let levels = rig.level_joint_sets().len();
         let merges = skinbench::skin::level_errors::joint_merges(rig);
-        for clip in &rig.clips {
+        for (c, clip) in rig.clips.iter().enumerate() {
             for level in 0..=levels {
                 let set = rig.joints_at_level(level);
                 let held = &merges[level.min(levels - 1)];
@@ -221,8 +221,8 @@ fn a_level_samples_its_joints_exactly_on_every_rig() {
                     let mut holding = vec![Qvs::IDENTITY; n];
                     sample_clip(clip, &rig.rest_pose, t, &mut full);
                     let pose = |merges| Some(LevelPose { level, set, merges });
-                    sample_clip_for(clip, &rig.rest_pose, t, &mut at_level, pose(None));
-                    sample_clip_for(clip, &rig.rest_pose, t, &mut holding, pose(Some(held)));
+                    sample_clip_for(clip, c, &rig.rest_pose, t, &mut at_level, pose(None));
+                    sample_clip_for(clip, c, &rig.rest_pose, t, &mut holding, pose(Some(held)));
                     for j in set.joints() {
                         assert_eq!(
                             full[j], at_level[j],

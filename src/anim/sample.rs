@@ -225,12 +225,14 @@ fn sample_quat(track: &TrackRt<Quat>, t: f32) -> Quat {
 
 /// Writes the local pose of `clip` at `time_secs` (looping) into `out[..rest.len()]`.
 pub fn sample_clip(clip: &ClipRt, rest: &[Qvs], time_secs: f32, out: &mut [Qvs]) {
-    sample_clip_for(clip, rest, time_secs, out, None);
+    sample_clip_for(clip, 0, rest, time_secs, out, None);
 }
 
 /// A character posed for a level of the mesh's chain: the level, its joints
 /// ([`crate::prepare::PreparedData::joints_at_level`]) and the joints it holds at rest
-/// (`None`: none).
+/// (`None`: none). Sampling a clip, the rotation lane tracks come from the merges where
+/// they were made for it ([`LevelMerges::lanes`]: only the tracks the level samples, so
+/// no block is evaluated for a held joint), otherwise from the clip, by level blocks.
 #[derive(Clone, Copy, Debug)]
 pub struct LevelPose<'a> {
     pub level: usize,
@@ -251,8 +253,12 @@ impl LevelPose<'_> {
 /// blocks, ordered so that a level's tracks come first), those joints keep the rest pose
 /// or whatever a track of the same block wrote, and the held ones get their rest pose
 /// last. `None`: every track.
+///
+/// `clip_index` is `clip`'s place in the rig's clips, which the level's lane tracks are
+/// kept by.
 pub fn sample_clip_for(
     clip: &ClipRt,
+    clip_index: usize,
     rest: &[Qvs],
     time_secs: f32,
     out: &mut [Qvs],
@@ -265,8 +271,13 @@ pub fn sample_clip_for(
     } else {
         0.0
     };
-    if let Some(lanes) = &clip.lane_rotations {
-        lanes.sample(t, out, level.map(|l| l.level));
+    let level_lanes = level
+        .and_then(|l| l.merges)
+        .and_then(|m| m.lanes(clip_index));
+    match (level_lanes, &clip.lane_rotations) {
+        (Some(lanes), _) => lanes.sample(t, out, None),
+        (None, Some(lanes)) => lanes.sample(t, out, level.map(|l| l.level)),
+        (None, None) => {}
     }
     for a in &clip.animated {
         if let Some(l) = level
@@ -285,8 +296,11 @@ pub fn sample_clip_for(
             q.scale = sample_vec(track, t);
         }
     }
-    // A lane block samples its held joints with the others: their rest pose again.
-    if let Some(merges) = level.and_then(|l| l.merges) {
+    // A clip's own lane block samples its held joints with the others: their rest pose
+    // again. (The level's lane tracks leave them out.)
+    if let Some(merges) = level.and_then(|l| l.merges)
+        && level_lanes.is_none()
+    {
         for &j in &merges.held {
             if let (Some(o), Some(r)) = (out.get_mut(j), rest.get(j)) {
                 *o = *r;

@@ -388,7 +388,7 @@ pub(crate) fn sample_instance(
     level: Option<LevelPose<'_>>,
 ) {
     match rig.clips.get(clip as usize) {
-        Some(clip) => sample_clip_for(clip, &rig.rest_pose, time_secs, out, level),
+        Some(c) => sample_clip_for(c, clip as usize, &rig.rest_pose, time_secs, out, level),
         None => out[..rig.rest_pose.len()].copy_from_slice(&rig.rest_pose),
     }
 }

@@ -196,26 +196,58 @@ impl LaneRotations {
         let rank = |joint: u16| sets.iter().filter(|s| s.contains(joint as usize)).count();
         let mut order: Vec<usize> = (0..self.joints.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(rank(self.joints[i])));
-        let times = self.timeline.times_secs.len();
-        let mut keys = self.keys.clone();
-        for (to, &from) in order.iter().enumerate() {
-            let (tb, tl) = (to / LANES, to % LANES);
-            let (fb, fl) = (from / LANES, from % LANES);
-            for k in 0..times {
-                let source = &self.keys[k * self.blocks + fb];
-                for (to_vector, from_vector) in keys[k * self.blocks + tb].iter_mut().zip(source) {
-                    to_vector.0[tl] = from_vector.0[fl];
-                }
-            }
-        }
-        self.keys = keys;
-        self.joints = order.iter().map(|&i| self.joints[i]).collect();
+        *self = self.gathered(&order);
         self.level_blocks = (0..sets.len())
             .map(|level| {
                 let needed = self.joints.iter().filter(|&&j| rank(j) > level).count();
                 needed.div_ceil(LANES)
             })
             .collect();
+    }
+
+    /// Only the tracks of the joints `keep` accepts, packed into blocks of their own in
+    /// the same order: what a level that samples those joints evaluates, and no block of
+    /// another's (none kept: no block; the key search still runs). Each track keeps its
+    /// keys, bit for bit.
+    pub(crate) fn select(&self, keep: impl Fn(usize) -> bool) -> LaneRotations {
+        let kept: Vec<usize> = (0..self.joints.len())
+            .filter(|&i| keep(self.joints[i] as usize))
+            .collect();
+        self.gathered(&kept)
+    }
+
+    /// Tracks `order` (indices into `joints`), in that order, packed from the first block
+    /// (unused lanes the identity); not ordered by level.
+    fn gathered(&self, order: &[usize]) -> LaneRotations {
+        let blocks = order.len().div_ceil(LANES);
+        let times = self.timeline.times_secs.len();
+        let identity = [
+            F32x8([0.0; LANES]),
+            F32x8([0.0; LANES]),
+            F32x8([0.0; LANES]),
+            F32x8([1.0; LANES]),
+        ];
+        let mut keys = vec![identity; times * blocks];
+        for (to, &from) in order.iter().enumerate() {
+            let (tb, tl) = (to / LANES, to % LANES);
+            let (fb, fl) = (from / LANES, from % LANES);
+            for k in 0..times {
+                let source = &self.keys[k * self.blocks + fb];
+                for (to_vector, from_vector) in keys[k * blocks + tb].iter_mut().zip(source) {
+                    to_vector.0[tl] = from_vector.0[fl];
+                }
+            }
+        }
+        let joints: Vec<u16> = order.iter().map(|&i| self.joints[i]).collect();
+        LaneRotations {
+            tracks: joints.len(),
+            joint_bound: joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0),
+            timeline: self.timeline.clone(),
+            joints,
+            blocks,
+            keys,
+            level_blocks: Vec::new(),
+        }
     }
 
     /// The blocks a character sampled for `level` needs (a level past the chain is its

@@ -503,7 +503,7 @@ pub struct MeshLevelErrors {
 /// The joints one level of the mesh's chain holds at their rest pose: their tracks are
 /// not sampled, so what they carry follows their parent rigidly (`skin::joint_merges`
 /// measures which).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LevelMerges {
     /// Joints of the level's set a clip animates.
     pub animated: usize,
@@ -515,6 +515,19 @@ pub struct LevelMerges {
     /// Per joint of the skeleton, whether it is held: the samplers' O(1) check.
     #[serde(skip)]
     is_held: Vec<bool>,
+    /// Per clip, the rotation lane tracks a character posed for the level samples (its
+    /// set's joints less the held ones), in blocks of their own ([`Self::with_lanes`];
+    /// empty: not made, the clip's own lanes by level blocks).
+    #[serde(skip)]
+    lanes: Vec<Option<clip::LaneRotations>>,
+}
+
+/// Two levels' merges are the same when they hold the same joints: the lane tracks are
+/// made from those and the rig's clips.
+impl PartialEq for LevelMerges {
+    fn eq(&self, other: &Self) -> bool {
+        self.animated == other.animated && self.held == other.held && self.moved == other.moved
+    }
 }
 
 impl LevelMerges {
@@ -531,7 +544,28 @@ impl LevelMerges {
             held,
             moved,
             is_held,
+            lanes: Vec::new(),
         }
+    }
+
+    /// With, per clip of `clips`, the rotation lane tracks of the joints of `set` this
+    /// level does not hold, so sampling for the level evaluates no block of another
+    /// joint's.
+    pub fn with_lanes(mut self, clips: &[clip::ClipRt], set: &joint_sets::JointSet) -> Self {
+        self.lanes = clips
+            .iter()
+            .map(|clip| {
+                let lanes = clip.lane_rotations.as_ref()?;
+                Some(lanes.select(|j| set.contains(j) && !self.holds(j)))
+            })
+            .collect();
+        self
+    }
+
+    /// Clip `clip`'s rotation lane tracks this level samples (`None`: not made, or the
+    /// clip has none).
+    pub fn lanes(&self, clip: usize) -> Option<&clip::LaneRotations> {
+        self.lanes.get(clip)?.as_ref()
     }
 
     /// Nothing held (the full mesh, or no clip).

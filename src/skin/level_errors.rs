@@ -41,7 +41,11 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
         }
         MeshLevelErrors {
             errors,
-            merges: merges.into_iter().map(|m| m.merges).collect(),
+            merges: merges
+                .into_iter()
+                .enumerate()
+                .map(|(l, m)| m.merges.with_lanes(&rig.clips, rig.joints_at_level(l)))
+                .collect(),
             poses,
             measure_secs: start.elapsed().as_secs_f64(),
         }
@@ -80,5 +84,26 @@ mod tests {
         }
         // The coarse levels of the reference rig stop animating some joints.
         assert!(merges.iter().any(|m| !m.held.is_empty()), "{merges:?}");
+        // Each level's lane tracks are exactly its set's unheld joints', and a level that
+        // holds joints evaluates fewer blocks than the clip's ordering gives it.
+        let mut fewer = 0;
+        for (level, m) in merges.iter().enumerate() {
+            let set = rig.joints_at_level(level);
+            for (c, clip) in rig.clips.iter().enumerate() {
+                let all = clip.lane_rotations.as_ref().expect("baked rotations");
+                let lanes = m.lanes(c).expect("made with the merges");
+                let sampled: Vec<u16> = all
+                    .joints
+                    .iter()
+                    .copied()
+                    .filter(|&j| set.contains(j as usize) && !m.holds(j as usize))
+                    .collect();
+                assert_eq!(lanes.joints, sampled, "level {level} {}", clip.name);
+                assert_eq!(lanes.blocks, sampled.len().div_ceil(crate::types::LANES));
+                assert!(lanes.blocks <= all.blocks_for(Some(level)));
+                fewer += usize::from(lanes.blocks < all.blocks_for(Some(level)));
+            }
+        }
+        assert!(fewer > 0);
     }
 }
