@@ -379,6 +379,8 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
         common::cannot_run_here()
     };
     assert!(harness.query_by_label_contains("mesh levels").is_none());
+    // A coarse threshold, so the small crowd takes levels that hold joints at rest.
+    harness.state_mut().settings_mut().lod.threshold_px = 40.0;
     click_then_frame(&mut harness, "mesh LOD");
     assert!(harness.state().settings().lod.mesh);
     harness.run_steps(2);
@@ -407,7 +409,28 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
     assert_eq!(reading.joints_posed, posed as u64, "{reading:?}");
     assert_eq!(reading.full_joints, 13 * scene.rig().joint_count() as u64);
     assert!(reading.joints_posed < reading.full_joints, "{reading:?}");
+    // Of those, sampled: the level's animated joints less the ones it holds at rest.
+    let merges = skinbench::skin::level_errors::joint_merges(scene.rig());
+    let sampled: usize = scene
+        .cpu_skin_levels()
+        .iter()
+        .enumerate()
+        .map(|(g, &l)| {
+            let m = &merges[l as usize];
+            (13 - 8 * g).min(8) * (m.animated - m.held.len())
+        })
+        .sum();
+    assert_eq!(reading.joints_sampled, sampled as u64, "{reading:?}");
+    assert!(
+        scene
+            .cpu_skin_levels()
+            .iter()
+            .any(|&l| !merges[l as usize].held.is_empty()),
+        "{reading:?}"
+    );
+    assert!(reading.joints_sampled < reading.joints_posed, "{reading:?}");
     harness.get_by_label_contains("joints posed");
+    harness.get_by_label_contains(&format!("of every joint), {sampled} sampled"));
     click_then_frame(&mut harness, "colour by level");
     assert!(harness.state().settings().color_by_level);
     click_then_frame(&mut harness, "mesh LOD");

@@ -62,6 +62,9 @@ pub struct CrowdRow {
     /// every character's every joint.
     pub joints_posed: f64,
     pub full_joints: u64,
+    /// Of those, the joints whose clip tracks were sampled per frame (median): a level's
+    /// held joints are posed at rest unsampled.
+    pub joints_sampled: f64,
     /// Making the draw lists and recording the shadow and crowd passes with indirect
     /// draws (where the adapter has them), µs.
     pub encode_us: f64,
@@ -110,6 +113,7 @@ struct Samples {
     skinned: Vec<f64>,
     full_vertices: u64,
     posed: Vec<f64>,
+    sampled: Vec<f64>,
     error_px: Option<f32>,
     measured: usize,
     stats: LodStats,
@@ -247,6 +251,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         s.skinned.push(skinned as f64);
                         s.full_vertices = full;
                         s.posed.push(scene.joints_posed() as f64);
+                        s.sampled.push(scene.joints_sampled() as f64);
                         s.stats = scene.lod_stats();
                         if lod.enabled && (frame - warmup) % 8 == 7 {
                             let error = scene.measure_lod_error(None)?;
@@ -271,6 +276,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     skinned_vertices: median(s.skinned),
                     full_vertices: s.full_vertices,
                     joints_posed: median(s.posed),
+                    joints_sampled: median(s.sampled),
                     full_joints: (n * rig.joint_count()) as u64,
                     plan_us: median(s.plan),
                     cpu_stages_us: median(s.cpu),
@@ -400,7 +406,9 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
            finest level, shadows included); skinned = vertices the CPU skinned per frame, and \
            their share of every character's every vertex; posed = joints the CPU sampled, \
            walked and wrote palettes for per frame (with mesh LOD only each group's level's), \
-           and their share of every character's every joint. Encode = making the \
+           and their share of every character's every joint; sampled = of those, the joints \
+           whose clip tracks were sampled (a level's held joints are posed at rest \
+           unsampled). Encode = making the \
            draw lists and recording the shadow and crowd passes (not submitted: this workload \
            measures the CPU), with indirect multi-draws and with the same draws one by one \
            (each frame both, in alternating order); commands = character draw commands of \
@@ -432,6 +440,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         ("updated / frame", Right),
         ("skinned / frame", Right),
         ("posed / frame", Right),
+        ("sampled / frame", Right),
         ("fewest possible (any gap / 1-2-4-8)", Right),
         ("periods 1/2/4/8", Right),
         ("culled", Right),
@@ -468,6 +477,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
                 r.joints_posed,
                 100.0 * r.joints_posed / r.full_joints.max(1) as f64
             ),
+            format!("{:.0}", r.joints_sampled),
             r.floor.map_or("–".to_string(), |f| {
                 format!(
                     "{:.0} / {:.0}",

@@ -722,6 +722,27 @@ impl PreparedRig {
             .get_or_init(|| joint_sets::JointSet::all(&self.skeleton))
     }
 
+    /// Per joint, whether a track of some clip animates it.
+    pub fn animated_joints(&self) -> Vec<bool> {
+        let mut animated = vec![false; self.joint_count()];
+        let mut mark = |joint: usize| {
+            if let Some(a) = animated.get_mut(joint) {
+                *a = true;
+            }
+        };
+        for clip in &self.clips {
+            for a in &clip.animated {
+                mark(a.joint as usize);
+            }
+            if let Some(lanes) = &clip.lane_rotations {
+                for &joint in &lanes.joints {
+                    mark(joint as usize);
+                }
+            }
+        }
+        animated
+    }
+
     /// The joints a character skinned for `level` of the chain needs (a level past the
     /// chain is its coarsest, as the skin kernels take it).
     pub fn joints_at_level(&self, level: usize) -> &joint_sets::JointSet {

@@ -52,7 +52,7 @@ pub struct MeasuredMerges {
 pub fn measure_merges(rig: &PreparedRig, measured: &PoseSurfaces) -> Vec<MeasuredMerges> {
     let poses = local_poses(rig, 0.0);
     let rest: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
-    let animated = animated_joints(rig);
+    let animated = rig.animated_joints();
     let joints = rig.joint_count();
     let chain = rig.mesh_chain();
     let full = chain.level_indices(0);
@@ -267,27 +267,6 @@ fn local_poses(rig: &PreparedRig, shift: f32) -> Vec<Vec<LocalF64>> {
         }
     }
     poses
-}
-
-/// Per joint, whether a track of some clip animates it.
-fn animated_joints(rig: &PreparedRig) -> Vec<bool> {
-    let mut animated = vec![false; rig.joint_count()];
-    let mut mark = |joint: usize| {
-        if let Some(a) = animated.get_mut(joint) {
-            *a = true;
-        }
-    };
-    for clip in &rig.clips {
-        for a in &clip.animated {
-            mark(a.joint as usize);
-        }
-        if let Some(lanes) = &clip.lane_rotations {
-            for &joint in &lanes.joints {
-                mark(joint as usize);
-            }
-        }
-    }
-    animated
 }
 
 /// The drawn vertices of `level` (deepest level that level or coarser).

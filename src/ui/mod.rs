@@ -646,7 +646,7 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             RichText::new(format!(
                 "mesh levels {}: {} · {} triangles ({:.0} % of full detail) · shadows at level {} · \
                  {} vertices skinned ({:.0} % of every vertex once{every_pass}) · {} joints posed \
-                 ({:.0} % of every joint){invocations}{records}",
+                 ({:.0} % of every joint), {} sampled{invocations}{records}",
                 (0..levels.len()).map(|l| l.to_string()).collect::<Vec<_>>().join("/"),
                 levels.join(" / "),
                 count_text(mesh.triangles),
@@ -656,6 +656,7 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
                 100.0 * mesh.skinned_vertices as f64 / mesh.full_vertices.max(1) as f64,
                 count_text(mesh.joints_posed),
                 100.0 * mesh.joints_posed as f64 / mesh.full_joints.max(1) as f64,
+                count_text(mesh.joints_sampled),
             ))
             .small(),
         );

@@ -205,6 +205,7 @@ impl Scene {
             skinned_vertices,
             full_vertices,
             joints_posed: self.joints_posed(),
+            joints_sampled: self.joints_sampled(),
             full_joints: self.sim.crowd.len() as u64 * self.sim.pipeline.rig().joint_count() as u64,
             skin_invocations: self.skin_invocations(),
             draw_records: self.draw_records(),
@@ -286,20 +287,62 @@ impl Scene {
         (skinned, full)
     }
 
-    /// Joints posed (sampled, walked and written to a palette) in the latest frame. Each
-    /// character animated for a mesh level poses only that level's joints: on the CPU each
-    /// recomputed group at its skin level (the plan's counts) with geometric LOD on, every
-    /// joint without; on the GPU each character its skin level's (the LOD pass's counts), or
-    /// without a LOD pass every joint that moves a vertex.
+    /// Joints posed (walked and written to a palette, sampled where a clip animates them)
+    /// in the latest frame. Each character animated for a mesh level poses only that
+    /// level's joints: on the CPU each recomputed group at its skin level (the plan's
+    /// counts) with geometric LOD on, every joint without; on the GPU each character its
+    /// skin level's (the LOD pass's counts), or without a LOD pass every joint that moves
+    /// a vertex.
     pub fn joints_posed(&self) -> u64 {
         let rig = self.sim.pipeline.rig();
+        self.joints_per_frame(
+            |l| rig.joints_at_level(l).len() as u64,
+            rig.joint_count() as u64,
+            rig.joints_at_level(0).len() as u64,
+        )
+    }
+
+    /// Joints sampled (a clip's tracks evaluated) in the latest frame, counted as
+    /// [`Self::joints_posed`] counts: of the joints posed, those a clip animates and the
+    /// character's level does not hold at rest ([`crate::skin::joint_merges`]).
+    pub fn joints_sampled(&self) -> u64 {
+        let rig = self.sim.pipeline.rig();
+        let animated = rig.animated_joints();
+        let every = animated.iter().filter(|&&a| a).count() as u64;
+        let moving = rig
+            .joints_at_level(0)
+            .joints()
+            .filter(|&j| animated[j])
+            .count() as u64;
+        self.joints_per_frame(
+            |l| match l {
+                // The full mesh holds nothing (and asking would measure the levels).
+                0 => moving,
+                _ => {
+                    let merges = crate::skin::level_errors::joint_merges(rig);
+                    merges
+                        .get(l.min(merges.len().saturating_sub(1)))
+                        .map_or(moving, |m| (m.animated - m.held.len()) as u64)
+                }
+            },
+            every,
+            moving,
+        )
+    }
+
+    /// A per-character joint count summed over the latest frame's characters, the way
+    /// each path poses them: `at_level(l)` for a character posed for mesh level `l`,
+    /// `every` for one the CPU poses whole, `moving` for one the GPU poses without a LOD
+    /// pass (every joint that moves a vertex).
+    fn joints_per_frame(&self, at_level: impl Fn(usize) -> u64, every: u64, moving: u64) -> u64 {
         let stats = self.lod_stats();
         let at_levels = || -> u64 {
             stats
                 .skinned_at_level
                 .iter()
                 .enumerate()
-                .map(|(l, &c)| c as u64 * rig.joints_at_level(l).len() as u64)
+                .filter(|&(_, &c)| c > 0)
+                .map(|(l, &c)| c as u64 * at_level(l))
                 .sum()
         };
         let n = self.sim.crowd.len() as u64;
@@ -311,10 +354,10 @@ impl Scene {
                 } else {
                     n
                 };
-                updated * rig.joint_count() as u64
+                updated * every
             }
             AnimateDevice::Gpu if self.skinned_by_gpu_lod() => at_levels(),
-            AnimateDevice::Gpu => n * rig.joints_at_level(0).len() as u64,
+            AnimateDevice::Gpu => n * moving,
         }
     }
 

@@ -91,6 +91,9 @@ pub struct MeshLodReading {
     /// every joint.
     pub joints_posed: u64,
     pub full_joints: u64,
+    /// Of those, the joints whose clip tracks were sampled ([`super::Scene::joints_sampled`]):
+    /// a level's held joints are posed at rest unsampled.
+    pub joints_sampled: u64,
     /// Invocations `gpu_compute`'s skinning pass launched ([`super::Scene::skin_invocations`];
     /// 0 on the other paths).
     pub skin_invocations: u64,
