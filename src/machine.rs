@@ -18,10 +18,14 @@ pub struct Machine {
     /// The best SIMD level the CPU has (rows and the panel name the one in use).
     pub simd: String,
     pub date: String,
+    /// The UTC time of day the run started (HH:MM:SS): what orders two reports of one day
+    /// (reports from before it was recorded have none).
+    pub time_utc: String,
 }
 
 impl Machine {
     pub fn detect() -> Self {
+        let now = utc_now();
         Machine {
             cpu: cpu_model(),
             cpu_id: std::fs::read_to_string("/proc/cpuinfo")
@@ -38,7 +42,8 @@ impl Machine {
             .to_string(),
             git_sha: git_sha(),
             simd: crate::simd::SimdLevel::native().label().to_string(),
-            date: today(),
+            date: now.0,
+            time_utc: now.1,
         }
     }
 
@@ -168,11 +173,20 @@ fn changes_outside_outputs(porcelain: &str) -> bool {
 
 /// Today's UTC date as YYYY-MM-DD (civil-from-days, no date crate needed).
 pub fn today() -> String {
+    utc_now().0
+}
+
+/// The UTC date (YYYY-MM-DD) and time of day (HH:MM:SS) of one reading of the clock.
+fn utc_now() -> (String, String) {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}-{m:02}-{d:02}")
+    let s = secs % 86_400;
+    (
+        format!("{y:04}-{m:02}-{d:02}"),
+        format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60),
+    )
 }
 
 /// Current UTC time as YYYY-MM-DD_HH-MM-SS, for file names.

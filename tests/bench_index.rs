@@ -68,6 +68,33 @@ fn the_index_keeps_the_newest_report_per_machine_and_workload() {
 }
 
 #[test]
+fn of_one_day_the_index_keeps_the_latest_run_whatever_its_name() {
+    let dir = std::env::temp_dir().join(format!("skinbench-index-time-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = |name: &str, time: Option<&str>| {
+        let mut machine = serde_json::json!({
+            "cpu": "EPYC", "cores": 2, "simd": "AVX-512", "date": "2026-11-29", "git_sha": "abc",
+        });
+        if let Some(time) = time {
+            machine["time_utc"] = time.into();
+        }
+        let json = serde_json::json!({ "machine": machine, "workloads": ["skin"] });
+        std::fs::write(dir.join(format!("{name}.json")), json.to_string()).unwrap();
+    };
+    // Names sort against the order of the runs; one report predates recorded times.
+    report("z_untimed", None);
+    report("c_morning", Some("09:30:00"));
+    report("b_evening", Some("23:56:10"));
+    report("a_noon", Some("12:00:00"));
+    let text = index_markdown(&dir);
+    assert!(text.contains("[b_evening](b_evening.md)"), "{text}");
+    for other in ["z_untimed", "c_morning", "a_noon"] {
+        assert!(!text.contains(other), "{text}");
+    }
+}
+
+#[test]
 fn reports_of_one_cpu_name_and_two_generations_are_two_machines() {
     let dir = std::env::temp_dir().join(format!("skinbench-index-id-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -6,7 +6,7 @@
 //! where recorded, its family and model, SIMD level) and its workloads (the CPU workloads
 //! a report lists, or `gpu` / `crowd` for theirs), qualified by what makes a run a different measurement (another rig, an
 //! instance count, several SIMD levels, `--quick`), form a key; per key the newest report
-//! (by date, then name) is listed. The table replaces what lies between two marker lines
+//! (by date, then the time of day where recorded, then name) is listed. The table replaces what lies between two marker lines
 //! of the folder's `README.md`; a folder without them is left alone.
 
 use super::table::{Align, Table};
@@ -26,6 +26,8 @@ struct Listed {
     workload: String,
     qualifiers: String,
     date: String,
+    /// The run's UTC start time, where the report records it (empty otherwise).
+    time: String,
     file: String,
     commit: String,
 }
@@ -122,6 +124,7 @@ fn listed(dir: &Path) -> Vec<Listed> {
         };
         let m = &report["machine"];
         let date = m["date"].as_str().unwrap_or("").to_string();
+        let time = m["time_utc"].as_str().unwrap_or("").to_string();
         let commit = m["git_sha"].as_str().unwrap_or("").to_string();
         for workload in workloads(&report, &stem) {
             out.push(Listed {
@@ -129,6 +132,7 @@ fn listed(dir: &Path) -> Vec<Listed> {
                 qualifiers: qualifiers(&report, &workload),
                 workload,
                 date: date.clone(),
+                time: time.clone(),
                 file: stem.clone(),
                 commit: commit.clone(),
             });
@@ -143,7 +147,10 @@ pub fn index_markdown(dir: &Path) -> String {
     for l in listed(dir) {
         let key = (l.machine.clone(), l.workload.clone(), l.qualifiers.clone());
         match latest.get(&key) {
-            Some(have) if (&have.date, &have.file) >= (&l.date, &l.file) => {}
+            // The latest by date, then time of day (a report with a time is later than
+            // one of the same day without: those came before times were recorded), then
+            // name.
+            Some(have) if (&have.date, &have.time, &have.file) >= (&l.date, &l.time, &l.file) => {}
             _ => {
                 latest.insert(key, l);
             }
