@@ -209,8 +209,9 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         "  joints per level held at their rest pose (leaves first, while at every pose the level's \
          vertices move no more than its surface's distance leaves room for under the largest, so \
          its error does not grow; a character drawn at the level gives them their rest pose on \
-         every path and skips their tracks, but for the CPU's rotation blocks of eight, sampled \
-         whole; moving a vertex: the most, +{:.0} %):",
+         every path and skips their tracks, the CPU's rotation blocks of eight included, which \
+         it makes per level from the sampled joints' tracks; moving a vertex: the most, \
+         +{:.0} %):",
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
     );
     for (l, m) in merges.iter().enumerate() {
