@@ -239,7 +239,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         let _ = writeln!(
             out,
             "  level {l}: {} of {} animated joints sampled, {held}",
-            m.animated - m.held.len(),
+            m.sampled(),
             m.animated,
         );
     }

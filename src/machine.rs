@@ -191,17 +191,8 @@ fn utc_now() -> (String, String) {
 
 /// Current UTC time as YYYY-MM-DD_HH-MM-SS, for file names.
 pub fn timestamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let s = secs % 86_400;
-    format!(
-        "{y:04}-{m:02}-{d:02}_{:02}-{:02}-{:02}",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
+    let (date, time) = utc_now();
+    format!("{date}_{}", time.replace(':', "-"))
 }
 
 fn civil_from_days(z: i64) -> (i64, u32, u32) {

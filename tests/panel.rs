@@ -417,7 +417,7 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
         .enumerate()
         .map(|(g, &l)| {
             let m = &merges[l as usize];
-            (13 - 8 * g).min(8) * (m.animated - m.held.len())
+            (13 - 8 * g).min(8) * m.sampled()
         })
         .sum();
     assert_eq!(reading.joints_sampled, sampled as u64, "{reading:?}");

@@ -249,10 +249,11 @@ impl LevelPose<'_> {
 }
 
 /// [`sample_clip`] for a character posed for a mesh level (`level`): the tracks of
-/// joints outside the level's set or held at rest are skipped (the lane tracks in whole
-/// blocks, ordered so that a level's tracks come first), those joints keep the rest pose
-/// or whatever a track of the same block wrote, and the held ones get their rest pose
-/// last. `None`: every track.
+/// joints outside the level's set or held at rest are skipped, and those joints keep the
+/// rest pose. The lane tracks come from the level's own blocks where its merges carry them
+/// (only the sampled joints'); otherwise from the clip's blocks ordered so that a level's
+/// tracks come first, where a skipped joint may get what its block wrote, so the held ones
+/// get their rest pose last. `None`: every track.
 ///
 /// `clip_index` is `clip`'s place in the rig's clips, which the level's lane tracks are
 /// kept by.

@@ -481,6 +481,8 @@ pub struct PreparedData {
     level_joint_sets: std::sync::OnceLock<Vec<joint_sets::JointSet>>,
     /// Every joint and entry ([`PreparedData::all_joints`]).
     all_joints: std::sync::OnceLock<joint_sets::JointSet>,
+    /// Per joint, whether a clip animates it ([`PreparedRig::animated_joints`]).
+    animated_joints: std::sync::OnceLock<Vec<bool>>,
     /// Each level's error measured over the clips' poses, model units: filled by
     /// `skin::mesh_lod` on first ask (it skins through the hierarchy, a layer above).
     pub(crate) mesh_level_errors: std::sync::OnceLock<MeshLevelErrors>,
@@ -571,6 +573,11 @@ impl LevelMerges {
     /// Nothing held (the full mesh, or no clip).
     pub fn none(animated: usize, joints: usize) -> Self {
         LevelMerges::new(animated, Vec::new(), 0.0, joints)
+    }
+
+    /// Animated joints of the level's set a character posed for it samples: those not held.
+    pub fn sampled(&self) -> usize {
+        self.animated.saturating_sub(self.held.len())
     }
 
     /// Whether joint `joint` is held at rest (false past the skeleton).
@@ -689,6 +696,7 @@ impl PreparedRig {
                 drawn_vertices: std::sync::OnceLock::new(),
                 level_joint_sets: std::sync::OnceLock::new(),
                 all_joints: std::sync::OnceLock::new(),
+                animated_joints: std::sync::OnceLock::new(),
                 mesh_level_errors: std::sync::OnceLock::new(),
             },
         };
@@ -722,8 +730,13 @@ impl PreparedRig {
             .get_or_init(|| joint_sets::JointSet::all(&self.skeleton))
     }
 
-    /// Per joint, whether a track of some clip animates it.
-    pub fn animated_joints(&self) -> Vec<bool> {
+    /// Per joint, whether a track of some clip animates it (made on first ask).
+    pub fn animated_joints(&self) -> &[bool] {
+        self.animated_joints
+            .get_or_init(|| self.find_animated_joints())
+    }
+
+    fn find_animated_joints(&self) -> Vec<bool> {
         let mut animated = vec![false; self.joint_count()];
         let mut mark = |joint: usize| {
             if let Some(a) = animated.get_mut(joint) {

@@ -322,7 +322,7 @@ impl Scene {
                     let merges = crate::skin::level_errors::joint_merges(rig);
                     merges
                         .get(l.min(merges.len().saturating_sub(1)))
-                        .map_or(moving, |m| (m.animated - m.held.len()) as u64)
+                        .map_or(moving, |m| m.sampled() as u64)
                 }
             },
             every,
