@@ -10,7 +10,7 @@
 // written, nor are palette entries no weighted influence names; with the LOD pass, a
 // character poses only the joints that move its skin level's vertices. The passes:
 //
-// - `cs_sample`: one invocation per (character, joint): the joint's tracks of the clip at
+// - `cs_sample`: one invocation per (character, joint it samples): the joint's tracks of the clip at
 //   the character's time (STEP, LINEAR with slerp for rotations, CUBICSPLINE with the
 //   glTF Hermite form), the rest pose where the clip has no track, then the cross-fade
 //   towards the second clip (nlerp on the short arc, lerp of translation and scale), into
@@ -24,8 +24,11 @@
 //   put them, so `gpu_compute`'s skinning and `gpu_vertex` read them in place.
 //
 // With LOD, `cs_due` and `cs_due_args` (and `cs_level_args` per depth level) first list
-// each range's due characters, and sampling, the walk or the depth levels, and the
-// palettes dispatch over the list (see `cs_due`).
+// each range's due characters, whole and per level of the mesh's chain; the walk or the
+// depth levels dispatch over the whole list, sampling and the palettes over the levels'
+// lists, each level over only the joints it samples and the entries of its joints (see
+// `cs_due`). A joint the level poses but does not sample (no clip animates it, or the
+// level holds it) the hierarchy takes at rest.
 //
 // A dispatch covers one range of characters: `poses` (its local poses, model matrices and
 // due list) and `palettes` are that range's, the records and the data whole.
@@ -88,9 +91,18 @@ struct AnimateParams {
     depth_levels: u32,
     depth_level: u32,
     // Per level of the mesh's chain, a bit per joint: the joints a character posed for it
-    // holds at their rest pose (`mask_words` words a level; none at the full mesh).
-    held_masks_at: u32,
+    // samples (its joints a clip animates and the level does not hold); it poses the
+    // others at rest (`mask_words` words a level).
+    sampled_masks_at: u32,
+    // Per level of the chain (`list_levels` of them), four words: where its sampled joints
+    // start in `data` and how many, where the moving palette entries of its joints start
+    // and how many. With `lod`, sampling and the palettes dispatch each level's due
+    // characters over its own lists (see `cs_due`).
+    level_lists_at: u32,
+    list_levels: u32,
     _pad_b: u32,
+    _pad_c: u32,
+    _pad_d: u32,
 };
 
 #import skinbench::record::Character
@@ -147,20 +159,41 @@ fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 //
 // - vec4 0: the count being appended to (x), and the count of this frame's list (y);
 // - vec4 1, 2, 3: the sampling, walk and palette dispatches' workgroups (x, y, z);
-// - vec4 4 + l, for each depth level l: its `cs_hierarchy_level` dispatch's workgroups;
-// - then the characters (their index in the range), four a vec4, in the order the
-//   atomics gave (what each character's pose becomes does not depend on it).
+// - vec4 4 + d, for each depth level d: its `cs_hierarchy_level` dispatch's workgroups;
+// - vec4 4 + depth_levels + l, for each level l of the mesh's chain: the count of its
+//   list being appended to (x), this frame's count (y), and where its invocations start
+//   in the sampling (z) and the palette (w) dispatches;
+// - then the characters (their index in the range), a word each, in the order the
+//   atomics gave (what each character's pose becomes does not depend on it), room for
+//   every character of the range; then, as much room each, per level of the chain the
+//   listed characters posed for it.
+//
+// The walk and the depth levels go over the whole list. Sampling and the palettes go over
+// the levels' lists, one after the other: a character posed for a coarse level launches
+// invocations only for the joints it samples and the entries it writes, not for every
+// moving joint and entry only to return (a software renderer pays for each).
 //
 // `GpuAnimator::read_back_due_lists` reads them back; the CPU twin is the LOD pass's
 // decision.
 const DUE_HEADER: u32 = 4u;
 
-// Where the list's characters start in `poses` (vec4s).
-fn due_list_start() -> u32 {
-    return p.due_at + DUE_HEADER + p.depth_levels;
+// Where level `l`'s counts are in `poses` (vec4s).
+fn level_counts_at(l: u32) -> u32 {
+    return p.due_at + DUE_HEADER + p.depth_levels + l;
 }
 
-// Appends character `c` of the range to the list where the LOD pass marked it due.
+// Where the list's characters start in `poses` (vec4s).
+fn due_list_start() -> u32 {
+    return p.due_at + DUE_HEADER + p.depth_levels + p.list_levels;
+}
+
+// Where level `l`'s list starts in `poses`, words.
+fn level_list_word(l: u32) -> u32 {
+    return 4u * due_list_start() + p.characters * (1u + l);
+}
+
+// Appends character `c` of the range to the list, and to its posed level's, where the
+// LOD pass marked it due.
 @compute @workgroup_size(WORKGROUP)
 fn cs_due(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = flat_index(id, groups);
@@ -170,6 +203,9 @@ fn cs_due(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
     }
     let k = atomicAdd(&due_words[4u * p.due_at], 1u);
     atomicStore(&due_words[4u * due_list_start() + k], c);
+    let level = min(posed_level(c), p.list_levels - 1u);
+    let in_level = atomicAdd(&due_words[4u * level_counts_at(level)], 1u);
+    atomicStore(&due_words[level_list_word(level) + in_level], c);
 }
 
 // The workgroups of `invocations`, in rows of at most 65,535 (`flat_index` counts across
@@ -194,9 +230,20 @@ fn cs_due_args() {
     let at = 4u * p.due_at;
     let count = atomicExchange(&due_words[at], 0u);
     atomicStore(&due_words[at + 1u], count);
-    store_workgroups(at + 4u, count * p.moving_joints);
+    var sampled = 0u;
+    var entries = 0u;
+    for (var l = 0u; l < p.list_levels; l = l + 1u) {
+        let counts = 4u * level_counts_at(l);
+        let listed = atomicExchange(&due_words[counts], 0u);
+        atomicStore(&due_words[counts + 1u], listed);
+        atomicStore(&due_words[counts + 2u], sampled);
+        atomicStore(&due_words[counts + 3u], entries);
+        sampled = sampled + listed * data[p.level_lists_at + 4u * l + 1u];
+        entries = entries + listed * data[p.level_lists_at + 4u * l + 3u];
+    }
+    store_workgroups(at + 4u, sampled);
     store_workgroups(at + 8u, count);
-    store_workgroups(at + 12u, count * p.moving_entries);
+    store_workgroups(at + 12u, entries);
 }
 
 // One invocation a range and depth level (its parameter block), after `cs_due_args`:
@@ -213,8 +260,12 @@ fn due_count() -> u32 {
     return bitcast<u32>(poses[p.due_at].y);
 }
 
+fn list_word(w: u32) -> u32 {
+    return bitcast<u32>(poses[w / 4u][w % 4u]);
+}
+
 fn due_character(k: u32) -> u32 {
-    return bitcast<u32>(poses[due_list_start() + k / 4u][k % 4u]);
+    return list_word(4u * due_list_start() + k);
 }
 
 // The character and the item of it (joint or palette entry, among `per_character`) that
@@ -245,6 +296,36 @@ fn item(i: u32, per_character: u32) -> Item {
     return it;
 }
 
+// With `lod`: the character and the joint (`entries` false: one its level samples) or
+// palette entry (true: one of its level's joints') that invocation `i` of the sampling or
+// palette pass computes, over the levels' lists one after the other (`cs_due_args` wrote
+// where each level's invocations start). `found` is false past the last.
+struct LevelItem {
+    c: u32,
+    item: u32,
+    found: bool,
+};
+
+fn level_item(i: u32, entries: bool) -> LevelItem {
+    var it: LevelItem;
+    it.found = false;
+    let which = select(0u, 2u, entries);
+    for (var l = 0u; l < p.list_levels; l = l + 1u) {
+        let counts = bitcast<vec4<u32>>(poses[level_counts_at(l)]);
+        let first = select(counts.z, counts.w, entries);
+        let per_character = data[p.level_lists_at + 4u * l + which + 1u];
+        if (i >= first && i - first < counts.y * per_character) {
+            let listed = (i - first) / per_character;
+            let k = i - first - listed * per_character;
+            it.c = list_word(level_list_word(l) + listed);
+            it.item = data[data[p.level_lists_at + 4u * l + which] + k];
+            it.found = true;
+            return it;
+        }
+    }
+    return it;
+}
+
 // Whether this frame leaves character `c` of the range as it is (LOD: not due).
 fn skipped(c: u32) -> bool {
     return p.lod != 0u && (characters[p.first_character + c].due & RECORD_ANIMATE) == 0u;
@@ -266,9 +347,9 @@ fn is_posed(level: u32, joint: u32) -> bool {
     return ((word >> (joint % 32u)) & 1u) != 0u;
 }
 
-// Whether a character posed for `level` holds `joint` at its rest pose.
-fn is_held(level: u32, joint: u32) -> bool {
-    let word = data[p.held_masks_at + level * p.mask_words + joint / 32u];
+// Whether a character posed for `level` samples `joint` (else it poses it at rest).
+fn is_sampled(level: u32, joint: u32) -> bool {
+    let word = data[p.sampled_masks_at + level * p.mask_words + joint / 32u];
     return ((word >> (joint % 32u)) & 1u) != 0u;
 }
 
@@ -455,27 +536,13 @@ fn sample_joint(clip: u32, joint: u32, time_secs: f32) -> Pose {
     return pose;
 }
 
-@compute @workgroup_size(WORKGROUP)
-fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let it = item(flat_index(id, groups), p.moving_joints);
-    if (!it.found) {
-        return;
-    }
-    let c = it.c;
-    let joint = data[p.moving_joints_at + it.k];
-    let level = posed_level(c);
-    if (!is_posed(level, joint)) {
-        return;
-    }
+// Joint `joint` of character `c` sampled at its time, cross-faded with the second clip,
+// into the range's local poses.
+fn sample_into(c: u32, joint: u32) {
     let character = characters[p.first_character + c];
     let time_secs = character.time_secs + character.speed * (p.clock_secs - character.since_secs);
-    // A held joint's tracks are not sampled: its rest pose, as both clips would blend it.
-    let held = is_held(level, joint);
-    var pose = rest(joint);
-    if (!held) {
-        pose = sample_joint(character.clips & 0xffffu, joint, time_secs);
-    }
-    if (p.blend_weight > 0.0 && !held) {
+    var pose = sample_joint(character.clips & 0xffffu, joint, time_secs);
+    if (p.blend_weight > 0.0) {
         let other = sample_joint(character.clips >> 16u, joint, time_secs);
         let w = p.blend_weight;
         // Short-hemisphere nlerp, as glam's `Quat::lerp`.
@@ -484,18 +551,40 @@ fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
         pose.translation = pose.translation * (1.0 - w) + other.translation * w;
         pose.scale = pose.scale * (1.0 - w) + other.scale * w;
     }
+    store_local(c, joint, pose);
+}
+
+fn store_local(c: u32, joint: u32, pose: Pose) {
     let at = (c * p.joint_stride + joint) * 3u;
     poses[at] = pose.rotation;
     poses[at + 1u] = vec4<f32>(pose.translation, 0.0);
     poses[at + 2u] = vec4<f32>(pose.scale, 0.0);
 }
 
+@compute @workgroup_size(WORKGROUP)
+fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(id, groups);
+    if (p.lod != 0u) {
+        // Each listed character's level's sampled joints; the hierarchy poses its other
+        // joints at rest.
+        let it = level_item(i, false);
+        if (it.found) {
+            sample_into(it.c, it.item);
+        }
+        return;
+    }
+    // Every character's every moving joint (the full mesh's: none held).
+    let it = item(i, p.moving_joints);
+    if (it.found) {
+        sample_into(it.c, data[p.moving_joints_at + it.k]);
+    }
+}
+
 // The rows of scale, then rotation, then translation (`Qvs::to_mat4`).
-fn local_rows(c: u32, joint: u32) -> Rows {
-    let at = (c * p.joint_stride + joint) * 3u;
-    let q = poses[at];
-    let t = poses[at + 1u].xyz;
-    let s = poses[at + 2u].xyz;
+fn pose_rows(pose: Pose) -> Rows {
+    let q = pose.rotation;
+    let t = pose.translation;
+    let s = pose.scale;
     let x2 = q.x + q.x;
     let y2 = q.y + q.y;
     let z2 = q.z + q.z;
@@ -533,16 +622,26 @@ fn model_rows(c: u32, joint: u32) -> Rows {
     return Rows(poses[at], poses[at + 1u], poses[at + 2u]);
 }
 
-// Joint `joint` of character `c`: its parent's model matrix (a root's: its folded
-// ancestors) times its local matrix.
-fn pose_joint(c: u32, joint: u32) {
+// Joint `joint` of character `c`, posed for `level`: its parent's model matrix (a root's:
+// its folded ancestors) times its local matrix. With `lod`, a joint the level does not
+// sample is posed at rest, and its rest pose is written where sampling would have put it,
+// so the local poses read back show what every joint was posed from.
+fn pose_joint(c: u32, joint: u32, level: u32) {
     var parent: Rows;
     if (joint < p.root_count) {
         parent = rig_rows(p.roots_at + joint * 12u);
     } else {
         parent = model_rows(c, data[p.parents_at + joint]);
     }
-    let m = mul_rows(parent, local_rows(c, joint));
+    var local: Pose;
+    if (p.lod != 0u && !is_sampled(level, joint)) {
+        local = rest(joint);
+        store_local(c, joint, local);
+    } else {
+        let at = (c * p.joint_stride + joint) * 3u;
+        local = Pose(poses[at], poses[at + 1u].xyz, poses[at + 2u].xyz);
+    }
+    let m = mul_rows(parent, pose_rows(local));
     let at = p.model_at + (c * p.joint_stride + joint) * 3u;
     poses[at] = m.r0;
     poses[at + 1u] = m.r1;
@@ -561,7 +660,7 @@ fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     for (var k = 0u; k < p.moving_joints; k = k + 1u) {
         let joint = data[p.moving_joints_at + k];
         if (is_posed(level, joint)) {
-            pose_joint(c, joint);
+            pose_joint(c, joint, level);
         }
     }
 }
@@ -575,10 +674,11 @@ fn cs_hierarchy_level(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num
         return;
     }
     let joint = data[p.level_first + it.k];
-    if (!is_posed(posed_level(it.c), joint)) {
+    let level = posed_level(it.c);
+    if (!is_posed(level, joint)) {
         return;
     }
-    pose_joint(it.c, joint);
+    pose_joint(it.c, joint, level);
 }
 
 // The normal matrix: the 3x3's cofactor, signed by its determinant and scaled to norm √3
@@ -647,16 +747,27 @@ fn dual_quat_rows(m: Rows) -> array<vec4<f32>, 2> {
 
 @compute @workgroup_size(WORKGROUP)
 fn cs_palette(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let it = item(flat_index(id, groups), p.moving_entries);
-    if (!it.found) {
-        return;
+    let i = flat_index(id, groups);
+    var c: u32;
+    var entry: u32;
+    if (p.lod != 0u) {
+        // Each listed character's level's entries.
+        let it = level_item(i, true);
+        if (!it.found) {
+            return;
+        }
+        c = it.c;
+        entry = it.item;
+    } else {
+        // Every character's every moving entry (the full mesh's joints).
+        let it = item(i, p.moving_entries);
+        if (!it.found) {
+            return;
+        }
+        c = it.c;
+        entry = data[p.moving_entries_at + it.k];
     }
-    let c = it.c;
-    let entry = data[p.moving_entries_at + it.k];
     let joint = data[p.entry_joints_at + entry];
-    if (!is_posed(posed_level(c), joint)) {
-        return;
-    }
     let m = mul_rows(model_rows(c, joint), rig_rows(p.binds_at + entry * 12u));
     let base = c * p.palette_stride;
     if (p.dual_quat != 0u) {

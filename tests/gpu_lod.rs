@@ -584,6 +584,113 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     Ok(())
 }
 
+/// With both LODs on the GPU, sampling and the palettes dispatch over each mesh level's
+/// list: per range, the levels' lists hold exactly the due list's characters, each in the
+/// list of the level its pose is made for (read back from the LOD pass); the sampling
+/// dispatch's arguments are the workgroups of Σ a level's characters × the joints it
+/// samples (its set's animated joints less the held ones), the palettes' of Σ × its
+/// entries; some frame launches fewer sampling invocations than the due list × every
+/// moving joint, more than one level is listed over the frames, and every frame
+/// verifies (a joint posed at rest that should have been sampled, or a sampled one left
+/// out, shows in the local poses; a missing palette entry in the skin).
+fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
+    common::gpu_or_skip();
+    let mut scene = lod_scene(rig, skin, true, true)?;
+    // Three ranges of characters, each with its own lists and arguments.
+    scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
+    // From far, where characters take coarse levels, coming closer.
+    scene.camera_mut().distance *= 4.0;
+    let tables = AnimationTables::new(rig);
+    let work = &tables.offsets.level_lists;
+    let moving_joints = tables.offsets.moving_joints;
+    let mut fewer = 0;
+    let mut levels_seen = std::collections::BTreeSet::new();
+    for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+        if closer || step % 3 == 2 {
+            scene.camera_mut().distance *= 0.5;
+        }
+        scene.request_verify();
+        scene
+            .frame(Frame::headless(dt))
+            .map_err(|e| e.to_string())?;
+        verified(&mut scene, &format!("frame {step}: verify"))?;
+        let lists = scene.gpu_due_lists().map_err(|e| e.to_string())?;
+        let Some((_, posed)) = scene.gpu_levels().map_err(|e| e.to_string())? else {
+            return Err(format!("frame {step}: no levels read back").into());
+        };
+        for (r, list) in lists.iter().enumerate() {
+            if list.by_level.len() != work.len() {
+                return Err(format!(
+                    "frame {step}, range {r}: {} levels' lists, the chain has {}",
+                    list.by_level.len(),
+                    work.len()
+                )
+                .into());
+            }
+            let mut together: Vec<u32> = list.by_level.iter().flatten().copied().collect();
+            together.sort_unstable();
+            if together != list.characters {
+                return Err(format!(
+                    "frame {step}, range {r}: the levels' lists hold {together:?}, the due \
+                     list {:?}",
+                    list.characters
+                )
+                .into());
+            }
+            let (mut sampled, mut entries) = (0, 0);
+            for (l, (listed, &[_, joints, _, level_entries])) in
+                list.by_level.iter().zip(work).enumerate()
+            {
+                if let Some(&c) = listed
+                    .iter()
+                    .find(|&&c| (posed[c as usize] as usize).min(work.len() - 1) != l)
+                {
+                    return Err(format!(
+                        "frame {step}, range {r}: character {c} in level {l}'s list, its pose \
+                         made for level {}",
+                        posed[c as usize]
+                    )
+                    .into());
+                }
+                if !listed.is_empty() {
+                    levels_seen.insert(l);
+                }
+                sampled += listed.len() as u32 * joints;
+                entries += listed.len() as u32 * level_entries;
+            }
+            let (x, y) = workgroups(sampled);
+            if list.sample_workgroups != [x, y, 1] {
+                return Err(format!(
+                    "frame {step}, range {r}: sampling given {:?} workgroups for {sampled} \
+                     sampled joints",
+                    list.sample_workgroups
+                )
+                .into());
+            }
+            let (x, y) = workgroups(entries);
+            if list.palette_workgroups != [x, y, 1] {
+                return Err(format!(
+                    "frame {step}, range {r}: the palettes given {:?} workgroups for {entries} \
+                     entries",
+                    list.palette_workgroups
+                )
+                .into());
+            }
+            if sampled < list.characters.len() as u32 * moving_joints {
+                fewer += 1;
+            }
+        }
+    }
+    if fewer == 0 {
+        return Err("no frame sampled fewer joints than its due list's every moving joint".into());
+    }
+    // A chain of one level (a mesh too small to reduce) lists that one.
+    if levels_seen.len() < work.len().min(2) {
+        return Err(format!("only levels {levels_seen:?} were listed").into());
+    }
+    Ok(())
+}
+
 fn skinned_levels(
     rig: &Arc<PreparedRig>,
     shadows: bool,
@@ -1710,6 +1817,13 @@ fn main() {
             format!("levels_over_due_lists/{name}"),
             move || levels_over_due_lists(&r),
         ));
+        for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("level_lists/{name}/{}", skin.name()),
+                move || level_lists(&r, skin),
+            ));
+        }
         let r = rig.clone();
         trials.push(common::trial(
             format!("cpu_and_gpu_levels/{name}"),

@@ -20,11 +20,14 @@
 //! character's invocations only for most to return cost as much as the work (on lavapipe
 //! the sampling pass took 4.7 s at a million Foxes with an eighth of them due, against 5.3 s
 //! with all). So each range first lists its due characters (`cs_due`, one invocation per
-//! character, appending with an atomic; `cs_due_args` turns the count into the three
-//! passes' dispatch arguments, and `cs_level_args` those of each depth level), the
-//! arguments are copied out of the range's buffer (a dispatch cannot read its arguments
-//! from a buffer it writes), and sampling, the walk (or each depth level's dispatch) and
-//! the palettes dispatch indirectly over the list. [`GpuAnimator::read_back_due_lists`]
+//! character, appending with an atomic to the range's list and to its posed level's;
+//! `cs_due_args` turns the counts into the three passes' dispatch arguments, and
+//! `cs_level_args` those of each depth level), the arguments are copied out of the range's
+//! buffer (a dispatch cannot read its arguments from a buffer it writes), and the walk (or
+//! each depth level's dispatch) goes indirectly over the list, sampling and the palettes
+//! over the levels' lists: a character posed for a coarse level launches invocations only
+//! for the joints its level samples ([`tables::TableOffsets::level_lists`]) and the entries
+//! of its joints. The hierarchy poses the level's other joints at rest. [`GpuAnimator::read_back_due_lists`]
 //! reads the lists and the arguments back for the tests that compare them with the LOD
 //! pass's decisions.
 
@@ -173,10 +176,15 @@ crate::gpu_struct! {
         /// range's own block): where `cs_level_args` writes its dispatch's arguments.
         depth_levels: u32,
         depth_level: u32,
-        /// Per mesh level, a bit per joint: the joints it holds at rest
-        /// ([`tables::TableOffsets`]), `mask_words` words a level.
-        held_masks_at: u32,
+        /// Per mesh level, a bit per joint: the joints it samples (the others it poses
+        /// at rest), `mask_words` words a level; and the levels' lists of sampled joints
+        /// and entries ([`tables::TableOffsets`]).
+        sampled_masks_at: u32,
+        level_lists_at: u32,
+        list_levels: u32,
         _pad_b: u32,
+        _pad_c: u32,
+        _pad_d: u32,
     }
 }
 
@@ -193,7 +201,7 @@ const LEVEL_ARGS_AT: u64 = 48;
 /// One dispatch's arguments (x, y, z), in a vec4.
 const ARGS_BYTES: u64 = 16;
 
-const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 144);
+const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 160);
 
 /// One range's list of due characters, read back ([`GpuAnimator::read_back_due_lists`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,6 +211,13 @@ pub struct DueList {
     /// Per depth level of the rig, the workgroups (x, y, z) its hierarchy dispatch over
     /// the list was given ([`workgroups`] of the list's length times the level's joints).
     pub level_workgroups: Vec<[u32; 3]>,
+    /// Per level of the mesh's chain, the listed characters posed for it (their indices
+    /// in the crowd, ascending).
+    pub by_level: Vec<Vec<u32>>,
+    /// The workgroups of the sampling and the palette dispatches: [`workgroups`] of Σ over
+    /// the levels of a level's characters times its sampled joints (its entries).
+    pub sample_workgroups: [u32; 3],
+    pub palette_workgroups: [u32; 3],
 }
 
 /// Each character's local poses and model matrices, read back.
@@ -328,7 +343,9 @@ impl GpuAnimator {
             contents: bytemuck::cast_slice(&t.words),
             usage: wgpu::BufferUsages::STORAGE,
         });
-        let header_bytes = DUE_ARGS_IN_HEADER + args_bytes(&t.offsets);
+        let header_bytes = DUE_ARGS_IN_HEADER
+            + args_bytes(&t.offsets)
+            + ARGS_BYTES * u64::from(t.offsets.list_levels);
         let due_args_buffer = Self::due_args_buffer(device, args_bytes(&t.offsets));
         let shader = super::shaders::create(device, super::shaders::Shader::Animate);
         let (bind_layout, layout) = super::compute::compute_layouts(
@@ -394,7 +411,13 @@ impl GpuAnimator {
     /// palette passes' indirect dispatch arguments and each depth level's, a vec4 each
     /// (`cs_due` in animate.wgsl).
     fn due_header_bytes(&self) -> u64 {
-        DUE_ARGS_IN_HEADER + self.due_args_bytes()
+        DUE_ARGS_IN_HEADER + self.due_args_bytes() + self.level_counts_bytes()
+    }
+
+    /// The levels' counts in a range's due-list header, after the dispatch arguments: a
+    /// vec4 per level of the chain (`cs_due` in animate.wgsl).
+    fn level_counts_bytes(&self) -> u64 {
+        ARGS_BYTES * u64::from(self.offsets.list_levels)
     }
 
     /// A range's dispatch arguments over its due list, bytes (see [`args_bytes`]).
@@ -538,9 +561,10 @@ impl GpuAnimator {
             .per_range_after(&bytes, &[self.due_header_bytes(), 0], false)
     }
 
-    /// A character's local poses and model matrices, and its word of the due list, bytes.
+    /// A character's local poses and model matrices, and its words of the due list and
+    /// of each level's list, bytes.
     fn range_bytes_per_character(&self) -> u64 {
-        (2 * self.joint_stride * JOINT_BYTES) as u64 + 4
+        (2 * self.joint_stride * JOINT_BYTES) as u64 + 4 * (1 + u64::from(self.offsets.list_levels))
     }
 
     /// Where range `r`'s due list (its header first) starts in its poses buffer, bytes:
@@ -705,10 +729,11 @@ impl GpuAnimator {
     }
 
     /// The sampling pass: one invocation per character and moving joint. With LOD, each
-    /// range first lists its due characters (`cs_due`, `cs_due_args`, in a pass of their
-    /// own whose time the sampling row includes), the three passes' arguments are copied
-    /// where a dispatch may read them, and sampling, the walk and the palettes dispatch
-    /// over the lists.
+    /// range first lists its due characters, whole and by posed level (`cs_due`,
+    /// `cs_due_args`, in a pass of their own whose time the sampling row includes), the
+    /// three passes' arguments are copied where a dispatch may read them, and sampling
+    /// (one invocation per listed character and joint its level samples), the walk and
+    /// the palettes dispatch over the lists.
     pub fn record_sample(&self, ctx: &mut PassContext<'_>) {
         let joints = self.offsets.moving_joints;
         let (Some(prepared), Some((_, groups))) = (&self.prepared, &self.bound) else {
@@ -890,12 +915,17 @@ impl GpuAnimator {
                 moving_entries: o.moving_entries,
                 joint_masks_at: o.joint_masks_at,
                 mask_words: o.mask_words,
-                joint_levels: b.joint_levels,
+                // The LOD pass chooses among the chain's levels, each with its lists.
+                joint_levels: b.joint_levels.min(o.list_levels.max(1)),
                 due_at: (self.due_list_at(r) / 16) as u32,
                 depth_levels: o.levels.len() as u32,
                 depth_level: 0,
-                held_masks_at: o.held_masks_at,
+                sampled_masks_at: o.sampled_masks_at,
+                level_lists_at: o.level_lists_at,
+                list_levels: o.list_levels,
                 _pad_b: 0,
+                _pad_c: 0,
+                _pad_d: 0,
             };
             let levels = std::iter::once((0, 0)).chain(o.levels.iter().copied());
             for (block, (first, count)) in levels.enumerate() {
@@ -1030,22 +1060,35 @@ impl GpuAnimator {
             if words.len() < header {
                 return Err(GpuAnimateError::RangesMissing);
             }
-            let listed = (words[1] as usize).min(words.len() - header);
             let first = (r * bound.per_range) as u32;
-            let mut characters: Vec<u32> = words[header..header + listed]
-                .iter()
-                .map(|&c| first + c)
-                .collect();
-            characters.sort_unstable();
+            // `listed` words from `at`, as crowd indices, ascending.
+            let list = |at: usize, listed: u32| -> Vec<u32> {
+                let at = at.min(words.len());
+                let end = (at + listed as usize).min(words.len());
+                let mut characters: Vec<u32> = words[at..end].iter().map(|&c| first + c).collect();
+                characters.sort_unstable();
+                characters
+            };
+            let args = |bytes: u64| {
+                let at = ((DUE_ARGS_IN_HEADER + bytes) / 4) as usize;
+                [words[at], words[at + 1], words[at + 2]]
+            };
+            let characters = list(header, words[1]);
             let level_workgroups = (0..self.offsets.levels.len())
-                .map(|l| {
-                    let at = ((DUE_ARGS_IN_HEADER + LEVEL_ARGS_AT) / 4) as usize + 4 * l;
-                    [words[at], words[at + 1], words[at + 2]]
-                })
+                .map(|l| args(LEVEL_ARGS_AT + ARGS_BYTES * l as u64))
+                .collect();
+            // The range's live characters: each level's list has room for as many.
+            let live = live_in_range(bound.characters, bound.per_range, r);
+            let counts_at = ((DUE_ARGS_IN_HEADER + self.due_args_bytes()) / 4) as usize;
+            let by_level = (0..self.offsets.list_levels as usize)
+                .map(|l| list(header + live * (1 + l), words[counts_at + 4 * l + 1]))
                 .collect();
             lists.push(DueList {
                 characters,
                 level_workgroups,
+                by_level,
+                sample_workgroups: args(SAMPLE_ARGS_AT),
+                palette_workgroups: args(PALETTE_ARGS_AT),
             });
         }
         Ok(lists)

@@ -86,9 +86,18 @@ pub struct TableOffsets {
     /// ([`crate::prepare::PreparedData::level_joint_sets`]), `mask_words` words a level.
     pub joint_masks_at: u32,
     pub mask_words: u32,
-    /// Per level of the chain, a bit per joint: the joints a character posed for it holds
-    /// at rest ([`crate::skin::joint_merges`]), `mask_words` words a level.
-    pub held_masks_at: u32,
+    /// Per level of the chain, a bit per joint: the joints a character posed for it
+    /// samples (its set's joints some clip animates and the level does not hold at rest,
+    /// [`crate::skin::joint_merges`]), `mask_words` words a level. The others it poses
+    /// at rest.
+    pub sampled_masks_at: u32,
+    /// Per level of the chain (`list_levels` of them, at least one): four words at
+    /// `level_lists_at + 4 l`, the same as `level_lists[l]`: where the level's sampled
+    /// joints start and how many (ascending), where the moving palette entries of its
+    /// joints start and how many. The passes over due lists dispatch each level over these.
+    pub list_levels: u32,
+    pub level_lists_at: u32,
+    pub level_lists: Vec<[u32; 4]>,
 }
 
 /// What the animation shader reads (see the module docs).
@@ -183,19 +192,75 @@ impl AnimationTables {
             }
             t.tables.extend(mask);
         }
-        t.offsets.held_masks_at = t.tables.len() as u32;
+        // Every track the channels below name, per clip: a joint with none in any clip
+        // is posed at rest, so no level samples it.
+        let clips = &prepared.clips;
+        let tracks: Vec<Vec<(usize, usize, FlatTrack)>> = clips.iter().map(clip_tracks).collect();
+        let mut animated = vec![false; joints];
+        for &(joint, _, _) in tracks.iter().flatten() {
+            if let Some(a) = animated.get_mut(joint) {
+                *a = true;
+            }
+        }
         let merges = crate::skin::level_errors::joint_merges(prepared);
-        for level in 0..sets.len() {
+        let level_sets = if sets.is_empty() {
+            std::slice::from_ref(moving)
+        } else {
+            sets
+        };
+        // Per level, the joints a character posed for it samples: its set's joints a clip
+        // animates and the level does not hold at rest.
+        let sampled: Vec<Vec<u32>> = level_sets
+            .iter()
+            .enumerate()
+            .map(|(level, set)| {
+                let held = |j: usize| merges.get(level).is_some_and(|m| m.holds(j));
+                set.joints()
+                    .filter(|&j| animated[j] && !held(j))
+                    .map(|j| j as u32)
+                    .collect()
+            })
+            .collect();
+        t.offsets.sampled_masks_at = t.tables.len() as u32;
+        for level in &sampled {
             let mut mask = vec![0u32; mask_words];
-            for &j in merges.get(level).map_or(&[][..], |m| &m.held[..]) {
-                if j < joints {
-                    mask[j / 32] |= 1 << (j % 32);
-                }
+            for &j in level {
+                mask[j as usize / 32] |= 1 << (j % 32);
             }
             t.tables.extend(mask);
         }
+        // Per level, the moving palette entries whose joint its set holds.
+        let entry_joints = &skeleton.palette_joints;
+        let entries: Vec<Vec<u32>> = level_sets
+            .iter()
+            .map(|set| {
+                named
+                    .iter()
+                    .enumerate()
+                    .filter(|&(e, &n)| n && set.contains(entry_joints[e] as usize))
+                    .map(|(e, _)| e as u32)
+                    .collect()
+            })
+            .collect();
+        // The per-level lists' headers (sampled joints' first word and count, entries'
+        // first word and count), then the lists.
+        t.offsets.list_levels = level_sets.len() as u32;
+        t.offsets.level_lists_at = t.tables.len() as u32;
+        let headers_at = t.tables.len();
+        t.tables.resize(headers_at + 4 * level_sets.len(), 0);
+        for (joints, entries) in sampled.iter().zip(&entries) {
+            let sampled_at = t.tables.len() as u32;
+            t.tables.extend(joints);
+            let entries_at = t.tables.len() as u32;
+            t.tables.extend(entries);
+            t.offsets.level_lists.push([
+                sampled_at,
+                joints.len() as u32,
+                entries_at,
+                entries.len() as u32,
+            ]);
+        }
 
-        let clips = &prepared.clips;
         t.offsets.clips_at = t.tables.len() as u32;
         for clip in clips {
             t.tables.push(clip.duration_secs.to_bits());
@@ -207,8 +272,8 @@ impl AnimationTables {
         // The headers go into their own list first: the key times follow all of them.
         let mut headers: Vec<TrackHeader> = Vec::new();
         let mut times: Vec<u32> = Vec::new();
-        for (c, clip) in clips.iter().enumerate() {
-            for (joint, channel, track) in clip_tracks(clip) {
+        for (c, clip_tracks) in tracks.into_iter().enumerate() {
+            for (joint, channel, track) in clip_tracks {
                 let at = t.offsets.channels_at as usize + (c * joints + joint) * 3 + channel;
                 t.tables[at] = headers.len() as u32;
                 let (start, rate) = track.timeline.uniform.unwrap_or((0.0, 0.0));
@@ -277,7 +342,8 @@ impl Parts {
             &mut o.moving_joints_at,
             &mut o.moving_entries_at,
             &mut o.joint_masks_at,
-            &mut o.held_masks_at,
+            &mut o.sampled_masks_at,
+            &mut o.level_lists_at,
             &mut o.clips_at,
             &mut o.channels_at,
         ] {
@@ -287,6 +353,12 @@ impl Parts {
             level.0 += tables_at;
         }
         let mut tables = self.tables;
+        let headers_at = (o.level_lists_at - tables_at) as usize;
+        for (l, list) in o.level_lists.iter_mut().enumerate() {
+            list[0] += tables_at;
+            list[2] += tables_at;
+            tables[headers_at + 4 * l..headers_at + 4 * l + 4].copy_from_slice(list);
+        }
         // Each header with its times and values offsets made word offsets of the array.
         for (k, mut h) in self.headers.into_iter().enumerate() {
             h.times_at += tables_at;
@@ -401,5 +473,38 @@ mod tests {
                 .iter()
                 .all(|&e| moving.contains(rig.skeleton.palette_joints[e as usize] as usize))
         );
+        // Per level: its sampled joints are its set's animated joints less the held ones
+        // (as many as the level's merges count), in its mask too; its entries are the
+        // moving entries of its joints. A coarse level samples fewer than the full mesh.
+        let sets = rig.level_joint_sets();
+        let merges = crate::skin::level_errors::joint_merges(&rig);
+        let animated = rig.animated_joints();
+        assert_eq!(o.list_levels as usize, sets.len());
+        assert_eq!(o.level_lists.len(), sets.len());
+        for (l, set) in sets.iter().enumerate() {
+            let [sampled_at, sampled, entries_at, entry_count] = o.level_lists[l];
+            let header = o.level_lists_at as usize + 4 * l;
+            assert_eq!(t.words[header..header + 4], o.level_lists[l]);
+            let expected: Vec<u32> = set
+                .joints()
+                .filter(|&j| animated[j] && !merges[l].holds(j))
+                .map(|j| j as u32)
+                .collect();
+            assert_eq!(list(sampled_at, sampled), expected, "level {l}");
+            assert_eq!(sampled as usize, merges[l].sampled(), "level {l}");
+            let mask = &t.words[(o.sampled_masks_at + l as u32 * o.mask_words) as usize..];
+            for j in 0..rig.joint_count() {
+                let bit = mask[j / 32] >> (j % 32) & 1 != 0;
+                assert_eq!(bit, expected.contains(&(j as u32)), "level {l}, joint {j}");
+            }
+            let level_entries: Vec<u32> = entries
+                .iter()
+                .copied()
+                .filter(|&e| set.contains(rig.skeleton.palette_joints[e as usize] as usize))
+                .collect();
+            assert_eq!(list(entries_at, entry_count), level_entries, "level {l}");
+        }
+        let last = o.level_lists.last().unwrap();
+        assert!(last[1] < o.level_lists[0][1] && last[3] < o.level_lists[0][3]);
     }
 }
