@@ -100,7 +100,9 @@ struct AnimateParams {
     // characters over its own lists (see `cs_due`).
     level_lists_at: u32,
     list_levels: u32,
-    _pad_b: u32,
+    // The level of the chain whose sampling or palette dispatch this block is for (0 in a
+    // range's own block).
+    list_level: u32,
     _pad_c: u32,
     _pad_d: u32,
 };
@@ -154,40 +156,51 @@ fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 // With update-rate LOD, most characters are kept each frame: launching an invocation for
 // every joint of every character only to return costs more than the work where few are
 // due (on a software renderer most of the pass). So each range lists its due characters
-// first, and sampling, the walk and the palettes dispatch over the list (indirect
-// arguments the list pass writes). The list, from `due_at` in `poses` (vec4s):
+// first, and sampling, the walk and the palettes dispatch over the lists (indirect
+// arguments the list pass writes). The lists, from `due_at` in `poses` (vec4s):
 //
 // - vec4 0: the count being appended to (x), and the count of this frame's list (y);
-// - vec4 1, 2, 3: the sampling, walk and palette dispatches' workgroups (x, y, z);
-// - vec4 4 + d, for each depth level d: its `cs_hierarchy_level` dispatch's workgroups;
-// - vec4 4 + depth_levels + l, for each level l of the mesh's chain: the count of its
-//   list being appended to (x), this frame's count (y), and where its invocations start
-//   in the sampling (z) and the palette (w) dispatches;
+// - vec4 1: the walk's dispatch's workgroups (x, y, z);
+// - vec4 2 + d, for each depth level d: its `cs_hierarchy_level` dispatch's workgroups;
+// - vec4 2 + depth_levels + 2 l and the next, for each level l of the mesh's chain: its
+//   sampling and its palette dispatches' workgroups;
+// - vec4 2 + depth_levels + 2 list_levels + l: level l's count being appended to (x) and
+//   this frame's (y);
 // - then the characters (their index in the range), a word each, in the order the
 //   atomics gave (what each character's pose becomes does not depend on it), room for
 //   every character of the range; then, as much room each, per level of the chain the
 //   listed characters posed for it.
 //
-// The walk and the depth levels go over the whole list. Sampling and the palettes go over
-// the levels' lists, one after the other: a character posed for a coarse level launches
-// invocations only for the joints it samples and the entries it writes, not for every
-// moving joint and entry only to return (a software renderer pays for each).
+// The walk and the depth levels go over the whole list. Sampling and the palettes
+// dispatch once per level of the chain (its parameter block names it: `list_level`) over
+// that level's list: a character posed for a coarse level launches invocations only for
+// the joints it samples and the entries of its joints, not for every moving joint and
+// entry only to return (a software renderer pays for each).
 //
 // `GpuAnimator::read_back_due_lists` reads them back; the CPU twin is the LOD pass's
 // decision.
-const DUE_HEADER: u32 = 4u;
 
-// Where level `l`'s counts are in `poses` (vec4s).
+// Where depth level `d`'s dispatch arguments are in `poses` (vec4s).
+fn depth_args_at(d: u32) -> u32 {
+    return p.due_at + 2u + d;
+}
+
+// Where level `l`'s sampling dispatch arguments are (vec4s); its palette's follow.
+fn level_args_at(l: u32) -> u32 {
+    return p.due_at + 2u + p.depth_levels + 2u * l;
+}
+
+// Where level `l`'s counts are (vec4s).
 fn level_counts_at(l: u32) -> u32 {
-    return p.due_at + DUE_HEADER + p.depth_levels + l;
+    return p.due_at + 2u + p.depth_levels + 2u * p.list_levels + l;
 }
 
-// Where the list's characters start in `poses` (vec4s).
+// Where the list's characters start (vec4s).
 fn due_list_start() -> u32 {
-    return p.due_at + DUE_HEADER + p.depth_levels + p.list_levels;
+    return p.due_at + 2u + p.depth_levels + 3u * p.list_levels;
 }
 
-// Where level `l`'s list starts in `poses`, words.
+// Where level `l`'s list starts, words.
 fn level_list_word(l: u32) -> u32 {
     return 4u * due_list_start() + p.characters * (1u + l);
 }
@@ -223,27 +236,22 @@ fn store_workgroups(at: u32, invocations: u32) {
     atomicStore(&due_words[at + 2u], 1u);
 }
 
-// One invocation a range, after `cs_due`: the list's count for the passes, the count
-// reset for the next frame, and the three dispatches' arguments.
+// One invocation a range, after `cs_due`: the lists' counts for the passes, the counts
+// reset for the next frame, and the walk's and each level's dispatches' arguments.
 @compute @workgroup_size(1)
 fn cs_due_args() {
     let at = 4u * p.due_at;
     let count = atomicExchange(&due_words[at], 0u);
     atomicStore(&due_words[at + 1u], count);
-    var sampled = 0u;
-    var entries = 0u;
+    store_workgroups(at + 4u, count);
     for (var l = 0u; l < p.list_levels; l = l + 1u) {
         let counts = 4u * level_counts_at(l);
         let listed = atomicExchange(&due_words[counts], 0u);
         atomicStore(&due_words[counts + 1u], listed);
-        atomicStore(&due_words[counts + 2u], sampled);
-        atomicStore(&due_words[counts + 3u], entries);
-        sampled = sampled + listed * data[p.level_lists_at + 4u * l + 1u];
-        entries = entries + listed * data[p.level_lists_at + 4u * l + 3u];
+        let args = 4u * level_args_at(l);
+        store_workgroups(args, listed * data[p.level_lists_at + 4u * l + 1u]);
+        store_workgroups(args + 4u, listed * data[p.level_lists_at + 4u * l + 3u]);
     }
-    store_workgroups(at + 4u, sampled);
-    store_workgroups(at + 8u, count);
-    store_workgroups(at + 12u, entries);
 }
 
 // One invocation a range and depth level (its parameter block), after `cs_due_args`:
@@ -252,7 +260,7 @@ fn cs_due_args() {
 @compute @workgroup_size(1)
 fn cs_level_args() {
     let count = atomicLoad(&due_words[4u * p.due_at + 1u]);
-    store_workgroups(4u * (p.due_at + DUE_HEADER + p.depth_level), count * p.level_count);
+    store_workgroups(4u * depth_args_at(p.depth_level), count * p.level_count);
 }
 
 // With `lod`: how many characters the range's list holds this frame, and its `k`th.
@@ -298,8 +306,8 @@ fn item(i: u32, per_character: u32) -> Item {
 
 // With `lod`: the character and the joint (`entries` false: one its level samples) or
 // palette entry (true: one of its level's joints') that invocation `i` of the sampling or
-// palette pass computes, over the levels' lists one after the other (`cs_due_args` wrote
-// where each level's invocations start). `found` is false past the last.
+// palette dispatch of level `list_level` computes, over that level's list. `found` is
+// false past the last.
 struct LevelItem {
     c: u32,
     item: u32,
@@ -308,21 +316,17 @@ struct LevelItem {
 
 fn level_item(i: u32, entries: bool) -> LevelItem {
     var it: LevelItem;
-    it.found = false;
-    let which = select(0u, 2u, entries);
-    for (var l = 0u; l < p.list_levels; l = l + 1u) {
-        let counts = bitcast<vec4<u32>>(poses[level_counts_at(l)]);
-        let first = select(counts.z, counts.w, entries);
-        let per_character = data[p.level_lists_at + 4u * l + which + 1u];
-        if (i >= first && i - first < counts.y * per_character) {
-            let listed = (i - first) / per_character;
-            let k = i - first - listed * per_character;
-            it.c = list_word(level_list_word(l) + listed);
-            it.item = data[data[p.level_lists_at + 4u * l + which] + k];
-            it.found = true;
-            return it;
-        }
+    let l = p.list_level;
+    let lists = p.level_lists_at + 4u * l + select(0u, 2u, entries);
+    let per_character = data[lists + 1u];
+    let listed = bitcast<u32>(poses[level_counts_at(l)].y);
+    it.found = i < listed * per_character;
+    if (!it.found) {
+        return it;
     }
+    let k = i / per_character;
+    it.c = list_word(level_list_word(l) + k);
+    it.item = data[data[lists] + i - k * per_character];
     return it;
 }
 
@@ -624,8 +628,8 @@ fn model_rows(c: u32, joint: u32) -> Rows {
 
 // Joint `joint` of character `c`, posed for `level`: its parent's model matrix (a root's:
 // its folded ancestors) times its local matrix. With `lod`, a joint the level does not
-// sample is posed at rest, and its rest pose is written where sampling would have put it,
-// so the local poses read back show what every joint was posed from.
+// sample is posed at rest; its local pose in `poses` is not written (it may hold an older
+// frame's: verify reads the rest pose for it, and checks the model matrices made from it).
 fn pose_joint(c: u32, joint: u32, level: u32) {
     var parent: Rows;
     if (joint < p.root_count) {
@@ -636,7 +640,6 @@ fn pose_joint(c: u32, joint: u32, level: u32) {
     var local: Pose;
     if (p.lod != 0u && !is_sampled(level, joint)) {
         local = rest(joint);
-        store_local(c, joint, local);
     } else {
         let at = (c * p.joint_stride + joint) * 3u;
         local = Pose(poses[at], poses[at + 1u].xyz, poses[at + 2u].xyz);

@@ -586,11 +586,12 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 
 /// With both LODs on the GPU, sampling and the palettes dispatch over each mesh level's
 /// list: per range, the levels' lists hold exactly the due list's characters, each in the
-/// list of the level its pose is made for (read back from the LOD pass); the sampling
-/// dispatch's arguments are the workgroups of Σ a level's characters × the joints it
-/// samples (its set's animated joints less the held ones), the palettes' of Σ × its
-/// entries; some frame launches fewer sampling invocations than the due list × every
-/// moving joint, more than one level is listed over the frames, and every frame
+/// list of the level its pose is made for (read back from the LOD pass); each level's
+/// sampling dispatch's arguments are the workgroups of its characters × the joints it
+/// samples (its set's animated joints less the held ones), its palette dispatch's of its
+/// characters × the entries of its joints; some frame launches fewer sampling invocations than the due list × every
+/// moving joint, three levels or more are listed over the frames (the chain's every one
+/// where it has fewer), and every frame
 /// verifies (a joint posed at rest that should have been sampled, or a sampled one left
 /// out, shows in the local poses; a missing palette entry in the skin).
 fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
@@ -598,8 +599,10 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     let mut scene = lod_scene(rig, skin, true, true)?;
     // Three ranges of characters, each with its own lists and arguments.
     scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
-    // From far, where characters take coarse levels, coming closer.
+    // From far, where characters take coarse levels, coming closer; a coarse threshold
+    // puts characters in view at coarse levels too.
     scene.camera_mut().distance *= 4.0;
+    scene.settings_mut().lod.threshold_px = 40.0;
     let tables = AnimationTables::new(rig);
     let work = &tables.offsets.level_lists;
     let moving_joints = tables.offsets.moving_joints;
@@ -637,7 +640,7 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
                 )
                 .into());
             }
-            let (mut sampled, mut entries) = (0, 0);
+            let mut sampled = 0;
             for (l, (listed, &[_, joints, _, level_entries])) in
                 list.by_level.iter().zip(work).enumerate()
             {
@@ -656,25 +659,20 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
                     levels_seen.insert(l);
                 }
                 sampled += listed.len() as u32 * joints;
-                entries += listed.len() as u32 * level_entries;
-            }
-            let (x, y) = workgroups(sampled);
-            if list.sample_workgroups != [x, y, 1] {
-                return Err(format!(
-                    "frame {step}, range {r}: sampling given {:?} workgroups for {sampled} \
-                     sampled joints",
-                    list.sample_workgroups
-                )
-                .into());
-            }
-            let (x, y) = workgroups(entries);
-            if list.palette_workgroups != [x, y, 1] {
-                return Err(format!(
-                    "frame {step}, range {r}: the palettes given {:?} workgroups for {entries} \
-                     entries",
-                    list.palette_workgroups
-                )
-                .into());
+                for (what, args, per_character) in [
+                    ("sampling", list.sample_workgroups.get(l), joints),
+                    ("palette", list.palette_workgroups.get(l), level_entries),
+                ] {
+                    let (x, y) = workgroups(listed.len() as u32 * per_character);
+                    if args != Some(&[x, y, 1]) {
+                        return Err(format!(
+                            "frame {step}, range {r}, level {l}: its {what} dispatch given \
+                             {args:?} workgroups for {} characters × {per_character}",
+                            listed.len()
+                        )
+                        .into());
+                    }
+                }
             }
             if sampled < list.characters.len() as u32 * moving_joints {
                 fewer += 1;
@@ -684,8 +682,8 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     if fewer == 0 {
         return Err("no frame sampled fewer joints than its due list's every moving joint".into());
     }
-    // A chain of one level (a mesh too small to reduce) lists that one.
-    if levels_seen.len() < work.len().min(2) {
+    // A chain of one or two levels (a mesh too small to reduce further) lists those.
+    if levels_seen.len() < work.len().min(3) {
         return Err(format!("only levels {levels_seen:?} were listed").into());
     }
     Ok(())

@@ -479,12 +479,37 @@ pub fn verify_gpu_animation(
     let mut blend: f64 = 0.0;
     let mut hierarchy: f64 = 0.0;
     // The GPU poses a character's joints of its posed level (the moving ones without):
-    // the others hold an older pose, or none.
+    // the others hold an older pose, or none. With levels, it samples only the level's
+    // joints a clip animates and the level does not hold, and its hierarchy takes the
+    // others at rest without writing their local poses: they are taken at rest here too,
+    // and the model matrices, compared with the reference hierarchy of these poses, show
+    // whether the GPU did.
     let sets = rig.level_joint_sets();
+    let merges = skin::level_errors::joint_merges(rig);
+    let animated = rig.animated_joints();
+    let mut at_rest = Vec::new();
     for ((&i, local), model) in indices.iter().zip(locals).zip(models) {
         let level = levels.posed.and_then(|l| l.get(i)).copied().unwrap_or(0) as usize;
         let set = sets.get(level.min(sets.len().saturating_sub(1)));
         let moving = |j: usize| set.is_none_or(|s| s.contains(j));
+        let local = match (levels.posed, set) {
+            (Some(_), Some(set)) => {
+                let held = merges.get(level.min(merges.len().saturating_sub(1)));
+                at_rest.clear();
+                at_rest.extend_from_slice(local);
+                for j in set.joints() {
+                    let sampled = animated.get(j).copied().unwrap_or(false)
+                        && !held.is_some_and(|m| m.holds(j));
+                    if let (false, Some(l), Some(r)) =
+                        (sampled, at_rest.get_mut(j), rig.rest_pose.get(j))
+                    {
+                        *l = *r;
+                    }
+                }
+                &at_rest[..]
+            }
+            _ => &local[..],
+        };
         let oracle = pipeline.reference_local_pose_at(&instances[i], levels.posed.map(|_| level));
         blend = blend.max(local_deviation(&rig.skeleton, local, &oracle, size, moving));
         let reference = reference::model_from_joint(&rig.skeleton, local);

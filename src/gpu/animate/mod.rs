@@ -182,22 +182,23 @@ crate::gpu_struct! {
         sampled_masks_at: u32,
         level_lists_at: u32,
         list_levels: u32,
-        _pad_b: u32,
+        /// The level of the chain a level's block dispatches sampling and the palettes
+        /// for (0 in a range's own block).
+        list_level: u32,
         _pad_c: u32,
         _pad_d: u32,
     }
 }
 
 /// Where in a range's due-list header the dispatch arguments start, bytes (after the
-/// counts): what is copied out for the dispatches, the sampling, walk and palette passes'
-/// first, then each depth level's ([`GpuAnimator::due_args_bytes`]).
+/// counts): what is copied out for the dispatches, the walk's first, then each depth
+/// level's, then each mesh level's sampling and palette dispatches'
+/// ([`GpuAnimator::due_args_bytes`]).
 const DUE_ARGS_IN_HEADER: u64 = 16;
-/// Each pass's arguments within those copied out.
-const SAMPLE_ARGS_AT: u64 = 0;
-const WALK_ARGS_AT: u64 = 16;
-const PALETTE_ARGS_AT: u64 = 32;
+/// The walk's arguments within those copied out.
+const WALK_ARGS_AT: u64 = 0;
 /// Depth level `l`'s arguments are at `LEVEL_ARGS_AT + 16 l`.
-const LEVEL_ARGS_AT: u64 = 48;
+const LEVEL_ARGS_AT: u64 = 16;
 /// One dispatch's arguments (x, y, z), in a vec4.
 const ARGS_BYTES: u64 = 16;
 
@@ -214,10 +215,11 @@ pub struct DueList {
     /// Per level of the mesh's chain, the listed characters posed for it (their indices
     /// in the crowd, ascending).
     pub by_level: Vec<Vec<u32>>,
-    /// The workgroups of the sampling and the palette dispatches: [`workgroups`] of Σ over
-    /// the levels of a level's characters times its sampled joints (its entries).
-    pub sample_workgroups: [u32; 3],
-    pub palette_workgroups: [u32; 3],
+    /// Per level of the mesh's chain, the workgroups of its sampling and its palette
+    /// dispatches: [`workgroups`] of its listed characters times the joints it samples
+    /// (the entries of its joints).
+    pub sample_workgroups: Vec<[u32; 3]>,
+    pub palette_workgroups: Vec<[u32; 3]>,
 }
 
 /// Each character's local poses and model matrices, read back.
@@ -714,10 +716,36 @@ impl GpuAnimator {
         });
     }
 
-    /// The dynamic offset of range `r`'s parameter block `block` (0: sample, walk and
-    /// palette; 1 + l: depth level l).
+    /// The dynamic offset of range `r`'s parameter block `block` (0: the range's own;
+    /// 1 + d: depth level d; 1 + depth levels + l: mesh level l's sampling and palettes,
+    /// [`Self::mesh_level_block`]).
     fn param_offset(&self, r: usize, block: usize) -> u32 {
-        ParamBlocks::offset(r * (1 + self.offsets.levels.len()) + block)
+        ParamBlocks::offset(r * self.blocks_per_range() + block)
+    }
+
+    fn blocks_per_range(&self) -> usize {
+        1 + self.offsets.levels.len() + self.offsets.list_levels as usize
+    }
+
+    /// The parameter block of mesh level `l`'s sampling and palette dispatches.
+    fn mesh_level_block(&self, l: usize) -> usize {
+        1 + self.offsets.levels.len() + l
+    }
+
+    /// Range `r`'s sampling (`palette` false) or palette dispatches over its mesh levels'
+    /// lists, each with its level's parameter block.
+    fn dispatch_mesh_levels(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        group: &wgpu::BindGroup,
+        r: usize,
+        palette: bool,
+    ) {
+        for l in 0..self.offsets.list_levels as usize {
+            pass.set_bind_group(0, group, &[self.param_offset(r, self.mesh_level_block(l))]);
+            let at = mesh_level_args_at(&self.offsets, l) + if palette { ARGS_BYTES } else { 0 };
+            self.dispatch_listed(pass, r, at);
+        }
     }
 
     /// Range `r`'s pass whose arguments are `args_at` in the range's copied arguments, over
@@ -802,8 +830,7 @@ impl GpuAnimator {
             });
             pass.set_pipeline(&self.sample);
             for (r, group) in groups.iter().enumerate() {
-                pass.set_bind_group(0, group, &[self.param_offset(r, 0)]);
-                self.dispatch_listed(&mut pass, r, SAMPLE_ARGS_AT);
+                self.dispatch_mesh_levels(&mut pass, group, r, false);
             }
         });
     }
@@ -845,9 +872,9 @@ impl GpuAnimator {
             ctx,
             &PALETTE_PASS,
             |_| &self.palette,
-            |pass, p, _, r| {
+            |pass, p, groups, r| {
                 if p.lod {
-                    self.dispatch_listed(pass, r, PALETTE_ARGS_AT);
+                    self.dispatch_mesh_levels(pass, &groups[r], r, true);
                 } else {
                     dispatch(pass, live(p, r) * entries);
                 }
@@ -872,7 +899,7 @@ impl GpuAnimator {
     fn write_params(&mut self, gpu: &GpuContext, b: &BoundFor, dual_quat: bool) {
         let (device, queue) = (&gpu.device, &gpu.queue);
         let ranges = b.characters.div_ceil(b.per_range);
-        let blocks = 1 + self.offsets.levels.len();
+        let blocks = self.blocks_per_range();
         if self.params.reserve(device, ranges * blocks) {
             self.bound = None;
         }
@@ -923,7 +950,7 @@ impl GpuAnimator {
                 sampled_masks_at: o.sampled_masks_at,
                 level_lists_at: o.level_lists_at,
                 list_levels: o.list_levels,
-                _pad_b: 0,
+                list_level: 0,
                 _pad_c: 0,
                 _pad_d: 0,
             };
@@ -936,6 +963,17 @@ impl GpuAnimator {
                     ..base
                 };
                 ParamBlocks::put(&mut self.scratch, r * blocks + block, &params);
+            }
+            for l in 0..o.list_levels as usize {
+                let params = ParamsGpu {
+                    list_level: l as u32,
+                    ..base
+                };
+                ParamBlocks::put(
+                    &mut self.scratch,
+                    r * blocks + 1 + o.levels.len() + l,
+                    &params,
+                );
             }
         }
         queue.write_buffer(self.params.buffer(), 0, &self.scratch);
@@ -1087,8 +1125,12 @@ impl GpuAnimator {
                 characters,
                 level_workgroups,
                 by_level,
-                sample_workgroups: args(SAMPLE_ARGS_AT),
-                palette_workgroups: args(PALETTE_ARGS_AT),
+                sample_workgroups: (0..self.offsets.list_levels as usize)
+                    .map(|l| args(mesh_level_args_at(&self.offsets, l)))
+                    .collect(),
+                palette_workgroups: (0..self.offsets.list_levels as usize)
+                    .map(|l| args(mesh_level_args_at(&self.offsets, l) + ARGS_BYTES))
+                    .collect(),
             });
         }
         Ok(lists)
@@ -1135,10 +1177,16 @@ impl GpuAnimator {
     }
 }
 
-/// A range's dispatch arguments over its due list, bytes: the sampling, walk and palette
-/// passes', then one per depth level of `offsets`' rig.
+/// A range's dispatch arguments over its due lists, bytes: the walk's, one per depth
+/// level of `offsets`' rig, then two per level of its mesh's chain (sampling, palettes).
 fn args_bytes(offsets: &tables::TableOffsets) -> u64 {
-    LEVEL_ARGS_AT + ARGS_BYTES * offsets.levels.len() as u64
+    mesh_level_args_at(offsets, offsets.list_levels as usize)
+}
+
+/// Where mesh level `l`'s sampling dispatch arguments are among a range's (its palette
+/// dispatch's follow).
+fn mesh_level_args_at(offsets: &tables::TableOffsets, l: usize) -> u64 {
+    LEVEL_ARGS_AT + ARGS_BYTES * (offsets.levels.len() + 2 * l) as u64
 }
 
 fn dispatch(pass: &mut wgpu::ComputePass<'_>, invocations: u32) {
