@@ -289,6 +289,9 @@ pub struct AnimateFrame {
 /// The animation passes of one rig (see the module docs).
 pub struct GpuAnimator {
     sample: wgpu::ComputePipeline,
+    /// With LOD: sampling and the palettes over one mesh level's list.
+    sample_level: wgpu::ComputePipeline,
+    palette_level: wgpu::ComputePipeline,
     walk: wgpu::ComputePipeline,
     level: wgpu::ComputePipeline,
     palette: wgpu::ComputePipeline,
@@ -369,6 +372,8 @@ impl GpuAnimator {
         };
         GpuAnimator {
             sample: pipeline("cs_sample"),
+            sample_level: pipeline("cs_sample_level"),
+            palette_level: pipeline("cs_palette_level"),
             walk: pipeline("cs_hierarchy_walk"),
             level: pipeline("cs_hierarchy_level"),
             palette: pipeline("cs_palette"),
@@ -828,7 +833,7 @@ impl GpuAnimator {
                 label: Some(SAMPLE_PASS.label),
                 timestamp_writes: half(false),
             });
-            pass.set_pipeline(&self.sample);
+            pass.set_pipeline(&self.sample_level);
             for (r, group) in groups.iter().enumerate() {
                 self.dispatch_mesh_levels(&mut pass, group, r, false);
             }
@@ -871,7 +876,10 @@ impl GpuAnimator {
         self.record_pass(
             ctx,
             &PALETTE_PASS,
-            |_| &self.palette,
+            |_| match self.prepared {
+                Some(Prepared { lod: true, .. }) => &self.palette_level,
+                _ => &self.palette,
+            },
             |pass, p, groups, r| {
                 if p.lod {
                     self.dispatch_mesh_levels(pass, &groups[r], r, true);
