@@ -27,9 +27,9 @@
 //! each depth level's dispatch) goes indirectly over the list, sampling and the palettes
 //! over the levels' lists: a character posed for a coarse level launches invocations only
 //! for the joints its level samples ([`tables::TableOffsets::level_lists`]) and the entries
-//! of its joints. The hierarchy poses the level's other joints at rest. [`GpuAnimator::read_back_due_lists`]
-//! reads the lists and the arguments back for the tests that compare them with the LOD
-//! pass's decisions.
+//! of its joints, one dispatch per level. The hierarchy poses the level's other joints at
+//! rest. [`GpuAnimator::read_back_due_lists`] reads the lists and the arguments back for
+//! the tests that compare them with the LOD pass's decisions.
 
 pub mod lod;
 pub mod tables;
@@ -1041,7 +1041,10 @@ impl GpuAnimator {
 
     /// The local poses and model matrices of the characters `indices` names, as the last
     /// recorded frame left them, read back (blocks until the GPU is done): what verify
-    /// compares, without reading every character of a large crowd.
+    /// compares, without reading every character of a large crowd. With LOD, the local
+    /// pose of a joint the character's level does not sample is an older frame's (or
+    /// none): the hierarchy took its rest pose without writing it, and verify takes the
+    /// rest pose for it too.
     pub fn read_back_characters(
         &self,
         gpu: &GpuContext,
