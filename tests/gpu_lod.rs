@@ -118,6 +118,15 @@ fn verified(scene: &mut Scene, what: &str) -> Result<(), Failed> {
     }
 }
 
+/// Frame `step`, `dt` long, with verify asked for; its verify within tolerance.
+fn verified_frame(scene: &mut Scene, step: usize, dt: f32) -> Result<(), Failed> {
+    scene.request_verify();
+    scene
+        .frame(Frame::headless(dt))
+        .map_err(|e| e.to_string())?;
+    verified(scene, &format!("frame {step}: verify"))
+}
+
 fn same_time(a: f32, b: f32) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
@@ -541,11 +550,7 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         if closer {
             scene.camera_mut().distance *= 0.5;
         }
-        scene.request_verify();
-        scene
-            .frame(Frame::headless(dt))
-            .map_err(|e| e.to_string())?;
-        verified(&mut scene, &format!("frame {step}: verify"))?;
+        verified_frame(&mut scene, step, dt)?;
         let lists = scene.gpu_due_lists().map_err(|e| e.to_string())?;
         if lists.len() != 3 {
             return Err(format!("frame {step}: {} ranges' lists", lists.len()).into());
@@ -612,11 +617,7 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
         if closer || step % 3 == 2 {
             scene.camera_mut().distance *= 0.5;
         }
-        scene.request_verify();
-        scene
-            .frame(Frame::headless(dt))
-            .map_err(|e| e.to_string())?;
-        verified(&mut scene, &format!("frame {step}: verify"))?;
+        verified_frame(&mut scene, step, dt)?;
         let lists = scene.gpu_due_lists().map_err(|e| e.to_string())?;
         let Some((_, posed)) = scene.gpu_levels().map_err(|e| e.to_string())? else {
             return Err(format!("frame {step}: no levels read back").into());
@@ -1332,11 +1333,7 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
             scene.camera_mut().distance *= 0.02;
         }
         // Each character's pose holds its skin level's joints (of both skin paths).
-        scene.request_verify();
-        scene
-            .frame(Frame::headless(dt))
-            .map_err(|e| e.to_string())?;
-        verified(&mut scene, &format!("frame {step}: verify"))?;
+        verified_frame(&mut scene, step, dt)?;
         if !scene.renderer().draws_per_level() {
             return Err(format!("the draws are not per level: {:?}", scene.notes()).into());
         }
@@ -1500,11 +1497,7 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
         if step == FRAMES.len() {
             scene.camera_mut().distance *= 0.02;
         }
-        scene.request_verify();
-        scene
-            .frame(Frame::headless(dt))
-            .map_err(|e| e.to_string())?;
-        verified(&mut scene, &format!("frame {step}: verify"))?;
+        verified_frame(&mut scene, step, dt)?;
         let Some(pool) = scene
             .renderer()
             .read_gpu_pool(scene.gpu())

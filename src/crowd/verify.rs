@@ -485,8 +485,6 @@ pub fn verify_gpu_animation(
     // and the model matrices, compared with the reference hierarchy of these poses, show
     // whether the GPU did.
     let sets = rig.level_joint_sets();
-    let merges = skin::level_errors::joint_merges(rig);
-    let animated = rig.animated_joints();
     let mut at_rest = Vec::new();
     for ((&i, local), model) in indices.iter().zip(locals).zip(models) {
         let level = levels.posed.and_then(|l| l.get(i)).copied().unwrap_or(0) as usize;
@@ -494,15 +492,13 @@ pub fn verify_gpu_animation(
         let moving = |j: usize| set.is_none_or(|s| s.contains(j));
         let local = match (levels.posed, set) {
             (Some(_), Some(set)) => {
-                let held = merges.get(level.min(merges.len().saturating_sub(1)));
                 at_rest.clear();
                 at_rest.extend_from_slice(local);
                 for j in set.joints() {
-                    let sampled = animated.get(j).copied().unwrap_or(false)
-                        && !held.is_some_and(|m| m.holds(j));
-                    if let (false, Some(l), Some(r)) =
-                        (sampled, at_rest.get_mut(j), rig.rest_pose.get(j))
-                    {
+                    if skin::level_errors::level_samples(rig, level, j) {
+                        continue;
+                    }
+                    if let (Some(l), Some(r)) = (at_rest.get_mut(j), rig.rest_pose.get(j)) {
                         *l = *r;
                     }
                 }

@@ -58,6 +58,18 @@ pub fn joint_merges(rig: &PreparedRig) -> &[LevelMerges] {
     &level_errors(rig).merges
 }
 
+/// Whether a character posed for `level` of `rig`'s chain samples `joint` (a level past
+/// the chain is its coarsest): the level's set holds it, a clip animates it and the level
+/// does not hold it at rest. The level poses its other joints at rest.
+pub fn level_samples(rig: &PreparedRig, level: usize, joint: usize) -> bool {
+    let merges = joint_merges(rig);
+    rig.joints_at_level(level).contains(joint)
+        && rig.animated_joints().get(joint).copied().unwrap_or(false)
+        && !merges
+            .get(level.min(merges.len().saturating_sub(1)))
+            .is_some_and(|m| m.holds(joint))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -192,17 +192,6 @@ impl AnimationTables {
             }
             t.tables.extend(mask);
         }
-        // Every track the channels below name, per clip: a joint with none in any clip
-        // is posed at rest, so no level samples it.
-        let clips = &prepared.clips;
-        let tracks: Vec<Vec<(usize, usize, FlatTrack)>> = clips.iter().map(clip_tracks).collect();
-        let mut animated = vec![false; joints];
-        for &(joint, _, _) in tracks.iter().flatten() {
-            if let Some(a) = animated.get_mut(joint) {
-                *a = true;
-            }
-        }
-        let merges = crate::skin::level_errors::joint_merges(prepared);
         let level_sets = if sets.is_empty() {
             std::slice::from_ref(moving)
         } else {
@@ -214,9 +203,8 @@ impl AnimationTables {
             .iter()
             .enumerate()
             .map(|(level, set)| {
-                let held = |j: usize| merges.get(level).is_some_and(|m| m.holds(j));
                 set.joints()
-                    .filter(|&j| animated[j] && !held(j))
+                    .filter(|&j| crate::skin::level_errors::level_samples(prepared, level, j))
                     .map(|j| j as u32)
                     .collect()
             })
@@ -261,6 +249,7 @@ impl AnimationTables {
             ]);
         }
 
+        let clips = &prepared.clips;
         t.offsets.clips_at = t.tables.len() as u32;
         for clip in clips {
             t.tables.push(clip.duration_secs.to_bits());
@@ -272,8 +261,8 @@ impl AnimationTables {
         // The headers go into their own list first: the key times follow all of them.
         let mut headers: Vec<TrackHeader> = Vec::new();
         let mut times: Vec<u32> = Vec::new();
-        for (c, clip_tracks) in tracks.into_iter().enumerate() {
-            for (joint, channel, track) in clip_tracks {
+        for (c, clip) in clips.iter().enumerate() {
+            for (joint, channel, track) in clip_tracks(clip) {
                 let at = t.offsets.channels_at as usize + (c * joints + joint) * 3 + channel;
                 t.tables[at] = headers.len() as u32;
                 let (start, rate) = track.timeline.uniform.unwrap_or((0.0, 0.0));
