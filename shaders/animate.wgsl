@@ -94,10 +94,11 @@ struct AnimateParams {
     // samples (its joints a clip animates and the level does not hold); it poses the
     // others at rest (`mask_words` words a level).
     sampled_masks_at: u32,
-    // Per level of the chain (`list_levels` of them), four words: where its sampled joints
-    // start in `data` and how many, where the moving palette entries of its joints start
-    // and how many. With `lod`, sampling and the palettes dispatch each level's due
-    // characters over its own lists (see `cs_due`).
+    // Per level of the chain (`list_levels` of them), `LEVEL_LIST_WORDS` words: where its
+    // sampled joints start in `data` and how many, where the moving palette entries of its
+    // joints start and how many, where its set's joints start and how many (ascending,
+    // parents first). With `lod`, sampling, the walk and the palettes dispatch each
+    // level's due characters over its own lists (see `cs_due`).
     level_lists_at: u32,
     list_levels: u32,
     // The level of the chain whose sampling or palette dispatch this block is for (0 in a
@@ -110,7 +111,7 @@ struct AnimateParams {
 #import skinbench::record::Character
 #import skinbench::constants::{
     LINEAR, NO_PARENT, NO_TRACK, RECORD_ANIMATE, RECORD_POSED_LEVEL_SHIFT, SLERP_SERIES_MIN_COS,
-    SLERP_U, SLERP_V, STEP, TRACK_WORDS, WORKGROUP,
+    LEVEL_LIST_WORDS, SLERP_U, SLERP_V, STEP, TRACK_WORDS, WORKGROUP,
 }
 
 @group(0) @binding(0) var<uniform> p: AnimateParams;
@@ -156,48 +157,49 @@ fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 // With update-rate LOD, most characters are kept each frame: launching an invocation for
 // every joint of every character only to return costs more than the work where few are
 // due (on a software renderer most of the pass). So each range lists its due characters
-// first, and sampling, the walk and the palettes dispatch over the lists (indirect
+// first, and sampling, the hierarchy and the palettes dispatch over the lists (indirect
 // arguments the list pass writes). The lists, from `due_at` in `poses` (vec4s):
 //
 // - vec4 0: the count being appended to (x), and the count of this frame's list (y);
-// - vec4 1: the walk's dispatch's workgroups (x, y, z);
-// - vec4 2 + d, for each depth level d: its `cs_hierarchy_level` dispatch's workgroups;
-// - vec4 2 + depth_levels + 2 l and the next, for each level l of the mesh's chain: its
-//   sampling and its palette dispatches' workgroups;
-// - vec4 2 + depth_levels + 2 list_levels + l: level l's count being appended to (x) and
+// - vec4 1 + d, for each depth level d: its `cs_hierarchy_level` dispatch's workgroups;
+// - vec4 1 + depth_levels + 3 l and the next two, for each level l of the mesh's chain:
+//   its sampling, its palette and its walk dispatches' workgroups;
+// - vec4 1 + depth_levels + 3 list_levels + l: level l's count being appended to (x) and
 //   this frame's (y);
 // - then the characters (their index in the range), a word each, in the order the
 //   atomics gave (what each character's pose becomes does not depend on it), room for
 //   every character of the range; then, as much room each, per level of the chain the
 //   listed characters posed for it.
 //
-// The walk and the depth levels go over the whole list. Sampling and the palettes
-// dispatch once per level of the chain (its parameter block names it: `list_level`) over
-// that level's list: a character posed for a coarse level launches invocations only for
-// the joints it samples and the entries of its joints, not for every moving joint and
-// entry only to return (a software renderer pays for each).
+// The depth levels go over the whole list. Sampling, the walk and the palettes dispatch
+// once per level of the chain (its parameter block names it: `list_level`) over that
+// level's list: a character posed for a coarse level launches invocations only for the
+// joints it samples and the entries of its joints, not for every moving joint and entry
+// only to return (a software renderer pays for each), and its walk loops over its set's
+// joints only.
 //
 // `GpuAnimator::read_back_due_lists` reads them back; the CPU twin is the LOD pass's
 // decision.
 
 // Where depth level `d`'s dispatch arguments are in `poses` (vec4s).
 fn depth_args_at(d: u32) -> u32 {
-    return p.due_at + 2u + d;
+    return p.due_at + 1u + d;
 }
 
-// Where level `l`'s sampling dispatch arguments are (vec4s); its palette's follow.
+// Where level `l`'s sampling dispatch arguments are (vec4s); its palette's and its walk's
+// follow.
 fn level_args_at(l: u32) -> u32 {
-    return p.due_at + 2u + p.depth_levels + 2u * l;
+    return p.due_at + 1u + p.depth_levels + 3u * l;
 }
 
 // Where level `l`'s counts are (vec4s).
 fn level_counts_at(l: u32) -> u32 {
-    return p.due_at + 2u + p.depth_levels + 2u * p.list_levels + l;
+    return p.due_at + 1u + p.depth_levels + 3u * p.list_levels + l;
 }
 
 // Where the list's characters start (vec4s).
 fn due_list_start() -> u32 {
-    return p.due_at + 2u + p.depth_levels + 3u * p.list_levels;
+    return p.due_at + 1u + p.depth_levels + 4u * p.list_levels;
 }
 
 // Where level `l`'s list starts, words.
@@ -237,20 +239,21 @@ fn store_workgroups(at: u32, invocations: u32) {
 }
 
 // One invocation a range, after `cs_due`: the lists' counts for the passes, the counts
-// reset for the next frame, and the walk's and each level's dispatches' arguments.
+// reset for the next frame, and each level's dispatches' arguments.
 @compute @workgroup_size(1)
 fn cs_due_args() {
     let at = 4u * p.due_at;
     let count = atomicExchange(&due_words[at], 0u);
     atomicStore(&due_words[at + 1u], count);
-    store_workgroups(at + 4u, count);
     for (var l = 0u; l < p.list_levels; l = l + 1u) {
         let counts = 4u * level_counts_at(l);
         let listed = atomicExchange(&due_words[counts], 0u);
         atomicStore(&due_words[counts + 1u], listed);
         let args = 4u * level_args_at(l);
-        store_workgroups(args, listed * data[p.level_lists_at + 4u * l + 1u]);
-        store_workgroups(args + 4u, listed * data[p.level_lists_at + 4u * l + 3u]);
+        let lists = p.level_lists_at + LEVEL_LIST_WORDS * l;
+        store_workgroups(args, listed * data[lists + 1u]);
+        store_workgroups(args + 4u, listed * data[lists + 3u]);
+        store_workgroups(args + 8u, listed);
     }
 }
 
@@ -317,7 +320,7 @@ struct LevelItem {
 fn level_item(i: u32, entries: bool) -> LevelItem {
     var it: LevelItem;
     let l = p.list_level;
-    let lists = p.level_lists_at + 4u * l + select(0u, 2u, entries);
+    let lists = p.level_lists_at + LEVEL_LIST_WORDS * l + select(0u, 2u, entries);
     let per_character = data[lists + 1u];
     let listed = bitcast<u32>(poses[level_counts_at(l)].y);
     it.found = i < listed * per_character;
@@ -652,20 +655,36 @@ fn pose_joint(c: u32, joint: u32, level: u32) {
     poses[at + 2u] = m.r2;
 }
 
+// Without `lod`: one invocation per character walks every moving joint (the full mesh's
+// set), parents first.
 @compute @workgroup_size(WORKGROUP)
 fn cs_hierarchy_walk(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let it = item(flat_index(id, groups), 1u);
-    if (!it.found) {
+    let c = flat_index(id, groups);
+    if (c >= p.characters) {
         return;
     }
-    let c = it.c;
-    let level = posed_level(c);
     // Ascending: parents first.
     for (var k = 0u; k < p.moving_joints; k = k + 1u) {
-        let joint = data[p.moving_joints_at + k];
-        if (is_posed(level, joint)) {
-            pose_joint(c, joint, level);
-        }
+        pose_joint(c, data[p.moving_joints_at + k], 0u);
+    }
+}
+
+// With `lod`: one invocation per character of level `list_level`'s list walks the level's
+// joints, parents first; the joints outside its set are not visited (no vertex the level
+// draws follows them).
+@compute @workgroup_size(WORKGROUP)
+fn cs_hierarchy_walk_level(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let l = p.list_level;
+    let i = flat_index(id, groups);
+    if (i >= bitcast<u32>(poses[level_counts_at(l)].y)) {
+        return;
+    }
+    let c = list_word(level_list_word(l) + i);
+    let lists = p.level_lists_at + LEVEL_LIST_WORDS * l;
+    let posed_at = data[lists + 4u];
+    let posed = data[lists + 5u];
+    for (var k = 0u; k < posed; k = k + 1u) {
+        pose_joint(c, data[posed_at + k], l);
     }
 }
 

@@ -589,16 +589,17 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     Ok(())
 }
 
-/// With both LODs on the GPU, sampling and the palettes dispatch over each mesh level's
-/// list: per range, the levels' lists hold exactly the due list's characters, each in the
-/// list of the level its pose is made for (read back from the LOD pass); each level's
-/// sampling dispatch's arguments are the workgroups of its characters × the joints it
-/// samples (its set's animated joints less the held ones), its palette dispatch's of its
-/// characters × the entries of its joints; some frame launches fewer sampling invocations than the due list × every
-/// moving joint, three levels or more are listed over the frames (the chain's every one
-/// where it has fewer), and every frame
-/// verifies (a joint posed at rest that should have been sampled, or a sampled one left
-/// out, shows in the local poses; a missing palette entry in the skin).
+/// With both LODs on the GPU, sampling, the walk and the palettes dispatch over each mesh
+/// level's list: per range, the levels' lists hold exactly the due list's characters, each
+/// in the list of the level its pose is made for (read back from the LOD pass); each
+/// level's sampling dispatch's arguments are the workgroups of its characters × the joints
+/// it samples (its set's animated joints less the held ones), its palette dispatch's of its
+/// characters × the entries of its joints, its walk's of its characters; some frame
+/// launches fewer sampling invocations than the due list × every moving joint, three
+/// levels or more are listed over the frames (the chain's every one where it has fewer),
+/// and every frame verifies (a joint posed at rest that should have been sampled, a
+/// sampled one left out, or a joint of the set the walk skips shows in the local poses or
+/// the model matrices; a missing palette entry in the skin).
 fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut scene = lod_scene(rig, skin, true, true)?;
@@ -642,7 +643,7 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
                 .into());
             }
             let mut sampled = 0;
-            for (l, (listed, &[_, joints, _, level_entries])) in
+            for (l, (listed, &[_, joints, _, level_entries, _, _])) in
                 list.by_level.iter().zip(work).enumerate()
             {
                 if let Some(&c) = listed
@@ -663,6 +664,7 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
                 for (what, args, per_character) in [
                     ("sampling", list.sample_workgroups.get(l), joints),
                     ("palette", list.palette_workgroups.get(l), level_entries),
+                    ("walk", list.walk_workgroups.get(l), 1),
                 ] {
                     let (x, y) = workgroups(listed.len() as u32 * per_character);
                     if args != Some(&[x, y, 1]) {

@@ -19,7 +19,7 @@ use naga_oil::compose::{
     ComposableModuleDescriptor, Composer, NagaModuleDescriptor, ShaderLanguage, ShaderType,
 };
 
-use super::animate::tables::{NO_TRACK, TRACK_WORDS, interpolation_code};
+use super::animate::tables::{LEVEL_LIST_WORDS, NO_TRACK, TRACK_WORDS, interpolation_code};
 use crate::crowd::lod::formats::{
     CULL_PER_LEVEL, DUE, FORCED, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT, MotionKind, NO_MOTION, NO_SLOT,
     PERIOD_MASK, PERIOD_SHIFT, POSED_LEVEL_MASK, POSED_LEVEL_SHIFT, RECORD_ANIMATE,
@@ -99,7 +99,7 @@ pub const MAX_GROUPS: u32 = 65_535;
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 44] = [
+    let u32s: [(&str, u32); 45] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_GROUPS", MAX_GROUPS),
@@ -108,6 +108,7 @@ pub fn constants_wgsl() -> String {
         ("NO_PARENT", NO_PARENT as u32),
         ("NO_TRACK", NO_TRACK),
         ("TRACK_WORDS", TRACK_WORDS),
+        ("LEVEL_LIST_WORDS", LEVEL_LIST_WORDS as u32),
         ("STEP", interpolation_code(Interpolation::Step)),
         ("LINEAR", interpolation_code(Interpolation::Linear)),
         (

@@ -21,15 +21,16 @@
 //! the sampling pass took 4.7 s at a million Foxes with an eighth of them due, against 5.3 s
 //! with all). So each range first lists its due characters (`cs_due`, one invocation per
 //! character, appending with an atomic to the range's list and to its posed level's;
-//! `cs_due_args` turns the counts into the three passes' dispatch arguments, and
+//! `cs_due_args` turns the counts into each level's dispatch arguments, and
 //! `cs_level_args` those of each depth level), the arguments are copied out of the range's
-//! buffer (a dispatch cannot read its arguments from a buffer it writes), and the walk (or
-//! each depth level's dispatch) goes indirectly over the list, sampling and the palettes
+//! buffer (a dispatch cannot read its arguments from a buffer it writes), and each depth
+//! level's dispatch goes indirectly over the list, sampling, the walk and the palettes
 //! over the levels' lists: a character posed for a coarse level launches invocations only
 //! for the joints its level samples ([`tables::TableOffsets::level_lists`]) and the entries
-//! of its joints, one dispatch per level. The hierarchy poses the level's other joints at
-//! rest. [`GpuAnimator::read_back_due_lists`] reads the lists and the arguments back for
-//! the tests that compare them with the LOD pass's decisions.
+//! of its joints, and its walk visits only its set's joints, one dispatch per level. The
+//! hierarchy poses the set's unsampled joints at rest. [`GpuAnimator::read_back_due_lists`]
+//! reads the lists and the arguments back for the tests that compare them with the LOD
+//! pass's decisions.
 
 pub mod lod;
 pub mod tables;
@@ -191,14 +192,11 @@ crate::gpu_struct! {
 }
 
 /// Where in a range's due-list header the dispatch arguments start, bytes (after the
-/// counts): what is copied out for the dispatches, the walk's first, then each depth
-/// level's, then each mesh level's sampling and palette dispatches'
-/// ([`GpuAnimator::due_args_bytes`]).
+/// counts): what is copied out for the dispatches, each depth level's first, then each
+/// mesh level's sampling, palette and walk dispatches' ([`GpuAnimator::due_args_bytes`]).
 const DUE_ARGS_IN_HEADER: u64 = 16;
-/// The walk's arguments within those copied out.
-const WALK_ARGS_AT: u64 = 0;
 /// Depth level `l`'s arguments are at `LEVEL_ARGS_AT + 16 l`.
-const LEVEL_ARGS_AT: u64 = 16;
+const LEVEL_ARGS_AT: u64 = 0;
 /// One dispatch's arguments (x, y, z), in a vec4.
 const ARGS_BYTES: u64 = 16;
 
@@ -215,11 +213,12 @@ pub struct DueList {
     /// Per level of the mesh's chain, the listed characters posed for it (their indices
     /// in the crowd, ascending).
     pub by_level: Vec<Vec<u32>>,
-    /// Per level of the mesh's chain, the workgroups of its sampling and its palette
-    /// dispatches: [`workgroups`] of its listed characters times the joints it samples
-    /// (the entries of its joints).
+    /// Per level of the mesh's chain, the workgroups of its sampling, its palette and its
+    /// walk dispatches: [`workgroups`] of its listed characters times the joints it
+    /// samples (the entries of its joints; one).
     pub sample_workgroups: Vec<[u32; 3]>,
     pub palette_workgroups: Vec<[u32; 3]>,
+    pub walk_workgroups: Vec<[u32; 3]>,
 }
 
 /// Each character's local poses and model matrices, read back.
@@ -289,9 +288,10 @@ pub struct AnimateFrame {
 /// The animation passes of one rig (see the module docs).
 pub struct GpuAnimator {
     sample: wgpu::ComputePipeline,
-    /// With LOD: sampling and the palettes over one mesh level's list.
+    /// With LOD: sampling, the palettes and the walk over one mesh level's list.
     sample_level: wgpu::ComputePipeline,
     palette_level: wgpu::ComputePipeline,
+    walk_level: wgpu::ComputePipeline,
     walk: wgpu::ComputePipeline,
     level: wgpu::ComputePipeline,
     palette: wgpu::ComputePipeline,
@@ -375,6 +375,7 @@ impl GpuAnimator {
             sample_level: pipeline("cs_sample_level"),
             palette_level: pipeline("cs_palette_level"),
             walk: pipeline("cs_hierarchy_walk"),
+            walk_level: pipeline("cs_hierarchy_walk_level"),
             level: pipeline("cs_hierarchy_level"),
             palette: pipeline("cs_palette"),
             due: pipeline("cs_due"),
@@ -737,19 +738,18 @@ impl GpuAnimator {
         1 + self.offsets.levels.len() + l
     }
 
-    /// Range `r`'s sampling (`palette` false) or palette dispatches over its mesh levels'
-    /// lists, each with its level's parameter block.
+    /// Range `r`'s `pass_over` dispatches over its mesh levels' lists, each with its
+    /// level's parameter block.
     fn dispatch_mesh_levels(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
         group: &wgpu::BindGroup,
         r: usize,
-        palette: bool,
+        pass_over: LevelPass,
     ) {
         for l in 0..self.offsets.list_levels as usize {
             pass.set_bind_group(0, group, &[self.param_offset(r, self.mesh_level_block(l))]);
-            let at = mesh_level_args_at(&self.offsets, l) + if palette { ARGS_BYTES } else { 0 };
-            self.dispatch_listed(pass, r, at);
+            self.dispatch_listed(pass, r, level_pass_args_at(&self.offsets, l, pass_over));
         }
     }
 
@@ -835,14 +835,17 @@ impl GpuAnimator {
             });
             pass.set_pipeline(&self.sample_level);
             for (r, group) in groups.iter().enumerate() {
-                self.dispatch_mesh_levels(&mut pass, group, r, false);
+                self.dispatch_mesh_levels(&mut pass, group, r, LevelPass::Sample);
             }
         });
     }
 
-    /// The hierarchy pass, the way the frame was prepared with.
+    /// The hierarchy pass, the way the frame was prepared with: with LOD the walk goes
+    /// over each mesh level's list, through that level's joints.
     pub fn record_hierarchy(&self, ctx: &mut PassContext<'_>) {
+        let lod = self.prepared.as_ref().is_some_and(|p| p.lod);
         let pipeline = |h| match h {
+            GpuHierarchy::Walk if lod => &self.walk_level,
             GpuHierarchy::Walk => &self.walk,
             GpuHierarchy::Levels => &self.level,
         };
@@ -852,7 +855,9 @@ impl GpuAnimator {
             &HIERARCHY_PASS,
             pipeline,
             |pass, p, groups, r| match p.hierarchy {
-                GpuHierarchy::Walk if p.lod => self.dispatch_listed(pass, r, WALK_ARGS_AT),
+                GpuHierarchy::Walk if p.lod => {
+                    self.dispatch_mesh_levels(pass, &groups[r], r, LevelPass::Walk)
+                }
                 GpuHierarchy::Walk => dispatch(pass, live(p, r)),
                 GpuHierarchy::Levels => {
                     for (l, &(_, count)) in levels.iter().enumerate() {
@@ -882,7 +887,7 @@ impl GpuAnimator {
             },
             |pass, p, groups, r| {
                 if p.lod {
-                    self.dispatch_mesh_levels(pass, &groups[r], r, true);
+                    self.dispatch_mesh_levels(pass, &groups[r], r, LevelPass::Palette);
                 } else {
                     dispatch(pass, live(p, r) * entries);
                 }
@@ -1129,6 +1134,11 @@ impl GpuAnimator {
             // The range's live characters: each level's list has room for as many.
             let live = live_in_range(bound.characters, bound.per_range, r);
             let counts_at = ((DUE_ARGS_IN_HEADER + self.due_args_bytes()) / 4) as usize;
+            let per_level = |pass_over| {
+                (0..self.offsets.list_levels as usize)
+                    .map(|l| args(level_pass_args_at(&self.offsets, l, pass_over)))
+                    .collect()
+            };
             let by_level = (0..self.offsets.list_levels as usize)
                 .map(|l| list(header + live * (1 + l), words[counts_at + 4 * l + 1]))
                 .collect();
@@ -1136,12 +1146,9 @@ impl GpuAnimator {
                 characters,
                 level_workgroups,
                 by_level,
-                sample_workgroups: (0..self.offsets.list_levels as usize)
-                    .map(|l| args(mesh_level_args_at(&self.offsets, l)))
-                    .collect(),
-                palette_workgroups: (0..self.offsets.list_levels as usize)
-                    .map(|l| args(mesh_level_args_at(&self.offsets, l) + ARGS_BYTES))
-                    .collect(),
+                sample_workgroups: per_level(LevelPass::Sample),
+                palette_workgroups: per_level(LevelPass::Palette),
+                walk_workgroups: per_level(LevelPass::Walk),
             });
         }
         Ok(lists)
@@ -1188,16 +1195,29 @@ impl GpuAnimator {
     }
 }
 
-/// A range's dispatch arguments over its due lists, bytes: the walk's, one per depth
-/// level of `offsets`' rig, then two per level of its mesh's chain (sampling, palettes).
+/// A range's dispatch arguments over its due lists, bytes: one per depth level of
+/// `offsets`' rig, then one per [`LevelPass`] per level of its mesh's chain.
 fn args_bytes(offsets: &tables::TableOffsets) -> u64 {
-    mesh_level_args_at(offsets, offsets.list_levels as usize)
+    level_pass_args_at(offsets, offsets.list_levels as usize, LevelPass::Sample)
 }
 
-/// Where mesh level `l`'s sampling dispatch arguments are among a range's (its palette
-/// dispatch's follow).
-fn mesh_level_args_at(offsets: &tables::TableOffsets, l: usize) -> u64 {
-    LEVEL_ARGS_AT + ARGS_BYTES * (offsets.levels.len() + 2 * l) as u64
+/// The passes that dispatch once per mesh level over its list, in the order of their
+/// arguments in a range's due-list header (`level_args_at` in animate.wgsl).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LevelPass {
+    Sample,
+    Palette,
+    Walk,
+}
+
+/// Where `pass_over`'s dispatch arguments for mesh level `l` are among a range's.
+fn level_pass_args_at(offsets: &tables::TableOffsets, l: usize, pass_over: LevelPass) -> u64 {
+    let nth = match pass_over {
+        LevelPass::Sample => 0,
+        LevelPass::Palette => 1,
+        LevelPass::Walk => 2,
+    };
+    LEVEL_ARGS_AT + ARGS_BYTES * (offsets.levels.len() + 3 * l + nth) as u64
 }
 
 fn dispatch(pass: &mut wgpu::ComputePass<'_>, invocations: u32) {

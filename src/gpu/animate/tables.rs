@@ -43,6 +43,10 @@ crate::gpu_struct! {
     }
 }
 
+/// u32s in a level's lists' header ([`TableOffsets::level_lists`]): the first word and the
+/// count of its sampled joints, of its moving palette entries and of its posed joints.
+pub const LEVEL_LIST_WORDS: usize = 6;
+
 /// u32s in a track's header.
 pub const TRACK_WORDS: u32 = (std::mem::size_of::<TrackHeader>() / 4) as u32;
 
@@ -91,13 +95,14 @@ pub struct TableOffsets {
     /// [`crate::skin::joint_merges`]), `mask_words` words a level. The others it poses
     /// at rest.
     pub sampled_masks_at: u32,
-    /// Per level of the chain (`list_levels` of them, at least one): four words at
-    /// `level_lists_at + 4 l`, the same as `level_lists[l]`: where the level's sampled
+    /// Per level of the chain (`list_levels` of them, at least one): six words at
+    /// `level_lists_at + 6 l`, the same as `level_lists[l]`: where the level's sampled
     /// joints start and how many (ascending), where the moving palette entries of its
-    /// joints start and how many. The passes over due lists dispatch each level over these.
+    /// joints start and how many, where its set's joints start and how many (ascending:
+    /// parents first). The passes over due lists dispatch each level over these.
     pub list_levels: u32,
     pub level_lists_at: u32,
-    pub level_lists: Vec<[u32; 4]>,
+    pub level_lists: Vec<[u32; LEVEL_LIST_WORDS]>,
 }
 
 /// What the animation shader reads (see the module docs).
@@ -230,22 +235,27 @@ impl AnimationTables {
                     .collect()
             })
             .collect();
-        // The per-level lists' headers (sampled joints' first word and count, entries'
-        // first word and count), then the lists.
+        // The per-level lists' headers (sampled joints', entries' and posed joints' first
+        // word and count), then the lists.
         t.offsets.list_levels = level_sets.len() as u32;
         t.offsets.level_lists_at = t.tables.len() as u32;
         let headers_at = t.tables.len();
-        t.tables.resize(headers_at + 4 * level_sets.len(), 0);
-        for (joints, entries) in sampled.iter().zip(&entries) {
+        t.tables
+            .resize(headers_at + LEVEL_LIST_WORDS * level_sets.len(), 0);
+        for ((joints, entries), set) in sampled.iter().zip(&entries).zip(level_sets) {
             let sampled_at = t.tables.len() as u32;
             t.tables.extend(joints);
             let entries_at = t.tables.len() as u32;
             t.tables.extend(entries);
+            let posed_at = t.tables.len() as u32;
+            t.tables.extend(set.joints().map(|j| j as u32));
             t.offsets.level_lists.push([
                 sampled_at,
                 joints.len() as u32,
                 entries_at,
                 entries.len() as u32,
+                posed_at,
+                set.len() as u32,
             ]);
         }
 
@@ -346,7 +356,9 @@ impl Parts {
         for (l, list) in o.level_lists.iter_mut().enumerate() {
             list[0] += tables_at;
             list[2] += tables_at;
-            tables[headers_at + 4 * l..headers_at + 4 * l + 4].copy_from_slice(list);
+            list[4] += tables_at;
+            let at = headers_at + LEVEL_LIST_WORDS * l;
+            tables[at..at + LEVEL_LIST_WORDS].copy_from_slice(list);
         }
         // Each header with its times and values offsets made word offsets of the array.
         for (k, mut h) in self.headers.into_iter().enumerate() {
@@ -471,9 +483,18 @@ mod tests {
         assert_eq!(o.list_levels as usize, sets.len());
         assert_eq!(o.level_lists.len(), sets.len());
         for (l, set) in sets.iter().enumerate() {
-            let [sampled_at, sampled, entries_at, entry_count] = o.level_lists[l];
-            let header = o.level_lists_at as usize + 4 * l;
-            assert_eq!(t.words[header..header + 4], o.level_lists[l]);
+            let [
+                sampled_at,
+                sampled,
+                entries_at,
+                entry_count,
+                posed_at,
+                posed,
+            ] = o.level_lists[l];
+            let header = o.level_lists_at as usize + LEVEL_LIST_WORDS * l;
+            assert_eq!(t.words[header..header + LEVEL_LIST_WORDS], o.level_lists[l]);
+            let set_joints: Vec<u32> = set.joints().map(|j| j as u32).collect();
+            assert_eq!(list(posed_at, posed), set_joints, "level {l}");
             let expected: Vec<u32> = set
                 .joints()
                 .filter(|&j| animated[j] && !merges[l].holds(j))
@@ -495,5 +516,6 @@ mod tests {
         }
         let last = o.level_lists.last().unwrap();
         assert!(last[1] < o.level_lists[0][1] && last[3] < o.level_lists[0][3]);
+        assert!(last[5] < o.level_lists[0][5]);
     }
 }
