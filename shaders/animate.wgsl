@@ -568,12 +568,14 @@ fn store_local(c: u32, joint: u32, pose: Pose) {
     poses[at + 2u] = vec4<f32>(pose.scale, 0.0);
 }
 
-// Every character's every moving joint (the full mesh's: none held). Without `lod`.
+// Without `lod`: every character's joints the full mesh samples (level 0's list: the
+// moving joints a clip animates; it holds none). The hierarchy poses the other moving
+// joints at rest.
 @compute @workgroup_size(WORKGROUP)
 fn cs_sample(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let it = item(flat_index(id, groups), p.moving_joints);
+    let it = item(flat_index(id, groups), data[p.level_lists_at + 1u]);
     if (it.found) {
-        sample_into(it.c, data[p.moving_joints_at + it.k]);
+        sample_into(it.c, data[data[p.level_lists_at] + it.k]);
     }
 }
 
@@ -631,9 +633,10 @@ fn model_rows(c: u32, joint: u32) -> Rows {
 }
 
 // Joint `joint` of character `c`, posed for `level`: its parent's model matrix (a root's:
-// its folded ancestors) times its local matrix. With `lod`, a joint the level does not
-// sample is posed at rest; its local pose in `poses` is not written (it may hold an older
-// frame's: verify reads the rest pose for it, and checks the model matrices made from it).
+// its folded ancestors) times its local matrix. A joint the level does not sample (without
+// `lod`, level 0: a moving joint no clip animates) is posed at rest; its local pose in
+// `poses` is not written (it may hold an older frame's, or nothing: verify reads the rest
+// pose for it, and checks the model matrices made from it).
 fn pose_joint(c: u32, joint: u32, level: u32) {
     var parent: Rows;
     if (joint < p.root_count) {
@@ -642,7 +645,7 @@ fn pose_joint(c: u32, joint: u32, level: u32) {
         parent = model_rows(c, data[p.parents_at + joint]);
     }
     var local: Pose;
-    if (p.lod != 0u && !is_sampled(level, joint)) {
+    if (!is_sampled(level, joint)) {
         local = rest(joint);
     } else {
         let at = (c * p.joint_stride + joint) * 3u;

@@ -478,8 +478,8 @@ pub fn verify_gpu_animation(
     let size = rig.model_size as f64;
     let mut blend: f64 = 0.0;
     let mut hierarchy: f64 = 0.0;
-    // The GPU poses a character's joints of its posed level (the moving ones without):
-    // the others hold an older pose, or none. With levels, it samples only the level's
+    // The GPU poses a character's joints of its posed level (the moving ones, level 0's,
+    // without): the others hold an older pose, or none. It samples only the level's
     // joints a clip animates and the level does not hold, and its hierarchy takes the
     // others at rest without writing their local poses: they are taken at rest here too,
     // and the model matrices, compared with the reference hierarchy of these poses, show
@@ -490,8 +490,8 @@ pub fn verify_gpu_animation(
         let level = levels.posed.and_then(|l| l.get(i)).copied().unwrap_or(0) as usize;
         let set = sets.get(level.min(sets.len().saturating_sub(1)));
         let moving = |j: usize| set.is_none_or(|s| s.contains(j));
-        let local = match (levels.posed, set) {
-            (Some(_), Some(set)) => {
+        let local = match set {
+            Some(set) => {
                 at_rest.clear();
                 at_rest.extend_from_slice(local);
                 for j in set.joints() {
@@ -504,7 +504,7 @@ pub fn verify_gpu_animation(
                 }
                 &at_rest[..]
             }
-            _ => &local[..],
+            None => &local[..],
         };
         let oracle = pipeline.reference_local_pose_at(&instances[i], levels.posed.map(|_| level));
         blend = blend.max(local_deviation(&rig.skeleton, local, &oracle, size, moving));

@@ -9,9 +9,10 @@
 //! [`GpuAnimator::write_characters`] compares the crowd with what the GPU holds and writes
 //! only the records that changed, one write per run of neighbours; a steady crowd costs a
 //! 256-byte parameter block a frame. [`GpuAnimator::record`] then records three passes:
-//! sample (one invocation per character and joint), hierarchy ([`GpuHierarchy`]: one
-//! invocation per character walking its joints, or one dispatch per depth level) and
-//! palette (one invocation per character and palette entry). Characters are split into
+//! sample (one invocation per character and joint a clip animates), hierarchy
+//! ([`GpuHierarchy`]: one invocation per character walking its joints, or one dispatch
+//! per depth level; a joint no clip animates is posed at rest) and palette (one
+//! invocation per character and palette entry). Characters are split into
 //! ranges that fit the device's storage-binding limit, as `gpu_compute` splits its output:
 //! each range has its own local-pose and model-matrix buffers and binds its slice of the
 //! palettes.
@@ -761,14 +762,16 @@ impl GpuAnimator {
         pass.dispatch_workgroups_indirect(&self.due_args_buffer, at);
     }
 
-    /// The sampling pass: one invocation per character and moving joint. With LOD, each
+    /// The sampling pass: one invocation per character and moving joint a clip animates
+    /// (the full mesh's sampled joints, [`tables::TableOffsets::level_lists`]). With LOD, each
     /// range first lists its due characters, whole and by posed level (`cs_due`,
     /// `cs_due_args`, in a pass of their own whose time the sampling row includes), the
     /// three passes' arguments are copied where a dispatch may read them, and sampling
     /// (one invocation per listed character and joint its level samples), the walk and
     /// the palettes dispatch over the lists.
     pub fn record_sample(&self, ctx: &mut PassContext<'_>) {
-        let joints = self.offsets.moving_joints;
+        // Without LOD, the joints the full mesh samples (its list is always there).
+        let joints = self.offsets.level_lists.first().map_or(0, |list| list[1]);
         let (Some(prepared), Some((_, groups))) = (&self.prepared, &self.bound) else {
             return;
         };
