@@ -1049,10 +1049,10 @@ impl GpuAnimator {
 
     /// The local poses and model matrices of the characters `indices` names, as the last
     /// recorded frame left them, read back (blocks until the GPU is done): what verify
-    /// compares, without reading every character of a large crowd. With LOD, the local
-    /// pose of a joint the character's level does not sample is an older frame's (or
-    /// none): the hierarchy took its rest pose without writing it, and verify takes the
-    /// rest pose for it too.
+    /// compares, without reading every character of a large crowd. The local pose of a
+    /// joint the character's level does not sample (without LOD, level 0's: a moving
+    /// joint no clip animates) is an older frame's (or none): the hierarchy took its rest
+    /// pose without writing it, and verify takes the rest pose for it too.
     pub fn read_back_characters(
         &self,
         gpu: &GpuContext,
