@@ -101,8 +101,8 @@ struct AnimateParams {
     // level's due characters over its own lists (see `cs_due`).
     level_lists_at: u32,
     list_levels: u32,
-    // The level of the chain whose sampling or palette dispatch this block is for (0 in a
-    // range's own block).
+    // The level of the chain whose sampling, walk or palette dispatch this block is for (0
+    // in a range's own block).
     list_level: u32,
     _pad_c: u32,
     _pad_d: u32,
@@ -111,7 +111,7 @@ struct AnimateParams {
 #import skinbench::record::Character
 #import skinbench::constants::{
     LINEAR, NO_PARENT, NO_TRACK, RECORD_ANIMATE, RECORD_POSED_LEVEL_SHIFT, SLERP_SERIES_MIN_COS,
-    LEVEL_LIST_WORDS, SLERP_U, SLERP_V, STEP, TRACK_WORDS, WORKGROUP,
+    LEVEL_LIST_WORDS, LEVEL_PASSES, SLERP_U, SLERP_V, STEP, TRACK_WORDS, WORKGROUP,
 }
 
 @group(0) @binding(0) var<uniform> p: AnimateParams;
@@ -162,10 +162,10 @@ fn flat_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
 //
 // - vec4 0: the count being appended to (x), and the count of this frame's list (y);
 // - vec4 1 + d, for each depth level d: its `cs_hierarchy_level` dispatch's workgroups;
-// - vec4 1 + depth_levels + 3 l and the next two, for each level l of the mesh's chain:
-//   its sampling, its palette and its walk dispatches' workgroups;
-// - vec4 1 + depth_levels + 3 list_levels + l: level l's count being appended to (x) and
-//   this frame's (y);
+// - vec4 1 + depth_levels + LEVEL_PASSES l and the next two, for each level l of the
+//   mesh's chain: its sampling, its palette and its walk dispatches' workgroups;
+// - vec4 1 + depth_levels + LEVEL_PASSES list_levels + l: level l's count being appended
+//   to (x) and this frame's (y);
 // - then the characters (their index in the range), a word each, in the order the
 //   atomics gave (what each character's pose becomes does not depend on it), room for
 //   every character of the range; then, as much room each, per level of the chain the
@@ -189,17 +189,17 @@ fn depth_args_at(d: u32) -> u32 {
 // Where level `l`'s sampling dispatch arguments are (vec4s); its palette's and its walk's
 // follow.
 fn level_args_at(l: u32) -> u32 {
-    return p.due_at + 1u + p.depth_levels + 3u * l;
+    return p.due_at + 1u + p.depth_levels + LEVEL_PASSES * l;
 }
 
 // Where level `l`'s counts are (vec4s).
 fn level_counts_at(l: u32) -> u32 {
-    return p.due_at + 1u + p.depth_levels + 3u * p.list_levels + l;
+    return p.due_at + 1u + p.depth_levels + LEVEL_PASSES * p.list_levels + l;
 }
 
 // Where the list's characters start (vec4s).
 fn due_list_start() -> u32 {
-    return p.due_at + 1u + p.depth_levels + 4u * p.list_levels;
+    return p.due_at + 1u + p.depth_levels + (LEVEL_PASSES + 1u) * p.list_levels;
 }
 
 // Where level `l`'s list starts, words.

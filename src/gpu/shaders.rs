@@ -99,7 +99,7 @@ pub const MAX_GROUPS: u32 = 65_535;
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 45] = [
+    let u32s: [(&str, u32); 46] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_GROUPS", MAX_GROUPS),
@@ -109,6 +109,7 @@ pub fn constants_wgsl() -> String {
         ("NO_TRACK", NO_TRACK),
         ("TRACK_WORDS", TRACK_WORDS),
         ("LEVEL_LIST_WORDS", LEVEL_LIST_WORDS as u32),
+        ("LEVEL_PASSES", super::animate::LEVEL_PASSES),
         ("STEP", interpolation_code(Interpolation::Step)),
         ("LINEAR", interpolation_code(Interpolation::Linear)),
         (

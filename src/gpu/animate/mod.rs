@@ -184,8 +184,8 @@ crate::gpu_struct! {
         sampled_masks_at: u32,
         level_lists_at: u32,
         list_levels: u32,
-        /// The level of the chain a level's block dispatches sampling and the palettes
-        /// for (0 in a range's own block).
+        /// The level of the chain a level's block dispatches sampling, the walk and the
+        /// palettes for (0 in a range's own block).
         list_level: u32,
         _pad_c: u32,
         _pad_d: u32,
@@ -708,14 +708,14 @@ impl GpuAnimator {
         &'s self,
         ctx: &mut PassContext<'_>,
         spec: &GpuPassSpec,
-        pipeline: impl Fn(GpuHierarchy) -> &'s wgpu::ComputePipeline,
+        pipeline: impl Fn(&Prepared) -> &'s wgpu::ComputePipeline,
         work: impl Fn(&mut wgpu::ComputePass<'_>, &Prepared, &[wgpu::BindGroup], usize),
     ) {
         let (Some(prepared), Some((_, groups))) = (&self.prepared, &self.bound) else {
             return;
         };
         ctx.compute(spec, |pass| {
-            pass.set_pipeline(pipeline(prepared.hierarchy));
+            pass.set_pipeline(pipeline(prepared));
             for (r, group) in groups.iter().enumerate() {
                 pass.set_bind_group(0, group, &[self.param_offset(r, 0)]);
                 work(pass, prepared, groups, r);
@@ -724,19 +724,14 @@ impl GpuAnimator {
     }
 
     /// The dynamic offset of range `r`'s parameter block `block` (0: the range's own;
-    /// 1 + d: depth level d; 1 + depth levels + l: mesh level l's sampling and palettes,
-    /// [`Self::mesh_level_block`]).
+    /// 1 + d: depth level d; 1 + depth levels + l: mesh level l's sampling, walk and
+    /// palettes, [`mesh_level_block`]).
     fn param_offset(&self, r: usize, block: usize) -> u32 {
         ParamBlocks::offset(r * self.blocks_per_range() + block)
     }
 
     fn blocks_per_range(&self) -> usize {
         1 + self.offsets.levels.len() + self.offsets.list_levels as usize
-    }
-
-    /// The parameter block of mesh level `l`'s sampling and palette dispatches.
-    fn mesh_level_block(&self, l: usize) -> usize {
-        1 + self.offsets.levels.len() + l
     }
 
     /// Range `r`'s `pass_over` dispatches over its mesh levels' lists, each with its
@@ -749,7 +744,11 @@ impl GpuAnimator {
         pass_over: LevelPass,
     ) {
         for l in 0..self.offsets.list_levels as usize {
-            pass.set_bind_group(0, group, &[self.param_offset(r, self.mesh_level_block(l))]);
+            pass.set_bind_group(
+                0,
+                group,
+                &[self.param_offset(r, mesh_level_block(&self.offsets, l))],
+            );
             self.dispatch_listed(pass, r, level_pass_args_at(&self.offsets, l, pass_over));
         }
     }
@@ -846,9 +845,8 @@ impl GpuAnimator {
     /// The hierarchy pass, the way the frame was prepared with: with LOD the walk goes
     /// over each mesh level's list, through that level's joints.
     pub fn record_hierarchy(&self, ctx: &mut PassContext<'_>) {
-        let lod = self.prepared.as_ref().is_some_and(|p| p.lod);
-        let pipeline = |h| match h {
-            GpuHierarchy::Walk if lod => &self.walk_level,
+        let pipeline = |p: &Prepared| match p.hierarchy {
+            GpuHierarchy::Walk if p.lod => &self.walk_level,
             GpuHierarchy::Walk => &self.walk,
             GpuHierarchy::Levels => &self.level,
         };
@@ -884,9 +882,12 @@ impl GpuAnimator {
         self.record_pass(
             ctx,
             &PALETTE_PASS,
-            |_| match self.prepared {
-                Some(Prepared { lod: true, .. }) => &self.palette_level,
-                _ => &self.palette,
+            |p| {
+                if p.lod {
+                    &self.palette_level
+                } else {
+                    &self.palette
+                }
             },
             |pass, p, groups, r| {
                 if p.lod {
@@ -985,11 +986,8 @@ impl GpuAnimator {
                     list_level: l as u32,
                     ..base
                 };
-                ParamBlocks::put(
-                    &mut self.scratch,
-                    r * blocks + 1 + o.levels.len() + l,
-                    &params,
-                );
+                let block = r * blocks + mesh_level_block(o, l);
+                ParamBlocks::put(&mut self.scratch, block, &params);
             }
         }
         queue.write_buffer(self.params.buffer(), 0, &self.scratch);
@@ -1204,6 +1202,12 @@ fn args_bytes(offsets: &tables::TableOffsets) -> u64 {
     level_pass_args_at(offsets, offsets.list_levels as usize, LevelPass::Sample)
 }
 
+/// Among a range's parameter blocks, mesh level `l`'s sampling, walk and palette
+/// dispatches' (after the range's own and one per depth level).
+fn mesh_level_block(offsets: &tables::TableOffsets, l: usize) -> usize {
+    1 + offsets.levels.len() + l
+}
+
 /// The passes that dispatch once per mesh level over its list, in the order of their
 /// arguments in a range's due-list header (`level_args_at` in animate.wgsl).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1213,6 +1217,10 @@ enum LevelPass {
     Walk,
 }
 
+/// How many [`LevelPass`]es each mesh level has arguments for (`LEVEL_PASSES` in
+/// animate.wgsl).
+pub const LEVEL_PASSES: u32 = 3;
+
 /// Where `pass_over`'s dispatch arguments for mesh level `l` are among a range's.
 fn level_pass_args_at(offsets: &tables::TableOffsets, l: usize, pass_over: LevelPass) -> u64 {
     let nth = match pass_over {
@@ -1220,7 +1228,8 @@ fn level_pass_args_at(offsets: &tables::TableOffsets, l: usize, pass_over: Level
         LevelPass::Palette => 1,
         LevelPass::Walk => 2,
     };
-    LEVEL_ARGS_AT + ARGS_BYTES * (offsets.levels.len() + 3 * l + nth) as u64
+    let vec4s = offsets.levels.len() + LEVEL_PASSES as usize * l + nth;
+    LEVEL_ARGS_AT + ARGS_BYTES * vec4s as u64
 }
 
 fn dispatch(pass: &mut wgpu::ComputePass<'_>, invocations: u32) {
