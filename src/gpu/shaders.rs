@@ -19,7 +19,9 @@ use naga_oil::compose::{
     ComposableModuleDescriptor, Composer, NagaModuleDescriptor, ShaderLanguage, ShaderType,
 };
 
-use super::animate::tables::{LEVEL_LIST_WORDS, NO_TRACK, TRACK_WORDS, interpolation_code};
+use super::animate::tables::{
+    LEVEL_LIST_WORDS, LEVEL_PASSES, NO_TRACK, TRACK_WORDS, interpolation_code,
+};
 use crate::crowd::lod::formats::{
     CULL_PER_LEVEL, DUE, FORCED, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT, MotionKind, NO_MOTION, NO_SLOT,
     PERIOD_MASK, PERIOD_SHIFT, POSED_LEVEL_MASK, POSED_LEVEL_SHIFT, RECORD_ANIMATE,
@@ -109,7 +111,7 @@ pub fn constants_wgsl() -> String {
         ("NO_TRACK", NO_TRACK),
         ("TRACK_WORDS", TRACK_WORDS),
         ("LEVEL_LIST_WORDS", LEVEL_LIST_WORDS as u32),
-        ("LEVEL_PASSES", super::animate::LEVEL_PASSES),
+        ("LEVEL_PASSES", LEVEL_PASSES),
         ("STEP", interpolation_code(Interpolation::Step)),
         ("LINEAR", interpolation_code(Interpolation::Linear)),
         (

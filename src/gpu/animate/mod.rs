@@ -1217,10 +1217,6 @@ enum LevelPass {
     Walk,
 }
 
-/// How many [`LevelPass`]es each mesh level has arguments for (`LEVEL_PASSES` in
-/// animate.wgsl).
-pub const LEVEL_PASSES: u32 = 3;
-
 /// Where `pass_over`'s dispatch arguments for mesh level `l` are among a range's.
 fn level_pass_args_at(offsets: &tables::TableOffsets, l: usize, pass_over: LevelPass) -> u64 {
     let nth = match pass_over {
@@ -1228,7 +1224,7 @@ fn level_pass_args_at(offsets: &tables::TableOffsets, l: usize, pass_over: Level
         LevelPass::Palette => 1,
         LevelPass::Walk => 2,
     };
-    let vec4s = offsets.levels.len() + LEVEL_PASSES as usize * l + nth;
+    let vec4s = offsets.levels.len() + tables::LEVEL_PASSES as usize * l + nth;
     LEVEL_ARGS_AT + ARGS_BYTES * vec4s as u64
 }
 

@@ -47,6 +47,11 @@ crate::gpu_struct! {
 /// count of its sampled joints, of its moving palette entries and of its posed joints.
 pub const LEVEL_LIST_WORDS: usize = 6;
 
+/// How many passes dispatch once per level over its lists (sampling, the palettes, the
+/// walk: `LevelPass` in the animator), so how many dispatch arguments each level has in a
+/// range's due-list header (`LEVEL_PASSES` in animate.wgsl).
+pub const LEVEL_PASSES: u32 = 3;
+
 /// u32s in a track's header.
 pub const TRACK_WORDS: u32 = (std::mem::size_of::<TrackHeader>() / 4) as u32;
 
