@@ -470,9 +470,86 @@ fn keeps_its_promises(mesh: &SortedMesh, palette_len: usize) -> Result<(), Strin
             "distinct indices",
         ),
     ];
-    match facts.iter().find(|(ok, _)| !ok) {
-        None => Ok(()),
-        Some((_, what)) => Err(format!("a mesh was made that breaks its {what}")),
+    if let Some((_, what)) = facts.iter().find(|(ok, _)| !ok) {
+        return Err(format!("a mesh was made that breaks its {what}"));
+    }
+    // Each influence cut the mesh makes keeps the same promises for its own arrays.
+    for kept in 1..=skinbench::prepare::MAX_CUT {
+        let cut = mesh.cut(kept);
+        let joints = |runs: &[skinbench::prepare::Run]| -> usize {
+            runs.iter().map(|r| r.len * r.influences).sum()
+        };
+        let weights = |runs: &[skinbench::prepare::Run]| -> usize {
+            runs.iter()
+                .filter(|r| r.influences > 1)
+                .map(|r| r.len * r.influences)
+                .sum()
+        };
+        let facts = [
+            (cut.joint_bound() == mesh.joint_bound(), "joint bound"),
+            (
+                cut.joints()
+                    .iter()
+                    .chain(cut.distinct_joints())
+                    .all(|&j| (j as usize) < cut.joint_bound()),
+                "joints below the bound",
+            ),
+            (
+                cut.class_runs().iter().map(|r| r.len).sum::<usize>() == n,
+                "runs cover the mesh",
+            ),
+            (cut.joints().len() == joints(cut.class_runs()), "joints"),
+            (cut.weights().len() == weights(cut.class_runs()), "weights"),
+            (
+                cut.distinct_joints().len() == joints(cut.distinct_runs()),
+                "distinct joints",
+            ),
+            (
+                cut.distinct_weights().len() == weights(cut.distinct_runs()),
+                "distinct weights",
+            ),
+            (
+                cut.class_runs()
+                    .iter()
+                    .chain(cut.distinct_runs())
+                    .all(|r| (1..=kept).contains(&r.influences)),
+                "influences",
+            ),
+        ];
+        if let Some((_, what)) = facts.iter().find(|(ok, _)| !ok) {
+            return Err(format!("a cut to {kept} breaks its {what}"));
+        }
+    }
+    Ok(())
+}
+
+/// A kernel given one mesh with another mesh's influence cut, whose joints reach past the
+/// palette it was given, refuses (panics) before reading a matrix.
+fn a_cut_of_another_mesh_is_refused() -> Result<(), Failed> {
+    let small =
+        PreparedRig::new(twist(), &ImportReport::default(), "twist").map_err(|e| e.to_string())?;
+    let large = PreparedRig::reference();
+    let cut = large.mesh.sorted().cut(2);
+    if cut.joint_bound() <= small.palette_len() {
+        return Err("the reference rig's joints fit the twist rig's palette".into());
+    }
+    let palette = vec![Mat3x4::from_mat4(&Mat4::IDENTITY); small.palette_len()];
+    let mut out = vec![skinbench::prepare::VertexF4::default(); small.mesh.sorted().len()];
+    let refused = no_panic("tuned::run", || {
+        skinbench::skin::tuned::run::<false>(
+            small.mesh.sorted(),
+            Some(cut),
+            &palette,
+            &palette,
+            &mut skinbench::skin::Dest::from_mut(&mut out),
+            0,
+        )
+    });
+    // Refused by the check of the palette against the joints, before any loop runs.
+    match refused {
+        Ok(()) => Err("tuned ran with another mesh's cut".into()),
+        Err(message) if message.contains("palette shorter") => Ok(()),
+        Err(message) => Err(format!("refused by something else: {message}").into()),
     }
 }
 
@@ -972,6 +1049,10 @@ fn main() {
     skin_cases(&mut trials);
     prepare_cases(&mut trials);
     sorted_cases(&mut trials);
+    trials.push(common::trial(
+        "sorted_mesh/a_cut_of_another_mesh_is_refused",
+        a_cut_of_another_mesh_is_refused,
+    ));
     trials.push(common::trial(
         "property/sorted_mesh_corruptions",
         property_sorted_mesh,

@@ -65,6 +65,9 @@ pub struct CrowdRow {
     /// Of those, the joints whose clip tracks were sampled per frame (median): a level's
     /// held joints are posed at rest unsampled.
     pub joints_sampled: f64,
+    /// Influences the CPU blended for those vertices per frame (median): fewer than the
+    /// vertices' own where a level cuts them (`skin::influence_cuts`).
+    pub influences_blended: f64,
     /// Making the draw lists and recording the shadow and crowd passes with indirect
     /// draws (where the adapter has them), µs.
     pub encode_us: f64,
@@ -114,6 +117,7 @@ struct Samples {
     full_vertices: u64,
     posed: Vec<f64>,
     sampled: Vec<f64>,
+    blended: Vec<f64>,
     error_px: Option<f32>,
     measured: usize,
     stats: LodStats,
@@ -252,6 +256,8 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         s.full_vertices = full;
                         s.posed.push(scene.joints_posed() as f64);
                         s.sampled.push(scene.joints_sampled() as f64);
+                        s.blended
+                            .push(scene.influences_blended().unwrap_or(0) as f64);
                         s.stats = scene.lod_stats();
                         if lod.enabled && (frame - warmup) % 8 == 7 {
                             let error = scene.measure_lod_error(None)?;
@@ -277,6 +283,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     full_vertices: s.full_vertices,
                     joints_posed: median(s.posed),
                     joints_sampled: median(s.sampled),
+                    influences_blended: median(s.blended),
                     full_joints: (n * rig.joint_count()) as u64,
                     plan_us: median(s.plan),
                     cpu_stages_us: median(s.cpu),
@@ -404,7 +411,9 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
            = geometric LOD (each character drawn at the coarsest level of its mesh's chain \
            within the threshold; the CPU skins each group of eight only for its members' \
            finest level, shadows included); skinned = vertices the CPU skinned per frame, and \
-           their share of every character's every vertex; posed = joints the CPU sampled, \
+           their share of every character's every vertex; influences = what those vertices \
+           blended (fewer than their own where a coarse level cuts them to its heaviest); \
+           posed = joints the CPU sampled, \
            walked and wrote palettes for per frame (with mesh LOD only each group's level's), \
            and their share of every character's every joint; sampled = of those, the joints \
            whose clip tracks were sampled (a level's held joints are posed at rest \
@@ -439,6 +448,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         ("commands", Right),
         ("updated / frame", Right),
         ("skinned / frame", Right),
+        ("influences / frame", Right),
         ("posed / frame", Right),
         ("sampled / frame", Right),
         ("fewest possible (any gap / 1-2-4-8)", Right),
@@ -472,6 +482,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
                 r.skinned_vertices,
                 100.0 * r.skinned_vertices / r.full_vertices.max(1) as f64
             ),
+            format!("{:.0}", r.influences_blended),
             format!(
                 "{:.0} ({:.0} %)",
                 r.joints_posed,

@@ -187,13 +187,26 @@ pub fn verify_frame_posed_at_levels(
         normal_tolerance: layout.format().normal_tolerance(),
         ..Deviation::default()
     };
+    // The CPU's kernels skin a level that cuts its vertices' influences with the cut
+    // (`skin::level_cut`): the oracle of that level skins the same cut mesh, each made once.
+    let cuts_on_cpu = pipeline.output_layout().variant().skins_on_cpu();
+    let mut cut_meshes: [Option<crate::rig::Mesh>; crate::prepare::MAX_CUT] = Default::default();
     for i in spread(instances.len(), max_instances) {
         let posed = posed_levels.and_then(|l| l.get(i)).map(|&l| l as usize);
         let locals = pipeline.reference_local_pose_at(&instances[i], posed);
         let model = reference::model_from_joint_f64(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
+        let level = skin_levels.and_then(|l| l.get(i)).copied().unwrap_or(0);
+        let kept = cuts_on_cpu
+            .then(|| skin::level_cut(rig, level as usize, pipeline.config().method))
+            .flatten()
+            .map(|c| c.kept());
+        let oracle_mesh = match kept {
+            Some(k) => &*cut_meshes[k - 1].get_or_insert_with(|| rig.source_mesh.reduced_to(k).0),
+            None => &rig.source_mesh,
+        };
         let (ref_positions, ref_normals) = match pipeline.config().method {
-            SkinMethod::Linear => skin::reference::skin(&rig.source_mesh, &palette),
+            SkinMethod::Linear => skin::reference::skin(oracle_mesh, &palette),
             SkinMethod::DualQuat => skin::reference::skin_dual_quat(
                 &rig.source_mesh,
                 &palette,
@@ -239,7 +252,6 @@ pub fn verify_frame_posed_at_levels(
             | OutputFormat::Float4
             | OutputFormat::Packed => layout.read_instance(&rig.mesh, out, i)?,
         };
-        let level = skin_levels.and_then(|l| l.get(i)).copied().unwrap_or(0);
         for v in 0..positions.len() {
             if let Some(deepest) = &deepest
                 && deepest.get(v).is_some_and(|&d| d < level)

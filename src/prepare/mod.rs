@@ -31,7 +31,9 @@ pub mod parallel;
 pub mod scale;
 mod sorted;
 
-pub use sorted::{DistinctParts, DistinctVertices, MeshError, Run, SortedMesh, SortedParts};
+pub use sorted::{
+    DistinctParts, DistinctVertices, InfluenceCut, MeshError, Run, SortedMesh, SortedParts,
+};
 
 use crate::rig::materials::Materials;
 use crate::rig::{MAX_INFLUENCES, Mesh};
@@ -64,6 +66,8 @@ pub struct PreparedMesh {
     /// Per level of that chain past the full mesh, the vertices its triangles use (file
     /// order, ascending).
     level_vertices: Vec<Vec<u32>>,
+    /// Per cut to 1..=[`MAX_CUT`] influences, `weights4` cut, made on first ask.
+    weights4_cuts: [std::sync::OnceLock<Vec<[f32; 4]>>; MAX_CUT],
 }
 
 impl PreparedMesh {
@@ -304,6 +308,7 @@ impl PreparedMesh {
             sorted,
             simplified,
             level_vertices,
+            weights4_cuts: Default::default(),
         })
     }
 
@@ -364,6 +369,29 @@ impl PreparedMesh {
 
     pub fn weights4(&self) -> &[[f32; 4]] {
         &self.weights4
+    }
+
+    /// [`PreparedMesh::weights4`] with each vertex cut to its first `kept` influences
+    /// (the heaviest), renormalised as [`Mesh::reduced_to`] does and the others weighing
+    /// 0: what the four-influence kernels blend at a level that cuts (`kept` clamped to
+    /// 1..=4; four cuts nothing). Made on first ask.
+    pub fn weights4_cut(&self, kept: usize) -> &[[f32; 4]] {
+        let kept = kept.clamp(1, MAX_CUT);
+        if kept >= 4 {
+            return &self.weights4;
+        }
+        self.weights4_cuts[kept - 1].get_or_init(|| {
+            self.weights4
+                .iter()
+                .map(|w| {
+                    if w[kept..].iter().all(|&x| x == 0.0) {
+                        return *w;
+                    }
+                    let sum: f32 = w[..kept].iter().sum();
+                    std::array::from_fn(|i| if i < kept { w[i] / sum } else { 0.0 })
+                })
+                .collect()
+        })
     }
 
     /// File order triangle list.
@@ -493,13 +521,34 @@ pub struct PreparedData {
 pub struct MeshLevelErrors {
     /// Per level, the bound a switch to it is allowed to cost, model units (0 for the full
     /// mesh; never smaller than a finer level's): its surface's distance from the full
-    /// mesh's, its held joints at rest.
+    /// mesh's, its held joints at rest, plus what its influence cut moves a vertex.
     pub errors: Vec<f32>,
+    /// Per level, how many influences its vertices keep and what that moves.
+    pub influences: Vec<LevelInfluences>,
     /// Per level, the joints a character posed for it holds at their rest pose.
     pub merges: Vec<LevelMerges>,
     /// Poses measured.
     pub poses: usize,
     pub measure_secs: f64,
+}
+
+/// Influence cuts measured: to 1 to this many influences (engines' usual vertex formats
+/// hold four).
+pub const MAX_CUT: usize = 4;
+
+/// What cutting one level's influences does (`skin::influence_cuts`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LevelInfluences {
+    /// Per cut to 1..=[`MAX_CUT`] influences, the largest movement of the level's vertices,
+    /// model units, margin included (0 where no vertex has more influences than the cut).
+    pub moved: [f64; MAX_CUT],
+    /// The fewest influences whose movement stays within `skin::influence_cuts::INFLUENCE_SHARE` of the
+    /// level's error; `None` where no cut does (the level keeps every influence). The
+    /// CPU's linear-blend kernels skin the level's vertices with this many.
+    pub fits: Option<usize>,
+    /// What the level's stated error adds for cuts, model units: the largest movement of
+    /// its cut and every finer level's (0 where none cuts).
+    pub added: f64,
 }
 
 /// The joints one level of the mesh's chain holds at their rest pose: their tracks are

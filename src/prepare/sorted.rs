@@ -13,6 +13,7 @@
 //! correctness promise, not a memory one: a level only decides which places are written).
 //! [`SortedMesh::class_runs`] cuts the classes where that level changes.
 
+use super::MAX_CUT;
 use crate::rig::MAX_INFLUENCES;
 use crate::types::VertexF4;
 
@@ -40,6 +41,109 @@ pub struct SortedMesh {
     class_runs: Vec<Run>,
     joint_bound: usize,
     distinct: DistinctVertices,
+    /// Per cut to 1..=[`MAX_CUT`] influences, the cut arrays, made on first ask.
+    cuts: [std::sync::OnceLock<InfluenceCut>; MAX_CUT],
+}
+
+/// A [`SortedMesh`]'s influences with each vertex cut to its first `kept` (the heaviest:
+/// a [`crate::rig::Mesh`] orders them so), renormalised exactly as
+/// [`crate::rig::Mesh::reduced_to`] does, so the oracle's cut mesh holds the same weights
+/// bit for bit. The vertices keep their sorted order, their runs and their output places:
+/// only each run's influence count and the arrays it reads change, so a kernel skins a
+/// level with its cut by reading these instead of the mesh's. Made only by
+/// [`SortedMesh::cut`]: every joint index is one of the mesh's, below its
+/// [`SortedMesh::joint_bound`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct InfluenceCut {
+    kept: usize,
+    joint_bound: usize,
+    class_runs: Vec<Run>,
+    joints: Vec<u16>,
+    weights: Vec<f32>,
+    distinct_runs: Vec<Run>,
+    distinct_joints: Vec<u16>,
+    distinct_weights: Vec<f32>,
+}
+
+impl InfluenceCut {
+    /// Influences a vertex keeps, at most.
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+
+    /// The mesh's [`SortedMesh::joint_bound`]: every joint index here is below it.
+    pub fn joint_bound(&self) -> usize {
+        self.joint_bound
+    }
+
+    /// How many influences a vertex of `influences` keeps.
+    pub fn keeps(&self, influences: usize) -> usize {
+        influences.min(self.kept)
+    }
+
+    /// [`SortedMesh::class_runs`] with each run's influences cut.
+    pub fn class_runs(&self) -> &[Run] {
+        &self.class_runs
+    }
+
+    /// [`SortedMesh::joints`], `keeps(c + 1)` per vertex of class `c`.
+    pub fn joints(&self) -> &[u16] {
+        &self.joints
+    }
+
+    /// [`SortedMesh::weights`], `keeps(c + 1)` per vertex of class `c` where that is more
+    /// than one.
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// [`DistinctVertices::runs`] with each run's influences cut.
+    pub fn distinct_runs(&self) -> &[Run] {
+        &self.distinct_runs
+    }
+
+    pub fn distinct_joints(&self) -> &[u16] {
+        &self.distinct_joints
+    }
+
+    pub fn distinct_weights(&self) -> &[f32] {
+        &self.distinct_weights
+    }
+}
+
+/// `runs` over `joints` and `weights` with each vertex cut to its first `kept` influences,
+/// renormalised as [`crate::rig::Mesh::reduced_to`] does.
+fn cut_runs(
+    runs: &[Run],
+    joints: &[u16],
+    weights: &[f32],
+    kept: usize,
+) -> (Vec<Run>, Vec<u16>, Vec<f32>) {
+    let (mut cut_runs, mut cut_joints, mut cut_weights) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut j, mut w) = (0, 0);
+    for run in runs {
+        let k = run.influences;
+        let m = k.min(kept);
+        cut_runs.push(Run {
+            influences: m,
+            ..*run
+        });
+        for _ in 0..run.len {
+            cut_joints.extend_from_slice(&joints[j..j + m]);
+            j += k;
+            if k > 1 {
+                let given = &weights[w..w + k];
+                w += k;
+                if m == k {
+                    cut_weights.extend_from_slice(given);
+                } else if m > 1 {
+                    let sum: f32 = given[..m].iter().sum();
+                    cut_weights.extend(given[..m].iter().map(|x| x / sum));
+                }
+            }
+        }
+    }
+    (cut_runs, cut_joints, cut_weights)
 }
 
 /// A stretch of consecutive vertices of one influence class that all have the same number
@@ -306,6 +410,29 @@ impl SortedMesh {
             class_runs,
             joint_bound,
             distinct,
+            cuts: Default::default(),
+        })
+    }
+
+    /// The influences cut to `kept` (1..=[`MAX_CUT`]; clamped), made on first ask.
+    pub fn cut(&self, kept: usize) -> &InfluenceCut {
+        let kept = kept.clamp(1, MAX_CUT);
+        self.cuts[kept - 1].get_or_init(|| {
+            let (class_runs, joints, weights) =
+                cut_runs(&self.class_runs, &self.joints, &self.weights, kept);
+            let d = &self.distinct;
+            let (distinct_runs, distinct_joints, distinct_weights) =
+                cut_runs(&d.runs, &d.joints, &d.weights, kept);
+            InfluenceCut {
+                kept,
+                joint_bound: self.joint_bound,
+                class_runs,
+                joints,
+                weights,
+                distinct_runs,
+                distinct_joints,
+                distinct_weights,
+            }
         })
     }
 

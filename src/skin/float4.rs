@@ -11,9 +11,12 @@ use crate::prepare::{PreparedMesh, VertexF4};
 
 /// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
 /// the position matrices serve (`normal_palette` is unused). `vertices`: those the
-/// character's level of the mesh's chain draws (`None`: every vertex).
+/// character's level of the mesh's chain draws (`None`: every vertex). `weights`: the
+/// mesh's four weights a vertex, or a level's cut of them
+/// ([`PreparedMesh::weights4_cut`]), one per vertex.
 pub fn run<const OWN_NORMALS: bool>(
     mesh: &PreparedMesh,
+    weights: &[[f32; 4]],
     palette: &[Mat4],
     normal_palette: &[Mat4],
     out: &mut Dest<VertexF4>,
@@ -35,11 +38,7 @@ pub fn run<const OWN_NORMALS: bool>(
         );
     };
     let n = mesh.vertex_count();
-    let (source, joints, weights) = (
-        &mesh.source_f4()[..n],
-        &mesh.joints4()[..n],
-        &mesh.weights4()[..n],
-    );
+    let (source, joints, weights) = (&mesh.source_f4()[..n], &mesh.joints4()[..n], &weights[..n]);
     match vertices {
         None => {
             for (v, (src, (j, w))) in source.iter().zip(joints.iter().zip(weights)).enumerate() {

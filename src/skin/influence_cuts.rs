@@ -11,7 +11,14 @@
 //! its vertices and the poses, plus [`super::mesh_lod::POSE_MARGIN`] for the times between.
 //! The distance between two surfaces is never more than the largest distance between
 //! their corresponding vertices, so a cut adds at most that to the level's error. The full
-//! mesh (error 0) keeps every influence. Linear blending only: the kernels do not cut yet.
+//! mesh (error 0) keeps every influence.
+//!
+//! Measured once with the level errors ([`super::level_errors`]), which add each level's
+//! cut to its stated error: the largest movement of the cuts of that level and every finer
+//! one (a group of eight characters is skinned with its finest character's cut, so a coarse
+//! character may carry a finer level's). The CPU's linear-blend kernels skin a level's
+//! vertices with the cut ([`crate::prepare::InfluenceCut`]); dual quaternions and the GPU's
+//! shaders keep every influence, which the stated error bounds as well (the cut only adds).
 
 use glam::{DMat4, DVec3};
 
@@ -20,36 +27,60 @@ use super::mesh_lod::{POSE_MARGIN, poses_per_clip};
 use super::reference::skin_positions;
 use super::volume::for_each_pose_shifted;
 use crate::prepare::PreparedRig;
+pub use crate::prepare::{LevelInfluences, MAX_CUT};
 
-/// Cuts measured: to 1 to this many influences (engines' usual vertex formats hold four).
-pub const MAX_CUT: usize = 4;
 /// The share of a level's error that cutting its influences may add.
 pub const INFLUENCE_SHARE: f64 = 0.25;
 
-/// What cutting one level's influences does ([`influence_cuts`]).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct LevelInfluences {
-    /// Per cut to 1..=[`MAX_CUT`] influences, the largest movement of the level's vertices,
-    /// model units, margin included (0 where no vertex has more influences than the cut).
-    pub moved: [f64; MAX_CUT],
-    /// The fewest influences whose movement stays within [`INFLUENCE_SHARE`] of the
-    /// level's error; `None` where no cut does (the level keeps every influence).
-    pub fits: Option<usize>,
+/// Per level of `rig`'s chain, what cutting its influences moves (see the module docs).
+pub fn influence_cuts(rig: &PreparedRig) -> &[LevelInfluences] {
+    &level_errors(rig).influences
 }
 
-/// Per level of `rig`'s chain, what cutting its influences moves (see the module docs).
-pub fn influence_cuts(rig: &PreparedRig) -> Vec<LevelInfluences> {
-    let errors = &level_errors(rig).errors;
+/// How many influences each vertex keeps when a character is skinned for `level` of
+/// `rig`'s chain (a level past the chain is its coarsest); `None`: every influence. The
+/// full mesh keeps every one without measuring anything.
+pub fn kept_at(rig: &PreparedRig, level: usize) -> Option<usize> {
+    if level == 0 {
+        return None;
+    }
+    let cuts = influence_cuts(rig);
+    cuts.get(level.min(cuts.len().checked_sub(1)?))?.fits
+}
+
+/// Influences a character skinned for `level` of `rig`'s chain blends: over the level's
+/// vertices in the sorted order (what the CPU's kernels skin), each vertex's count, or
+/// `kept` where it has more.
+pub fn blended_influences(rig: &PreparedRig, level: usize, kept: Option<usize>) -> usize {
+    let prefix = rig.mesh.sorted().class_prefix(level);
+    prefix
+        .iter()
+        .enumerate()
+        .map(|(c, &n)| n * kept.map_or(c + 1, |k| (c + 1).min(k)))
+        .sum()
+}
+
+/// Per level, the cuts measured against `errors` (each level's error before cuts, no
+/// smaller than a finer level's): what [`super::level_errors`] keeps.
+pub(crate) fn measure_cuts(rig: &PreparedRig, errors: &[f32]) -> Vec<LevelInfluences> {
+    let mut added = 0.0f64;
     largest_moves(rig, 0.0)
         .into_iter()
         .enumerate()
         .map(|(level, measured)| {
             let moved = measured.map(|m| m * (1.0 + POSE_MARGIN));
             let budget = errors.get(level).copied().unwrap_or(0.0) as f64 * INFLUENCE_SHARE;
+            // The fewest that fit, where they cut anything (a cut that moves nothing keeps
+            // every influence of every vertex of the level).
             let fits = (level > 0)
-                .then(|| (0..MAX_CUT).find(|&k| moved[k] <= budget).map(|k| k + 1))
-                .flatten();
-            LevelInfluences { moved, fits }
+                .then(|| (0..MAX_CUT).find(|&k| moved[k] <= budget))
+                .flatten()
+                .filter(|&k| moved[k] > 0.0)
+                .map(|k| k + 1);
+            if let Some(k) = fits {
+                added = added.max(moved[k - 1]);
+            }
+            LevelInfluences { moved, fits, added }
         })
         .collect()
 }
@@ -101,6 +132,50 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_cut_holds_the_oracles_cut_weights_bit_for_bit_in_the_sorted_order() {
+        let rig = PreparedRig::reference();
+        let sorted = rig.mesh.sorted();
+        for kept in 1..=MAX_CUT {
+            let (reduced, _) = rig.source_mesh.reduced_to(kept);
+            let cut = sorted.cut(kept);
+            let (mut j, mut w, mut v) = (0, 0, 0);
+            for run in cut.class_runs() {
+                let k = run.influences;
+                assert!(k <= kept);
+                for _ in 0..run.len {
+                    let o = sorted.original_of_sorted()[v] as usize;
+                    assert_eq!(
+                        &cut.joints()[j..j + k],
+                        &reduced.joints[o][..k],
+                        "vertex {o}"
+                    );
+                    if k > 1 {
+                        let given: Vec<u32> = cut.weights()[w..w + k]
+                            .iter()
+                            .map(|x| x.to_bits())
+                            .collect();
+                        let expected: Vec<u32> = reduced.weights[o][..k]
+                            .iter()
+                            .map(|x| x.to_bits())
+                            .collect();
+                        assert_eq!(given, expected, "vertex {o}, cut to {kept}");
+                        w += k;
+                    } else {
+                        assert_eq!(reduced.weights[o][0], 1.0);
+                    }
+                    assert!(reduced.weights[o][k..].iter().all(|&x| x == 0.0));
+                    j += k;
+                    v += 1;
+                }
+            }
+            assert_eq!(
+                (j, w, v),
+                (cut.joints().len(), cut.weights().len(), sorted.len())
+            );
+        }
+    }
+
+    #[test]
     fn the_full_mesh_keeps_every_influence_and_coarser_levels_cut_more() {
         let rig = PreparedRig::reference();
         let cuts = influence_cuts(&rig);
@@ -108,7 +183,7 @@ mod tests {
         assert_eq!(cuts[0].fits, None);
         // The reference rig's vertices have up to four influences: cutting to four moves
         // nothing, cutting to one moves the most.
-        for c in &cuts {
+        for c in cuts {
             assert_eq!(c.moved[3], 0.0);
             assert!(c.moved[0] >= c.moved[1]);
         }

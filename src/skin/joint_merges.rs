@@ -148,8 +148,15 @@ pub fn measure_merges(rig: &PreparedRig, measured: &PoseSurfaces) -> Vec<Measure
 
 /// Per level, at each of the poses `shift` of a step into each clip (0: the measured
 /// ones; the tests take 0.5, halfway between them), the distance between the level's
-/// surface posed with `held[level]`'s joints at rest and the full one, measured.
-pub fn held_surface_distances(rig: &PreparedRig, held: &[Vec<usize>], shift: f32) -> Vec<Vec<f64>> {
+/// surface posed with `held[level]`'s joints at rest and the full one, measured; with
+/// `kept[level]`, the level's vertices skinned with that many influences each
+/// ([`crate::rig::Mesh::reduced_to`], what the CPU's kernels skin the level with).
+pub fn held_surface_distances(
+    rig: &PreparedRig,
+    held: &[Vec<usize>],
+    kept: &[Option<usize>],
+    shift: f32,
+) -> Vec<Vec<f64>> {
     let measured = measure_surfaces(rig, poses_per_clip(rig), shift);
     let poses = local_poses(rig, shift);
     let rest: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
@@ -159,9 +166,12 @@ pub fn held_surface_distances(rig: &PreparedRig, held: &[Vec<usize>], shift: f32
         .enumerate()
         .map(|(level, joints)| {
             let distances = measured.distances.get(level).cloned().unwrap_or_default();
-            if joints.is_empty() || poses.len() != measured.surfaces.len() {
+            let kept = kept.get(level).copied().flatten();
+            if (joints.is_empty() && kept.is_none()) || poses.len() != measured.surfaces.len() {
                 return distances;
             }
+            let cut = kept.map(|k| rig.source_mesh.reduced_to(k).0);
+            let mesh = cut.as_ref().unwrap_or(&rig.source_mesh);
             let mut marks = vec![false; rig.joint_count()];
             for &j in joints {
                 if let Some(m) = marks.get_mut(j) {
@@ -173,7 +183,7 @@ pub fn held_surface_distances(rig: &PreparedRig, held: &[Vec<usize>], shift: f32
                 .iter()
                 .zip(&measured.surfaces)
                 .map(|(locals, (positions, full_tree))| {
-                    let moved = skinned(rig, locals, &marks, &rest, &vertices);
+                    let moved = skinned_mesh(rig, mesh, locals, &marks, &rest, &vertices);
                     let mut held_positions = positions.clone();
                     for (&v, m) in vertices.iter().zip(&moved) {
                         held_positions[v as usize] = *m;
@@ -293,6 +303,18 @@ fn skinned(
     rest: &[LocalF64],
     vertices: &[u32],
 ) -> Vec<DVec3> {
+    skinned_mesh(rig, &rig.source_mesh, locals, held, rest, vertices)
+}
+
+/// [`skinned`], `mesh`'s influences (the rig's mesh or a cut of it).
+fn skinned_mesh(
+    rig: &PreparedRig,
+    mesh: &crate::rig::Mesh,
+    locals: &[LocalF64],
+    held: &[bool],
+    rest: &[LocalF64],
+    vertices: &[u32],
+) -> Vec<DVec3> {
     let posed: Vec<LocalF64> = locals
         .iter()
         .zip(rest)
@@ -300,7 +322,7 @@ fn skinned(
         .map(|((&l, &r), &h)| if h { r } else { l })
         .collect();
     let model = model_from_joint_f64(&rig.skeleton, &posed);
-    skin_positions(&rig.source_mesh, &palette(&rig.skeleton, &model), vertices)
+    skin_positions(mesh, &palette(&rig.skeleton, &model), vertices)
 }
 
 /// Per pose, the largest distance between `full` and the vertices skinned with `held` at

@@ -7,11 +7,13 @@
 //! ([`super::joint_merges`]: at every pose the held surface's distance, bounded or
 //! measured, stays within it), then the stated error: the largest distance of the held
 //! surface over the poses, +[`POSE_MARGIN`] for the times between, never smaller than a
-//! finer level's. Every LOD choice (the CPU's plan, the GPU's pass, the shadow level)
+//! finer level's, plus what the level's influence cut moves a vertex
+//! ([`super::influence_cuts`]). Every LOD choice (the CPU's plan, the GPU's pass, the shadow level)
 //! reads it, and every path poses a level with the joints held here.
 
 use std::time::Instant;
 
+use super::influence_cuts::measure_cuts;
 use super::joint_merges::measure_merges;
 use super::mesh_lod::{POSE_MARGIN, measure_surfaces, poses_per_clip};
 use crate::prepare::{LevelMerges, MeshLevelErrors, PreparedRig};
@@ -39,8 +41,14 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
             let finer = errors.last().copied().unwrap_or(0.0f32);
             errors.push(if l == 0 { 0.0 } else { stated.max(finer) });
         }
+        // Then each level's influence cut, which adds what it moves a vertex.
+        let influences = measure_cuts(rig, &errors);
+        for (e, cut) in errors.iter_mut().zip(&influences) {
+            *e = (*e as f64 + cut.added) as f32;
+        }
         MeshLevelErrors {
             errors,
+            influences,
             merges: merges
                 .into_iter()
                 .enumerate()
@@ -86,10 +94,14 @@ mod tests {
             assert!(m.held.len() <= m.animated, "{m:?}");
             assert!(m.held.iter().all(|&j| j >= rig.skeleton.root_count));
             if level > 0 {
+                // Each level's error is its held surface's plus what the influence cuts
+                // up to it move a vertex.
                 let stated = (surface[level] * (1.0 + POSE_MARGIN)) as f32;
+                let added = |l: usize| measured.influences[l].added;
+                let before = |l: usize| measured.errors[l] as f64 - added(l);
                 assert!(measured.errors[level] >= stated, "{measured:?}");
                 assert!(
-                    measured.errors[level] <= stated.max(measured.errors[level - 1]),
+                    before(level) <= (stated as f64).max(before(level - 1)) * (1.0 + 1e-6),
                     "{measured:?}"
                 );
             }

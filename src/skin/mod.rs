@@ -547,17 +547,20 @@ pub fn run_group(
     let own = rig.own_normal_matrices();
     // The file-order kernels take the level's vertex list, the sorted ones the level.
     let listed = rig.mesh.level_vertices(level);
+    // A level that cuts its vertices' influences is skinned with the cut: the file-order
+    // kernels blend its weights, the sorted ones read its arrays.
+    let cut = level_cut(rig, level, method);
+    let weights4 = cut.map_or(rig.mesh.weights4(), |c| rig.mesh.weights4_cut(c.kept()));
     macro_rules! each_instance {
-        ($p:ident, $kernel:ident, |$mesh:ident| $input:expr, $level:expr) => {
+        ($p:ident, $kernel:ident, ($($input:expr),+), $level:expr) => {
             for k in 0..active {
                 let palette = &$p[k * s..(k + 1) * s];
                 let normal_palette = &palette[normals..];
                 let mut dest = out.range(k * stride, bytes).cast();
-                let $mesh = &rig.mesh;
                 if own {
-                    $kernel::run::<true>($input, palette, normal_palette, &mut dest, $level);
+                    $kernel::run::<true>($($input),+, palette, normal_palette, &mut dest, $level);
                 } else {
-                    $kernel::run::<false>($input, palette, normal_palette, &mut dest, $level);
+                    $kernel::run::<false>($($input),+, palette, normal_palette, &mut dest, $level);
                 }
             }
         };
@@ -572,31 +575,31 @@ pub fn run_group(
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, naive, |mesh| mesh, listed);
+            each_instance!(p, naive, (&rig.mesh, weights4), listed);
         }
         SkinVariant::Split => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, split, |mesh| mesh, listed);
+            each_instance!(p, split, (&rig.mesh, weights4), listed);
         }
         SkinVariant::Float4 => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, float4, |mesh| mesh, listed);
+            each_instance!(p, float4, (&rig.mesh, weights4), listed);
         }
         SkinVariant::Sorted => {
             let Palettes::Mat4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, sorted, |mesh| mesh.sorted(), level);
+            each_instance!(p, sorted, (rig.mesh.sorted(), cut), level);
         }
         SkinVariant::Tuned => {
             let Palettes::Mat3x4(p) = palettes else {
                 return Err(wrong());
             };
-            each_instance!(p, tuned, |mesh| mesh.sorted(), level);
+            each_instance!(p, tuned, (rig.mesh.sorted(), cut), level);
         }
         SkinVariant::Simd
         | SkinVariant::Packed
@@ -618,6 +621,20 @@ pub fn run_group(
         }
     }
     Ok(())
+}
+
+/// The influences a character skinned for `level` of `rig`'s chain with `method` blends,
+/// where its level cuts them ([`influence_cuts`]; linear blending only: the cuts are
+/// measured with it, and dual quaternions keep every influence); `None`: every influence.
+pub(crate) fn level_cut(
+    rig: &PreparedRig,
+    level: usize,
+    method: SkinMethod,
+) -> Option<&crate::prepare::InfluenceCut> {
+    match method {
+        SkinMethod::Linear => influence_cuts::kept_at(rig, level).map(|k| rig.mesh.sorted().cut(k)),
+        SkinMethod::DualQuat => None,
+    }
 }
 
 /// Instance `instance`'s vertices from a frame's output `out`, in file vertex order, as

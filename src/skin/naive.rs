@@ -12,18 +12,26 @@ use crate::prepare::{PreparedMesh, VertexInterleaved};
 // The article's loop, indexing every array by vertex, kept as written.
 /// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
 /// the position matrices serve (`normal_palette` is unused). `vertices`: those the
-/// character's level of the mesh's chain draws (`None`: every vertex).
+/// character's level of the mesh's chain draws (`None`: every vertex). `weights`: the
+/// mesh's four weights a vertex, or a level's cut of them
+/// ([`PreparedMesh::weights4_cut`]), one per vertex.
 pub fn run<const OWN_NORMALS: bool>(
     mesh: &PreparedMesh,
+    weights: &[[f32; 4]],
     palette: &[Mat4],
     normal_palette: &[Mat4],
     out: &mut Dest<VertexInterleaved>,
     vertices: Option<&[u32]>,
 ) {
+    assert_eq!(
+        weights.len(),
+        mesh.vertex_count(),
+        "weights of another mesh"
+    );
     let mut skin_vertex = |v: usize| {
-        let m = blend4(palette, mesh.joints4()[v], mesh.weights4()[v]);
+        let m = blend4(palette, mesh.joints4()[v], weights[v]);
         let n = if OWN_NORMALS {
-            blend4(normal_palette, mesh.joints4()[v], mesh.weights4()[v])
+            blend4(normal_palette, mesh.joints4()[v], weights[v])
         } else {
             m
         };

@@ -11,7 +11,7 @@ use glam::{Mat4, Vec4};
 
 use super::Dest;
 use crate::anim::Mat3x4;
-use crate::prepare::{SortedMesh, VertexF4};
+use crate::prepare::{InfluenceCut, SortedMesh, VertexF4};
 
 /// Rows → columns once per vertex (one 4×4 transpose, 8 shuffles), then position and
 /// normal are column multiply-adds: cheaper on SSE2 than six horizontal dot products.
@@ -31,9 +31,11 @@ fn skin<const OWN_NORMALS: bool>(r: &[Vec4; 3], n: &[Vec4; 3], src: &VertexF4) -
 }
 
 /// With `OWN_NORMALS`, normals blend `normal_palette` (the rig's normal matrices); without,
-/// the position matrices serve (`normal_palette` is unused).
+/// the position matrices serve (`normal_palette` is unused). With `cut`, each vertex blends
+/// only the influences the character's level keeps, read from the cut's arrays.
 pub fn run<const OWN_NORMALS: bool>(
     mesh: &SortedMesh,
+    cut: Option<&InfluenceCut>,
     palette: &[Mat3x4],
     normal_palette: &[Mat3x4],
     out: &mut Dest<VertexF4>,
@@ -42,9 +44,13 @@ pub fn run<const OWN_NORMALS: bool>(
     // Validate once: every joint index is below `joint_bound` (a `SortedMesh` holds that:
     // its constructor computes the bound from the joints, and its fields cannot change
     // after); the palettes must hold that many matrices, the destination every vertex.
+    // A cut is made from a mesh, whose bound its joints keep; one of another mesh may have
+    // a larger one.
+    let bound = cut
+        .map_or(0, InfluenceCut::joint_bound)
+        .max(mesh.joint_bound());
     assert!(
-        palette.len() >= mesh.joint_bound()
-            && (!OWN_NORMALS || normal_palette.len() >= mesh.joint_bound()),
+        palette.len() >= bound && (!OWN_NORMALS || normal_palette.len() >= bound),
         "palette shorter than the mesh's joints"
     );
     assert!(
@@ -52,15 +58,16 @@ pub fn run<const OWN_NORMALS: bool>(
         "destination shorter than the mesh"
     );
     let rows = |j: u16| -> &[Vec4; 3] {
-        // SAFETY: j < mesh.joint_bound() <= palette.len(): the bound is asserted above, and
+        // SAFETY: j < bound <= palette.len(): the bound is asserted above, and
         // `SortedMesh::joint_bound` is one more than the largest index in `mesh.joints()`
-        // (computed by its only constructor over fields no one can change after).
+        // (computed by its only constructor over fields no one can change after); a cut's
+        // joints are some of its mesh's, below the bound it carries (`InfluenceCut` is made
+        // only by `SortedMesh::cut`).
         unsafe { &palette.get_unchecked(j as usize).rows }
     };
     let normal_rows = |j: u16| -> &[Vec4; 3] {
         if OWN_NORMALS {
-            // SAFETY: j < mesh.joint_bound() <= normal_palette.len() (asserted above with
-            // OWN_NORMALS).
+            // SAFETY: j < bound <= normal_palette.len() (asserted above with OWN_NORMALS).
             unsafe { &normal_palette.get_unchecked(j as usize).rows }
         } else {
             rows(j)
@@ -84,31 +91,39 @@ pub fn run<const OWN_NORMALS: bool>(
     let [n1, n2, n3, n4, n5, n6, n7, n8] = mesh.class_counts();
     // The first `p` of each class's `n` vertices are those the character's level draws.
     let [p1, p2, p3, p4, p5, p6, p7, p8] = mesh.class_prefix(level);
+    let (joints, weights) = cut.map_or((mesh.joints(), mesh.weights()), |c| {
+        (c.joints(), c.weights())
+    });
+    // How many influences a vertex of class `k` blends: all, or what the cut keeps.
+    let keeps = |k: usize| cut.map_or(k, |c| c.keeps(k));
     let src = mesh.source();
     // Every `write_unchecked` below writes vertex `v + i`, inside a class's vertices
     // (`i` < the class's prefix <= its count): they sum to mesh.source().len() <= out.len()
     // (asserted above).
     let (mut v, mut j, mut w) = (0, 0, 0);
-
-    for (i, (s, &j0)) in src[v..v + p1]
-        .iter()
-        .zip(&mesh.joints()[j..j + p1])
-        .enumerate()
-    {
-        // SAFETY: v + i < mesh.source().len() <= out.len() (see above).
-        unsafe { out.write_unchecked(v + i, skin::<OWN_NORMALS>(rows(j0), normal_rows(j0), s)) };
-    }
-    (v, j) = (v + n1, j + n1);
-
-    macro_rules! class {
-        ($count:expr, $prefix:expr, $k:literal) => {
-            let joints = mesh.joints()[j..j + $k * $prefix].chunks_exact($k);
-            let weights = mesh.weights()[w..w + $k * $prefix].chunks_exact($k);
-            for (i, (s, (jj, ww))) in src[v..v + $prefix]
+    // `count` vertices blending one influence each, of which the first `prefix` are
+    // skinned: no weight read.
+    macro_rules! one {
+        ($count:expr, $prefix:expr) => {
+            for (i, (s, &j0)) in src[v..v + $prefix]
                 .iter()
-                .zip(joints.zip(weights))
+                .zip(&joints[j..j + $prefix])
                 .enumerate()
             {
+                // SAFETY: v + i < mesh.source().len() <= out.len() (see above).
+                unsafe {
+                    out.write_unchecked(v + i, skin::<OWN_NORMALS>(rows(j0), normal_rows(j0), s))
+                };
+            }
+            (v, j) = (v + $count, j + $count);
+        };
+    }
+    // The same, blending `k` influences each.
+    macro_rules! blended {
+        ($count:expr, $prefix:expr, $k:literal) => {
+            let jj = joints[j..j + $k * $prefix].chunks_exact($k);
+            let ww = weights[w..w + $k * $prefix].chunks_exact($k);
+            for (i, (s, (jj, ww))) in src[v..v + $prefix].iter().zip(jj.zip(ww)).enumerate() {
                 let r = blend!(rows, jj, ww, $k);
                 let n = if OWN_NORMALS {
                     blend!(normal_rows, jj, ww, $k)
@@ -121,6 +136,30 @@ pub fn run<const OWN_NORMALS: bool>(
             (v, j, w) = (v + $count, j + $k * $count, w + $k * $count);
         };
     }
+    // One class's loop: the specialised loop for as many influences as it keeps (a cut
+    // keeps at most four).
+    macro_rules! class {
+        ($count:expr, $prefix:expr, $k:literal) => {
+            match keeps($k) {
+                1 => {
+                    one!($count, $prefix);
+                }
+                2 => {
+                    blended!($count, $prefix, 2);
+                }
+                3 => {
+                    blended!($count, $prefix, 3);
+                }
+                4 => {
+                    blended!($count, $prefix, 4);
+                }
+                _ => {
+                    blended!($count, $prefix, $k);
+                }
+            }
+        };
+    }
+    one!(n1, p1);
     class!(n2, p2, 2);
     class!(n3, p3, 3);
     class!(n4, p4, 4);

@@ -631,6 +631,12 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         } else {
             String::new()
         };
+        // Fewer influences than the vertices have where a level cuts them (the CPU's
+        // linear-blend kernels).
+        let influences = mesh
+            .influences_blended
+            .map(|n| format!(", {} influences blended", count_text(n)))
+            .unwrap_or_default();
         let [main_records, shadow_records] = mesh.draw_records;
         let records = format!(
             " · {} + {} draw records ({})",
@@ -645,8 +651,8 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         ui.label(
             RichText::new(format!(
                 "mesh levels {}: {} · {} triangles ({:.0} % of full detail) · shadows at level {} · \
-                 {} vertices skinned ({:.0} % of every vertex once{every_pass}) · {} joints posed \
-                 ({:.0} % of every joint), {} sampled{invocations}{records}",
+                 {} vertices skinned ({:.0} % of every vertex once{every_pass}){influences} · {} \
+                 joints posed ({:.0} % of every joint), {} sampled{invocations}{records}",
                 (0..levels.len()).map(|l| l.to_string()).collect::<Vec<_>>().join("/"),
                 levels.join(" / "),
                 count_text(mesh.triangles),

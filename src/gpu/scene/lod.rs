@@ -204,6 +204,7 @@ impl Scene {
             shadow_level: self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0),
             skinned_vertices,
             full_vertices,
+            influences_blended: self.influences_blended(),
             joints_posed: self.joints_posed(),
             joints_sampled: self.joints_sampled(),
             full_joints: self.sim.crowd.len() as u64 * self.sim.pipeline.rig().joint_count() as u64,
@@ -222,8 +223,47 @@ impl Scene {
     pub fn vertices_skinned(&self) -> (u64, u64) {
         let chain = self.sim.pipeline.rig().mesh_chain();
         let vertices = |l: usize| chain.levels()[l.min(chain.levels().len() - 1)].vertices as u64;
+        let full = self.sim.crowd.len() as u64 * vertices(0);
+        // A pool skins every character with vertices that it holds: what it held.
+        if let Some(pool) = self.renderer.pool_reading() {
+            return (pool.vertices_in_use, full);
+        }
+        let rig = self.sim.pipeline.rig();
+        let skin = self.settings.pipeline.skin;
+        let skinned = self.skinned_per_level(|l, on_cpu| {
+            if on_cpu {
+                skin.vertices_skinned_at(rig, l) as u64
+            } else {
+                vertices(l)
+            }
+        });
+        (skinned, full)
+    }
+
+    /// Influences blended in the latest frame, counted as [`Self::vertices_skinned`]
+    /// counts vertices: each skinned vertex's, or where the CPU's linear-blend kernels
+    /// skin a level that cuts them, as many as it keeps ([`crate::skin::influence_cuts`]).
+    /// `None` where a pool skins (it holds no per-level counts).
+    pub fn influences_blended(&self) -> Option<u64> {
+        if self.renderer.pool_reading().is_some() {
+            return None;
+        }
+        let rig = self.sim.pipeline.rig();
+        let method = self.settings.pipeline.method;
+        Some(self.skinned_per_level(|l, on_cpu| {
+            let kept = on_cpu
+                .then(|| crate::skin::level_cut(rig, l, method))
+                .flatten()
+                .map(|c| c.kept());
+            crate::skin::influence_cuts::blended_influences(rig, l, kept) as u64
+        }))
+    }
+
+    /// The sum over what the latest frame skinned of `per_character(level, on_cpu)`: one
+    /// character skinned for `level`, by the CPU's kernels or not (see
+    /// [`Self::vertices_skinned`]).
+    fn skinned_per_level(&self, per_character: impl Fn(usize, bool) -> u64) -> u64 {
         let n = self.sim.crowd.len() as u64;
-        let full = n * vertices(0);
         let stats = self.lod_stats();
         let on_gpu_lod = self.skinned_by_gpu_lod();
         let updated = if self.settings.lod.enabled {
@@ -231,60 +271,38 @@ impl Scene {
         } else {
             n
         };
-        // A pool skins every character with vertices that it holds: what it held.
-        if let Some(pool) = self.renderer.pool_reading() {
-            return (pool.vertices_in_use, full);
-        }
-        let skin = self.settings.pipeline.skin;
-        let skinned = match skin.spec().runs_on {
+        let per_level = |counts: &[usize], on_cpu: bool| -> u64 {
+            counts
+                .iter()
+                .enumerate()
+                .map(|(l, &c)| c as u64 * per_character(l, on_cpu))
+                .sum()
+        };
+        match self.settings.pipeline.skin.spec().runs_on {
             // Each recomputed group for its members' finest level (the CPU plan's counts).
-            SkinDevice::Cpu => {
-                let rig = self.sim.pipeline.rig();
-                stats
-                    .skinned_at_level
-                    .iter()
-                    .enumerate()
-                    .map(|(l, &c)| c as u64 * skin.vertices_skinned_at(rig, l) as u64)
-                    .sum()
+            SkinDevice::Cpu => per_level(&stats.skinned_at_level, true),
+            SkinDevice::GpuCompute if on_gpu_lod => per_level(&stats.skinned_at_level, false),
+            SkinDevice::GpuCompute if self.sim.cpu_skin_marks.at_level().is_some() => {
+                per_level(self.sim.cpu_skin_marks.at_level().unwrap_or(&[]), false)
             }
-            SkinDevice::GpuCompute if on_gpu_lod => stats
-                .skinned_at_level
-                .iter()
-                .enumerate()
-                .map(|(l, &c)| c as u64 * vertices(l))
-                .sum(),
-            SkinDevice::GpuCompute if self.sim.cpu_skin_marks.at_level().is_some() => self
-                .sim
-                .cpu_skin_marks
-                .at_level()
-                .unwrap_or(&[])
-                .iter()
-                .enumerate()
-                .map(|(l, &c)| c as u64 * vertices(l))
-                .sum(),
-            SkinDevice::GpuCompute => updated * vertices(0),
+            SkinDevice::GpuCompute => updated * per_character(0, false),
             SkinDevice::GpuVertex => {
                 let main: u64 = if self.settings.lod.mesh {
-                    stats
-                        .at_mesh_level
-                        .iter()
-                        .enumerate()
-                        .map(|(l, &c)| c as u64 * vertices(l))
-                        .sum()
+                    per_level(&stats.at_mesh_level, false)
                 } else {
-                    n * vertices(0)
+                    n * per_character(0, false)
                 };
                 let shadow = if self.settings.shadows {
-                    n * vertices(
-                        self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0) as usize
+                    n * per_character(
+                        self.shadow_mesh_level(crowd_extent(&self.sim.crowd) + 12.0) as usize,
+                        false,
                     )
                 } else {
                     0
                 };
                 main + shadow
             }
-        };
-        (skinned, full)
+        }
     }
 
     /// Joints posed (walked and written to a palette, sampled where a clip animates them)

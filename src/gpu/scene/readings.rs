@@ -87,6 +87,9 @@ pub struct MeshLodReading {
     /// character's every vertex would be.
     pub skinned_vertices: u64,
     pub full_vertices: u64,
+    /// Influences those vertices blended ([`super::Scene::influences_blended`]): fewer
+    /// than their own where a level cuts them; `None` where a pool skins.
+    pub influences_blended: Option<u64>,
     /// Joints posed this frame ([`super::Scene::joints_posed`]), and every character's
     /// every joint.
     pub joints_posed: u64,

@@ -11,7 +11,7 @@
 use super::super::layout::{NormalEncoding, OutputLayout, Stores};
 use super::super::output::{NormalCode, Outputs, Writer};
 use super::super::{Dest, SkinMethod, Skins};
-use crate::prepare::{PreparedRig, Run};
+use crate::prepare::{InfluenceCut, PreparedRig, Run};
 use crate::rig::MAX_INFLUENCES;
 use crate::types::{LANES, Lanes3x4, VertexF4};
 
@@ -123,17 +123,29 @@ impl<'a> LaneJob<'a> {
             SkinMethod::DualQuat => crate::skin::method::dual_quat_mesh(rig),
             SkinMethod::Linear => rig.mesh.sorted(),
         };
-        let (runs, source, joints, weights) = match layout.variant().spec().skins {
-            Skins::DistinctOnce => {
+        // A level that cuts its vertices' influences reads the cut's runs and arrays: the
+        // same vertices in the same places, fewer influences each.
+        let cut = crate::skin::level_cut(rig, level, method);
+        let (runs, source, joints, weights) = match (layout.variant().spec().skins, cut) {
+            (Skins::DistinctOnce, None) => {
                 let d = mesh.distinct();
                 (d.runs(), d.source(), d.joints(), d.weights())
             }
-            Skins::EveryVertex => (
+            (Skins::DistinctOnce, Some(c)) => (
+                c.distinct_runs(),
+                mesh.distinct().source(),
+                c.distinct_joints(),
+                c.distinct_weights(),
+            ),
+            (Skins::EveryVertex, None) => (
                 mesh.class_runs(),
                 mesh.source(),
                 mesh.joints(),
                 mesh.weights(),
             ),
+            (Skins::EveryVertex, Some(c)) => {
+                (c.class_runs(), mesh.source(), c.joints(), c.weights())
+            }
         };
         let copies = match layout.stores() {
             Stores::EveryVertex => true,
@@ -144,12 +156,17 @@ impl<'a> LaneJob<'a> {
         };
         assert!((1..=LANES).contains(&active), "{active} live lanes");
         let normals = rig.normal_palette_offset();
+        let joint_bound = cut
+            .map_or(0, InfluenceCut::joint_bound)
+            .max(mesh.joint_bound());
         assert!(
-            palettes.len() >= normals + mesh.joint_bound(),
+            palettes.len() >= normals + joint_bound,
             "palette shorter than the mesh's joints"
         );
         // The input's joints are the sorted mesh's or its distinct vertices', all below
-        // `joint_bound` (a `SortedMesh` computes its bound over both when it is made).
+        // `joint_bound` (a `SortedMesh` computes its bound over both when it is made), or
+        // a cut's, some of its mesh's, below the bound it carries (`InfluenceCut` is made
+        // only by `SortedMesh::cut`).
         let run_list = runs;
         assert!(
             run_list
