@@ -149,7 +149,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; joints are \
          those that move the level's vertices and their ancestors, all a character drawn at \
          the level needs and all the animation poses for it; errors are the largest distance between the level's and the full \
-         mesh's skinned surfaces over the clips, its held joints at rest, +{:.0} %, plus what its influence cut moves (below), as a share of the rig size {:.3})\n",
+         mesh's skinned surfaces over the clips, its held joints at rest, +{:.0} %, its influences cut (below), as a share of the rig size {:.3})\n",
         chain.levels().len(),
         chain.build_secs * 1e3,
         measured.poses,
@@ -185,23 +185,23 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     let _ = writeln!(
         out,
         "  influences per level (a vertex's heaviest 1/2/3/4, renormalised: the most, in model units, it moves a \
-         vertex of the level over the clips, +{:.0} %; fits: the fewest that move it at most \
-         {:.0} % of the level's error, which adds what they move; the CPU's linear-blend kernels \
-         skin the level's vertices with them; blended: influences a character skinned for the \
-         level blends, with the cut and without):",
+         vertex of the level over the clips, +{:.0} %; kept: the fewest whose cut, with the level's \
+         held joints, keeps its surface and every coarser level's within their largest distance \
+         from the full one at every measured pose, so no error grows; the CPU's linear-blend \
+         kernels skin the level's vertices with them; blended: influences a character skinned \
+         for the level blends, with the cut and without):",
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
-        skinbench::skin::influence_cuts::INFLUENCE_SHARE * 100.0,
     );
     for (l, cut) in cuts.iter().enumerate() {
         let moved: Vec<String> = cut.moved.iter().map(|m| format!("{m:.2e}")).collect();
         let _ = writeln!(
             out,
-            "  level {l}: {}  fits: {}  blended: {} of {}",
+            "  level {l}: {}  kept: {}  blended: {} of {}",
             moved.join(" / "),
             match cut.fits {
-                Some(k) => format!("{k} (adds {:.2e} to the error)", cut.added),
+                Some(k) => format!("{k}"),
                 None if l == 0 => "all (the full mesh)".to_string(),
-                None => "all (no cut within the share)".to_string(),
+                None => "all (no cut fits)".to_string(),
             },
             skinbench::skin::influence_cuts::blended_influences(rig, l, cut.fits),
             skinbench::skin::influence_cuts::blended_influences(rig, l, None),

@@ -521,7 +521,7 @@ pub struct PreparedData {
 pub struct MeshLevelErrors {
     /// Per level, the bound a switch to it is allowed to cost, model units (0 for the full
     /// mesh; never smaller than a finer level's): its surface's distance from the full
-    /// mesh's, its held joints at rest, plus what its influence cut moves a vertex.
+    /// mesh's, its held joints at rest and its influences cut.
     pub errors: Vec<f32>,
     /// Per level, how many influences its vertices keep and what that moves.
     pub influences: Vec<LevelInfluences>,
@@ -542,13 +542,10 @@ pub struct LevelInfluences {
     /// Per cut to 1..=[`MAX_CUT`] influences, the largest movement of the level's vertices,
     /// model units, margin included (0 where no vertex has more influences than the cut).
     pub moved: [f64; MAX_CUT],
-    /// The fewest influences whose movement stays within `skin::influence_cuts::INFLUENCE_SHARE` of the
-    /// level's error; `None` where no cut does (the level keeps every influence). The
-    /// CPU's linear-blend kernels skin the level's vertices with this many.
+    /// The fewest influences whose cut leaves the level's error as it was, and every
+    /// coarser level's (`skin::influence_cuts`); `None`: every influence. The CPU's
+    /// linear-blend kernels skin the level's vertices with this many.
     pub fits: Option<usize>,
-    /// What the level's stated error adds for cuts, model units: the largest movement of
-    /// its cut and every finer level's (0 where none cuts).
-    pub added: f64,
 }
 
 /// The joints one level of the mesh's chain holds at their rest pose: their tracks are

@@ -1,36 +1,40 @@
-//! How few influences each level of the mesh LOD chain could keep: per level, what cutting
+//! How few influences each level of the mesh LOD chain keeps: per level, what cutting
 //! every vertex to its 1, 2, 3 or 4 heaviest influences (renormalised) moves the level's
-//! vertices over the clips, measured through the f64 oracle, and the fewest whose movement
-//! stays within a share of the level's error.
+//! vertices over the clips, and the fewest whose cut leaves the level's error as it was.
 //!
 //! How it works: at the poses the level errors are measured at
 //! ([`super::mesh_lod::poses_per_clip`] per clip, or the bind pose), the oracle skins every
 //! drawn vertex with all its influences and with each cut ([`crate::rig::Mesh::reduced_to`]);
 //! a vertex's movement is the distance between the two. A level's vertices are those whose
 //! deepest level is that level or coarser, so each level takes the largest movement over
-//! its vertices and the poses, plus [`super::mesh_lod::POSE_MARGIN`] for the times between.
-//! The distance between two surfaces is never more than the largest distance between
-//! their corresponding vertices, so a cut adds at most that to the level's error. The full
-//! mesh (error 0) keeps every influence.
+//! its vertices and the poses, plus [`super::mesh_lod::POSE_MARGIN`] for the times between
+//! (what `inspect` prints).
 //!
-//! Measured once with the level errors ([`super::level_errors`]), which add each level's
-//! cut to its stated error: the largest movement of the cuts of that level and every finer
-//! one (a group of eight characters is skinned with its finest character's cut, so a coarse
-//! character may carry a finer level's). The CPU's linear-blend kernels skin a level's
-//! vertices with the cut ([`crate::prepare::InfluenceCut`]); dual quaternions and the GPU's
-//! shaders keep every influence, which the stated error bounds as well (the cut only adds).
+//! Which cut a level keeps is chosen as its held joints are ([`super::joint_merges`]):
+//! finest level first, the fewest influences whose cut, on top of the level's held joints,
+//! keeps the level's surface within its largest distance from the full surface at every
+//! measured pose (first by the bound: a point's distance before plus what its triangle's
+//! corners move; where that does not show it, by measuring the moved surface), so the
+//! stated error ([`super::level_errors`]) does not grow and the choice of level stays what
+//! it was. A group of eight characters is skinned with its finest member's cut, so a coarse
+//! member may carry a finer level's: a cut is kept only where it fits on every coarser
+//! level's surface too. A cut that moves no vertex of the level is not kept. Rigs without
+//! clips keep every influence (their one pose leaves no room).
+//!
+//! The CPU's linear-blend kernels skin a level's vertices with the cut
+//! ([`crate::prepare::InfluenceCut`], [`super::level_cut`]); dual quaternions and the
+//! GPU's shaders keep every influence, a surface that lies within the same error.
 
 use glam::{DMat4, DVec3};
 
+use super::joint_merges::{MeasuredMerges, level_vertices, local_poses, skinned_mesh};
 use super::level_errors::level_errors;
-use super::mesh_lod::{POSE_MARGIN, poses_per_clip};
+use super::mesh_lod::{POSE_MARGIN, PointDistances, PoseSurfaces, poses_per_clip};
 use super::reference::skin_positions;
 use super::volume::for_each_pose_shifted;
-use crate::prepare::PreparedRig;
+use crate::anim::hierarchy::reference::LocalF64;
 pub use crate::prepare::{LevelInfluences, MAX_CUT};
-
-/// The share of a level's error that cutting its influences may add.
-pub const INFLUENCE_SHARE: f64 = 0.25;
+use crate::prepare::{PreparedRig, parallel};
 
 /// Per level of `rig`'s chain, what cutting its influences moves (see the module docs).
 pub fn influence_cuts(rig: &PreparedRig) -> &[LevelInfluences] {
@@ -60,29 +64,125 @@ pub fn blended_influences(rig: &PreparedRig, level: usize, kept: Option<usize>) 
         .sum()
 }
 
-/// Per level, the cuts measured against `errors` (each level's error before cuts, no
-/// smaller than a finer level's): what [`super::level_errors`] keeps.
-pub(crate) fn measure_cuts(rig: &PreparedRig, errors: &[f32]) -> Vec<LevelInfluences> {
-    let mut added = 0.0f64;
+/// Per level, what each cut moves and the cut it keeps (see the module docs), measured
+/// at the poses of `measured` with each level's held joints `merges`: what
+/// [`super::level_errors`] keeps.
+pub(crate) fn measure_cuts(
+    rig: &PreparedRig,
+    measured: &PoseSurfaces,
+    merges: &[MeasuredMerges],
+) -> Vec<LevelInfluences> {
+    let kept = choose_cuts(rig, measured, merges);
     largest_moves(rig, 0.0)
         .into_iter()
-        .enumerate()
-        .map(|(level, measured)| {
-            let moved = measured.map(|m| m * (1.0 + POSE_MARGIN));
-            let budget = errors.get(level).copied().unwrap_or(0.0) as f64 * INFLUENCE_SHARE;
-            // The fewest that fit, where they cut anything (a cut that moves nothing keeps
-            // every influence of every vertex of the level).
-            let fits = (level > 0)
-                .then(|| (0..MAX_CUT).find(|&k| moved[k] <= budget))
-                .flatten()
-                .filter(|&k| moved[k] > 0.0)
-                .map(|k| k + 1);
-            if let Some(k) = fits {
-                added = added.max(moved[k - 1]);
-            }
-            LevelInfluences { moved, fits, added }
+        .zip(kept)
+        .map(|(moved, fits)| LevelInfluences {
+            moved: moved.map(|m| m * (1.0 + POSE_MARGIN)),
+            fits,
         })
         .collect()
+}
+
+/// Per level, the fewest influences it keeps (module docs), `None` for every one.
+fn choose_cuts(
+    rig: &PreparedRig,
+    measured: &PoseSurfaces,
+    merges: &[MeasuredMerges],
+) -> Vec<Option<usize>> {
+    let levels = merges.len();
+    let mut chosen = vec![None; levels];
+    let poses = local_poses(rig, 0.0);
+    if poses.is_empty() || poses.len() != measured.surfaces.len() {
+        return chosen;
+    }
+    let chain = rig.mesh_chain();
+    let full = chain.level_indices(0);
+    let mesh = &rig.source_mesh;
+    let cuts: Vec<_> = (1..=MAX_CUT).map(|k| mesh.reduced_to(k).0).collect();
+    let rest: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
+    // Per level: its vertices, the most influences one has, its largest distance over the
+    // poses (what its stated error is made from), its held joints, and each pose's point
+    // distances (made on first use).
+    let vertices: Vec<Vec<u32>> = (0..levels).map(|l| level_vertices(rig, l)).collect();
+    let most: Vec<usize> = vertices
+        .iter()
+        .map(|vs| {
+            vs.iter()
+                .map(|&v| mesh.influence_count(v as usize))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let largest: Vec<f64> = (0..levels)
+        .map(|l| {
+            merges[l]
+                .distance_per_pose
+                .iter()
+                .chain(measured.distances.get(l).into_iter().flatten())
+                .copied()
+                .fold(0.0f64, f64::max)
+        })
+        .collect();
+    let held: Vec<Vec<bool>> = merges
+        .iter()
+        .map(|m| {
+            let mut marks = vec![false; rig.joint_count()];
+            for &j in &m.merges.held {
+                marks[j] = true;
+            }
+            marks
+        })
+        .collect();
+    let mut points: Vec<Option<Vec<PointDistances>>> = (0..levels).map(|_| None).collect();
+    let mut fits_memo = std::collections::HashMap::new();
+    let vertex_count = mesh.vertex_count();
+    let mut fits = |level: usize, kept: usize, points: &mut Vec<Option<Vec<PointDistances>>>| {
+        *fits_memo.entry((level, kept)).or_insert_with(|| {
+            let triangles = chain.level_indices(level);
+            let points = points[level].get_or_insert_with(|| {
+                parallel::map(poses.len(), |p| {
+                    let (positions, full_tree) = &measured.surfaces[p];
+                    PointDistances::new(positions, full, full_tree, triangles)
+                })
+            });
+            let vertices = &vertices[level];
+            let mut moved_positions = vec![DVec3::ZERO; vertex_count];
+            let mut movement = vec![0.0f64; vertex_count];
+            // The poses with the least room first: where a cut that does not fit shows it.
+            let distances = &measured.distances[level];
+            let mut closest_first: Vec<usize> = (0..poses.len()).collect();
+            closest_first.sort_by(|&a, &b| distances[b].total_cmp(&distances[a]));
+            closest_first.iter().all(|&p| {
+                let (positions, full_tree) = &measured.surfaces[p];
+                let moved = skinned_mesh(
+                    rig,
+                    &cuts[kept - 1],
+                    &poses[p],
+                    &held[level],
+                    &rest,
+                    vertices,
+                );
+                for (&v, m) in vertices.iter().zip(&moved) {
+                    moved_positions[v as usize] = *m;
+                    movement[v as usize] = positions[v as usize].distance(*m);
+                }
+                points[p].moved_distance(
+                    positions,
+                    full_tree,
+                    &moved_positions,
+                    &movement,
+                    triangles,
+                    largest[level],
+                ) <= largest[level]
+            })
+        })
+    };
+    for level in 1..levels {
+        // Fewest first; a cut to as many as the level's vertices have cuts nothing.
+        chosen[level] = (1..most[level].min(MAX_CUT + 1))
+            .find(|&kept| (level..levels).all(|coarser| fits(coarser, kept, &mut points)));
+    }
+    chosen
 }
 
 /// Per level, per cut to 1..=[`MAX_CUT`] influences, the largest movement of the level's

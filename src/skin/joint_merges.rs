@@ -265,7 +265,7 @@ pub fn held_moves(rig: &PreparedRig, held: &[Vec<usize>], shift: f32) -> Vec<f64
 
 /// Every clip's local poses at `poses_per_clip` evenly spaced times, `shift` of a step
 /// later, in f64.
-fn local_poses(rig: &PreparedRig, shift: f32) -> Vec<Vec<LocalF64>> {
+pub(super) fn local_poses(rig: &PreparedRig, shift: f32) -> Vec<Vec<LocalF64>> {
     let samples = poses_per_clip(rig);
     let mut locals = rig.rest_pose.clone();
     let mut poses = Vec::with_capacity(rig.clips.len() * samples);
@@ -280,7 +280,7 @@ fn local_poses(rig: &PreparedRig, shift: f32) -> Vec<Vec<LocalF64>> {
 }
 
 /// The drawn vertices of `level` (deepest level that level or coarser).
-fn level_vertices(rig: &PreparedRig, level: usize) -> Vec<u32> {
+pub(super) fn level_vertices(rig: &PreparedRig, level: usize) -> Vec<u32> {
     let deepest = rig
         .mesh_chain()
         .deepest_levels_file(rig.source_mesh.vertex_count());
@@ -307,7 +307,7 @@ fn skinned(
 }
 
 /// [`skinned`], `mesh`'s influences (the rig's mesh or a cut of it).
-fn skinned_mesh(
+pub(super) fn skinned_mesh(
     rig: &PreparedRig,
     mesh: &crate::rig::Mesh,
     locals: &[LocalF64],

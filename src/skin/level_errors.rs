@@ -7,8 +7,8 @@
 //! ([`super::joint_merges`]: at every pose the held surface's distance, bounded or
 //! measured, stays within it), then the stated error: the largest distance of the held
 //! surface over the poses, +[`POSE_MARGIN`] for the times between, never smaller than a
-//! finer level's, plus what the level's influence cut moves a vertex
-//! ([`super::influence_cuts`]). Every LOD choice (the CPU's plan, the GPU's pass, the shadow level)
+//! finer level's. Then the influences each level keeps ([`super::influence_cuts`]), chosen
+//! the same way: without growing its largest distance. Every LOD choice (the CPU's plan, the GPU's pass, the shadow level)
 //! reads it, and every path poses a level with the joints held here.
 
 use std::time::Instant;
@@ -41,11 +41,8 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
             let finer = errors.last().copied().unwrap_or(0.0f32);
             errors.push(if l == 0 { 0.0 } else { stated.max(finer) });
         }
-        // Then each level's influence cut, which adds what it moves a vertex.
-        let influences = measure_cuts(rig, &errors);
-        for (e, cut) in errors.iter_mut().zip(&influences) {
-            *e = (*e as f64 + cut.added) as f32;
-        }
+        // Then the influences each level keeps, which leave its largest distance as it was.
+        let influences = measure_cuts(rig, &measured, &merges);
         MeshLevelErrors {
             errors,
             influences,
@@ -94,14 +91,10 @@ mod tests {
             assert!(m.held.len() <= m.animated, "{m:?}");
             assert!(m.held.iter().all(|&j| j >= rig.skeleton.root_count));
             if level > 0 {
-                // Each level's error is its held surface's plus what the influence cuts
-                // up to it move a vertex.
                 let stated = (surface[level] * (1.0 + POSE_MARGIN)) as f32;
-                let added = |l: usize| measured.influences[l].added;
-                let before = |l: usize| measured.errors[l] as f64 - added(l);
                 assert!(measured.errors[level] >= stated, "{measured:?}");
                 assert!(
-                    before(level) <= (stated as f64).max(before(level - 1)) * (1.0 + 1e-6),
+                    measured.errors[level] <= stated.max(measured.errors[level - 1]),
                     "{measured:?}"
                 );
             }
