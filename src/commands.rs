@@ -181,7 +181,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     if let Some(note) = &chain.note {
         let _ = writeln!(out, "  ({note})");
     }
-    let cuts = skinbench::skin::influence_cuts::influence_cuts(rig);
+    let cuts = skinbench::skin::level_errors::influence_cuts(rig);
     let _ = writeln!(
         out,
         "  influences per level (a vertex's heaviest 1/2/3/4, renormalised: the most, in model units, it moves a \
@@ -262,7 +262,7 @@ fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
             "error": error,
             "bind_error": level.bind_error,
         })).collect::<Vec<_>>(),
-        "influence_cuts": skinbench::skin::influence_cuts::influence_cuts(rig),
+        "influence_cuts": skinbench::skin::level_errors::influence_cuts(rig),
         "joint_merges": skinbench::skin::level_errors::joint_merges(rig),
         "note": chain.note,
         "build_secs": chain.build_secs,

@@ -75,7 +75,7 @@ fn error_bounds_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
     }
     let held: Vec<Vec<usize>> = joint_merges(rig).iter().map(|m| m.held.clone()).collect();
     let kept: Vec<Option<usize>> = (0..stated.len())
-        .map(|l| skinbench::skin::influence_cuts::kept_at(rig, l))
+        .map(|l| skinbench::skin::level_errors::kept_at(rig, l))
         .collect();
     let found = held_surface_distances(rig, &held, &kept, 0.5);
     for (l, (s, found)) in stated.iter().zip(&found).enumerate() {
@@ -156,7 +156,8 @@ fn joint_sets_are_exact(rig: &PreparedRig) -> Result<(), Failed> {
 /// What cutting each level's influences moves, as stated at load, bounds what the oracle
 /// finds halfway between the measured poses, for every cut.
 fn influence_cuts_bound_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
-    use skinbench::skin::influence_cuts::{influence_cuts, largest_moves};
+    use skinbench::skin::influence_cuts::largest_moves;
+    use skinbench::skin::level_errors::influence_cuts;
     let stated = influence_cuts(rig);
     let between = largest_moves(rig, 0.5);
     for (l, (s, b)) in stated.iter().zip(&between).enumerate() {

@@ -28,29 +28,12 @@
 use glam::{DMat4, DVec3};
 
 use super::joint_merges::{MeasuredMerges, level_vertices, local_poses, skinned_mesh};
-use super::level_errors::level_errors;
 use super::mesh_lod::{POSE_MARGIN, PointDistances, PoseSurfaces, poses_per_clip};
 use super::reference::skin_positions;
 use super::volume::for_each_pose_shifted;
 use crate::anim::hierarchy::reference::LocalF64;
 pub use crate::prepare::{LevelInfluences, MAX_CUT};
 use crate::prepare::{PreparedRig, parallel};
-
-/// Per level of `rig`'s chain, what cutting its influences moves (see the module docs).
-pub fn influence_cuts(rig: &PreparedRig) -> &[LevelInfluences] {
-    &level_errors(rig).influences
-}
-
-/// How many influences each vertex keeps when a character is skinned for `level` of
-/// `rig`'s chain (a level past the chain is its coarsest); `None`: every influence. The
-/// full mesh keeps every one without measuring anything.
-pub fn kept_at(rig: &PreparedRig, level: usize) -> Option<usize> {
-    if level == 0 {
-        return None;
-    }
-    let cuts = influence_cuts(rig);
-    cuts.get(level.min(cuts.len().checked_sub(1)?))?.fits
-}
 
 /// Influences a character skinned for `level` of `rig`'s chain blends: over the level's
 /// vertices in the sorted order (what the CPU's kernels skin), each vertex's count, or
@@ -273,23 +256,5 @@ mod tests {
                 (cut.joints().len(), cut.weights().len(), sorted.len())
             );
         }
-    }
-
-    #[test]
-    fn the_full_mesh_keeps_every_influence_and_coarser_levels_cut_more() {
-        let rig = PreparedRig::reference();
-        let cuts = influence_cuts(&rig);
-        assert_eq!(cuts.len(), rig.mesh_chain().levels().len());
-        assert_eq!(cuts[0].fits, None);
-        // The reference rig's vertices have up to four influences: cutting to four moves
-        // nothing, cutting to one moves the most.
-        for c in cuts {
-            assert_eq!(c.moved[3], 0.0);
-            assert!(c.moved[0] >= c.moved[1]);
-        }
-        let kept = |c: &LevelInfluences| c.fits.unwrap_or(usize::MAX);
-        let coarsest = cuts.last().unwrap();
-        assert!(kept(coarsest) <= kept(&cuts[1]), "{cuts:?}");
-        assert!(coarsest.fits.is_some(), "{cuts:?}");
     }
 }

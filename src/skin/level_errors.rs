@@ -16,7 +16,7 @@ use std::time::Instant;
 use super::influence_cuts::measure_cuts;
 use super::joint_merges::measure_merges;
 use super::mesh_lod::{POSE_MARGIN, measure_surfaces, poses_per_clip};
-use crate::prepare::{LevelMerges, MeshLevelErrors, PreparedRig};
+use crate::prepare::{LevelInfluences, LevelMerges, MeshLevelErrors, PreparedRig};
 
 /// Each level's error of `rig`'s chain and the joints it holds at rest (measured on first
 /// ask, then kept with the rig; see the module docs).
@@ -61,6 +61,22 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
 /// (measured with [`level_errors`]).
 pub fn joint_merges(rig: &PreparedRig) -> &[LevelMerges] {
     &level_errors(rig).merges
+}
+
+/// Per level of `rig`'s chain, what cutting its influences moves ([`super::influence_cuts`]).
+pub fn influence_cuts(rig: &PreparedRig) -> &[LevelInfluences] {
+    &level_errors(rig).influences
+}
+
+/// How many influences each vertex keeps when a character is skinned for `level` of
+/// `rig`'s chain (a level past the chain is its coarsest); `None`: every influence. The
+/// full mesh keeps every one without measuring anything.
+pub fn kept_at(rig: &PreparedRig, level: usize) -> Option<usize> {
+    if level == 0 {
+        return None;
+    }
+    let cuts = influence_cuts(rig);
+    cuts.get(level.min(cuts.len().checked_sub(1)?))?.fits
 }
 
 /// Whether a character posed for `level` of `rig`'s chain samples `joint` (a level past
@@ -122,5 +138,23 @@ mod tests {
             }
         }
         assert!(fewer > 0);
+    }
+
+    #[test]
+    fn the_full_mesh_keeps_every_influence_and_coarser_levels_cut_more() {
+        let rig = PreparedRig::reference();
+        let cuts = influence_cuts(&rig);
+        assert_eq!(cuts.len(), rig.mesh_chain().levels().len());
+        assert_eq!(cuts[0].fits, None);
+        // The reference rig's vertices have up to four influences: cutting to four moves
+        // nothing, cutting to one moves the most.
+        for c in cuts {
+            assert_eq!(c.moved[3], 0.0);
+            assert!(c.moved[0] >= c.moved[1]);
+        }
+        let kept = |c: &LevelInfluences| c.fits.unwrap_or(usize::MAX);
+        let coarsest = cuts.last().unwrap();
+        assert!(kept(coarsest) <= kept(&cuts[1]), "{cuts:?}");
+        assert!(coarsest.fits.is_some(), "{cuts:?}");
     }
 }

@@ -632,7 +632,7 @@ pub(crate) fn level_cut(
     method: SkinMethod,
 ) -> Option<&crate::prepare::InfluenceCut> {
     match method {
-        SkinMethod::Linear => influence_cuts::kept_at(rig, level).map(|k| rig.mesh.sorted().cut(k)),
+        SkinMethod::Linear => level_errors::kept_at(rig, level).map(|k| rig.mesh.sorted().cut(k)),
         SkinMethod::DualQuat => None,
     }
 }
