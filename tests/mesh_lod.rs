@@ -63,7 +63,8 @@ fn chain_is_valid(rig: &PreparedRig) -> Result<(), Failed> {
 
 /// Each level's stated error bounds what the oracle finds halfway between the measured
 /// poses: the distance between the full surface and the level's, posed with the joints
-/// the level holds at rest and skinned with the influences it keeps.
+/// the level holds at rest and skinned with the influences it keeps, or those a finer
+/// level keeps (a coarse character in a finer character's group of eight).
 fn error_bounds_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
     use skinbench::skin::joint_merges::held_surface_distances;
     let stated = &level_errors(rig).errors;
@@ -87,6 +88,30 @@ fn error_bounds_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
                      {s:.4e}",
                     held[l].len(),
                     kept[l]
+                )
+                .into());
+            }
+        }
+    }
+    // A group of eight is posed and skinned for its finest member's level, so a coarse
+    // member may carry a finer level's held joints and cut: each level drawn so, for
+    // every finer level that cuts, stays within its own stated error too.
+    for (group, cut) in kept.iter().enumerate() {
+        let Some(cut) = *cut else {
+            continue;
+        };
+        let carried: Vec<Option<usize>> = (0..stated.len())
+            .map(|l| (l > group).then_some(cut))
+            .collect();
+        let carried_held: Vec<Vec<usize>> = (0..stated.len())
+            .map(|l| if l > group { held[group].clone() } else { Vec::new() })
+            .collect();
+        let found = held_surface_distances(rig, &carried_held, &carried, 0.5);
+        for (l, (s, found)) in stated.iter().zip(&found).enumerate().skip(group + 1) {
+            if let Some(f) = found.iter().copied().find(|&f| f > *s as f64 * (1.0 + 1e-6)) {
+                return Err(format!(
+                    "level {l} in a group of level {group} (its cut to {cut}): the oracle finds \
+                     {f:.4e} between the surfaces between the measured poses; stated {s:.4e}"
                 )
                 .into());
             }

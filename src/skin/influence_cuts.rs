@@ -17,9 +17,10 @@
 //! corners move; where that does not show it, by measuring the moved surface), so the
 //! stated error ([`super::level_errors`]) does not grow and the choice of level stays what
 //! it was. A group of eight characters is skinned with its finest member's cut, so a coarse
-//! member may carry a finer level's: a cut is kept only where it fits on every coarser
-//! level's surface too. A cut that moves no vertex of the level is not kept. Rigs without
-//! clips keep every influence (their one pose leaves no room).
+//! member may carry a finer level's, posed for that level: a cut is kept only where it
+//! also fits on every coarser level's surface posed so. A cut that moves no vertex of the
+//! level is not kept. Rigs without clips keep every influence (their one pose leaves no
+//! room).
 //!
 //! The CPU's linear-blend kernels skin a level's vertices with the cut
 //! ([`crate::prepare::InfluenceCut`], [`super::level_cut`]); dual quaternions and the
@@ -119,8 +120,13 @@ fn choose_cuts(
     let mut points: Vec<Option<Vec<PointDistances>>> = (0..levels).map(|_| None).collect();
     let mut fits_memo = std::collections::HashMap::new();
     let vertex_count = mesh.vertex_count();
-    let mut fits = |level: usize, kept: usize, points: &mut Vec<Option<Vec<PointDistances>>>| {
-        *fits_memo.entry((level, kept)).or_insert_with(|| {
+    // Whether `level`'s surface stays within its largest distance at every pose, skinned
+    // with `kept` influences and posed for `group`'s level (its held joints at rest).
+    let mut fits = |level: usize,
+                    group: usize,
+                    kept: usize,
+                    points: &mut Vec<Option<Vec<PointDistances>>>| {
+        *fits_memo.entry((level, group, kept)).or_insert_with(|| {
             let triangles = chain.level_indices(level);
             let points = points[level].get_or_insert_with(|| {
                 parallel::map(poses.len(), |p| {
@@ -141,7 +147,7 @@ fn choose_cuts(
                     rig,
                     &cuts[kept - 1],
                     &poses[p],
-                    &held[level],
+                    &held[group],
                     &rest,
                     vertices,
                 );
@@ -163,7 +169,9 @@ fn choose_cuts(
     for level in 1..levels {
         // Fewest first; a cut to as many as the level's vertices have cuts nothing.
         chosen[level] = (1..most[level].min(MAX_CUT + 1))
-            .find(|&kept| (level..levels).all(|coarser| fits(coarser, kept, &mut points)));
+            .find(|&kept| {
+                (level..levels).all(|coarser| fits(coarser, level, kept, &mut points))
+            });
     }
     chosen
 }
