@@ -104,11 +104,21 @@ fn error_bounds_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
             .map(|l| (l > group).then_some(cut))
             .collect();
         let carried_held: Vec<Vec<usize>> = (0..stated.len())
-            .map(|l| if l > group { held[group].clone() } else { Vec::new() })
+            .map(|l| {
+                if l > group {
+                    held[group].clone()
+                } else {
+                    Vec::new()
+                }
+            })
             .collect();
         let found = held_surface_distances(rig, &carried_held, &carried, 0.5);
         for (l, (s, found)) in stated.iter().zip(&found).enumerate().skip(group + 1) {
-            if let Some(f) = found.iter().copied().find(|&f| f > *s as f64 * (1.0 + 1e-6)) {
+            if let Some(f) = found
+                .iter()
+                .copied()
+                .find(|&f| f > *s as f64 * (1.0 + 1e-6))
+            {
                 return Err(format!(
                     "level {l} in a group of level {group} (its cut to {cut}): the oracle finds \
                      {f:.4e} between the surfaces between the measured poses; stated {s:.4e}"

@@ -122,56 +122,52 @@ fn choose_cuts(
     let vertex_count = mesh.vertex_count();
     // Whether `level`'s surface stays within its largest distance at every pose, skinned
     // with `kept` influences and posed for `group`'s level (its held joints at rest).
-    let mut fits = |level: usize,
-                    group: usize,
-                    kept: usize,
-                    points: &mut Vec<Option<Vec<PointDistances>>>| {
-        *fits_memo.entry((level, group, kept)).or_insert_with(|| {
-            let triangles = chain.level_indices(level);
-            let points = points[level].get_or_insert_with(|| {
-                parallel::map(poses.len(), |p| {
+    let mut fits =
+        |level: usize, group: usize, kept: usize, points: &mut Vec<Option<Vec<PointDistances>>>| {
+            *fits_memo.entry((level, group, kept)).or_insert_with(|| {
+                let triangles = chain.level_indices(level);
+                let points = points[level].get_or_insert_with(|| {
+                    parallel::map(poses.len(), |p| {
+                        let (positions, full_tree) = &measured.surfaces[p];
+                        PointDistances::new(positions, full, full_tree, triangles)
+                    })
+                });
+                let vertices = &vertices[level];
+                let mut moved_positions = vec![DVec3::ZERO; vertex_count];
+                let mut movement = vec![0.0f64; vertex_count];
+                // The poses with the least room first: where a cut that does not fit shows it.
+                let distances = &measured.distances[level];
+                let mut closest_first: Vec<usize> = (0..poses.len()).collect();
+                closest_first.sort_by(|&a, &b| distances[b].total_cmp(&distances[a]));
+                closest_first.iter().all(|&p| {
                     let (positions, full_tree) = &measured.surfaces[p];
-                    PointDistances::new(positions, full, full_tree, triangles)
+                    let moved = skinned_mesh(
+                        rig,
+                        &cuts[kept - 1],
+                        &poses[p],
+                        &held[group],
+                        &rest,
+                        vertices,
+                    );
+                    for (&v, m) in vertices.iter().zip(&moved) {
+                        moved_positions[v as usize] = *m;
+                        movement[v as usize] = positions[v as usize].distance(*m);
+                    }
+                    points[p].moved_distance(
+                        positions,
+                        full_tree,
+                        &moved_positions,
+                        &movement,
+                        triangles,
+                        largest[level],
+                    ) <= largest[level]
                 })
-            });
-            let vertices = &vertices[level];
-            let mut moved_positions = vec![DVec3::ZERO; vertex_count];
-            let mut movement = vec![0.0f64; vertex_count];
-            // The poses with the least room first: where a cut that does not fit shows it.
-            let distances = &measured.distances[level];
-            let mut closest_first: Vec<usize> = (0..poses.len()).collect();
-            closest_first.sort_by(|&a, &b| distances[b].total_cmp(&distances[a]));
-            closest_first.iter().all(|&p| {
-                let (positions, full_tree) = &measured.surfaces[p];
-                let moved = skinned_mesh(
-                    rig,
-                    &cuts[kept - 1],
-                    &poses[p],
-                    &held[group],
-                    &rest,
-                    vertices,
-                );
-                for (&v, m) in vertices.iter().zip(&moved) {
-                    moved_positions[v as usize] = *m;
-                    movement[v as usize] = positions[v as usize].distance(*m);
-                }
-                points[p].moved_distance(
-                    positions,
-                    full_tree,
-                    &moved_positions,
-                    &movement,
-                    triangles,
-                    largest[level],
-                ) <= largest[level]
             })
-        })
-    };
+        };
     for level in 1..levels {
         // Fewest first; a cut to as many as the level's vertices have cuts nothing.
         chosen[level] = (1..most[level].min(MAX_CUT + 1))
-            .find(|&kept| {
-                (level..levels).all(|coarser| fits(coarser, level, kept, &mut points))
-            });
+            .find(|&kept| (level..levels).all(|coarser| fits(coarser, level, kept, &mut points)));
     }
     chosen
 }
