@@ -12,8 +12,10 @@
 // the CPU pipeline's 3x4 matrices (three row vec4s a joint), instance after instance,
 // `palette_stride` vec4s apart; a rig with its own normal matrices keeps them
 // `normal_offset` vec4s after its position matrices. With `dual_quat` set, each joint's
-// entry is its dual quaternion instead (two vec4s), which serves the normal too. The
-// blends are skinning.wgsl's, shared with `gpu_vertex`.
+// entry is its dual quaternion instead (two vec4s), which serves the normal too. A
+// character skinned for a coarse level blends only the heaviest influences the level
+// keeps (`kept_by_level`; linear blending only). The blends are skinning.wgsl's, shared
+// with `gpu_vertex`.
 //
 // One dispatch covers a range of instances (`id.y`): the renderer binds the palettes and
 // the output of that range, so no binding exceeds the device's storage binding limit.
@@ -60,8 +62,12 @@ struct ComputeSkinParams {
     level_first: u32,
     list_first: u32,
     fit_first: u32,
-    _pad_a: u32,
-    _pad_b: u32,
+    // How many influences each vertex keeps where a character is skinned for level l of
+    // the chain: four bits a level from the lowest (0: every one; `skin::level_kept`).
+    // Dual quaternions keep every one.
+    kept_by_level: u32,
+    // `cs_level` only: the slot's level.
+    level: u32,
     _pad_c: u32,
 };
 
@@ -240,14 +246,34 @@ fn pack_normal(n: vec3<f32>) -> u32 {
     return q.x | (q.y << 10u) | (q.z << 20u);
 }
 
+// How many of a `k`-influence vertex's influences a character skinned for `level` blends:
+// its heaviest `kept_by_level` says (they come first), or every one.
+fn kept_of(level: u32, k: u32) -> u32 {
+    let kept = (params.kept_by_level >> (4u * min(level, 7u))) & 0xfu;
+    return select(k, min(k, kept), kept != 0u);
+}
+
 // Skins sorted vertex `v` (its `k` joints from `first_joint`, weights from `first_weight`)
-// for `instance` of the dispatch's range into output vertex `out`.
-fn skin_vertex(instance: u32, v: u32, k: u32, first_joint: u32, first_weight: u32, out: u32) {
+// for `instance` of the dispatch's range into output vertex `out`, blending its first `n`
+// influences (`n < k`: the level's cut, the kept weights divided by their sum, in the
+// order and precision of `Mesh::reduced_to`).
+fn skin_vertex(instance: u32, v: u32, k: u32, n: u32, first_joint: u32, first_weight: u32, out: u32) {
     let base = instance * params.palette_stride;
     let position = source(2u * v).xyz;
     let normal = source(2u * v + 1u).xyz;
     var moved: skinbench::skinning::Skinned;
-    if (params.dual_quat != 0u) {
+    if (n < k) {
+        var kept = 0.0;
+        for (var i = 0u; i < n; i = i + 1u) {
+            kept = kept + bitcast<f32>(influences[first_weight + i]);
+        }
+        var blend = linear_none();
+        for (var i = 0u; i < n; i = i + 1u) {
+            let w = bitcast<f32>(influences[first_weight + i]) / kept;
+            blend = linear_add(blend, w, base + influences[first_joint + i] * 3u, params.normal_offset);
+        }
+        moved = linear_move(blend, params.normal_offset, position, normal);
+    } else if (params.dual_quat != 0u) {
         var blend = dual_quat_none(base + influences[first_joint] * 2u);
         for (var i = 0u; i < k; i = i + 1u) {
             let w = select(bitcast<f32>(influences[first_weight + i]), 1.0, k == 1u);
@@ -270,9 +296,9 @@ fn full_slot(instance: u32, v: u32) -> u32 {
     return instance * params.output_stride + v;
 }
 
-// Skins sorted vertex `v` for `instance` into output vertex `out`, finding its influence
-// class first (the shaders that are not specialised per class).
-fn skin_in_its_class(instance: u32, v: u32, out: u32) {
+// Skins sorted vertex `v` for `instance`, skinned for `level`, into output vertex `out`,
+// finding its influence class first (the shaders that are not specialised per class).
+fn skin_in_its_class(instance: u32, v: u32, level: u32, out: u32) {
     var k = 1u;
     for (var c = 0u; c < 7u; c = c + 1u) {
         if (v >= params.classes[c].first_vertex + params.classes[c].count) {
@@ -281,7 +307,15 @@ fn skin_in_its_class(instance: u32, v: u32, out: u32) {
     }
     let c = params.classes[k - 1u];
     let i = v - c.first_vertex;
-    skin_vertex(instance, v, k, c.first_joint + i * k, c.first_weight + i * k, out);
+    skin_vertex(
+        instance,
+        v,
+        k,
+        kept_of(level, k),
+        c.first_joint + i * k,
+        c.first_weight + i * k,
+        out,
+    );
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -294,6 +328,7 @@ fn cs_class(@builtin(global_invocation_id) id: vec3<u32>) {
         id.y,
         c.first_vertex + id.x,
         INFLUENCES,
+        kept_of(skin_level(id.y), INFLUENCES),
         c.first_joint + id.x * INFLUENCES,
         c.first_weight + id.x * INFLUENCES,
         full_slot(id.y, c.first_vertex + id.x),
@@ -306,7 +341,7 @@ fn cs_all(@builtin(global_invocation_id) id: vec3<u32>) {
     if (v >= params.vertex_count || id.y >= params.instances || skipped(id.y, v)) {
         return;
     }
-    skin_in_its_class(id.y, v, full_slot(id.y, v));
+    skin_in_its_class(id.y, v, skin_level(id.y), full_slot(id.y, v));
 }
 
 // One invocation of a level dispatch: the listed character (its index within the
@@ -343,7 +378,7 @@ fn cs_level(
 ) {
     let w = level_work(group, groups, lane);
     if (w.listed != NO_POOL_BASE) {
-        skin_in_its_class(w.instance, w.v, full_slot(w.instance, w.v));
+        skin_in_its_class(w.instance, w.v, params.level, full_slot(w.instance, w.v));
     }
 }
 
@@ -363,5 +398,5 @@ fn cs_level_pool(
     if (w.at == 0u) {
         draw_base[params.first_instance + w.instance] = base;
     }
-    skin_in_its_class(w.instance, w.v, base + w.at);
+    skin_in_its_class(w.instance, w.v, params.level, base + w.at);
 }

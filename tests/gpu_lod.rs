@@ -42,7 +42,7 @@ use skinbench::gpu::{
     CameraStart, FrameShape, OrbitCamera, PassContext, UploadVariant, crowd_extent,
 };
 use skinbench::prepare::PreparedRig;
-use skinbench::skin::{SkinMethod, SkinVariant};
+use skinbench::skin::{SkinMethod, SkinVariant, level_kept};
 use skinbench::types::LANES;
 use skinbench::variant::Variant;
 
@@ -692,6 +692,10 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     Ok(())
 }
 
+fn levels_in(rig: &PreparedRig) -> usize {
+    rig.mesh_chain().levels().len()
+}
+
 fn skinned_levels(
     rig: &Arc<PreparedRig>,
     shadows: bool,
@@ -707,10 +711,15 @@ fn skinned_levels(
     scene.settings_mut().shadows = shadows;
     scene.settings_mut().pipeline.method = method;
     scene.settings_mut().compute_shader = shader;
+    // Coarse enough that every rig's levels that cut their influences are skinned.
+    scene.settings_mut().lod.threshold_px = 8.0;
     let mut lists_compared = 0;
     scene.camera_mut().distance *= 6.0;
     let full_vertices = rig.mesh.sorted().source().len();
     let (mut reskinned, mut coarse_skins, mut skinned, mut all) = (0usize, 0usize, 0usize, 0usize);
+    // Characters skinned at a level that cuts their influences: verify's oracle skins the
+    // level's cut mesh there, so the shader must cut too.
+    let mut cut_skins = 0usize;
     let mut unseen = 0usize;
     let mut unskinned_unseen = 0usize;
     for step in 0..14 {
@@ -797,6 +806,7 @@ fn skinned_levels(
             }
             if s.skinned() {
                 coarse_skins += (s.skin_level() > 0) as usize;
+                cut_skins += level_kept(rig, s.skin_level() as usize, method).is_some() as usize;
                 skinned += levels[s.skin_level() as usize].vertices;
                 all += full_vertices;
             }
@@ -840,6 +850,10 @@ fn skinned_levels(
         }
         if reskinned == 0 {
             return Err("no character was skinned again at a finer level".into());
+        }
+        let cutting = (1..levels_in(rig)).any(|l| level_kept(rig, l, method).is_some());
+        if cutting && cut_skins == 0 {
+            return Err("no character was skinned at a level that cuts influences".into());
         }
         if skinned >= all {
             return Err(

@@ -439,6 +439,61 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
     assert!(harness.query_by_label_contains("mesh levels").is_none());
 }
 
+/// At a threshold that puts the small crowd at coarse levels, the mesh LOD line counts the
+/// influences each group blended: fewer than its vertices have where its level cuts them,
+/// on the CPU's kernels (over their sorted classes) and on `gpu_compute` (over the level's
+/// own vertices).
+fn the_mesh_lod_line_counts_the_influences_the_cut_levels_blend() {
+    use skinbench::skin::influence_cuts::{blended_influences, level_own_influences};
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    // Shadows off: the shadows' level would hold every group at theirs.
+    harness.state_mut().settings_mut().lod.threshold_px = 1000.0;
+    harness.state_mut().settings_mut().shadows = false;
+    click_then_frame(&mut harness, "mesh LOD");
+    for skin in [None, Some(SkinVariant::GpuCompute)] {
+        if let Some(skin) = skin {
+            harness.state_mut().settings_mut().pipeline.skin = skin;
+        }
+        run_frame(&mut harness);
+        harness.run_steps(2);
+        let reading = harness.state_mut().mesh_lod_reading();
+        let scene = harness.state();
+        let rig = scene.rig();
+        let kept = |l: usize| skinbench::skin::level_kept(rig, l, SkinMethod::Linear);
+        let levels = scene.cpu_skin_levels();
+        assert!(
+            levels.iter().all(|&l| kept(l as usize).is_some()),
+            "{skin:?}: group levels {levels:?} do not all cut"
+        );
+        let count = |kept: &dyn Fn(usize) -> Option<usize>| -> usize {
+            let per_character = match skin {
+                None => blended_influences,
+                Some(_) => level_own_influences,
+            };
+            levels
+                .iter()
+                .enumerate()
+                .map(|(g, &l)| {
+                    (13 - 8 * g).min(8) * per_character(rig, l as usize, kept(l as usize))
+                })
+                .sum()
+        };
+        let expected = count(&kept);
+        assert!(
+            expected < count(&|_| None),
+            "{skin:?}: the cut blends as many"
+        );
+        assert_eq!(
+            reading.influences_blended,
+            Some(expected as u64),
+            "{skin:?}: {reading:?}"
+        );
+        harness.get_by_label_contains(&format!(", {expected} influences blended"));
+    }
+}
+
 fn the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error() {
     let Some(mut harness) = harness() else {
         common::cannot_run_here()
@@ -1041,6 +1096,10 @@ fn main() {
         (
             "the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them",
             the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them,
+        ),
+        (
+            "the_mesh_lod_line_counts_the_influences_the_cut_levels_blend",
+            the_mesh_lod_line_counts_the_influences_the_cut_levels_blend,
         ),
         (
             "the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error",

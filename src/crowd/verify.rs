@@ -187,9 +187,10 @@ pub fn verify_frame_posed_at_levels(
         normal_tolerance: layout.format().normal_tolerance(),
         ..Deviation::default()
     };
-    // The CPU's kernels skin a level that cuts its vertices' influences with the cut
-    // (`skin::level_cut`): the oracle of that level skins the same cut mesh, each made once.
-    let cuts_on_cpu = pipeline.output_layout().variant().skins_on_cpu();
+    // The CPU's kernels and the compute pass skin a level that cuts its vertices'
+    // influences with the cut (`skin::level_kept`): the oracle of that level skins the
+    // same cut mesh, each made once.
+    let cuts = pipeline.output_layout().variant().cuts_influences();
     let mut cut_meshes: [Option<crate::rig::Mesh>; crate::prepare::MAX_CUT] = Default::default();
     for i in spread(instances.len(), max_instances) {
         let posed = posed_levels.and_then(|l| l.get(i)).map(|&l| l as usize);
@@ -197,10 +198,9 @@ pub fn verify_frame_posed_at_levels(
         let model = reference::model_from_joint_f64(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
         let level = skin_levels.and_then(|l| l.get(i)).copied().unwrap_or(0);
-        let kept = cuts_on_cpu
-            .then(|| skin::level_cut(rig, level as usize, pipeline.config().method))
-            .flatten()
-            .map(|c| c.kept());
+        let kept = cuts
+            .then(|| skin::level_kept(rig, level as usize, pipeline.config().method))
+            .flatten();
         let oracle_mesh = match kept {
             Some(k) => &*cut_meshes[k - 1].get_or_insert_with(|| rig.source_mesh.reduced_to(k).0),
             None => &rig.source_mesh,

@@ -15,12 +15,15 @@
 //! or one pipeline for every class — both launch every vertex of every character and skip
 //! the ones its mesh level does not use — or the per-level dispatch
 //! ([`super::skin_levels`]), which launches only the vertices of each character's level.
+//! Each shader blends, for a character skinned at a coarse level, only the influences that
+//! level keeps ([`kept_by_level`], from [`crate::skin::level_kept`]): the mesh holds each
+//! vertex's heaviest first, so the cut is its first weights divided by their sum.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::prepare::PreparedRig;
 use crate::rig::MAX_INFLUENCES;
-use crate::skin::{OutputFormat, OutputLayout, SkinDevice, SkinVariant};
+use crate::skin::{OutputFormat, OutputLayout, SkinDevice, SkinMethod, SkinVariant};
 use crate::variant::{PlainSpec, Variant};
 
 /// Why `gpu_compute`'s skinning could not be recorded or read back.
@@ -112,8 +115,11 @@ crate::gpu_struct! {
         level_first: u32,
         list_first: u32,
         fit_first: u32,
-        _pad_a: u32,
-        _pad_b: u32,
+        /// Influences kept at each level of the chain, four bits a level from the lowest
+        /// (0: every one): [`kept_by_level`].
+        kept_by_level: u32,
+        /// `per_level` only: the slot's level.
+        level: u32,
         _pad_c: u32,
     }
 }
@@ -140,6 +146,17 @@ pub const PASS: GpuPassSpec = GpuPassSpec {
 };
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 192);
+
+/// The influences a vertex keeps where a character is skinned with `method` for each
+/// level of `rig`'s chain ([`crate::skin::level_kept`]), four bits a level from the lowest,
+/// 0 for every one: the levels past the chain (up to the shader's eighth) are its coarsest.
+pub(crate) fn kept_by_level(rig: &PreparedRig, method: SkinMethod) -> u32 {
+    const _: () = assert!(crate::prepare::MAX_CUT < 16);
+    (0..8).fold(0, |table, level| {
+        let kept = crate::skin::level_kept(rig, level, method).unwrap_or(0) as u32;
+        table | kept << (4 * level)
+    })
+}
 
 /// The compute skinning of one rig (see the module docs).
 pub struct GpuSkinner {
@@ -170,6 +187,8 @@ pub struct GpuSkinner {
     classes: [ClassGpu; MAX_INFLUENCES],
     /// The rig's uniform skinning scale, divided out of its dual quaternions.
     dual_quat_scale: f32,
+    /// Influences kept at each level with linear blending ([`kept_by_level`]).
+    kept_linear: u32,
     vertex_count: u32,
     /// vec4s from an instance's position matrices to its normal matrices (0: none).
     normal_offset: u32,
@@ -643,6 +662,7 @@ impl GpuSkinner {
             classes,
             vertex_count: mesh.source().len() as u32,
             dual_quat_scale: crate::skin::method::dual_quat_scale(rig),
+            kept_linear: kept_by_level(rig, SkinMethod::Linear),
             normal_offset: if rig.own_normal_matrices() {
                 3 * rig.normal_palette_offset() as u32
             } else {
@@ -947,6 +967,7 @@ impl GpuSkinner {
         let range_count = instances.div_ceil(per_range);
         let work = WorkLayout::new(instances, per_range, self.level_vertices.len());
         let levels = work.levels();
+        let dual_quat = upload.format() == OutputFormat::PaletteDualQuat;
         self.params.reserve(device, work.slots());
         ParamBlocks::clear_scratch(&mut self.scratch, work.slots());
         for slot in 0..work.slots() {
@@ -959,7 +980,7 @@ impl GpuSkinner {
                 normal_offset: self.normal_offset,
                 output_stride: (skinned.instance_stride() / 16) as u32,
                 instances: live as u32,
-                dual_quat: (upload.format() == OutputFormat::PaletteDualQuat) as u32,
+                dual_quat: dual_quat as u32,
                 first_instance: (r * per_range) as u32,
                 lod: due.is_some() as u32,
                 dual_quat_scale: self.dual_quat_scale,
@@ -967,6 +988,8 @@ impl GpuSkinner {
                 level_first: self.order_first,
                 list_first: work.list_first(slot) as u32,
                 fit_first: work.fit_first(slot) as u32,
+                kept_by_level: if dual_quat { 0 } else { self.kept_linear },
+                level: level as u32,
                 ..ParamsGpu::default()
             };
             ParamBlocks::put(&mut self.scratch, slot, &params);

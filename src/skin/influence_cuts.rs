@@ -23,8 +23,10 @@
 //! room).
 //!
 //! The CPU's linear-blend kernels skin a level's vertices with the cut
-//! ([`crate::prepare::InfluenceCut`], [`super::level_cut`]); dual quaternions and the
-//! GPU's shaders keep every influence, a surface that lies within the same error.
+//! ([`crate::prepare::InfluenceCut`], [`super::level_cut`]), and so does the compute pass
+//! (`gpu_compute`: each level's count in its parameters); every path asks
+//! [`super::level_kept`]. Dual quaternions and `gpu_vertex`'s vertex shader keep every
+//! influence, a surface that lies within the same error.
 
 use glam::{DMat4, DVec3};
 
@@ -46,6 +48,21 @@ pub fn blended_influences(rig: &PreparedRig, level: usize, kept: Option<usize>) 
         .enumerate()
         .map(|(c, &n)| n * kept.map_or(c + 1, |k| (c + 1).min(k)))
         .sum()
+}
+
+/// The same over the level's own vertices (what `gpu_compute`, the file-order kernels and
+/// the vertex shader skin): each vertex's count ([`crate::rig::Mesh::influence_count`]), or
+/// `kept` where it has more.
+pub fn level_own_influences(rig: &PreparedRig, level: usize, kept: Option<usize>) -> usize {
+    let mesh = &rig.source_mesh;
+    let count = |v: usize| {
+        let n = mesh.influence_count(v);
+        kept.map_or(n, |k| n.min(k))
+    };
+    match rig.mesh.level_vertices(level) {
+        Some(vertices) => vertices.iter().map(|&v| count(v as usize)).sum(),
+        None => (0..mesh.vertex_count()).map(count).sum(),
+    }
 }
 
 /// Per level, what each cut moves and the cut it keeps (see the module docs), measured

@@ -271,6 +271,11 @@ pub struct SkinDeviceSpec {
     pub cpu_writes_vertices: bool,
     /// A compute pass skins before the draws (the frame records it, and times it).
     pub compute_pass: bool,
+    /// A character skinned for a level blends only the influences the level keeps
+    /// ([`level_kept`]): the CPU's kernels and the compute pass skin each character for
+    /// its level. The vertex shader blends every influence: its draws do not say which
+    /// level they draw.
+    pub cuts_influences: bool,
 }
 
 crate::declare_variants! {
@@ -282,18 +287,21 @@ crate::declare_variants! {
             description: "a CPU kernel writes the vertices; they are uploaded",
             cpu_writes_vertices: true,
             compute_pass: false,
+            cuts_influences: true,
         },
         GpuCompute => SkinDeviceSpec {
             name: "gpu_compute",
             description: "the CPU writes 3×4 palettes; a compute pass skins them on the GPU once a frame",
             cpu_writes_vertices: false,
             compute_pass: true,
+            cuts_influences: true,
         },
         GpuVertex => SkinDeviceSpec {
             name: "gpu_vertex",
             description: "the CPU writes 3×4 palettes; the vertex shader skins, in every pass, and nothing is stored",
             cpu_writes_vertices: false,
             compute_pass: false,
+            cuts_influences: false,
         },
     }
 }
@@ -335,6 +343,12 @@ impl SkinVariant {
                 .map_or(rig.vertex_count(), <[u32]>::len),
             VertexOrder::InfluenceSorted => rig.mesh.sorted().class_prefix(level).iter().sum(),
         }
+    }
+
+    /// Whether a character skinned for a level blends only the influences the level keeps
+    /// ([`level_kept`]; its device's `cuts_influences`).
+    pub fn cuts_influences(self) -> bool {
+        self.spec().runs_on.spec().cuts_influences
     }
 
     /// Whether a CPU kernel skins (the vertices are in the CPU's output); otherwise the
@@ -623,18 +637,25 @@ pub fn run_group(
     Ok(())
 }
 
-/// The influences a character skinned for `level` of `rig`'s chain with `method` blends,
-/// where its level cuts them ([`influence_cuts`]; linear blending only: the cuts are
-/// measured with it, and dual quaternions keep every influence); `None`: every influence.
+/// How many influences each vertex of a character skinned for `level` of `rig`'s chain
+/// with `method` blends, where its level cuts them ([`influence_cuts`]; linear blending
+/// only: the cuts are measured with it, and dual quaternions keep every influence);
+/// `None`: every influence. Every path that cuts ([`SkinVariant::cuts_influences`]) asks
+/// here.
+pub fn level_kept(rig: &PreparedRig, level: usize, method: SkinMethod) -> Option<usize> {
+    match method {
+        SkinMethod::Linear => level_errors::kept_at(rig, level),
+        SkinMethod::DualQuat => None,
+    }
+}
+
+/// The CPU kernels' form of [`level_kept`]: the sorted mesh's cut.
 pub(crate) fn level_cut(
     rig: &PreparedRig,
     level: usize,
     method: SkinMethod,
 ) -> Option<&crate::prepare::InfluenceCut> {
-    match method {
-        SkinMethod::Linear => level_errors::kept_at(rig, level).map(|k| rig.mesh.sorted().cut(k)),
-        SkinMethod::DualQuat => None,
-    }
+    level_kept(rig, level, method).map(|k| rig.mesh.sorted().cut(k))
 }
 
 /// Instance `instance`'s vertices from a frame's output `out`, in file vertex order, as

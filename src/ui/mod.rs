@@ -632,7 +632,7 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
             String::new()
         };
         // Fewer influences than the vertices have where a level cuts them (the CPU's
-        // linear-blend kernels).
+        // kernels and `gpu_compute`, linear blending).
         let influences = mesh
             .influences_blended
             .map(|n| format!(", {} influences blended", count_text(n)))

@@ -4,7 +4,7 @@
 use super::*;
 use crate::crowd::lod::formats::{RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT};
 use crate::prepare::mesh_lod::MAX_MESH_LEVELS;
-use crate::skin::SkinDevice;
+use crate::skin::{SkinDevice, VertexOrder, influence_cuts};
 use crate::types::LANES;
 
 /// `gpu_compute` fed by the CPU's animation with either LOD: the skinning pass reads
@@ -241,8 +241,9 @@ impl Scene {
     }
 
     /// Influences blended in the latest frame, counted as [`Self::vertices_skinned`]
-    /// counts vertices: each skinned vertex's, or where the CPU's linear-blend kernels
-    /// skin a level that cuts them, as many as it keeps ([`crate::skin::influence_cuts`]).
+    /// counts vertices: each skinned vertex's, or where a path that cuts them (the CPU's
+    /// kernels, the compute pass) skins a level that cuts them with linear blending, as
+    /// many as it keeps ([`crate::skin::influence_cuts`]).
     /// `None` where a pool skins (it holds no per-level counts).
     pub fn influences_blended(&self) -> Option<u64> {
         if self.renderer.pool_reading().is_some() {
@@ -250,12 +251,18 @@ impl Scene {
         }
         let rig = self.sim.pipeline.rig();
         let method = self.settings.pipeline.method;
+        let skin = self.settings.pipeline.skin;
+        let cuts = skin.cuts_influences();
         Some(self.skinned_per_level(|l, on_cpu| {
-            let kept = on_cpu
-                .then(|| crate::skin::level_cut(rig, l, method))
-                .flatten()
-                .map(|c| c.kept());
-            crate::skin::influence_cuts::blended_influences(rig, l, kept) as u64
+            let kept = cuts
+                .then(|| crate::skin::level_kept(rig, l, method))
+                .flatten();
+            // The vertices counted are the ones `vertices_skinned` counts.
+            let counted = match (on_cpu, skin.spec().order) {
+                (true, VertexOrder::InfluenceSorted) => influence_cuts::blended_influences,
+                (true, VertexOrder::File) | (false, _) => influence_cuts::level_own_influences,
+            };
+            counted(rig, l, kept) as u64
         }))
     }
 
