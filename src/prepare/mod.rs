@@ -543,8 +543,8 @@ pub struct LevelInfluences {
     /// model units, margin included (0 where no vertex has more influences than the cut).
     pub moved: [f64; MAX_CUT],
     /// The fewest influences whose cut leaves the level's error as it was, and every
-    /// coarser level's (`skin::influence_cuts`); `None`: every influence. The CPU's
-    /// linear-blend kernels skin the level's vertices with this many.
+    /// coarser level's (`skin::influence_cuts`); `None`: every influence. With linear
+    /// blending the CPU's kernels and `gpu_compute` skin the level's vertices with this many.
     pub fits: Option<usize>,
 }
 

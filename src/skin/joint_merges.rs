@@ -150,7 +150,7 @@ pub fn measure_merges(rig: &PreparedRig, measured: &PoseSurfaces) -> Vec<Measure
 /// ones; the tests take 0.5, halfway between them), the distance between the level's
 /// surface posed with `held[level]`'s joints at rest and the full one, measured; with
 /// `kept[level]`, the level's vertices skinned with that many influences each
-/// ([`crate::rig::Mesh::reduced_to`], what the CPU's kernels skin the level with).
+/// ([`crate::rig::Mesh::reduced_to`], what the CPU's kernels and `gpu_compute` skin the level with).
 pub fn held_surface_distances(
     rig: &PreparedRig,
     held: &[Vec<usize>],
