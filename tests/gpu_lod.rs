@@ -1797,6 +1797,7 @@ fn main() {
             SkinVariant::Packed,
             SkinVariant::Pulled,
             SkinVariant::GpuCompute,
+            SkinVariant::GpuVertex,
         ] {
             if skin.refusal(SkinMethod::Linear, rig).is_some() {
                 continue;

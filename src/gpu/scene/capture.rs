@@ -38,17 +38,13 @@ impl Scene {
         } else {
             self.sim.crowd.as_slice()
         };
-        // The CPU skinned each group only for a level: every vertex the passes draw a
-        // member with now must hold its pose (taken from what the passes draw, not from
-        // the plan's own choice: the main pass draws a character in view at its level,
-        // the shadow pass every character at the shadows').
-        let drawn_levels = if self.sim.pipeline.config().skin.skins_on_cpu()
-            || self.sim.cpu_skin_marks.live().is_some()
-        {
-            self.drawn_levels(shown.len())
-        } else {
-            Vec::new()
-        };
+        // The CPU posed (and skinned, where it skins) each group only for a level: every
+        // vertex the passes draw a member with now must hold its pose, whichever device
+        // skins it (`gpu_vertex` skins what it draws with the palettes of the joints the
+        // level posed). The levels are taken from what the passes draw, not from the
+        // plan's own choice: the main pass draws a character in view at its level, the
+        // shadow pass every character at the shadows'.
+        let drawn_levels = self.drawn_levels(shown.len());
         // Each group was posed for the level the plan skinned it for, when it was
         // computed (a kept group's may be finer than what is drawn of it now).
         let skinned_for = self.sim.lod.skin_levels();
