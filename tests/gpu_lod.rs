@@ -15,6 +15,9 @@
 //!   (so the skipped characters keep exactly their last poses, and culled characters are
 //!   ones the picture does not show), the scene's verify passes, and LOD's measured
 //!   screen-space error stays under the threshold.
+//! - `full_detail_measures_nothing/<skin>`: a crowd at full detail (geometric LOD off, the
+//!   animation on the CPU) runs verified frames and the panel's readings without measuring
+//!   the coarse levels (seconds on a large rig); turning geometric LOD on measures them.
 
 mod common;
 
@@ -930,6 +933,39 @@ fn steady_frames_build_nothing(skin: SkinVariant) -> Result<(), Failed> {
     Ok(())
 }
 
+/// With geometric LOD off and the animation on the CPU, every character is drawn at full
+/// detail: frames (update-rate LOD on, verify asked for) and the panel's readings ask for
+/// nothing the coarse levels' measurement makes, so the crowd never waits for it. Turning
+/// geometric LOD on measures them at the next frame.
+fn full_detail_measures_nothing(skin: SkinVariant) -> Result<(), Failed> {
+    use skinbench::skin::level_errors::measured;
+    common::gpu_or_skip();
+    // A rig of its own: another case's measurement would be kept with a shared one.
+    let rig = Arc::new(PreparedRig::reference());
+    let mut scene = lod_scene_animated_on(&rig, skin, true, false, AnimateDevice::Cpu)?;
+    for step in 0..4 {
+        verified_frame(&mut scene, step, 1.0 / 60.0)?;
+        let _ = (
+            scene.mesh_lod_reading(),
+            scene.vertices_skinned(),
+            scene.influences_blended(),
+            scene.joints_posed(),
+            scene.joints_sampled(),
+            scene.skin_invocations(),
+            scene.triangles_drawn(),
+        );
+        if measured(&rig).is_some() {
+            return Err(format!("frame {step} at full detail measured the levels").into());
+        }
+    }
+    scene.settings_mut().lod.mesh = true;
+    verified_frame(&mut scene, 4, 1.0 / 60.0)?;
+    if measured(&rig).is_none() {
+        return Err("geometric LOD on did not measure the levels".into());
+    }
+    Ok(())
+}
+
 /// Pixels showing a character: the materials are coloured (their shaded sides too), the
 /// ground and the sky grey (shadows off).
 fn character_mask(image: &image::RgbaImage) -> Vec<bool> {
@@ -1765,6 +1801,14 @@ fn main() {
         "draw_args_out_of_range_refused",
         draw_args_out_of_range_refused,
     ));
+    let reference = PreparedRig::reference();
+    let cpu_skin = common::app_settings(&reference, CHARACTERS).pipeline.skin;
+    for skin in [cpu_skin, SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+        trials.push(common::trial(
+            format!("full_detail_measures_nothing/{}", skin.name()),
+            move || full_detail_measures_nothing(skin),
+        ));
+    }
     for (name, rig) in common::prepared_rigs() {
         let r = rig.clone();
         trials.push(common::trial(format!("decisions/{name}"), move || {

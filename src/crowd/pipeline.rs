@@ -697,10 +697,12 @@ impl Pipeline {
             output: self.output,
             clock: &self.clock,
             skin_levels,
-            // Measured with the level errors (once per rig) the first time levels are
-            // asked for.
+            // Measured with the level errors (once per rig) the first time a coarse level
+            // is asked for; a crowd at full detail holds nothing and measures nothing.
             merges: if skin_levels.is_empty() {
                 &[]
+            } else if skin_levels.iter().all(|&l| l == 0) {
+                std::slice::from_ref(self.rig.full_mesh_merges())
             } else {
                 crate::skin::level_errors::joint_merges(&self.rig)
             },
@@ -915,12 +917,10 @@ impl Pipeline {
     ) -> Vec<LocalF64> {
         let mut locals = self.reference_local_pose(instance);
         if let Some(level) = level {
-            let merges = crate::skin::level_errors::joint_merges(&self.rig);
-            if let Some(m) = merges.get(level.min(merges.len().saturating_sub(1))) {
-                for &j in &m.held {
-                    if let (Some(l), Some(r)) = (locals.get_mut(j), self.rig.rest_pose.get(j)) {
-                        *l = LocalF64::from(r);
-                    }
+            let merges = crate::skin::level_errors::level_merges(&self.rig, level);
+            for &j in &merges.held {
+                if let (Some(l), Some(r)) = (locals.get_mut(j), self.rig.rest_pose.get(j)) {
+                    *l = LocalF64::from(r);
                 }
             }
         }

@@ -187,8 +187,10 @@ pub struct GpuSkinner {
     classes: [ClassGpu; MAX_INFLUENCES],
     /// The rig's uniform skinning scale, divided out of its dual quaternions.
     dual_quat_scale: f32,
-    /// Influences kept at each level with linear blending ([`kept_by_level`]).
-    kept_linear: u32,
+    /// Influences kept at each level with linear blending ([`kept_by_level`]), taken once
+    /// the rig's level errors are measured ([`Self::follow_cuts`]); `None`: not yet, so no
+    /// character is at a coarse level and every one keeps every influence.
+    kept_linear: Option<u32>,
     vertex_count: u32,
     /// vec4s from an instance's position matrices to its normal matrices (0: none).
     normal_offset: u32,
@@ -662,7 +664,7 @@ impl GpuSkinner {
             classes,
             vertex_count: mesh.source().len() as u32,
             dual_quat_scale: crate::skin::method::dual_quat_scale(rig),
-            kept_linear: kept_by_level(rig, SkinMethod::Linear),
+            kept_linear: None,
             normal_offset: if rig.own_normal_matrices() {
                 3 * rig.normal_palette_offset() as u32
             } else {
@@ -691,6 +693,18 @@ impl GpuSkinner {
             self.pooled = None;
             self.bound = None;
             self.totals.reading = None;
+        }
+    }
+
+    /// Takes the influences each level of `rig`'s chain keeps ([`kept_by_level`]) once its
+    /// level errors are measured. Asking before would measure them for a crowd that may
+    /// never leave full detail (seconds on a large rig); until they are, every character
+    /// is at full detail, which keeps every influence. Call it before each record.
+    pub fn follow_cuts(&mut self, rig: &PreparedRig) {
+        if self.kept_linear.is_none() && crate::skin::level_errors::measured(rig).is_some() {
+            self.kept_linear = Some(kept_by_level(rig, SkinMethod::Linear));
+            // The parameters carry the table.
+            self.bound = None;
         }
     }
 
@@ -988,7 +1002,10 @@ impl GpuSkinner {
                 level_first: self.order_first,
                 list_first: work.list_first(slot) as u32,
                 fit_first: work.fit_first(slot) as u32,
-                kept_by_level: if dual_quat { 0 } else { self.kept_linear },
+                kept_by_level: match (dual_quat, self.kept_linear) {
+                    (false, Some(kept)) => kept,
+                    (true, _) | (false, None) => 0,
+                },
                 level: level as u32,
                 ..ParamsGpu::default()
             };

@@ -511,6 +511,8 @@ pub struct PreparedData {
     all_joints: std::sync::OnceLock<joint_sets::JointSet>,
     /// Per joint, whether a clip animates it ([`PreparedRig::animated_joints`]).
     animated_joints: std::sync::OnceLock<Vec<bool>>,
+    /// The full mesh's merges: none ([`PreparedRig::full_mesh_merges`]).
+    full_mesh_merges: std::sync::OnceLock<LevelMerges>,
     /// Each level's error measured over the clips' poses, model units: filled by
     /// `skin::mesh_lod` on first ask (it skins through the hierarchy, a layer above).
     pub(crate) mesh_level_errors: std::sync::OnceLock<MeshLevelErrors>,
@@ -743,6 +745,7 @@ impl PreparedRig {
                 level_joint_sets: std::sync::OnceLock::new(),
                 all_joints: std::sync::OnceLock::new(),
                 animated_joints: std::sync::OnceLock::new(),
+                full_mesh_merges: std::sync::OnceLock::new(),
                 mesh_level_errors: std::sync::OnceLock::new(),
             },
         };
@@ -774,6 +777,18 @@ impl PreparedRig {
     pub fn all_joints(&self) -> &joint_sets::JointSet {
         self.all_joints
             .get_or_init(|| joint_sets::JointSet::all(&self.skeleton))
+    }
+
+    /// What a character posed for the full mesh (level 0) holds at rest: nothing, its set's
+    /// lane tracks in blocks of their own. Made on first ask without measuring anything, so
+    /// a crowd drawn at full detail never waits for the coarse levels' measurement.
+    pub fn full_mesh_merges(&self) -> &LevelMerges {
+        self.full_mesh_merges.get_or_init(|| {
+            let set = self.joints_at_level(0);
+            let animated = self.animated_joints();
+            let candidates = set.joints().filter(|&j| animated[j]).count();
+            LevelMerges::none(candidates, self.joint_count()).with_lanes(&self.clips, set)
+        })
     }
 
     /// Per joint, whether a track of some clip animates it (made on first ask).

@@ -49,12 +49,35 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
             merges: merges
                 .into_iter()
                 .enumerate()
-                .map(|(l, m)| m.merges.with_lanes(&rig.clips, rig.joints_at_level(l)))
+                .map(|(l, m)| match l {
+                    // The full mesh holds nothing: the same merges a crowd at full detail
+                    // gets without this measurement.
+                    0 => rig.full_mesh_merges().clone(),
+                    _ => m.merges.with_lanes(&rig.clips, rig.joints_at_level(l)),
+                })
                 .collect(),
             poses,
             measure_secs: start.elapsed().as_secs_f64(),
         }
     })
+}
+
+/// The level errors if something has asked for them ([`level_errors`]); `None`: not
+/// measured yet. No character is drawn at a coarse level before they are: every LOD choice
+/// reads them.
+pub fn measured(rig: &PreparedRig) -> Option<&MeshLevelErrors> {
+    rig.mesh_level_errors.get()
+}
+
+/// The joints a character posed for `level` of `rig`'s chain holds at rest (a level past
+/// the chain is its coarsest). The full mesh holds nothing and asks for no measurement;
+/// the coarser levels are measured with [`level_errors`].
+pub fn level_merges(rig: &PreparedRig, level: usize) -> &LevelMerges {
+    if level == 0 {
+        return rig.full_mesh_merges();
+    }
+    let merges = joint_merges(rig);
+    &merges[level.min(merges.len() - 1)]
 }
 
 /// Per level of `rig`'s chain, the joints a character posed for it holds at rest
@@ -83,12 +106,9 @@ pub fn kept_at(rig: &PreparedRig, level: usize) -> Option<usize> {
 /// the chain is its coarsest): the level's set holds it, a clip animates it and the level
 /// does not hold it at rest. The level poses its other joints at rest.
 pub fn level_samples(rig: &PreparedRig, level: usize, joint: usize) -> bool {
-    let merges = joint_merges(rig);
     rig.joints_at_level(level).contains(joint)
         && rig.animated_joints().get(joint).copied().unwrap_or(false)
-        && !merges
-            .get(level.min(merges.len().saturating_sub(1)))
-            .is_some_and(|m| m.holds(joint))
+        && !level_merges(rig, level).holds(joint)
 }
 
 #[cfg(test)]

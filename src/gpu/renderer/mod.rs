@@ -928,6 +928,7 @@ impl CrowdRenderer {
         let Some(skinner) = &mut self.gpu_skinner else {
             return Ok(());
         };
+        skinner.follow_cuts(rig);
         let palettes = PaletteBuffer {
             buffer: &self.skinned,
             shape,

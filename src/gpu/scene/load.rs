@@ -2,7 +2,8 @@
 //! (a progress line while the crowd cannot be drawn yet) and the terminal prints.
 //!
 //! How it works: [`load_scene`] does, in order, what the first frame would otherwise do
-//! unannounced: the mesh's LOD chain and each level's error measured over the clips, the
+//! unannounced: the mesh's LOD chain and each level's error measured over the clips (where
+//! geometric LOD or the GPU's animation will read them), the
 //! scene (renderer, buffers, the clip survey, the crowd), and the motion of every clip the
 //! crowd plays (what update-rate and geometric LOD bound with). Before each step it writes
 //! the step into a shared [`LoadProgress`], and during the motions how many are done; any
@@ -230,8 +231,11 @@ pub fn load_scene(
     size: (u32, u32),
     progress: &LoadProgress,
 ) -> Result<Scene, SceneError> {
-    let mesh_lod = settings.lod.mesh;
-    if mesh_lod {
+    // Geometric LOD chooses levels by their errors; the GPU's animation tables list what
+    // each level samples. A crowd at full detail animated on the CPU needs neither (the
+    // measurement waits until a coarse level is asked for, if ever).
+    let levels_needed = settings.lod.mesh || settings.animate == crate::crowd::AnimateDevice::Gpu;
+    if levels_needed {
         progress.start(LoadStep::MeshLevels);
         rig.mesh_chain();
         progress.start(LoadStep::MeshErrors);

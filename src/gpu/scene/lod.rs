@@ -279,9 +279,11 @@ impl Scene {
             n
         };
         let per_level = |counts: &[usize], on_cpu: bool| -> u64 {
+            // A level no character is at asks nothing (its cut would be measured).
             counts
                 .iter()
                 .enumerate()
+                .filter(|&(_, &c)| c > 0)
                 .map(|(l, &c)| c as u64 * per_character(l, on_cpu))
                 .sum()
         };
@@ -334,22 +336,9 @@ impl Scene {
         let rig = self.sim.pipeline.rig();
         let animated = rig.animated_joints();
         let every = animated.iter().filter(|&&a| a).count() as u64;
-        let moving = rig
-            .joints_at_level(0)
-            .joints()
-            .filter(|&j| animated[j])
-            .count() as u64;
+        let moving = rig.full_mesh_merges().sampled() as u64;
         self.joints_per_frame(
-            |l| match l {
-                // The full mesh holds nothing (and asking would measure the levels).
-                0 => moving,
-                _ => {
-                    let merges = crate::skin::level_errors::joint_merges(rig);
-                    merges
-                        .get(l.min(merges.len().saturating_sub(1)))
-                        .map_or(moving, |m| m.sampled() as u64)
-                }
-            },
+            |l| crate::skin::level_errors::level_merges(rig, l).sampled() as u64,
             every,
             moving,
         )
