@@ -66,6 +66,9 @@ pub struct PreparedMesh {
     /// Per level of that chain past the full mesh, the vertices its triangles use (file
     /// order, ascending).
     level_vertices: Vec<Vec<u32>>,
+    /// Per level of the chain (the full mesh first), its vertices with 1, 2, … 8
+    /// influences: what a count of the influences its vertices blend reads.
+    level_classes: Vec<[usize; MAX_INFLUENCES]>,
     /// Per cut to 1..=[`MAX_CUT`] influences, `weights4` cut, made on first ask.
     weights4_cuts: [std::sync::OnceLock<Vec<[f32; 4]>>; MAX_CUT],
 }
@@ -149,6 +152,13 @@ impl PreparedMesh {
                     .collect()
             })
             .collect();
+        let mut level_classes = vec![[0usize; MAX_INFLUENCES]; simplified.levels().len().max(1)];
+        for (v, &class) in classes.iter().enumerate() {
+            let deepest = (deepest[v] as usize).min(level_classes.len() - 1);
+            for classes_at in &mut level_classes[..=deepest] {
+                classes_at[class] += 1;
+            }
+        }
         // Copies: vertices whose skin input (position, normal, joints, weights: bit for
         // bit) equals an earlier vertex's. `first_of[v]` is the earliest such vertex.
         let skin_key = |v: usize| {
@@ -308,6 +318,7 @@ impl PreparedMesh {
             sorted,
             simplified,
             level_vertices,
+            level_classes,
             weights4_cuts: Default::default(),
         })
     }
@@ -325,6 +336,13 @@ impl PreparedMesh {
         self.level_vertices
             .get(coarser.min(self.level_vertices.len().checked_sub(1)?))
             .map(Vec::as_slice)
+    }
+
+    /// Per influence count (class), how many of the vertices level `level` draws have it
+    /// (a level past the coarsest: the coarsest's; the full mesh: every vertex), file
+    /// order's own vertices, copies included.
+    pub fn level_classes(&self, level: usize) -> [usize; MAX_INFLUENCES] {
+        self.level_classes[level.min(self.level_classes.len() - 1)]
     }
 
     pub fn vertex_count(&self) -> usize {

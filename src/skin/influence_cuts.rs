@@ -42,27 +42,23 @@ use crate::prepare::{PreparedRig, parallel};
 /// vertices in the sorted order (what the CPU's kernels skin), each vertex's count, or
 /// `kept` where it has more.
 pub fn blended_influences(rig: &PreparedRig, level: usize, kept: Option<usize>) -> usize {
-    let prefix = rig.mesh.sorted().class_prefix(level);
-    prefix
-        .iter()
-        .enumerate()
-        .map(|(c, &n)| n * kept.map_or(c + 1, |k| (c + 1).min(k)))
-        .sum()
+    blended(rig.mesh.sorted().class_prefix(level), kept)
 }
 
 /// The same over the level's own vertices (what `gpu_compute`, the file-order kernels and
 /// the vertex shader skin): each vertex's count ([`crate::rig::Mesh::influence_count`]), or
 /// `kept` where it has more.
 pub fn level_own_influences(rig: &PreparedRig, level: usize, kept: Option<usize>) -> usize {
-    let mesh = &rig.source_mesh;
-    let count = |v: usize| {
-        let n = mesh.influence_count(v);
-        kept.map_or(n, |k| n.min(k))
-    };
-    match rig.mesh.level_vertices(level) {
-        Some(vertices) => vertices.iter().map(|&v| count(v as usize)).sum(),
-        None => (0..mesh.vertex_count()).map(count).sum(),
-    }
+    blended(rig.mesh.level_classes(level), kept)
+}
+
+/// Influences blended by `vertices[c]` vertices of `c + 1` influences each, cut to `kept`.
+fn blended(vertices: [usize; crate::rig::MAX_INFLUENCES], kept: Option<usize>) -> usize {
+    vertices
+        .iter()
+        .enumerate()
+        .map(|(c, &n)| n * kept.map_or(c + 1, |k| (c + 1).min(k)))
+        .sum()
 }
 
 /// Per level, what each cut moves and the cut it keeps (see the module docs), measured
@@ -234,6 +230,39 @@ pub fn largest_moves(rig: &PreparedRig, shift: f32) -> Vec<[f64; MAX_CUT]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_levels_own_count_is_its_vertices_influences_cut() {
+        use crate::rig::generate::BuiltInRig;
+        for rig in [
+            PreparedRig::reference(),
+            PreparedRig::built_in(BuiltInRig::Twist),
+            PreparedRig::built_in_cut(BuiltInRig::Reference, 2),
+        ] {
+            let mesh = &rig.source_mesh;
+            let levels = rig.mesh_chain().levels().len();
+            // One past the coarsest reads as the coarsest.
+            for level in 0..=levels {
+                let vertices: Vec<usize> = match rig.mesh.level_vertices(level) {
+                    Some(v) => v.iter().map(|&v| v as usize).collect(),
+                    None => (0..mesh.vertex_count()).collect(),
+                };
+                for kept in [None, Some(1), Some(2), Some(3), Some(4)] {
+                    let walked: usize = vertices
+                        .iter()
+                        .map(|&v| {
+                            kept.map_or(mesh.influence_count(v), |k| mesh.influence_count(v).min(k))
+                        })
+                        .sum();
+                    assert_eq!(
+                        level_own_influences(&rig, level, kept),
+                        walked,
+                        "level {level}, kept {kept:?}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_cut_holds_the_oracles_cut_weights_bit_for_bit_in_the_sorted_order() {
