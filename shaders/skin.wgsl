@@ -262,6 +262,9 @@ fn skin_vertex(instance: u32, v: u32, k: u32, n: u32, first_joint: u32, first_we
     let position = source(2u * v).xyz;
     let normal = source(2u * v + 1u).xyz;
     var moved: skinbench::skinning::Skinned;
+    // The cut has a loop of its own so that the full-detail loop below stays as it was,
+    // without a division per influence; the branch is the same for a character's every
+    // vertex of one class.
     if (n < k) {
         var kept = 0.0;
         for (var i = 0u; i < n; i = i + 1u) {
