@@ -187,9 +187,9 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         "  influences per level (a vertex's heaviest 1/2/3/4, renormalised: the most, in model units, it moves a \
          vertex of the level over the clips, +{:.0} %; kept: the fewest whose cut, with the level's \
          held joints, keeps its surface and every coarser level's within their largest distance \
-         from the full one at every measured pose, so no error grows; with linear blending the \
-         CPU's kernels and gpu_compute skin the level's vertices with them, gpu_vertex keeps \
-         every one; blended: influences a CPU kernel blends for a character skinned for the \
+         from the full one at every measured pose, so no error grows; with linear blending \
+         every skin path (the CPU's kernels, gpu_compute, gpu_vertex) skins the level's \
+         vertices with them, dual quaternions keep every one; blended: influences a CPU kernel blends for a character skinned for the \
          level, with the cut and without):",
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
     );

@@ -15,6 +15,9 @@
 //!   (so the skipped characters keep exactly their last poses, and culled characters are
 //!   ones the picture does not show), the scene's verify passes, and LOD's measured
 //!   screen-space error stays under the threshold.
+//! - `vertex_cut_picture/animated_on_<device>`: every character at the coarsest level,
+//!   drawn by `gpu_vertex` and by `gpu_compute` from the same poses, shows the same
+//!   silhouettes: the vertex shader draws the level's influence cut too.
 //! - `full_detail_measures_nothing/<skin>`: a crowd at full detail (geometric LOD off, the
 //!   animation on the CPU) runs verified frames and the panel's readings without measuring
 //!   the coarse levels (seconds on a large rig); turning geometric LOD on measures them.
@@ -1077,6 +1080,95 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `gpu_vertex` draws a coarse level's influence cut: most characters at the coarsest
+/// level (a 1000 px threshold; the nearest may stay finer), the street camera, shadows
+/// off, drawn by `gpu_vertex` and by `gpu_compute` (which skins the cut, checked by its
+/// verify) from the same poses: at most `CUT_PICTURE_PIXELS` pixels differ by more than
+/// shading, where drawing the uncut surface moves many more.
+fn vertex_cut_picture(animate: AnimateDevice) -> Result<(), Failed> {
+    const CUT_PICTURE_PIXELS: usize = 40;
+    let gpu = common::gpu_or_skip();
+    let rig = Arc::new(PreparedRig::reference());
+    let size = (640u32, 360u32);
+    let mut images = Vec::new();
+    for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+        let mut settings = common::app_settings(&rig, 13);
+        settings.shadows = false;
+        settings.animate = animate;
+        settings.pipeline.skin = skin;
+        settings.lod = LodSettings {
+            enabled: false,
+            mesh: true,
+            threshold_px: 1000.0,
+            ..LodSettings::default()
+        };
+        let mut scene = Scene::new(
+            gpu.clone(),
+            rig.clone(),
+            settings,
+            wgpu::TextureFormat::Rgba8Unorm,
+            size,
+        )
+        .map_err(|e| e.to_string())?;
+        scene.settings_mut().paused = true;
+        *scene.camera_mut() = OrbitCamera::start(CameraStart::Street, crowd_extent(scene.crowd()));
+        for step in 0..2 {
+            verified_frame(&mut scene, step, 0.0)?;
+        }
+        // The nearest may stay finer; most are at the coarsest, which cuts.
+        let coarsest = (levels_in(&rig) - 1) as u8;
+        let at_coarsest = scene
+            .mesh_levels()
+            .iter()
+            .filter(|&&l| l == coarsest)
+            .count();
+        if animate == AnimateDevice::Cpu && at_coarsest < scene.crowd().len() / 2 {
+            return Err(format!(
+                "few characters at level {coarsest}: {:?}",
+                scene.mesh_levels()
+            )
+            .into());
+        }
+        if level_kept(&rig, coarsest as usize, SkinMethod::Linear).is_none() {
+            return Err(
+                format!("level {coarsest} of the built-in rig keeps every influence").into(),
+            );
+        }
+        let image = scene.read_image().map_err(|e| e.to_string())?;
+        if let Ok(dir) = std::env::var("SILHOUETTE_DUMP") {
+            let _ = image.save(format!("{dir}/cut_{animate:?}_{}.png", skin.name()));
+        }
+        images.push(image);
+    }
+    // Pixels whose colour differs by more than the two paths' normals do (`gpu_compute`
+    // packs them): where a surface covers what the other's does not.
+    let differ = images[0]
+        .pixels()
+        .zip(images[1].pixels())
+        .filter(|(a, b)| (0..3).any(|c| a.0[c].abs_diff(b.0[c]) > 48))
+        .count();
+    // The materials' colours against the grey ground and sky.
+    let shown = images[0]
+        .pixels()
+        .filter(|p| {
+            let [r, g, b, _] = p.0;
+            r.max(g).max(b) - r.min(g).min(b) > 48
+        })
+        .count();
+    if shown < 2000 {
+        return Err(format!("only {shown} character pixels: no crowd in view").into());
+    }
+    if differ > CUT_PICTURE_PIXELS {
+        return Err(format!(
+            "gpu_vertex's picture differs from gpu_compute's in {differ} pixels ({shown} \
+             show a character)"
+        )
+        .into());
+    }
+    eprintln!("vertex cut picture: {differ} pixels differ, {shown} show a character");
+    Ok(())
+}
+
 fn picture(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut scene = lod_scene(rig, skin, true, false)?;
@@ -1789,6 +1881,12 @@ fn main() {
         trials.push(common::trial(
             format!("silhouettes/animated_on_{}", animate.name()),
             move || silhouettes(animate),
+        ));
+    }
+    for animate in [AnimateDevice::Cpu, AnimateDevice::Gpu] {
+        trials.push(common::trial(
+            format!("vertex_cut_picture/animated_on_{}", animate.name()),
+            move || vertex_cut_picture(animate),
         ));
     }
     for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {

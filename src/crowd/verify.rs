@@ -187,10 +187,9 @@ pub fn verify_frame_posed_at_levels(
         normal_tolerance: layout.format().normal_tolerance(),
         ..Deviation::default()
     };
-    // The CPU's kernels and the compute pass skin a level that cuts its vertices'
-    // influences with the cut (`skin::level_kept`): the oracle of that level skins the
-    // same cut mesh, each made once.
-    let cuts = pipeline.output_layout().variant().cuts_influences();
+    // Every path skins a level that cuts its vertices' influences with the cut
+    // (`skin::level_kept`): the oracle of that level skins the same cut mesh, each made
+    // once, and so does `gpu_vertex`'s twin (its draws read the level's cut copy).
     let mut cut_meshes: [Option<crate::rig::Mesh>; crate::prepare::MAX_CUT] = Default::default();
     for i in spread(instances.len(), max_instances) {
         let posed = posed_levels.and_then(|l| l.get(i)).map(|&l| l as usize);
@@ -198,9 +197,7 @@ pub fn verify_frame_posed_at_levels(
         let model = reference::model_from_joint_f64(&rig.skeleton, &locals);
         let palette = reference::palette(&rig.skeleton, &model);
         let level = skin_levels.and_then(|l| l.get(i)).copied().unwrap_or(0);
-        let kept = cuts
-            .then(|| skin::level_kept(rig, level as usize, pipeline.config().method))
-            .flatten();
+        let kept = skin::level_kept(rig, level as usize, pipeline.config().method);
         let oracle_mesh = match kept {
             Some(k) => &*cut_meshes[k - 1].get_or_insert_with(|| rig.source_mesh.reduced_to(k).0),
             None => &rig.source_mesh,
@@ -224,7 +221,7 @@ pub fn verify_frame_posed_at_levels(
             OutputFormat::Palette3x4 => {
                 let (position_rows, normal_rows) = layout.read_palettes(rig, out, i)?;
                 twin(skin::reference::skin_rows(
-                    &rig.source_mesh,
+                    oracle_mesh,
                     &position_rows,
                     &normal_rows,
                 ))

@@ -271,11 +271,6 @@ pub struct SkinDeviceSpec {
     pub cpu_writes_vertices: bool,
     /// A compute pass skins before the draws (the frame records it, and times it).
     pub compute_pass: bool,
-    /// A character skinned for a level blends only the influences the level keeps
-    /// ([`level_kept`]): the CPU's kernels and the compute pass skin each character for
-    /// its level. The vertex shader blends every influence: its draws do not say which
-    /// level they draw.
-    pub cuts_influences: bool,
 }
 
 crate::declare_variants! {
@@ -287,21 +282,18 @@ crate::declare_variants! {
             description: "a CPU kernel writes the vertices; they are uploaded",
             cpu_writes_vertices: true,
             compute_pass: false,
-            cuts_influences: true,
         },
         GpuCompute => SkinDeviceSpec {
             name: "gpu_compute",
             description: "the CPU writes 3×4 palettes; a compute pass skins them on the GPU once a frame",
             cpu_writes_vertices: false,
             compute_pass: true,
-            cuts_influences: true,
         },
         GpuVertex => SkinDeviceSpec {
             name: "gpu_vertex",
             description: "the CPU writes 3×4 palettes; the vertex shader skins, in every pass, and nothing is stored",
             cpu_writes_vertices: false,
             compute_pass: false,
-            cuts_influences: false,
         },
     }
 }
@@ -343,12 +335,6 @@ impl SkinVariant {
                 .map_or(rig.vertex_count(), <[u32]>::len),
             VertexOrder::InfluenceSorted => rig.mesh.sorted().class_prefix(level).iter().sum(),
         }
-    }
-
-    /// Whether a character skinned for a level blends only the influences the level keeps
-    /// ([`level_kept`]; its device's `cuts_influences`).
-    pub fn cuts_influences(self) -> bool {
-        self.spec().runs_on.spec().cuts_influences
     }
 
     /// Whether a CPU kernel skins (the vertices are in the CPU's output); otherwise the
@@ -640,8 +626,8 @@ pub fn run_group(
 /// How many influences each vertex of a character skinned for `level` of `rig`'s chain
 /// with `method` blends, where its level cuts them ([`influence_cuts`]; linear blending
 /// only: the cuts are measured with it, and dual quaternions keep every influence);
-/// `None`: every influence. Every path that cuts ([`SkinVariant::cuts_influences`]) asks
-/// here.
+/// `None`: every influence. Every path asks here: the CPU's kernels, `gpu_compute`'s
+/// parameters and `gpu_vertex`'s cut copies of its mesh.
 pub fn level_kept(rig: &PreparedRig, level: usize, method: SkinMethod) -> Option<usize> {
     match method {
         SkinMethod::Linear => level_errors::kept_at(rig, level),

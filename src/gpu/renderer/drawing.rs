@@ -85,7 +85,9 @@ impl CrowdRenderer {
                 pass.set_vertex_buffer(1, uvs.slice(..));
             }
             DrawPath::GpuVertex => {
-                pass.set_vertex_buffer(0, self.skin_mesh.slice(..));
+                let [indices, mesh, uvs] = self.gpu_vertex_buffers(layout, indices, uvs);
+                pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.set_vertex_buffer(0, mesh.slice(..));
                 pass.set_vertex_buffer(1, uvs.slice(..));
             }
             DrawPath::Interleaved

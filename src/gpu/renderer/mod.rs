@@ -12,7 +12,8 @@
 //! buffer, bound at an offset from which each instance's vertices are a whole number of
 //! vertices away (for `Pulled`, each vertex's distinct index, the blocks being read from
 //! storage bindings of chunks of groups; for `gpu_vertex` the static mesh, the palettes
-//! in chunks likewise); slot 1 is the static uv stream, uploaded once in file order and
+//! in chunks likewise, with its coarse levels' influence cuts in copies of the mesh that
+//! their own index buffer names: [`vertex_cuts`]); slot 1 is the static uv stream, uploaded once in file order and
 //! once in influence-sorted order (the interleaved path reads its uv from slot 0).
 //! `instance_index` picks each character's transform and material colour from a storage
 //! buffer. [`CrowdRenderer::prepare_draws`] lists each pass's draws ([`super::draws`]):
@@ -27,6 +28,7 @@ mod drawing;
 mod materials;
 mod per_level;
 mod pipelines;
+mod vertex_cuts;
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
@@ -36,7 +38,6 @@ use materials::MaterialTextures;
 pub use materials::{BaseColors, MAX_LAYER_SIDE, MAX_TEXTURE_BYTES};
 pub(crate) use materials::{MaterialGpu, MaterialParamsGpu};
 pub use per_level::LevelLists;
-use pipelines::SkinMeshVertex;
 pub(crate) use pipelines::SkinParamsGpu;
 pub use pipelines::{CrowdPipelines, draws_per_level};
 
@@ -149,6 +150,9 @@ pub struct CrowdRenderer {
     gpu_range_limit: Option<usize>,
     /// `gpu_vertex`'s static mesh and its uniforms (3×4 palettes, dual quaternions).
     skin_mesh: wgpu::Buffer,
+    /// `gpu_vertex`'s mesh with each level's influence cut, made once the level errors
+    /// are measured ([`CrowdRenderer::follow_vertex_cuts`]; `None` inside: no level cuts).
+    vertex_cuts: Option<Option<vertex_cuts::VertexCuts>>,
     skin_params: [wgpu::Buffer; 2],
     /// The sun's depth map (drawn by the shadow pass), and the main passes' bind group
     /// that samples it.
@@ -339,20 +343,7 @@ impl CrowdRenderer {
             usage: wgpu::BufferUsages::VERTEX,
         });
         let skinned = Self::skinned_buffer(device, 256);
-        let skin_mesh_vertices: Vec<SkinMeshVertex> = (0..mesh.vertex_count())
-            .map(|v| {
-                let f3 = mesh.source_f3()[v];
-                let (j, w) = (rig.source_mesh.joints[v], rig.source_mesh.weights[v]);
-                SkinMeshVertex {
-                    position: f3.position,
-                    normal: f3.normal,
-                    joints: [j[0], j[1], j[2], j[3]],
-                    weights: [w[0], w[1], w[2], w[3]],
-                    joints_hi: [j[4], j[5], j[6], j[7]],
-                    weights_hi: [w[4], w[5], w[6], w[7]],
-                }
-            })
-            .collect();
+        let skin_mesh_vertices = vertex_cuts::skin_mesh_vertices(rig, &rig.source_mesh);
         let skin_mesh = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("gpu_vertex mesh (file order, eight influences)"),
             contents: bytemuck::cast_slice(&skin_mesh_vertices),
@@ -466,6 +457,7 @@ impl CrowdRenderer {
             skinned_pool: None,
             gpu_range_limit: None,
             skin_mesh,
+            vertex_cuts: None,
             skin_params,
             frame: DrawData {
                 draws: Default::default(),
@@ -876,6 +868,45 @@ impl CrowdRenderer {
         match &self.gpu_skinner {
             Some(skinner) => skinner.read_back_pool(gpu),
             None => Ok(None),
+        }
+    }
+
+    /// Makes `gpu_vertex`'s mesh with each level's influence cut once `rig`'s (the
+    /// renderer's) level errors are measured. Asking before would measure them for a
+    /// crowd that may never leave full detail; until they are, every character is at full
+    /// detail, which keeps every influence. Call before each frame's draws.
+    pub fn follow_vertex_cuts(&mut self, device: &wgpu::Device, rig: &PreparedRig) {
+        if self.vertex_cuts.is_none() && crate::skin::level_errors::measured(rig).is_some() {
+            self.vertex_cuts = Some(vertex_cuts::VertexCuts::new(
+                device,
+                rig,
+                &self.level_ranges,
+            ));
+        }
+    }
+
+    /// What `gpu_vertex` draws `layout` from: the index buffer, the static mesh and the uv
+    /// stream, with each level's influence cut where it blends linearly and a level cuts
+    /// (`indices` and `uvs`: the uncut ones of the layout's order).
+    fn gpu_vertex_buffers<'a>(
+        &'a self,
+        layout: &OutputLayout,
+        indices: &'a wgpu::Buffer,
+        uvs: &'a wgpu::Buffer,
+    ) -> [&'a wgpu::Buffer; 3] {
+        match (layout.format(), &self.vertex_cuts) {
+            (OutputFormat::Palette3x4, Some(Some(cuts))) => {
+                [&cuts.indices, &cuts.skin_mesh, &cuts.uvs]
+            }
+            (OutputFormat::Palette3x4, None | Some(None))
+            | (
+                OutputFormat::PaletteDualQuat
+                | OutputFormat::Interleaved
+                | OutputFormat::Float3
+                | OutputFormat::Float4
+                | OutputFormat::Packed,
+                _,
+            ) => [indices, &self.skin_mesh, uvs],
         }
     }
 

@@ -252,11 +252,8 @@ impl Scene {
         let rig = self.sim.pipeline.rig();
         let method = self.settings.pipeline.method;
         let skin = self.settings.pipeline.skin;
-        let cuts = skin.cuts_influences();
         Some(self.skinned_per_level(|l, on_cpu| {
-            let kept = cuts
-                .then(|| crate::skin::level_kept(rig, l, method))
-                .flatten();
+            let kept = crate::skin::level_kept(rig, l, method);
             // The vertices counted are the ones `vertices_skinned` counts.
             let counted = match (on_cpu, skin.spec().order) {
                 (true, VertexOrder::InfluenceSorted) => influence_cuts::blended_influences,
