@@ -204,6 +204,13 @@ fn skin_in_vertex_shader(v: SkinMeshIn, instance: u32) -> VsOut {
     for (var i = 0u; i < count; i = i + 1u) {
         let j = select(joints_hi[i % 4u], joints_lo[i % 4u], i < 4u);
         let w = select(weights_hi[i % 4u], weights_lo[i % 4u], i < 4u);
+        // A vertex's weights come heaviest first and zeros last (`rig::Mesh`), and a
+        // level's cut zeroes its tail: the first zero ends what the vertex blends, so a
+        // coarse level reads only the palette rows it keeps. Adding a zero weight would
+        // change nothing.
+        if (w == 0.0) {
+            break;
+        }
         blend = linear_add(blend, w, base + j * 3u, skin_params.normal_offset);
     }
     // The direction only, as the packed paths store it: a normal matrix that scales

@@ -10,8 +10,9 @@
 //! moved into the copy of its kept count. Every draw already takes its level's index
 //! range, so every draw path (per character, per level, the shadow pass, the GPU's LOD
 //! arguments) draws the level's cut from it without knowing of it. Made once the rig's
-//! level errors are measured: until then no character is at a coarse level. Dual
-//! quaternions keep every influence and draw from the uncut buffers.
+//! level errors are measured: until then no character is at a coarse level. The shader's
+//! loop ends at a vertex's first zero weight, so a cut copy also reads fewer palette rows.
+//! Dual quaternions keep every influence and draw from the uncut buffers.
 
 use wgpu::util::DeviceExt;
 
