@@ -39,13 +39,13 @@ use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
 use skinbench::gpu::animate::{AnimationTables, GpuHierarchy, workgroups};
 use skinbench::gpu::draws::Draws;
 use skinbench::gpu::scene::Frame;
-use skinbench::gpu::scene::Scene;
+use skinbench::gpu::scene::{Scene, Settings};
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::skin_levels::{
     LevelLists, LevelOrder, NO_POOL_BASE, PoolShare, bucket_characters, fit_slots,
 };
 use skinbench::gpu::{
-    CameraStart, FrameShape, OrbitCamera, PassContext, UploadVariant, crowd_extent,
+    CameraStart, FrameShape, GpuContext, OrbitCamera, PassContext, UploadVariant, crowd_extent,
 };
 use skinbench::prepare::PreparedRig;
 use skinbench::skin::{SkinMethod, SkinVariant, level_kept};
@@ -984,6 +984,26 @@ fn character_mask(image: &image::RgbaImage) -> Vec<bool> {
 /// Mesh LOD's picture against full detail's, same crowd, poses and camera: no character
 /// pixel of one lies farther than the threshold + 1 px from a character pixel of the other
 /// (their silhouettes agree to within the threshold).
+/// A scene of `settings` drawing offscreen at `size`, paused: its frames show the same
+/// poses, so two scenes' pictures compare what they draw, not when.
+fn paused_scene(
+    gpu: &GpuContext,
+    rig: &Arc<PreparedRig>,
+    settings: Settings,
+    size: (u32, u32),
+) -> Result<Scene, Failed> {
+    let mut scene = Scene::new(
+        gpu.clone(),
+        rig.clone(),
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        size,
+    )
+    .map_err(|e| e.to_string())?;
+    scene.settings_mut().paused = true;
+    Ok(scene)
+}
+
 fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
     let gpu = common::gpu_or_skip();
     let rig = Arc::new(PreparedRig::reference());
@@ -1002,15 +1022,7 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
             threshold_px: 1.0,
             ..LodSettings::default()
         };
-        let mut scene = Scene::new(
-            gpu.clone(),
-            rig.clone(),
-            settings,
-            wgpu::TextureFormat::Rgba8Unorm,
-            size,
-        )
-        .map_err(|e| e.to_string())?;
-        scene.settings_mut().paused = true;
+        let mut scene = paused_scene(&gpu, &rig, settings, size)?;
         // Twice: on the GPU the levels are chosen in the first frame's LOD pass and the
         // pictures compared are of the frame after, the same poses.
         for _ in 0..2 {
@@ -1081,7 +1093,7 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
 }
 
 /// `gpu_vertex` draws a coarse level's influence cut: most characters at the coarsest
-/// level (a 1000 px threshold; the nearest may stay finer), the street camera, shadows
+/// level (the widest threshold the flag takes; the nearest may stay finer), the street camera, shadows
 /// off, drawn by `gpu_vertex` and by `gpu_compute` (which skins the cut, checked by its
 /// verify) from the same poses: at most `CUT_PICTURE_PIXELS` pixels differ by more than
 /// shading, where drawing the uncut surface moves many more.
@@ -1099,18 +1111,10 @@ fn vertex_cut_picture(animate: AnimateDevice) -> Result<(), Failed> {
         settings.lod = LodSettings {
             enabled: false,
             mesh: true,
-            threshold_px: 1000.0,
+            threshold_px: *LodSettings::THRESHOLD_PX.end(),
             ..LodSettings::default()
         };
-        let mut scene = Scene::new(
-            gpu.clone(),
-            rig.clone(),
-            settings,
-            wgpu::TextureFormat::Rgba8Unorm,
-            size,
-        )
-        .map_err(|e| e.to_string())?;
-        scene.settings_mut().paused = true;
+        let mut scene = paused_scene(&gpu, &rig, settings, size)?;
         *scene.camera_mut() = OrbitCamera::start(CameraStart::Street, crowd_extent(scene.crowd()));
         for step in 0..2 {
             verified_frame(&mut scene, step, 0.0)?;

@@ -449,7 +449,9 @@ fn the_mesh_lod_line_counts_the_influences_the_cut_levels_blend() {
         common::cannot_run_here()
     };
     // Shadows off: the shadows' level would hold every group at theirs.
-    harness.state_mut().settings_mut().lod.threshold_px = 1000.0;
+    // The widest threshold the flag takes.
+    harness.state_mut().settings_mut().lod.threshold_px =
+        *skinbench::crowd::lod::LodSettings::THRESHOLD_PX.end();
     harness.state_mut().settings_mut().shadows = false;
     click_then_frame(&mut harness, "mesh LOD");
     for skin in [None, Some(SkinVariant::GpuCompute)] {
@@ -491,6 +493,29 @@ fn the_mesh_lod_line_counts_the_influences_the_cut_levels_blend() {
             "{skin:?}: {reading:?}"
         );
         harness.get_by_label_contains(&format!(", {expected} influences blended"));
+    }
+}
+
+/// The threshold slider keeps whatever threshold the flag accepted, at both ends of its
+/// range: drawing the panel must not move a value the user asked for.
+fn the_threshold_slider_keeps_every_threshold_the_flag_accepts() {
+    use skinbench::crowd::lod::LodSettings;
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    click_then_frame(&mut harness, "mesh LOD");
+    let range = LodSettings::THRESHOLD_PX;
+    for px in [*range.start(), 1.0, *range.end()] {
+        LodSettings::check_threshold(px).unwrap();
+        harness.state_mut().settings_mut().lod.threshold_px = px;
+        harness.run_steps(2);
+        run_frame(&mut harness);
+        harness.run_steps(2);
+        assert_eq!(
+            harness.state().settings().lod.threshold_px,
+            px,
+            "the panel moved a threshold of {px} px"
+        );
     }
 }
 
@@ -1100,6 +1125,10 @@ fn main() {
         (
             "the_mesh_lod_line_counts_the_influences_the_cut_levels_blend",
             the_mesh_lod_line_counts_the_influences_the_cut_levels_blend,
+        ),
+        (
+            "the_threshold_slider_keeps_every_threshold_the_flag_accepts",
+            the_threshold_slider_keeps_every_threshold_the_flag_accepts,
         ),
         (
             "the_lod_box_turns_lod_on_and_the_panel_shows_periods_and_the_measured_error",

@@ -21,7 +21,7 @@ use egui_plot::{FilledArea, Plot};
 
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::AnimateDevice;
-use crate::crowd::lod::PERIODS;
+use crate::crowd::lod::{LodSettings, PERIODS};
 use crate::crowd::mix::{ClipChoice, ClipMix, ClipSummary};
 use crate::crowd::verify::FrameDeviation;
 use crate::crowd::{Stage, TimingHistory};
@@ -597,7 +597,7 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
         );
         ui.add_enabled(
             lod.enabled || lod.mesh,
-            egui::Slider::new(&mut lod.threshold_px, 0.1..=10.0)
+            egui::Slider::new(&mut lod.threshold_px, LodSettings::THRESHOLD_PX)
                 .logarithmic(true)
                 .text("px"),
         );

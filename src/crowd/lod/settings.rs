@@ -29,15 +29,23 @@ impl Default for LodSettings {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LodError {
-    #[error("LOD threshold {0} px is not a number from 0.01 to 100")]
+    #[error(
+        "LOD threshold {0} px is not a number from {least} to {most}",
+        least = LodSettings::THRESHOLD_PX.start(),
+        most = LodSettings::THRESHOLD_PX.end()
+    )]
     Threshold(f32),
     #[error("LOD period cap {0} is not one of 1, 2, 4, 8")]
     MaxPeriod(u32),
 }
 
 impl LodSettings {
+    /// The thresholds a user may ask for, pixels: the flag's check and the panel's slider
+    /// both read this range, so the slider never moves a value the flag accepted.
+    pub const THRESHOLD_PX: std::ops::RangeInclusive<f32> = 0.01..=100.0;
+
     pub fn check_threshold(px: f32) -> Result<f32, LodError> {
-        if (0.01..=100.0).contains(&px) {
+        if Self::THRESHOLD_PX.contains(&px) {
             Ok(px)
         } else {
             Err(LodError::Threshold(px))
