@@ -1096,7 +1096,8 @@ fn silhouettes(animate: AnimateDevice) -> Result<(), Failed> {
 /// level (the widest threshold the flag takes; the nearest may stay finer), the street camera, shadows
 /// off, drawn by `gpu_vertex` and by `gpu_compute` (which skins the cut, checked by its
 /// verify) from the same poses: at most `CUT_PICTURE_PIXELS` pixels differ by more than
-/// shading, where drawing the uncut surface moves many more.
+/// shading, where drawing the uncut surface moves many more. The copies holding the cut
+/// take GPU memory while `gpu_vertex` draws and none otherwise.
 fn vertex_cut_picture(animate: AnimateDevice) -> Result<(), Failed> {
     const CUT_PICTURE_PIXELS: usize = 40;
     let gpu = common::gpu_or_skip();
@@ -1143,6 +1144,21 @@ fn vertex_cut_picture(animate: AnimateDevice) -> Result<(), Failed> {
             let _ = image.save(format!("{dir}/cut_{animate:?}_{}.png", skin.name()));
         }
         images.push(image);
+        // The cut copies exist while `gpu_vertex` draws, and only then.
+        let cut_bytes = scene.renderer().vertex_cut_bytes();
+        if (cut_bytes > 0) != (skin == SkinVariant::GpuVertex) {
+            return Err(format!("{}: the cut copies take {cut_bytes} bytes", skin.name()).into());
+        }
+        if skin == SkinVariant::GpuVertex {
+            scene.settings_mut().pipeline.skin = SkinVariant::GpuCompute;
+            verified_frame(&mut scene, 2, 0.0)?;
+            let kept = scene.renderer().vertex_cut_bytes();
+            if kept > 0 {
+                return Err(
+                    format!("gpu_compute kept gpu_vertex's cut copies: {kept} bytes").into(),
+                );
+            }
+        }
     }
     // Pixels whose colour differs by more than the two paths' normals do (`gpu_compute`
     // packs them): where a surface covers what the other's does not.

@@ -150,9 +150,9 @@ pub struct CrowdRenderer {
     gpu_range_limit: Option<usize>,
     /// `gpu_vertex`'s static mesh and its uniforms (3×4 palettes, dual quaternions).
     skin_mesh: wgpu::Buffer,
-    /// `gpu_vertex`'s mesh with each level's influence cut, made once the level errors
-    /// are measured ([`CrowdRenderer::follow_vertex_cuts`]; `None` inside: no level cuts).
-    vertex_cuts: Option<Option<vertex_cuts::VertexCuts>>,
+    /// `gpu_vertex`'s mesh with each level's influence cut, made while it draws once the
+    /// level errors are measured ([`CrowdRenderer::follow_vertex_cuts`]).
+    vertex_cuts: vertex_cuts::VertexCutState,
     skin_params: [wgpu::Buffer; 2],
     /// The sun's depth map (drawn by the shadow pass), and the main passes' bind group
     /// that samples it.
@@ -457,7 +457,7 @@ impl CrowdRenderer {
             skinned_pool: None,
             gpu_range_limit: None,
             skin_mesh,
-            vertex_cuts: None,
+            vertex_cuts: vertex_cuts::VertexCutState::NotMade,
             skin_params,
             frame: DrawData {
                 draws: Default::default(),
@@ -871,18 +871,37 @@ impl CrowdRenderer {
         }
     }
 
-    /// Makes `gpu_vertex`'s mesh with each level's influence cut once `rig`'s (the
-    /// renderer's) level errors are measured. Asking before would measure them for a
-    /// crowd that may never leave full detail; until they are, every character is at full
-    /// detail, which keeps every influence. Call before each frame's draws.
-    pub fn follow_vertex_cuts(&mut self, device: &wgpu::Device, rig: &PreparedRig) {
-        if self.vertex_cuts.is_none() && crate::skin::level_errors::measured(rig).is_some() {
-            self.vertex_cuts = Some(vertex_cuts::VertexCuts::new(
-                device,
-                rig,
-                &self.level_ranges,
-            ));
+    /// Makes `gpu_vertex`'s mesh with each level's influence cut while `layout` draws with
+    /// it blending linearly, once `rig`'s (the renderer's) level errors are measured; lets
+    /// it go for any other layout, which never reads it. Asking for the errors here would
+    /// measure them for a crowd that may never leave full detail; until they are, every
+    /// character is at full detail, which keeps every influence. Call before each frame's
+    /// draws.
+    pub fn follow_vertex_cuts(
+        &mut self,
+        device: &wgpu::Device,
+        rig: &PreparedRig,
+        layout: &OutputLayout,
+    ) {
+        use vertex_cuts::VertexCutState;
+        let reads_cuts = layout.draw_path() == DrawPath::GpuVertex
+            && layout.format() == OutputFormat::Palette3x4;
+        if !reads_cuts {
+            self.vertex_cuts = VertexCutState::NotMade;
+        } else if matches!(self.vertex_cuts, VertexCutState::NotMade)
+            && crate::skin::level_errors::measured(rig).is_some()
+        {
+            self.vertex_cuts = match vertex_cuts::VertexCuts::new(device, rig, &self.level_ranges) {
+                Some(cuts) => VertexCutState::Made(cuts),
+                None => VertexCutState::Uncut,
+            };
         }
+    }
+
+    /// Bytes of GPU memory `gpu_vertex`'s cut copies of the mesh take (0 while they are not
+    /// made: another path draws, or no level cuts).
+    pub fn vertex_cut_bytes(&self) -> u64 {
+        self.vertex_cuts.bytes()
     }
 
     /// What `gpu_vertex` draws `layout` from: the index buffer, the static mesh and the uv
@@ -895,10 +914,13 @@ impl CrowdRenderer {
         uvs: &'a wgpu::Buffer,
     ) -> [&'a wgpu::Buffer; 3] {
         match (layout.format(), &self.vertex_cuts) {
-            (OutputFormat::Palette3x4, Some(Some(cuts))) => {
+            (OutputFormat::Palette3x4, vertex_cuts::VertexCutState::Made(cuts)) => {
                 [&cuts.indices, &cuts.skin_mesh, &cuts.uvs]
             }
-            (OutputFormat::Palette3x4, None | Some(None))
+            (
+                OutputFormat::Palette3x4,
+                vertex_cuts::VertexCutState::NotMade | vertex_cuts::VertexCutState::Uncut,
+            )
             | (
                 OutputFormat::PaletteDualQuat
                 | OutputFormat::Interleaved

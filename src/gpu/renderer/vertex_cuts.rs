@@ -9,8 +9,9 @@
 //! A second index buffer holds the mesh's levels as the first does, each level's indices
 //! moved into the copy of its kept count. Every draw already takes its level's index
 //! range, so every draw path (per character, per level, the shadow pass, the GPU's LOD
-//! arguments) draws the level's cut from it without knowing of it. Made once the rig's
-//! level errors are measured: until then no character is at a coarse level. The shader's
+//! arguments) draws the level's cut from it without knowing of it. Made while `gpu_vertex`
+//! draws, once the rig's level errors are measured (until then no character is at a coarse
+//! level), and let go when another path takes over. The shader's
 //! loop ends at a vertex's first zero weight, so a cut copy also reads fewer palette rows.
 //! Dual quaternions keep every influence and draw from the uncut buffers.
 
@@ -29,6 +30,31 @@ pub(super) struct VertexCuts {
     pub(super) uvs: wgpu::Buffer,
     /// The mesh's levels, each moved into its kept count's copy.
     pub(super) indices: wgpu::Buffer,
+}
+
+/// Where the cut buffers stand: made only while `gpu_vertex` draws with linear blending,
+/// the one path that reads them, and once the level errors say what each level keeps.
+pub(super) enum VertexCutState {
+    /// Not made: another path draws, or the level errors are not measured yet (so no
+    /// character is at a coarse level).
+    NotMade,
+    /// Asked for, and nothing to make: no level cuts, or the copies would not fit 32-bit
+    /// indices. The uncut buffers serve.
+    Uncut,
+    /// Made.
+    Made(VertexCuts),
+}
+
+impl VertexCutState {
+    /// Bytes of GPU memory the copies take (0 unless made).
+    pub(super) fn bytes(&self) -> u64 {
+        match self {
+            VertexCutState::NotMade | VertexCutState::Uncut => 0,
+            VertexCutState::Made(cuts) => {
+                cuts.skin_mesh.size() + cuts.uvs.size() + cuts.indices.size()
+            }
+        }
+    }
 }
 
 /// `gpu_vertex`'s static mesh for `mesh`: positions and normals from `rig`'s prepared mesh,

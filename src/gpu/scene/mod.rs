@@ -972,8 +972,11 @@ impl Scene {
         let level_colors = self.level_colors();
         self.renderer
             .update(&self.gpu, &camera, &self.sim.crowd, level_colors.as_deref());
-        self.renderer
-            .follow_vertex_cuts(&self.gpu.device, self.sim.pipeline.rig());
+        self.renderer.follow_vertex_cuts(
+            &self.gpu.device,
+            self.sim.pipeline.rig(),
+            self.sim.pipeline.output_layout(),
+        );
         let rebuilt = self.renderer.prepare_draws(
             &self.gpu,
             FrameShape::new(self.sim.pipeline.output_layout(), self.sim.crowd.len()),
