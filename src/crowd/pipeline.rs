@@ -33,7 +33,7 @@ use crate::anim::hierarchy::{
 use crate::anim::palette::{self, PaletteError, PaletteLayout, Palettes, PalettesMut};
 use crate::anim::sample::{LevelPose, sample_clip_for};
 use crate::chunks::{Claims, SliceChunks};
-use crate::prepare::{LevelMerges, PreparedRig};
+use crate::prepare::PreparedRig;
 use crate::simd::{SimdLevel, UnsupportedLevel, with_level};
 use crate::skin::dest::DestChunks;
 use crate::skin::{self, BufferError, Dest, OutputBuffer, OutputLayout, SkinError, SkinMethod};
@@ -264,8 +264,6 @@ struct FrameContext<'a> {
     /// Per group, the finest level of the mesh's chain its characters are drawn at (none:
     /// the full mesh).
     skin_levels: &'a [u8],
-    /// Per level of the chain, the joints it holds at rest (empty without levels).
-    merges: &'a [LevelMerges],
 }
 
 impl FrameContext<'_> {
@@ -290,10 +288,11 @@ impl FrameContext<'_> {
             Stage::Sample => self.clock.time(stage, || {
                 profiling::scope!("sample");
                 let blend = self.config.blend_weight > 0.0;
-                // A level past the chain is its coarsest, as for the joint sets.
-                let merges =
-                    level.and_then(|l| self.merges.get(l.min(self.merges.len().saturating_sub(1))));
-                let level = level.map(|level| LevelPose { level, set, merges });
+                let level = level.map(|level| LevelPose {
+                    level,
+                    set,
+                    merges: Some(crate::skin::level_errors::level_merges(rig, level)),
+                });
                 for (k, inst) in instances.iter().enumerate() {
                     sample_instance(
                         rig,
@@ -697,16 +696,13 @@ impl Pipeline {
             output: self.output,
             clock: &self.clock,
             skin_levels,
-            // Measured with the level errors (once per rig) the first time a coarse level
-            // is asked for; a crowd at full detail holds nothing and measures nothing.
-            merges: if skin_levels.is_empty() {
-                &[]
-            } else if skin_levels.iter().all(|&l| l == 0) {
-                std::slice::from_ref(self.rig.full_mesh_merges())
-            } else {
-                crate::skin::level_errors::joint_merges(&self.rig)
-            },
         };
+        // A coarse level's held joints come with the level errors, measured once per rig
+        // the first time one is drawn: here, before the stages' clocks start. A crowd at
+        // full detail holds nothing and measures nothing.
+        if skin_levels.iter().any(|&l| l > 0) {
+            crate::skin::level_errors::level_errors(&self.rig);
+        }
         let group_lines = self.layout.lines();
         let trees = &mut self.trees[..n];
         let stages: &[Stage] = {
@@ -827,7 +823,6 @@ impl Pipeline {
             output: self.output,
             clock: &self.clock,
             skin_levels: &[],
-            merges: &[],
         };
         let group_lines = self.layout.lines();
         let mut poses = Vec::with_capacity(n);
