@@ -496,6 +496,45 @@ fn the_mesh_lod_line_counts_the_influences_the_cut_levels_blend() {
     }
 }
 
+/// Ticking "mesh LOD" on a rig whose level errors are not measured leaves the measuring
+/// to whoever runs the frames (the app: on a thread, showing the progress): the rest of
+/// the frame the panel ran in draws as planned and measures nothing, the scene says the
+/// errors are pending, and once they are measured the next frame draws the levels.
+fn ticking_mesh_lod_leaves_the_measuring_to_the_app() {
+    use skinbench::gpu::scene::{LoadProgress, LoadStep, measure_level_errors};
+    use skinbench::skin::level_errors::measured;
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    let rig = harness.state().rig().clone();
+    assert!(measured(&rig).is_none(), "the harness measured the levels");
+    assert!(!harness.state().level_errors_pending());
+    harness.get_by_label("mesh LOD").click();
+    harness.run_steps(2);
+    assert!(harness.state().settings().lod.mesh);
+    // What the frame does after its panel: the draws, the shadow level among them.
+    harness.state_mut().prepare_draws(None);
+    assert!(
+        measured(&rig).is_none(),
+        "drawing the frame the box was ticked in measured the levels"
+    );
+    assert!(harness.state().level_errors_pending());
+    let progress = LoadProgress::new();
+    let shared = progress.clone();
+    let measuring = rig.clone();
+    std::thread::spawn(move || measure_level_errors(&measuring, &shared))
+        .join()
+        .unwrap();
+    assert!(measured(&rig).is_some());
+    let steps: Vec<LoadStep> = progress.status().finished.iter().map(|f| f.0).collect();
+    assert_eq!(steps, [LoadStep::MeshLevels], "{steps:?}");
+    assert_eq!(progress.status().step, Some(LoadStep::MeshErrors));
+    assert!(!harness.state().level_errors_pending());
+    run_frame(&mut harness);
+    harness.run_steps(2);
+    harness.get_by_label_contains("mesh levels 0/1/2/3/4:");
+}
+
 /// The threshold slider keeps whatever threshold the flag accepted, at both ends of its
 /// range: drawing the panel must not move a value the user asked for.
 fn the_threshold_slider_keeps_every_threshold_the_flag_accepts() {
@@ -1125,6 +1164,10 @@ fn main() {
         (
             "the_mesh_lod_line_counts_the_influences_the_cut_levels_blend",
             the_mesh_lod_line_counts_the_influences_the_cut_levels_blend,
+        ),
+        (
+            "ticking_mesh_lod_leaves_the_measuring_to_the_app",
+            ticking_mesh_lod_leaves_the_measuring_to_the_app,
         ),
         (
             "the_threshold_slider_keeps_every_threshold_the_flag_accepts",

@@ -21,7 +21,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::WindowId;
 
-use super::loading::{Loading, LoadingOutcome};
+use super::loading::{Loading, LoadingOutcome, Measuring};
 use super::soak::Soak;
 pub use super::window::{AppError, AppOptions};
 use super::window::{EguiLayer, WindowSurface, choose_present_mode, display_reason};
@@ -72,6 +72,9 @@ struct Running {
     last_frame: Instant,
     frames_done: u64,
     soak: Option<Soak>,
+    /// The level errors a setting now reads, measured on a thread while the window shows
+    /// the progress (`None`: not measuring).
+    measuring: Option<Measuring>,
 }
 
 impl ApplicationHandler for App {
@@ -186,8 +189,16 @@ impl ApplicationHandler for App {
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         if let Some(running) = &self.running {
-            event_loop.set_control_flow(ControlFlow::Wait);
-            running.surface.window.request_redraw();
+            // While measuring, a few paints a second, as while loading.
+            match &running.measuring {
+                Some(measuring) if Instant::now() < measuring.next_paint() => {
+                    event_loop.set_control_flow(ControlFlow::WaitUntil(measuring.next_paint()));
+                }
+                Some(_) | None => {
+                    event_loop.set_control_flow(ControlFlow::Wait);
+                    running.surface.window.request_redraw();
+                }
+            }
         }
         // A few paints a second: the loading thread needs the cores (a software renderer
         // paints on them too).
@@ -242,6 +253,7 @@ impl Running {
             last_frame: Instant::now(),
             frames_done: 0,
             soak,
+            measuring: None,
         })
     }
 
@@ -284,6 +296,9 @@ impl Running {
             }
         }
         self.apply_present_mode();
+        if self.measure_first()? {
+            return Ok(FrameOutcome::Continue);
+        }
 
         let surface_texture = match self.surface.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t)
@@ -342,6 +357,30 @@ impl Running {
         } else {
             FrameOutcome::Continue
         })
+    }
+
+    /// Whether the frame waits for the level errors a setting now reads: measured on a
+    /// thread while the window paints the progress, so the window never freezes for them.
+    /// The frame after takes up the clock where it was: the animation does not jump by the
+    /// time spent measuring.
+    fn measure_first(&mut self) -> Result<bool, AppError> {
+        if self.measuring.is_none() {
+            if !self.scene.level_errors_pending() {
+                return Ok(false);
+            }
+            self.measuring = Some(Measuring::start(self.scene.rig().clone())?);
+        }
+        let Some(measuring) = &mut self.measuring else {
+            return Ok(false);
+        };
+        if measuring.finished() {
+            self.measuring = None;
+            self.last_frame = Instant::now();
+            return Ok(false);
+        }
+        let gpu = self.scene.gpu();
+        measuring.paint(&mut self.surface, &mut self.egui, (&gpu.device, &gpu.queue));
+        Ok(true)
     }
 
     /// `--verify` and `--screenshot` after the last of `--frames`.

@@ -18,7 +18,9 @@ use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::{Key, NamedKey};
 
 use super::window::{AppError, AppOptions, EguiLayer, WindowSurface};
-use crate::gpu::scene::{LoadProgress, LoadStatus, Scene, SceneError, load_scene};
+use crate::gpu::scene::{
+    LoadProgress, LoadStatus, Scene, SceneError, load_scene, measure_level_errors,
+};
 use crate::prepare::PreparedRig;
 
 /// The window while its scene is made.
@@ -160,98 +162,193 @@ impl Loading {
     /// The progress, painted by egui onto the swapchain.
     fn paint(&mut self) {
         self.last_paint = Some(Instant::now());
-        let surface_texture = match self.surface.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.reconfigure(&self.device);
-                return;
+        let heading = format!("loading {}", self.rig_name);
+        paint_progress(
+            &mut self.surface,
+            &mut self.egui,
+            (&self.device, &self.queue),
+            &heading,
+            &self.progress.status(),
+            Progress::Fraction,
+        );
+    }
+}
+
+/// The running app measuring the level errors a setting now reads (geometric LOD turned
+/// on, or the animation moved to the GPU), on a thread of its own: the window shows the
+/// progress, as while loading, instead of freezing for the seconds it takes.
+pub(super) struct Measuring {
+    progress: LoadProgress,
+    worker: Option<JoinHandle<()>>,
+    heading: String,
+    last_paint: Option<Instant>,
+}
+
+impl Measuring {
+    pub(super) fn start(rig: Arc<PreparedRig>) -> Result<Self, AppError> {
+        let progress = LoadProgress::new();
+        let shared = progress.clone();
+        let heading = format!("measuring the mesh levels of {}", rig.name);
+        let worker = std::thread::Builder::new()
+            .name("skinbench level errors".into())
+            .spawn(move || {
+                measure_level_errors(&rig, &shared);
+                shared.finish();
+            })
+            .map_err(|e| AppError::Load(format!("cannot start the measuring thread: {e}")))?;
+        Ok(Measuring {
+            progress,
+            worker: Some(worker),
+            heading,
+            last_paint: None,
+        })
+    }
+
+    /// When the progress is to be painted next.
+    pub(super) fn next_paint(&self) -> Instant {
+        self.last_paint
+            .map_or_else(Instant::now, |last| last + PAINT_EVERY)
+    }
+
+    /// Whether the measurement is done (then the scene's next frame finds it made); a
+    /// panic on the thread goes on here.
+    pub(super) fn finished(&mut self) -> bool {
+        match self.worker.take_if(|w| w.is_finished()) {
+            Some(worker) => {
+                if let Err(panic) = worker.join() {
+                    std::panic::resume_unwind(panic);
+                }
+                eprintln!("{}: {}", self.heading, self.progress.status().summary());
+                true
             }
-            other => {
-                log::warn!("skipping a loading frame: surface returned {other:?}");
-                return;
-            }
-        };
-        let view = surface_texture.texture.create_view(&Default::default());
-        let status = self.progress.status();
-        let raw_input = self.egui.state.take_egui_input(&self.surface.window);
-        let name = &self.rig_name;
-        let full_output = self.egui.ctx.run_ui(raw_input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| {
-                ui.vertical_centered(|ui| {
-                    ui.add_space(ui.available_height() * 0.4);
-                    ui.heading(format!("loading {name}"));
-                    ui.label(status.line());
-                    ui.add(
-                        egui::ProgressBar::new(status.fraction())
-                            .desired_width(360.0)
-                            .show_percentage(),
-                    );
-                    for (step, took) in &status.finished {
-                        ui.label(
-                            RichText::new(format!("{}: {:.2} s", step.name(), took.as_secs_f64()))
-                                .small()
-                                .weak(),
+            None => self.worker.is_none(),
+        }
+    }
+
+    pub(super) fn paint(
+        &mut self,
+        surface: &mut WindowSurface,
+        egui: &mut EguiLayer,
+        gpu: (&wgpu::Device, &wgpu::Queue),
+    ) {
+        self.last_paint = Some(Instant::now());
+        paint_progress(
+            surface,
+            egui,
+            gpu,
+            &self.heading,
+            &self.progress.status(),
+            Progress::Spinner(
+                "geometric LOD and the GPU's animation read each level's error, measured once \
+                 per rig; the crowd goes on when it is done",
+            ),
+        );
+    }
+}
+
+/// How the progress is shown.
+#[derive(Clone, Copy)]
+pub(super) enum Progress {
+    /// A bar of the load's steps.
+    Fraction,
+    /// A spinner, where no count is known, and a line saying why the wait.
+    Spinner(&'static str),
+}
+
+/// `status` under `heading`, painted by egui onto `surface`'s swapchain: the window while
+/// a scene loads, or while the running app measures what a setting asks for.
+pub(super) fn paint_progress(
+    surface: &mut WindowSurface,
+    egui: &mut EguiLayer,
+    (device, queue): (&wgpu::Device, &wgpu::Queue),
+    heading: &str,
+    status: &LoadStatus,
+    progress: Progress,
+) {
+    let surface_texture = match surface.surface.get_current_texture() {
+        wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+        wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+            surface.reconfigure(device);
+            return;
+        }
+        other => {
+            log::warn!("skipping a loading frame: surface returned {other:?}");
+            return;
+        }
+    };
+    let view = surface_texture.texture.create_view(&Default::default());
+    let raw_input = egui.state.take_egui_input(&surface.window);
+    let full_output = egui.ctx.run_ui(raw_input, |ui| {
+        egui::CentralPanel::default().show(ui, |ui| {
+            ui.vertical_centered(|ui| {
+                ui.add_space(ui.available_height() * 0.4);
+                ui.heading(heading);
+                ui.label(status.line());
+                match progress {
+                    Progress::Fraction => {
+                        ui.add(
+                            egui::ProgressBar::new(status.fraction())
+                                .desired_width(360.0)
+                                .show_percentage(),
                         );
                     }
-                });
+                    Progress::Spinner(why) => {
+                        ui.add(egui::Spinner::new());
+                        ui.label(RichText::new(why).small().weak());
+                    }
+                }
+                for (step, took) in &status.finished {
+                    ui.label(
+                        RichText::new(format!("{}: {:.2} s", step.name(), took.as_secs_f64()))
+                            .small()
+                            .weak(),
+                    );
+                }
             });
         });
-        self.egui
-            .state
-            .handle_platform_output(&self.surface.window, full_output.platform_output);
-        let pixels_per_point = full_output.pixels_per_point;
-        let jobs = self
-            .egui
-            .ctx
-            .tessellate(full_output.shapes, pixels_per_point);
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [self.surface.config.width, self.surface.config.height],
-            pixels_per_point,
-        };
-        for (id, deltas) in &full_output.textures_delta.set {
-            for delta in deltas {
-                self.egui
-                    .renderer
-                    .update_texture(&self.device, &self.queue, *id, delta);
-            }
+    });
+    egui.state
+        .handle_platform_output(&surface.window, full_output.platform_output);
+    let pixels_per_point = full_output.pixels_per_point;
+    let jobs = egui.ctx.tessellate(full_output.shapes, pixels_per_point);
+    let screen = egui_wgpu::ScreenDescriptor {
+        size_in_pixels: [surface.config.width, surface.config.height],
+        pixels_per_point,
+    };
+    for (id, deltas) in &full_output.textures_delta.set {
+        for delta in deltas {
+            egui.renderer.update_texture(device, queue, *id, delta);
         }
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("loading"),
-            });
-        let mut command_buffers = self.egui.renderer.update_buffers(
-            &self.device,
-            &self.queue,
-            &mut encoder,
-            &jobs,
-            &screen,
-        );
-        {
-            let mut pass = encoder
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("loading egui"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    ..Default::default()
-                })
-                .forget_lifetime();
-            self.egui.renderer.render(&mut pass, &jobs, &screen);
-        }
-        command_buffers.push(encoder.finish());
-        self.queue.submit(command_buffers);
-        self.surface.window.pre_present_notify();
-        self.queue.present(surface_texture);
-        for id in &full_output.textures_delta.free {
-            self.egui.renderer.free_texture(id);
-        }
+    }
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("progress"),
+    });
+    let mut command_buffers =
+        egui.renderer
+            .update_buffers(device, queue, &mut encoder, &jobs, &screen);
+    {
+        let mut pass = encoder
+            .begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("progress egui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            })
+            .forget_lifetime();
+        egui.renderer.render(&mut pass, &jobs, &screen);
+    }
+    command_buffers.push(encoder.finish());
+    queue.submit(command_buffers);
+    surface.window.pre_present_notify();
+    queue.present(surface_texture);
+    for id in &full_output.textures_delta.free {
+        egui.renderer.free_texture(id);
     }
 }

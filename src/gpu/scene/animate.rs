@@ -83,6 +83,9 @@ impl Scene {
         let n = self.sim.crowd.len();
         let layout = *self.sim.pipeline.output_layout();
         let view = self.lod_view();
+        // The tables, the LOD pass and the shadow level read the level errors: measured
+        // here, once per rig, where neither the load nor the app has yet.
+        crate::skin::level_errors::level_errors(self.sim.pipeline.rig());
         let shadow_level = self.shadow_mesh_level(crate::gpu::crowd_extent(&self.sim.crowd) + 12.0);
         let (device, queue) = (&self.gpu.device, &self.gpu.queue);
         self.renderer.ensure_skinned_capacity(device, &layout, n);

@@ -18,6 +18,23 @@ use super::{Scene, SceneError, Settings};
 use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
 
+/// Whether a scene of `settings` reads its rig's level errors: geometric LOD chooses levels
+/// by them; the GPU's animation tables list what each level samples. A crowd at full
+/// detail animated on the CPU needs neither (the measurement waits until a coarse level is
+/// asked for, if ever).
+pub fn reads_level_errors(settings: &Settings) -> bool {
+    settings.lod.mesh || settings.animate == crate::crowd::AnimateDevice::Gpu
+}
+
+/// Measures what [`reads_level_errors`] reads of `rig`, writing the steps into `progress`:
+/// the load's steps, and the app's when a setting asks for them while it runs.
+pub fn measure_level_errors(rig: &PreparedRig, progress: &LoadProgress) {
+    progress.start(LoadStep::MeshLevels);
+    rig.mesh_chain();
+    progress.start(LoadStep::MeshErrors);
+    crate::skin::level_errors::level_errors(rig);
+}
+
 /// A step of [`load_scene`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoadStep {
@@ -231,15 +248,8 @@ pub fn load_scene(
     size: (u32, u32),
     progress: &LoadProgress,
 ) -> Result<Scene, SceneError> {
-    // Geometric LOD chooses levels by their errors; the GPU's animation tables list what
-    // each level samples. A crowd at full detail animated on the CPU needs neither (the
-    // measurement waits until a coarse level is asked for, if ever).
-    let levels_needed = settings.lod.mesh || settings.animate == crate::crowd::AnimateDevice::Gpu;
-    if levels_needed {
-        progress.start(LoadStep::MeshLevels);
-        rig.mesh_chain();
-        progress.start(LoadStep::MeshErrors);
-        crate::skin::level_errors::level_errors(&rig);
+    if reads_level_errors(&settings) {
+        measure_level_errors(&rig, progress);
     }
     progress.start(LoadStep::Scene);
     let mut scene = Scene::new(gpu, rig, settings, format, size)?;

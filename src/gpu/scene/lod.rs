@@ -164,12 +164,16 @@ impl Scene {
     /// The level of the mesh's chain the shadow pass draws every character with: the
     /// coarsest whose error stays under the threshold at the shadow map's texel size (the
     /// sun's orthographic view over `ground_extent`, as `camera::light_view_proj` makes
-    /// it); the full mesh with geometric LOD off.
+    /// it); the full mesh with geometric LOD off, or before the level errors are measured:
+    /// every LOD choice reads them, so no character is coarser before then. (Geometric LOD
+    /// turned on in the panel draws this frame's characters as they were planned; the
+    /// next frame measures, or the app first, on a thread.)
     pub fn shadow_mesh_level(&self, ground_extent: f32) -> u8 {
-        if !self.settings.lod.mesh {
+        let measured = crate::skin::level_errors::measured(self.sim.pipeline.rig());
+        let Some(measured) = measured.filter(|_| self.settings.lod.mesh) else {
             return 0;
-        }
-        let errors = &crate::skin::level_errors::level_errors(self.sim.pipeline.rig()).errors;
+        };
+        let errors = &measured.errors;
         let radius = ground_extent.max(1.0) * std::f32::consts::SQRT_2;
         let texels_per_metre = crate::gpu::renderer::SHADOW_MAP_SIZE as f32 / (2.0 * radius);
         let m = self.renderer.world_from_model();

@@ -35,7 +35,9 @@ pub mod settings;
 
 pub use error::SceneError;
 pub use frame::{BeforeDraws, Frame, FrameDuration, FrameExtras, FrameReport};
-pub use load::{LoadProgress, LoadStatus, LoadStep, load_scene};
+pub use load::{
+    LoadProgress, LoadStatus, LoadStep, load_scene, measure_level_errors, reads_level_errors,
+};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -304,6 +306,14 @@ impl Scene {
         scene.apply_animate_setting();
         scene.footprint_bytes = scene.footprint().total();
         Ok(scene)
+    }
+
+    /// Whether the settings now read the rig's level errors and they are not measured
+    /// yet: the next frame would measure them, seconds on a large rig. The app measures
+    /// them on a thread of its own first ([`measure_level_errors`]), showing the progress.
+    pub fn level_errors_pending(&self) -> bool {
+        reads_level_errors(&self.settings)
+            && crate::skin::level_errors::measured(self.sim.pipeline.rig()).is_none()
     }
 
     pub fn rig(&self) -> &Arc<PreparedRig> {
