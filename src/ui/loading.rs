@@ -7,6 +7,8 @@
 //! window paints that progress with egui straight onto the swapchain; the terminal shows it
 //! as an indicatif bar (where stderr is a terminal) and, once loaded, one line of what each
 //! step took. When the thread is done, the window and the scene go on together as the app.
+//! The running app does the same for the level errors a setting asks for later
+//! ([`Measuring`]): geometric LOD ticked, or the animation moved to the GPU.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
