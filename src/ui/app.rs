@@ -286,7 +286,8 @@ impl Running {
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame);
         self.last_frame = now;
-        if let Some(soak) = &mut self.soak {
+        // While the level errors are measured no frame runs: the soak's changes wait too.
+        if let (Some(soak), None) = (&mut self.soak, &self.measuring) {
             let rig_before = Arc::as_ptr(self.scene.rig());
             soak.before_frame(&mut self.scene);
             if Arc::as_ptr(self.scene.rig()) != rig_before {
@@ -361,8 +362,8 @@ impl Running {
 
     /// Whether the frame waits for the level errors a setting now reads: measured on a
     /// thread while the window paints the progress, so the window never freezes for them.
-    /// The frame after takes up the clock where it was: the animation does not jump by the
-    /// time spent measuring.
+    /// Each paint counts as a frame's time (`last_frame`), so the animation does not jump
+    /// by the time spent measuring.
     fn measure_first(&mut self) -> Result<bool, AppError> {
         if self.measuring.is_none() {
             if !self.scene.level_errors_pending() {
@@ -375,7 +376,6 @@ impl Running {
         };
         if measuring.finished() {
             self.measuring = None;
-            self.last_frame = Instant::now();
             return Ok(false);
         }
         let gpu = self.scene.gpu();
