@@ -23,7 +23,6 @@ use skinbench::crowd::verify::{
 use skinbench::crowd::{AnimateDevice, InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::animate::{AnimateFrame, GpuAnimator, GpuHierarchy, RECORD_BYTES};
 use skinbench::gpu::scene::Frame;
-use skinbench::gpu::scene::Scene;
 use skinbench::gpu::{
     FrameShape, GpuContext, OrbitCamera, PaletteBuffer, UploadVariant, crowd_extent, read_buffer,
 };
@@ -335,14 +334,8 @@ fn scene_frame(
     settings.pipeline = config;
     settings.animate = animate;
     settings.upload = UploadVariant::WriteBuffer;
-    let mut scene = Scene::new(
-        gpu.clone(),
-        rig.clone(),
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        (320, 200),
-    )
-    .map_err(|e| e.to_string())?;
+    let mut scene =
+        common::offscreen_scene(gpu, rig, settings, (320, 200)).map_err(|e| e.to_string())?;
     scene.set_crowd(crowd.clone());
     *scene.camera_mut() = *camera;
     scene.request_verify();

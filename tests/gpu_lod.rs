@@ -85,14 +85,8 @@ fn lod_scene_animated_on(
         threshold_px: THRESHOLD_PX,
         max_period: 8,
     };
-    let mut scene = Scene::new(
-        gpu,
-        rig.clone(),
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        (480, 270),
-    )
-    .map_err(|e| e.to_string())?;
+    let mut scene =
+        common::offscreen_scene(&gpu, rig, settings, (480, 270)).map_err(|e| e.to_string())?;
     *scene.camera_mut() = OrbitCamera::start(CameraStart::Street, crowd_extent(scene.crowd()));
     Ok(scene)
 }
@@ -992,14 +986,7 @@ fn paused_scene(
     settings: Settings,
     size: (u32, u32),
 ) -> Result<Scene, Failed> {
-    let mut scene = Scene::new(
-        gpu.clone(),
-        rig.clone(),
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        size,
-    )
-    .map_err(|e| e.to_string())?;
+    let mut scene = common::offscreen_scene(gpu, rig, settings, size).map_err(|e| e.to_string())?;
     scene.settings_mut().paused = true;
     Ok(scene)
 }

@@ -29,14 +29,7 @@ fn scene() -> Option<Scene> {
         ..LodSettings::default()
     };
     settings.shadows = false;
-    let mut scene = Scene::new(
-        gpu,
-        rig,
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        (640, 360),
-    )
-    .unwrap();
+    let mut scene = common::offscreen_scene(&gpu, &rig, settings, (640, 360)).unwrap();
     *scene.camera_mut() = OrbitCamera {
         distance: 60.0,
         ..OrbitCamera::start(CameraStart::Overview, crowd_extent(scene.crowd()))

@@ -74,14 +74,7 @@ fn picture(
     settings.upload = UploadVariant::WriteBuffer;
     settings.shadows = false;
     settings.base_colors = colors;
-    let mut scene = skinbench::gpu::scene::Scene::new(
-        gpu.clone(),
-        rig.clone(),
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        SIZE,
-    )
-    .map_err(|e| e.to_string())?;
+    let mut scene = common::offscreen_scene(gpu, rig, settings, SIZE).map_err(|e| e.to_string())?;
     scene.set_crowd(crowd.clone());
     *scene.camera_mut() = *camera;
     scene
@@ -291,14 +284,7 @@ fn a_wide_image_is_drawn_smaller_with_a_note() -> Result<(), Failed> {
     let rig = Arc::new(PreparedRig::load(&path).map_err(|e| e.to_string())?);
     let crowd = crowd(&rig);
     let settings = common::app_settings(&rig, crowd.len());
-    let scene = skinbench::gpu::scene::Scene::new(
-        gpu,
-        rig,
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        SIZE,
-    )
-    .map_err(|e| e.to_string())?;
+    let scene = common::offscreen_scene(&gpu, &rig, settings, SIZE).map_err(|e| e.to_string())?;
     let side = skinbench::gpu::renderer::MAX_LAYER_SIDE;
     let (width, height, layers) = scene.renderer().material_layers();
     if (width, height, layers) != (side, 8, 1) {

@@ -31,14 +31,7 @@ fn panel_scene(
     rig: Arc<PreparedRig>,
     settings: skinbench::gpu::scene::Settings,
 ) -> Scene {
-    Scene::new(
-        gpu,
-        rig,
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        (320, 200),
-    )
-    .unwrap()
+    common::offscreen_scene(&gpu, &rig, settings, (320, 200)).unwrap()
 }
 
 /// The same for `instances` characters of `rig`.

@@ -16,16 +16,7 @@ use skinbench::variant::Variant;
 fn scene(rig: Arc<PreparedRig>, instances: usize) -> Option<Scene> {
     let gpu = common::gpu_context()?;
     let settings = common::app_settings(&rig, instances);
-    Some(
-        Scene::new(
-            gpu,
-            rig,
-            settings,
-            wgpu::TextureFormat::Rgba8Unorm,
-            (160, 100),
-        )
-        .unwrap(),
-    )
+    Some(common::offscreen_scene(&gpu, &rig, settings, (160, 100)).unwrap())
 }
 
 fn plan(duration: Duration) -> SoakPlan {

@@ -365,10 +365,7 @@ impl Running {
     /// Each paint counts as a frame's time (`last_frame`), so the animation does not jump
     /// by the time spent measuring.
     fn measure_first(&mut self) -> Result<bool, AppError> {
-        if self.measuring.is_none() {
-            if !self.scene.level_errors_pending() {
-                return Ok(false);
-            }
+        if self.measuring.is_none() && self.scene.level_errors_pending() {
             self.measuring = Some(Measuring::start(self.scene.rig().clone())?);
         }
         let Some(measuring) = &mut self.measuring else {

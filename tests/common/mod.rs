@@ -429,6 +429,23 @@ pub struct Drawn {
     pub shadows: bool,
 }
 
+/// The app's scene drawing off screen into an RGBA8 picture of `size`: how every test
+/// that draws makes its scene.
+pub fn offscreen_scene(
+    gpu: &skinbench::gpu::GpuContext,
+    rig: &std::sync::Arc<skinbench::prepare::PreparedRig>,
+    settings: skinbench::gpu::scene::Settings,
+    size: (u32, u32),
+) -> Result<skinbench::gpu::scene::Scene, skinbench::gpu::scene::SceneError> {
+    skinbench::gpu::scene::Scene::new(
+        gpu.clone(),
+        rig.clone(),
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        size,
+    )
+}
+
 /// `crowd` as it stands, seen by `camera`, drawn by the app's own scene into a `size`
 /// picture: one frame that advances no clip.
 pub fn render_picture(
@@ -448,13 +465,7 @@ pub fn render_picture(
     settings.pipeline = config;
     settings.upload = upload;
     settings.shadows = shadows;
-    let mut scene = skinbench::gpu::scene::Scene::new(
-        gpu.clone(),
-        rig,
-        settings,
-        wgpu::TextureFormat::Rgba8Unorm,
-        size,
-    )?;
+    let mut scene = offscreen_scene(gpu, &rig, settings, size)?;
     scene.set_crowd(crowd.clone());
     *scene.camera_mut() = *camera;
     scene.frame(Frame::headless(0.0))?;
