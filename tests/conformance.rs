@@ -219,15 +219,57 @@ fn level_matches_the_oracle(
         &mut outs,
         Stage::Skin,
     )?;
+    // The upload copies each group's level's parts (`OutputLayout::level_group_bytes`):
+    // the kernel wrote nothing outside them, and a buffer that received only them (NaN
+    // elsewhere) holds every vertex the level draws.
+    let layout = pipeline.output_layout();
+    let parts = layout.level_group_bytes(&rig.mesh, level);
+    let bytes = layout.bytes(crowd.len());
+    let mut uploaded = vec![0xffu8; out.len()];
+    for g in 0..groups {
+        let first = g * layout.group_bytes();
+        let mut outside = first;
+        for part in &parts {
+            let (start, end) = (first + part.start, (first + part.end).min(bytes));
+            if let Some(at) = (outside..start.min(bytes)).find(|&b| out.as_bytes()[b] != 0xff) {
+                return Err(format!(
+                    "group {g}: the kernel wrote byte {} of its block, outside the {} parts \
+                     level {level} writes",
+                    at - first,
+                    parts.len()
+                )
+                .into());
+            }
+            if start < end {
+                uploaded[start..end].copy_from_slice(&out.as_bytes()[start..end]);
+            }
+            outside = outside.max(end);
+        }
+        let block_end = (first + layout.group_bytes()).min(bytes);
+        if let Some(at) = (outside..block_end).find(|&b| out.as_bytes()[b] != 0xff) {
+            return Err(format!(
+                "group {g}: the kernel wrote byte {} of its block, past the {} parts level \
+                 {level} writes",
+                at - first,
+                parts.len()
+            )
+            .into());
+        }
+    }
     let per_instance = vec![level as u32; crowd.len()];
-    let d = verify_frame_at_levels(
-        &pipeline,
-        crowd.as_slice(),
-        out.as_bytes(),
-        usize::MAX,
-        Some(&per_instance),
-    )?;
-    common::skin_within_tolerance(&d)?;
+    for (what, buffer) in [
+        ("the output", out.as_bytes()),
+        ("the uploaded parts", &uploaded[..]),
+    ] {
+        let d = verify_frame_at_levels(
+            &pipeline,
+            crowd.as_slice(),
+            buffer,
+            usize::MAX,
+            Some(&per_instance),
+        )?;
+        common::skin_within_tolerance(&d).map_err(|e| format!("{what}: {e}"))?;
+    }
     let expected = skin.vertices_skinned_at(rig, level);
     for i in 0..crowd.len() {
         let (positions, _) =

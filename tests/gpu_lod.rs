@@ -48,7 +48,7 @@ use skinbench::gpu::{
     CameraStart, FrameShape, GpuContext, OrbitCamera, PassContext, UploadVariant, crowd_extent,
 };
 use skinbench::prepare::PreparedRig;
-use skinbench::skin::{SkinMethod, SkinVariant, level_kept};
+use skinbench::skin::{SkinMethod, SkinVariant, VertexOrder, level_kept};
 use skinbench::types::LANES;
 use skinbench::variant::Variant;
 
@@ -415,12 +415,29 @@ fn cpu_skinned_levels(
     shadows: bool,
     rate_lod: bool,
 ) -> Result<(), Failed> {
+    cpu_skinned_levels_uploaded(rig, skin, shadows, rate_lod, UploadVariant::WriteBuffer)
+}
+
+/// [`cpu_skinned_levels`] with `upload` copying the skinned stream to the GPU: each frame
+/// verifies what the GPU's buffer holds, so a part a level drew and the upload left out
+/// fails it. Where the layout keeps a level's vertices together (the sorted orders), some
+/// frame without shadows copies less than every vertex of its updated groups; `in_place`
+/// copies them whole.
+fn cpu_skinned_levels_uploaded(
+    rig: &Arc<PreparedRig>,
+    skin: SkinVariant,
+    shadows: bool,
+    rate_lod: bool,
+    upload: UploadVariant,
+) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
         return Ok(());
     }
     let mut scene = lod_scene_animated_on(rig, skin, rate_lod, true, AnimateDevice::Cpu)?;
     scene.settings_mut().shadows = shadows;
+    scene.settings_mut().upload = upload;
+    let mut copied_less = 0usize;
     scene.camera_mut().distance *= 6.0;
     let (mut fewer, mut finer_kept, mut fewer_joints) = (0usize, 0usize, 0usize);
     let mut moved = 0usize;
@@ -439,6 +456,15 @@ fn cpu_skinned_levels(
             &format!("frame {step}: verify at the skin levels"),
         )?;
         let reading = scene.mesh_lod_reading();
+        let bytes = scene.upload_bytes();
+        // `in_place` copies its groups' whole spans; the others no more than every vertex.
+        let whole = upload == UploadVariant::InPlace;
+        if (whole && bytes.copied < bytes.every_vertex)
+            || (!whole && bytes.copied > bytes.every_vertex)
+        {
+            return Err(format!("frame {step}: {upload:?} copied {bytes:?}").into());
+        }
+        copied_less += (bytes.copied < bytes.every_vertex) as usize;
         // `gpu_compute` fed by the CPU skins only the characters of the groups the plan
         // computes, each at its group's level: `per_level` lists exactly those (kept ones
         // keep their vertices, and the frame verified above).
@@ -505,6 +531,15 @@ fn cpu_skinned_levels(
     }
     if fewer == 0 {
         return Err("no frame skinned fewer vertices than every character's every one".into());
+    }
+    let sorted = skin.spec().order == VertexOrder::InfluenceSorted && skin.skins_on_cpu();
+    // With shadows the shadows' level bounds every group's, which may keep it fine enough
+    // that a level's parts lie closer than a copy's gap and join.
+    if sorted && !shadows && upload != UploadVariant::InPlace && copied_less == 0 {
+        return Err(format!(
+            "{upload:?}: no frame copied less than its updated groups' every vertex"
+        )
+        .into());
     }
     // Where even the full mesh's vertices leave a joint unused, every level does.
     if fewer_joints == 0 && rig.joints_at_level(0).len() < rig.joint_count() {
@@ -1955,6 +1990,25 @@ fn main() {
             trials.push(common::trial(
                 format!("cpu_skinned_levels/{name}/{}", skin.name()),
                 move || cpu_skinned_levels(&r, skin, false, true),
+            ));
+        }
+        for (skin, upload) in [
+            (SkinVariant::Pulled, UploadVariant::StagingBelt),
+            (SkinVariant::Packed, UploadVariant::StagingBelt),
+            (SkinVariant::Float4, UploadVariant::StagingBelt),
+            (SkinVariant::Pulled, UploadVariant::InPlace),
+        ] {
+            if skin.refusal(SkinMethod::Linear, rig).is_some() {
+                continue;
+            }
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!(
+                    "cpu_skinned_levels_uploaded/{name}/{}/{}",
+                    skin.name(),
+                    upload.name()
+                ),
+                move || cpu_skinned_levels_uploaded(&r, skin, false, true, upload),
             ));
         }
         let r = rig.clone();

@@ -68,6 +68,10 @@ pub struct CrowdRow {
     /// Influences the CPU blended for those vertices per frame (median): fewer than the
     /// vertices' own where a level cuts them (`skin::influence_cuts`).
     pub influences_blended: f64,
+    /// Bytes the upload copied to the GPU per frame (median: the parts the groups' levels
+    /// wrote), and what copying every vertex of the same groups takes (median).
+    pub copied_bytes: f64,
+    pub every_vertex_bytes: f64,
     /// Making the draw lists and recording the shadow and crowd passes with indirect
     /// draws (where the adapter has them), µs.
     pub encode_us: f64,
@@ -118,6 +122,8 @@ struct Samples {
     posed: Vec<f64>,
     sampled: Vec<f64>,
     blended: Vec<f64>,
+    copied: Vec<f64>,
+    every_vertex: Vec<f64>,
     error_px: Option<f32>,
     measured: usize,
     stats: LodStats,
@@ -258,6 +264,9 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         s.sampled.push(scene.joints_sampled() as f64);
                         s.blended
                             .push(scene.influences_blended().unwrap_or(0) as f64);
+                        let bytes = scene.upload_bytes();
+                        s.copied.push(bytes.copied as f64);
+                        s.every_vertex.push(bytes.every_vertex as f64);
                         s.stats = scene.lod_stats();
                         if lod.enabled && (frame - warmup) % 8 == 7 {
                             let error = scene.measure_lod_error(None)?;
@@ -284,6 +293,8 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                     joints_posed: median(s.posed),
                     joints_sampled: median(s.sampled),
                     influences_blended: median(s.blended),
+                    copied_bytes: median(s.copied),
+                    every_vertex_bytes: median(s.every_vertex),
                     full_joints: (n * rig.joint_count()) as u64,
                     plan_us: median(s.plan),
                     cpu_stages_us: median(s.cpu),
@@ -413,6 +424,8 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
            finest level, shadows included); skinned = vertices the CPU skinned per frame, and \
            their share of every character's every vertex; influences = what those vertices \
            blended (fewer than their own where a coarse level cuts them to its heaviest); \
+           copied = bytes the upload copied to the GPU (of each updated group, only the parts \
+           its level wrote), and their share of copying every vertex of the same groups; \
            posed = joints the CPU sampled, \
            walked and wrote palettes for per frame (with mesh LOD only each group's level's), \
            and their share of every character's every joint; sampled = of those, the joints \
@@ -449,6 +462,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         ("updated / frame", Right),
         ("skinned / frame", Right),
         ("influences / frame", Right),
+        ("copied / frame", Right),
         ("posed / frame", Right),
         ("sampled / frame", Right),
         ("fewest possible (any gap / 1-2-4-8)", Right),
@@ -483,6 +497,11 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
                 100.0 * r.skinned_vertices / r.full_vertices.max(1) as f64
             ),
             format!("{:.0}", r.influences_blended),
+            format!(
+                "{:.1} MB ({:.0} %)",
+                r.copied_bytes / 1e6,
+                100.0 * r.copied_bytes / r.every_vertex_bytes.max(1.0)
+            ),
             format!(
                 "{:.0} ({:.0} %)",
                 r.joints_posed,

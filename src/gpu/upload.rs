@@ -157,6 +157,56 @@ fn pack_pieces(spans: &[(u64, u64)], cap: u64) -> Vec<StagingChunk> {
     chunks
 }
 
+/// Bytes between two parts a group's level wrote that are copied along with them rather
+/// than starting a copy of their own: a copy command costs the GPU about what copying a
+/// few KiB does, and a level's parts are a class apart (tens to hundreds of bytes between
+/// the palettes' slices, kilobytes between a level's classes).
+const COPY_GAP_BYTES: u64 = 4096;
+
+/// Per piece of the frame (`runs[i]`, written at `spans[i]`), the parts its groups' levels
+/// wrote, as (bytes from the span's start, bytes): what the upload copies. A group is
+/// skinned for `skin_levels[g]` (empty: the full mesh), and writes only that level's
+/// places ([`OutputLayout::level_group_bytes`]); the rest of its block holds whatever the
+/// staging memory held, never drawn. Parts less than [`COPY_GAP_BYTES`] apart are joined.
+fn level_copies(
+    layout: &OutputLayout,
+    mesh: &crate::prepare::PreparedMesh,
+    runs: &[Range<usize>],
+    spans: &[(u64, u64)],
+    skin_levels: &[u8],
+) -> Vec<Vec<(u64, u64)>> {
+    let group_bytes = layout.group_bytes() as u64;
+    let mut by_level: Vec<Option<Vec<Range<usize>>>> = vec![None; mesh.level_count()];
+    runs.iter()
+        .zip(spans)
+        .map(|(run, &(_, span_bytes))| {
+            let mut copies: Vec<(u64, u64)> = Vec::new();
+            for g in run.clone() {
+                let level = skin_levels
+                    .get(g)
+                    .map_or(0, |&l| (l as usize).min(by_level.len() - 1));
+                let parts =
+                    by_level[level].get_or_insert_with(|| layout.level_group_bytes(mesh, level));
+                let group_start = (g - run.start) as u64 * group_bytes;
+                for part in parts.iter() {
+                    let start = group_start + part.start as u64;
+                    let end = (group_start + part.end as u64).min(span_bytes);
+                    if start >= end {
+                        continue;
+                    }
+                    match copies.last_mut() {
+                        Some((at, len)) if *at + *len + COPY_GAP_BYTES >= start => {
+                            *len = end - *at;
+                        }
+                        _ => copies.push((start, end - start)),
+                    }
+                }
+            }
+            copies
+        })
+        .collect()
+}
+
 /// The CPU's part of an upload: the pipeline that computes, the characters, and the runs
 /// of groups it computes this frame (the others keep what the GPU holds).
 pub struct CpuWork<'a> {
@@ -183,6 +233,20 @@ pub struct Uploader {
     simulate_misaligned_staging: bool,
     /// Where the upload's own spans go too, when a timeline is being kept.
     trace: Option<std::sync::Arc<crate::crowd::trace::Trace>>,
+    /// The latest frame's bytes copied to the GPU, and what copying every vertex would take.
+    copied: UploadBytes,
+}
+
+/// What a frame's upload copied to the GPU ([`Uploader::copied`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UploadBytes {
+    /// Bytes copied to the GPU's buffer: the parts the groups' levels wrote
+    /// (`staging_belt`, `write_buffer`), or the groups' whole spans (`in_place`, whose
+    /// staging memory wgpu copies whole).
+    pub copied: u64,
+    /// What copying every vertex of the same groups would take, bytes (the copies of the
+    /// groups at full detail).
+    pub every_vertex: u64,
 }
 
 impl Uploader {
@@ -195,6 +259,7 @@ impl Uploader {
             note: None,
             simulate_misaligned_staging: false,
             trace: None,
+            copied: UploadBytes::default(),
         }
     }
 
@@ -284,6 +349,7 @@ impl Uploader {
         // Last frame's note says whether a fallback still needs the CPU buffer.
         self.release_unused(variant, device);
         self.note = None;
+        self.copied = UploadBytes::default();
         let n = instances.len();
         let bytes = pipeline.output_bytes(n) as u64;
         renderer.ensure_skinned_capacity(device, pipeline.output_layout(), n);
@@ -302,6 +368,27 @@ impl Uploader {
         let pieces = split_runs(pipeline.output_layout(), n, runs, cap)?;
         let runs = pieces.as_slice();
         let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
+        let copies = level_copies(
+            pipeline.output_layout(),
+            &pipeline.rig().mesh,
+            runs,
+            &spans,
+            skin_levels,
+        );
+        let copied_bytes = |copies: &[Vec<(u64, u64)>]| -> u64 {
+            copies.iter().flatten().map(|&(_, len)| len).sum()
+        };
+        let layout = pipeline.output_layout();
+        self.copied = UploadBytes {
+            copied: copied_bytes(&copies),
+            every_vertex: copied_bytes(&level_copies(
+                layout,
+                &pipeline.rig().mesh,
+                runs,
+                &spans,
+                &[],
+            )),
+        };
         let upload = Stage::Upload.index();
         match variant {
             UploadVariant::WriteBuffer => {
@@ -315,9 +402,11 @@ impl Uploader {
                 )?;
                 let start = Instant::now();
                 let cpu = self.cpu.as_bytes();
-                for &(offset, len) in &spans {
-                    let range = offset as usize..(offset + len) as usize;
-                    queue.write_buffer(renderer.skinned(), offset, &cpu[range]);
+                for (&(offset, _), parts) in spans.iter().zip(&copies) {
+                    for &(from, len) in parts {
+                        let range = (offset + from) as usize..(offset + from + len) as usize;
+                        queue.write_buffer(renderer.skinned(), offset + from, &cpu[range]);
+                    }
                 }
                 self.trace_upload(start, start.elapsed());
                 timings.stage_us[upload] = start.elapsed().as_secs_f64() * 1e6;
@@ -377,6 +466,8 @@ impl Uploader {
                     ));
                     return result;
                 }
+                // wgpu copies each mapping whole.
+                self.copied.copied = spans.iter().map(|&(_, len)| len).sum();
                 let acquire = start.elapsed();
                 let mut outs: Vec<Dest<'_, u8>> = views
                     .iter_mut()
@@ -440,16 +531,22 @@ impl Uploader {
                     let slice = self
                         .belt
                         .allocate(size, NonZeroU64::new(256).expect("non-zero"));
-                    // One copy per piece to its place in the skinned buffer.
+                    // One copy per part of each piece its levels wrote, to its place in the
+                    // skinned buffer.
                     let mut from = slice.offset();
-                    for &(offset, len) in &spans[chunk.pieces.clone()] {
-                        encoder.copy_buffer_to_buffer(
-                            slice.buffer(),
-                            from,
-                            renderer.skinned(),
-                            offset,
-                            len,
-                        );
+                    for (&(offset, len), parts) in spans[chunk.pieces.clone()]
+                        .iter()
+                        .zip(&copies[chunk.pieces.clone()])
+                    {
+                        for &(at, part) in parts {
+                            encoder.copy_buffer_to_buffer(
+                                slice.buffer(),
+                                from + at,
+                                renderer.skinned(),
+                                offset + at,
+                                part,
+                            );
+                        }
                         from += len;
                     }
                     // The slice borrows the belt; its buffer (a shared handle) and range do not.
@@ -487,12 +584,18 @@ impl Uploader {
                     for (chunk, view) in chunks.iter().zip(views.iter_mut()) {
                         let mut mapping = view.slice(..);
                         let mut from = 0usize;
-                        for &(offset, len) in &spans[chunk.pieces.clone()] {
-                            let (offset, len) = (offset as usize, len as usize);
-                            mapping
-                                .slice(from..from + len)
-                                .copy_from_slice(&cpu[offset..offset + len]);
-                            from += len;
+                        for (&(offset, len), parts) in spans[chunk.pieces.clone()]
+                            .iter()
+                            .zip(&copies[chunk.pieces.clone()])
+                        {
+                            for &(at, part) in parts {
+                                let (offset, at, part) =
+                                    (offset as usize, at as usize, part as usize);
+                                mapping
+                                    .slice(from + at..from + at + part)
+                                    .copy_from_slice(&cpu[offset + at..offset + at + part]);
+                            }
+                            from += len as usize;
                         }
                     }
                     drop(views);
@@ -606,8 +709,91 @@ impl Uploader {
         result
     }
 
+    /// What the latest frame's upload copied to the GPU.
+    pub fn copied(&self) -> UploadBytes {
+        self.copied
+    }
+
     /// Call after the frame's command buffers were submitted.
     pub fn after_submit(&mut self) {
         self.belt.recall();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prepare::PreparedRig;
+    use crate::skin::{SkinMethod, SkinVariant};
+    use crate::variant::Variant;
+
+    fn one_run(groups: Range<usize>) -> Vec<Range<usize>> {
+        std::iter::once(groups).collect()
+    }
+
+    /// The copies of a run of groups cover every part each group's level wrote, stay in
+    /// the run's span, ascend with at least [`COPY_GAP_BYTES`] between them, and copy less
+    /// than half the span where every group of a sorted layout is coarse.
+    #[test]
+    fn level_copies_cover_what_each_group_wrote_and_no_more_than_its_span() {
+        let rig = PreparedRig::reference();
+        let instances = 21; // three groups, the last of five
+        for name in ["pulled", "packed", "naive"] {
+            let variant = SkinVariant::from_name(name).expect("a declared variant");
+            let layout = OutputLayout::new(variant, &rig, SkinMethod::Linear);
+            for (levels, runs) in [
+                (vec![0u8, 2, 1], one_run(0..3)),
+                (vec![3, 1, 9], one_run(1..3)),
+                (vec![2, 2, 2], vec![0..1, 2..3]),
+                (vec![], one_run(0..3)),
+            ] {
+                let spans: Vec<(u64, u64)> = runs
+                    .iter()
+                    .map(|run| {
+                        let (offset, bytes) = layout.groups_span(instances, run);
+                        (offset as u64, bytes as u64)
+                    })
+                    .collect();
+                let copies = level_copies(&layout, &rig.mesh, &runs, &spans, &levels);
+                for ((run, &(_, span)), copies) in runs.iter().zip(&spans).zip(&copies) {
+                    let what = format!("{name}, levels {levels:?}, run {run:?}");
+                    for pair in copies.windows(2) {
+                        let ((a, a_len), (b, _)) = (pair[0], pair[1]);
+                        assert!(a + a_len + COPY_GAP_BYTES < b, "{what}: {copies:?}");
+                    }
+                    assert!(
+                        copies.iter().all(|&(at, len)| len > 0 && at + len <= span),
+                        "{what}: {copies:?} past {span}"
+                    );
+                    let copied = |byte: u64| {
+                        copies
+                            .iter()
+                            .any(|&(at, len)| (at..at + len).contains(&byte))
+                    };
+                    for g in run.clone() {
+                        let level = levels.get(g).map_or(0, |&l| l as usize);
+                        let first = (g - run.start) * layout.group_bytes();
+                        for part in layout.level_group_bytes(&rig.mesh, level) {
+                            let end = (first + part.end).min(span as usize);
+                            for byte in first + part.start..end {
+                                assert!(copied(byte as u64), "{what}: group {g} byte {byte}");
+                            }
+                        }
+                    }
+                    let total: u64 = copies.iter().map(|&(_, len)| len).sum();
+                    if levels.is_empty() {
+                        // One copy: every group whole but for the last one's padding.
+                        assert!(
+                            copies.len() == 1 && copies[0].0 == 0,
+                            "{what}: {copies:?} of {span} bytes"
+                        );
+                    } else if levels.iter().all(|&l| l >= 2) && name != "naive" {
+                        // The sorted orders keep a level's vertices together; the file
+                        // order's lie a few vertices apart, joined into nearly every byte.
+                        assert!(total < span / 2, "{what}: {total} of {span} bytes copied");
+                    }
+                }
+            }
+        }
     }
 }

@@ -338,6 +338,11 @@ impl PreparedMesh {
             .map(Vec::as_slice)
     }
 
+    /// Levels of the mesh's chain, the full mesh included (1 where it has no chain).
+    pub fn level_count(&self) -> usize {
+        self.level_classes.len()
+    }
+
     /// Per influence count (class), how many of the vertices level `level` draws have it
     /// (a level past the coarsest: the coarsest's; the full mesh: every vertex), file
     /// order's own vertices, copies included.

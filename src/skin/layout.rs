@@ -654,6 +654,96 @@ impl OutputLayout {
 }
 
 impl OutputLayout {
+    /// The stored vertices a character skinned for `level` of the mesh's chain has written
+    /// (every one its level's draws, and its shadow level's, read), as ranges of places in
+    /// its stored order, ascending, touching ranges joined. A level past the chain is its
+    /// coarsest; the full mesh (level 0) writes every place. `mesh` must be the one the
+    /// layout was made for.
+    ///
+    /// The sorted orders keep each level's vertices first in every influence class
+    /// ([`crate::prepare::SortedMesh`]), so a sorted layout's level is one range a class;
+    /// the file order's is the level's own vertices, wherever they lie. A layout of
+    /// palettes (a GPU variant's) is written whole: its entries are few next to vertices.
+    pub fn level_places(&self, mesh: &PreparedMesh, level: usize) -> Vec<std::ops::Range<usize>> {
+        let every: Vec<std::ops::Range<usize>> = std::iter::once(0..self.stored_vertices).collect();
+        let level = level.min(mesh.level_count() - 1);
+        if level == 0 {
+            return every;
+        }
+        let mut places: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut add = |range: std::ops::Range<usize>| match places.last_mut() {
+            Some(last) if last.end == range.start => last.end = range.end,
+            _ if range.is_empty() => {}
+            _ => places.push(range),
+        };
+        match (self.format, self.order, self.stores) {
+            (OutputFormat::Palette3x4 | OutputFormat::PaletteDualQuat, _, _) => return every,
+            (_, VertexOrder::File, Stores::EveryVertex) => {
+                for &v in mesh.level_vertices(level).unwrap_or_default() {
+                    add(v as usize..v as usize + 1);
+                }
+            }
+            // No layout stores the file order's distinct vertices; were one declared, every
+            // place is the safe answer.
+            (_, VertexOrder::File, Stores::DistinctOnly) => return every,
+            (_, VertexOrder::InfluenceSorted, stores) => {
+                let runs = match stores {
+                    Stores::EveryVertex => mesh.sorted().class_runs(),
+                    Stores::DistinctOnly => mesh.sorted().distinct().runs(),
+                };
+                // A run of the sorted order fills `len × (1 + copies)` places; the distinct
+                // vertices, `len`.
+                let mut at = 0;
+                for run in runs {
+                    let filled = match stores {
+                        Stores::EveryVertex => run.len * (1 + run.copies),
+                        Stores::DistinctOnly => run.len,
+                    };
+                    if run.deepest_level >= level {
+                        add(at..at + filled);
+                    }
+                    at += filled;
+                }
+            }
+        }
+        places
+    }
+
+    /// [`Self::level_places`] as bytes of a group's output, from the group's first byte:
+    /// what a group skinned for `level` has written, so what an upload of it copies. Each
+    /// lane's slice in turn for slices; for lane blocks, the blocks of the level's places.
+    pub fn level_group_bytes(
+        &self,
+        mesh: &PreparedMesh,
+        level: usize,
+    ) -> Vec<std::ops::Range<usize>> {
+        let places = self.level_places(mesh, level);
+        let stride = self.vertex_stride();
+        let mut bytes: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut add = |range: std::ops::Range<usize>| match bytes.last_mut() {
+            Some(last) if last.end == range.start => last.end = range.end,
+            _ => bytes.push(range),
+        };
+        match self.arrangement {
+            Arrangement::Slices => {
+                for lane in 0..LANES {
+                    let first = lane * self.instance_stride;
+                    for p in &places {
+                        add(first + p.start * stride..first + p.end * stride);
+                    }
+                }
+            }
+            Arrangement::LaneBlocks => {
+                for p in &places {
+                    add(p.start * stride..p.end * stride);
+                }
+            }
+        }
+        bytes
+    }
+}
+
+impl OutputLayout {
     /// Instance `instance`'s palette from a frame's output `out` of a layout that holds
     /// palettes (a GPU variant's): its position matrices and its normal matrices (the same
     /// where the rig has no own ones), `rig.palette_len()` each.

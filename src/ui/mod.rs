@@ -822,10 +822,19 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
         );
     }
     let m = r.memory;
+    // Coarse levels write part of each group's output, and only that part is copied.
+    let share = if r.updated_bytes > r.uploaded_bytes {
+        format!(
+            "; {:.0} % of the updated groups' every vertex",
+            100.0 * r.uploaded_bytes as f64 / r.updated_bytes as f64
+        )
+    } else {
+        String::new()
+    };
     ui.label(
         RichText::new(format!(
             "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output · uploaded per \
-             frame: {:.2} MB ({})",
+             frame: {:.2} MB ({}{share})",
             m.instance_bytes,
             m.pipeline_state_bytes,
             m.tree_heap_bytes,

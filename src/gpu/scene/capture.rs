@@ -114,7 +114,8 @@ impl Scene {
             skin: self.settings.pipeline.skin,
             animate: self.sim.animated_on,
             instances: self.sim.crowd.len(),
-            uploaded_bytes: self.uploaded_bytes(),
+            uploaded_bytes: self.upload_bytes().copied,
+            updated_bytes: self.upload_bytes().every_vertex,
             memory: self.sim.pipeline.memory_report(),
             lod: self.settings.lod.enabled.then(|| LodReading {
                 stats: self.lod_stats(),

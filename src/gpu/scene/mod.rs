@@ -897,21 +897,28 @@ impl Scene {
         }
     }
 
-    /// Bytes the last frame wrote for the GPU: every instance's, or with LOD the groups
-    /// it updated.
+    /// Bytes the last frame copied to the GPU: with the animation on the CPU, of the groups
+    /// it updated (every group without LOD), the parts their levels wrote
+    /// ([`Uploader::copied`]).
     pub fn uploaded_bytes(&self) -> u64 {
         if self.sim.animated_on == AnimateDevice::Gpu {
             return self.sim.animator.as_ref().map_or(0, |a| a.written_bytes())
                 + self.sim.gpu_lod.as_ref().map_or(0, |l| l.written_bytes());
         }
-        let layout = self.sim.pipeline.output_layout();
-        let n = self.sim.crowd.len();
-        self.sim
-            .lod
-            .runs()
-            .iter()
-            .map(|run| layout.groups_span(n, run).1 as u64)
-            .sum()
+        self.uploader.copied().copied
+    }
+
+    /// What the last frame's upload copied, and what copying every vertex of the groups it
+    /// updated would take (the same with the animation on the GPU, which uploads no
+    /// vertices).
+    pub fn upload_bytes(&self) -> crate::gpu::upload::UploadBytes {
+        match self.sim.animated_on {
+            AnimateDevice::Cpu => self.uploader.copied(),
+            AnimateDevice::Gpu => crate::gpu::upload::UploadBytes {
+                copied: self.uploaded_bytes(),
+                every_vertex: self.uploaded_bytes(),
+            },
+        }
     }
 
     /// Plans LOD, runs the CPU pipeline and gets the skinned stream into the GPU buffer

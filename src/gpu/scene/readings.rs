@@ -66,6 +66,9 @@ pub struct PanelReadings {
     /// Bytes the CPU writes for the GPU each frame, and what they are.
     pub uploaded_bytes: u64,
     pub uploads: &'static str,
+    /// What copying every vertex of the groups the frame updated takes, bytes: what
+    /// `uploaded_bytes` would be without the parts the groups' levels left unwritten.
+    pub updated_bytes: u64,
     pub memory: MemoryReport,
     pub lod: Option<LodReading>,
     pub mesh_lod: Option<MeshLodReading>,
@@ -188,6 +191,7 @@ pub struct ReadingInputs {
     pub animate: AnimateDevice,
     pub instances: usize,
     pub uploaded_bytes: u64,
+    pub updated_bytes: u64,
     pub memory: MemoryReport,
     pub lod: Option<LodReading>,
     pub mesh_lod: Option<MeshLodReading>,
@@ -234,6 +238,7 @@ impl PanelReadings {
             cpu_per_instance_us: cpu_total_us / inputs.instances.max(1) as f64,
             instances: inputs.instances,
             uploaded_bytes: inputs.uploaded_bytes,
+            updated_bytes: inputs.updated_bytes,
             uploads: match (inputs.animate, inputs.skin.skins_on_cpu()) {
                 (AnimateDevice::Gpu, _) => "changed characters' records",
                 (AnimateDevice::Cpu, true) => "skinned vertices",
