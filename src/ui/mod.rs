@@ -825,7 +825,7 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
     // Coarse levels write part of each group's output, and only that part is copied.
     let share = if r.updated_bytes > r.uploaded_bytes {
         format!(
-            "; {:.0} % of the updated groups' every vertex",
+            "; {:.0} % of copying their every vertex",
             100.0 * r.uploaded_bytes as f64 / r.updated_bytes as f64
         )
     } else {
