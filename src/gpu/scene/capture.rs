@@ -110,12 +110,13 @@ impl Scene {
     /// Takes the readings the panel shows this frame and keeps them for a screenshot's
     /// sidecar ([`Self::shown`]).
     pub fn take_readings(&mut self) -> Option<&PanelReadings> {
+        let upload = self.upload_bytes();
         let inputs = ReadingInputs {
             skin: self.settings.pipeline.skin,
             animate: self.sim.animated_on,
             instances: self.sim.crowd.len(),
-            uploaded_bytes: self.upload_bytes().copied,
-            updated_bytes: self.upload_bytes().every_vertex,
+            uploaded_bytes: upload.copied,
+            updated_bytes: upload.every_vertex,
             memory: self.sim.pipeline.memory_report(),
             lod: self.settings.lod.enabled.then(|| LodReading {
                 stats: self.lod_stats(),
