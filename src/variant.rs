@@ -1,6 +1,6 @@
 //! The one declaration of each stage's variants.
 //!
-//! How it works: a stage declares its variants once with [`declare_variants!`]: the enum,
+//! How it works: a stage declares its variants once with [`crate::declare_variants!`]: the enum,
 //! its `ALL` list (baseline first), and for each variant one row of the stage's spec type
 //! (its snake_case name, one-line description and every property the rest of the program
 //! asks about: output layout, palette layout, vertex order, lane width, which rigs it

@@ -16,7 +16,7 @@
 //! the ones its mesh level does not use — or the per-level dispatch
 //! ([`super::skin_levels`]), which launches only the vertices of each character's level.
 //! Each shader blends, for a character skinned at a coarse level, only the influences that
-//! level keeps ([`kept_by_level`], from [`crate::skin::level_kept`]): the mesh holds each
+//! level keeps (`kept_by_level`, from [`crate::skin::level_kept`]): the mesh holds each
 //! vertex's heaviest first, so the cut is its first weights divided by their sum.
 
 use bytemuck::{Pod, Zeroable};
@@ -696,7 +696,7 @@ impl GpuSkinner {
         }
     }
 
-    /// Takes the influences each level of `rig`'s chain keeps ([`kept_by_level`]) once its
+    /// Takes the influences each level of `rig`'s chain keeps (`kept_by_level`) once its
     /// level errors are measured. Asking before would measure them for a crowd that may
     /// never leave full detail (seconds on a large rig); until they are, every character
     /// is at full detail, which keeps every influence. Call it before each record.

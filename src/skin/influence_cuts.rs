@@ -23,7 +23,7 @@
 //! room).
 //!
 //! The CPU's linear-blend kernels skin a level's vertices with the cut
-//! ([`crate::prepare::InfluenceCut`], [`super::level_cut`]), and so does the compute pass
+//! ([`crate::prepare::InfluenceCut`], `super::level_cut`), and so does the compute pass
 //! (`gpu_compute`: each level's count in its parameters); every path asks
 //! [`super::level_kept`]. Dual quaternions and `gpu_vertex`'s vertex shader keep every
 //! influence, a surface that lies within the same error.

@@ -45,7 +45,7 @@ pub struct MeasuredMerges {
 
 /// Per level, the joints it can hold at rest without adding to its largest surface
 /// distance over `measured`'s poses ([`super::mesh_lod::measure_surfaces`], at the
-/// poses [`local_poses`] makes). A joint stays held while, at every pose, the level's
+/// poses `local_poses` makes). A joint stays held while, at every pose, the level's
 /// surface with every joint held so far stays within that largest distance: first by the
 /// bound (the pose's distance plus the most a vertex moves), and where the bound does not
 /// show it, by measuring the held surface's distance itself.

@@ -1,11 +1,11 @@
 //! Output writers: how the lane kernels store a skinned vertex of eight instances.
 //!
-//! How it works: the kernel is generic over an [`OutputWriter`] (ACL's `output_writer.h`):
+//! How it works: the kernel is generic over an `OutputWriter` (ACL's `output_writer.h`):
 //! it computes eight instances' position and normal in lane registers and hands them to the
 //! writer, which owns the store format. Each writer is built from the same vector
 //! primitives of [`Simd`] (a 4×4 transpose per 128-bit half, half and whole stores, the
 //! non-temporal store), so the same code compiles to AVX2 shuffles or to plain arrays.
-//! Which writer a variant uses follows from its [`OutputLayout`] (see [`Writer::for_layout`]).
+//! Which writer a variant uses follows from its [`OutputLayout`] (see `Writer::for_layout`).
 
 use super::layout::{Arrangement, OutputFormat, OutputLayout};
 use crate::simd::Simd;

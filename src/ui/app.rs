@@ -1,9 +1,9 @@
 //! The windowed app: winit event loop, one frame per redraw.
 //!
-//! How it works: the app is four parts. [`WindowSurface`] owns the window, its swapchain
-//! and the blit; [`EguiLayer`] turns window events into egui input and paints the panel;
+//! How it works: the app is four parts. `WindowSurface` owns the window, its swapchain
+//! and the blit; `EguiLayer` turns window events into egui input and paints the panel;
 //! the [`Scene`] (shared with the headless panel tests) runs the pipeline, the upload and
-//! the crowd pass and carries out the panel's requests; [`PointerInput`] turns drags and
+//! the crowd pass and carries out the panel's requests; `PointerInput` turns drags and
 //! wheel steps into camera moves. Each frame: the scene starts the frame and uploads, the
 //! panel is built from the timings of previous frames, the crowd is drawn into the
 //! offscreen frame (with GPU timestamps when the adapter has them), the panel on top, the

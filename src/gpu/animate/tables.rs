@@ -92,7 +92,7 @@ pub struct TableOffsets {
     pub moving_entries_at: u32,
     pub moving_entries: u32,
     /// Per level of the mesh's chain, a bit per joint: the joints that move its vertices
-    /// ([`crate::prepare::PreparedData::level_joint_sets`]), `mask_words` words a level.
+    /// (`crate::prepare::PreparedData::level_joint_sets`), `mask_words` words a level.
     pub joint_masks_at: u32,
     pub mask_words: u32,
     /// Per level of the chain, a bit per joint: the joints a character posed for it

@@ -13,13 +13,13 @@
 //! vertices away (for `Pulled`, each vertex's distinct index, the blocks being read from
 //! storage bindings of chunks of groups; for `gpu_vertex` the static mesh, the palettes
 //! in chunks likewise, with its coarse levels' influence cuts in copies of the mesh that
-//! their own index buffer names: [`vertex_cuts`]); slot 1 is the static uv stream, uploaded once in file order and
+//! their own index buffer names: `vertex_cuts`); slot 1 is the static uv stream, uploaded once in file order and
 //! once in influence-sorted order (the interleaved path reads its uv from slot 0).
 //! `instance_index` picks each character's transform and material colour from a storage
 //! buffer. [`CrowdRenderer::prepare_draws`] lists each pass's draws ([`super::draws`]):
 //! where the device allows, the passes record one `multi_draw_indexed_indirect` per
 //! binding, else the same draws one by one; where the GPU's LOD pass decides, per batch and
-//! mesh level one instanced draw of the characters it listed ([`per_level`]). The skinned
+//! mesh level one instanced draw of the characters it listed (`per_level`). The skinned
 //! buffer grows (by a quarter more
 //! than needed) or shrinks (when four times too big) by being recreated; the next frame
 //! fills it, so a resize costs no stall.
@@ -808,7 +808,7 @@ impl CrowdRenderer {
     }
 
     /// Makes `gpu_compute`'s output a pool of `pool`'s share of full detail where it
-    /// applies ([`Self::pool_active`]); `None`: a full-detail slot per character.
+    /// applies (`pool_applies`); `None`: a full-detail slot per character.
     pub fn set_skinned_pool(&mut self, pool: Option<PoolShare>) {
         self.skinned_pool = pool;
         if let Some(skinner) = &mut self.gpu_skinner {

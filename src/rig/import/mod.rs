@@ -4,25 +4,25 @@
 //! that a truncated or mislabelled file gets a precise message; the JSON is then handed to
 //! the `gltf` crate for schema validation and typed access. Buffers (GLB `BIN` chunk,
 //! external files, `data:` URIs) are loaded here too, and every accessor is read by our
-//! own bounds-checked reader ([`accessor`]), because a malformed file must produce an
+//! own bounds-checked reader (`accessor`), because a malformed file must produce an
 //! error naming the file, never a panic.
 //!
-//! Then the character is gathered ([`character`]): everything the default scene draws
+//! Then the character is gathered (`character`): everything the default scene draws
 //! that a joint moves. Every skin a mesh node of the scene uses joins it when its joints
 //! share a hierarchy with the others (a file may split one character over many skins);
 //! a mesh node without a skin that hangs under a joint joins it as a rigid part. The
-//! skeleton is rebuilt from the union of the skins' joints ([`skeleton`]): non-joint
+//! skeleton is rebuilt from the union of the skins' joints (`skeleton`): non-joint
 //! nodes lying between two joints become joints, animated non-joint ancestors of the
 //! skeleton become joints too (a joint's global transform includes every ancestor, glTF
 //! 2.0 §3.7.3), the remaining static ancestors of the roots are folded into
 //! `model_from_root_parent`, and the joints are ordered roots first, then depth-first. The
 //! palette holds one entry per distinct (joint, inverse bind matrix) pair, so skins that
-//! agree share it. The mesh ([`mesh`]) is every part's triangle primitives in node order;
+//! agree share it. The mesh (`mesh`) is every part's triangle primitives in node order;
 //! a skinned vertex's joints are remapped to palette entries, a rigid part's vertices get
 //! one influence on the entry that carries its node's global transform. Influences (both
 //! glTF sets, JOINTS_0/1 and WEIGHTS_0/1) are reduced to the eight heaviest and
 //! renormalized (`prepare` cuts them to what the skin kernels take). Animation channels on
-//! joints become clip tracks ([`clips`]); channels on other nodes and morph weights are
+//! joints become clip tracks (`clips`); channels on other nodes and morph weights are
 //! counted and skipped.
 
 mod accessor;

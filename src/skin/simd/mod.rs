@@ -46,7 +46,7 @@
 //! blocks are written whole: the output reserves a whole group for them).
 //!
 //! At the `avx512-wide` SIMD level ([`Simd::WIDE`]) the linear blend and transform take
-//! two lane vectors per 512-bit register ([`pairs`]): the blend is six multiply-adds an
+//! two lane vectors per 512-bit register (`pairs`): the blend is six multiply-adds an
 //! influence instead of twelve, and the same bits as one vector at a time (tested).
 //!
 //! Rigs that need normal matrices (decided at load) carry them in the same lane palette,
