@@ -16,12 +16,14 @@
 //!
 //! A group skinned for a coarse level of the mesh's chain writes only that level's places
 //! in its block, so `write_buffer` and `staging_belt` copy only those parts
-//! (`level_copies`, from the layout's [`OutputLayout::level_group_bytes`]); the rest of
-//! the GPU's block keeps what it held, and no pass draws it. `in_place`'s mapping is copied
-//! whole by wgpu. [`Uploader::copied`] says what the latest frame copied.
+//! (`level_copies`, from the layout's [`OutputLayout::level_group_bytes`], each level's
+//! parts worked out once per layout and kept); the rest of the GPU's block keeps what it
+//! held, and no pass draws it. `in_place`'s mapping is copied whole by wgpu.
+//! [`Uploader::copied`] says what the latest frame copied.
 //!
-//! The upload stage's time is what each variant spends outside the skinning kernels: the
-//! copy for `write_buffer`, acquiring and releasing the mapping for the other two.
+//! The upload stage's time is what each variant spends outside the skinning kernels:
+//! working out the pieces and their copies, then the copy for `write_buffer`, acquiring
+//! and releasing the mapping for the other two.
 
 use std::num::NonZeroU64;
 use std::ops::Range;
@@ -171,34 +173,87 @@ fn pack_pieces(spans: &[(u64, u64)], cap: u64) -> Vec<StagingChunk> {
 /// slices (under 256 bytes) or the file order's few vertices apart.
 const COPY_GAP_BYTES: u64 = 4096;
 
+/// Per level of a mesh's chain, the parts of a group's block a group skinned for it
+/// writes, those less than [`COPY_GAP_BYTES`] apart already joined: made once per layout
+/// and rig, not per frame, since a file-order level's places are thousands of stretches
+/// (joining them for every group of a 10,000-character crowd took milliseconds a frame).
+struct LevelParts {
+    /// What the parts were made for; `Weak` so that no other rig can take the address it
+    /// was compared by while the parts are kept.
+    made_for: Option<(OutputLayout, std::sync::Weak<crate::prepare::PreparedRig>)>,
+    by_level: Vec<Option<Vec<Range<u64>>>>,
+}
+
+impl LevelParts {
+    fn new() -> Self {
+        LevelParts {
+            made_for: None,
+            by_level: Vec::new(),
+        }
+    }
+
+    /// Forgets the parts unless they were made for `layout` of `rig`.
+    fn keep_for(
+        &mut self,
+        layout: &OutputLayout,
+        rig: &std::sync::Arc<crate::prepare::PreparedRig>,
+    ) {
+        let same = self.made_for.as_ref().is_some_and(|(made, weak)| {
+            made == layout && std::ptr::eq(weak.as_ptr(), std::sync::Arc::as_ptr(rig))
+        });
+        if !same {
+            self.made_for = Some((*layout, std::sync::Arc::downgrade(rig)));
+            self.by_level = vec![None; rig.mesh.level_count().max(1)];
+        }
+    }
+
+    /// The joined parts of `level` (a level past the chain: its coarsest).
+    fn at(
+        &mut self,
+        layout: &OutputLayout,
+        mesh: &crate::prepare::PreparedMesh,
+        level: usize,
+    ) -> &[Range<u64>] {
+        let level = level.min(self.by_level.len() - 1);
+        self.by_level[level].get_or_insert_with(|| {
+            let mut joined: Vec<Range<u64>> = Vec::new();
+            for part in layout.level_group_bytes(mesh, level) {
+                let part = part.start as u64..part.end as u64;
+                match joined.last_mut() {
+                    Some(last) if last.end + COPY_GAP_BYTES >= part.start => last.end = part.end,
+                    _ => joined.push(part),
+                }
+            }
+            joined
+        })
+    }
+}
+
 /// Per piece of the frame (`runs[i]`, written at `spans[i]`), the parts its groups' levels
 /// wrote, as (bytes from the span's start, bytes): what the upload copies. A group is
 /// skinned for `skin_levels[g]` (empty: the full mesh), and writes only that level's
 /// places ([`OutputLayout::level_group_bytes`]); the rest of its block holds whatever the
 /// staging memory held, never drawn. Parts less than [`COPY_GAP_BYTES`] apart are joined.
+/// `parts` must be kept for `layout` and `mesh`'s rig ([`LevelParts::keep_for`]).
 fn level_copies(
     layout: &OutputLayout,
     mesh: &crate::prepare::PreparedMesh,
+    parts: &mut LevelParts,
     runs: &[Range<usize>],
     spans: &[(u64, u64)],
     skin_levels: &[u8],
 ) -> Vec<Vec<(u64, u64)>> {
     let group_bytes = layout.group_bytes() as u64;
-    let mut by_level: Vec<Option<Vec<Range<usize>>>> = vec![None; mesh.level_count()];
     runs.iter()
         .zip(spans)
         .map(|(run, &(_, span_bytes))| {
             let mut copies: Vec<(u64, u64)> = Vec::new();
             for g in run.clone() {
-                let level = skin_levels
-                    .get(g)
-                    .map_or(0, |&l| (l as usize).min(by_level.len() - 1));
-                let parts =
-                    by_level[level].get_or_insert_with(|| layout.level_group_bytes(mesh, level));
+                let level = skin_levels.get(g).map_or(0, |&l| l as usize);
                 let group_start = (g - run.start) as u64 * group_bytes;
-                for part in parts.iter() {
-                    let start = group_start + part.start as u64;
-                    let end = (group_start + part.end as u64).min(span_bytes);
+                for part in parts.at(layout, mesh, level) {
+                    let start = group_start + part.start;
+                    let end = (group_start + part.end).min(span_bytes);
                     if start >= end {
                         continue;
                     }
@@ -243,6 +298,8 @@ pub struct Uploader {
     trace: Option<std::sync::Arc<crate::crowd::trace::Trace>>,
     /// The latest frame's bytes copied to the GPU, and what copying every vertex would take.
     copied: UploadBytes,
+    /// Each level's parts of a group's block, kept while the layout and rig stay.
+    level_parts: LevelParts,
 }
 
 /// What a frame's upload copied to the GPU ([`Uploader::copied`]).
@@ -268,6 +325,7 @@ impl Uploader {
             simulate_misaligned_staging: false,
             trace: None,
             copied: UploadBytes::default(),
+            level_parts: LevelParts::new(),
         }
     }
 
@@ -370,15 +428,20 @@ impl Uploader {
                 Stage::Skin,
             )?);
         }
+        // Working out the pieces and their copies is the upload's time too.
+        let planning = Instant::now();
         // No staging request may pass the device's largest buffer: the runs are cut into
         // pieces that each fit one.
         let cap = staging_piece_bytes(device);
         let pieces = split_runs(pipeline.output_layout(), n, runs, cap)?;
         let runs = pieces.as_slice();
         let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
+        let (layout, mesh) = (pipeline.output_layout(), &pipeline.rig().mesh);
+        self.level_parts.keep_for(layout, pipeline.rig());
         let copies = level_copies(
-            pipeline.output_layout(),
-            &pipeline.rig().mesh,
+            layout,
+            mesh,
+            &mut self.level_parts,
             runs,
             &spans,
             skin_levels,
@@ -386,19 +449,15 @@ impl Uploader {
         let copied_bytes = |copies: &[Vec<(u64, u64)>]| -> u64 {
             copies.iter().flatten().map(|&(_, len)| len).sum()
         };
-        let layout = pipeline.output_layout();
+        // At full detail a group's parts are a stretch or two, so this is cheap.
+        let every_vertex = level_copies(layout, mesh, &mut self.level_parts, runs, &spans, &[]);
         self.copied = UploadBytes {
             copied: copied_bytes(&copies),
-            every_vertex: copied_bytes(&level_copies(
-                layout,
-                &pipeline.rig().mesh,
-                runs,
-                &spans,
-                &[],
-            )),
+            every_vertex: copied_bytes(&every_vertex),
         };
+        let planning = (planning, planning.elapsed());
         let upload = Stage::Upload.index();
-        match variant {
+        let timings = match variant {
             UploadVariant::WriteBuffer => {
                 let mut timings = Self::skin_into_cpu(
                     &mut self.cpu,
@@ -614,7 +673,9 @@ impl Uploader {
                     ));
                     self.trace_upload(start, acquire);
                     self.trace_upload(copy, copy.elapsed());
-                    timings.stage_us[upload] = (acquire + copy.elapsed()).as_secs_f64() * 1e6;
+                    self.trace_upload(planning.0, planning.1);
+                    timings.stage_us[upload] =
+                        (planning.1 + acquire + copy.elapsed()).as_secs_f64() * 1e6;
                     return Ok(timings);
                 }
                 let mut outs = Vec::with_capacity(spans.len());
@@ -646,7 +707,12 @@ impl Uploader {
                 timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
                 Ok(timings)
             }
-        }
+        };
+        timings.map(|mut timings| {
+            self.trace_upload(planning.0, planning.1);
+            timings.stage_us[upload] += planning.1.as_secs_f64() * 1e6;
+            timings
+        })
     }
 
     /// Frees the memory of the variants not in use: the CPU copy of `write_buffer` and the
@@ -741,11 +807,14 @@ mod tests {
 
     /// The copies of a run of groups cover every part each group's level wrote, stay in
     /// the run's span, ascend with at least [`COPY_GAP_BYTES`] between them, and copy less
-    /// than half the span where every group of a sorted layout is coarse.
+    /// than half the span where every group of a sorted layout is coarse; the parts kept
+    /// between frames follow the layout.
     #[test]
     fn level_copies_cover_what_each_group_wrote_and_no_more_than_its_span() {
-        let rig = PreparedRig::reference();
+        let rig = std::sync::Arc::new(PreparedRig::reference());
         let instances = 21; // three groups, the last of five
+        // One cache for every case: each layout must get its own parts, not the last one's.
+        let mut parts = LevelParts::new();
         for name in ["pulled", "packed", "naive"] {
             let variant = SkinVariant::from_name(name).expect("a declared variant");
             let layout = OutputLayout::new(variant, &rig, SkinMethod::Linear);
@@ -762,7 +831,8 @@ mod tests {
                         (offset as u64, bytes as u64)
                     })
                     .collect();
-                let copies = level_copies(&layout, &rig.mesh, &runs, &spans, &levels);
+                parts.keep_for(&layout, &rig);
+                let copies = level_copies(&layout, &rig.mesh, &mut parts, &runs, &spans, &levels);
                 for ((run, &(_, span)), copies) in runs.iter().zip(&spans).zip(&copies) {
                     let what = format!("{name}, levels {levels:?}, run {run:?}");
                     for pair in copies.windows(2) {

@@ -914,10 +914,13 @@ impl Scene {
     pub fn upload_bytes(&self) -> crate::gpu::upload::UploadBytes {
         match self.sim.animated_on {
             AnimateDevice::Cpu => self.uploader.copied(),
-            AnimateDevice::Gpu => crate::gpu::upload::UploadBytes {
-                copied: self.uploaded_bytes(),
-                every_vertex: self.uploaded_bytes(),
-            },
+            AnimateDevice::Gpu => {
+                let written = self.uploaded_bytes();
+                crate::gpu::upload::UploadBytes {
+                    copied: written,
+                    every_vertex: written,
+                }
+            }
         }
     }
 
