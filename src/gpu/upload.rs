@@ -234,15 +234,16 @@ impl LevelParts {
 /// skinned for `skin_levels[g]` (empty: the full mesh), and writes only that level's
 /// places ([`OutputLayout::level_group_bytes`]); the rest of its block holds whatever the
 /// staging memory held, never drawn. Parts less than [`COPY_GAP_BYTES`] apart are joined.
-/// `parts` must be kept for `layout` and `mesh`'s rig ([`LevelParts::keep_for`]).
+/// `parts` keeps each level's parts of `layout` for `rig` between frames.
 fn level_copies(
-    layout: &OutputLayout,
-    mesh: &crate::prepare::PreparedMesh,
     parts: &mut LevelParts,
+    (layout, rig): (&OutputLayout, &std::sync::Arc<crate::prepare::PreparedRig>),
     runs: &[Range<usize>],
     spans: &[(u64, u64)],
     skin_levels: &[u8],
 ) -> Vec<Vec<(u64, u64)>> {
+    parts.keep_for(layout, rig);
+    let mesh = &rig.mesh;
     let group_bytes = layout.group_bytes() as u64;
     runs.iter()
         .zip(spans)
@@ -436,21 +437,13 @@ impl Uploader {
         let pieces = split_runs(pipeline.output_layout(), n, runs, cap)?;
         let runs = pieces.as_slice();
         let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
-        let (layout, mesh) = (pipeline.output_layout(), &pipeline.rig().mesh);
-        self.level_parts.keep_for(layout, pipeline.rig());
-        let copies = level_copies(
-            layout,
-            mesh,
-            &mut self.level_parts,
-            runs,
-            &spans,
-            skin_levels,
-        );
+        let made_for = (pipeline.output_layout(), pipeline.rig());
+        let copies = level_copies(&mut self.level_parts, made_for, runs, &spans, skin_levels);
         let copied_bytes = |copies: &[Vec<(u64, u64)>]| -> u64 {
             copies.iter().flatten().map(|&(_, len)| len).sum()
         };
         // At full detail a group's parts are a stretch or two, so this is cheap.
-        let every_vertex = level_copies(layout, mesh, &mut self.level_parts, runs, &spans, &[]);
+        let every_vertex = level_copies(&mut self.level_parts, made_for, runs, &spans, &[]);
         self.copied = UploadBytes {
             copied: copied_bytes(&copies),
             every_vertex: copied_bytes(&every_vertex),
@@ -831,8 +824,7 @@ mod tests {
                         (offset as u64, bytes as u64)
                     })
                     .collect();
-                parts.keep_for(&layout, &rig);
-                let copies = level_copies(&layout, &rig.mesh, &mut parts, &runs, &spans, &levels);
+                let copies = level_copies(&mut parts, (&layout, &rig), &runs, &spans, &levels);
                 for ((run, &(_, span)), copies) in runs.iter().zip(&spans).zip(&copies) {
                     let what = format!("{name}, levels {levels:?}, run {run:?}");
                     for pair in copies.windows(2) {
