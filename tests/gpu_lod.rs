@@ -465,6 +465,13 @@ fn cpu_skinned_levels_uploaded(
             return Err(format!("frame {step}: {upload:?} copied {bytes:?}").into());
         }
         copied_less += (bytes.copied < bytes.every_vertex) as usize;
+        // The copies are counted: none exactly when nothing was copied, and `in_place`
+        // stages one per run of groups it updated (the pieces of a run this small).
+        let copies = bytes.copies.ok_or("the CPU's upload counted no copies")?;
+        let runs = scene.lod_stats().runs as u64;
+        if (copies == 0) != (bytes.copied == 0) || (whole && copies > runs.max(1)) {
+            return Err(format!("frame {step}: {upload:?} {bytes:?}, {runs} runs").into());
+        }
         // `gpu_compute` fed by the CPU skins only the characters of the groups the plan
         // computes, each at its group's level: `per_level` lists exactly those (kept ones
         // keep their vertices, and the frame verified above).

@@ -424,6 +424,14 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
     assert!(reading.joints_sampled < reading.joints_posed, "{reading:?}");
     harness.get_by_label_contains("joints posed");
     harness.get_by_label_contains(&format!("of every joint), {sampled} sampled"));
+    // The upload line says how many copies took the levels' parts to the GPU.
+    let copies = harness
+        .state()
+        .upload_bytes()
+        .copies
+        .expect("counted on the CPU");
+    assert!(copies > 0);
+    harness.get_by_label_contains(&format!(" MB in {copies} cop"));
     click_then_frame(&mut harness, "colour by level");
     assert!(harness.state().settings().color_by_level);
     click_then_frame(&mut harness, "mesh LOD");

@@ -313,6 +313,12 @@ pub struct UploadBytes {
     /// What copying every vertex of the same groups would take, bytes (the copies of the
     /// groups at full detail).
     pub every_vertex: u64,
+    /// Copies recorded: copy commands (`staging_belt`), `queue.write_buffer` calls
+    /// (`write_buffer`), or staged pieces (`in_place`). Each costs the CPU a fixed time
+    /// whatever its bytes, which is what the upload stage pays for copying only a level's
+    /// parts. `None` where the frame's upload is not this one's (the GPU's animation writes
+    /// its own records).
+    pub copies: Option<u64>,
 }
 
 impl Uploader {
@@ -416,7 +422,10 @@ impl Uploader {
         // Last frame's note says whether a fallback still needs the CPU buffer.
         self.release_unused(variant, device);
         self.note = None;
-        self.copied = UploadBytes::default();
+        self.copied = UploadBytes {
+            copies: Some(0),
+            ..UploadBytes::default()
+        };
         let n = instances.len();
         let bytes = pipeline.output_bytes(n) as u64;
         renderer.ensure_skinned_capacity(device, pipeline.output_layout(), n);
@@ -447,6 +456,7 @@ impl Uploader {
         self.copied = UploadBytes {
             copied: copied_bytes(&copies),
             every_vertex: copied_bytes(&every_vertex),
+            copies: Some(copies.iter().map(|parts| parts.len() as u64).sum()),
         };
         let planning = (planning, planning.elapsed());
         let upload = Stage::Upload.index();
@@ -528,6 +538,7 @@ impl Uploader {
                 }
                 // wgpu copies each mapping whole.
                 self.copied.copied = spans.iter().map(|&(_, len)| len).sum();
+                self.copied.copies = Some(spans.len() as u64);
                 let acquire = start.elapsed();
                 let mut outs: Vec<Dest<'_, u8>> = views
                     .iter_mut()

@@ -831,10 +831,16 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
     } else {
         String::new()
     };
+    // Each copy costs the CPU a fixed time, so the count explains the upload row.
+    let copies = match r.upload_copies {
+        Some(1) => " in 1 copy".to_string(),
+        Some(n) => format!(" in {n} copies"),
+        None => String::new(),
+    };
     ui.label(
         RichText::new(format!(
             "per instance: {} B state, {} B pipeline, {} B tree, {} KiB output · uploaded per \
-             frame: {:.2} MB ({}{share})",
+             frame: {:.2} MB{copies} ({}{share})",
             m.instance_bytes,
             m.pipeline_state_bytes,
             m.tree_heap_bytes,

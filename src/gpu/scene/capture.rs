@@ -117,6 +117,7 @@ impl Scene {
             instances: self.sim.crowd.len(),
             uploaded_bytes: upload.copied,
             updated_bytes: upload.every_vertex,
+            upload_copies: upload.copies,
             memory: self.sim.pipeline.memory_report(),
             lod: self.settings.lod.enabled.then(|| LodReading {
                 stats: self.lod_stats(),

@@ -919,6 +919,7 @@ impl Scene {
                 crate::gpu::upload::UploadBytes {
                     copied: written,
                     every_vertex: written,
+                    copies: None,
                 }
             }
         }

@@ -69,6 +69,9 @@ pub struct PanelReadings {
     /// What copying every vertex of the groups the frame updated takes, bytes: what
     /// `uploaded_bytes` would be without the parts the groups' levels left unwritten.
     pub updated_bytes: u64,
+    /// The copies the upload recorded for them (`None`: not counted, while the GPU
+    /// animates).
+    pub upload_copies: Option<u64>,
     pub memory: MemoryReport,
     pub lod: Option<LodReading>,
     pub mesh_lod: Option<MeshLodReading>,
@@ -192,6 +195,7 @@ pub struct ReadingInputs {
     pub instances: usize,
     pub uploaded_bytes: u64,
     pub updated_bytes: u64,
+    pub upload_copies: Option<u64>,
     pub memory: MemoryReport,
     pub lod: Option<LodReading>,
     pub mesh_lod: Option<MeshLodReading>,
@@ -239,6 +243,7 @@ impl PanelReadings {
             instances: inputs.instances,
             uploaded_bytes: inputs.uploaded_bytes,
             updated_bytes: inputs.updated_bytes,
+            upload_copies: inputs.upload_copies,
             uploads: match (inputs.animate, inputs.skin.skins_on_cpu()) {
                 (AnimateDevice::Gpu, _) => "changed characters' records",
                 (AnimateDevice::Cpu, true) => "skinned vertices",
