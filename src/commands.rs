@@ -148,7 +148,9 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     let mut out = format!(
         "mesh LOD: {} levels (made in {:.0} ms, measured over {} poses in {:.0} ms; joints are \
          those that move the level's vertices and their ancestors, all a character drawn at \
-         the level needs and all the animation poses for it; errors are the largest distance between the level's and the full \
+         the level needs and all the animation poses for it (with linear blending, which cuts \
+         the level's influences as below, those its kept influences name and their \
+         ancestors); errors are the largest distance between the level's and the full \
          mesh's skinned surfaces over the clips, its held joints at rest, +{:.0} %, its influences cut (below), as a share of the rig size {:.3})\n",
         chain.levels().len(),
         chain.build_secs * 1e3,
@@ -167,10 +169,11 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
     {
         let _ = writeln!(
             out,
-            "  level {l}: {:>6} triangles {:>6} vertices {:>5} joints ({} influence it, {} held)  error {:.3e} ({:.2e} of the rig size; the simplifier's bind-pose estimate {:.2e})",
+            "  level {l}: {:>6} triangles {:>6} vertices {:>5} joints ({} with linear blending; {} influence it, {} held)  error {:.3e} ({:.2e} of the rig size; the simplifier's bind-pose estimate {:.2e})",
             level.triangles(),
             level.vertices,
             joints.len(),
+            measured.cut_sets.get(l).map_or(joints.len(), |s| s.len()),
             joints.influencing(),
             measured.merges.get(l).map_or(0, |m| m.held.len()),
             error,
@@ -219,7 +222,7 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
          +{:.0} %):",
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
     );
-    for (l, m) in merges.iter().enumerate() {
+    for (l, (m, cut)) in merges.iter().zip(&measured.cut_merges).enumerate() {
         let names: Vec<&str> = m
             .held
             .iter()
@@ -243,9 +246,11 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
         };
         let _ = writeln!(
             out,
-            "  level {l}: {} of {} animated joints sampled, {held}",
+            "  level {l}: {} of {} animated joints sampled ({} of {} with linear blending), {held}",
             m.sampled(),
             m.animated,
+            cut.sampled(),
+            cut.animated,
         );
     }
     out
@@ -255,10 +260,11 @@ fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
     let chain = rig.mesh_chain();
     let measured = skinbench::skin::level_errors::level_errors(rig);
     serde_json::json!({
-        "levels": chain.levels().iter().zip(&measured.errors).zip(rig.level_joint_sets()).map(|((level, error), joints)| serde_json::json!({
+        "levels": chain.levels().iter().zip(&measured.errors).zip(rig.level_joint_sets()).zip(&measured.cut_sets).map(|(((level, error), joints), cut)| serde_json::json!({
             "triangles": level.triangles(),
             "vertices": level.vertices,
             "joints": joints.len(),
+            "joints_linear": cut.len(),
             "influencing_joints": joints.influencing(),
             "error": error,
             "bind_error": level.bind_error,

@@ -92,7 +92,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
         ..PipelineConfig::best_for(rig, 1)
     };
     let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
-    let mut animator = GpuAnimator::new(&gpu.device, rig);
+    let mut animator = GpuAnimator::new(&gpu.device, rig, case.method);
     animator.limit_ranges(case.range_limit);
     let mut crowd = InstanceStore::new();
     crowd.resize(case.characters, rig, 2.0);
@@ -195,7 +195,7 @@ fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<()
     let mut worst = (0.0f64, 0.0f32);
     for step in 0..48 {
         let clock_secs = 0.05 + 0.171 * step as f32;
-        let mut animator = GpuAnimator::new(&gpu.device, rig);
+        let mut animator = GpuAnimator::new(&gpu.device, rig, case.method);
         let gpu_palettes =
             animate_on_gpu(&gpu, &pipeline, &mut animator, &crowd, &case, clock_secs)?;
         let at_clock = animator.crowd_at(clock_secs);
@@ -248,7 +248,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         ..PipelineConfig::best_for(rig, 1)
     };
     let pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
-    let mut animator = GpuAnimator::new(&gpu.device, rig);
+    let mut animator = GpuAnimator::new(&gpu.device, rig, config.method);
     let mut crowd = InstanceStore::new();
     crowd.resize(20, rig, 2.0);
     let first = animator.write_characters(&gpu, &crowd, 0.0);

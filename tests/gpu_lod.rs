@@ -580,7 +580,7 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     scene.settings_mut().gpu_hierarchy = GpuHierarchy::Levels;
     // Three ranges of characters, each with its own list and arguments.
     scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
-    let depth_levels: Vec<u32> = AnimationTables::new(rig)
+    let depth_levels: Vec<u32> = AnimationTables::new(rig, scene.settings().pipeline.method)
         .offsets
         .levels
         .iter()
@@ -651,7 +651,7 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     // puts characters in view at coarse levels too.
     scene.camera_mut().distance *= 4.0;
     scene.settings_mut().lod.threshold_px = 40.0;
-    let tables = AnimationTables::new(rig);
+    let tables = AnimationTables::new(rig, scene.settings().pipeline.method);
     let work = &tables.offsets.level_lists;
     let moving_joints = tables.offsets.moving_joints;
     let mut fewer = 0;
@@ -736,6 +736,49 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
 
 fn levels_in(rig: &PreparedRig) -> usize {
     rig.mesh_chain().levels().len()
+}
+
+/// The GPU's animation poses each level's joints for one skinning method: linear
+/// blending's influence cuts pose fewer at coarse levels than dual quaternions, which keep
+/// every influence. Switching the method while the GPU animates makes its tables again, so
+/// every frame verifies on either side of each switch (with the cut sets' tables, a
+/// dual-quaternion character at a coarse level would blend palette entries nothing wrote),
+/// and some frame poses a character at a level whose two sets differ, where the rig has one.
+fn method_switch(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+    use skinbench::skin::level_errors::posed_joints;
+    common::gpu_or_skip();
+    if levels_in(rig) < 2
+        || SkinVariant::GpuCompute
+            .refusal(SkinMethod::DualQuat, rig)
+            .is_some()
+    {
+        return Ok(());
+    }
+    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
+    // A coarse threshold from far: characters in view at the coarsest levels.
+    scene.settings_mut().lod.threshold_px = 100.0;
+    scene.camera_mut().distance *= 20.0;
+    let differs = |l: usize| {
+        posed_joints(rig, l, SkinMethod::Linear).len()
+            < posed_joints(rig, l, SkinMethod::DualQuat).len()
+    };
+    let mut at_differing = 0;
+    let methods = [SkinMethod::Linear, SkinMethod::DualQuat];
+    // Three frames each: the first after a switch poses every character anew.
+    for step in 0..12 {
+        let method = methods[(step / 3) % 2];
+        scene.settings_mut().pipeline.method = method;
+        verified_frame(&mut scene, step, 1.0 / 60.0)
+            .map_err(|e| format!("{method:?}: {}", e.message().unwrap_or_default()))?;
+        let Some((_, posed)) = scene.gpu_levels().map_err(|e| e.to_string())? else {
+            return Err(format!("frame {step}: no levels read back").into());
+        };
+        at_differing += posed.iter().filter(|&&l| differs(l as usize)).count();
+    }
+    if at_differing == 0 && (0..levels_in(rig)).any(differs) {
+        return Err("no character was posed at a level whose cut set is smaller".into());
+    }
+    Ok(())
 }
 
 fn skinned_levels(
@@ -1973,6 +2016,10 @@ fn main() {
                 move || skinned_levels(&r, false, SkinMethod::Linear, shader),
             ));
         }
+        let r = rig.clone();
+        trials.push(common::trial(format!("method_switch/{name}"), move || {
+            method_switch(&r)
+        }));
         for (case, shadows, method) in [
             ("skinned_levels_shadows", true, SkinMethod::Linear),
             ("skinned_levels_dual_quat", false, SkinMethod::DualQuat),

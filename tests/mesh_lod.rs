@@ -11,6 +11,7 @@ use std::collections::HashSet;
 
 use libtest_mimic::{Arguments, Failed};
 use skinbench::prepare::PreparedRig;
+use skinbench::skin::SkinMethod;
 use skinbench::skin::level_errors::{joint_merges, level_errors};
 
 fn chain_is_valid(rig: &PreparedRig) -> Result<(), Failed> {
@@ -131,7 +132,9 @@ fn error_bounds_other_poses(rig: &PreparedRig) -> Result<(), Failed> {
 }
 
 /// Each level's joint set is exact: with every joint outside it posed wildly otherwise,
-/// the oracle skins the level's vertices to the same bits.
+/// the oracle skins the level's vertices to the same bits. So is the set linear blending
+/// poses, for the level's vertices with their influences cut as that level cuts them; it
+/// holds no joint the level's whole set does not, and the sets nest.
 fn joint_sets_are_exact(rig: &PreparedRig) -> Result<(), Failed> {
     use glam::{DQuat, DVec3};
     use skinbench::anim::hierarchy::reference::{LocalF64, model_from_joint_f64, palette};
@@ -144,10 +147,37 @@ fn joint_sets_are_exact(rig: &PreparedRig) -> Result<(), Failed> {
     let deepest = chain.deepest_levels_file(rig.source_mesh.vertex_count());
     let posed: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
     let expected_palette = palette(&rig.skeleton, &model_from_joint_f64(&rig.skeleton, &posed));
+    let mut cases = Vec::new();
     for (level, set) in sets.iter().enumerate() {
-        if set.is_empty() {
-            return Err(format!("level {level} keeps no joint").into());
+        cases.push((level, set, "every influence", None));
+        let cut = skinbench::skin::level_errors::posed_joints(rig, level, SkinMethod::Linear);
+        let kept = skinbench::skin::level_kept(rig, level, SkinMethod::Linear);
+        if let Some(j) = cut.joints().find(|&j| !set.contains(j)) {
+            return Err(format!("level {level}: the cut set holds joint {j}, the set not").into());
         }
+        if level > 0
+            && let Some(j) = cut.joints().find(|&j| {
+                !skinbench::skin::level_errors::posed_joints(rig, level - 1, SkinMethod::Linear)
+                    .contains(j)
+            })
+        {
+            return Err(
+                format!("level {level}: the cut set holds joint {j}, the finer not").into(),
+            );
+        }
+        cases.push((level, cut, "its influences cut", kept));
+    }
+    let mut cut_meshes = std::collections::BTreeMap::new();
+    for (level, set, what, kept) in cases {
+        if set.is_empty() {
+            return Err(format!("level {level} ({what}) keeps no joint").into());
+        }
+        let mesh = match kept {
+            Some(k) => &*cut_meshes
+                .entry(k)
+                .or_insert_with(|| rig.source_mesh.reduced_to(k).0),
+            None => &rig.source_mesh,
+        };
         let scrambled: Vec<LocalF64> = posed
             .iter()
             .enumerate()
@@ -170,12 +200,12 @@ fn joint_sets_are_exact(rig: &PreparedRig) -> Result<(), Failed> {
         let vertices: Vec<u32> = (0..deepest.len() as u32)
             .filter(|&v| deepest[v as usize] as usize >= level)
             .collect();
-        let expected = skin_positions(&rig.source_mesh, &expected_palette, &vertices);
-        let got = skin_positions(&rig.source_mesh, &got_palette, &vertices);
+        let expected = skin_positions(mesh, &expected_palette, &vertices);
+        let got = skin_positions(mesh, &got_palette, &vertices);
         if let Some(k) = (0..got.len()).find(|&k| got[k] != expected[k]) {
             return Err(format!(
-                "level {level} ({} of {} joints): vertex {} moves with a joint outside the set \
-                 ({} against {})",
+                "level {level}, {what} ({} of {} joints): vertex {} moves with a joint outside \
+                 the set ({} against {})",
                 set.len(),
                 rig.skeleton.joint_count(),
                 vertices[k],

@@ -392,24 +392,29 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
         .map(|(g, &l)| (13 - 8 * g).min(8) * skin.vertices_skinned_at(scene.rig(), l as usize))
         .sum();
     assert_eq!(reading.skinned_vertices, expected as u64, "{reading:?}");
-    // And posed only the joints of that level.
+    // And posed only the joints of that level (with linear blending, of its influence cut).
+    let method = scene.settings().pipeline.method;
     let posed: usize = scene
         .cpu_skin_levels()
         .iter()
         .enumerate()
-        .map(|(g, &l)| (13 - 8 * g).min(8) * scene.rig().joints_at_level(l as usize).len())
+        .map(|(g, &l)| {
+            let set = skinbench::skin::level_errors::posed_joints(scene.rig(), l as usize, method);
+            (13 - 8 * g).min(8) * set.len()
+        })
         .sum();
     assert_eq!(reading.joints_posed, posed as u64, "{reading:?}");
     assert_eq!(reading.full_joints, 13 * scene.rig().joint_count() as u64);
     assert!(reading.joints_posed < reading.full_joints, "{reading:?}");
     // Of those, sampled: the level's animated joints less the ones it holds at rest.
-    let merges = skinbench::skin::level_errors::joint_merges(scene.rig());
+    let merges =
+        |l: u8| skinbench::skin::level_errors::level_merges(scene.rig(), l as usize, method);
     let sampled: usize = scene
         .cpu_skin_levels()
         .iter()
         .enumerate()
         .map(|(g, &l)| {
-            let m = &merges[l as usize];
+            let m = merges(l);
             (13 - 8 * g).min(8) * m.sampled()
         })
         .sum();
@@ -418,7 +423,7 @@ fn the_mesh_lod_box_draws_mesh_levels_and_the_colour_box_shows_them() {
         scene
             .cpu_skin_levels()
             .iter()
-            .any(|&l| !merges[l as usize].held.is_empty()),
+            .any(|&l| !merges(l).held.is_empty()),
         "{reading:?}"
     );
     assert!(reading.joints_sampled < reading.joints_posed, "{reading:?}");

@@ -9,6 +9,7 @@ use skinbench::anim::sample::{ClipRt, sample_clip};
 use skinbench::crowd::timing::Stats;
 use skinbench::prepare::PreparedRig;
 use skinbench::rig::{Clip, Interpolation, JointTracks, Track};
+use skinbench::skin::SkinMethod;
 
 fn clip(interpolation: Interpolation, values: Vec<Vec3>, rotations: Vec<Quat>) -> ClipRt {
     let keys = if interpolation == Interpolation::CubicSpline {
@@ -208,11 +209,11 @@ fn a_level_samples_its_joints_exactly_on_every_rig() {
     use skinbench::anim::sample::{LevelPose, sample_clip_for};
     for (name, rig) in common::prepared_rigs() {
         let levels = rig.level_joint_sets().len();
-        let merges = skinbench::skin::level_errors::joint_merges(rig);
+        let methods = [SkinMethod::DualQuat, SkinMethod::Linear];
         for (c, clip) in rig.clips.iter().enumerate() {
-            for level in 0..=levels {
-                let set = rig.joints_at_level(level);
-                let held = &merges[level.min(levels - 1)];
+            for (level, method) in (0..=levels).flat_map(|l| methods.map(|m| (l, m))) {
+                let set = skinbench::skin::level_errors::posed_joints(rig, level, method);
+                let held = skinbench::skin::level_errors::level_merges(rig, level, method);
                 for step in 0..24 {
                     let t = clip.duration_secs * 1.3 * step as f32 / 24.0;
                     let n = rig.rest_pose.len();
@@ -226,7 +227,7 @@ fn a_level_samples_its_joints_exactly_on_every_rig() {
                     for j in set.joints() {
                         assert_eq!(
                             full[j], at_level[j],
-                            "{name} {} level {level} t {t}: joint {j}",
+                            "{name} {} level {level} ({method:?}) t {t}: joint {j}",
                             clip.name
                         );
                         let expected = if held.holds(j) {
@@ -237,7 +238,7 @@ fn a_level_samples_its_joints_exactly_on_every_rig() {
                         assert_eq!(
                             expected,
                             holding[j],
-                            "{name} {} level {level} t {t}: joint {j} (held: {})",
+                            "{name} {} level {level} ({method:?}) t {t}: joint {j} (held: {})",
                             clip.name,
                             held.holds(j)
                         );

@@ -229,7 +229,8 @@ pub fn sample_clip(clip: &ClipRt, rest: &[Qvs], time_secs: f32, out: &mut [Qvs])
 }
 
 /// A character posed for a level of the mesh's chain: the level, its joints
-/// ([`crate::prepare::PreparedRig::joints_at_level`]) and the joints it holds at rest
+/// ([`crate::prepare::PreparedRig::joints_at_level`], or fewer where the level's influences
+/// are cut, `skin::level_errors::posed_joints`) and the joints it holds at rest
 /// (`None`: none). Sampling a clip, the rotation lane tracks come from the merges where
 /// they were made for it ([`LevelMerges::lanes`]: only the tracks the level samples, so
 /// no block is evaluated for a held joint), otherwise from the clip, by level blocks.

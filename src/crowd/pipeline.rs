@@ -281,9 +281,14 @@ impl FrameContext<'_> {
         let s = rig.joint_stride;
         let active = instances.len();
         let parts = split(&self.layout, block);
-        // A group skinned for a level poses only the joints that level's vertices follow.
+        // A group skinned for a level poses only the joints that level's vertices follow,
+        // with the level's influence cut where the method cuts.
         let level = self.skin_levels.get(g).map(|&l| l as usize);
-        let set = level.map_or_else(|| rig.all_joints(), |l| rig.joints_at_level(l));
+        let method = self.config.method;
+        let set = level.map_or_else(
+            || rig.all_joints(),
+            |l| crate::skin::level_errors::posed_joints(rig, l, method),
+        );
         match stage {
             Stage::Sample => self.clock.time(stage, || {
                 profiling::scope!("sample");
@@ -291,7 +296,7 @@ impl FrameContext<'_> {
                 let level = level.map(|level| LevelPose {
                     level,
                     set,
-                    merges: Some(crate::skin::level_errors::level_merges(rig, level)),
+                    merges: Some(crate::skin::level_errors::level_merges(rig, level, method)),
                 });
                 for (k, inst) in instances.iter().enumerate() {
                     sample_instance(
@@ -912,7 +917,8 @@ impl Pipeline {
     ) -> Vec<LocalF64> {
         let mut locals = self.reference_local_pose(instance);
         if let Some(level) = level {
-            let merges = crate::skin::level_errors::level_merges(&self.rig, level);
+            let merges =
+                crate::skin::level_errors::level_merges(&self.rig, level, self.config.method);
             for &j in &merges.held {
                 if let (Some(l), Some(r)) = (locals.get_mut(j), self.rig.rest_pose.get(j)) {
                     *l = LocalF64::from(r);

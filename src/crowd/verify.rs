@@ -493,28 +493,23 @@ pub fn verify_gpu_animation(
     // others at rest without writing their local poses: they are taken at rest here too,
     // and the model matrices, compared with the reference hierarchy of these poses, show
     // whether the GPU did.
-    let sets = rig.level_joint_sets();
+    let method = pipeline.config().method;
     let mut at_rest = Vec::new();
     for ((&i, local), model) in indices.iter().zip(locals).zip(models) {
         let level = levels.posed.and_then(|l| l.get(i)).copied().unwrap_or(0) as usize;
-        let set = sets.get(level.min(sets.len().saturating_sub(1)));
-        let moving = |j: usize| set.is_none_or(|s| s.contains(j));
-        let local = match set {
-            Some(set) => {
-                at_rest.clear();
-                at_rest.extend_from_slice(local);
-                for j in set.joints() {
-                    if skin::level_errors::level_samples(rig, level, j) {
-                        continue;
-                    }
-                    if let (Some(l), Some(r)) = (at_rest.get_mut(j), rig.rest_pose.get(j)) {
-                        *l = *r;
-                    }
-                }
-                &at_rest[..]
+        let set = skin::level_errors::posed_joints(rig, level, method);
+        let moving = |j: usize| set.contains(j);
+        at_rest.clear();
+        at_rest.extend_from_slice(local);
+        for j in set.joints() {
+            if skin::level_errors::level_samples(rig, level, method, j) {
+                continue;
             }
-            None => &local[..],
-        };
+            if let (Some(l), Some(r)) = (at_rest.get_mut(j), rig.rest_pose.get(j)) {
+                *l = *r;
+            }
+        }
+        let local = &at_rest[..];
         let oracle = pipeline.reference_local_pose_at(&instances[i], levels.posed.map(|_| level));
         blend = blend.max(local_deviation(&rig.skeleton, local, &oracle, size, moving));
         let reference = reference::model_from_joint(&rig.skeleton, local);

@@ -147,43 +147,64 @@ pub fn level_joint_sets(
     deepest: &[u32],
     levels: usize,
 ) -> Vec<JointSet> {
+    cut_joint_sets(skeleton, mesh, deepest, &vec![None; levels.max(1)])
+}
+
+/// [`level_joint_sets`] with each level's influences cut: level `l`'s vertices keep their
+/// first `kept[l]` influences (`None`: every one), as [`crate::rig::Mesh::reduced_to`] and
+/// the kernels' [`super::InfluenceCut`] cut them, so the joints only a cut influence named
+/// leave the set. A level's set also holds every coarser level's (a character posed for a
+/// level may be drawn, or cast its shadow, at a coarser one with that level's cut), so the
+/// sets still nest; without cuts they nest by themselves. One level per entry of `kept`
+/// (at least one).
+pub fn cut_joint_sets(
+    skeleton: &Skeleton,
+    mesh: &Mesh,
+    deepest: &[u32],
+    kept: &[Option<usize>],
+) -> Vec<JointSet> {
     let joints = skeleton.joint_count();
-    (0..levels.max(1))
-        .map(|level| {
-            let mut needed = vec![false; joints];
-            let mut named = vec![false; skeleton.palette_joints.len()];
-            for ((influences, weights), &d) in mesh.joints.iter().zip(&mesh.weights).zip(deepest) {
-                if (d as usize) < level {
+    let levels = kept.len().max(1);
+    let mut needed = vec![false; joints];
+    let mut named = vec![false; skeleton.palette_joints.len()];
+    let mut sets = Vec::with_capacity(levels);
+    // Coarsest first, each level adding its own vertices' kept influences to the marks.
+    for level in (0..levels).rev() {
+        let keeps = kept.get(level).copied().flatten().unwrap_or(usize::MAX);
+        for ((influences, weights), &d) in mesh.joints.iter().zip(&mesh.weights).zip(deepest) {
+            if (d as usize) < level {
+                continue;
+            }
+            for (&entry, &w) in influences.iter().zip(weights).take(keeps) {
+                if w <= 0.0 {
                     continue;
                 }
-                for (&entry, &w) in influences.iter().zip(weights) {
-                    if w <= 0.0 {
-                        continue;
-                    }
-                    if let Some(n) = named.get_mut(entry as usize) {
-                        *n = true;
-                    }
-                    let joint = skeleton.palette_joints.get(entry as usize).copied();
-                    if let Some(n) = joint.and_then(|j| needed.get_mut(j as usize)) {
-                        *n = true;
-                    }
+                if let Some(n) = named.get_mut(entry as usize) {
+                    *n = true;
+                }
+                let joint = skeleton.palette_joints.get(entry as usize).copied();
+                if let Some(n) = joint.and_then(|j| needed.get_mut(j as usize)) {
+                    *n = true;
                 }
             }
-            let influencing = needed.iter().filter(|&&n| n).count();
-            // Children come after their parents: walking back, every child marks its
-            // parent before the parent is reached.
-            for j in (0..joints).rev() {
-                let parent = skeleton.parents[j];
-                if needed[j]
-                    && parent != NO_PARENT
-                    && let Some(p) = needed.get_mut(parent as usize)
-                {
-                    *p = true;
-                }
+        }
+        let influencing = needed.iter().filter(|&&n| n).count();
+        let mut closed = needed.clone();
+        // Children come after their parents: walking back, every child marks its
+        // parent before the parent is reached.
+        for j in (0..joints).rev() {
+            let parent = skeleton.parents[j];
+            if closed[j]
+                && parent != NO_PARENT
+                && let Some(p) = closed.get_mut(parent as usize)
+            {
+                *p = true;
             }
-            JointSet::from_marks(skeleton, needed, influencing, &named)
-        })
-        .collect()
+        }
+        sets.push(JointSet::from_marks(skeleton, closed, influencing, &named));
+    }
+    sets.reverse();
+    sets
 }
 
 /// Per palette entry, whether an influence with a weight above 0 names it: the entries a

@@ -10,12 +10,19 @@
 //! finer level's. Then the influences each level keeps ([`super::influence_cuts`]), chosen
 //! the same way: without growing its largest distance. Every LOD choice (the CPU's plan, the GPU's pass, the shadow level)
 //! reads it, and every path poses a level with the joints held here.
+//!
+//! With linear blending every path skins a level's vertices with its cut, so a character
+//! posed for the level needs only the joints its kept influences name and their
+//! ancestors ([`posed_joints`]): exact for that cut, no error added. Dual quaternions keep
+//! every influence, so they pose the level's whole set.
 
 use std::time::Instant;
 
+use super::SkinMethod;
 use super::influence_cuts::measure_cuts;
 use super::joint_merges::measure_merges;
 use super::mesh_lod::{POSE_MARGIN, measure_surfaces, poses_per_clip};
+use crate::prepare::joint_sets::{JointSet, cut_joint_sets};
 use crate::prepare::{LevelInfluences, LevelMerges, MeshLevelErrors, PreparedRig};
 
 /// Each level's error of `rig`'s chain and the joints it holds at rest (measured on first
@@ -43,23 +50,67 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
         }
         // Then the influences each level keeps, which leave its largest distance as it was.
         let influences = measure_cuts(rig, &measured, &merges);
+        let merges: Vec<LevelMerges> = merges
+            .into_iter()
+            .enumerate()
+            .map(|(l, m)| match l {
+                // The full mesh holds nothing: the same merges a crowd at full detail
+                // gets without this measurement.
+                0 => rig.full_mesh_merges().clone(),
+                _ => m.merges.with_lanes(&rig.clips, rig.joints_at_level(l)),
+            })
+            .collect();
+        let (cut_sets, cut_merges) = cut_poses(rig, &influences, &merges);
         MeshLevelErrors {
             errors,
             influences,
-            merges: merges
-                .into_iter()
-                .enumerate()
-                .map(|(l, m)| match l {
-                    // The full mesh holds nothing: the same merges a crowd at full detail
-                    // gets without this measurement.
-                    0 => rig.full_mesh_merges().clone(),
-                    _ => m.merges.with_lanes(&rig.clips, rig.joints_at_level(l)),
-                })
-                .collect(),
+            merges,
+            cut_sets,
+            cut_merges,
             poses,
             measure_secs: start.elapsed().as_secs_f64(),
         }
     })
+}
+
+/// Per level, the joints a character posed for it with linear blending needs (its
+/// influences cut to the level's `fits`) and what it holds of them at rest, with their
+/// own lane tracks. Level 0 cuts nothing: its set and merges are the full mesh's.
+fn cut_poses(
+    rig: &PreparedRig,
+    influences: &[LevelInfluences],
+    merges: &[LevelMerges],
+) -> (Vec<JointSet>, Vec<LevelMerges>) {
+    let kept: Vec<Option<usize>> = influences
+        .iter()
+        .enumerate()
+        .map(|(l, c)| if l == 0 { None } else { c.fits })
+        .collect();
+    let deepest = rig
+        .mesh_chain()
+        .deepest_levels_file(rig.source_mesh.vertex_count());
+    let sets = cut_joint_sets(&rig.skeleton, &rig.source_mesh, &deepest, &kept);
+    let animated = rig.animated_joints();
+    let cut_merges = sets
+        .iter()
+        .zip(merges)
+        .zip(&kept)
+        .map(|((set, m), k)| match k {
+            None => m.clone(),
+            Some(_) => LevelMerges::new(
+                set.joints().filter(|&j| animated[j]).count(),
+                m.held
+                    .iter()
+                    .copied()
+                    .filter(|&j| set.contains(j))
+                    .collect(),
+                m.moved,
+                rig.joint_count(),
+            )
+            .with_lanes(&rig.clips, set),
+        })
+        .collect();
+    (sets, cut_merges)
 }
 
 /// The level errors if something has asked for them ([`level_errors`]); `None`: not
@@ -69,15 +120,35 @@ pub fn measured(rig: &PreparedRig) -> Option<&MeshLevelErrors> {
     rig.mesh_level_errors.get()
 }
 
-/// The joints a character posed for `level` of `rig`'s chain holds at rest (a level past
-/// the chain is its coarsest). The full mesh holds nothing and asks for no measurement;
-/// the coarser levels are measured with [`level_errors`].
-pub fn level_merges(rig: &PreparedRig, level: usize) -> &LevelMerges {
+/// The joints a character posed for `level` of `rig`'s chain and skinned with `method`
+/// holds at rest, and the lane tracks it samples (a level past the chain is its coarsest).
+/// The full mesh holds nothing and asks for no measurement; the coarser levels are
+/// measured with [`level_errors`].
+pub fn level_merges(rig: &PreparedRig, level: usize, method: SkinMethod) -> &LevelMerges {
     if level == 0 {
         return rig.full_mesh_merges();
     }
-    let merges = joint_merges(rig);
+    let measured = level_errors(rig);
+    let merges = match method {
+        SkinMethod::Linear => &measured.cut_merges,
+        SkinMethod::DualQuat => &measured.merges,
+    };
     &merges[level.min(merges.len() - 1)]
+}
+
+/// The joints a character posed for `level` of `rig`'s chain and skinned with `method`
+/// needs (a level past the chain is its coarsest): with linear blending those its kept
+/// influences name and their ancestors, with dual quaternions, which keep every influence,
+/// the level's whole set ([`PreparedRig::joints_at_level`]). The full mesh asks for no
+/// measurement.
+pub fn posed_joints(rig: &PreparedRig, level: usize, method: SkinMethod) -> &JointSet {
+    match method {
+        SkinMethod::Linear if level > 0 => {
+            let sets = &level_errors(rig).cut_sets;
+            &sets[level.min(sets.len() - 1)]
+        }
+        SkinMethod::Linear | SkinMethod::DualQuat => rig.joints_at_level(level),
+    }
 }
 
 /// Per level of `rig`'s chain, the joints a character posed for it holds at rest
@@ -102,13 +173,14 @@ pub fn kept_at(rig: &PreparedRig, level: usize) -> Option<usize> {
     cuts.get(level.min(cuts.len().checked_sub(1)?))?.fits
 }
 
-/// Whether a character posed for `level` of `rig`'s chain samples `joint` (a level past
-/// the chain is its coarsest): the level's set holds it, a clip animates it and the level
-/// does not hold it at rest. The level poses its other joints at rest.
-pub fn level_samples(rig: &PreparedRig, level: usize, joint: usize) -> bool {
-    rig.joints_at_level(level).contains(joint)
+/// Whether a character posed for `level` of `rig`'s chain and skinned with `method`
+/// samples `joint` (a level past the chain is its coarsest): its posed set holds it, a
+/// clip animates it and the level does not hold it at rest. The level poses its other
+/// joints at rest.
+pub fn level_samples(rig: &PreparedRig, level: usize, method: SkinMethod, joint: usize) -> bool {
+    posed_joints(rig, level, method).contains(joint)
         && rig.animated_joints().get(joint).copied().unwrap_or(false)
-        && !level_merges(rig, level).holds(joint)
+        && !level_merges(rig, level, method).holds(joint)
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ use super::shape::{FrameShape, PaletteBuffer};
 use super::timers::GpuTimers;
 use crate::crowd::{Instance, InstanceStore};
 use crate::prepare::PreparedRig;
-use crate::skin::{OutputFormat, OutputLayout};
+use crate::skin::{OutputFormat, OutputLayout, SkinMethod};
 use crate::types::{Mat3x4, Qvs};
 use crate::variant::PlainSpec;
 
@@ -332,6 +332,8 @@ pub struct GpuAnimator {
     /// Bytes written for the last frame: the changed records ([`Self::write_characters`])
     /// and the passes' parameters ([`Self::record`]).
     written_bytes: u64,
+    /// The skinning method the tables' per-level joint lists are for.
+    method: SkinMethod,
 }
 
 impl GpuAnimator {
@@ -340,10 +342,16 @@ impl GpuAnimator {
         self.written_bytes
     }
 
-    /// Uploads `rig`'s tables and builds the passes' pipelines.
-    pub fn new(device: &wgpu::Device, rig: &PreparedRig) -> Self {
+    /// The skinning method the tables pose each level's joints for.
+    pub fn method(&self) -> SkinMethod {
+        self.method
+    }
+
+    /// Uploads `rig`'s tables, each level's joints as `method` poses them, and builds the
+    /// passes' pipelines.
+    pub fn new(device: &wgpu::Device, rig: &PreparedRig, method: SkinMethod) -> Self {
         use wgpu::util::DeviceExt;
-        let t = AnimationTables::new(rig);
+        let t = AnimationTables::new(rig, method);
         let data = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("animate: rig, keys and tables"),
             contents: bytemuck::cast_slice(&t.words),
@@ -412,6 +420,7 @@ impl GpuAnimator {
             limits: BindingLimits::of(device),
             prepared: None,
             written_bytes: 0,
+            method,
         }
     }
 

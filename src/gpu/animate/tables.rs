@@ -20,6 +20,7 @@ use crate::prepare::PreparedRig;
 use crate::prepare::clip::{ClipRt, Timeline, TrackRt};
 use crate::prepare::joint_sets::{JointSet, weighted_entries};
 use crate::rig::{Interpolation, NO_PARENT};
+use crate::skin::SkinMethod;
 use crate::types::LANES;
 
 /// A clip channel's "no track" (the joint keeps its rest value).
@@ -127,7 +128,9 @@ fn push_rows(rig: &mut Vec<[f32; 4]>, m: &Mat4) {
 }
 
 impl AnimationTables {
-    pub fn new(prepared: &PreparedRig) -> Self {
+    /// `prepared`'s tables, each level's joint lists as a character skinned with `method`
+    /// poses them ([`crate::skin::level_errors::posed_joints`]).
+    pub fn new(prepared: &PreparedRig, method: SkinMethod) -> Self {
         let skeleton = &prepared.skeleton;
         let joints = skeleton.joint_count();
         let mut t = Parts::default();
@@ -162,9 +165,14 @@ impl AnimationTables {
                 depth[parent as usize] + 1
             };
         }
-        let sets = prepared.level_joint_sets();
+        // Each level's joints as a character skinned with `method` poses them (its
+        // influence cut's, with linear blending); level 0's are every joint that moves a
+        // vertex, for either method.
+        let sets: Vec<&JointSet> = (0..prepared.level_joint_sets().len())
+            .map(|l| crate::skin::level_errors::posed_joints(prepared, l, method))
+            .collect();
         let all = JointSet::all(skeleton);
-        let moving = sets.first().unwrap_or(&all);
+        let moving = sets.first().copied().unwrap_or(&all);
         let levels = depth.iter().max().map_or(0, |d| d + 1);
         for level in 0..levels {
             let first = t.tables.len() as u32;
@@ -195,18 +203,14 @@ impl AnimationTables {
         t.offsets.joint_masks_at = t.tables.len() as u32;
         let mask_words = joints.div_ceil(32).max(1);
         t.offsets.mask_words = mask_words as u32;
-        for set in sets {
+        for set in &sets {
             let mut mask = vec![0u32; mask_words];
             for j in set.joints() {
                 mask[j / 32] |= 1 << (j % 32);
             }
             t.tables.extend(mask);
         }
-        let level_sets = if sets.is_empty() {
-            std::slice::from_ref(moving)
-        } else {
-            sets
-        };
+        let level_sets = if sets.is_empty() { vec![moving] } else { sets };
         // Per level, the joints a character posed for it samples: its set's joints a clip
         // animates and the level does not hold at rest.
         let sampled: Vec<Vec<u32>> = level_sets
@@ -214,7 +218,9 @@ impl AnimationTables {
             .enumerate()
             .map(|(level, set)| {
                 set.joints()
-                    .filter(|&j| crate::skin::level_errors::level_samples(prepared, level, j))
+                    .filter(|&j| {
+                        crate::skin::level_errors::level_samples(prepared, level, method, j)
+                    })
                     .map(|j| j as u32)
                     .collect()
             })
@@ -447,9 +453,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_track_of_every_clip_is_in_the_tables_once() {
+    fn every_track_of_every_clip_is_in_the_tables_once_for_dual_quaternions() {
+        every_track_of_every_clip_is_in_the_tables_once(SkinMethod::DualQuat);
+    }
+
+    #[test]
+    fn every_track_of_every_clip_is_in_the_tables_once_for_linear_blending() {
+        every_track_of_every_clip_is_in_the_tables_once(SkinMethod::Linear);
+        // Linear blending cuts the coarse levels' influences, so they pose fewer joints
+        // than dual quaternions, which keep every influence.
         let rig = PreparedRig::reference();
-        let t = AnimationTables::new(&rig);
+        let [linear, dual_quat] = [SkinMethod::Linear, SkinMethod::DualQuat]
+            .map(|m| AnimationTables::new(&rig, m).offsets.level_lists);
+        let coarsest = linear.len() - 1;
+        assert!(linear[coarsest][5] < dual_quat[coarsest][5]);
+        assert_eq!(linear[0], dual_quat[0]);
+    }
+
+    /// The tables for `method`: every clip's tracks once, the moving joints and entries,
+    /// and per level the joints that method poses.
+    fn every_track_of_every_clip_is_in_the_tables_once(method: SkinMethod) {
+        let rig = PreparedRig::reference();
+        let t = AnimationTables::new(&rig, method);
         let per_clip: usize = rig.clips.iter().map(|c| clip_tracks(c).len()).sum();
         assert_eq!(t.tracks, per_clip);
         let channels = &t.words[t.offsets.channels_at as usize
@@ -482,8 +507,12 @@ mod tests {
         // Per level: its sampled joints are its set's animated joints less the held ones
         // (as many as the level's merges count), in its mask too; its entries are the
         // moving entries of its joints. A coarse level samples fewer than the full mesh.
-        let sets = rig.level_joint_sets();
-        let merges = crate::skin::level_errors::joint_merges(&rig);
+        let sets: Vec<&JointSet> = (0..rig.level_joint_sets().len())
+            .map(|l| crate::skin::level_errors::posed_joints(&rig, l, method))
+            .collect();
+        let merges: Vec<&crate::prepare::LevelMerges> = (0..sets.len())
+            .map(|l| crate::skin::level_errors::level_merges(&rig, l, method))
+            .collect();
         let animated = rig.animated_joints();
         assert_eq!(o.list_levels as usize, sets.len());
         assert_eq!(o.level_lists.len(), sets.len());

@@ -48,21 +48,11 @@ impl Scene {
                 }
             }
             AnimateDevice::Cpu => {
-                // The crowd's times as the GPU last animated them.
-                if let Some(animator) = &self.sim.animator {
-                    let now = animator.crowd_at(self.sim.anim_clock_secs);
-                    for (c, g) in self.sim.crowd.as_mut_slice().iter_mut().zip(&now) {
-                        c.time_secs = g.time_secs;
-                    }
-                }
                 // What only the GPU's animation uses goes with it: its records, clip tables
                 // and LOD pass held a crowd's worth of GPU memory no frame read (a soak's
                 // checkpoints found 20 more GPU objects and up to 270 MiB more after a
                 // visit to the GPU's animation). Going back makes them again.
-                self.sim.animator = None;
-                self.sim.gpu_lod = None;
-                self.sim.gpu_lod_key = None;
-                self.sim.lod_motions = crate::crowd::lod::per_character::MotionSet::new();
+                self.release_gpu_animation();
             }
         }
         self.sim.animated_on = self.settings.animate;
@@ -72,6 +62,21 @@ impl Scene {
         self.sim.lod.invalidate();
         self.history.clear();
         self.requests.last_verify = None;
+    }
+
+    /// Lets the GPU's animation go (its passes, tables, records and LOD pass), the crowd's
+    /// times first taken back as the GPU last animated them.
+    fn release_gpu_animation(&mut self) {
+        if let Some(animator) = &self.sim.animator {
+            let now = animator.crowd_at(self.sim.anim_clock_secs);
+            for (c, g) in self.sim.crowd.as_mut_slice().iter_mut().zip(&now) {
+                c.time_secs = g.time_secs;
+            }
+        }
+        self.sim.animator = None;
+        self.sim.gpu_lod = None;
+        self.sim.gpu_lod_key = None;
+        self.sim.lod_motions = crate::crowd::lod::per_character::MotionSet::new();
     }
 
     /// The frame animated on the GPU: the changed characters' records written, the LOD
@@ -87,13 +92,24 @@ impl Scene {
         // here, once per rig, where neither the load nor the app has yet.
         crate::skin::level_errors::level_errors(self.sim.pipeline.rig());
         let shadow_level = self.shadow_mesh_level(crate::gpu::crowd_extent(&self.sim.crowd) + 12.0);
+        // The tables list the joints each level poses for one skinning method (linear
+        // blending's influence cuts pose fewer): another method makes them again.
+        let method = self.sim.pipeline.config().method;
+        if self
+            .sim
+            .animator
+            .as_ref()
+            .is_some_and(|a| a.method() != method)
+        {
+            self.release_gpu_animation();
+        }
         let (device, queue) = (&self.gpu.device, &self.gpu.queue);
         self.renderer.ensure_skinned_capacity(device, &layout, n);
         let rig = self.sim.pipeline.rig();
         let animator = self
             .sim
             .animator
-            .get_or_insert_with(|| GpuAnimator::new(device, rig));
+            .get_or_insert_with(|| GpuAnimator::new(device, rig, method));
         let start = Instant::now();
         let written =
             animator.write_characters(&self.gpu, &self.sim.crowd, self.sim.anim_clock_secs);
@@ -325,12 +341,13 @@ impl Scene {
     /// Has the animation on the GPU split its characters into ranges of at most
     /// `characters`, as a device with small binding limits would (see
     /// [`GpuAnimator::limit_ranges`]); kept until the animation's passes are made again
-    /// (another rig, or the animation back on the CPU).
+    /// (another rig or skinning method, or the animation back on the CPU).
     pub fn limit_animation_ranges(&mut self, characters: Option<usize>) {
         let (device, rig) = (&self.gpu.device, self.sim.pipeline.rig());
+        let method = self.sim.pipeline.config().method;
         self.sim
             .animator
-            .get_or_insert_with(|| GpuAnimator::new(device, rig))
+            .get_or_insert_with(|| GpuAnimator::new(device, rig, method))
             .limit_ranges(characters);
     }
 

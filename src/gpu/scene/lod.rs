@@ -323,8 +323,9 @@ impl Scene {
     /// a vertex.
     pub fn joints_posed(&self) -> u64 {
         let rig = self.sim.pipeline.rig();
+        let method = self.sim.pipeline.config().method;
         self.joints_per_frame(
-            |l| rig.joints_at_level(l).len() as u64,
+            |l| crate::skin::level_errors::posed_joints(rig, l, method).len() as u64,
             rig.joint_count() as u64,
             rig.joints_at_level(0).len() as u64,
         )
@@ -338,8 +339,9 @@ impl Scene {
         let animated = rig.animated_joints();
         let every = animated.iter().filter(|&&a| a).count() as u64;
         let moving = rig.full_mesh_merges().sampled() as u64;
+        let method = self.sim.pipeline.config().method;
         self.joints_per_frame(
-            |l| crate::skin::level_errors::level_merges(rig, l).sampled() as u64,
+            |l| crate::skin::level_errors::level_merges(rig, l, method).sampled() as u64,
             every,
             moving,
         )
