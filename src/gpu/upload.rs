@@ -237,38 +237,75 @@ impl LevelParts {
 /// `parts` keeps each level's parts of `layout` for `rig` between frames.
 fn level_copies(
     parts: &mut LevelParts,
-    (layout, rig): (&OutputLayout, &std::sync::Arc<crate::prepare::PreparedRig>),
+    made_for: (&OutputLayout, &std::sync::Arc<crate::prepare::PreparedRig>),
     runs: &[Range<usize>],
     spans: &[(u64, u64)],
     skin_levels: &[u8],
 ) -> Vec<Vec<(u64, u64)>> {
+    let mut copies = vec![Vec::new(); runs.len()];
+    for_each_level_copy(parts, made_for, runs, spans, skin_levels, |piece, copy| {
+        copies[piece].push(copy);
+    });
+    copies
+}
+
+/// The bytes [`level_copies`] would copy, without keeping the copies: what the panel
+/// compares the upload with (every vertex) needs only the sum.
+fn level_copied_bytes(
+    parts: &mut LevelParts,
+    made_for: (&OutputLayout, &std::sync::Arc<crate::prepare::PreparedRig>),
+    runs: &[Range<usize>],
+    spans: &[(u64, u64)],
+    skin_levels: &[u8],
+) -> u64 {
+    let mut bytes = 0;
+    for_each_level_copy(parts, made_for, runs, spans, skin_levels, |_, (_, len)| {
+        bytes += len;
+    });
+    bytes
+}
+
+/// Hands each copy [`level_copies`] describes to `copy(piece, (from, bytes))`, the pieces'
+/// in order.
+fn for_each_level_copy(
+    parts: &mut LevelParts,
+    (layout, rig): (&OutputLayout, &std::sync::Arc<crate::prepare::PreparedRig>),
+    runs: &[Range<usize>],
+    spans: &[(u64, u64)],
+    skin_levels: &[u8],
+    mut copy: impl FnMut(usize, (u64, u64)),
+) {
     parts.keep_for(layout, rig);
     let mesh = &rig.mesh;
     let group_bytes = layout.group_bytes() as u64;
-    runs.iter()
-        .zip(spans)
-        .map(|(run, &(_, span_bytes))| {
-            let mut copies: Vec<(u64, u64)> = Vec::new();
-            for g in run.clone() {
-                let level = skin_levels.get(g).map_or(0, |&l| l as usize);
-                let group_start = (g - run.start) as u64 * group_bytes;
-                for part in parts.at(layout, mesh, level) {
-                    let start = group_start + part.start;
-                    let end = (group_start + part.end).min(span_bytes);
-                    if start >= end {
-                        continue;
+    for (piece, (run, &(_, span_bytes))) in runs.iter().zip(spans).enumerate() {
+        // The copy being grown: a part less than the gap after it joins it.
+        let mut open: Option<(u64, u64)> = None;
+        for g in run.clone() {
+            let level = skin_levels.get(g).map_or(0, |&l| l as usize);
+            let group_start = (g - run.start) as u64 * group_bytes;
+            for part in parts.at(layout, mesh, level) {
+                let start = group_start + part.start;
+                let end = (group_start + part.end).min(span_bytes);
+                if start >= end {
+                    continue;
+                }
+                match &mut open {
+                    Some((at, len)) if *at + *len + COPY_GAP_BYTES >= start => {
+                        *len = end - *at;
                     }
-                    match copies.last_mut() {
-                        Some((at, len)) if *at + *len + COPY_GAP_BYTES >= start => {
-                            *len = end - *at;
+                    _ => {
+                        if let Some(done) = open.replace((start, end - start)) {
+                            copy(piece, done);
                         }
-                        _ => copies.push((start, end - start)),
                     }
                 }
             }
-            copies
-        })
-        .collect()
+        }
+        if let Some(done) = open {
+            copy(piece, done);
+        }
+    }
 }
 
 /// The CPU's part of an upload: the pipeline that computes, the characters, and the runs
@@ -448,14 +485,11 @@ impl Uploader {
         let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
         let made_for = (pipeline.output_layout(), pipeline.rig());
         let copies = level_copies(&mut self.level_parts, made_for, runs, &spans, skin_levels);
-        let copied_bytes = |copies: &[Vec<(u64, u64)>]| -> u64 {
-            copies.iter().flatten().map(|&(_, len)| len).sum()
-        };
         // At full detail a group's parts are a stretch or two, so this is cheap.
-        let every_vertex = level_copies(&mut self.level_parts, made_for, runs, &spans, &[]);
+        let every_vertex = level_copied_bytes(&mut self.level_parts, made_for, runs, &spans, &[]);
         self.copied = UploadBytes {
-            copied: copied_bytes(&copies),
-            every_vertex: copied_bytes(&every_vertex),
+            copied: copies.iter().flatten().map(|&(_, len)| len).sum(),
+            every_vertex,
             copies: Some(copies.iter().map(|parts| parts.len() as u64).sum()),
         };
         let planning = (planning, planning.elapsed());
@@ -677,39 +711,38 @@ impl Uploader {
                     ));
                     self.trace_upload(start, acquire);
                     self.trace_upload(copy, copy.elapsed());
-                    self.trace_upload(planning.0, planning.1);
-                    timings.stage_us[upload] =
-                        (planning.1 + acquire + copy.elapsed()).as_secs_f64() * 1e6;
-                    return Ok(timings);
-                }
-                let mut outs = Vec::with_capacity(spans.len());
-                for (chunk, view) in chunks.iter().zip(views.iter_mut()) {
-                    let mut mapping = view.slice(..);
-                    let ptr = mapping.as_raw_element_ptr();
-                    // SAFETY: as in `in_place`: `view` stays mapped and exclusively ours
-                    // until `views` is dropped below, after the frame, and is only written.
-                    let mut rest = unsafe { Dest::from_raw(ptr, mapping.len()) };
-                    for &(_, len) in &spans[chunk.pieces.clone()] {
-                        let (out, tail) = rest.split_at(len as usize);
-                        outs.push(out);
-                        rest = tail;
+                    timings.stage_us[upload] = (acquire + copy.elapsed()).as_secs_f64() * 1e6;
+                    Ok(timings)
+                } else {
+                    let mut outs = Vec::with_capacity(spans.len());
+                    for (chunk, view) in chunks.iter().zip(views.iter_mut()) {
+                        let mut mapping = view.slice(..);
+                        let ptr = mapping.as_raw_element_ptr();
+                        // SAFETY: as in `in_place`: `view` stays mapped and exclusively ours
+                        // until `views` is dropped below, after the frame, and is only written.
+                        let mut rest = unsafe { Dest::from_raw(ptr, mapping.len()) };
+                        for &(_, len) in &spans[chunk.pieces.clone()] {
+                            let (out, tail) = rest.split_at(len as usize);
+                            outs.push(out);
+                            rest = tail;
+                        }
                     }
+                    let mut timings = Self::skin_into_mapping(
+                        pipeline,
+                        (instances, skin_levels),
+                        runs,
+                        &mut outs,
+                        &mut self.note,
+                    )?;
+                    let release = Instant::now();
+                    drop(outs);
+                    drop(views);
+                    self.belt.finish();
+                    self.trace_upload(start, acquire);
+                    self.trace_upload(release, release.elapsed());
+                    timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
+                    Ok(timings)
                 }
-                let mut timings = Self::skin_into_mapping(
-                    pipeline,
-                    (instances, skin_levels),
-                    runs,
-                    &mut outs,
-                    &mut self.note,
-                )?;
-                let release = Instant::now();
-                drop(outs);
-                drop(views);
-                self.belt.finish();
-                self.trace_upload(start, acquire);
-                self.trace_upload(release, release.elapsed());
-                timings.stage_us[upload] = (acquire + release.elapsed()).as_secs_f64() * 1e6;
-                Ok(timings)
             }
         };
         timings.map(|mut timings| {
@@ -812,7 +845,7 @@ mod tests {
     /// The copies of a run of groups cover every part each group's level wrote, stay in
     /// the run's span, ascend with at least [`COPY_GAP_BYTES`] between them, and copy less
     /// than half the span where every group of a sorted layout is coarse; the parts kept
-    /// between frames follow the layout.
+    /// between frames follow the layout, and their sum alone is what they add up to.
     #[test]
     fn level_copies_cover_what_each_group_wrote_and_no_more_than_its_span() {
         let rig = std::sync::Arc::new(PreparedRig::reference());
@@ -836,6 +869,11 @@ mod tests {
                     })
                     .collect();
                 let copies = level_copies(&mut parts, (&layout, &rig), &runs, &spans, &levels);
+                // The sum alone, as the comparison with every vertex takes it.
+                let summed =
+                    level_copied_bytes(&mut parts, (&layout, &rig), &runs, &spans, &levels);
+                let listed: u64 = copies.iter().flatten().map(|&(_, len)| len).sum();
+                assert_eq!(summed, listed, "{name}, levels {levels:?}, runs {runs:?}");
                 for ((run, &(_, span)), copies) in runs.iter().zip(&spans).zip(&copies) {
                     let what = format!("{name}, levels {levels:?}, run {run:?}");
                     for pair in copies.windows(2) {
