@@ -555,7 +555,7 @@ pub struct MeshLevelErrors {
     /// Per level, the joints a character posed for it with linear blending needs: its
     /// vertices' influences cut to the level's `fits` ([`joint_sets::cut_joint_sets`]), so
     /// the joints only a cut influence named are neither sampled, walked nor written. The
-    /// same as [`PreparedData::level_joint_sets`] where nothing is cut.
+    /// same as [`PreparedRig::level_joint_sets`] where nothing is cut.
     #[serde(skip)]
     pub cut_sets: Vec<joint_sets::JointSet>,
     /// Per level, [`Self::merges`] for [`Self::cut_sets`]: the held joints of the cut set,
