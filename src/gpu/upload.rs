@@ -249,24 +249,9 @@ fn level_copies(
     copies
 }
 
-/// The bytes [`level_copies`] would copy, without keeping the copies: what the panel
-/// compares the upload with (every vertex) needs only the sum.
-fn level_copied_bytes(
-    parts: &mut LevelParts,
-    made_for: (&OutputLayout, &std::sync::Arc<crate::prepare::PreparedRig>),
-    runs: &[Range<usize>],
-    spans: &[(u64, u64)],
-    skin_levels: &[u8],
-) -> u64 {
-    let mut bytes = 0;
-    for_each_level_copy(parts, made_for, runs, spans, skin_levels, |_, (_, len)| {
-        bytes += len;
-    });
-    bytes
-}
-
 /// Hands each copy [`level_copies`] describes to `copy(piece, (from, bytes))`, the pieces'
-/// in order.
+/// in order, keeping none: what needs only their sum (the comparison with every vertex)
+/// takes them this way.
 fn for_each_level_copy(
     parts: &mut LevelParts,
     (layout, rig): (&OutputLayout, &std::sync::Arc<crate::prepare::PreparedRig>),
@@ -485,8 +470,19 @@ impl Uploader {
         let spans: Vec<(u64, u64)> = Self::run_spans(pipeline, n, runs).collect();
         let made_for = (pipeline.output_layout(), pipeline.rig());
         let copies = level_copies(&mut self.level_parts, made_for, runs, &spans, skin_levels);
-        // At full detail a group's parts are a stretch or two, so this is cheap.
-        let every_vertex = level_copied_bytes(&mut self.level_parts, made_for, runs, &spans, &[]);
+        // At full detail a group's parts are a stretch or two, so this is cheap; only their
+        // sum is wanted, so none is kept.
+        let mut every_vertex = 0;
+        for_each_level_copy(
+            &mut self.level_parts,
+            made_for,
+            runs,
+            &spans,
+            &[],
+            |_, copy| {
+                every_vertex += copy.1;
+            },
+        );
         self.copied = UploadBytes {
             copied: copies.iter().flatten().map(|&(_, len)| len).sum(),
             every_vertex,
@@ -870,8 +866,17 @@ mod tests {
                     .collect();
                 let copies = level_copies(&mut parts, (&layout, &rig), &runs, &spans, &levels);
                 // The sum alone, as the comparison with every vertex takes it.
-                let summed =
-                    level_copied_bytes(&mut parts, (&layout, &rig), &runs, &spans, &levels);
+                let mut summed = 0;
+                for_each_level_copy(
+                    &mut parts,
+                    (&layout, &rig),
+                    &runs,
+                    &spans,
+                    &levels,
+                    |_, c| {
+                        summed += c.1;
+                    },
+                );
                 let listed: u64 = copies.iter().flatten().map(|&(_, len)| len).sum();
                 assert_eq!(summed, listed, "{name}, levels {levels:?}, runs {runs:?}");
                 for ((run, &(_, span)), copies) in runs.iter().zip(&spans).zip(&copies) {
