@@ -173,7 +173,12 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
             level.triangles(),
             level.vertices,
             joints.len(),
-            measured.cut_sets.get(l).map_or(joints.len(), |s| s.len()),
+            skinbench::skin::level_errors::posed_joints(
+                rig,
+                l,
+                skinbench::skin::SkinMethod::Linear
+            )
+            .len(),
             joints.influencing(),
             measured.merges.get(l).map_or(0, |m| m.held.len()),
             error,
@@ -222,7 +227,12 @@ fn mesh_lod_text(rig: &PreparedRig) -> String {
          +{:.0} %):",
         skinbench::skin::mesh_lod::POSE_MARGIN * 100.0,
     );
-    for (l, (m, cut)) in merges.iter().zip(&measured.cut_merges).enumerate() {
+    for (l, m) in merges.iter().enumerate() {
+        let cut = skinbench::skin::level_errors::level_merges(
+            rig,
+            l,
+            skinbench::skin::SkinMethod::Linear,
+        );
         let names: Vec<&str> = m
             .held
             .iter()
@@ -260,11 +270,11 @@ fn mesh_lod_json(rig: &PreparedRig) -> serde_json::Value {
     let chain = rig.mesh_chain();
     let measured = skinbench::skin::level_errors::level_errors(rig);
     serde_json::json!({
-        "levels": chain.levels().iter().zip(&measured.errors).zip(rig.level_joint_sets()).zip(&measured.cut_sets).map(|(((level, error), joints), cut)| serde_json::json!({
+        "levels": chain.levels().iter().zip(&measured.errors).zip(rig.level_joint_sets()).enumerate().map(|(l, ((level, error), joints))| serde_json::json!({
             "triangles": level.triangles(),
             "vertices": level.vertices,
             "joints": joints.len(),
-            "joints_linear": cut.len(),
+            "joints_linear": skinbench::skin::level_errors::posed_joints(rig, l, skinbench::skin::SkinMethod::Linear).len(),
             "influencing_joints": joints.influencing(),
             "error": error,
             "bind_error": level.bind_error,

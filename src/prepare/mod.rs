@@ -554,14 +554,16 @@ pub struct MeshLevelErrors {
     pub merges: Vec<LevelMerges>,
     /// Per level, the joints a character posed for it with linear blending needs: its
     /// vertices' influences cut to the level's `fits` ([`joint_sets::cut_joint_sets`]), so
-    /// the joints only a cut influence named are neither sampled, walked nor written. The
-    /// same as [`PreparedRig::level_joint_sets`] where nothing is cut.
+    /// the joints only a cut influence named are neither sampled, walked nor written.
+    /// `None` where nothing is cut: the level's whole set
+    /// ([`PreparedRig::level_joint_sets`]), not kept twice.
     #[serde(skip)]
-    pub cut_sets: Vec<joint_sets::JointSet>,
+    pub cut_sets: Vec<Option<joint_sets::JointSet>>,
     /// Per level, [`Self::merges`] for [`Self::cut_sets`]: the held joints of the cut set,
-    /// and the lane tracks of its joints not held.
+    /// and the lane tracks of its joints not held (`None` where nothing is cut: the
+    /// level's own merges, whose lane tracks are not copied).
     #[serde(skip)]
-    pub cut_merges: Vec<LevelMerges>,
+    pub cut_merges: Vec<Option<LevelMerges>>,
     /// Poses measured.
     pub poses: usize,
     pub measure_secs: f64,

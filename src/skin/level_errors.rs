@@ -75,12 +75,13 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
 
 /// Per level, the joints a character posed for it with linear blending needs (its
 /// influences cut to the level's `fits`) and what it holds of them at rest, with their
-/// own lane tracks. Level 0 cuts nothing: its set and merges are the full mesh's.
+/// own lane tracks; `None` where the level cuts nothing (level 0 never does), which poses
+/// its whole set with its own merges.
 fn cut_poses(
     rig: &PreparedRig,
     influences: &[LevelInfluences],
     merges: &[LevelMerges],
-) -> (Vec<JointSet>, Vec<LevelMerges>) {
+) -> (Vec<Option<JointSet>>, Vec<Option<LevelMerges>>) {
     let kept: Vec<Option<usize>> = influences
         .iter()
         .enumerate()
@@ -95,20 +96,27 @@ fn cut_poses(
         .iter()
         .zip(merges)
         .zip(&kept)
-        .map(|((set, m), k)| match k {
-            None => m.clone(),
-            Some(_) => LevelMerges::new(
-                set.joints().filter(|&j| animated[j]).count(),
-                m.held
-                    .iter()
-                    .copied()
-                    .filter(|&j| set.contains(j))
-                    .collect(),
-                m.moved,
-                rig.joint_count(),
-            )
-            .with_lanes(&rig.clips, set),
+        .map(|((set, m), k)| {
+            k.map(|_| {
+                LevelMerges::new(
+                    set.joints().filter(|&j| animated[j]).count(),
+                    m.held
+                        .iter()
+                        .copied()
+                        .filter(|&j| set.contains(j))
+                        .collect(),
+                    m.moved,
+                    rig.joint_count(),
+                )
+                .with_lanes(&rig.clips, set)
+            })
         })
+        .collect();
+    // A level that cuts nothing has its whole set: every coarser level's is within it.
+    let sets = sets
+        .into_iter()
+        .zip(&kept)
+        .map(|(set, k)| k.map(|_| set))
         .collect();
     (sets, cut_merges)
 }
@@ -129,11 +137,12 @@ pub fn level_merges(rig: &PreparedRig, level: usize, method: SkinMethod) -> &Lev
         return rig.full_mesh_merges();
     }
     let measured = level_errors(rig);
-    let merges = match method {
-        SkinMethod::Linear => &measured.cut_merges,
-        SkinMethod::DualQuat => &measured.merges,
-    };
-    &merges[level.min(merges.len() - 1)]
+    let level = level.min(measured.merges.len() - 1);
+    let whole = &measured.merges[level];
+    match method {
+        SkinMethod::Linear => measured.cut_merges[level].as_ref().unwrap_or(whole),
+        SkinMethod::DualQuat => whole,
+    }
 }
 
 /// The joints a character posed for `level` of `rig`'s chain and skinned with `method`
@@ -145,7 +154,8 @@ pub fn posed_joints(rig: &PreparedRig, level: usize, method: SkinMethod) -> &Joi
     match method {
         SkinMethod::Linear if level > 0 => {
             let sets = &level_errors(rig).cut_sets;
-            &sets[level.min(sets.len() - 1)]
+            let cut = sets[level.min(sets.len() - 1)].as_ref();
+            cut.unwrap_or_else(|| rig.joints_at_level(level))
         }
         SkinMethod::Linear | SkinMethod::DualQuat => rig.joints_at_level(level),
     }
