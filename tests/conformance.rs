@@ -184,13 +184,15 @@ fn method_prefix(method: SkinMethod) -> String {
 /// with), so a character drawn at a coarse level costs only that level's vertices. The
 /// hierarchy and palette stages pose only the level's joints: a joint or entry the level's
 /// vertices follow left out fails the comparison. `hierarchy`: the pipeline's best
-/// where not given.
+/// where not given. `blend_weight` above 0 cross-fades each character's clip with a
+/// second one, which the blend stage does over the level's joints only.
 fn level_matches_the_oracle(
     rig: &Arc<PreparedRig>,
     skin: SkinVariant,
     method: SkinMethod,
     level: usize,
     hierarchy: Option<HierarchyVariant>,
+    blend_weight: f32,
 ) -> Result<(), Failed> {
     use skinbench::crowd::Stage;
     use skinbench::crowd::verify::verify_frame_at_levels;
@@ -200,6 +202,7 @@ fn level_matches_the_oracle(
         skin,
         method,
         hierarchy: hierarchy.unwrap_or(best.hierarchy),
+        blend_weight,
         ..best
     };
     let mut pipeline = Pipeline::new(rig.clone(), config)?;
@@ -311,7 +314,7 @@ fn main() {
                             method_prefix(method),
                             skin.name()
                         ),
-                        move || level_matches_the_oracle(&r, skin, method, level, None),
+                        move || level_matches_the_oracle(&r, skin, method, level, None, 0.0),
                     ));
                 }
             }
@@ -331,10 +334,18 @@ fn main() {
                             SkinMethod::Linear,
                             level,
                             Some(hierarchy),
+                            0.0,
                         )
                     },
                 ));
             }
+            // Two clips cross-faded: the blend stage blends only the level's joints.
+            let r = rig.clone();
+            let skin = PipelineConfig::best_for(rig, 1).skin;
+            trials.push(common::trial(
+                format!("levels/{name}/blend/level_{level}"),
+                move || level_matches_the_oracle(&r, skin, SkinMethod::Linear, level, None, 0.4),
+            ));
         }
         for &hierarchy in HierarchyVariant::ALL {
             let (n, r) = (name.clone(), rig.clone());

@@ -11,11 +11,27 @@ use crate::types::Qvs;
 /// `a = blend(a, b, weight)` for every joint; `weight` 0 keeps `a`, 1 gives `b`.
 pub fn blend_poses(a: &mut [Qvs], b: &[Qvs], weight: f32) {
     for (x, y) in a.iter_mut().zip(b) {
-        // glam's Quat::lerp flips to the short hemisphere and normalizes: an nlerp.
-        x.rotation = x.rotation.lerp(y.rotation, weight);
-        x.translation = x.translation.lerp(y.translation, weight);
-        x.scale = x.scale.lerp(y.scale, weight);
+        blend_joint(x, y, weight);
     }
+}
+
+/// [`blend_poses`] for the joints `joints` lists (a mesh level's set): a character posed
+/// for a level reads no other joint, so the others keep `a` (both poses hold their rest
+/// pose there). An index past either pose is skipped.
+pub fn blend_listed(a: &mut [Qvs], b: &[Qvs], weight: f32, joints: &[u16]) {
+    for &j in joints {
+        if let (Some(x), Some(y)) = (a.get_mut(j as usize), b.get(j as usize)) {
+            blend_joint(x, y, weight);
+        }
+    }
+}
+
+#[inline]
+fn blend_joint(x: &mut Qvs, y: &Qvs, weight: f32) {
+    // glam's Quat::lerp flips to the short hemisphere and normalizes: an nlerp.
+    x.rotation = x.rotation.lerp(y.rotation, weight);
+    x.translation = x.translation.lerp(y.translation, weight);
+    x.scale = x.scale.lerp(y.scale, weight);
 }
 
 /// The blend oracle: the same cross-fade written independently in f64 from its definition

@@ -25,7 +25,7 @@ use glam::Mat4;
 use super::crew::Crew;
 use super::instances::Instance;
 use super::timing::{Stage, StageClock, StageTimings};
-use crate::anim::blend::{blend_poses, blend_reference};
+use crate::anim::blend::{blend_listed, blend_poses, blend_reference};
 use crate::anim::hierarchy::reference::LocalF64;
 use crate::anim::hierarchy::{
     self, HierarchyError, HierarchyVariant, JointTree, ModelLayout, ModelPoses, ModelPosesMut,
@@ -319,12 +319,16 @@ impl FrameContext<'_> {
             }),
             Stage::Blend => self.clock.time(stage, || {
                 profiling::scope!("blend");
+                let weight = self.config.blend_weight;
                 for k in 0..active {
-                    blend_poses(
-                        &mut parts.locals[k * s..k * s + rig.joint_count()],
-                        &parts.locals_b[k * s..k * s + rig.joint_count()],
-                        self.config.blend_weight,
-                    );
+                    let a = &mut parts.locals[k * s..k * s + rig.joint_count()];
+                    let b = &parts.locals_b[k * s..k * s + rig.joint_count()];
+                    // A group posed for a level blends only the joints it poses.
+                    if set.has_every_joint() {
+                        blend_poses(a, b, weight);
+                    } else {
+                        blend_listed(a, b, weight, set.joint_list());
+                    }
                 }
             }),
             Stage::Hierarchy => self.clock.time(stage, || {
