@@ -233,16 +233,17 @@ impl AnimationTables {
             }
             t.tables.extend(mask);
         }
-        // Per level, the moving palette entries whose joint its set holds.
-        let entry_joints = &skeleton.palette_joints;
+        // Per level, the palette entries its vertices read: the set's own entries (with
+        // an influence cut, only those the kept influences name; a coarser level's are
+        // among them, so a shadow drawn coarser reads written entries), weighted ones only
+        // (the whole skeleton's set, without levels, lists every entry).
         let entries: Vec<Vec<u32>> = level_sets
             .iter()
             .map(|set| {
-                named
+                set.entries()
                     .iter()
-                    .enumerate()
-                    .filter(|&(e, &n)| n && set.contains(entry_joints[e] as usize))
-                    .map(|(e, _)| e as u32)
+                    .filter(|&&e| named.get(e as usize) == Some(&true))
+                    .map(|&e| u32::from(e))
                     .collect()
             })
             .collect();
@@ -506,7 +507,8 @@ mod tests {
         );
         // Per level: its sampled joints are its set's animated joints less the held ones
         // (as many as the level's merges count), in its mask too; its entries are the
-        // moving entries of its joints. A coarse level samples fewer than the full mesh.
+        // set's own, the entries the level's vertices read (with a cut, fewer than the
+        // moving entries of its joints). A coarse level samples fewer than the full mesh.
         let sets: Vec<&JointSet> = (0..rig.level_joint_sets().len())
             .map(|l| crate::skin::level_errors::posed_joints(&rig, l, method))
             .collect();
@@ -541,12 +543,12 @@ mod tests {
                 let bit = mask[j / 32] >> (j % 32) & 1 != 0;
                 assert_eq!(bit, expected.contains(&(j as u32)), "level {l}, joint {j}");
             }
-            let level_entries: Vec<u32> = entries
-                .iter()
-                .copied()
-                .filter(|&e| set.contains(rig.skeleton.palette_joints[e as usize] as usize))
-                .collect();
+            let level_entries: Vec<u32> = set.entries().iter().map(|&e| u32::from(e)).collect();
             assert_eq!(list(entries_at, entry_count), level_entries, "level {l}");
+            assert!(
+                level_entries.iter().all(|e| entries.contains(e)),
+                "level {l}"
+            );
         }
         let last = o.level_lists.last().unwrap();
         assert!(last[1] < o.level_lists[0][1] && last[3] < o.level_lists[0][3]);
