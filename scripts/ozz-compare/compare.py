@@ -28,8 +28,11 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 def run(args, out_file=None):
     print("compare:", " ".join(args), flush=True)
-    with open(out_file, "w") if out_file else open(os.devnull, "w") as sink:
-        done = subprocess.run(args, cwd=REPO, stdout=sink if out_file else None)
+    if out_file:
+        with open(out_file, "w") as sink:
+            done = subprocess.run(args, cwd=REPO, stdout=sink)
+    else:
+        done = subprocess.run(args, cwd=REPO)
     if done.returncode != 0:
         sys.exit(f"compare: {' '.join(args)} exited with {done.returncode}")
 

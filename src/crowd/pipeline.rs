@@ -320,14 +320,14 @@ impl FrameContext<'_> {
             Stage::Blend => self.clock.time(stage, || {
                 profiling::scope!("blend");
                 let weight = self.config.blend_weight;
+                // A group posed for a level blends only the joints it poses.
+                let listed = (!set.has_every_joint()).then(|| set.joint_list());
                 for k in 0..active {
                     let a = &mut parts.locals[k * s..k * s + rig.joint_count()];
                     let b = &parts.locals_b[k * s..k * s + rig.joint_count()];
-                    // A group posed for a level blends only the joints it poses.
-                    if set.has_every_joint() {
-                        blend_poses(a, b, weight);
-                    } else {
-                        blend_listed(a, b, weight, set.joint_list());
+                    match listed {
+                        None => blend_poses(a, b, weight),
+                        Some(joints) => blend_listed(a, b, weight, joints),
                     }
                 }
             }),
