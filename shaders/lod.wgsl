@@ -15,7 +15,7 @@
 #import skinbench::record::Character
 #import skinbench::constants::{
     DUE, FORCED, MESH_HYSTERESIS, MESH_LEVEL_MASK, MESH_LEVEL_SHIFT, MOTION_STILL,
-    MOTION_UNBOUNDED, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, RECORD_ANIMATE,
+    MOTION_REACH, MOTION_UNBOUNDED, NO_MOTION, NO_SLOT, PERIOD_MASK, PERIOD_SHIFT, RECORD_ANIMATE,
     RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT,
     STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
     STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
@@ -288,9 +288,9 @@ fn mesh_error(level: u32) -> f32 {
 
 // The level of the mesh's chain a character takes (`crowd::lod::mesh`): the coarsest
 // whose error, projected, stays under the threshold, coarser only under MESH_HYSTERESIS
-// of it; the full mesh without a bound on its motion; its level kept out of view.
-fn mesh_level(visible: bool, unbounded: bool, px: f32, previous_flags: u32) -> u32 {
-    if (f.mesh_levels <= 1u || unbounded) {
+// of it; the full mesh where no sphere holds its motion; its level kept out of view.
+fn mesh_level(visible: bool, placed: bool, px: f32, previous_flags: u32) -> u32 {
+    if (f.mesh_levels <= 1u || !placed) {
         return 0u;
     }
     let previous = min((previous_flags & MESH_LEVEL_MASK) >> MESH_LEVEL_SHIFT, f.mesh_levels - 1u);
@@ -323,10 +323,14 @@ fn decide(c: u32) -> u32 {
     if (at != NO_MOTION) {
         m = motion_header(at);
     }
-    let unbounded = at == NO_MOTION || m.kind == MOTION_UNBOUNDED;
+    // Placed by a sphere around every pose: all but an unmeasured motion and a mesh that
+    // is not finite. A cross-fade of two loops of different lengths is placed but has no
+    // table of travel: it is recomputed every frame it is in view.
+    let placed = at != NO_MOTION && m.kind != MOTION_UNBOUNDED;
+    let unbounded = !placed || m.kind == MOTION_REACH;
     var visible = true;
     var px = 0.0;
-    if (!unbounded) {
+    if (placed) {
         px = pixels_per_unit(m, r.ground);
         // A sphere in view always covers some pixels per unit.
         visible = px > 0.0;
@@ -338,14 +342,14 @@ fn decide(c: u32) -> u32 {
     let keep_period = s.flags & PERIOD_MASK;
     let scheduled = f.full != 0u || f.frame >= next_due;
     let changed = r.clips != shown_clips;
-    let level = mesh_level(visible, unbounded, px, s.flags);
+    let level = mesh_level(visible, placed, px, s.flags);
     // The vertices skinned for it; a finer skin level needs what the coarser one skipped.
     // Out of view only the shadow pass draws it, at the shadows' level, and only where its
     // shadow may fall in the view; elsewhere nothing needs its vertices.
     var skin_level = min(level, f.skin_level_cap);
     if (!visible) {
         skin_level = UNSKINNED_LEVEL;
-        if (at != NO_MOTION && shadow_reaches_view(world_center(m, r.ground), m.radius * f.scale)) {
+        if (placed && shadow_reaches_view(world_center(m, r.ground), m.radius * f.scale)) {
             skin_level = min(f.skin_level_cap, max(f.mesh_levels, 1u) - 1u);
         }
     }
@@ -360,10 +364,10 @@ fn decide(c: u32) -> u32 {
     let finer = posed_level < held_level;
     var forced = false;
     if (!scheduled) {
-        if (changed || unbounded) {
+        if (changed || !placed) {
             forced = true;
         } else if (px > 0.0) {
-            forced = px * travel(m, shown_secs, now) > f.threshold_px;
+            forced = unbounded || px * travel(m, shown_secs, now) > f.threshold_px;
         }
         forced = forced || finer;
     }
@@ -380,10 +384,10 @@ fn decide(c: u32) -> u32 {
         return flags | UNCHANGED | keep;
     }
     var period = 1u;
-    if (!unbounded) {
+    if (placed) {
         if (!visible) {
             period = f.max_period;
-        } else {
+        } else if (!unbounded) {
             let per_frame = f.frame_clip_secs * r.speed;
             for (var p = 2u; p <= 8u; p = p * 2u) {
                 if (p <= f.max_period) {

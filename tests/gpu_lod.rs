@@ -9,6 +9,9 @@
 //!   ran over lists holding exactly the characters made due (in three ranges). A decision
 //!   may differ only where the twin's closest comparison with the threshold came within
 //!   0.1 % of it (f32 rounding may differ there).
+//!   `decisions_mesh_lod_blended/<rig>` does the same with geometric LOD and a cross-fade
+//!   of clips whose loops differ in length (no table bounds its travel, a sphere bounds
+//!   its reach): those characters are also culled and drawn coarser.
 //! - `picture/<rig>/<skin>`: after such frames (`gpu_compute` taking over from
 //!   `gpu_vertex` after three), the picture equals the picture of the
 //!   same scene without LOD whose characters are set to the times the GPU says they show
@@ -32,7 +35,7 @@ use skinbench::crowd::lod::LodStats;
 use skinbench::crowd::lod::formats::{CULL_PER_LEVEL, DrawSlot, NO_SLOT};
 use skinbench::crowd::lod::per_character::LodFrame;
 use skinbench::crowd::lod::per_character::{
-    CharacterLod, DUE, RESKIN, UNSKINNED_LEVEL, VISIBLE, decide, stats_of,
+    CharacterLod, DUE, RESKIN, UNBOUNDED, UNSKINNED_LEVEL, VISIBLE, decide, stats_of,
 };
 use skinbench::crowd::{AnimateDevice, InstanceStore};
 use skinbench::gpu::animate::lod::{DrawArgsError, GpuLod};
@@ -131,9 +134,10 @@ fn same_time(a: f32, b: f32) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
 
-fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
+fn decisions(rig: &Arc<PreparedRig>, mesh: bool, blend_weight: f32) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, mesh)?;
+    scene.settings_mut().pipeline.blend_weight = blend_weight;
     // The runs of per-character draws are checked here; per-level lists in `level_draws`.
     scene.settings_mut().draws = Draws::PerCharacter;
     // Three ranges of characters, each with its own list of due characters.
@@ -147,6 +151,7 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     let mut runs_checked = 0;
     let mut borderline = 0;
     let mut longer_periods = 0;
+    let (mut blended_culled, mut blended_coarse) = (0, 0);
     for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
         let before = if step == 0 {
             vec![CharacterLod::default(); n]
@@ -205,6 +210,17 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
                 due.len()
             )
             .into());
+        }
+        // A cross-fade of loops of different lengths has a sphere and no table: its
+        // characters are culled and take coarse levels like the rest.
+        for s in &after {
+            if s.flags & UNBOUNDED != 0 {
+                if s.flags & VISIBLE == 0 {
+                    blended_culled += 1;
+                } else if s.mesh_level() > 0 {
+                    blended_coarse += 1;
+                }
+            }
         }
         let counts = scene.gpu_lod_counts().map_err(|e| e.to_string())?;
         let expected = stats_of(&after);
@@ -301,6 +317,13 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     if borderline > n * FRAMES.len() / 100 {
         return Err(format!("{borderline} decisions differ at the threshold").into());
     }
+    if blend_weight > 0.0 && (blended_culled == 0 || (mesh && blended_coarse == 0)) {
+        return Err(format!(
+            "cross-faded characters: {blended_culled} culled, {blended_coarse} drawn coarser \
+             than full detail"
+        )
+        .into());
+    }
     // The frames exercised what they are there for.
     if mesh && ranges.len() > 1 && (levels_seen.iter().all(|&l| l == 0) || level_changes == 0) {
         return Err(format!(
@@ -322,15 +345,25 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Whether the crowd's cross-fade pairs clips whose loops differ in length (each character
+/// blends towards the next clip of the rig), so its motions have a sphere and no table.
+fn cross_fades_loops_of_different_lengths(rig: &PreparedRig) -> bool {
+    let loops: Vec<f32> = rig.clips.iter().map(|c| c.duration_secs).collect();
+    loops.windows(2).any(|w| w[0] != w[1])
+}
+
 /// The CPU's plan (animation on the CPU) and the GPU's LOD pass choose the same mesh level
 /// for each character of the same crowd under the same camera, over frames that move the
 /// camera away and back (update-rate LOD off; the CPU plan deals its crowd by level, so
 /// characters are matched by where they stand).
-fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+fn cpu_and_gpu_levels(rig: &Arc<PreparedRig>, blend_weight: f32) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut on_gpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
     let mut on_cpu = lod_scene(rig, SkinVariant::GpuCompute, false, true)?;
     on_cpu.settings_mut().animate = AnimateDevice::Cpu;
+    for scene in [&mut on_gpu, &mut on_cpu] {
+        scene.settings_mut().pipeline.blend_weight = blend_weight;
+    }
     let n = on_gpu.crowd().len();
     let mut compared = 0;
     let mut differ = 0;
@@ -2002,13 +2035,25 @@ fn main() {
     for (name, rig) in common::prepared_rigs() {
         let r = rig.clone();
         trials.push(common::trial(format!("decisions/{name}"), move || {
-            decisions(&r, false)
+            decisions(&r, false, 0.0)
         }));
         let r = rig.clone();
         trials.push(common::trial(
             format!("decisions_mesh_lod/{name}"),
-            move || decisions(&r, true),
+            move || decisions(&r, true, 0.0),
         ));
+        if cross_fades_loops_of_different_lengths(rig) {
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("decisions_mesh_lod_blended/{name}"),
+                move || decisions(&r, true, 0.4),
+            ));
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("cpu_and_gpu_levels_blended/{name}"),
+                move || cpu_and_gpu_levels(&r, 0.4),
+            ));
+        }
         for &shader in ComputeShader::ALL {
             let r = rig.clone();
             trials.push(common::trial(
@@ -2092,7 +2137,7 @@ fn main() {
         let r = rig.clone();
         trials.push(common::trial(
             format!("cpu_and_gpu_levels/{name}"),
-            move || cpu_and_gpu_levels(&r),
+            move || cpu_and_gpu_levels(&r, 0.0),
         ));
         for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
             let r = rig.clone();

@@ -562,6 +562,7 @@ fn travel_bounds_every_vertex(rig: &PreparedRig) {
                 );
                 if motion.is_unbounded() {
                     assert_eq!(motion.travel(0.0, FRAME_SECS), f32::INFINITY);
+                    sphere_holds_every_pose(rig, &motion, clip, blend, duration.max(other_secs));
                     continue;
                 }
             }
@@ -615,6 +616,42 @@ fn travel_bounds_every_vertex(rig: &PreparedRig) {
             );
         }
     }
+}
+
+/// A cross-fade of two loops of different lengths has no table of travel, but its sphere
+/// still holds every vertex of every pose it shows: at clip times over several of the
+/// longer loop (which pair times of the two loops the measured grid did not), no vertex of
+/// the oracle's poses lies outside it.
+fn sphere_holds_every_pose(
+    rig: &PreparedRig,
+    motion: &ClipMotion,
+    clip: u16,
+    blend: Option<(u16, f32)>,
+    longer_secs: f32,
+) {
+    assert!(motion.radius.is_finite(), "{}: no sphere", rig.name);
+    let mut random = skinbench::crowd::instances::SplitMix64(29);
+    let center = motion.center.as_dvec3();
+    let mut nearest_miss = f64::INFINITY;
+    for _ in 0..200 {
+        let time_secs = random.unit() * 4.0 * longer_secs;
+        for p in oracle_positions(rig, clip, blend, time_secs) {
+            let inside = motion.radius as f64 - p.distance(center);
+            assert!(
+                inside >= -(motion.radius as f64) * 1e-6,
+                "{} clip {clip} blend {blend:?} at {time_secs}: a vertex lies {} outside \
+                 the sphere of radius {}",
+                rig.name,
+                -inside,
+                motion.radius
+            );
+            nearest_miss = nearest_miss.min(inside);
+        }
+    }
+    eprintln!(
+        "{} clip {clip} blend {blend:?}: sphere {:.3}, nearest vertex {nearest_miss:.3} inside",
+        rig.name, motion.radius
+    );
 }
 
 fn tiny_rig(tiny: common::TinyGltf) -> PreparedRig {

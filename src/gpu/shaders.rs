@@ -101,7 +101,7 @@ pub const MAX_GROUPS: u32 = 65_535;
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 46] = [
+    let u32s: [(&str, u32); 47] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_GROUPS", MAX_GROUPS),
@@ -144,6 +144,7 @@ pub fn constants_wgsl() -> String {
         ("RECORD_POSED_LEVEL_SHIFT", RECORD_POSED_LEVEL_SHIFT),
         ("MOTION_STILL", MotionKind::Still as u32),
         ("MOTION_UNBOUNDED", MotionKind::Unbounded as u32),
+        ("MOTION_REACH", MotionKind::Reach as u32),
         ("STAT_AT_PERIOD", STAT_AT_PERIOD),
         ("STAT_CULLED", STAT_CULLED),
         ("STAT_UPDATED", STAT_UPDATED),

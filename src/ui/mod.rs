@@ -698,8 +698,8 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
     if stats.unbounded > 0 {
         ui.label(
             RichText::new(format!(
-                "{} blended characters recomputed every frame: a cross-fade of two loops of different \
-                 lengths has no single loop to bound its motion",
+                "{} blended characters recomputed every frame they are in view: a cross-fade of two \
+                 loops of different lengths has no single loop to bound its motion",
                 stats.unbounded
             ))
             .small(),

@@ -313,6 +313,8 @@ pub enum MotionKind {
     Still = 0,
     Unbounded = 1,
     Table = 2,
+    /// A sphere and no table: placed, recomputed every frame in view.
+    Reach = 3,
 }
 
 /// A lookup entry of a motion not measured (recomputed every frame, never culled).

@@ -10,7 +10,9 @@
 //! mid-swing and slow at the ends, so a character whose next frames fall in a slow part
 //! of its clip may skip more of them than the clip's fastest moment would allow. A
 //! cross-fade of two clips whose loops differ in length repeats only when both align, so
-//! it has no such table: those characters are recomputed every frame.
+//! it has no such table: those characters are recomputed every frame they are in view,
+//! and their sphere ([`ClipMotion::measure`] over a grid of every pair of the two loops'
+//! times) still culls them and gives them their mesh level.
 //!
 //! Each frame [`Lod::plan`] places each character's sphere in the world. Outside the view
 //! frustum it is not drawn. Inside, a world displacement `d` at depth `z` moves the

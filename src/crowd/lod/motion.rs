@@ -33,10 +33,16 @@ pub struct ClipMotion {
 enum MotionBound {
     /// One pose: nothing moves.
     Still,
-    /// Nothing to bound it with: a mesh that is not finite, or a cross-fade of two loops
-    /// of different lengths (it repeats only when both align, which may be never), so no
-    /// table of one loop holds it. Such a character is recomputed every frame.
+    /// Nothing to bound it with: a mesh that is not finite. Such a character is recomputed
+    /// every frame, drawn at full detail and never culled.
     Unbounded,
+    /// A sphere around every pose but no table of travel: a cross-fade of two loops of
+    /// different lengths repeats only when both align (which may be never), so no table
+    /// of one loop holds it, but every pose it shows pairs a time of one loop with a time
+    /// of the other, and [`ClipMotion::measure_reach`] bounds all such pairs. Such a
+    /// character is placed, culled and given its mesh level by the sphere, and recomputed
+    /// every frame it is in view.
+    Reach,
     Table(MotionTable),
 }
 
@@ -87,6 +93,13 @@ pub(super) struct MotionKey {
     pub(super) dual_quat: bool,
 }
 
+/// Samples per clip-second along each loop when bounding a cross-fade of two loops of
+/// different lengths over every pair of their times ([`ClipMotion::measure_reach`]).
+const REACH_RATE_HZ: f64 = 30.0;
+/// At most this many pairs of times are measured for such a cross-fade (longer loops are
+/// sampled more coarsely, and the sphere grows by the longer steps).
+const MAX_REACH_POSES: usize = 768;
+
 /// Keys beyond this many per loop (besides the grid) are not measured one by one: the
 /// clip's steps then count whole (and measuring stays within twice the grid's poses).
 const MAX_MOTION_KEYS: usize = MAX_MOTION_SAMPLES;
@@ -105,8 +118,9 @@ impl ClipMotion {
     /// Skins `clip` (cross-faded towards `blend` = (clip, weight) when given) through the
     /// f64 oracle over one loop: at [`MOTION_RATE_HZ`], at every key time, just before the
     /// wrap and at the wrap (which shows the first pose again: that step is motion too). A
-    /// blend of clips whose loops differ in length gets no table: its characters are
-    /// recomputed every frame (see [`Self::is_unbounded`]).
+    /// blend of clips whose loops differ in length gets no table, only a sphere measured
+    /// over a grid of every pair of the two loops' times: its characters are recomputed
+    /// every frame they are in view.
     pub fn measure(
         rig: &PreparedRig,
         clip: u16,
@@ -118,12 +132,12 @@ impl ClipMotion {
         };
         let blend = blend.filter(|&(other, _)| other != clip);
         let (mut keys, mut stepped) = first.key_times();
-        if let Some((other, _)) = blend {
+        if let Some((other, weight)) = blend {
             let Some(second) = rig.clips.get(other as usize) else {
                 return Self::unbounded();
             };
             if second.duration_secs != first.duration_secs {
-                return Self::unbounded();
+                return Self::measure_reach(rig, clip, (other, weight), method);
             }
             let (more, more_stepped) = second.key_times();
             keys.extend(more);
@@ -172,6 +186,126 @@ impl ClipMotion {
         Self::measure_at(rig, clip, blend, method, &times, whole_steps, duration)
     }
 
+    /// Bounds a cross-fade of two loops of different lengths: its pose at any clip time
+    /// pairs a time of `clip`'s loop with one of the blend clip's, so a grid over every
+    /// pair (at [`REACH_RATE_HZ`] along each loop, at most [`MAX_REACH_POSES`] pairs, each
+    /// loop's last pose just before its wrap included) holds every pose it shows, to
+    /// within a step along each loop. The sphere is the grid's box grown by the farthest
+    /// any vertex moves in one step along each loop. There is no table of travel: a
+    /// character playing it is recomputed every frame it is in view.
+    fn measure_reach(
+        rig: &PreparedRig,
+        clip: u16,
+        blend: (u16, f32),
+        method: SkinMethod,
+    ) -> ClipMotion {
+        let (blend_clip, weight) = blend;
+        let loop_secs = |c: u16| rig.clips.get(c as usize).map_or(0.0, |c| c.duration_secs);
+        let (first_secs, second_secs) = (loop_secs(clip), loop_secs(blend_clip));
+        if !(first_secs > 0.0
+            && first_secs.is_finite()
+            && second_secs > 0.0
+            && second_secs.is_finite())
+        {
+            return Self::unbounded();
+        }
+        let steps = |secs: f32| ((secs as f64 * REACH_RATE_HZ).ceil() as usize).max(1);
+        let (mut first_steps, mut second_steps) = (steps(first_secs), steps(second_secs));
+        // The grid holds (steps + 1)² points; shrink both axes alike to fit.
+        let pairs = ((first_steps + 1) * (second_steps + 1)) as f64;
+        if pairs > MAX_REACH_POSES as f64 {
+            let shrink = (MAX_REACH_POSES as f64 / pairs).sqrt();
+            first_steps = ((first_steps as f64 * shrink) as usize).max(1);
+            second_steps = ((second_steps as f64 * shrink) as usize).max(1);
+        }
+        // Grid point `i` of a loop of `steps` steps: the last one is the largest time below
+        // the duration that sampling does not wrap to 0 (the wrap itself may be a jump,
+        // which is no motion and shows no pose between its ends).
+        let time_at = |secs: f32, steps: usize, i: usize| -> f32 {
+            if i == steps {
+                f32::from_bits(secs.to_bits() - 1)
+            } else {
+                (i as f64 * secs as f64 / steps as f64) as f32
+            }
+        };
+        let drawn = rig.drawn_vertices();
+        // Lines of the grid: along the first loop at each of the second's points, then
+        // along the second at each of the first's. Per line: the farthest step and the box.
+        let along_first = second_steps + 1;
+        let lines = along_first + first_steps + 1;
+        let measured = crate::prepare::parallel::map(lines, |line| {
+            let mut locals = rig.rest_pose.clone();
+            let mut other = rig.rest_pose.clone();
+            let along = line < along_first;
+            let points = if along {
+                first_steps + 1
+            } else {
+                second_steps + 1
+            };
+            // The pair of times of point `i` on this line.
+            let at = |i: usize| {
+                if along {
+                    (
+                        time_at(first_secs, first_steps, i),
+                        time_at(second_secs, second_steps, line),
+                    )
+                } else {
+                    (
+                        time_at(first_secs, first_steps, line - along_first),
+                        time_at(second_secs, second_steps, i),
+                    )
+                }
+            };
+            let mut farthest = 0.0f64;
+            let mut min = DVec3::splat(f64::INFINITY);
+            let mut max = DVec3::splat(f64::NEG_INFINITY);
+            let mut previous: Option<Vec<DVec3>> = None;
+            for i in 0..points {
+                let (secs, blend_secs) = at(i);
+                let positions = drawn_positions(
+                    rig,
+                    method,
+                    drawn,
+                    clip,
+                    secs,
+                    Some((blend_clip, weight, blend_secs)),
+                    &mut locals,
+                    &mut other,
+                );
+                if let Some(previous) = &previous {
+                    for (p, q) in positions.iter().zip(previous) {
+                        farthest = farthest.max((*p - *q).length());
+                    }
+                }
+                for p in &positions {
+                    min = min.min(*p);
+                    max = max.max(*p);
+                }
+                previous = Some(positions);
+            }
+            (line < along_first, farthest, min, max)
+        });
+        let mut step = [0.0f64; 2];
+        let mut min = DVec3::splat(f64::INFINITY);
+        let mut max = DVec3::splat(f64::NEG_INFINITY);
+        for (first_axis, farthest, lo, hi) in measured {
+            let axis = usize::from(!first_axis);
+            step[axis] = step[axis].max(farthest);
+            min = min.min(lo);
+            max = max.max(hi);
+        }
+        let radius = (max - min).length() * 0.5 + step[0] + step[1];
+        if !(min.is_finite() && max.is_finite() && radius.is_finite()) {
+            return Self::unbounded();
+        }
+        ClipMotion {
+            max_vertex_speed: f32::INFINITY,
+            center: ((min + max) * 0.5).as_vec3(),
+            radius: radius as f32,
+            bound: MotionBound::Reach,
+        }
+    }
+
     /// Measures the poses at `times_secs` (one loop of `duration_secs`, grid at
     /// [`MOTION_RATE_HZ`]; a single time for a still clip).
     fn measure_at(
@@ -186,28 +320,9 @@ impl ClipMotion {
         // The drawn vertices at pose `k`, model space.
         let drawn = rig.drawn_vertices();
         let pose_at = |k: usize, locals: &mut Vec<_>, other: &mut Vec<_>| -> Vec<DVec3> {
-            let time_secs = times_secs[k];
-            sample_instance(rig, clip, time_secs as f32, locals, None);
-            let pose: Vec<LocalF64> = match blend {
-                Some((blend_clip, weight)) => {
-                    sample_instance(rig, blend_clip, time_secs as f32, other, None);
-                    blend_reference(locals, other, weight as f64)
-                }
-                None => locals.iter().map(LocalF64::from).collect(),
-            };
-            let model = reference::model_from_joint_f64(&rig.skeleton, &pose);
-            let palette = reference::palette(&rig.skeleton, &model);
-            match method {
-                SkinMethod::Linear => {
-                    crate::skin::reference::skin_positions(&rig.source_mesh, &palette, drawn)
-                }
-                SkinMethod::DualQuat => {
-                    let scale = crate::skin::method::dual_quat_scale(rig) as f64;
-                    let (all, _) =
-                        crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette, scale);
-                    drawn.iter().map(|&v| all[v as usize]).collect()
-                }
-            }
+            let time_secs = times_secs[k] as f32;
+            let blend = blend.map(|(blend_clip, weight)| (blend_clip, weight, time_secs));
+            drawn_positions(rig, method, drawn, clip, time_secs, blend, locals, other)
         };
         // Poses are independent but each step needs the pose before it: every core takes a
         // run of poses and skins the one before its run too. Per pose: the farthest any
@@ -332,7 +447,7 @@ impl ClipMotion {
         }
         match &self.bound {
             MotionBound::Still => 0.0,
-            MotionBound::Unbounded => f32::INFINITY,
+            MotionBound::Unbounded | MotionBound::Reach => f32::INFINITY,
             MotionBound::Table(table) => {
                 let (lo, hi) = if from_secs < to_secs {
                     (from_secs as f64, to_secs as f64)
@@ -392,6 +507,7 @@ impl ClipMotion {
         match &self.bound {
             MotionBound::Still => {}
             MotionBound::Unbounded => header.kind = MotionKind::Unbounded as u32,
+            MotionBound::Reach => header.kind = MotionKind::Reach as u32,
             MotionBound::Table(t) => {
                 header.kind = MotionKind::Table as u32;
                 header.steps = (t.times_secs.len() - 1) as u32;
@@ -421,10 +537,47 @@ impl ClipMotion {
         words[at..at + header_words].copy_from_slice(to_words(&header));
     }
 
-    /// Whether characters playing this are recomputed every frame (see
-    /// `MotionBound::Unbounded`).
+    /// Whether nothing bounds how far this moves between two clip times, so characters
+    /// playing it are recomputed every frame they are in view (see
+    /// `MotionBound::Unbounded` and `MotionBound::Reach`).
     pub fn is_unbounded(&self) -> bool {
-        self.bound == MotionBound::Unbounded
+        matches!(self.bound, MotionBound::Unbounded | MotionBound::Reach)
+    }
+}
+
+/// The f64 oracle's drawn vertices (`drawn`, model space) for `clip` at `time_secs`,
+/// cross-faded towards `blend` = (clip, weight, its own time) when given.
+#[allow(clippy::too_many_arguments)]
+fn drawn_positions(
+    rig: &PreparedRig,
+    method: SkinMethod,
+    drawn: &[u32],
+    clip: u16,
+    time_secs: f32,
+    blend: Option<(u16, f32, f32)>,
+    locals: &mut [crate::types::Qvs],
+    other: &mut [crate::types::Qvs],
+) -> Vec<DVec3> {
+    sample_instance(rig, clip, time_secs, locals, None);
+    let pose: Vec<LocalF64> = match blend {
+        Some((blend_clip, weight, blend_secs)) => {
+            sample_instance(rig, blend_clip, blend_secs, other, None);
+            blend_reference(locals, other, weight as f64)
+        }
+        None => locals.iter().map(LocalF64::from).collect(),
+    };
+    let model = reference::model_from_joint_f64(&rig.skeleton, &pose);
+    let palette = reference::palette(&rig.skeleton, &model);
+    match method {
+        SkinMethod::Linear => {
+            crate::skin::reference::skin_positions(&rig.source_mesh, &palette, drawn)
+        }
+        SkinMethod::DualQuat => {
+            let scale = crate::skin::method::dual_quat_scale(rig) as f64;
+            let (all, _) =
+                crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette, scale);
+            drawn.iter().map(|&v| all[v as usize]).collect()
+        }
     }
 }
 

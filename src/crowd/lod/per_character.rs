@@ -20,9 +20,11 @@
 //!    first, or after the buffers were made again) computes everyone and spreads each
 //!    period's characters over its frames by index, so later frames update about as many.
 //!
-//! The motions are the CPU's tables rounded to f32 ([`MotionSet::words`]); a cross-fade of
-//! loops of different lengths, or a clip the set has not measured, has no bound: such a
-//! character is recomputed every frame and never culled. The tests run the GPU's pass and
+//! The motions are the CPU's tables rounded to f32 ([`MotionSet::words`]). A cross-fade of
+//! loops of different lengths has a sphere and no table: it is culled and given its level
+//! by the sphere, and recomputed every frame it is in view. A clip the set has not
+//! measured has no bound: such a character is recomputed every frame, drawn at full detail
+//! and never culled. The tests run the GPU's pass and
 //! [`decide`] on the same records and compare each character's decision.
 
 use std::collections::HashMap;
@@ -377,17 +379,17 @@ fn place(m: &MotionHeader, f: &LodFrame, ground: [f32; 2]) -> (bool, f32) {
 }
 
 /// The level of the mesh's chain a character takes ([`super::mesh::choose_mesh_level`]
-/// over the frame's table): the full mesh without a bound on its motion, its level kept
-/// out of view. Narrows `margin` by the comparisons it makes.
+/// over the frame's table): the full mesh where no sphere holds its motion, its level
+/// kept out of view. Narrows `margin` by the comparisons it makes.
 fn mesh_level(
     f: &LodFrame,
     visible: bool,
-    unbounded: bool,
+    placed: bool,
     px: f32,
     previous: u32,
     margin: &mut f32,
 ) -> u32 {
-    if f.mesh_levels <= 1 || unbounded {
+    if f.mesh_levels <= 1 || !placed {
         return 0;
     }
     let errors: Vec<f32> = (0..f.mesh_levels).map(|l| f.mesh_error(l)).collect();
@@ -420,13 +422,24 @@ pub fn decide(
         f.clock_secs,
     );
     let motion = motion_of(words, record.clips);
-    let unbounded = motion.is_none_or(|m| m.kind == MotionKind::Unbounded as u32);
-    let (visible, px) = match &motion {
-        Some(m) if !unbounded => place(m, f, record.ground),
-        _ => (true, 0.0),
+    // Placed by a sphere around every pose: all but an unmeasured motion and a mesh that
+    // is not finite. A cross-fade of two loops of different lengths is placed but has no
+    // table of travel: it is recomputed every frame it is in view.
+    let placed = motion.filter(|m| m.kind != MotionKind::Unbounded as u32);
+    let unbounded = placed.is_none_or(|m| m.kind == MotionKind::Reach as u32);
+    let (visible, px) = match &placed {
+        Some(m) => place(m, f, record.ground),
+        None => (true, 0.0),
     };
     let mut margin = f32::INFINITY;
-    let level = mesh_level(f, visible, unbounded, px, state.mesh_level(), &mut margin);
+    let level = mesh_level(
+        f,
+        visible,
+        placed.is_some(),
+        px,
+        state.mesh_level(),
+        &mut margin,
+    );
     let mut over = |error: f32| {
         margin = margin.min((error - f.threshold_px).abs() / f.threshold_px);
         error > f.threshold_px
@@ -436,7 +449,7 @@ pub fn decide(
     // The joints posed for it: its skin level's set (the coarsest where nothing draws it;
     // all of them in a full frame, which may draw at full detail). A pose that holds only a
     // coarser level's joints must be computed again.
-    let skin_level = skin_level_of(f, visible, level, &motion, record);
+    let skin_level = skin_level_of(f, visible, level, &placed, record);
     let posed_level = if f.full != 0 {
         0
     } else {
@@ -445,10 +458,11 @@ pub fn decide(
     let finer = posed_level < state.posed_level();
     let forced = !scheduled
         && (changed
-            || unbounded
-            || match &motion {
-                Some(m) if px > 0.0 => over(px * travel(words, m, state.shown_secs, now)),
-                _ => false,
+            || match &placed {
+                None => true,
+                Some(_) if px == 0.0 => false,
+                Some(_) if unbounded => true,
+                Some(m) => over(px * travel(words, m, state.shown_secs, now)),
             }
             || finer);
     // A finer skin level than last frame's needs the vertices the coarser one left
@@ -469,10 +483,10 @@ pub fn decide(
         return margin;
     }
     let cap = f.max_period;
-    let period = match &motion {
-        _ if unbounded => 1,
-        _ if !visible => cap,
+    let period = match &placed {
         None => 1,
+        Some(_) if !visible => cap,
+        Some(_) if unbounded => 1,
         Some(m) => {
             let per_frame = f.frame_clip_secs * record.speed;
             let mut best = 1;

@@ -34,8 +34,8 @@ pub struct LodStats {
     pub moved: usize,
     /// Runs of neighbouring groups recomputed (one upload each).
     pub runs: usize,
-    /// Characters whose motion has no bound (a cross-fade of two loops of different
-    /// lengths): recomputed every frame, never culled.
+    /// Characters whose motion has no table of travel (a cross-fade of two loops of
+    /// different lengths): recomputed every frame they are in view.
     pub unbounded: usize,
     /// Drawn characters at each level of the mesh's LOD chain.
     pub at_mesh_level: [usize; MAX_MESH_LEVELS],
