@@ -390,6 +390,11 @@ pub struct BenchArgs {
     /// that row out.
     #[arg(long = "skinned-pool", value_name = "PERCENT|off", default_value = "10", value_parser = pool_share)]
     pub skinned_pool: PoolChoice,
+    /// Cross-fade weight, 0 to 1, of the crowd workload's characters towards each one's
+    /// next clip (0: no cross-fade, the default). The report states it; its name ends in
+    /// `_blend<W>`.
+    #[arg(long, value_name = "W", default_value_t = 0.0, value_parser = blend_weight, allow_negative_numbers = true)]
+    pub blend: f32,
 }
 
 /// `skinbench pose`.

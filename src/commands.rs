@@ -405,6 +405,7 @@ pub fn bench(
         material,
         size,
         skinned_pool,
+        blend,
     }: BenchArgs,
 ) -> anyhow::Result<()> {
     // Everything the user gave is checked before measuring, so a bad value costs nothing
@@ -435,6 +436,12 @@ pub fn bench(
             camera.name()
         );
     }
+    if blend > 0.0 && !workloads.contains(&Workload::Crowd) {
+        anyhow::bail!(
+            "--blend {blend}: only the crowd workload cross-fades its characters; add \
+             --workload crowd"
+        );
+    }
     let rig = load_rig(rig.as_deref(), max_influences)?;
     clips.check(&rig)?;
     report::check_writable(&out)?;
@@ -462,6 +469,7 @@ pub fn bench(
         material,
         size,
         skinned_pool,
+        blend_weight: blend,
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;

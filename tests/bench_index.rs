@@ -121,3 +121,28 @@ fn reports_of_one_cpu_name_and_two_generations_are_two_machines() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_cross_faded_crowd_is_listed_beside_the_plain_one() {
+    let dir = std::env::temp_dir().join(format!("skinbench-index-blend-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, time, weight) in [("plain", "09:00:00", 0.0), ("blended", "10:00:00", 0.4)] {
+        let json = serde_json::json!({
+            "machine": { "cpu": "Xeon", "cores": 2, "simd": "AVX-512", "date": "2026-12-01",
+                         "git_sha": "abc", "time_utc": time },
+            "workloads": ["crowd"],
+            "crowd": { "blend_weight": weight },
+        });
+        std::fs::write(dir.join(format!("{name}.json")), json.to_string()).unwrap();
+    }
+    let text = index_markdown(&dir);
+    assert!(
+        text.contains("| crowd | - | [plain](plain.md)"),
+        "the newer cross-faded run hid the plain one: {text}"
+    );
+    assert!(
+        text.contains("| crowd | --blend 0.4 | [blended](blended.md)"),
+        "{text}"
+    );
+}

@@ -419,6 +419,36 @@ fn bench_refuses_bad_input_and_writes_nothing() {
         err.contains("--camera street") && err.contains("--workload gpu"),
         "{err}"
     );
+    // Only the crowd workload cross-fades, and only by a weight in 0..=1.
+    let (code, _, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--out",
+        out,
+        "--workload",
+        "skin",
+        "--blend",
+        "0.4",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("--blend 0.4") && err.contains("--workload crowd"),
+        "{err}"
+    );
+    for weight in ["1.5", "-0.2", "much"] {
+        let (code, _, err) = skinbench(&[
+            "bench",
+            "--quick",
+            "--out",
+            out,
+            "--workload",
+            "crowd",
+            "--blend",
+            weight,
+        ]);
+        assert_eq!(code, 2, "--blend {weight}: {err}");
+        assert!(err.contains("--blend"), "--blend {weight}: {err}");
+    }
     let (code, _, err) = skinbench(&["bench", "--quick", "--out", out, "--camera", "roof"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("overview") && err.contains("street"), "{err}");

@@ -104,6 +104,8 @@ pub struct CrowdSection {
     pub skin: &'static str,
     pub upload: &'static str,
     pub size: (u32, u32),
+    /// `--blend`: each character's cross-fade weight towards its next clip (0: none).
+    pub blend_weight: f32,
     pub rows: Vec<CrowdRow>,
 }
 
@@ -142,16 +144,21 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
     // memory every frame, whose page faults at 10,000 characters cost more than the
     // skinning.
     let upload = UploadVariant::StagingBelt;
+    let blend_weight = ctx.options.blend_weight;
+    let config_for = |threads: usize| PipelineConfig {
+        blend_weight,
+        ..PipelineConfig::best_for(&rig, threads)
+    };
     let settings = Settings {
         upload,
         base_colors: ctx.options.material,
-        ..Settings::headless(PipelineConfig::best_for(&rig, 1), n)
+        ..Settings::headless(config_for(1), n)
     };
     let mut scene = ctx.scene("crowd", settings)?;
     // This workload measures the error itself, every eighth frame, over every character.
     scene.set_lod_measure_every_secs(None);
     let most = thread_counts.iter().copied().max().unwrap_or(1);
-    let mut aside = Pipeline::new(rig.clone(), PipelineConfig::best_for(&rig, most))?;
+    let mut aside = Pipeline::new(rig.clone(), config_for(most))?;
     let mut rows = Vec::new();
     // How long is left, from the blocks measured so far (each block is the same number of
     // frames of the same crowd, so the mean so far is a fair guess for the rest).
@@ -221,7 +228,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
                         }
                     ));
                     let block_start = std::time::Instant::now();
-                    scene.settings_mut().pipeline = PipelineConfig::best_for(&rig, threads);
+                    scene.settings_mut().pipeline = config_for(threads);
                     scene.settings_mut().lod = *lod;
                     // A block starts afresh: LOD recomputes everything on its first frame.
                     scene.restart_lod();
@@ -326,6 +333,7 @@ pub fn run(ctx: &mut Context) -> Result<CrowdSection, BenchError> {
         skin: config.skin.name(),
         upload: upload.name(),
         size: ctx.options.size,
+        blend_weight,
         rows,
     })
 }
@@ -361,7 +369,7 @@ fn floor(
             view: &view,
             world_from_model: scene.world_from_model(),
             frame_clip_secs: FRAME_SECS,
-            blend_weight: 0.0,
+            blend_weight: aside.config().blend_weight,
             method: aside.config().method,
             mesh_errors: &[],
             shadow_level: None,
@@ -393,7 +401,7 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         s,
         "## crowd: {} characters, update-rate and geometric LOD off and on\n\n\
          - adapter: {} ({}), indirect draws with a first instance: {}\n\
-         - {} / {}; upload {}; LOD error measured in a {}×{} image; frames of 1/60 s\n{}",
+         - {} / {}; upload {}; LOD error measured in a {}×{} image; frames of 1/60 s\n{}{}",
         section.instances,
         section.adapter,
         section.adapter_type,
@@ -407,6 +415,14 @@ pub fn markdown(section: &CrowdSection, s: &mut String) {
         section.upload,
         section.size.0,
         section.size.1,
+        if section.blend_weight > 0.0 {
+            format!(
+                "- each character cross-fades towards its next clip at weight {} (`--blend`)\n",
+                section.blend_weight
+            )
+        } else {
+            String::new()
+        },
         section
             .rows
             .iter()

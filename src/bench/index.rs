@@ -94,6 +94,15 @@ fn qualifiers(report: &serde_json::Value, workload: &str) -> String {
         let names: Vec<&str> = levels.iter().filter_map(|l| l.as_str()).collect();
         q.push(names.join(" / "));
     }
+    // A cross-faded crowd (`--blend`) is another measurement than the plain one.
+    if let Some(weight) = report
+        .get("crowd")
+        .and_then(|c| c.get("blend_weight"))
+        .and_then(|w| w.as_f64())
+        .filter(|&w| w > 0.0)
+    {
+        q.push(format!("--blend {weight}"));
+    }
     if report.get("quick").and_then(|q| q.as_bool()) == Some(true) {
         q.push("--quick".into());
     }

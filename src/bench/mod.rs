@@ -185,6 +185,9 @@ pub struct BenchOptions {
     /// `--skinned-pool`: the share of the gpu workload's pooled `gpu_compute` row (`None`:
     /// no such row).
     pub skinned_pool: Option<crate::skin::pool::PoolShare>,
+    /// `--blend`: the crowd workload's cross-fade weight towards each character's next
+    /// clip (0: none).
+    pub blend_weight: f32,
 }
 
 /// The share of full detail the gpu workload's pooled row gives `gpu_compute` unless
@@ -209,6 +212,7 @@ impl Default for BenchOptions {
             material: crate::gpu::BaseColors::DEFAULT,
             size: DEFAULT_SIZE,
             skinned_pool: crate::skin::pool::PoolShare::from_percent(DEFAULT_POOL_PERCENT),
+            blend_weight: 0.0,
         }
     }
 }

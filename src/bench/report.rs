@@ -175,7 +175,8 @@ fn markdown_with_charts(report: &Report, charts: Option<(&str, &[&str])>) -> Str
 /// so runs of one commit do not share a name: `_<workload>-<workload>` when `--workload`
 /// chose a subset, `_<n>inst` with `--instances`, `_street` for the gpu workload seen from
 /// the street camera, `_tint` for the gpu workload drawn in the tints, `_<W>x<H>` for the
-/// drawing workloads at another `--size` than 1920×1080, `_<level>-<level>` when the SIMD levels
+/// drawing workloads at another `--size` than 1920×1080, `_blend<W>` for the crowd workload
+/// cross-faded (`--blend`), `_<level>-<level>` when the SIMD levels
 /// measured are not just the CPU's best (`--simd-level`).
 pub fn base_name(report: &Report) -> String {
     let mut name = format!(
@@ -211,6 +212,9 @@ pub fn base_name(report: &Report) -> String {
         .or_else(|| report.crowd.as_ref().map(|c| c.size));
     if let Some((w, h)) = size.filter(|&s| s != super::DEFAULT_SIZE) {
         name += &format!("_{w}x{h}");
+    }
+    if let Some(crowd) = report.crowd.as_ref().filter(|c| c.blend_weight > 0.0) {
+        name += &format!("_blend{}", crowd.blend_weight);
     }
     // Other rigs than the built-in reference one, and a cut, are in the name.
     if report.rig.name != "reference" {
