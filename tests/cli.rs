@@ -403,60 +403,38 @@ fn bench_refuses_bad_input_and_writes_nothing() {
         err.contains("--size") && err.contains("64..=16384"),
         "{err}"
     );
+    // Each refused with the exit code and the words that name what is wrong.
+    let refused = |extra: &[&str], expected: i32, needles: &[&str]| {
+        let args: Vec<&str> = ["bench", "--quick", "--out", out]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
+        let (code, _, err) = skinbench(&args);
+        assert_eq!(code, expected, "{extra:?}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{extra:?}: {needle:?} not in {err}");
+        }
+    };
     // Only the gpu workload takes a camera.
-    let (code, _, err) = skinbench(&[
-        "bench",
-        "--quick",
-        "--out",
-        out,
-        "--workload",
-        "skin",
-        "--camera",
-        "street",
-    ]);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("--camera street") && err.contains("--workload gpu"),
-        "{err}"
+    refused(
+        &["--workload", "skin", "--camera", "street"],
+        1,
+        &["--camera street", "--workload gpu"],
     );
     // Only the crowd workload cross-fades, and only by a weight in 0..=1.
-    let (code, _, err) = skinbench(&[
-        "bench",
-        "--quick",
-        "--out",
-        out,
-        "--workload",
-        "skin",
-        "--blend",
-        "0.4",
-    ]);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("--blend 0.4") && err.contains("--workload crowd"),
-        "{err}"
+    refused(
+        &["--workload", "skin", "--blend", "0.4"],
+        1,
+        &["--blend 0.4", "--workload crowd"],
     );
     for weight in ["1.5", "-0.2", "much"] {
-        let (code, _, err) = skinbench(&[
-            "bench",
-            "--quick",
-            "--out",
-            out,
-            "--workload",
-            "crowd",
-            "--blend",
-            weight,
-        ]);
-        assert_eq!(code, 2, "--blend {weight}: {err}");
-        assert!(err.contains("--blend"), "--blend {weight}: {err}");
+        refused(&["--workload", "crowd", "--blend", weight], 2, &["--blend"]);
     }
-    let (code, _, err) = skinbench(&["bench", "--quick", "--out", out, "--camera", "roof"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("overview") && err.contains("street"), "{err}");
-    let (code, _, err) = skinbench(&["bench", "--quick", "--out", out, "--simd-level", "avx1024"]);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("avx1024") && err.contains("portable, avx2, avx512"),
-        "{err}"
+    refused(&["--camera", "roof"], 2, &["overview", "street"]);
+    refused(
+        &["--simd-level", "avx1024"],
+        1,
+        &["avx1024", "portable, avx2, avx512"],
     );
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),

@@ -11,6 +11,7 @@ use crate::contract::to_words;
 use crate::crowd::pipeline::sample_instance;
 use crate::prepare::PreparedRig;
 use crate::skin::SkinMethod;
+use crate::types::Qvs;
 
 /// Samples per clip-second when measuring a clip's motion.
 pub const MOTION_RATE_HZ: f64 = 240.0;
@@ -228,14 +229,12 @@ impl ClipMotion {
                 (i as f64 * secs as f64 / steps as f64) as f32
             }
         };
-        let drawn = rig.drawn_vertices();
         // Lines of the grid: along the first loop at each of the second's points, then
         // along the second at each of the first's. Per line: the farthest step and the box.
         let along_first = second_steps + 1;
         let lines = along_first + first_steps + 1;
         let measured = crate::prepare::parallel::map(lines, |line| {
-            let mut locals = rig.rest_pose.clone();
-            let mut other = rig.rest_pose.clone();
+            let mut poser = OraclePoser::new(rig, clip, method);
             let along = line < along_first;
             let points = if along {
                 first_steps + 1
@@ -262,28 +261,15 @@ impl ClipMotion {
             let mut previous: Option<Vec<DVec3>> = None;
             for i in 0..points {
                 let (secs, blend_secs) = at(i);
-                let positions = drawn_positions(
-                    rig,
-                    method,
-                    drawn,
-                    clip,
-                    secs,
-                    Some((blend_clip, weight, blend_secs)),
-                    &mut locals,
-                    &mut other,
-                );
+                let positions = poser.drawn_at(secs, Some((blend_clip, weight, blend_secs)));
                 if let Some(previous) = &previous {
-                    for (p, q) in positions.iter().zip(previous) {
-                        farthest = farthest.max((*p - *q).length());
-                    }
+                    farthest = farthest.max(farthest_move(&positions, previous));
                 }
-                for p in &positions {
-                    min = min.min(*p);
-                    max = max.max(*p);
-                }
+                let (lo, hi) = bounds(&positions);
+                (min, max) = (min.min(lo), max.max(hi));
                 previous = Some(positions);
             }
-            (line < along_first, farthest, min, max)
+            (along, farthest, min, max)
         });
         let mut step = [0.0f64; 2];
         let mut min = DVec3::splat(f64::INFINITY);
@@ -318,11 +304,10 @@ impl ClipMotion {
         duration_secs: f64,
     ) -> ClipMotion {
         // The drawn vertices at pose `k`, model space.
-        let drawn = rig.drawn_vertices();
-        let pose_at = |k: usize, locals: &mut Vec<_>, other: &mut Vec<_>| -> Vec<DVec3> {
+        let pose_at = |k: usize, poser: &mut OraclePoser| -> Vec<DVec3> {
             let time_secs = times_secs[k] as f32;
             let blend = blend.map(|(blend_clip, weight)| (blend_clip, weight, time_secs));
-            drawn_positions(rig, method, drawn, clip, time_secs, blend, locals, other)
+            poser.drawn_at(time_secs, blend)
         };
         // Poses are independent but each step needs the pose before it: every core takes a
         // run of poses and skins the one before its run too. Per pose: the farthest any
@@ -331,23 +316,14 @@ impl ClipMotion {
         let measured: Vec<Vec<(f64, DVec3, DVec3)>> =
             crate::prepare::parallel::map(runs.len(), |r| {
                 let run = runs[r].clone();
-                let mut locals = rig.rest_pose.clone();
-                let mut other = rig.rest_pose.clone();
-                let mut previous =
-                    (run.start > 0).then(|| pose_at(run.start - 1, &mut locals, &mut other));
+                let mut poser = OraclePoser::new(rig, clip, method);
+                let mut previous = (run.start > 0).then(|| pose_at(run.start - 1, &mut poser));
                 run.map(|k| {
-                    let positions = pose_at(k, &mut locals, &mut other);
-                    let farthest = previous.as_ref().map_or(0.0, |previous| {
-                        positions
-                            .iter()
-                            .zip(previous)
-                            .map(|(p, q)| (*p - *q).length())
-                            .fold(0.0f64, f64::max)
-                    });
-                    let (min, max) = positions.iter().fold(
-                        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
-                        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-                    );
+                    let positions = pose_at(k, &mut poser);
+                    let farthest = previous
+                        .as_ref()
+                        .map_or(0.0, |previous| farthest_move(&positions, previous));
+                    let (min, max) = bounds(&positions);
                     previous = Some(positions);
                     (farthest, min, max)
                 })
@@ -545,40 +521,71 @@ impl ClipMotion {
     }
 }
 
-/// The f64 oracle's drawn vertices (`drawn`, model space) for `clip` at `time_secs`,
-/// cross-faded towards `blend` = (clip, weight, its own time) when given.
-#[allow(clippy::too_many_arguments)]
-fn drawn_positions(
-    rig: &PreparedRig,
+/// Poses one clip's drawn vertices through the f64 oracle, model space. Each thread that
+/// measures poses holds its own, with its sampling scratch.
+struct OraclePoser<'a> {
+    rig: &'a PreparedRig,
     method: SkinMethod,
-    drawn: &[u32],
     clip: u16,
-    time_secs: f32,
-    blend: Option<(u16, f32, f32)>,
-    locals: &mut [crate::types::Qvs],
-    other: &mut [crate::types::Qvs],
-) -> Vec<DVec3> {
-    sample_instance(rig, clip, time_secs, locals, None);
-    let pose: Vec<LocalF64> = match blend {
-        Some((blend_clip, weight, blend_secs)) => {
-            sample_instance(rig, blend_clip, blend_secs, other, None);
-            blend_reference(locals, other, weight as f64)
-        }
-        None => locals.iter().map(LocalF64::from).collect(),
-    };
-    let model = reference::model_from_joint_f64(&rig.skeleton, &pose);
-    let palette = reference::palette(&rig.skeleton, &model);
-    match method {
-        SkinMethod::Linear => {
-            crate::skin::reference::skin_positions(&rig.source_mesh, &palette, drawn)
-        }
-        SkinMethod::DualQuat => {
-            let scale = crate::skin::method::dual_quat_scale(rig) as f64;
-            let (all, _) =
-                crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette, scale);
-            drawn.iter().map(|&v| all[v as usize]).collect()
+    locals: Vec<Qvs>,
+    other: Vec<Qvs>,
+}
+
+impl<'a> OraclePoser<'a> {
+    fn new(rig: &'a PreparedRig, clip: u16, method: SkinMethod) -> Self {
+        OraclePoser {
+            rig,
+            method,
+            clip,
+            locals: rig.rest_pose.clone(),
+            other: rig.rest_pose.clone(),
         }
     }
+
+    /// The drawn vertices at `time_secs`, cross-faded towards `blend` = (clip, weight, its
+    /// own time) when given.
+    fn drawn_at(&mut self, time_secs: f32, blend: Option<(u16, f32, f32)>) -> Vec<DVec3> {
+        let rig = self.rig;
+        sample_instance(rig, self.clip, time_secs, &mut self.locals, None);
+        let pose: Vec<LocalF64> = match blend {
+            Some((blend_clip, weight, blend_secs)) => {
+                sample_instance(rig, blend_clip, blend_secs, &mut self.other, None);
+                blend_reference(&self.locals, &self.other, weight as f64)
+            }
+            None => self.locals.iter().map(LocalF64::from).collect(),
+        };
+        let model = reference::model_from_joint_f64(&rig.skeleton, &pose);
+        let palette = reference::palette(&rig.skeleton, &model);
+        let drawn = rig.drawn_vertices();
+        match self.method {
+            SkinMethod::Linear => {
+                crate::skin::reference::skin_positions(&rig.source_mesh, &palette, drawn)
+            }
+            SkinMethod::DualQuat => {
+                let scale = crate::skin::method::dual_quat_scale(rig) as f64;
+                let (all, _) =
+                    crate::skin::reference::skin_dual_quat(&rig.source_mesh, &palette, scale);
+                drawn.iter().map(|&v| all[v as usize]).collect()
+            }
+        }
+    }
+}
+
+/// The farthest any vertex moved between two poses of the same vertices.
+fn farthest_move(positions: &[DVec3], previous: &[DVec3]) -> f64 {
+    positions
+        .iter()
+        .zip(previous)
+        .map(|(p, q)| (*p - *q).length())
+        .fold(0.0, f64::max)
+}
+
+/// The box around `positions` (inverted, infinite, when there are none).
+fn bounds(positions: &[DVec3]) -> (DVec3, DVec3) {
+    positions.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    )
 }
 
 /// The even grid a loop of `duration_secs` is measured on: how many steps, and how long
