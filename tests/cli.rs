@@ -427,6 +427,12 @@ fn bench_refuses_bad_input_and_writes_nothing() {
         1,
         &["--blend 0.4", "--workload crowd"],
     );
+    // A crowd of one clip has nothing to cross-fade to.
+    refused(
+        &["--workload", "crowd", "--clips", "walk", "--blend", "0.4"],
+        1,
+        &["--blend 0.4", "one clip (walk)", "--clips"],
+    );
     for weight in ["1.5", "-0.2", "much"] {
         refused(&["--workload", "crowd", "--blend", weight], 2, &["--blend"]);
     }

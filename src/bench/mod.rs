@@ -481,6 +481,20 @@ pub fn run(
             }
         ));
     }
+    let survey = crate::crowd::mix::ClipSurvey::measure(&rig);
+    let clip_mix = crate::crowd::mix::ClipMix::choose(&options.clips, &rig, &survey)?;
+    // Each character cross-fades towards the next clip the crowd plays: with one clip there
+    // is nothing to fade to, and a report named for the cross-fade would measure none.
+    if options.blend_weight > 0.0 && clip_mix.clips.len() < 2 {
+        return Err(BenchError::Refused(format!(
+            "--blend {}: the crowd of {} plays one clip ({}), so nothing cross-fades; \
+             give --clips two or more of its clips: {}",
+            options.blend_weight,
+            rig.name,
+            clip_mix.clips.first().map_or("none", |&c| survey.name(c)),
+            survey.names()
+        )));
+    }
     let mut store_bandwidth = Vec::new();
     if options.workloads.iter().any(|w| !w.spec().needs_adapter) {
         let passes = if options.quick { 2 } else { 5 };
@@ -495,8 +509,6 @@ pub fn run(
             store_bandwidth.push(b);
         }
     }
-    let survey = crate::crowd::mix::ClipSurvey::measure(&rig);
-    let clip_mix = crate::crowd::mix::ClipMix::choose(&options.clips, &rig, &survey)?;
     let clip_name = |c: u16| survey.name(c).to_string();
     let clips = ClipsInfo {
         choice: options.clips.label(),
