@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use skinbench::anim::hierarchy::HierarchyVariant;
-use skinbench::gpu::scene::Frame;
-use skinbench::gpu::scene::Scene;
+use skinbench::gpu::scene::{Frame, MAX_FRAMES_IN_FLIGHT, Scene};
+use skinbench::gpu::staging::{IDLE_FRAMES, StagingChunks};
 use skinbench::prepare::PreparedRig;
 use skinbench::ui::soak::{Soak, SoakPlan};
 use skinbench::variant::Variant;
@@ -423,6 +423,132 @@ fn the_heap_is_judged_on_its_floor() {
     );
 }
 
+/// One frame of `chunks` as the upload makes one: take `buckets`, write, finish, submit,
+/// recall, end, with the device polled so the chunks come back.
+fn staging_frame(gpu: &skinbench::gpu::GpuContext, chunks: &mut StagingChunks, buckets: &[u64]) {
+    let target = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("copy target"),
+        size: buckets.iter().copied().max().unwrap_or(4),
+        usage: wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    for &bucket in buckets {
+        let buffer = chunks.take(wgpu::BufferSize::new(bucket).unwrap());
+        buffer
+            .slice(..4)
+            .get_mapped_range_mut()
+            .expect("a chunk is handed out mapped")
+            .copy_from_slice(&[1, 2, 3, 4]);
+        encoder.copy_buffer_to_buffer(&buffer, 0, &target, 0, bucket);
+    }
+    chunks.finish();
+    gpu.queue.submit([encoder.finish()]);
+    chunks.recall();
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    chunks.end_frame();
+}
+
+/// A steady frame reuses its chunks; a size no frame asks for any more is dropped
+/// `IDLE_FRAMES` frames later, so what is held follows the recent frames, not the largest
+/// one; a request never takes (and keeps alive) a larger free chunk.
+fn staging_chunks_follow_what_recent_frames_asked_for() {
+    let Some(gpu) = common::gpu_context() else {
+        common::cannot_run_here()
+    };
+    let mut chunks = StagingChunks::new(&gpu.device);
+    let (small, large) = (1u64 << 20, 64u64 << 20);
+    staging_frame(&gpu, &mut chunks, &[large, small]);
+    assert_eq!(chunks.held_bytes(), large + small);
+    // A small frame takes the small chunk, not the large one beside it.
+    staging_frame(&gpu, &mut chunks, &[small]);
+    assert_eq!(
+        (chunks.held_bytes(), chunks.chunk_count()),
+        (large + small, 2)
+    );
+    for _ in 0..IDLE_FRAMES {
+        staging_frame(&gpu, &mut chunks, &[small]);
+    }
+    assert_eq!(
+        (chunks.held_bytes(), chunks.chunk_count()),
+        (small, 1),
+        "the large chunk no frame asked for is still held"
+    );
+    // Two chunks of one size in a frame are two chunks, reused as such.
+    staging_frame(&gpu, &mut chunks, &[small, small]);
+    staging_frame(&gpu, &mut chunks, &[small, small]);
+    assert_eq!(chunks.chunk_count(), 2);
+    chunks.release_free();
+    assert_eq!(chunks.held_bytes(), 0);
+}
+
+/// What a soak's checkpoint reads: a large crowd drawn, then the starting crowd for a few
+/// frames. The staging memory the upload holds then is what the starting crowd needs, not
+/// what the large one did (the staging belt kept a 10,000-character crowd's chunks through
+/// 120 small frames, and the first-fit belt handed them to every small frame after, so a
+/// soak's floor grew with the largest crowds it had met: 1.1 GiB held for 100 characters).
+/// While the large crowd runs, the chunks held stay within the frames the GPU may have in
+/// flight, plus the one being written.
+fn staging_memory_follows_the_crowd_drawn_now() {
+    let Some(gpu) = common::gpu_context() else {
+        common::cannot_run_here()
+    };
+    let rig = Arc::new(PreparedRig::reference());
+    let mut settings = common::app_settings(&rig, 8);
+    settings.lod.enabled = false;
+    let mut scene = Scene::new(
+        gpu,
+        rig,
+        settings,
+        wgpu::TextureFormat::Rgba8Unorm,
+        (160, 100),
+    )
+    .unwrap();
+    // The upload without the draws: what the staging holds does not depend on them.
+    let mut frame = |scene: &mut Scene| {
+        scene
+            .frame(Frame {
+                draws: false,
+                ..Frame::headless(1.0 / 30.0)
+            })
+            .unwrap();
+        assert!(scene.frames_in_flight() <= MAX_FRAMES_IN_FLIGHT);
+    };
+    for _ in 0..3 {
+        frame(&mut scene);
+    }
+    let small = scene.staging_held_bytes();
+    assert!(small > 0, "the starting crowd stages nothing");
+    scene.settings_mut().instances = 2_000;
+    let mut large = 0;
+    for _ in 0..8 {
+        frame(&mut scene);
+        large = large.max(scene.staging_held_bytes());
+    }
+    assert!(
+        large > 16 * small,
+        "{large} bytes staged for 2,000, {small} for 8"
+    );
+    let per_frame = large.div_ceil((MAX_FRAMES_IN_FLIGHT + 1) as u64);
+    assert!(
+        scene.staging_held_bytes() <= (MAX_FRAMES_IN_FLIGHT as u64 + 1) * per_frame,
+        "{} bytes held",
+        scene.staging_held_bytes()
+    );
+    scene.settings_mut().instances = 8;
+    for _ in 0..IDLE_FRAMES as usize + MAX_FRAMES_IN_FLIGHT + 1 {
+        frame(&mut scene);
+    }
+    let back = scene.staging_held_bytes();
+    assert!(
+        back <= small,
+        "back at 8 characters the upload holds {back} bytes of staging (the 2,000's \
+         frames held {large}; 8 characters need {small})"
+    );
+}
+
 fn main() {
     let tests: Vec<(&'static str, fn())> = vec![
         (
@@ -476,6 +602,14 @@ fn main() {
         (
             "the_heap_is_judged_on_its_floor",
             the_heap_is_judged_on_its_floor,
+        ),
+        (
+            "staging_chunks_follow_what_recent_frames_asked_for",
+            staging_chunks_follow_what_recent_frames_asked_for,
+        ),
+        (
+            "staging_memory_follows_the_crowd_drawn_now",
+            staging_memory_follows_the_crowd_drawn_now,
         ),
     ];
     common::run_tests(tests);

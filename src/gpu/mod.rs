@@ -27,6 +27,7 @@ pub mod shaders;
 pub mod shape;
 pub mod skin;
 pub mod skin_levels;
+pub mod staging;
 pub mod targets;
 pub mod timers;
 pub mod upload;

@@ -7,8 +7,9 @@
 //!   workers skin straight into it: no CPU-side copy at all. The mapping is write-only
 //!   (possibly uninitialized, write-combined), which is why the pipeline writes through a
 //!   [`Dest`] and never reads it.
-//! - `staging_belt`: like `in_place`, but into chunks of a `StagingBelt` that are recalled
-//!   and reused frame after frame instead of a fresh staging buffer each time.
+//! - `staging_belt`: like `in_place`, but into staging chunks that are recalled and reused
+//!   frame after frame instead of a fresh staging buffer each time ([`StagingChunks`]:
+//!   what they hold follows the recent frames' needs, never the largest frame's).
 //!
 //! No staging request passes the device's largest buffer: a frame's runs of groups are cut
 //! into pieces of whole groups of at most 256 MiB (or that buffer, where it is smaller), and
@@ -30,6 +31,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use super::skin::GpuSkinError;
+use super::staging::StagingChunks;
 use crate::crowd::{FrameError, Instance, Pipeline, Stage, StageTimings};
 use crate::skin::{BufferError, Dest, OutputBuffer, OutputLayout};
 use crate::types::LANES;
@@ -82,7 +84,7 @@ pub enum UploadError {
     GroupTooLarge { group_bytes: u64, cap: u64 },
 }
 
-/// The staging belt's smallest chunk, bytes.
+/// The smallest staging chunk, bytes.
 const BELT_MIN_CHUNK: u64 = 1 << 20;
 /// The largest staging request, bytes: a frame past it is staged in several pieces, each
 /// a whole number of groups. A device's largest buffer lowers it further (2 GiB − 1 on
@@ -135,10 +137,6 @@ pub fn split_runs(
     }
     Ok(pieces)
 }
-/// Frames of needing under a quarter of the belt's largest chunk before its chunks are
-/// freed (a crowd that shrank for good, not LOD's frame-to-frame changes).
-const BELT_SHRINK_AFTER_FRAMES: u32 = 120;
-
 /// Consecutive pieces staged together, at most the cap's bytes.
 struct StagingChunk {
     /// Indices into the frame's pieces.
@@ -307,11 +305,7 @@ pub struct CpuWork<'a> {
 /// Owns what the upload variants keep between frames.
 pub struct Uploader {
     cpu: OutputBuffer,
-    belt: wgpu::util::StagingBelt,
-    /// The largest staging chunk the belt was asked for since it was made, bytes.
-    belt_largest: u64,
-    /// Consecutive frames that needed at most a quarter of `belt_largest`.
-    belt_small_frames: u32,
+    belt: StagingChunks,
     /// Set when a variant had to fall back this frame (shown in the panel).
     note: Option<String>,
     /// Treats `in_place`'s and the staging belt's memory as misaligned (lavapipe's never
@@ -347,9 +341,7 @@ impl Uploader {
     pub fn new(device: &wgpu::Device) -> Self {
         Uploader {
             cpu: OutputBuffer::default(),
-            belt: wgpu::util::StagingBelt::new(device.clone(), BELT_MIN_CHUNK),
-            belt_largest: BELT_MIN_CHUNK,
-            belt_small_frames: 0,
+            belt: StagingChunks::new(device),
             note: None,
             simulate_misaligned_staging: false,
             trace: None,
@@ -442,7 +434,7 @@ impl Uploader {
         } = work;
         let (device, queue) = (&gpu.device, &gpu.queue);
         // Last frame's note says whether a fallback still needs the CPU buffer.
-        self.release_unused(variant, device);
+        self.release_unused(variant);
         self.note = None;
         self.copied = UploadBytes {
             copies: Some(0),
@@ -604,44 +596,27 @@ impl Uploader {
                 // The pieces lie back to back in belt chunks of at most `cap` bytes.
                 let chunks = pack_pieces(&spans, cap);
                 // Each chunk is sized in powers of two: with update-rate LOD the bytes
-                // change every frame, and a chunk recalled from an earlier frame serves any
-                // later one of the same size or less. A fresh chunk costs: wgpu zeroes it
-                // (60–140 ms a frame at 10,000 characters when every frame took one). The
-                // belt is made anew, freeing its chunks, only when frames have needed under
-                // a quarter of its largest for a while.
-                let largest = chunks.iter().map(|c| c.bytes).max().unwrap_or(0);
-                let largest_bucket = largest.next_power_of_two().clamp(BELT_MIN_CHUNK, cap);
-                if largest_bucket.saturating_mul(4) <= self.belt_largest {
-                    self.belt_small_frames += 1;
-                } else {
-                    self.belt_small_frames = 0;
-                }
-                if self.belt_small_frames >= BELT_SHRINK_AFTER_FRAMES {
-                    self.belt = wgpu::util::StagingBelt::new(device.clone(), BELT_MIN_CHUNK);
-                    self.belt_largest = largest_bucket;
-                    self.belt_small_frames = 0;
-                }
-                self.belt_largest = self.belt_largest.max(largest_bucket);
-                // Chunks come back to the belt from their mapping callbacks, which run when
-                // the device is polled; polling does not wait.
+                // change every frame, and a chunk of the same bucket recalled from an
+                // earlier frame serves a later one. A fresh chunk costs: wgpu zeroes it
+                // (60–140 ms a frame at 10,000 characters when every frame took one).
+                // Chunks come back from their mapping callbacks, which run when the device
+                // is polled; polling does not wait.
                 let _ = device.poll(wgpu::PollType::Poll);
-                let mut slices = Vec::with_capacity(chunks.len());
+                let mut buffers = Vec::with_capacity(chunks.len());
                 for chunk in &chunks {
                     let bucket = chunk.bytes.next_power_of_two().clamp(BELT_MIN_CHUNK, cap);
                     let size = NonZeroU64::new(bucket).expect("a bucket holds bytes");
-                    let slice = self
-                        .belt
-                        .allocate(size, NonZeroU64::new(256).expect("non-zero"));
+                    let buffer = self.belt.take(size);
                     // One copy per part of each piece its levels wrote, to its place in the
                     // skinned buffer.
-                    let mut from = slice.offset();
+                    let mut from = 0;
                     for (&(offset, len), parts) in spans[chunk.pieces.clone()]
                         .iter()
                         .zip(&copies[chunk.pieces.clone()])
                     {
                         for &(at, part) in parts {
                             encoder.copy_buffer_to_buffer(
-                                slice.buffer(),
+                                &buffer,
                                 from + at,
                                 renderer.skinned(),
                                 offset + at,
@@ -650,16 +625,11 @@ impl Uploader {
                         }
                         from += len;
                     }
-                    // The slice borrows the belt; its buffer (a shared handle) and range do not.
-                    slices.push((slice.buffer().clone(), slice.offset(), bucket));
+                    buffers.push(buffer);
                 }
-                let mut views = Vec::with_capacity(slices.len());
-                for (buffer, offset, size) in &slices {
-                    views.push(
-                        buffer
-                            .slice(*offset..offset + size)
-                            .get_mapped_range_mut()?,
-                    );
+                let mut views = Vec::with_capacity(buffers.len());
+                for buffer in &buffers {
+                    views.push(buffer.slice(..).get_mapped_range_mut()?);
                 }
                 let acquire = start.elapsed();
                 let align = pipeline.output_layout().align();
@@ -669,9 +639,9 @@ impl Uploader {
                         !address.is_multiple_of(align)
                     });
                 if misaligned {
-                    // The belt's chunks are 256-byte aligned within their buffer, but a
-                    // driver may map the buffer itself at a lesser alignment (an H100's did
-                    // for small chunks): skin into the CPU buffer and copy each piece.
+                    // Each chunk is a buffer of its own, but a driver may map a buffer at
+                    // a lesser alignment than the layout's (an H100's did for small
+                    // chunks): skin into the CPU buffer and copy each piece.
                     let mut timings = Self::skin_into_cpu(
                         &mut self.cpu,
                         pipeline,
@@ -751,7 +721,7 @@ impl Uploader {
     /// Frees the memory of the variants not in use: the CPU copy of `write_buffer` and the
     /// staging belt's chunks each hold a whole frame's skinned stream (a gigabyte for
     /// 10,000 large characters), which would otherwise stay after switching away.
-    fn release_unused(&mut self, variant: UploadVariant, device: &wgpu::Device) {
+    fn release_unused(&mut self, variant: UploadVariant) {
         match variant {
             UploadVariant::WriteBuffer => {}
             // Kept while the mapping's alignment sends every frame through it.
@@ -764,13 +734,7 @@ impl Uploader {
         }
         match variant {
             UploadVariant::StagingBelt => {}
-            UploadVariant::WriteBuffer | UploadVariant::InPlace => {
-                if self.belt_largest > BELT_MIN_CHUNK {
-                    self.belt = wgpu::util::StagingBelt::new(device.clone(), BELT_MIN_CHUNK);
-                    self.belt_largest = BELT_MIN_CHUNK;
-                    self.belt_small_frames = 0;
-                }
-            }
+            UploadVariant::WriteBuffer | UploadVariant::InPlace => self.belt.release_free(),
         }
     }
 
@@ -821,9 +785,16 @@ impl Uploader {
         self.copied
     }
 
-    /// Call after the frame's command buffers were submitted.
+    /// Call after the frame's command buffers were submitted: the staging chunks go back
+    /// to be mapped again, and those no recent frame asked for are dropped.
     pub fn after_submit(&mut self) {
         self.belt.recall();
+        self.belt.end_frame();
+    }
+
+    /// Bytes of staging memory the `staging_belt` upload holds now.
+    pub fn staging_held_bytes(&self) -> u64 {
+        self.belt.held_bytes()
     }
 }
 

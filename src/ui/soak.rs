@@ -43,8 +43,12 @@ use crate::variant::Variant;
 
 /// How often a memory checkpoint is taken (the first after one such interval).
 pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(60);
-/// Frames rendered in the checkpoint configuration before resident memory is read.
-const CHECKPOINT_FRAMES: u32 = 5;
+/// Frames rendered in the checkpoint configuration before resident memory is read: enough
+/// for the frames still in flight to finish and for the staging chunks no frame of it asks
+/// for to be dropped ([`crate::gpu::staging::IDLE_FRAMES`]), so a checkpoint reads what the
+/// starting configuration holds and not what the random one before it needed.
+const CHECKPOINT_FRAMES: u32 =
+    crate::gpu::staging::IDLE_FRAMES as u32 + crate::gpu::scene::MAX_FRAMES_IN_FLIGHT as u32 + 1;
 /// How much the floor of the live heap and of resident memory may grow over the
 /// checkpoints ([`SoakReport::memory_failure`]).
 pub const RSS_GROWTH_LIMIT: f64 = 0.10;

@@ -81,6 +81,11 @@ pub const MAX_INSTANCES: usize = AnimateDevice::Cpu.spec().max_instances;
 /// Frames between a configuration shrinking and the freed memory going back to the system:
 /// buffers the GPU still reads are released only once its frames are done.
 const TRIM_DELAY_FRAMES: u8 = 2;
+/// Frames submitted and not finished by the GPU that a new frame may start beside: the
+/// next waits for the oldest. Without a bound a CPU faster than its GPU (a software
+/// renderer beside a busy core) queues frames without end, and each holds its staging
+/// memory and its per-frame objects until the GPU reaches it.
+pub const MAX_FRAMES_IN_FLIGHT: usize = 2;
 /// Instances verify compares with the reference (spread over the crowd).
 pub const VERIFY_INSTANCES: usize = 16;
 /// Seconds between two measurements of LOD's screen-space error.
@@ -110,6 +115,9 @@ pub struct Scene {
     trace: Option<Arc<Trace>>,
     /// Wait for each frame's GPU times (the bench) instead of taking the latest back.
     wait_for_gpu_times: bool,
+    /// The frames submitted that the GPU may not have finished, oldest first (at most
+    /// [`MAX_FRAMES_IN_FLIGHT`]).
+    in_flight: std::collections::VecDeque<wgpu::SubmissionIndex>,
     // What draws: made anew for another rig, changed between frames only by the settings.
     renderer: CrowdRenderer,
     uploader: Uploader,
@@ -280,6 +288,7 @@ impl Scene {
             shown: None,
             timers,
             wait_for_gpu_times: false,
+            in_flight: std::collections::VecDeque::new(),
             lod_measure_every_secs: Some(LOD_MEASURE_EVERY_SECS),
             trace: None,
 
@@ -1044,9 +1053,11 @@ impl Scene {
         profiling::scope!("encode and submit");
         self.timers.resolve(&mut encoder);
         let submitting = Instant::now();
-        self.gpu
+        let index = self
+            .gpu
             .queue
             .submit(before.into_iter().chain([encoder.finish()]));
+        self.in_flight.push_back(index);
         let submitted = Instant::now();
         timings.stage_us[Stage::Render.index()] = (submitted - encode_start).as_secs_f64() * 1e6;
         self.trace_main("encode and submit", encode_start);
@@ -1065,6 +1076,28 @@ impl Scene {
         }
         self.history.push(timings);
         timings
+    }
+
+    /// Waits until fewer than [`MAX_FRAMES_IN_FLIGHT`] frames are unfinished on the GPU.
+    fn wait_for_frames_in_flight(&mut self) {
+        while self.in_flight.len() >= MAX_FRAMES_IN_FLIGHT {
+            let oldest = self.in_flight.pop_front().expect("a frame in flight");
+            let _ = self.gpu.device.poll(wgpu::PollType::Wait {
+                submission_index: Some(oldest),
+                timeout: None,
+            });
+        }
+    }
+
+    /// Frames submitted that the GPU may not have finished (at most
+    /// [`MAX_FRAMES_IN_FLIGHT`] once the next frame starts).
+    pub fn frames_in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Bytes of staging memory the upload holds now (the `staging_belt` upload's chunks).
+    pub fn staging_held_bytes(&self) -> u64 {
+        self.uploader.staging_held_bytes()
     }
 
     /// A new command encoder for a frame.
@@ -1159,6 +1192,7 @@ impl Scene {
             // readings are complete from now on (the panel below shows them).
             self.history.complete_latest(frame.dt_secs as f64 * 1e6);
         }
+        self.wait_for_frames_in_flight();
         self.begin_frame(frame.dt_secs);
         let mut encoder = self.encoder();
         let timings = self.upload(&mut encoder)?;
