@@ -55,9 +55,14 @@ struct Bar {
 /// Every chart `report` has data for.
 pub fn charts(report: &Report) -> Result<Vec<Chart>, ChartError> {
     let machine = format!(
-        "{}, {} threads",
+        "{}, {} threads{}",
         report.machine.cpu_line(),
-        report.machine.cores
+        report.machine.cores,
+        if report.quick {
+            " — a --quick run: few frames, noisy"
+        } else {
+            ""
+        }
     );
     let mut out = Vec::new();
     let mut add = |workload: &'static str, svg: Result<String, String>| match svg {

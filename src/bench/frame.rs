@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_label};
+use super::measure::{Candidate, SpreadRatio, Timing, measure_interleaved, opt, ratio, simd_label};
 use super::{BenchError, Context};
 use crate::crowd::{InstanceStore, PipelineConfig, Schedule, Stage, StageTimings};
 use crate::simd::with_level;
@@ -31,8 +31,8 @@ pub struct FrameRow {
     /// The 1-thread median of the same schedule and level over this one.
     pub ratio_to_one_thread: Option<f64>,
     /// A GPU skin variant's CPU part: this median over the best CPU variant's at the same
-    /// threads, schedule and level.
-    pub ratio_to_best_cpu: Option<f64>,
+    /// threads, schedule and level, with its spread over the interleaved rounds.
+    pub ratio_to_best_cpu: Option<SpreadRatio>,
     pub stages_median_us: Vec<(String, f64)>,
     pub frames: usize,
 }
@@ -134,16 +134,20 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
                     && other.schedule == config.schedule
                     && other.skin == config.skin
             });
+            // The best CPU variant's candidate, for the ratio with its spread.
             let best_cpu = (!on_cpu)
                 .then(|| {
-                    median_of(&|other, l| {
+                    configs.iter().zip(&set).find(|((other, l), _)| {
                         l == level
                             && other.skin.skins_on_cpu()
                             && other.schedule == config.schedule
                             && other.threads == config.threads
                     })
                 })
-                .flatten();
+                .flatten()
+                .and_then(|(_, best)| {
+                    SpreadRatio::of(&c.round_medians(metric), &best.round_medians(metric))
+                });
             let row = FrameRow {
                 instances: n,
                 threads: config.threads,
@@ -155,7 +159,7 @@ pub fn run(ctx: &mut Context) -> Result<FrameSection, BenchError> {
                 timing,
                 ratio_to_first: first / median,
                 ratio_to_one_thread: one_thread.map(|one| one / median),
-                ratio_to_best_cpu: best_cpu.map(|best| median / best),
+                ratio_to_best_cpu: best_cpu,
                 stages_median_us: c.stage_medians(),
                 frames: c.frames.len(),
             };
@@ -247,8 +251,19 @@ pub fn markdown(section: &FrameSection, s: &mut String) {
             any = true;
             let _ = writeln!(
                 s,
-                "- {} instances, {} threads, {}: `{}`'s CPU part (sample → palettes laid out for the GPU, which skins) takes {:.0} µs, **{ratio:.2}×** the best CPU variant's frame in the same run (no upload in this workload; `bench --workload gpu` adds it).",
-                r.instances, r.threads, r.schedule, r.skin, r.timing.median_us,
+                "- {} instances, {} threads, {}: `{}`'s CPU part (sample → palettes laid out for the GPU, which skins) takes {:.0} µs (min {:.0} µs), {} the best CPU variant's frame in the same run (no upload in this workload; `bench --workload gpu` adds it){}.",
+                r.instances,
+                r.threads,
+                r.schedule,
+                r.skin,
+                r.timing.median_us,
+                r.timing.min_us,
+                ratio.markdown(),
+                if ratio.overlaps {
+                    "; the two rows' rounds overlap, so this is no clear difference"
+                } else {
+                    ""
+                },
             );
         }
     }

@@ -27,6 +27,8 @@ pub struct Candidate {
     /// What the candidate's rows report.
     pub metric: fn(&StageTimings) -> f64,
     pub frames: Vec<StageTimings>,
+    /// Where each interleaved round's frames start in `frames`.
+    round_starts: Vec<usize>,
 }
 
 impl Candidate {
@@ -42,7 +44,19 @@ impl Candidate {
             last,
             metric,
             frames: Vec::new(),
+            round_starts: Vec::new(),
         })
+    }
+
+    /// The median of `value` in each interleaved round, in order.
+    pub fn round_medians(&self, value: impl Fn(&StageTimings) -> f64) -> Vec<f64> {
+        let ends = self.round_starts.iter().skip(1).copied();
+        self.round_starts
+            .iter()
+            .zip(ends.chain([self.frames.len()]))
+            .filter(|(start, end)| **start < *end)
+            .map(|(&start, end)| median(self.frames[start..end].iter().map(&value).collect()))
+            .collect()
     }
 
     pub fn stats(&self, value: impl Fn(&StageTimings) -> f64) -> Stats {
@@ -130,6 +144,7 @@ pub fn measure_interleaved(
     let start = Instant::now();
     loop {
         for c in candidates.iter_mut() {
+            c.round_starts.push(c.frames.len());
             for f in 0..=burst {
                 crowd.advance(1.0 / 60.0);
                 let t = c
@@ -156,6 +171,64 @@ pub fn measure_interleaved(
         }
     }
     Ok(())
+}
+
+/// A ratio of two candidates' medians with its spread over the interleaved rounds: the
+/// smallest and largest of the rounds' own ratios, and whether the two candidates' round
+/// medians overlap at all (only a ratio whose spreads do not overlap is a clear
+/// difference; a report bolds only those).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SpreadRatio {
+    pub ratio: f64,
+    pub low: f64,
+    pub high: f64,
+    pub rounds: usize,
+    /// The numerator's and the denominator's round medians overlap.
+    pub overlaps: bool,
+}
+
+impl SpreadRatio {
+    /// `numerator`'s median over `denominator`'s, from their round medians.
+    pub fn of(numerator: &[f64], denominator: &[f64]) -> Option<Self> {
+        let (n, d) = (median(numerator.to_vec()), median(denominator.to_vec()));
+        if numerator.is_empty() || denominator.is_empty() || d.is_nan() || d <= 0.0 {
+            return None;
+        }
+        let per_round: Vec<f64> = numerator
+            .iter()
+            .zip(denominator)
+            .filter(|(_, d)| **d > 0.0)
+            .map(|(n, d)| n / d)
+            .collect();
+        let range = |v: &[f64]| {
+            v.iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                    (lo.min(x), hi.max(x))
+                })
+        };
+        let ((n_lo, n_hi), (d_lo, d_hi)) = (range(numerator), range(denominator));
+        let (low, high) = range(&per_round);
+        Some(SpreadRatio {
+            ratio: n / d,
+            low,
+            high,
+            rounds: per_round.len(),
+            overlaps: n_lo <= d_hi && d_lo <= n_hi,
+        })
+    }
+
+    /// `2.31× (1.20–3.05× over 3 rounds)`, in bold where the spreads do not overlap.
+    pub fn markdown(&self) -> String {
+        let text = format!(
+            "{:.2}× ({:.2}–{:.2}× over {} rounds)",
+            self.ratio, self.low, self.high, self.rounds
+        );
+        if self.overlaps {
+            text
+        } else {
+            format!("**{text}**")
+        }
+    }
 }
 
 /// The median of `values` (the middle one; NaN for none).
@@ -190,3 +263,35 @@ pub const STORE_BANDWIDTH_NOTE: &str = "GB/s = the bytes the stage writes per fr
      header's `store bandwidth`). Above 100 % means the output did not go to memory: a \
      frame's output of a few MB stays in the last-level cache from one frame to the next, \
      where stores run faster than the probe's, which is built to miss it.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ratio comes with the smallest and largest of its rounds' own ratios, and is in
+    /// bold only where the two candidates' rounds do not overlap.
+    #[test]
+    fn a_ratio_is_stated_with_its_spread_and_bolded_only_when_clear() {
+        let overlapping = SpreadRatio::of(&[60.0, 140.0, 100.0], &[50.0, 70.0, 45.0]).unwrap();
+        assert_eq!(overlapping.rounds, 3);
+        assert!(overlapping.overlaps);
+        assert_eq!(
+            (overlapping.low, overlapping.high),
+            (60.0 / 50.0, 100.0 / 45.0)
+        );
+        assert_eq!(overlapping.ratio, 100.0 / 50.0);
+        assert!(
+            !overlapping.markdown().contains("**"),
+            "{}",
+            overlapping.markdown()
+        );
+        let clear = SpreadRatio::of(&[200.0, 210.0, 205.0], &[100.0, 104.0, 102.0]).unwrap();
+        assert!(!clear.overlaps);
+        assert!(
+            clear
+                .markdown()
+                .starts_with("**2.01× (2.00–2.02× over 3 rounds)**")
+        );
+        assert!(SpreadRatio::of(&[], &[1.0]).is_none());
+    }
+}

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::measure::{Candidate, Timing, measure_interleaved, opt, ratio, simd_label};
+use super::measure::{Candidate, SpreadRatio, Timing, measure_interleaved, opt, ratio, simd_label};
 use super::table::{Align, Table};
 use super::{BenchError, Context, SEED_SKIN};
 use crate::anim::hierarchy::HierarchyVariant;
@@ -26,13 +26,16 @@ pub struct SkinRow {
     /// `naive`'s median over this one (a speed-up).
     pub ratio_to_naive: Option<f64>,
     /// With dual quaternions: this median over the same variant's with linear blending at
-    /// the same level.
-    pub ratio_to_linear: Option<f64>,
+    /// the same level, with its spread over the interleaved rounds.
+    pub ratio_to_linear: Option<SpreadRatio>,
     pub seed_ms: Option<f64>,
     pub seed_ratio: Option<f64>,
     pub stages_median_us: Vec<(String, f64)>,
     pub frames: usize,
     pub refused: Option<String>,
+    /// The median of each interleaved round (what a ratio's spread is taken over).
+    #[serde(skip)]
+    round_medians: Vec<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -85,6 +88,7 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
                     stages_median_us: Vec::new(),
                     frames: 0,
                     refused: None,
+                    round_medians: Vec::new(),
                 };
                 match ctx.pipeline(config) {
                     Err(FrameError::SkinRefused { reason, .. }) => row.refused = Some(reason),
@@ -120,22 +124,21 @@ pub fn run(ctx: &mut Context) -> Result<SkinSection, BenchError> {
             row.ratio_to_naive = Some(*baseline.get_or_insert(s.median) / s.median);
             row.stages_median_us = c.stage_medians();
             row.frames = c.frames.len();
+            row.round_medians = c.round_medians(metric);
         }
         ctx.progress(&row_line(row, n));
     }
-    let linear: Vec<(&'static str, Option<&'static str>, f64)> = rows
+    let linear: Vec<(&'static str, Option<&'static str>, Vec<f64>)> = rows
         .iter()
-        .filter(|r| r.method == SkinMethod::Linear.name())
-        .filter_map(|r| Some((r.variant, r.simd, r.timing?.median_us)))
+        .filter(|r| r.method == SkinMethod::Linear.name() && r.timing.is_some())
+        .map(|r| (r.variant, r.simd, r.round_medians.clone()))
         .collect();
     for row in &mut rows {
-        if row.method != SkinMethod::Linear.name()
-            && let Some(t) = row.timing
-        {
+        if row.method != SkinMethod::Linear.name() && row.timing.is_some() {
             row.ratio_to_linear = linear
                 .iter()
                 .find(|(v, simd, _)| (*v, *simd) == (row.variant, row.simd))
-                .map(|(_, _, base)| t.median_us / base);
+                .and_then(|(_, _, base)| SpreadRatio::of(&row.round_medians, base));
         }
     }
     let volumes = SkinMethod::ALL
@@ -231,11 +234,12 @@ pub fn markdown(section: &SkinSection, s: &mut String) {
             any = true;
             let _ = writeln!(
                 s,
-                "- `{}` at {}: {} ns/vertex with {}, **{ratio:.2}×** its linear blend's (the palette stage's conversion to dual quaternions is not in these figures; the frame's stage medians in the JSON hold it)",
+                "- `{}` at {}: {} ns/vertex with {}, {} its linear blend's (the palette stage's conversion to dual quaternions is not in these figures; the frame's stage medians in the JSON hold it)",
                 r.variant,
                 simd_label(r.simd),
                 opt(r.timing.map(|t| t.ns_per_item), 2),
                 r.method,
+                ratio.markdown(),
             );
         }
     }

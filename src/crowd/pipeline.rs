@@ -814,6 +814,7 @@ impl Pipeline {
             lod_plan_us: 0.0,
             threads: self.config.threads,
             instances: n,
+            setup: false,
         })
     }
 

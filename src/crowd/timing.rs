@@ -126,6 +126,10 @@ pub struct StageTimings {
     pub lod_plan_us: f64,
     pub threads: usize,
     pub instances: usize,
+    /// One of the first frames after the history was cleared ([`TimingHistory`]): they
+    /// make what a configuration keeps (buffers, staging, pipelines, first uploads), so
+    /// their times are one-off work, not the configuration's steady frame.
+    pub setup: bool,
 }
 
 impl StageTimings {
@@ -243,13 +247,20 @@ impl Stats {
 }
 
 /// A rolling window of frame timings (like egui's `FrameHistory`), each frame numbered
-/// from 1 in the order it was pushed.
+/// from 1 in the order it was pushed. The first `setup_frames` frames after it is made or
+/// cleared (a new configuration) are marked [`StageTimings::setup`] and left out of every
+/// reading ([`Self::span`]): a capture of ten frames at 10,000 characters read a CPU frame
+/// of 213 ms where its steady frames took 13 ms, the first frame's buffers and uploads
+/// averaged in.
 #[derive(Clone, Debug)]
 pub struct TimingHistory {
     frames: std::collections::VecDeque<StageTimings>,
     /// The number the next frame pushed gets.
     next_frame: u64,
     capacity: usize,
+    /// Frames marked as setup after each clear, and how many are still to come.
+    setup_frames: usize,
+    setup_left: usize,
     scratch: Vec<f64>,
 }
 
@@ -265,22 +276,55 @@ pub struct FrameSpan {
     /// The window asked for and the time the frames in it took.
     pub window_secs: f64,
     pub span_secs: f64,
+    /// Setup frames of the running configuration left out before `first_frame`.
+    pub setup_frames_left_out: usize,
+    /// The frames are setup frames: no steady frame has come yet, so the readings hold
+    /// one-off work.
+    pub setup_only: bool,
+    /// Fewer frames than the reading asks for (its `min_frames`): a noisy mean.
+    pub too_few: bool,
+}
+
+impl FrameSpan {
+    /// What is wrong with the frames as a steady reading, in a few words (`None`: nothing).
+    pub fn caveat(&self) -> Option<String> {
+        if self.setup_only {
+            Some(
+                "setup frames only: one-off work (buffers, first uploads), not the steady frame"
+                    .to_string(),
+            )
+        } else if self.too_few {
+            Some(format!(
+                "only {} steady frame{}: a noisy mean",
+                self.frames,
+                if self.frames == 1 { "" } else { "s" }
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 impl TimingHistory {
-    pub fn new(capacity: usize) -> Self {
+    /// Room for `capacity` frames; the first `setup_frames` after it is made and after each
+    /// [`Self::clear`] are setup frames.
+    pub fn new(capacity: usize, setup_frames: usize) -> Self {
         TimingHistory {
             frames: std::collections::VecDeque::with_capacity(capacity),
             next_frame: 1,
             capacity,
+            setup_frames,
+            setup_left: setup_frames,
             scratch: Vec::with_capacity(capacity),
         }
     }
 
-    pub fn push(&mut self, timings: StageTimings) {
+    pub fn push(&mut self, mut timings: StageTimings) {
         if self.frames.len() == self.capacity {
             self.frames.pop_front();
         }
+        timings.setup = self.setup_left > 0;
+        self.setup_left = self.setup_left.saturating_sub(1);
         self.frames.push_back(timings);
         self.next_frame += 1;
     }
@@ -296,9 +340,10 @@ impl TimingHistory {
         }
     }
 
-    /// Forgets the frames (their numbers go on).
+    /// Forgets the frames (their numbers go on); the next frames are setup frames.
     pub fn clear(&mut self) {
         self.frames.clear();
+        self.setup_left = self.setup_frames;
     }
 
     pub fn len(&self) -> usize {
@@ -320,8 +365,10 @@ impl TimingHistory {
 
     /// The latest frame whose duration is known and those before it within `window`, and
     /// at least `min_frames` of them where the history holds as many (a few slow frames
-    /// make a noisy mean: under 5 frames a second, a second holds two or three); see
-    /// [`FrameSpan`]. `None` before such a frame.
+    /// make a noisy mean: under 5 frames a second, a second holds two or three), setup
+    /// frames left out; see [`FrameSpan`], which says when the frames are fewer than
+    /// `min_frames`. Before any steady frame, the setup frames themselves, marked as such.
+    /// `None` before a frame whose duration is known.
     pub fn span(&self, window: Duration, min_frames: usize) -> Option<FrameSpan> {
         let pending = self
             .frames
@@ -333,10 +380,16 @@ impl TimingHistory {
             return None;
         }
         let last_frame = self.next_frame - 1 - pending as u64;
+        let latest_setup = self.frames[self.frames.len() - 1 - pending].setup;
+        let setup_in_history = self.frames.iter().filter(|t| t.setup).count();
         let window_us = window.as_secs_f64() * 1e6;
         let mut frames = 0;
         let mut span_us = 0.0;
         for t in self.frames.iter().rev().skip(pending) {
+            // Steady frames only, unless there is none yet.
+            if t.setup != latest_setup {
+                break;
+            }
             // The latest complete frame always counts; an older one while the newer ones
             // leave room.
             if frames >= min_frames.max(1) && span_us + t.frame_us > window_us {
@@ -351,6 +404,9 @@ impl TimingHistory {
             frames,
             window_secs: window.as_secs_f64(),
             span_secs: span_us / 1e6,
+            setup_frames_left_out: if latest_setup { 0 } else { setup_in_history },
+            setup_only: latest_setup,
+            too_few: frames < min_frames,
         })
     }
 
@@ -372,5 +428,53 @@ impl TimingHistory {
         let stats = Stats::of(&mut scratch);
         self.scratch = scratch;
         stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(frame_us: f64) -> StageTimings {
+        StageTimings {
+            frame_us,
+            ..StageTimings::default()
+        }
+    }
+
+    /// The first frames after the history is made or cleared are setup frames: a reading
+    /// leaves them out once a steady frame has come and says how many; before that it reads
+    /// them and says they are setup frames only; fewer steady frames than asked are said.
+    #[test]
+    fn readings_leave_the_setup_frames_out_and_say_so() {
+        let mut history = TimingHistory::new(100, 3);
+        let window = Duration::from_secs(1);
+        history.push(frame(200_000.0));
+        let span = history.span(window, 10).unwrap();
+        assert!(span.setup_only && span.caveat().unwrap().contains("setup frames only"));
+        history.push(frame(150_000.0));
+        history.push(frame(100_000.0));
+        for _ in 0..5 {
+            history.push(frame(10_000.0));
+        }
+        let span = history.span(window, 10).unwrap();
+        assert_eq!(
+            (span.first_frame, span.last_frame, span.frames),
+            (4, 8, 5),
+            "{span:?}"
+        );
+        assert_eq!(span.setup_frames_left_out, 3);
+        assert!(!span.setup_only && span.too_few);
+        assert!(span.caveat().unwrap().contains("only 5 steady frames"));
+        assert_eq!(history.stats_in(&span, |t| t.frame_us).mean, 10_000.0);
+        for _ in 0..10 {
+            history.push(frame(10_000.0));
+        }
+        let span = history.span(window, 10).unwrap();
+        assert!(!span.too_few && span.caveat().is_none(), "{span:?}");
+        // A new configuration: its first frames are setup frames again.
+        history.clear();
+        history.push(frame(90_000.0));
+        assert!(history.span(window, 10).unwrap().setup_only);
     }
 }

@@ -774,6 +774,15 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
         ui.label("no complete frame yet: a frame's time is known when the next one begins");
         return;
     };
+    // A line that says what is wrong with the frames read, where something is: the plot
+    // below gives up its height, so the panel's length does not change.
+    let caveat_height = match r.span.caveat() {
+        Some(caveat) => {
+            let line = ui.label(RichText::new(caveat).color(Color32::from_rgb(255, 200, 80)));
+            line.rect.height() + ui.spacing().item_spacing.y
+        }
+        None => 0.0,
+    };
     egui::Grid::new("timings")
         .striped(true)
         .num_columns(4)
@@ -850,7 +859,7 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
         ))
         .small(),
     );
-    history_plot(ui, history);
+    history_plot(ui, history, caveat_height);
 }
 
 /// Verify, screenshot and reset buttons, and what the last verify and screenshot gave.
@@ -917,7 +926,7 @@ fn actions_ui(ui: &mut egui::Ui, info: &PanelInfo) -> Vec<UiAction> {
 }
 
 /// Stacked areas of the CPU stages and upload over the frames in the history.
-fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
+fn history_plot(ui: &mut egui::Ui, history: &TimingHistory, less_height: f32) {
     let frames: Vec<_> = history.iter().collect();
     if frames.len() < 2 {
         return;
@@ -938,7 +947,7 @@ fn history_plot(ui: &mut egui::Ui, history: &TimingHistory) {
         // With the rest of the panel, fits a 900-pixel window whole. No legend: the
         // table's stage names above are drawn in the areas' colours, and a legend of six
         // stages overflowed a plot this short.
-        .height(110.0)
+        .height(110.0 - less_height)
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)

@@ -273,7 +273,9 @@ impl Scene {
             uploader,
             settings,
             camera,
-            history: TimingHistory::new(600),
+            // The frames that make a configuration's staging (one set per frame the GPU may
+            // have in flight, and the one being written) are its setup frames.
+            history: TimingHistory::new(600, MAX_FRAMES_IN_FLIGHT + 1),
             machine: Machine::detect(),
             requests: Requests::default(),
             screenshot_dir: PathBuf::from("bench-results/screenshots"),

@@ -257,6 +257,7 @@ impl serde::Serialize for StageTimings {
         map.serialize_entry("lod_plan_us", &self.lod_plan_us)?;
         map.serialize_entry("threads", &self.threads)?;
         map.serialize_entry("instances", &self.instances)?;
+        map.serialize_entry("setup", &self.setup)?;
         map.end()
     }
 }

@@ -266,17 +266,26 @@ impl PanelReadings {
         )
     }
 
-    /// The table's caption: over which frames the rows average.
+    /// The table's caption: over which frames the rows average, how many setup frames of
+    /// the configuration they leave out, and what makes them less than a steady reading.
     pub fn span_line(&self) -> String {
         let s = &self.span;
-        if s.frames == 1 {
-            format!("Timings (frame {}, {:.2} s)", s.last_frame, s.span_secs)
+        let frames = if s.frames == 1 {
+            format!("frame {}, {:.2} s", s.last_frame, s.span_secs)
         } else {
             format!(
-                "Timings (mean of frames {}–{}: {} frames, {:.2} s)",
+                "mean of frames {}–{}: {} frames, {:.2} s",
                 s.first_frame, s.last_frame, s.frames, s.span_secs
             )
-        }
+        };
+        let left_out = match s.setup_frames_left_out {
+            0 => String::new(),
+            n => format!(
+                "; {n} setup frame{} left out",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        format!("Timings ({frames}{left_out})")
     }
 
     /// The CPU total line as the panel draws it.
