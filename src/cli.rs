@@ -231,6 +231,12 @@ pub struct AppArgs {
     /// puffin_viewer.
     #[arg(long)]
     pub profiler: bool,
+    /// Measure the mesh levels' errors again instead of reading them from the cache, and
+    /// keep nothing there (the cache: $SKINBENCH_CACHE_DIR, else the platform's cache
+    /// folder, ~/.cache/skinbench on Linux; a file per character, keyed by its content and
+    /// the program's version).
+    #[arg(long = "no-cache")]
+    pub no_cache: bool,
     /// Soak test: for SECS seconds, change variants, upload, schedule, threads, instance
     /// count, blend, pause, speed and rig at random every frame; exit 1 on a wgpu
     /// validation error, a verify beyond tolerance, or memory growing over checkpoints taken

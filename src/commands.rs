@@ -9,6 +9,7 @@ use crate::cli::{
     AdapterArgs, AppArgs, BenchArgs, GenRigArgs, InspectArgs, PoseArgs, SummarizeArgs,
 };
 use crate::cli::{built_in_rig, parse_simd_levels};
+use skinbench::bench::load::RigSource;
 use skinbench::bench::{BenchOptions, Workload, report};
 use skinbench::crowd::lod::LodSettings;
 use skinbench::crowd::mix::{ClipChoice, ClipMix, ClipSurvey};
@@ -442,6 +443,14 @@ pub fn bench(
              --workload crowd"
         );
     }
+    let max = max_influences.map_or(MAX_INFLUENCES, |n| n as usize);
+    let rig_source = match rig.as_deref() {
+        Some(p) => match built_in_rig(p) {
+            Some(built_in) => RigSource::BuiltIn(built_in, max),
+            None => RigSource::File(p.to_path_buf(), max),
+        },
+        None => RigSource::BuiltIn(BuiltInRig::Reference, max),
+    };
     let rig = load_rig(rig.as_deref(), max_influences)?;
     clips.check(&rig)?;
     report::check_writable(&out)?;
@@ -470,6 +479,7 @@ pub fn bench(
         size,
         skinned_pool,
         blend_weight: blend,
+        rig_source: Some(rig_source),
         ..BenchOptions::default()
     };
     let report = skinbench::bench::run(rig, &options, gpu.as_ref(), |line| eprintln!("{line}"))?;
@@ -633,6 +643,9 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             clip_time_secs: args.clip_time,
             camera: args.camera,
             profiler: args.profiler,
+            level_cache: (!args.no_cache)
+                .then(skinbench::skin::level_cache::LevelCache::platform)
+                .flatten(),
         },
     )?;
     Ok(())

@@ -516,6 +516,47 @@ fn a_plain_bench_leaves_the_checkout_clean() {
     assert_eq!(before, after, "git status changed: {err}");
 }
 
+/// The load workload loads the rig again from its file, cold then cached, round by round:
+/// every step's times for both, and the cached load read what the cold one wrote.
+fn bench_load_measures_cold_and_cached_loads() {
+    let dir = common::temp_dir("bench-load");
+    let (code, stdout, err) = skinbench(&[
+        "bench",
+        "--quick",
+        "--rig",
+        "twist",
+        "--workload",
+        "load",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let load = &report["load"];
+    assert_eq!(load["rounds"], 2, "{load}");
+    let rows = load["rows"].as_array().unwrap();
+    let steps: Vec<&str> = rows.iter().map(|r| r["step"].as_str().unwrap()).collect();
+    assert_eq!(steps, skinbench::bench::load::STEPS);
+    for row in rows {
+        for key in ["cold_ms", "cached_ms"] {
+            let times = row[key].as_array().unwrap();
+            assert!(
+                times.len() == 2 && times.iter().all(|t| t.as_f64().unwrap() >= 0.0),
+                "{row}"
+            );
+        }
+    }
+    assert!(load["poses"].as_u64().unwrap() > 0, "{load}");
+    let md = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "md"))
+        .expect("a report");
+    let text = std::fs::read_to_string(md).unwrap();
+    assert!(text.contains("## load: twist"), "{text}");
+}
+
 fn bench_quick_writes_both_reports() {
     let dir = common::temp_dir("bench-quick");
     let run = [
@@ -560,7 +601,7 @@ fn bench_quick_writes_both_reports() {
     );
     assert!(
         rows.iter()
-            .any(|r| r["method"] == "dual_quat" && r["ratio_to_linear"].as_f64().is_some()),
+            .any(|r| r["method"] == "dual_quat" && r["ratio_to_linear"]["ratio"].as_f64().is_some()),
         "no dual-quaternion row with its ratio to linear"
     );
     // The twist rig is closed: each method's worst volume, linear's well below dual
@@ -998,6 +1039,10 @@ fn main() {
         (
             "a_plain_bench_leaves_the_checkout_clean",
             a_plain_bench_leaves_the_checkout_clean,
+        ),
+        (
+            "bench_load_measures_cold_and_cached_loads",
+            bench_load_measures_cold_and_cached_loads,
         ),
         (
             "bench_quick_writes_both_reports",

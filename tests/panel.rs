@@ -528,7 +528,7 @@ fn ticking_mesh_lod_leaves_the_measuring_to_the_app() {
     let progress = LoadProgress::new();
     let shared = progress.clone();
     let measuring = rig.clone();
-    std::thread::spawn(move || measure_level_errors(&measuring, &shared))
+    std::thread::spawn(move || measure_level_errors(&measuring, &shared, None))
         .join()
         .unwrap();
     assert!(measured(&rig).is_some());
@@ -822,6 +822,45 @@ fn the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame() {
     // Frames of three seconds (lavapipe drawing 10,000 characters): a reading is the
     // latest frame alone, and says so.
     sidecar_matches_the_drawn_panel(3.0, 4);
+}
+
+/// A capture of a few frames (`--frames 6 --screenshot`): its readings leave out the
+/// frames that set the configuration up, the panel's caption and the sidecar say how many,
+/// and the panel says that so few steady frames make a noisy mean.
+fn a_short_capture_leaves_the_setup_frames_out_and_says_so() {
+    let Some(mut harness) = harness() else {
+        common::cannot_run_here()
+    };
+    // The harness ran two frames; four more, each a tenth of a second.
+    for _ in 0..4 {
+        harness.state_mut().frame(Frame::headless(0.1)).unwrap();
+        harness.run_steps(1);
+    }
+    harness.run_steps(1);
+    let panel = harness.state().shown().cloned().expect("readings");
+    let setup = skinbench::gpu::scene::MAX_FRAMES_IN_FLIGHT as u64 + 1;
+    assert_eq!(panel.span.first_frame, setup + 1, "{:?}", panel.span);
+    assert_eq!(panel.span.setup_frames_left_out as u64, setup);
+    assert!(panel.span.too_few);
+    let texts = drawn_texts(&harness);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(&format!("{setup} setup frames left out"))),
+        "{texts:?}"
+    );
+    let caveat = panel.span.caveat().expect("a caveat");
+    assert!(texts.contains(&caveat), "{caveat:?} not drawn: {texts:?}");
+    let dir = common::temp_dir("short-capture");
+    let path = dir.join("shot.png");
+    harness
+        .state_mut()
+        .save_screenshot(&path, Some("test"))
+        .unwrap();
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(sidecar["panel"]["span"]["setup_frames_left_out"], setup);
+    assert_eq!(sidecar["panel"]["span"]["too_few"], true);
 }
 
 /// The window's side panel over a scene of `settings` (a few frames drawn first), in a
@@ -1202,6 +1241,10 @@ fn main() {
         (
             "the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame",
             the_sidecar_holds_what_the_panel_drew_at_seconds_a_frame,
+        ),
+        (
+            "a_short_capture_leaves_the_setup_frames_out_and_says_so",
+            a_short_capture_leaves_the_setup_frames_out_and_says_so,
         ),
         (
             "the_actions_fit_the_window_at_1280x720_and_1600x900",

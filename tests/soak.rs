@@ -507,7 +507,7 @@ fn staging_memory_follows_the_crowd_drawn_now() {
     )
     .unwrap();
     // The upload without the draws: what the staging holds does not depend on them.
-    let mut frame = |scene: &mut Scene| {
+    let frame = |scene: &mut Scene| {
         scene
             .frame(Frame {
                 draws: false,

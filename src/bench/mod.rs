@@ -23,6 +23,7 @@ pub mod frame;
 pub mod gpu;
 pub mod hierarchy;
 pub mod index;
+pub mod load;
 pub mod measure;
 pub mod report;
 pub mod skin;
@@ -84,6 +85,11 @@ crate::declare_variants! {
             name: "crowd",
             description: "10,000 characters from two fixed cameras with update-rate LOD off and on, 1, 2 and all threads (needs an adapter)",
             needs_adapter: true,
+        },
+        Load => WorkloadSpec {
+            name: "load",
+            description: "the rig from its file to what its first frame reads (import, prepare, level errors, clip motions), cold and with the level measurements cached",
+            needs_adapter: false,
         },
     }
 }
@@ -188,6 +194,9 @@ pub struct BenchOptions {
     /// `--blend`: the crowd workload's cross-fade weight towards each character's next
     /// clip (0: none).
     pub blend_weight: f32,
+    /// Where the rig came from, for the load workload to load it again (`None`: that
+    /// workload is refused).
+    pub rig_source: Option<load::RigSource>,
 }
 
 /// The share of full detail the gpu workload's pooled row gives `gpu_compute` unless
@@ -213,6 +222,7 @@ impl Default for BenchOptions {
             size: DEFAULT_SIZE,
             skinned_pool: crate::skin::pool::PoolShare::from_percent(DEFAULT_POOL_PERCENT),
             blend_weight: 0.0,
+            rig_source: None,
         }
     }
 }
@@ -321,6 +331,8 @@ pub struct Report {
     pub gpu: Option<gpu::GpuSection>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crowd: Option<crowd::CrowdSection>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<load::LoadSection>,
 }
 
 /// What a workload runs with.
@@ -547,6 +559,7 @@ pub fn run(
         frame: None,
         gpu: None,
         crowd: None,
+        load: None,
     };
     let bandwidth = report.store_bandwidth.clone();
     let mut ctx = Context {
@@ -567,6 +580,7 @@ pub fn run(
             Workload::Frame => report.frame = Some(frame::run(&mut ctx)?),
             Workload::Gpu => report.gpu = Some(gpu::run(&mut ctx)?),
             Workload::Crowd => report.crowd = Some(crowd::run(&mut ctx)?),
+            Workload::Load => report.load = Some(load::run(&mut ctx)?),
         }
     }
     Ok(report)

@@ -149,6 +149,11 @@ fn markdown_with_charts(report: &Report, charts: Option<(&str, &[&str])>) -> Str
                     super::crowd::markdown(section, &mut s);
                 }
             }
+            Workload::Load => {
+                if let Some(section) = &report.load {
+                    super::load::markdown(section, &mut s);
+                }
+            }
         }
         if let Some((base, drawn)) = charts
             && s.len() > before

@@ -24,6 +24,7 @@
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
 pub mod clip;
+pub mod content;
 pub mod joint_sets;
 pub mod material_uv;
 pub mod mesh_lod;
@@ -467,6 +468,9 @@ pub enum PrepareError {
 pub struct PreparedData {
     /// File name or "reference", for messages and reports.
     pub name: String,
+    /// What the measurements of the rig depend on, hashed ([`content::ContentHash`]): the
+    /// key of the measurements kept on disk.
+    pub content_hash: content::ContentHash,
     pub skeleton: crate::rig::Skeleton,
     pub clips: Vec<clip::ClipRt>,
     pub mesh: PreparedMesh,
@@ -564,6 +568,10 @@ pub struct MeshLevelErrors {
     /// level's own merges, whose lane tracks are not copied).
     #[serde(skip)]
     pub cut_merges: Vec<Option<LevelMerges>>,
+    /// Per level, the largest distance between the surfaces found between the measured
+    /// poses (`skin::tracked_bound`) where it passed what the poses found (0 elsewhere):
+    /// its `1 + POSE_MARGIN` times is part of the level's error.
+    pub between_poses: Vec<f64>,
     /// Poses measured.
     pub poses: usize,
     pub measure_secs: f64,
@@ -574,7 +582,7 @@ pub struct MeshLevelErrors {
 pub const MAX_CUT: usize = 4;
 
 /// What cutting one level's influences does (`skin::influence_cuts`).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LevelInfluences {
     /// Per cut to 1..=[`MAX_CUT`] influences, the largest movement of the level's vertices,
     /// model units, margin included (0 where no vertex has more influences than the cut).
@@ -752,9 +760,11 @@ impl PreparedRig {
             .iter()
             .map(crate::types::Mat3x4::from_mat4)
             .collect();
+        let content_hash = content::ContentHash::of(&rig.skeleton, &rig.mesh, &rig.clips);
         let mut prepared = PreparedRig {
             data: PreparedData {
                 name: name.to_string(),
+                content_hash,
                 joint_from_bind_rows,
                 joint_stride: joint_count.next_multiple_of(4),
                 palette_entry_stride: palette_len.next_multiple_of(4),

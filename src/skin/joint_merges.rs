@@ -23,8 +23,7 @@
 use glam::DVec3;
 
 use super::mesh_lod::{
-    POSE_MARGIN, PointDistances, PoseSurfaces, measure_surfaces, moved_surface_distance,
-    poses_per_clip,
+    POSE_MARGIN, PointDistances, PoseSurfaces, moved_surface_distance, poses_per_clip,
 };
 use super::reference::skin_positions;
 use crate::anim::hierarchy::reference::{LocalF64, model_from_joint_f64, palette};
@@ -157,8 +156,20 @@ pub fn held_surface_distances(
     kept: &[Option<usize>],
     shift: f32,
 ) -> Vec<Vec<f64>> {
-    let measured = measure_surfaces(rig, poses_per_clip(rig), shift);
-    let poses = local_poses(rig, shift);
+    let times = crate::skin::volume::grid_times(rig, poses_per_clip(rig), shift);
+    held_surface_distances_at(rig, held, kept, &times)
+}
+
+/// [`held_surface_distances`] at `times` (clip, seconds into it): what a character drawn
+/// at each level shows there, against the full mesh.
+pub fn held_surface_distances_at(
+    rig: &PreparedRig,
+    held: &[Vec<usize>],
+    kept: &[Option<usize>],
+    times: &[(usize, f32)],
+) -> Vec<Vec<f64>> {
+    let measured = crate::skin::mesh_lod::measure_surfaces_at(rig, times);
+    let poses = local_poses_at(rig, times);
     let rest: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
     let chain = rig.mesh_chain();
     let full = chain.level_indices(0);
@@ -266,17 +277,22 @@ pub fn held_moves(rig: &PreparedRig, held: &[Vec<usize>], shift: f32) -> Vec<f64
 /// Every clip's local poses at `poses_per_clip` evenly spaced times, `shift` of a step
 /// later, in f64.
 pub(super) fn local_poses(rig: &PreparedRig, shift: f32) -> Vec<Vec<LocalF64>> {
-    let samples = poses_per_clip(rig);
+    local_poses_at(
+        rig,
+        &crate::skin::volume::grid_times(rig, poses_per_clip(rig), shift),
+    )
+}
+
+/// The local poses at `times` (clip, seconds into it), in f64.
+pub(super) fn local_poses_at(rig: &PreparedRig, times: &[(usize, f32)]) -> Vec<Vec<LocalF64>> {
     let mut locals = rig.rest_pose.clone();
-    let mut poses = Vec::with_capacity(rig.clips.len() * samples);
-    for clip in &rig.clips {
-        for i in 0..samples {
-            let time_secs = clip.duration_secs * (i as f32 + shift) / samples as f32;
-            sample_clip(clip, &rig.rest_pose, time_secs, &mut locals);
-            poses.push(locals.iter().map(LocalF64::from).collect());
-        }
-    }
-    poses
+    times
+        .iter()
+        .map(|&(c, time_secs)| {
+            sample_clip(&rig.clips[c], &rig.rest_pose, time_secs, &mut locals);
+            locals.iter().map(LocalF64::from).collect()
+        })
+        .collect()
 }
 
 /// The drawn vertices of `level` (deepest level that level or coarser).

@@ -21,56 +21,175 @@ use std::time::Instant;
 use super::SkinMethod;
 use super::influence_cuts::measure_cuts;
 use super::joint_merges::measure_merges;
+use super::level_cache::{LevelCache, LevelCacheError};
 use super::mesh_lod::{POSE_MARGIN, measure_surfaces, poses_per_clip};
+use super::tracked_bound::{LevelPosing, tracked_distances};
 use crate::prepare::joint_sets::{JointSet, cut_joint_sets};
 use crate::prepare::{LevelInfluences, LevelMerges, MeshLevelErrors, PreparedRig};
 
 /// Each level's error of `rig`'s chain and the joints it holds at rest (measured on first
 /// ask, then kept with the rig; see the module docs).
 pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
-    rig.mesh_level_errors.get_or_init(|| {
-        let start = Instant::now();
-        let measured = measure_surfaces(rig, poses_per_clip(rig), 0.0);
-        let poses = measured.surfaces.len();
-        let merges = measure_merges(rig, &measured);
-        let mut errors: Vec<f32> = Vec::with_capacity(merges.len());
-        for (l, (distances, m)) in measured.distances.iter().zip(&merges).enumerate() {
-            // The held surface's distance at each pose (or a bound on it); holding never
-            // adds to the largest distance (`measure_merges`), so this is the largest
-            // distance without holding, still.
-            let worst = m
-                .distance_per_pose
-                .iter()
-                .chain(distances)
-                .copied()
-                .fold(0.0f64, f64::max);
-            let stated = (worst * (1.0 + POSE_MARGIN)) as f32;
-            let finer = errors.last().copied().unwrap_or(0.0f32);
-            errors.push(if l == 0 { 0.0 } else { stated.max(finer) });
+    rig.mesh_level_errors
+        .get_or_init(|| assemble(rig, measure_levels(rig)))
+}
+
+/// Where [`level_errors_cached`] found a rig's level errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelSource {
+    /// Already kept with the rig.
+    Kept,
+    /// Read from the cache on disk.
+    Cache,
+    /// Measured now (and written to the cache, where one was given).
+    Measured,
+}
+
+/// [`level_errors`], first looking in `cache` (keyed by the rig's content and the code's
+/// version) and writing a new measurement to it. A cache that cannot be read or written
+/// costs only the measurement: its error is returned beside the errors, for a note.
+pub fn level_errors_cached<'r>(
+    rig: &'r PreparedRig,
+    cache: Option<&LevelCache>,
+) -> (&'r MeshLevelErrors, LevelSource, Option<LevelCacheError>) {
+    if let Some(kept) = measured(rig) {
+        return (kept, LevelSource::Kept, None);
+    }
+    let Some(cache) = cache else {
+        return (level_errors(rig), LevelSource::Measured, None);
+    };
+    let mut problem = None;
+    match cache.load(rig) {
+        Ok(Some(levels)) => {
+            let kept = rig.mesh_level_errors.get_or_init(|| assemble(rig, levels));
+            return (kept, LevelSource::Cache, None);
         }
-        // Then the influences each level keeps, which leave its largest distance as it was.
-        let influences = measure_cuts(rig, &measured, &merges);
-        let merges: Vec<LevelMerges> = merges
-            .into_iter()
-            .enumerate()
-            .map(|(l, m)| match l {
-                // The full mesh holds nothing: the same merges a crowd at full detail
-                // gets without this measurement.
-                0 => rig.full_mesh_merges().clone(),
-                _ => m.merges.with_lanes(&rig.clips, rig.joints_at_level(l)),
+        Ok(None) => {}
+        Err(e) => problem = Some(e),
+    }
+    let levels = measure_levels(rig);
+    if let Err(e) = cache.store(rig, &levels) {
+        problem.get_or_insert(e);
+    }
+    let kept = rig.mesh_level_errors.get_or_init(|| assemble(rig, levels));
+    (kept, LevelSource::Measured, problem)
+}
+
+/// What measuring a rig's levels finds, before what follows from it and the rig (the lane
+/// tracks, the cut joint sets) is made: what the cache on disk keeps.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MeasuredLevels {
+    /// Per level, its stated error (0 for the full mesh).
+    pub errors: Vec<f32>,
+    /// Per level, what cutting its influences moves and how many it keeps.
+    pub influences: Vec<LevelInfluences>,
+    /// Per level past the full mesh, the joints it holds at rest: (animated joints of its
+    /// set, the held joints ascending, the largest movement they cause).
+    pub held: Vec<(usize, Vec<usize>, f64)>,
+    /// Per level, the largest distance found between the measured poses, posed as drawn
+    /// ([`super::tracked_bound`]), where it passed what the poses found.
+    pub between_poses: Vec<f64>,
+    pub poses: usize,
+    pub measure_secs: f64,
+}
+
+/// Measures `rig`'s levels (see the module docs).
+pub fn measure_levels(rig: &PreparedRig) -> MeasuredLevels {
+    let start = Instant::now();
+    let measured = measure_surfaces(rig, poses_per_clip(rig), 0.0);
+    let poses = measured.surfaces.len();
+    let merges = measure_merges(rig, &measured);
+    let mut errors: Vec<f32> = Vec::with_capacity(merges.len());
+    for (l, (distances, m)) in measured.distances.iter().zip(&merges).enumerate() {
+        // The held surface's distance at each pose (or a bound on it); holding never
+        // adds to the largest distance (`measure_merges`), so this is the largest
+        // distance without holding, still.
+        let worst = m
+            .distance_per_pose
+            .iter()
+            .chain(distances)
+            .copied()
+            .fold(0.0f64, f64::max);
+        let stated = (worst * (1.0 + POSE_MARGIN)) as f32;
+        let finer = errors.last().copied().unwrap_or(0.0f32);
+        errors.push(if l == 0 { 0.0 } else { stated.max(finer) });
+    }
+    // Then the influences each level keeps, which leave its largest distance as it was.
+    let influences = measure_cuts(rig, &measured, &merges);
+    // Then the bound between the measured poses, each level posed as it is drawn: no
+    // smaller than what the poses themselves found.
+    let posing: Vec<Option<LevelPosing>> = merges
+        .iter()
+        .zip(&influences)
+        .enumerate()
+        .map(|(l, (m, cut))| {
+            (l > 0).then(|| {
+                let mut held = vec![false; rig.joint_count()];
+                for &j in &m.merges.held {
+                    held[j] = true;
+                }
+                let mesh = match cut.fits {
+                    Some(k) => std::borrow::Cow::Owned(rig.source_mesh.reduced_to(k).0),
+                    None => std::borrow::Cow::Borrowed(&rig.source_mesh),
+                };
+                LevelPosing { held, mesh }
             })
-            .collect();
-        let (cut_sets, cut_merges) = cut_poses(rig, &influences, &merges);
-        MeshLevelErrors {
-            errors,
-            influences,
-            merges,
-            cut_sets,
-            cut_merges,
-            poses,
-            measure_secs: start.elapsed().as_secs_f64(),
-        }
-    })
+        })
+        .collect();
+    // Points the partners keep within what the poses found are not measured again.
+    let settled: Vec<f64> = errors
+        .iter()
+        .map(|&e| f64::from(e) / (1.0 + POSE_MARGIN))
+        .collect();
+    let tracked = tracked_distances(rig, poses_per_clip(rig), &posing, &settled);
+    for l in 1..errors.len() {
+        let between = (tracked[l] * (1.0 + POSE_MARGIN)) as f32;
+        errors[l] = errors[l].max(between).max(errors[l - 1]);
+    }
+    let held = merges
+        .iter()
+        .skip(1)
+        .map(|m| (m.merges.animated, m.merges.held.clone(), m.merges.moved))
+        .collect();
+    MeasuredLevels {
+        errors,
+        influences,
+        held,
+        between_poses: tracked,
+        poses,
+        measure_secs: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// The level errors of `rig` from what was measured: each level's merges with their lane
+/// tracks, and the joints each cut needs.
+fn assemble(rig: &PreparedRig, levels: MeasuredLevels) -> MeshLevelErrors {
+    let joints = rig.joint_count();
+    let merges: Vec<LevelMerges> = std::iter::once(rig.full_mesh_merges().clone())
+        .chain(
+            levels
+                .held
+                .iter()
+                .enumerate()
+                .map(|(i, (animated, held, moved))| {
+                    // The full mesh holds nothing: the same merges a crowd at full detail gets
+                    // without this measurement.
+                    LevelMerges::new(*animated, held.clone(), *moved, joints)
+                        .with_lanes(&rig.clips, rig.joints_at_level(i + 1))
+                }),
+        )
+        .collect();
+    let (cut_sets, cut_merges) = cut_poses(rig, &levels.influences, &merges);
+    MeshLevelErrors {
+        errors: levels.errors,
+        influences: levels.influences,
+        merges,
+        cut_sets,
+        cut_merges,
+        between_poses: levels.between_poses,
+        poses: levels.poses,
+        measure_secs: levels.measure_secs,
+    }
 }
 
 /// Per level, the joints a character posed for it with linear blending needs (its
@@ -209,7 +328,9 @@ mod tests {
             assert!(m.held.len() <= m.animated, "{m:?}");
             assert!(m.held.iter().all(|&j| j >= rig.skeleton.root_count));
             if level > 0 {
-                let stated = (surface[level] * (1.0 + POSE_MARGIN)) as f32;
+                // What the poses found, or the bound between them where larger.
+                let found = surface[level].max(measured.between_poses[level]);
+                let stated = (found * (1.0 + POSE_MARGIN)) as f32;
                 assert!(measured.errors[level] >= stated, "{measured:?}");
                 assert!(
                     measured.errors[level] <= stated.max(measured.errors[level - 1]),

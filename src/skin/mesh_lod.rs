@@ -19,7 +19,7 @@ use glam::{DMat4, DVec3};
 use crate::prepare::PreparedRig;
 use crate::prepare::parallel;
 use crate::skin::reference::skin_positions;
-use crate::skin::volume::for_each_pose_shifted;
+use crate::skin::volume::{for_each_pose_at, grid_times};
 
 /// Poses measured per clip, at most.
 pub const POSES_PER_CLIP: usize = 16;
@@ -69,6 +69,12 @@ pub struct PoseSurfaces {
 
 /// [`measure_per_pose`], keeping each pose's full surface.
 pub fn measure_surfaces(rig: &PreparedRig, samples: usize, shift: f32) -> PoseSurfaces {
+    measure_surfaces_at(rig, &grid_times(rig, samples, shift))
+}
+
+/// [`measure_surfaces`] at `times` (clip, seconds into it; the bind pose alone for a rig
+/// without clips).
+pub fn measure_surfaces_at(rig: &PreparedRig, times: &[(usize, f32)]) -> PoseSurfaces {
     let chain = rig.mesh_chain();
     let levels = chain.levels().len();
     let full = chain.level_indices(0);
@@ -76,7 +82,7 @@ pub fn measure_surfaces(rig: &PreparedRig, samples: usize, shift: f32) -> PoseSu
     if rig.clips.is_empty() {
         palettes.push(vec![DMat4::IDENTITY; rig.skeleton.palette_len()]);
     } else {
-        for_each_pose_shifted(rig, samples, shift, |_, _, skinning| {
+        for_each_pose_at(rig, times, |_, _, skinning| {
             palettes.push(skinning.to_vec())
         });
     }
@@ -124,7 +130,7 @@ pub struct PointDistances {
 }
 
 /// The points a level triangle is measured at: its corners, centroid and edge midpoints.
-fn triangle_points([a, b, c]: [DVec3; 3]) -> [DVec3; 7] {
+pub(crate) fn triangle_points([a, b, c]: [DVec3; 3]) -> [DVec3; 7] {
     [
         a,
         b,

@@ -25,6 +25,7 @@ pub mod float4;
 pub mod influence_cuts;
 pub mod joint_merges;
 pub mod layout;
+pub mod level_cache;
 pub mod level_errors;
 pub mod mesh_lod;
 pub mod method;
@@ -38,6 +39,7 @@ pub mod reference;
 pub mod simd;
 pub mod sorted;
 pub mod split;
+pub mod tracked_bound;
 pub mod tuned;
 pub mod volume;
 

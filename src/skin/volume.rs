@@ -123,17 +123,36 @@ pub fn for_each_pose_shifted(
     rig: &PreparedRig,
     samples: usize,
     shift: f32,
+    f: impl FnMut(&str, f32, &[DMat4]),
+) {
+    for_each_pose_at(rig, &grid_times(rig, samples, shift), f);
+}
+
+/// `samples` evenly spaced times of each clip, `shift` of a step later (0.5: halfway
+/// between the unshifted ones), as (clip, seconds into it), clips in order.
+pub fn grid_times(rig: &PreparedRig, samples: usize, shift: f32) -> Vec<(usize, f32)> {
+    rig.clips
+        .iter()
+        .enumerate()
+        .flat_map(|(c, clip)| {
+            (0..samples).map(move |i| (c, clip.duration_secs * (i as f32 + shift) / samples as f32))
+        })
+        .collect()
+}
+
+/// As [`for_each_pose`], at `times` (clip, seconds into it).
+pub fn for_each_pose_at(
+    rig: &PreparedRig,
+    times: &[(usize, f32)],
     mut f: impl FnMut(&str, f32, &[DMat4]),
 ) {
     let mut locals = rig.rest_pose.clone();
-    for clip in &rig.clips {
-        for i in 0..samples {
-            let time_secs = clip.duration_secs * (i as f32 + shift) / samples as f32;
-            locals.copy_from_slice(&rig.rest_pose);
-            sample_clip(clip, &rig.rest_pose, time_secs, &mut locals);
-            let locals64: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();
-            let model = model_from_joint_f64(&rig.skeleton, &locals64);
-            f(&clip.name, time_secs, &palette(&rig.skeleton, &model));
-        }
+    for &(c, time_secs) in times {
+        let clip = &rig.clips[c];
+        locals.copy_from_slice(&rig.rest_pose);
+        sample_clip(clip, &rig.rest_pose, time_secs, &mut locals);
+        let locals64: Vec<LocalF64> = locals.iter().map(LocalF64::from).collect();
+        let model = model_from_joint_f64(&rig.skeleton, &locals64);
+        f(&clip.name, time_secs, &palette(&rig.skeleton, &model));
     }
 }

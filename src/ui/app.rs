@@ -75,6 +75,8 @@ struct Running {
     /// The level errors a setting now reads, measured on a thread while the window shows
     /// the progress (`None`: not measuring).
     measuring: Option<Measuring>,
+    /// Where level measurements are kept between runs (`None`: `--no-cache`).
+    level_cache: Option<crate::skin::level_cache::LevelCache>,
 }
 
 impl ApplicationHandler for App {
@@ -254,6 +256,7 @@ impl Running {
             frames_done: 0,
             soak,
             measuring: None,
+            level_cache: options.level_cache.clone(),
         })
     }
 
@@ -366,7 +369,10 @@ impl Running {
     /// by the time spent measuring.
     fn measure_first(&mut self) -> Result<bool, AppError> {
         if self.measuring.is_none() && self.scene.level_errors_pending() {
-            self.measuring = Some(Measuring::start(self.scene.rig().clone())?);
+            self.measuring = Some(Measuring::start(
+                self.scene.rig().clone(),
+                self.level_cache.clone(),
+            )?);
         }
         let Some(measuring) = &mut self.measuring else {
             return Ok(false);

@@ -82,9 +82,10 @@ impl Loading {
         );
         let settings = options.settings.clone();
         let shared = progress.clone();
+        let cache = options.level_cache.clone();
         let worker = std::thread::Builder::new()
             .name("skinbench load".into())
-            .spawn(move || load_scene(gpu, rig, settings, format, size, &shared))
+            .spawn(move || load_scene(gpu, rig, settings, format, size, &shared, cache.as_ref()))
             .map_err(|e| AppError::Load(format!("cannot start the loading thread: {e}")))?;
         Ok(Loading {
             surface,
@@ -187,14 +188,17 @@ pub(super) struct Measuring {
 }
 
 impl Measuring {
-    pub(super) fn start(rig: Arc<PreparedRig>) -> Result<Self, AppError> {
+    pub(super) fn start(
+        rig: Arc<PreparedRig>,
+        cache: Option<crate::skin::level_cache::LevelCache>,
+    ) -> Result<Self, AppError> {
         let progress = LoadProgress::new();
         let shared = progress.clone();
         let heading = format!("measuring the mesh levels of {}", rig.name);
         let worker = std::thread::Builder::new()
             .name("skinbench level errors".into())
             .spawn(move || {
-                measure_level_errors(&rig, &shared);
+                measure_level_errors(&rig, &shared, cache.as_ref());
                 shared.finish();
             })
             .map_err(|e| AppError::Load(format!("cannot start the measuring thread: {e}")))?;

@@ -38,6 +38,8 @@ pub struct AppOptions {
     pub camera: crate::gpu::CameraStart,
     /// Open the timeline profiler at start (`--profiler`).
     pub profiler: bool,
+    /// Where the level measurements are kept between runs (`None`: `--no-cache`).
+    pub level_cache: Option<crate::skin::level_cache::LevelCache>,
 }
 
 /// What winit says is missing, without the source file and line it prefixes an OS error

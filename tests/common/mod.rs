@@ -1438,3 +1438,71 @@ pub fn frames_match_the_oracles(
     }
     Ok(pipeline)
 }
+
+/// The Fox with one long clip: its three clips played one after another four times over
+/// (about 20 s: a walk, a run and a look around, again and again), where each joint a clip
+/// leaves alone keeps its rest pose. What a character with long dance clips is like: a
+/// measurement of a few poses per clip is seconds apart on it.
+pub fn long_clip_fox() -> Option<skinbench::prepare::PreparedRig> {
+    use skinbench::rig::{Clip, Interpolation, JointTracks, Track};
+    let path = rigs_dir()?.join("Fox/Fox.glb");
+    let (mut rig, report) = skinbench::rig::import_path(&path).unwrap();
+    let joints = rig.skeleton.joint_count();
+    let rest = rig.skeleton.rest_pose.clone();
+    let clips = std::mem::take(&mut rig.clips);
+    let order: Vec<&Clip> = (0..4).flat_map(|_| clips.iter()).collect();
+    fn append<T: Copy>(
+        to: &mut Option<Track<T>>,
+        from: Option<&Track<T>>,
+        at_rest: T,
+        (offset, duration): (f32, f32),
+    ) {
+        let track = to.get_or_insert_with(|| Track {
+            interpolation: Interpolation::Linear,
+            times_secs: Vec::new(),
+            values: Vec::new(),
+        });
+        let keys: Vec<(f32, T)> = match from {
+            Some(t) => {
+                assert_eq!(t.interpolation, Interpolation::Linear, "the Fox is linear");
+                t.times_secs
+                    .iter()
+                    .copied()
+                    .zip(t.values.iter().copied())
+                    .collect()
+            }
+            None => vec![(0.0, at_rest), (duration, at_rest)],
+        };
+        for (time, value) in keys {
+            let time = offset + time;
+            if track.times_secs.last().is_none_or(|&last| time > last) {
+                track.times_secs.push(time);
+                track.values.push(value);
+            }
+        }
+    }
+    let mut tracks = vec![JointTracks::default(); joints];
+    let mut offset = 0.0f32;
+    for clip in &order {
+        let span = (offset, clip.duration_secs);
+        for (j, out) in tracks.iter_mut().enumerate() {
+            let own = &clip.joint_tracks[j];
+            let r = rest[j];
+            append(
+                &mut out.translation,
+                own.translation.as_ref(),
+                r.translation,
+                span,
+            );
+            append(&mut out.rotation, own.rotation.as_ref(), r.rotation, span);
+            append(&mut out.scale, own.scale.as_ref(), r.scale, span);
+        }
+        offset += clip.duration_secs;
+    }
+    rig.clips = vec![Clip {
+        name: "fox_medley".to_string(),
+        duration_secs: offset,
+        joint_tracks: tracks,
+    }];
+    Some(skinbench::prepare::PreparedRig::new(rig, &report, "Fox_long_clip").unwrap())
+}

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 use super::{Scene, SceneError, Settings};
 use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
+use crate::skin::level_cache::LevelCache;
+use crate::skin::level_errors::{LevelSource, level_errors_cached};
 
 /// Whether a scene of `settings` reads its rig's level errors: geometric LOD chooses levels
 /// by them; the GPU's animation tables list what each level samples. A crowd at full
@@ -27,12 +29,33 @@ pub fn reads_level_errors(settings: &Settings) -> bool {
 }
 
 /// Measures what [`reads_level_errors`] reads of `rig`, writing the steps into `progress`:
-/// the load's steps, and the app's when a setting asks for them while it runs.
-pub fn measure_level_errors(rig: &PreparedRig, progress: &LoadProgress) {
+/// the load's steps, and the app's when a setting asks for them while it runs. With
+/// `cache`, a measurement of the same rig by the same code is read from it instead, and a
+/// new one is written to it; a note in `progress` says which.
+pub fn measure_level_errors(
+    rig: &PreparedRig,
+    progress: &LoadProgress,
+    cache: Option<&LevelCache>,
+) {
     progress.start(LoadStep::MeshLevels);
     rig.mesh_chain();
     progress.start(LoadStep::MeshErrors);
-    crate::skin::level_errors::level_errors(rig);
+    let (_, source, problem) = level_errors_cached(rig, cache);
+    if let Some(cache) = cache {
+        let path = cache.path_for(rig);
+        match source {
+            LevelSource::Cache => {
+                progress.note(format!("level errors read from {}", path.display()))
+            }
+            LevelSource::Measured if problem.is_none() => {
+                progress.note(format!("level errors kept in {}", path.display()))
+            }
+            LevelSource::Measured | LevelSource::Kept => {}
+        }
+    }
+    if let Some(problem) = problem {
+        progress.note(format!("{problem} (measured instead)"));
+    }
 }
 
 /// A step of [`load_scene`].
@@ -86,6 +109,8 @@ pub struct LoadStatus {
     /// Since the load began.
     pub elapsed: Duration,
     pub complete: bool,
+    /// What the load found worth saying (where the level errors came from).
+    pub notes: Vec<String>,
 }
 
 impl LoadStatus {
@@ -127,7 +152,12 @@ impl LoadStatus {
             .iter()
             .map(|(step, took)| format!("{} {:.2} s", step.name(), took.as_secs_f64()))
             .collect();
-        format!("{:.2} s ({})", self.elapsed.as_secs_f64(), parts.join(", "))
+        let notes: String = self.notes.iter().map(|n| format!("; {n}")).collect();
+        format!(
+            "{:.2} s ({}{notes})",
+            self.elapsed.as_secs_f64(),
+            parts.join(", ")
+        )
     }
 }
 
@@ -164,6 +194,7 @@ impl LoadProgress {
                     finished: Vec::new(),
                     elapsed: Duration::ZERO,
                     complete: false,
+                    notes: Vec::new(),
                 },
                 started: now,
                 step_started: now,
@@ -220,6 +251,11 @@ impl LoadProgress {
         });
     }
 
+    /// Adds `note` to what the summary says.
+    pub fn note(&self, note: String) {
+        self.change(|inner| inner.status.notes.push(note));
+    }
+
     /// Ends the last step: the load is complete.
     pub fn finish(&self) {
         self.change(|inner| {
@@ -247,9 +283,10 @@ pub fn load_scene(
     format: wgpu::TextureFormat,
     size: (u32, u32),
     progress: &LoadProgress,
+    cache: Option<&LevelCache>,
 ) -> Result<Scene, SceneError> {
     if reads_level_errors(&settings) {
-        measure_level_errors(&rig, progress);
+        measure_level_errors(&rig, progress, cache);
     }
     progress.start(LoadStep::Scene);
     let mut scene = Scene::new(gpu, rig, settings, format, size)?;
