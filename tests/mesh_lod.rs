@@ -346,8 +346,7 @@ fn error_bound_holds_off_grid(rig: &PreparedRig) -> Result<(), Failed> {
 /// preparation of the same rig reads it (and measures nothing), and every level's error,
 /// cut, held joints and joint sets come out equal.
 fn a_cached_measurement_is_the_measurement() -> Result<(), Failed> {
-    use skinbench::skin::level_cache::LevelCache;
-    use skinbench::skin::level_errors::{LevelSource, level_errors_cached};
+    use skinbench::skin::level_cache::{LevelCache, LevelSource, level_errors_cached};
     let cache = LevelCache::at(common::temp_dir("level-cache-roundtrip"));
     let first = PreparedRig::reference();
     let (measured, source, problem) = level_errors_cached(&first, Some(&cache));
@@ -377,8 +376,7 @@ fn a_cached_measurement_is_the_measurement() -> Result<(), Failed> {
 /// then overwritten by the new measurement).
 fn the_cache_is_keyed_by_content_and_code() -> Result<(), Failed> {
     use skinbench::rig::generate::BuiltInRig;
-    use skinbench::skin::level_cache::LevelCache;
-    use skinbench::skin::level_errors::{LevelSource, level_errors_cached};
+    use skinbench::skin::level_cache::{LevelCache, LevelSource, level_errors_cached};
     let dir = common::temp_dir("level-cache-keys");
     let cache = LevelCache::at(&dir);
     let rig = PreparedRig::reference();

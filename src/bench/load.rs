@@ -23,8 +23,7 @@ use super::table::{Align, Table};
 use super::{BenchError, Context};
 use crate::prepare::PreparedRig;
 use crate::rig::generate::BuiltInRig;
-use crate::skin::level_cache::LevelCache;
-use crate::skin::level_errors::level_errors_cached;
+use crate::skin::level_cache::{LevelCache, level_errors_cached};
 
 /// Where the bench's rig comes from, for the load workload to load it again.
 #[derive(Clone, Debug, PartialEq, Eq)]

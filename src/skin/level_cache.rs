@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::level_errors::MeasuredLevels;
-use crate::prepare::PreparedRig;
+use super::level_errors::{MeasuredLevels, keep_measured, level_errors, measure_levels, measured};
+use crate::prepare::{MeshLevelErrors, PreparedRig};
 
 /// The version of the file's layout (the source hash covers what is measured).
 const FORMAT: u32 = 1;
@@ -34,6 +34,47 @@ pub enum LevelCacheError {
         path: PathBuf,
         source: serde_json::Error,
     },
+}
+
+/// Where [`level_errors_cached`] found a rig's level errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelSource {
+    /// Already kept with the rig.
+    Kept,
+    /// Read from the cache on disk.
+    Cache,
+    /// Measured now (and written to the cache, where one was given).
+    Measured,
+}
+
+/// [`level_errors`], first looking in `cache` (keyed by the rig's content and the code's
+/// version) and writing a new measurement to it. A cache that cannot be read or written
+/// costs only the measurement: its error is returned beside the errors, for a note.
+pub fn level_errors_cached<'r>(
+    rig: &'r PreparedRig,
+    cache: Option<&LevelCache>,
+) -> (&'r MeshLevelErrors, LevelSource, Option<LevelCacheError>) {
+    if let Some(kept) = measured(rig) {
+        return (kept, LevelSource::Kept, None);
+    }
+    let Some(cache) = cache else {
+        return (level_errors(rig), LevelSource::Measured, None);
+    };
+    let mut problem = None;
+    match cache.load(rig) {
+        Ok(Some(levels)) => {
+            let kept = keep_measured(rig, levels);
+            return (kept, LevelSource::Cache, None);
+        }
+        Ok(None) => {}
+        Err(e) => problem = Some(e),
+    }
+    let levels = measure_levels(rig);
+    if let Err(e) = cache.store(rig, &levels) {
+        problem.get_or_insert(e);
+    }
+    let kept = keep_measured(rig, levels);
+    (kept, LevelSource::Measured, problem)
 }
 
 /// A folder of cached level measurements.

@@ -21,7 +21,6 @@ use std::time::Instant;
 use super::SkinMethod;
 use super::influence_cuts::measure_cuts;
 use super::joint_merges::measure_merges;
-use super::level_cache::{LevelCache, LevelCacheError};
 use super::mesh_lod::{POSE_MARGIN, measure_surfaces, poses_per_clip};
 use super::tracked_bound::{LevelPosing, tracked_distances};
 use crate::prepare::joint_sets::{JointSet, cut_joint_sets};
@@ -34,45 +33,10 @@ pub fn level_errors(rig: &PreparedRig) -> &MeshLevelErrors {
         .get_or_init(|| assemble(rig, measure_levels(rig)))
 }
 
-/// Where [`level_errors_cached`] found a rig's level errors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LevelSource {
-    /// Already kept with the rig.
-    Kept,
-    /// Read from the cache on disk.
-    Cache,
-    /// Measured now (and written to the cache, where one was given).
-    Measured,
-}
-
-/// [`level_errors`], first looking in `cache` (keyed by the rig's content and the code's
-/// version) and writing a new measurement to it. A cache that cannot be read or written
-/// costs only the measurement: its error is returned beside the errors, for a note.
-pub fn level_errors_cached<'r>(
-    rig: &'r PreparedRig,
-    cache: Option<&LevelCache>,
-) -> (&'r MeshLevelErrors, LevelSource, Option<LevelCacheError>) {
-    if let Some(kept) = measured(rig) {
-        return (kept, LevelSource::Kept, None);
-    }
-    let Some(cache) = cache else {
-        return (level_errors(rig), LevelSource::Measured, None);
-    };
-    let mut problem = None;
-    match cache.load(rig) {
-        Ok(Some(levels)) => {
-            let kept = rig.mesh_level_errors.get_or_init(|| assemble(rig, levels));
-            return (kept, LevelSource::Cache, None);
-        }
-        Ok(None) => {}
-        Err(e) => problem = Some(e),
-    }
-    let levels = measure_levels(rig);
-    if let Err(e) = cache.store(rig, &levels) {
-        problem.get_or_insert(e);
-    }
-    let kept = rig.mesh_level_errors.get_or_init(|| assemble(rig, levels));
-    (kept, LevelSource::Measured, problem)
+/// Keeps `levels` (measured here or read from a cache) with `rig`, unless its errors are
+/// kept already, and returns what is kept.
+pub fn keep_measured(rig: &PreparedRig, levels: MeasuredLevels) -> &MeshLevelErrors {
+    rig.mesh_level_errors.get_or_init(|| assemble(rig, levels))
 }
 
 /// What measuring a rig's levels finds, before what follows from it and the rig (the lane

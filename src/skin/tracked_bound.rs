@@ -9,7 +9,9 @@
 //! a time between poses, skinning moves both surfaces, and each pair's partner moves with
 //! its triangle: the distance from a point to its partner then is at least its distance to
 //! the other surface, so the largest over the pairs bounds the surfaces' distance there,
-//! at the cost of skinning the vertices and no nearest-point search. Only the points whose
+//! at the cost of skinning the vertices and no nearest-point search (at most
+//! [`TRACK_WORK`] vertices skinned in all: a very large character or very long clips are
+//! tracked at a lower rate). Only the points whose
 //! bound passes the largest distance the measured poses found are measured against the
 //! other surface itself (a partner does not slide along the surface as the pose changes,
 //! so the bound overstates where the surfaces shear past each other). Every time of every
@@ -29,6 +31,11 @@ use crate::prepare::parallel;
 pub const TRACK_HZ: f32 = 30.0;
 /// The fewest tracked times between two measured poses.
 pub const TRACK_PER_STEP: usize = 4;
+/// Vertices skinned over all tracked times, at most: a character with hours of clips or
+/// hundreds of thousands of vertices is tracked at a lower rate than [`TRACK_HZ`] (never
+/// fewer than [`TRACK_PER_STEP`] times a step), so its load stays seconds long and a file
+/// that names a clip of a million seconds allocates nothing for it.
+pub const TRACK_WORK: f64 = 40e6;
 
 /// A point paired with its nearest point on the other surface: that point's triangle
 /// (three vertices of the mesh) and its weights.
@@ -194,9 +201,19 @@ pub struct LevelPosing<'a> {
 /// grid of 1/[`TRACK_HZ`] s (at least [`TRACK_PER_STEP`] a step), each with the measured
 /// pose nearest it (clips in order, each clip's `samples` poses in order).
 fn tracked_times(rig: &PreparedRig, samples: usize) -> Vec<(usize, f32, usize)> {
+    // The rate that keeps the work within TRACK_WORK for this mesh and these clips.
+    let seconds: f64 = rig
+        .clips
+        .iter()
+        .map(|c| f64::from(c.duration_secs).max(0.0))
+        .sum();
+    let vertices = rig.drawn_vertices().len().max(1) as f64;
+    let rate = f64::from(TRACK_HZ).min(TRACK_WORK / vertices / seconds.max(1e-9));
     let mut out = Vec::new();
     for (c, clip) in rig.clips.iter().enumerate() {
-        let by_rate = (clip.duration_secs * TRACK_HZ).ceil() as usize;
+        let by_rate = (f64::from(clip.duration_secs).max(0.0) * rate)
+            .ceil()
+            .min(1e7) as usize;
         let count = by_rate.max(samples * TRACK_PER_STEP).max(1);
         for i in 0..count {
             let t = clip.duration_secs * i as f32 / count as f32;

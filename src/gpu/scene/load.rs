@@ -17,8 +17,7 @@ use std::time::{Duration, Instant};
 use super::{Scene, SceneError, Settings};
 use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
-use crate::skin::level_cache::LevelCache;
-use crate::skin::level_errors::{LevelSource, level_errors_cached};
+use crate::skin::level_cache::{LevelCache, LevelSource, level_errors_cached};
 
 /// Whether a scene of `settings` reads its rig's level errors: geometric LOD chooses levels
 /// by them; the GPU's animation tables list what each level samples. A crowd at full
