@@ -11,12 +11,16 @@
 //! the other surface, so the largest over the pairs bounds the surfaces' distance there,
 //! at the cost of skinning the vertices and no nearest-point search (at most
 //! [`TRACK_WORK`] vertices skinned in all: a very large character or very long clips are
-//! tracked at a lower rate). Only the points whose
-//! bound passes the largest distance the measured poses found are measured against the
-//! other surface itself (a partner does not slide along the surface as the pose changes,
-//! so the bound overstates where the surfaces shear past each other). Every time of every
-//! clip on a 1/[`TRACK_HZ`] s grid (at least [`TRACK_PER_STEP`] between two measured
-//! poses) takes its nearest measured pose's pairs. The levels are posed as a character
+//! tracked at a lower rate). Only the points whose bound passes both the largest distance
+//! the measured poses found and the largest found so far at that time are measured
+//! against the other surface itself (a partner does not slide along the surface as the
+//! pose changes, so the bound overstates where the surfaces shear past each other), with
+//! the tree made at the measured pose refitted to the time's surface; a point measured
+//! takes its nearest point as its new partner. Every time of every clip on a
+//! 1/[`TRACK_HZ`] s grid (at least [`TRACK_PER_STEP`] between two measured poses) belongs
+//! to its nearest measured pose, and each pose's times are walked outward from it in two
+//! sweeps (one a task), so each time's partners come from a time 1/[`TRACK_HZ`] s nearer
+//! the pose and few points need measuring. The levels are posed as a character
 //! drawn at them is: their held joints at rest and their influences cut.
 
 use glam::DVec3;
@@ -78,23 +82,27 @@ fn barycentric(q: DVec3, [a, b, c]: [DVec3; 3]) -> [f64; 3] {
     [1.0 - v - w, v, w]
 }
 
-/// The partner of `p` on the triangles `indices` over `positions`, found with `tree`.
+/// The partner of `p` on the triangles `indices` over `positions`, found with `tree`, and
+/// `p`'s distance to that surface.
 fn partner(
     p: DVec3,
     positions: &[DVec3],
     indices: &[u32],
     tree: &TriangleTree,
     search: &mut Search,
-) -> Partner {
-    let (_, t) = tree.nearest(p, search);
+) -> (f64, Partner) {
+    let (distance, t) = tree.nearest(p, search);
     let t = t as usize;
     let corners = [indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]];
     let abc = corners.map(|v| positions[v as usize]);
     let q = closest_on_triangle(p, abc[0], abc[1], abc[2]);
-    Partner {
-        corners,
-        weights: barycentric(q, abc),
-    }
+    (
+        distance,
+        Partner {
+            corners,
+            weights: barycentric(q, abc),
+        },
+    )
 }
 
 /// One level's pairs at one measured pose: each full vertex's partner on the level's
@@ -102,13 +110,37 @@ fn partner(
 struct Pairs {
     full_vertices: Vec<(u32, Partner)>,
     level_points: Vec<[Partner; 7]>,
+    /// The level's tree made at the measured pose, refitted at each tracked time that
+    /// needs one (a new tree a time cost most of the measurement).
+    level_tree: TriangleTree,
+}
+
+/// The full surface's tree made at a measured pose, refitted at most once a tracked time
+/// (every level's search shares it).
+struct FullTree {
+    tree: TriangleTree,
+    fitted: bool,
+}
+
+impl FullTree {
+    /// The tree fitted to `positions`, the time's full mesh.
+    fn at(&mut self, positions: &[DVec3], indices: &[u32]) -> &TriangleTree {
+        if !self.fitted {
+            self.tree.refit(positions, indices);
+            self.fitted = true;
+        }
+        &self.tree
+    }
 }
 
 impl Pairs {
     /// The pairs at a pose where the full mesh's vertices are at `full` and the level's
     /// (held and cut) at `level_positions`.
-    fn new(full: &[DVec3], full_indices: &[u32], level_positions: &[DVec3], level: &[u32]) -> Self {
-        let full_tree = TriangleTree::new(full, full_indices);
+    fn new(
+        (full, full_indices, full_tree): (&[DVec3], &[u32], &TriangleTree),
+        level_positions: &[DVec3],
+        level: &[u32],
+    ) -> Self {
         let level_tree = TriangleTree::new(level_positions, level);
         let mut search = Search::default();
         let mut used = vec![false; full.len()];
@@ -121,7 +153,7 @@ impl Pairs {
                 let p = full[v as usize];
                 (
                     v,
-                    partner(p, level_positions, level, &level_tree, &mut search),
+                    partner(p, level_positions, level, &level_tree, &mut search).1,
                 )
             })
             .collect();
@@ -129,12 +161,13 @@ impl Pairs {
             .chunks_exact(3)
             .map(|t| {
                 let points = triangle_points([0, 1, 2].map(|k| level_positions[t[k] as usize]));
-                points.map(|p| partner(p, full, full_indices, &full_tree, &mut search))
+                points.map(|p| partner(p, full, full_indices, full_tree, &mut search).1)
             })
             .collect();
         Pairs {
             full_vertices,
             level_points,
+            level_tree,
         }
     }
 
@@ -145,45 +178,64 @@ impl Pairs {
     /// slide along the surface as the pose changes overstates). Returns at least the
     /// surfaces' distance where it is above `settled`, at most `settled` otherwise.
     fn distance(
-        &self,
-        (full, full_indices): (&[DVec3], &[u32]),
+        &mut self,
+        (full, full_indices, full_tree): (&[DVec3], &[u32], &mut FullTree),
         (level_positions, level): (&[DVec3], &[u32]),
         settled: f64,
     ) -> f64 {
         let mut worst = 0.0f64;
-        let mut unsettled_full: Vec<DVec3> = Vec::new();
-        for (v, partner) in &self.full_vertices {
+        let mut unsettled_full: Vec<(f64, DVec3, usize)> = Vec::new();
+        for (i, (v, partner)) in self.full_vertices.iter().enumerate() {
             let p = full[*v as usize];
             let bound = p.distance(partner.at(level_positions));
             if bound <= settled {
                 worst = worst.max(bound);
             } else {
-                unsettled_full.push(p);
+                unsettled_full.push((bound, p, i));
             }
         }
-        let mut unsettled_level: Vec<DVec3> = Vec::new();
-        for (t, partners) in level.chunks_exact(3).zip(&self.level_points) {
+        let mut unsettled_level: Vec<(f64, DVec3, usize)> = Vec::new();
+        for (i, (t, partners)) in level.chunks_exact(3).zip(&self.level_points).enumerate() {
             let points = triangle_points([0, 1, 2].map(|k| level_positions[t[k] as usize]));
-            for (p, partner) in points.iter().zip(partners) {
+            for (k, (p, partner)) in points.iter().zip(partners).enumerate() {
                 let bound = p.distance(partner.at(full));
                 if bound <= settled {
                     worst = worst.max(bound);
                 } else {
-                    unsettled_level.push(*p);
+                    unsettled_level.push((bound, *p, i * 7 + k));
                 }
             }
         }
+        // Only a distance above both `settled` and the largest found so far changes the
+        // answer: the points in order of their bounds, largest first, none once the
+        // bounds themselves fall below that floor. A point measured takes its nearest
+        // point now as its partner, which keeps it settled at the next times (they are
+        // 1/30 s apart), where its old partner had drifted.
         let mut search = Search::default();
+        let floor = |worst: f64| worst.max(settled);
         if !unsettled_full.is_empty() {
-            let tree = TriangleTree::new(level_positions, level);
-            for p in unsettled_full {
-                worst = worst.max(tree.distance(p, &mut search));
+            self.level_tree.refit(level_positions, level);
+            unsettled_full.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+            for (bound, p, i) in unsettled_full {
+                if bound <= floor(worst) {
+                    break;
+                }
+                let (d, partner) =
+                    partner(p, level_positions, level, &self.level_tree, &mut search);
+                worst = worst.max(d);
+                self.full_vertices[i].1 = partner;
             }
         }
         if !unsettled_level.is_empty() {
-            let tree = TriangleTree::new(full, full_indices);
-            for p in unsettled_level {
-                worst = worst.max(tree.distance(p, &mut search));
+            let tree = full_tree.at(full, full_indices);
+            unsettled_level.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+            for (bound, p, i) in unsettled_level {
+                if bound <= floor(worst) {
+                    break;
+                }
+                let (d, partner) = partner(p, full, full_indices, tree, &mut search);
+                worst = worst.max(d);
+                self.level_points[i / 7][i % 7] = partner;
             }
         }
         worst
@@ -283,42 +335,71 @@ pub fn tracked_distances(
             .collect();
         (full, per_level)
     };
-    // The measured poses are independent: one a task, each with its tracked times.
-    let per_pose: Vec<Vec<f64>> = parallel::map(measured_times.len(), |pose| {
+    // The measured poses are independent, and each one's two sweeps (later times, then
+    // earlier ones): one a task, so that a few long clips keep every core busy.
+    let per_pose: Vec<Vec<f64>> = parallel::map(measured_times.len() * 2, |task| {
+        let (pose, later_times) = (task / 2, task % 2 == 0);
         let locals = &local_poses_at(rig, &measured_times[pose..pose + 1])[0];
         let (full, per_level) = positions_at(locals);
+        let full_tree = FullTree {
+            tree: TriangleTree::new(&full, full_indices),
+            fitted: true,
+        };
         let pairs: Vec<Option<Pairs>> = per_level
             .iter()
             .enumerate()
             .map(|(l, moved)| {
                 let moved = moved.as_ref()?;
                 Some(Pairs::new(
-                    &full,
-                    full_indices,
+                    (&full, full_indices, &full_tree.tree),
                     moved,
                     chain.level_indices(l),
                 ))
             })
             .collect();
-        let mine: Vec<(usize, f32)> = tracked
+        // The pose's tracked times in two sweeps outward from it, later times first,
+        // then earlier ones (a clip loops: the end of a clip is before its start), so
+        // that each time's partners come from a time 1/30 s nearer the pose.
+        let (clip, pose_secs) = measured_times[pose];
+        let duration = rig.clips[clip].duration_secs;
+        let offset = |t: f32| {
+            let o = t - pose_secs;
+            if o > duration / 2.0 {
+                o - duration
+            } else if o < -duration / 2.0 {
+                o + duration
+            } else {
+                o
+            }
+        };
+        let mut mine: Vec<(f32, (usize, f32))> = tracked
             .iter()
             .filter(|&&(_, _, nearest)| nearest == pose)
-            .map(|&(c, t, _)| (c, t))
+            .map(|&(c, t, _)| (offset(t), (c, t)))
             .collect();
+        mine.sort_unstable_by(|a, b| a.0.abs().total_cmp(&b.0.abs()));
+        let (later, earlier): (Vec<_>, Vec<_>) = mine.into_iter().partition(|(o, _)| *o >= 0.0);
         let mut worst = vec![0.0f64; levels];
-        for locals in local_poses_at(rig, &mine) {
-            let (full, per_level) = positions_at(&locals);
-            for (l, (pairs, moved)) in pairs.iter().zip(&per_level).enumerate() {
-                if let (Some(pairs), Some(moved)) = (pairs, moved) {
-                    let d = pairs.distance(
-                        (&full, full_indices),
-                        (moved, chain.level_indices(l)),
-                        settled.get(l).copied().unwrap_or(0.0),
-                    );
-                    worst[l] = worst[l].max(d);
+        let mut sweep = |times: Vec<(f32, (usize, f32))>,
+                         mut pairs: Vec<Option<Pairs>>,
+                         mut full_tree: FullTree| {
+            let times: Vec<(usize, f32)> = times.into_iter().map(|(_, t)| t).collect();
+            for locals in local_poses_at(rig, &times) {
+                let (full, per_level) = positions_at(&locals);
+                full_tree.fitted = false;
+                for (l, (pairs, moved)) in pairs.iter_mut().zip(&per_level).enumerate() {
+                    if let (Some(pairs), Some(moved)) = (pairs, moved) {
+                        let d = pairs.distance(
+                            (&full, full_indices, &mut full_tree),
+                            (moved, chain.level_indices(l)),
+                            settled.get(l).copied().unwrap_or(0.0),
+                        );
+                        worst[l] = worst[l].max(d);
+                    }
                 }
             }
-        }
+        };
+        sweep(if later_times { later } else { earlier }, pairs, full_tree);
         worst
     });
     (0..levels)
