@@ -333,6 +333,7 @@ pub fn surface_distance(
 /// every box farther than the nearest triangle found, so a point far from the surface (a
 /// coarse level's triangle across a limb's gap) costs a few dozen boxes, not every cell
 /// between it and the surface.
+#[derive(Clone)]
 pub struct TriangleTree {
     triangles: Vec<[DVec3; 3]>,
     /// Each triangle's place in the index list the tree was made from.

@@ -19,7 +19,7 @@
 //! takes its nearest point as its new partner. Every time of every clip on a
 //! 1/[`TRACK_HZ`] s grid (at least [`TRACK_PER_STEP`] between two measured poses) belongs
 //! to its nearest measured pose, and each pose's times are walked outward from it in two
-//! sweeps (one a task), so each time's partners come from a time 1/[`TRACK_HZ`] s nearer
+//! sweeps, so each time's partners come from a time 1/[`TRACK_HZ`] s nearer
 //! the pose and few points need measuring. The levels are posed as a character
 //! drawn at them is: their held joints at rest and their influences cut.
 
@@ -107,6 +107,7 @@ fn partner(
 
 /// One level's pairs at one measured pose: each full vertex's partner on the level's
 /// surface, and each level triangle's seven points' partners on the full surface.
+#[derive(Clone)]
 struct Pairs {
     full_vertices: Vec<(u32, Partner)>,
     level_points: Vec<[Partner; 7]>,
@@ -117,6 +118,7 @@ struct Pairs {
 
 /// The full surface's tree made at a measured pose, refitted at most once a tracked time
 /// (every level's search shares it).
+#[derive(Clone)]
 struct FullTree {
     tree: TriangleTree,
     fitted: bool,
@@ -335,10 +337,8 @@ pub fn tracked_distances(
             .collect();
         (full, per_level)
     };
-    // The measured poses are independent, and each one's two sweeps (later times, then
-    // earlier ones): one a task, so that a few long clips keep every core busy.
-    let per_pose: Vec<Vec<f64>> = parallel::map(measured_times.len() * 2, |task| {
-        let (pose, later_times) = (task / 2, task % 2 == 0);
+    // The measured poses are independent: one a task, each with its tracked times.
+    let per_pose: Vec<Vec<f64>> = parallel::map(measured_times.len(), |pose| {
         let locals = &local_poses_at(rig, &measured_times[pose..pose + 1])[0];
         let (full, per_level) = positions_at(locals);
         let full_tree = FullTree {
@@ -399,7 +399,8 @@ pub fn tracked_distances(
                 }
             }
         };
-        sweep(if later_times { later } else { earlier }, pairs, full_tree);
+        sweep(later, pairs.clone(), full_tree.clone());
+        sweep(earlier, pairs, full_tree);
         worst
     });
     (0..levels)
