@@ -39,7 +39,7 @@ const MEASURE_TRIANGLES: usize = 64;
 const MEASURE_VERTICES: usize = 128;
 
 /// Imports `bytes` as the file `name` (files it names are looked for in `base_dir`) and
-/// nothing more: the parsers and the importer's checks, thousands of inputs a second. The
+/// nothing more: the parsers and the importer's checks (no prepare, LOD chain or pose). The
 /// messages of an error and the summary of a rig are made too (they must not panic).
 pub fn import_only(bytes: &[u8], name: &str, base_dir: Option<&std::path::Path>) {
     match skinbench::rig::import_slice(bytes, name, base_dir) {

@@ -1,5 +1,5 @@
 //! Raw bytes into the importer and nothing after it: containers, JSON syntax and binary
-//! chunks as libFuzzer mutates them, thousands of inputs a second. Seeded with the public
+//! chunks as libFuzzer mutates them, with no prepare or pose after it. Seeded with the public
 //! rigs and the malformed files the tests build.
 #![no_main]
 

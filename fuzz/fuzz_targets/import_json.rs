@@ -1,6 +1,6 @@
 //! Structure-aware fuzzing of the importer alone: the input is a list of edits to the JSON
 //! of a valid rig (`json_edits.rs`), and the edited file goes through import and nothing
-//! after it, so thousands of inputs a second reach the importer's checks. `prepare_json`
+//! after it, so the time goes to the importer's checks. `prepare_json`
 //! takes the same edits on through prepare, the LOD chain and a pose.
 #![no_main]
 
