@@ -1,7 +1,8 @@
 //! No two files of `src/` import each other, directly or in a ring: every `crate::`,
 //! `super::` and `self::` path in a file (comments and strings aside) is resolved to the
 //! file that defines what it names (through `pub use` re-exports), and the graph of those
-//! edges must have no cycle. A module file declaring `mod child;` is not an import of it.
+//! edges must have no cycle, nor the same graph between the top-level modules (the layers
+//! of DESIGN §0). A module file declaring `mod child;` is not an import of it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -324,5 +325,42 @@ fn no_module_imports_itself_through_others() {
             .get(&vec!["crowd".to_string(), "trace".to_string()])
             .is_some_and(|e| e.contains(&vec!["crowd".to_string(), "crew".to_string()])),
         "crowd/trace's import of crowd/crew was not found"
+    );
+    // The layers (DESIGN §0): the same graph between the top-level modules of `src/`, where
+    // an upward import shows as a ring even when no two files form one.
+    let top = |m: &ModPath| m.first().cloned().unwrap_or_else(|| "lib".to_string());
+    let mut layers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, tos) in &edges {
+        for to in tos {
+            if top(from) != top(to) {
+                layers.entry(top(from)).or_default().insert(top(to));
+            }
+        }
+    }
+    let reaches = |from: &str, to: &str| {
+        let mut stack = vec![from.to_string()];
+        let mut seen = BTreeSet::new();
+        while let Some(at) = stack.pop() {
+            if at == to {
+                return true;
+            }
+            if seen.insert(at.clone()) {
+                stack.extend(layers.get(&at).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    let mut layer_rings = Vec::new();
+    for (from, tos) in &layers {
+        for to in tos {
+            if from < to && reaches(to, from) {
+                layer_rings.push(format!("{from} <-> {to}"));
+            }
+        }
+    }
+    assert!(
+        layer_rings.is_empty(),
+        "top-level modules that import each other, directly or through others:\n{}",
+        layer_rings.join("\n")
     );
 }
