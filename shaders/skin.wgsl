@@ -21,7 +21,8 @@
 // the output of that range, so no binding exceeds the device's storage binding limit.
 
 #import skinbench::constants::{
-    MAX_GROUPS, NO_POOL_BASE, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, UNSKINNED_LEVEL, WORKGROUP,
+    MAX_GROUPS, NO_POOL_BASE, POOL_NEED_UNIT, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT,
+    UNSKINNED_LEVEL, WORKGROUP,
 }
 #import skinbench::skinning::{
     dual_quat_add, dual_quat_finish, dual_quat_none, linear_add, linear_move, linear_none,
@@ -147,7 +148,8 @@ override INFLUENCES: u32 = 4u;
 // `work`: the slots' counts (`slots` words), then each slot's list of characters (their
 // index within the range), `per_range` words apart, then each slot's room (its first
 // vertex in the range's pool, the listed characters it holds: two words a slot), then
-// the frame's totals (pool vertices in use, characters left out).
+// the frame's totals (pool vertices in use, characters left out, and the vertices every
+// listed character's level needs in POOL_NEED_UNITs).
 @group(0) @binding(5) var<storage, read_write> work_atomic: array<atomic<u32>>;
 // The slots' indirect dispatch arguments (three words each), then each level's vertex
 // count (written once by the CPU).
@@ -209,10 +211,13 @@ fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
     let room = live * bucket.pool_vertices;
     let totals = fit_first(bucket.slots);
     var used = 0u;
+    var needed = 0u;
     for (var level = 0u; level < bucket.levels; level = level + 1u) {
         let slot = range * bucket.levels + level;
         let count = atomicLoad(&work_atomic[slot]);
         let n = args[3u * bucket.slots + level];
+        // In units, a level's vertices rounded up: no u32 overflows before the totals.
+        needed = needed + count * ((n + POOL_NEED_UNIT - 1u) / POOL_NEED_UNIT);
         var fitted = count;
         if (bucket.pool != 0u && n > 0u) {
             fitted = min(count, (room - used) / n);
@@ -235,6 +240,9 @@ fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     if (used != 0u) {
         atomicAdd(&work_atomic[totals], used);
+    }
+    if (needed != 0u) {
+        atomicAdd(&work_atomic[totals + 2u], needed);
     }
 }
 

@@ -21,7 +21,7 @@ use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::{BaseColors, CameraStart, UploadVariant};
 use skinbench::rig::generate::BuiltInRig;
 use skinbench::simd::SimdLevel;
-use skinbench::skin::pool::PoolShare;
+use skinbench::skin::pool::{PoolShare, PoolSize};
 use skinbench::skin::{SkinMethod, SkinVariant};
 use skinbench::variant::Variant;
 
@@ -140,13 +140,14 @@ pub struct AppArgs {
     /// which level (`--animate gpu` with LOD; the panel's "draws" box changes it live).
     #[arg(long, default_value = Draws::DEFAULT.spec().name, value_parser = variant_parser::<Draws>())]
     pub draws: Draws,
-    /// `gpu_compute`'s skinned output as a pool of this share (1-100 percent) of every
-    /// character's full detail, given out each frame by mesh level, instead of a
-    /// full-detail slot per character (`off`). It applies with the `per_level` compute
+    /// `gpu_compute`'s skinned output as a pool given out each frame by mesh level,
+    /// instead of a full-detail slot per character (`off`): `auto` grows it from what the
+    /// frames need up to what the memory budget allows; a share (1-100 percent of every
+    /// character's full detail) stays fixed. It applies with the `per_level` compute
     /// shader, `--animate gpu` with LOD, and per-level draws; where the crowd needs more
-    /// room than that, the coarsest levels' characters are left out, and the panel says
-    /// how many (the panel's "skinned pool" box changes it live).
-    #[arg(long = "skinned-pool", value_name = "PERCENT|off", default_value = "off", value_parser = pool_share)]
+    /// room than the pool has, the coarsest levels' characters are left out, and the panel
+    /// says how many (the panel's "skinned pool" box changes it live).
+    #[arg(long = "skinned-pool", value_name = "auto|PERCENT|off", default_value = "auto", value_parser = pool_share)]
     pub skinned_pool: PoolChoice,
     /// The sun casts shadows from a shadow map onto the ground and the crowd (the panel's
     /// "shadows" box changes it live).
@@ -391,10 +392,10 @@ pub struct BenchArgs {
     /// The report states it; its name ends in `_<W>x<H>` for another size.
     #[arg(long, value_name = "WxH", default_value = "1920x1080", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// The skinned pool's share (1-100 percent of full detail) of the gpu workload's
-    /// `gpu_compute` row that skins into a pool (`--skinned-pool` of the app); `off` leaves
-    /// that row out.
-    #[arg(long = "skinned-pool", value_name = "PERCENT|off", default_value = "10", value_parser = pool_share)]
+    /// The skinned pool of the gpu workload's `gpu_compute` row that skins into a pool
+    /// (`--skinned-pool` of the app): `auto`, or a fixed share (1-100 percent of full
+    /// detail); `off` leaves that row out.
+    #[arg(long = "skinned-pool", value_name = "auto|PERCENT|off", default_value = "auto", value_parser = pool_share)]
     pub skinned_pool: PoolChoice,
     /// Cross-fade weight, 0 to 1, of the crowd workload's characters towards each one's
     /// next clip (0: no cross-fade, the default). The report states it; its name ends in
@@ -591,22 +592,24 @@ fn lod_max_period(value: &str) -> Result<u8, String> {
 /// `on` or `off`.
 /// `--skinned-pool`'s value: `None` for `off` (an alias, so that clap takes the value
 /// whole rather than as an optional argument).
-pub type PoolChoice = Option<PoolShare>;
+pub type PoolChoice = Option<PoolSize>;
 
-/// `off`, or a whole percentage of full detail from 1 to 100.
+/// `off`, `auto`, or a whole percentage of full detail from 1 to 100.
 fn pool_share(value: &str) -> Result<PoolChoice, String> {
-    if value == "off" {
-        return Ok(None);
+    match value {
+        "off" => return Ok(None),
+        "auto" => return Ok(Some(PoolSize::Auto)),
+        _ => {}
     }
     let percent = value.trim_end_matches('%');
     percent
         .parse::<u32>()
         .ok()
         .and_then(PoolShare::from_percent)
-        .map(Some)
+        .map(|share| Some(PoolSize::Share(share)))
         .ok_or_else(|| {
             format!(
-                "{value:?} is neither off nor a whole percentage from {} to {}",
+                "{value:?} is neither off, auto nor a whole percentage from {} to {}",
                 PoolShare::MIN_PERCENT,
                 PoolShare::MAX_PERCENT
             )

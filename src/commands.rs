@@ -628,7 +628,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
         &rig,
         &settings.pipeline,
         settings.instances,
-        settings.pool(),
+        settings.pool().map(skinbench::skin::pool::PoolSize::least),
         &skinbench::crowd::budget::Budget::this_machine(None),
     )?;
     skinbench::ui::app::run(

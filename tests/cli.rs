@@ -284,10 +284,16 @@ fn refusals_name_the_flag_and_the_range() {
         (vec!["--lod-threshold", "-1"], "--lod-threshold"),
         (
             vec!["--skinned-pool", "0"],
-            "\"0\" is neither off nor a whole percentage from 1 to 100",
+            "\"0\" is neither off, auto nor a whole percentage from 1 to 100",
         ),
-        (vec!["--skinned-pool", "101"], "\"101\" is neither off"),
-        (vec!["--skinned-pool", "half"], "\"half\" is neither off"),
+        (
+            vec!["--skinned-pool", "101"],
+            "\"101\" is neither off, auto",
+        ),
+        (
+            vec!["--skinned-pool", "half"],
+            "\"half\" is neither off, auto",
+        ),
     ] {
         let (code, _, err) = skinbench(&args);
         assert_eq!(code, 2, "{args:?}: {err}");

@@ -45,12 +45,13 @@ use skinbench::gpu::scene::Frame;
 use skinbench::gpu::scene::{Scene, Settings};
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::skin_levels::{
-    LevelLists, LevelOrder, NO_POOL_BASE, PoolShare, bucket_characters, fit_slots,
+    LevelLists, LevelOrder, NO_POOL_BASE, PoolShare, bucket_characters, fit_slots, needed_units,
 };
 use skinbench::gpu::{
     CameraStart, FrameShape, GpuContext, OrbitCamera, PassContext, UploadVariant, crowd_extent,
 };
 use skinbench::prepare::PreparedRig;
+use skinbench::skin::pool::PoolSize;
 use skinbench::skin::{SkinMethod, SkinVariant, VertexOrder, level_kept};
 use skinbench::types::LANES;
 use skinbench::variant::Variant;
@@ -1746,7 +1747,7 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
     let share = PoolShare::from_percent(percent).ok_or("no such share")?;
     scene.settings_mut().draws = Draws::PerLevel;
     scene.settings_mut().compute_shader = ComputeShader::PerLevel;
-    scene.settings_mut().skinned_pool = Some(share);
+    scene.settings_mut().skinned_pool = Some(PoolSize::Share(share));
     let n = scene.crowd().len();
     let sorted = rig.mesh.sorted().source().len();
     let order = LevelOrder::new(
@@ -1796,6 +1797,14 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
         }
         let counts: Vec<u32> = lists.iter().map(|l| l.len() as u32).collect();
         let fits = fit_slots(&layout, n, &counts, order.counts(), Some(room));
+        let needed = needed_units(&layout, &counts, order.counts());
+        if needed != pool.needed_units {
+            return Err(format!(
+                "frame {step}: the GPU's need is {} units, the CPU twin's {needed}",
+                pool.needed_units
+            )
+            .into());
+        }
         if fits != pool.fits {
             return Err(format!(
                 "frame {step}: rooms {:?} on the GPU, {fits:?} in the CPU twin",
@@ -1901,6 +1910,68 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
         let _ = full.save(dir.join("full.png"));
         Failed::from(format!("{e} (pictures in {})", dir.display()))
     })
+}
+
+/// An `auto` pool (`--skinned-pool auto`) started at 1 % over the same camera path, then
+/// inside the crowd: every frame verifies against the f64 oracle; a frame leaves
+/// characters out while the pool is small, the pool grows from what the frames read
+/// back (never past the budget's cap), and the last frames leave no one out.
+fn pool_auto(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
+    common::gpu_or_skip();
+    if rig.mesh_chain().levels().len() < 2 {
+        return Err(format!("{} has one mesh level: no pool to grow", rig.name).into());
+    }
+    let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
+    scene.settings_mut().draws = Draws::PerLevel;
+    scene.settings_mut().compute_shader = ComputeShader::PerLevel;
+    scene.settings_mut().skinned_pool = Some(PoolSize::Auto);
+    let start = PoolShare::from_percent(1).ok_or("no such share")?;
+    let inside = [(1.0 / 60.0, false); 8];
+    let (mut left_out_frames, mut last_left_out, mut started) = (0, u32::MAX, false);
+    for (step, &(dt, closer)) in FRAMES.iter().chain(&inside).enumerate() {
+        if closer {
+            scene.camera_mut().distance *= 0.5;
+        }
+        if step == FRAMES.len() {
+            scene.camera_mut().distance *= 0.02;
+        }
+        verified_frame(&mut scene, step, dt)?;
+        if !started {
+            // After the first frame made the pool: from the least share from here on.
+            scene.start_pool_at(start);
+            started = true;
+            continue;
+        }
+        let Some(pool) = scene
+            .renderer()
+            .read_gpu_pool(scene.gpu())
+            .map_err(|e| e.to_string())?
+        else {
+            return Err(format!("frame {step}: no pool: {:?}", scene.notes()).into());
+        };
+        if pool.left_out > 0 {
+            left_out_frames += 1;
+        }
+        last_left_out = pool.left_out;
+    }
+    let reading = scene.mesh_lod_reading().pool.ok_or("no pool reading")?;
+    if !reading.auto || reading.share_percent <= start.percent() {
+        return Err(format!("the pool did not grow: {reading:?}").into());
+    }
+    if reading.share_percent > reading.cap_percent {
+        return Err(format!("the pool grew past its cap: {reading:?}").into());
+    }
+    if left_out_frames == 0 {
+        return Err("1 % left no one out: nothing to grow for".into());
+    }
+    if last_left_out > 0 {
+        return Err(format!(
+            "the last frame left {last_left_out} characters out at {} % (cap {} %)",
+            reading.share_percent, reading.cap_percent
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// Per-level slots the LOD pass would write through are checked like the per-character
@@ -2155,6 +2226,12 @@ fn main() {
             let r = rig.clone();
             trials.push(common::trial(format!("{case}/{name}"), move || {
                 pool(&r, percent)
+            }));
+        }
+        if rig.mesh_chain().levels().len() > 1 {
+            let r = rig.clone();
+            trials.push(common::trial(format!("pool_auto/{name}"), move || {
+                pool_auto(&r)
             }));
         }
     }

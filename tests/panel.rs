@@ -270,10 +270,11 @@ fn choosing_draws_per_level_or_per_character() {
 }
 
 /// The "skinned pool" box is there for `gpu_compute` while the GPU animates; ticked, the
-/// frames skin into a pool of its share and the panel says what the pool held; unticked,
-/// full slots again.
+/// frames skin into an `auto` pool and the panel says what the pool held and what the
+/// budget allows; "auto" unticked, a fixed share; unticked, full slots again.
 fn the_skinned_pool_box_skins_into_a_pool() {
     use skinbench::crowd::AnimateDevice;
+    use skinbench::skin::pool::{PoolShare, PoolSize};
     let Some(mut harness) = harness() else {
         common::cannot_run_here()
     };
@@ -287,20 +288,29 @@ fn the_skinned_pool_box_skins_into_a_pool() {
     harness.run_steps(2);
     click_then_frame(&mut harness, "skinned pool");
     // The pool's totals come back a frame or two later, without waiting for the GPU.
-    for _ in 0..3 {
-        run_frame(&mut harness);
-        harness.run_steps(2);
-    }
-    let share = harness.state().settings().skinned_pool.map(|p| p.percent());
-    assert_eq!(share, Some(10));
+    let settle = |harness: &mut Harness<'static, Scene>| {
+        for _ in 0..3 {
+            run_frame(harness);
+            harness.run_steps(2);
+        }
+    };
+    settle(&mut harness);
+    let running = |harness: &Harness<'static, Scene>| {
+        harness.state().renderer().skinned_pool().map(|p| p.size())
+    };
     assert_eq!(
-        harness
-            .state()
-            .renderer()
-            .skinned_pool()
-            .map(|p| p.percent()),
-        Some(10)
+        harness.state().settings().skinned_pool,
+        Some(PoolSize::Auto)
     );
+    assert_eq!(running(&harness), Some(PoolSize::Auto));
+    harness.get_by_label_contains("skinned pool auto, ");
+    harness.get_by_label_contains("(the budget allows ");
+    verify_passes(&mut harness, "the auto skinned pool");
+    click_then_frame(&mut harness, "auto");
+    settle(&mut harness);
+    let ten = PoolSize::Share(PoolShare::from_percent(10).unwrap());
+    assert_eq!(harness.state().settings().skinned_pool, Some(ten));
+    assert_eq!(running(&harness), Some(ten));
     harness.get_by_label_contains("skinned pool 10 %:");
     verify_passes(&mut harness, "the skinned pool");
     click_then_frame(&mut harness, "skinned pool");

@@ -33,7 +33,7 @@ use crate::gpu::skin::ComputeShader;
 use crate::gpu::skin::PoolReading;
 use crate::gpu::upload::UploadVariant;
 use crate::prepare::PreparedRig;
-use crate::skin::pool::PoolShare;
+use crate::skin::pool::PoolSize;
 use crate::skin::{SkinDevice, SkinVariant};
 use crate::variant::Variant;
 
@@ -170,7 +170,7 @@ struct GpuConfig {
     /// How the LOD pass's draws are issued.
     draws: Draws,
     /// `gpu_compute`'s skinned pool.
-    pool: Option<PoolShare>,
+    pool: Option<PoolSize>,
 }
 
 /// The LOD rows' threshold, pixels.
@@ -303,7 +303,7 @@ pub fn run(ctx: &mut Context) -> Result<GpuSection, BenchError> {
                 if let Some(pool) = ctx.options.skinned_pool {
                     let c = with_mesh_lod(name, ComputeShader::PerLevel);
                     animated.push(GpuConfig {
-                        name: format!("{}, skinned pool {} %", c.name, pool.percent()),
+                        name: format!("{}, skinned pool {}", c.name, pool.name()),
                         pool: Some(pool),
                         ..c
                     });
@@ -532,7 +532,8 @@ fn refusal(rig: &PreparedRig, c: &GpuConfig, n: usize, budget: &Budget) -> Optio
     if c.animate != AnimateDevice::Gpu {
         return None;
     }
-    crate::crowd::budget::check_animated_on_gpu(rig, &c.pipeline, n, c.pool, budget)
+    let least = c.pool.map(PoolSize::least);
+    crate::crowd::budget::check_animated_on_gpu(rig, &c.pipeline, n, least, budget)
         .err()
         .map(|e| format!("{} at {n} instances: {e}", c.name))
 }
@@ -714,7 +715,7 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         ("invocations", Right),
         ("draw records", Right),
         ("skinned output", Right),
-        ("pool in use (high-water)", Right),
+        ("pool in use (high-water), share", Right),
         ("left out", Right),
     ]);
     for r in &section.rows {
@@ -740,9 +741,10 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
             },
             r.pool.map_or("–".into(), |p| {
                 format!(
-                    "{:.1} MiB ({:.1} MiB)",
+                    "{:.1} MiB ({:.1} MiB) at {} %",
                     mib(p.in_use_bytes),
-                    mib(p.high_water_bytes)
+                    mib(p.high_water_bytes),
+                    p.share_percent
                 )
             }),
             r.pool.map_or("–".into(), |p| p.left_out.to_string()),
@@ -762,10 +764,11 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            the shadow pass) with per_character draws, one per batch and mesh level with \
            per_level draws (`--draws`, rows animated on the GPU with LOD). skinned output = \
            the GPU memory `gpu_compute` skins into: a full-detail slot per character, or with \
-           a skinned pool (`--skinned-pool`) the pool's share of that. pool in use = the \
+           a skinned pool (`--skinned-pool`) the pool's share of that (`auto`: grown from \
+           what the frames needed, up to what the memory budget allows). pool in use = the \
            skinned vertices the pool held in the last frame read back, and the most since it \
-           was made; left out = characters with vertices that it had no room for (drawn by \
-           no pass). A pool skins every character with vertices each frame, kept ones too: \
+           was made; left out = characters with vertices that it had no room for in that \
+           frame (drawn by no pass). A pool skins every character with vertices each frame, kept ones too: \
            compare its skinned column with the row without a pool.\n\n";
 }
 
@@ -868,6 +871,7 @@ fn duration(secs: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skin::pool::PoolShare;
 
     /// Where the full slots do not fit the memory and the skinned pool does, the bench
     /// leaves the first out with the budget's reason and measures the second.
@@ -878,7 +882,7 @@ mod tests {
             skin: SkinVariant::GpuCompute,
             ..PipelineConfig::best_for(&rig, 1)
         };
-        let config = |pool: Option<PoolShare>| GpuConfig {
+        let config = |pool: Option<PoolSize>| GpuConfig {
             name: format!("pool {pool:?}"),
             pipeline,
             shader: ComputeShader::PerLevel,
@@ -902,7 +906,15 @@ mod tests {
             "{full}"
         );
         let pool = PoolShare::from_percent(10).unwrap();
-        assert_eq!(refusal(&rig, &config(Some(pool)), 100_000, &budget), None);
+        assert_eq!(
+            refusal(&rig, &config(Some(PoolSize::Share(pool))), 100_000, &budget),
+            None
+        );
+        // `auto` is accepted wherever its least share fits.
+        assert_eq!(
+            refusal(&rig, &config(Some(PoolSize::Auto)), 100_000, &budget),
+            None
+        );
         // The CPU's animation is checked by its scene, not here.
         let on_cpu = GpuConfig {
             animate: AnimateDevice::Cpu,

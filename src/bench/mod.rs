@@ -188,9 +188,9 @@ pub struct BenchOptions {
     pub material: crate::gpu::BaseColors,
     /// `--size`: the image the drawing workloads draw, and LOD measures pixels in.
     pub size: (u32, u32),
-    /// `--skinned-pool`: the share of the gpu workload's pooled `gpu_compute` row (`None`:
-    /// no such row).
-    pub skinned_pool: Option<crate::skin::pool::PoolShare>,
+    /// `--skinned-pool`: the pool of the gpu workload's pooled `gpu_compute` row, `auto`
+    /// or a share (`None`: no such row).
+    pub skinned_pool: Option<crate::skin::pool::PoolSize>,
     /// `--blend`: the crowd workload's cross-fade weight towards each character's next
     /// clip (0: none).
     pub blend_weight: f32,
@@ -198,10 +198,6 @@ pub struct BenchOptions {
     /// workload is refused).
     pub rig_source: Option<load::RigSource>,
 }
-
-/// The share of full detail the gpu workload's pooled row gives `gpu_compute` unless
-/// asked otherwise, percent.
-pub const DEFAULT_POOL_PERCENT: u32 = 10;
 
 /// The image the drawing workloads draw unless asked otherwise: the size a user looks at.
 pub const DEFAULT_SIZE: (u32, u32) = (1920, 1080);
@@ -220,7 +216,7 @@ impl Default for BenchOptions {
             camera: crate::gpu::camera::CameraStart::Overview,
             material: crate::gpu::BaseColors::DEFAULT,
             size: DEFAULT_SIZE,
-            skinned_pool: crate::skin::pool::PoolShare::from_percent(DEFAULT_POOL_PERCENT),
+            skinned_pool: Some(crate::skin::pool::PoolSize::Auto),
             blend_weight: 0.0,
             rig_source: None,
         }

@@ -368,6 +368,36 @@ pub fn check_animated_on_gpu(
     search(rig, instances, &sum, &broken, &described)
 }
 
+/// The largest skinned pool share, percent, that `instances` characters of `rig` animated
+/// on the GPU with `config` may take within `budget`: where an `auto` pool may grow to.
+/// `None` where not even the least share fits (then [`check_animated_on_gpu`] refuses).
+pub fn pool_cap(
+    rig: &PreparedRig,
+    config: &PipelineConfig,
+    instances: usize,
+    budget: &Budget,
+) -> Option<PoolShare> {
+    let fits = |percent: u32| {
+        let share = PoolShare::from_percent(percent)?;
+        let f = Footprint::animated_on_gpu(rig, config, instances, Some(share));
+        broken_limit(&f, f.skinned_output, budget)
+            .is_none()
+            .then_some(share)
+    };
+    // The footprint grows with the share: the largest that fits is a binary search.
+    let (mut lo, mut hi) = (PoolShare::MIN_PERCENT, PoolShare::MAX_PERCENT);
+    fits(lo)?;
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid).is_some() {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    fits(lo)
+}
+
 /// The footprint of `instances` where it fits; otherwise the error with the largest count
 /// that does.
 fn search(

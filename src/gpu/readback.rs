@@ -193,12 +193,18 @@ impl LateWords {
     }
 
     /// Copies the buffer's size of `source` from byte `at`, unless an earlier copy is
-    /// still mapping.
-    pub fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, source: &wgpu::Buffer, at: u64) {
+    /// still mapping; returns whether it copied.
+    pub fn copy(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        source: &wgpu::Buffer,
+        at: u64,
+    ) -> bool {
         if self.pending.is_none() {
             encoder.copy_buffer_to_buffer(source, at, &self.staging, 0, self.staging.size());
             self.copied = true;
         }
+        self.copied
     }
 
     /// After the frame was submitted: asks for its copy, and returns the words of an

@@ -101,11 +101,12 @@ pub const MAX_GROUPS: u32 = 65_535;
 /// `skinbench::constants`: each written here from its Rust definition.
 pub fn constants_wgsl() -> String {
     use crate::anim::sample::{SLERP_SERIES_MIN_COS, SLERP_U, SLERP_V};
-    let u32s: [(&str, u32); 47] = [
+    let u32s: [(&str, u32); 48] = [
         ("LANES", LANES as u32),
         ("WORKGROUP", WORKGROUP),
         ("MAX_GROUPS", MAX_GROUPS),
         ("NO_POOL_BASE", super::skin_levels::NO_POOL_BASE),
+        ("POOL_NEED_UNIT", super::skin_levels::POOL_NEED_UNIT),
         ("MAX_INFLUENCES", MAX_INFLUENCES as u32),
         ("NO_PARENT", NO_PARENT as u32),
         ("NO_TRACK", NO_TRACK),

@@ -23,6 +23,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::prepare::PreparedRig;
 use crate::rig::MAX_INFLUENCES;
+use crate::skin::pool::{PoolNeed, PoolPlan, PoolSize};
 use crate::skin::{OutputFormat, OutputLayout, SkinDevice, SkinMethod, SkinVariant};
 use crate::variant::{PlainSpec, Variant};
 
@@ -78,7 +79,9 @@ impl ComputeShader {
 use super::pass::{GpuPassSpec, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shaders::{MAX_GROUPS, WORKGROUP};
-use super::skin_levels::{LevelLists, LevelOrder, NO_POOL_BASE, PoolShare, SlotFit, WorkLayout};
+use super::skin_levels::{
+    LevelLists, LevelOrder, NO_POOL_BASE, POOL_NEED_UNIT, PoolShare, SlotFit, TOTALS, WorkLayout,
+};
 use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
 
 crate::gpu_struct! {
@@ -173,9 +176,11 @@ pub struct GpuSkinner {
     /// Per sorted vertex, its place in a pool slot (a vertex buffer the pool's draws read).
     ranks: wgpu::Buffer,
     rank_of: Vec<u32>,
-    /// The pool asked for (`None`: a full-detail slot per character), and the vertices a
-    /// character of a range holds where the last recording used it.
-    pool: Option<PoolShare>,
+    /// The pool asked for (`None`: a full-detail slot per character), the share it runs at
+    /// now (an `auto` pool's grows: [`PoolPlan::grown`]), and the vertices a character of
+    /// a range holds where the last recording used it.
+    pool: Option<PoolPlan>,
+    share: Option<PoolShare>,
     pooled: Option<u32>,
     /// The pool's totals of a recent frame, read back without waiting ([`PoolTotals`]).
     totals: PoolTotals,
@@ -655,6 +660,7 @@ impl GpuSkinner {
             ranks,
             rank_of,
             pool: None,
+            share: None,
             pooled: None,
             totals: PoolTotals::new(device),
             mesh: mesh_buffer,
@@ -687,9 +693,10 @@ impl GpuSkinner {
     /// Makes the skinned output a pool of `pool`'s share of full detail where the GPU's
     /// LOD pass decides the levels and the draws are per level (`None`: a full-detail
     /// slot per character).
-    pub fn set_pool(&mut self, pool: Option<PoolShare>) {
+    pub fn set_pool(&mut self, pool: Option<PoolPlan>) {
         if self.pool != pool {
             self.pool = pool;
+            self.share = pool.map(|p| p.start());
             self.pooled = None;
             self.bound = None;
             self.totals.reading = None;
@@ -713,15 +720,31 @@ impl GpuSkinner {
     pub fn pool_reading(&self) -> Option<PoolReading> {
         self.pooled?;
         let mut reading = self.totals.reading?;
-        reading.share_percent = self.pool.map_or(0, PoolShare::percent);
+        reading.share_percent = self.share.map_or(0, PoolShare::percent);
+        reading.cap_percent = self.pool.map_or(0, |p| p.cap().percent());
+        reading.auto = self.pool.is_some_and(|p| p.size() == PoolSize::Auto);
         reading.capacity_bytes = self.output_bytes();
         Some(reading)
     }
 
     /// After the frame was submitted: asks for the pool's totals it copied, and takes
     /// those of an earlier frame that came back (never waits for the GPU).
-    pub fn after_submit(&mut self, device: &wgpu::Device) {
-        self.totals.after_submit(device, VERTEX_BYTES);
+    /// An `auto` pool grows from what came back ([`PoolPlan::grown`]): the next
+    /// recording makes the larger pool.
+    pub fn after_submit(&mut self, device: &wgpu::Device, characters: usize) {
+        let came_back = self.totals.after_submit(device, VERTEX_BYTES);
+        if let (Some(plan), Some(share), Some(reading)) = (self.pool, self.share, came_back) {
+            // Only what a frame skinned at the share in use says whether it is enough.
+            if Some(reading.pool_vertices) == self.share.map(|s| self.pool_vertices(s)) {
+                let need = PoolNeed {
+                    vertices_needed: reading.vertices_needed,
+                    left_out: reading.left_out,
+                    characters,
+                    full_vertices: self.vertex_count,
+                };
+                self.share = Some(plan.grown(share, need));
+            }
+        }
     }
 
     /// Whether this device can skin into a pool: `per_level` (indirect dispatch) and five
@@ -878,9 +901,9 @@ impl GpuSkinner {
             .and_then(|m| m.draw_base)
             .filter(|_| per_level && self.can_pool());
         let pooled = self
-            .pool
+            .share
             .filter(|_| draw_base.is_some())
-            .map(|pool| self.pool_vertices(pool));
+            .map(|share| self.pool_vertices(share));
         let output_stride = match pooled {
             Some(vertices) => u64::from(vertices) * skinned.vertex_stride() as u64,
             None => skinned.instance_stride() as u64,
@@ -913,7 +936,11 @@ impl GpuSkinner {
             // The counts and totals start at zero each frame; the lists are written up to
             // the counts, the rooms every frame.
             encoder.clear_buffer(&level.work, 0, Some(4 * level.layout.slots() as u64));
-            encoder.clear_buffer(&level.work, 4 * level.layout.totals_first() as u64, Some(8));
+            encoder.clear_buffer(
+                &level.work,
+                4 * level.layout.totals_first() as u64,
+                Some(4 * TOTALS),
+            );
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("skin"),
@@ -921,9 +948,13 @@ impl GpuSkinner {
                 });
                 record_per_level(&mut pass, pipelines, level, instances);
             }
-            if level.draw_base.is_some() {
-                self.totals
-                    .copy(encoder, &level.work, 4 * level.layout.totals_first() as u64);
+            if let (Some(_), Some(vertices)) = (&level.draw_base, pooled) {
+                self.totals.copy(
+                    encoder,
+                    &level.work,
+                    4 * level.layout.totals_first() as u64,
+                    vertices,
+                );
             }
             return Ok(());
         }
@@ -1228,7 +1259,7 @@ impl GpuSkinner {
             return Ok(None);
         };
         let bytes = super::readback::read_buffer(gpu, &level.work, level.work.size())?;
-        let (fits, [in_use, left_out]) = level
+        let (fits, [in_use, left_out, needed]) = level
             .layout
             .fits_from_words(bytemuck::cast_slice(&bytes))
             .ok_or(GpuSkinError::BadPool)?;
@@ -1239,6 +1270,7 @@ impl GpuSkinner {
             fits,
             vertices_in_use: in_use,
             left_out,
+            needed_units: needed,
             bases: bytemuck::cast_slice(&bases).to_vec(),
         }))
     }
@@ -1346,6 +1378,15 @@ pub struct PoolReading {
     pub high_water_bytes: u64,
     /// Characters with vertices that the pool did not hold (drawn by no pass).
     pub left_out: u32,
+    /// Whether the share grows with the crowd's need (`auto`), and the most it may take.
+    pub auto: bool,
+    pub cap_percent: u32,
+    /// The vertices a character had in the frame this reading came from, and the vertices
+    /// every character with vertices needed at its level (each level's rounded up to
+    /// [`super::skin_levels::POOL_NEED_UNIT`]s).
+    #[serde(skip)]
+    pub pool_vertices: u32,
+    pub vertices_needed: u64,
 }
 
 /// The pool's totals (vertices in use, characters left out), read back a frame or two
@@ -1353,22 +1394,39 @@ pub struct PoolReading {
 struct PoolTotals {
     back: super::readback::LateWords,
     reading: Option<PoolReading>,
+    /// The pool's vertices a character in the frame whose copy is on its way back.
+    copied_with: Option<u32>,
 }
 
 impl PoolTotals {
     fn new(device: &wgpu::Device) -> Self {
         PoolTotals {
-            back: super::readback::LateWords::new(device, "skin: the pool's totals, read back", 8),
+            back: super::readback::LateWords::new(
+                device,
+                "skin: the pool's totals, read back",
+                4 * TOTALS,
+            ),
             reading: None,
+            copied_with: None,
         }
     }
 
-    fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, work: &wgpu::Buffer, at: u64) {
-        self.back.copy(encoder, work, at);
+    fn copy(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        work: &wgpu::Buffer,
+        at: u64,
+        pool_vertices: u32,
+    ) {
+        if self.back.copy(encoder, work, at) {
+            self.copied_with = Some(pool_vertices);
+        }
     }
 
-    fn after_submit(&mut self, device: &wgpu::Device, vertex_bytes: u64) {
-        if let Some(&[vertices, left_out]) = self.back.after_submit(device).as_deref() {
+    /// Takes what came back, if anything did: the new reading.
+    fn after_submit(&mut self, device: &wgpu::Device, vertex_bytes: u64) -> Option<PoolReading> {
+        let pool_vertices = self.copied_with.unwrap_or(0);
+        if let Some(&[vertices, left_out, needed, _]) = self.back.after_submit(device).as_deref() {
             let in_use = u64::from(vertices) * vertex_bytes;
             let high = self.reading.map_or(0, |r| r.high_water_bytes);
             self.reading = Some(PoolReading {
@@ -1376,9 +1434,13 @@ impl PoolTotals {
                 in_use_bytes: in_use,
                 high_water_bytes: high.max(in_use),
                 left_out,
+                pool_vertices,
+                vertices_needed: u64::from(needed) * u64::from(POOL_NEED_UNIT),
                 ..PoolReading::default()
             });
+            return self.reading;
         }
+        None
     }
 }
 
@@ -1392,6 +1454,9 @@ pub struct PoolFrame {
     pub vertices_in_use: u32,
     /// Characters with vertices this frame that the pool did not hold.
     pub left_out: u32,
+    /// The vertices every listed character's level needs, in
+    /// [`super::skin_levels::POOL_NEED_UNIT`]s, each level's rounded up.
+    pub needed_units: u32,
     /// Per character, its first vertex in its range's pool ([`NO_POOL_BASE`]: none).
     pub bases: Vec<u32>,
 }

@@ -57,6 +57,11 @@ const _: () = assert!(std::mem::size_of::<BucketParamsGpu>() == 32);
 /// A character's base vertex where the pool did not hold it this frame: no pass draws it.
 pub const NO_POOL_BASE: u32 = u32::MAX;
 
+/// The frame's need (every listed character's level vertices) is counted in units of this
+/// many vertices, each level's rounded up, so that a u32 holds a million characters of a
+/// 60,000-vertex mesh.
+pub const POOL_NEED_UNIT: u32 = 16;
+
 /// The sorted vertices in coarsest-first order: level `l` skins vertex `v` where
 /// `deepest[v] >= l` (the rule the class and level shaders skip by), and those vertices
 /// are the first `count(l)` of the order.
@@ -142,6 +147,26 @@ pub fn fit_slots(
     fits
 }
 
+/// Words of the frame's totals ([`WorkLayout::totals_first`]), one left free so the read
+/// back is 16 bytes.
+pub const TOTALS: u64 = 4;
+
+/// The CPU twin of the frame's need ([`WorkLayout::totals_first`]'s third word): every
+/// slot's listed characters (`counts[slot]`) times its level's vertices in
+/// [`POOL_NEED_UNIT`]s, rounded up.
+pub fn needed_units(layout: &WorkLayout, counts: &[u32], level_vertices: &[u32]) -> u32 {
+    (0..layout.slots())
+        .map(|slot| {
+            let units = level_vertices
+                .get(slot % layout.levels)
+                .copied()
+                .unwrap_or(0)
+                .div_ceil(POOL_NEED_UNIT);
+            counts.get(slot).copied().unwrap_or(0) * units
+        })
+        .sum()
+}
+
 /// Where a frame's slots are in the work and argument buffers: `ranges × levels` slots,
 /// slot `range * levels + level`; the work buffer holds each slot's count, then each
 /// slot's list of `per_range` words, then each slot's [`SlotFit`] (its base, then its
@@ -200,14 +225,15 @@ impl WorkLayout {
     }
 
     /// The word of the work buffer where the frame's totals start: the pool's vertices in
-    /// use, then the characters the pool left out.
+    /// use, the characters the pool left out, then the vertices every listed character's
+    /// level needs, in [`POOL_NEED_UNIT`]s (with a pool; what an `auto` pool grows to).
     pub fn totals_first(&self) -> usize {
         self.fit_first(self.slots())
     }
 
     /// Bytes of the work buffer.
     pub fn work_bytes(&self) -> u64 {
-        4 * (self.totals_first() + 2) as u64
+        4 * (self.totals_first() + TOTALS as usize) as u64
     }
 
     /// Bytes of the argument buffer.
@@ -236,9 +262,9 @@ impl WorkLayout {
     }
 
     /// Reads each slot's [`SlotFit`] and the frame's totals (pool vertices in use,
-    /// characters left out) from the work buffer's words; `None` where they are fewer
-    /// than the layout says.
-    pub fn fits_from_words(&self, words: &[u32]) -> Option<(Vec<SlotFit>, [u32; 2])> {
+    /// characters left out, the need in [`POOL_NEED_UNIT`]s) from the work buffer's words;
+    /// `None` where they are fewer than the layout says.
+    pub fn fits_from_words(&self, words: &[u32]) -> Option<(Vec<SlotFit>, [u32; 3])> {
         let fits = (0..self.slots())
             .map(|slot| {
                 let at = self.fit_first(slot);
@@ -249,7 +275,10 @@ impl WorkLayout {
             })
             .collect::<Option<Vec<_>>>()?;
         let t = self.totals_first();
-        Some((fits, [*words.get(t)?, *words.get(t + 1)?]))
+        Some((
+            fits,
+            [*words.get(t)?, *words.get(t + 1)?, *words.get(t + 2)?],
+        ))
     }
 
     /// Reads the work buffer's words back into each slot's list, each in ascending order

@@ -30,7 +30,7 @@ use crate::gpu::context::AdapterSummary;
 pub use crate::gpu::scene::{MAX_INSTANCES, PanelReadings, Scene, Settings};
 use crate::machine::Machine;
 use crate::simd::SimdLevel;
-use crate::skin::pool::PoolShare;
+use crate::skin::pool::{PoolShare, PoolSize};
 use crate::skin::{SkinDevice, SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
@@ -726,45 +726,72 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
 /// The skinned pool's line: what it held and what it left out.
 pub fn pool_line(pool: &crate::gpu::skin::PoolReading) -> String {
     let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
-    let left_out = if pool.left_out > 0 {
-        format!(
+    let left_out = match (
+        pool.left_out,
+        pool.auto && pool.share_percent < pool.cap_percent,
+    ) {
+        (0, _) => String::new(),
+        (n, true) => format!(
+            " · {} characters left out (the pool grows for them)",
+            count_text(u64::from(n))
+        ),
+        (n, false) => format!(
             " · {} characters left out (the pool is full: drawn by no pass)",
-            count_text(u64::from(pool.left_out))
+            count_text(u64::from(n))
+        ),
+    };
+    let share = if pool.auto {
+        format!(
+            "auto, {} % (the budget allows {} %)",
+            pool.share_percent, pool.cap_percent
         )
     } else {
-        String::new()
+        format!("{} %", pool.share_percent)
     };
     format!(
-        "skinned pool {} %: {:.1} of {:.1} MiB in use (high-water {:.1} MiB){left_out}",
-        pool.share_percent,
+        "skinned pool {share}: {:.1} of {:.1} MiB in use (high-water {:.1} MiB){left_out}",
         mb(pool.in_use_bytes),
         mb(pool.capacity_bytes),
         mb(pool.high_water_bytes),
     )
 }
 
-/// The skinned pool's box and share (`--skinned-pool`): a share of full detail, in
-/// percent, that `gpu_compute`'s output holds.
-fn pool_ui(ui: &mut egui::Ui, pool: &mut Option<PoolShare>) {
+/// The skinned pool's box, `auto` box and share (`--skinned-pool`): `auto` grows with
+/// what the frames need; a share of full detail, in percent, stays.
+fn pool_ui(ui: &mut egui::Ui, pool: &mut Option<PoolSize>) {
     ui.horizontal(|ui| {
         let mut on = pool.is_some();
-        let mut percent = pool.map_or(DEFAULT_POOL_PERCENT, PoolShare::percent);
+        let mut auto = matches!(pool, None | Some(PoolSize::Auto));
+        let mut percent = match pool {
+            Some(PoolSize::Share(share)) => share.percent(),
+            None | Some(PoolSize::Auto) => DEFAULT_POOL_PERCENT,
+        };
         ui.checkbox(&mut on, "skinned pool").on_hover_text(
-            "gpu_compute skins into a pool of this share of every character's full detail, \
-             given out each frame by mesh level (with per_level, LOD on the GPU and per-level \
-             draws); off: a full-detail slot per character",
+            "gpu_compute skins into a pool given out each frame by mesh level (with \
+             per_level, LOD on the GPU and per-level draws); off: a full-detail slot per \
+             character",
         );
+        ui.add_enabled(on, egui::Checkbox::new(&mut auto, "auto"))
+            .on_hover_text(
+                "the pool grows whenever a frame leaves characters out, up to what the \
+                 memory budget allows; unticked: a fixed share of every character's full \
+                 detail",
+            );
         ui.add_enabled(
-            on,
+            on && !auto,
             egui::DragValue::new(&mut percent)
                 .range(PoolShare::MIN_PERCENT..=PoolShare::MAX_PERCENT)
                 .suffix(" %"),
         );
-        *pool = on.then(|| PoolShare::from_percent(percent)).flatten();
+        *pool = match (on, auto) {
+            (false, _) => None,
+            (true, true) => Some(PoolSize::Auto),
+            (true, false) => PoolShare::from_percent(percent).map(PoolSize::Share),
+        };
     });
 }
 
-/// The share the pool's box starts at when ticked.
+/// The share the pool's box starts at when `auto` is unticked.
 const DEFAULT_POOL_PERCENT: u32 = 10;
 
 /// The per-stage table, the CPU total, the memory lines and the history plot, all from

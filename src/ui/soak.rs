@@ -728,14 +728,19 @@ impl Soak {
                 format!("draws {}", settings.draws.name())
             }
             Change::SkinnedPool => {
-                // Off, or a share from tight (characters left out) to room for everyone.
-                let percent = [0, 3, 10, 100][self.rng.below(4)];
-                settings.skinned_pool = crate::skin::pool::PoolShare::from_percent(percent);
+                // Off, a share from tight (characters left out) to room for everyone, or
+                // grown with the crowd's need.
+                use crate::skin::pool::{PoolShare, PoolSize};
+                settings.skinned_pool = match [0, 3, 100, 1000][self.rng.below(4)] {
+                    0 => None,
+                    1000 => Some(PoolSize::Auto),
+                    percent => PoolShare::from_percent(percent).map(PoolSize::Share),
+                };
                 format!(
                     "skinned pool {}",
                     settings
                         .skinned_pool
-                        .map_or("off".to_string(), |p| format!("{} %", p.percent()))
+                        .map_or("off".to_string(), PoolSize::name)
                 )
             }
             Change::Animate => {

@@ -46,12 +46,12 @@ use super::draws::{DrawBinding, DrawList, Draws, LevelDraws, MeshLevels};
 use super::pass::PassContext;
 use super::ranges::BindingLimits;
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner, SkinMarks};
-use super::skin_levels::PoolShare;
 use super::targets::DEPTH_FORMAT;
 use crate::crowd::{Instance, InstanceStore};
 use crate::gpu::animate::lod::DrawArgsTarget;
 use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
 use crate::prepare::PreparedRig;
+use crate::skin::pool::PoolPlan;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
 use crate::types::LANES;
 use wgpu::util::DrawIndexedIndirectArgs;
@@ -146,7 +146,7 @@ pub struct CrowdRenderer {
     gpu_skinner: Option<GpuSkinner>,
     compute_shader: ComputeShader,
     /// `gpu_compute`'s pool, asked for (`None`: a full-detail slot per character).
-    skinned_pool: Option<PoolShare>,
+    skinned_pool: Option<PoolPlan>,
     gpu_range_limit: Option<usize>,
     /// `gpu_vertex`'s static mesh and its uniforms (3×4 palettes, dual quaternions).
     skin_mesh: wgpu::Buffer,
@@ -809,14 +809,14 @@ impl CrowdRenderer {
 
     /// Makes `gpu_compute`'s output a pool of `pool`'s share of full detail where it
     /// applies (`pool_applies`); `None`: a full-detail slot per character.
-    pub fn set_skinned_pool(&mut self, pool: Option<PoolShare>) {
+    pub fn set_skinned_pool(&mut self, pool: Option<PoolPlan>) {
         self.skinned_pool = pool;
         if let Some(skinner) = &mut self.gpu_skinner {
             skinner.set_pool(pool);
         }
     }
 
-    pub fn skinned_pool(&self) -> Option<PoolShare> {
+    pub fn skinned_pool(&self) -> Option<PoolPlan> {
         self.skinned_pool
     }
 
@@ -852,10 +852,11 @@ impl CrowdRenderer {
         self.gpu_skinner.as_ref()?.pool_reading()
     }
 
-    /// After the frame was submitted: takes what came back of the pool's totals.
-    pub fn after_submit(&mut self, device: &wgpu::Device) {
+    /// After the frame of `characters` characters was submitted: takes what came back of
+    /// the pool's totals (an `auto` pool grows from them).
+    pub fn after_submit(&mut self, device: &wgpu::Device, characters: usize) {
         if let Some(skinner) = &mut self.gpu_skinner {
-            skinner.after_submit(device);
+            skinner.after_submit(device, characters);
         }
     }
 

@@ -73,6 +73,7 @@ use crate::crowd::{
 };
 use crate::machine::{Machine, timestamp};
 use crate::prepare::PreparedRig;
+use crate::skin::pool::PoolSize;
 use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
 
@@ -230,7 +231,6 @@ impl Scene {
         }
         let mut renderer = CrowdRenderer::new(&gpu.device, &rig, format);
         renderer.set_compute_shader(settings.compute_shader);
-        renderer.set_skinned_pool(settings.pool());
         renderer.set_draws(settings.draws);
         renderer.set_shadows(settings.shadows);
         renderer.set_indirect_draws(settings.indirect_draws);
@@ -244,14 +244,16 @@ impl Scene {
             Some(_) => AnimateDevice::Cpu,
             None => settings.animate,
         };
+        let budget = Budget::this_machine(Some(renderer.max_skinned_bytes()));
         budget::check_on(
             animate,
             &rig,
             &settings.pipeline,
             settings.instances,
-            settings.pool(),
-            &Budget::this_machine(Some(renderer.max_skinned_bytes())),
+            settings.pool().map(PoolSize::least),
+            &budget,
         )?;
+        renderer.set_skinned_pool(settings.pool_plan(&rig, settings.instances, &budget));
         let targets = FrameTargets::new(&gpu.device, format, size.0, size.1);
         let mut pipeline = Pipeline::new(rig.clone(), settings.pipeline)?;
         pipeline.set_simd_level(Some(settings.simd_level))?;
@@ -477,6 +479,16 @@ impl Scene {
         self.sim.lod.skin_levels()
     }
 
+    /// Restarts the pool at `share` (at most its cap), as an `auto` pool of a crowd too
+    /// large to start with room for everyone would: lets the tests watch it grow on any
+    /// machine. Nothing without a pool.
+    pub fn start_pool_at(&mut self, share: crate::skin::pool::PoolShare) {
+        if let Some(plan) = self.renderer.skinned_pool() {
+            self.renderer
+                .set_skinned_pool(Some(plan.starting_at(share)));
+        }
+    }
+
     /// Starts update-rate LOD afresh: the next frame computes every character, as the
     /// first one does (a bench block measures from there).
     pub fn restart_lod(&mut self) {
@@ -642,23 +654,28 @@ impl Scene {
         let running_before = (*self.sim.pipeline.config(), self.sim.crowd.len());
         let wanted = self.settings.pipeline;
         let wanted_instances = self.settings.instances.min(self.instance_cap());
-        let running_pool = self.renderer.skinned_pool();
+        let running_pool = self.renderer.skinned_pool().map(|p| p.size());
         let wanted_pool = self.settings.pool();
+        let mut plan = self.renderer.skinned_pool();
         if wanted != *self.sim.pipeline.config()
             || wanted_instances != self.sim.crowd.len()
             || wanted_pool != running_pool
         {
             let rig = self.sim.pipeline.rig().clone();
+            let budget = self.budget_replacing();
             let checked = budget::check_on(
                 self.settings.animate,
                 &rig,
                 &wanted,
                 wanted_instances,
-                wanted_pool,
-                &self.budget_replacing(),
+                wanted_pool.map(PoolSize::least),
+                &budget,
             );
             match checked {
-                Ok(_) => self.budget_refusal = None,
+                Ok(_) => {
+                    self.budget_refusal = None;
+                    plan = self.settings.pool_plan(&rig, wanted_instances, &budget);
+                }
                 Err(e) => {
                     self.budget_refusal = Some(e.to_string());
                     self.settings.pipeline = *self.sim.pipeline.config();
@@ -671,8 +688,8 @@ impl Scene {
                 }
             }
         }
-        if self.settings.pool() != self.renderer.skinned_pool() {
-            self.renderer.set_skinned_pool(self.settings.pool());
+        if plan != self.renderer.skinned_pool() {
+            self.renderer.set_skinned_pool(plan);
             self.history.clear();
             self.requests.last_verify = None;
             // Full slots hold nothing of a kept character's from the pool: a full frame.
@@ -784,7 +801,9 @@ impl Scene {
             self.rig(),
             self.sim.pipeline.config(),
             self.sim.crowd.len(),
-            self.renderer.skinned_pool(),
+            // What the pool held at its start (it may have grown since): what a
+            // replacement surely frees.
+            self.renderer.skinned_pool().map(|p| p.start()),
         )
     }
 
@@ -832,9 +851,12 @@ impl Scene {
             &rig,
             &config,
             instances,
-            self.settings.pool(),
+            self.settings.pool().map(PoolSize::least),
             &self.budget_replacing(),
         )?;
+        let plan = self
+            .settings
+            .pool_plan(&rig, instances, &self.budget_replacing());
         let mut pipeline = Pipeline::new(rig.clone(), config)?;
         pipeline.set_simd_level(Some(self.settings.simd_level))?;
         // The pipelines do not depend on the rig: the new renderer draws with the same.
@@ -842,7 +864,7 @@ impl Scene {
         self.renderer = CrowdRenderer::with_pipelines(&self.gpu.device, &rig, pipelines);
         self.renderer
             .set_compute_shader(self.settings.compute_shader);
-        self.renderer.set_skinned_pool(self.settings.pool());
+        self.renderer.set_skinned_pool(plan);
         self.renderer.set_draws(self.settings.draws);
         self.renderer.set_shadows(self.settings.shadows);
         self.renderer
@@ -1126,7 +1148,8 @@ impl Scene {
     /// present mode, where there is one, goes into the sidecar).
     fn finish_frame(&mut self, present_mode: Option<&str>) {
         self.uploader.after_submit();
-        self.renderer.after_submit(&self.gpu.device);
+        self.renderer
+            .after_submit(&self.gpu.device, self.sim.crowd.len());
         if let Some(gpu_lod) = &mut self.sim.gpu_lod {
             gpu_lod.after_submit(&self.gpu.device);
         }

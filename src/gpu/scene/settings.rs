@@ -1,5 +1,6 @@
 //! The scene's settings: everything a user can change from the panel and the command line.
 
+use crate::crowd::budget::{self, Budget};
 use crate::crowd::lod::LodSettings;
 use crate::crowd::mix::ClipChoice;
 use crate::crowd::{AnimateDevice, PipelineConfig};
@@ -8,9 +9,10 @@ use crate::gpu::draws::Draws;
 use crate::gpu::renderer::BaseColors;
 use crate::gpu::skin::ComputeShader;
 use crate::gpu::upload::UploadVariant;
+use crate::prepare::PreparedRig;
 use crate::simd::SimdLevel;
 use crate::skin::SkinVariant;
-use crate::skin::pool::PoolShare;
+use crate::skin::pool::{PoolPlan, PoolSize};
 
 /// Everything the user can change from the panel (and the command line).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -29,9 +31,9 @@ pub struct Settings {
     /// How the crowd pass draws where the GPU's LOD pass decides: per character or per
     /// batch and mesh level.
     pub draws: Draws,
-    /// `gpu_compute`'s output as a pool of this share of full detail, given out each
+    /// `gpu_compute`'s output as a pool, `auto` or a share of full detail, given out each
     /// frame by level (`None`: a full-detail slot per character); see [`Self::pool`].
-    pub skinned_pool: Option<PoolShare>,
+    pub skinned_pool: Option<PoolSize>,
     /// The sun casts shadows (a shadow pass before the main pass).
     pub shadows: bool,
     /// Draw the crowd with one indirect multi-draw per binding (where the adapter can),
@@ -58,7 +60,7 @@ impl Settings {
     /// shader, the animation and its LOD pass on the GPU (which says who has vertices at
     /// which level) and per-level draws through indirect draws (which read each
     /// character's place in the pool).
-    pub fn pool(&self) -> Option<PoolShare> {
+    pub fn pool(&self) -> Option<PoolSize> {
         self.skinned_pool.filter(|_| {
             self.pipeline.skin == SkinVariant::GpuCompute
                 && self.compute_shader == ComputeShader::PerLevel
@@ -71,7 +73,7 @@ impl Settings {
 
     /// Sets every condition [`Self::pool`] needs back on, with `pool`: what a change that
     /// would end a pool the crowd needs is reverted to.
-    pub fn keep_pool(&mut self, pool: PoolShare) {
+    pub fn keep_pool(&mut self, pool: PoolSize) {
         self.skinned_pool = Some(pool);
         self.pipeline.skin = SkinVariant::GpuCompute;
         self.compute_shader = ComputeShader::PerLevel;
@@ -81,6 +83,30 @@ impl Settings {
         }
         self.draws = Draws::PerLevel;
         self.indirect_draws = true;
+    }
+
+    /// The pool [`Self::pool`] asks for, resolved for `instances` characters of `rig`
+    /// within `budget`: an `auto` pool may grow to the largest share the budget holds
+    /// ([`budget::pool_cap`]). The one place a pool's size is worked out.
+    pub fn pool_plan(
+        &self,
+        rig: &PreparedRig,
+        instances: usize,
+        budget: &Budget,
+    ) -> Option<PoolPlan> {
+        let size = self.pool()?;
+        let layout = self.pipeline.skin.layout(rig, self.pipeline.method);
+        let vertex_bytes = layout.skinned_on_gpu().map_or(16, |l| l.vertex_stride()) as u64;
+        let cap = budget::pool_cap(rig, &self.pipeline, instances, budget)
+            .unwrap_or_else(|| size.least());
+        Some(PoolPlan::resolve(
+            size,
+            cap,
+            instances,
+            rig.mesh.sorted().source().len() as u32,
+            vertex_bytes,
+            PoolPlan::START_BYTES,
+        ))
     }
 
     /// `instances` characters running `pipeline` with every other setting at its default
