@@ -110,9 +110,9 @@ impl Settings {
     }
 
     /// `instances` characters running `pipeline` with every other setting at its default
-    /// (the CLI's defaults, no vsync, no panel; but mesh LOD off, so that what a bench row
-    /// or a test draws is full detail unless it asks): the benches' and the tests'
-    /// starting point.
+    /// (the CLI's defaults, no vsync, no panel; but mesh LOD and the skinned pool off, so
+    /// that what a bench row or a test draws is full detail in full slots unless it asks):
+    /// the benches' and the tests' starting point.
     pub fn headless(pipeline: PipelineConfig, instances: usize) -> Settings {
         Settings {
             pipeline,
