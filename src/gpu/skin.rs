@@ -698,6 +698,8 @@ impl GpuSkinner {
             self.pool = pool;
             self.share = pool.map(|p| p.start());
             self.pooled = None;
+            // A copy on its way back is the old pool's: not this one's reading.
+            self.totals.copied_with = None;
             self.bound = None;
             self.totals.reading = None;
         }
@@ -1423,10 +1425,14 @@ impl PoolTotals {
         }
     }
 
-    /// Takes what came back, if anything did: the new reading.
+    /// Takes what came back, if anything did: the new reading (none from a pool made
+    /// again since its copy).
     fn after_submit(&mut self, device: &wgpu::Device, vertex_bytes: u64) -> Option<PoolReading> {
-        let pool_vertices = self.copied_with.unwrap_or(0);
-        if let Some(&[vertices, left_out, needed, _]) = self.back.after_submit(device).as_deref() {
+        let came_back = self.back.after_submit(device);
+        let Some(pool_vertices) = self.copied_with else {
+            return None;
+        };
+        if let Some(&[vertices, left_out, needed, _]) = came_back.as_deref() {
             let in_use = u64::from(vertices) * vertex_bytes;
             let high = self.reading.map_or(0, |r| r.high_water_bytes);
             self.reading = Some(PoolReading {
