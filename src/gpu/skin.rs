@@ -1429,9 +1429,7 @@ impl PoolTotals {
     /// again since its copy).
     fn after_submit(&mut self, device: &wgpu::Device, vertex_bytes: u64) -> Option<PoolReading> {
         let came_back = self.back.after_submit(device);
-        let Some(pool_vertices) = self.copied_with else {
-            return None;
-        };
+        let pool_vertices = self.copied_with?;
         if let Some(&[vertices, left_out, needed, _]) = came_back.as_deref() {
             let in_use = u64::from(vertices) * vertex_bytes;
             let high = self.reading.map_or(0, |r| r.high_water_bytes);
