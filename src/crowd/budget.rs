@@ -377,25 +377,33 @@ pub fn pool_cap(
     instances: usize,
     budget: &Budget,
 ) -> Option<PoolShare> {
-    let fits = |percent: u32| {
-        let share = PoolShare::from_percent(percent)?;
-        let f = Footprint::animated_on_gpu(rig, config, instances, Some(share));
-        broken_limit(&f, f.skinned_output, budget)
-            .is_none()
-            .then_some(share)
+    let fits = |percent: usize| {
+        PoolShare::from_percent(percent as u32).is_some_and(|share| {
+            let f = Footprint::animated_on_gpu(rig, config, instances, Some(share));
+            broken_limit(&f, f.skinned_output, budget).is_none()
+        })
     };
-    // The footprint grows with the share: the largest that fits is a binary search.
-    let (mut lo, mut hi) = (PoolShare::MIN_PERCENT, PoolShare::MAX_PERCENT);
-    fits(lo)?;
+    let least = PoolShare::MIN_PERCENT as usize;
+    if !fits(least) {
+        return None;
+    }
+    // The footprint grows with the share.
+    let most = largest_fitting(least, PoolShare::MAX_PERCENT as usize, &fits);
+    PoolShare::from_percent(most as u32)
+}
+
+/// The largest `n` in `lo..=hi` for which `fits` holds, where it holds at `lo` (or `lo`
+/// is the answer anyway) and, once it fails, fails for every larger `n`: a binary search.
+fn largest_fitting(mut lo: usize, mut hi: usize, fits: &dyn Fn(usize) -> bool) -> usize {
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
-        if fits(mid).is_some() {
+        if fits(mid) {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    fits(lo)
+    lo
 }
 
 /// The footprint of `instances` where it fits; otherwise the error with the largest count
@@ -411,16 +419,8 @@ fn search(
     let Some(limit) = broken(instances) else {
         return Ok(footprint);
     };
-    // Every part grows with the count, so the largest count that fits is a binary search.
-    let (mut lo, mut hi) = (0usize, instances);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if broken(mid).is_none() {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
+    // Every part grows with the count; 0 is the answer where not even one fits.
+    let lo = largest_fitting(0, instances, &|n| broken(n).is_none());
     Err(BudgetError {
         instances,
         subject: format!("{} with {described}", rig.name),

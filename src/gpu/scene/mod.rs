@@ -846,17 +846,16 @@ impl Scene {
             config.method = SkinMethod::Linear;
         }
         let instances = self.settings.instances.clamp(1, self.instance_cap());
+        let budget = self.budget_replacing();
         budget::check_on(
             self.sim.animated_on,
             &rig,
             &config,
             instances,
             self.settings.pool().map(PoolSize::least),
-            &self.budget_replacing(),
+            &budget,
         )?;
-        let plan = self
-            .settings
-            .pool_plan(&rig, instances, &self.budget_replacing());
+        let plan = self.settings.pool_plan(&rig, instances, &budget);
         let mut pipeline = Pipeline::new(rig.clone(), config)?;
         pipeline.set_simd_level(Some(self.settings.simd_level))?;
         // The pipelines do not depend on the rig: the new renderer draws with the same.
