@@ -274,6 +274,40 @@ fn the_budget_counts_the_skinned_pool() {
     assert!(with.to_string().contains("a skinned pool of 5 %"), "{with}");
 }
 
+/// An `auto` pool may grow to the largest share whose footprint the budget holds: exactly
+/// that share where the budget is its footprint, one less a byte below, none where not
+/// even the least share fits.
+#[test]
+fn the_pool_cap_is_the_largest_share_the_budget_holds() {
+    use skinbench::crowd::budget::{Budget, Footprint, pool_cap};
+    use skinbench::skin::pool::PoolShare;
+    let rig = PreparedRig::reference();
+    let config = PipelineConfig {
+        skin: SkinVariant::GpuCompute,
+        ..PipelineConfig::best_for(&rig, 1)
+    };
+    let share = |p| PoolShare::from_percent(p).unwrap();
+    let bytes = |p| Footprint::animated_on_gpu(&rig, &config, 1000, Some(share(p))).total();
+    let budget = |memory_bytes| Budget {
+        memory_bytes,
+        available_bytes: None,
+        gpu_buffer_bytes: None,
+    };
+    assert_eq!(
+        pool_cap(&rig, &config, 1000, &budget(bytes(50))),
+        Some(share(50))
+    );
+    assert_eq!(
+        pool_cap(&rig, &config, 1000, &budget(bytes(50) - 1)),
+        Some(share(49))
+    );
+    assert_eq!(
+        pool_cap(&rig, &config, 1000, &budget(u64::MAX)),
+        Some(share(100))
+    );
+    assert_eq!(pool_cap(&rig, &config, 1000, &budget(bytes(1) - 1)), None);
+}
+
 /// The CLI refuses such a configuration with exit 1 before it opens a window; so does the
 /// bench.
 #[test]
