@@ -104,3 +104,32 @@ fn an_image_without_its_mime_type_or_its_data_loads() {
         assert_eq!(rig.materials.notes.is_empty(), decoded, "without {edit}");
     }
 }
+
+/// `import_json`, in its second minute: CesiumMan with its first joint (node 2, the
+/// skeleton's animated root) replaced by the scene's root node 0. Node 2 then became a
+/// joint as an animated ancestor, but node 21, between it and node 0, was not inserted, so
+/// node 2's subtree hung under a joint by no chain of joints and building the skeleton
+/// panicked ("skin joints are members"). It loads, node 21 and node 2 joining the
+/// skeleton under node 0 in that order, and prepares.
+#[test]
+fn a_scene_root_among_the_joints_above_an_animated_one_loads() {
+    let Some((mut json, bin)) = public_glb("CesiumMan/CesiumMan.glb") else {
+        return;
+    };
+    assert_eq!(json["skins"][0]["joints"][0], 2, "CesiumMan's first joint");
+    json["skins"][0]["joints"][0] = 0.into();
+    let bytes = common::glb(&serde_json::to_vec(&json).unwrap(), &bin);
+    let (rig, report) =
+        import_slice(&bytes, "cesium_man.glb", None).unwrap_or_else(|e| panic!("{e}"));
+    let skeleton = &rig.skeleton;
+    // The 19 named joints (node 0 in node 2's place) and the two that joined.
+    assert_eq!(skeleton.joint_count(), 21, "{:?}", skeleton.names);
+    assert_eq!(skeleton.root_count, 1);
+    assert_eq!(report.inserted_joints, 1);
+    assert_eq!(report.animated_ancestors.len(), 1);
+    let joint = |node: &str| skeleton.names.iter().position(|n| n == node).unwrap();
+    assert_eq!(skeleton.parents[joint("joint_21")], joint("joint_0") as u16);
+    assert_eq!(skeleton.parents[joint("joint_2")], joint("joint_21") as u16);
+    skinbench::prepare::PreparedRig::new(rig, &report, "cesium_man.glb")
+        .unwrap_or_else(|e| panic!("prepare: {e}"));
+}

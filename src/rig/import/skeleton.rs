@@ -177,7 +177,10 @@ impl Importer<'_> {
                 cur = node_parents[p];
             }
         };
-        for &n in &skin_nodes {
+        // Above an animated ancestor too: a skin may name a joint above it (a scene's root
+        // among the joints, the skeleton's root left out), and the nodes between them
+        // must join as well, or the ancestor hangs under a joint by no chain of joints.
+        for &n in skin_nodes.iter().chain(&ancestor_roots) {
             insert_path_above(n, &mut is_member);
         }
         // A rigid part whose way down from its nearest joint is animated becomes a joint
