@@ -389,7 +389,8 @@ fn parsed_seeds() -> &'static [ParsedSeed] {
                     serde_json::from_slice(json).expect("seed rigs are valid JSON");
                 if let Some(Value::Array(images)) = document.get_mut("images") {
                     for image in images {
-                        *image = serde_json::json!({ "uri": TINY_PNG_URI, "mimeType": "image/png" });
+                        *image =
+                            serde_json::json!({ "uri": TINY_PNG_URI, "mimeType": "image/png" });
                     }
                 }
                 ParsedSeed {
