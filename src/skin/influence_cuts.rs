@@ -31,12 +31,12 @@
 use glam::{DMat4, DVec3};
 
 use super::joint_merges::{MeasuredMerges, level_vertices, local_poses, skinned_mesh};
-use super::mesh_lod::{POSE_MARGIN, PointDistances, PoseSurfaces, poses_per_clip};
+use super::mesh_lod::{POSE_MARGIN, PoseSurfaces, poses_per_clip};
 use super::reference::skin_positions;
 use super::volume::for_each_pose_shifted;
 use crate::anim::hierarchy::reference::LocalF64;
+use crate::prepare::PreparedRig;
 pub use crate::prepare::{LevelInfluences, MAX_CUT};
-use crate::prepare::{PreparedRig, parallel};
 
 /// Influences a character skinned for `level` of `rig`'s chain blends: over the level's
 /// vertices in the sorted order (what the CPU's kernels skin), each vertex's count, or
@@ -93,7 +93,6 @@ fn choose_cuts(
         return chosen;
     }
     let chain = rig.mesh_chain();
-    let full = chain.level_indices(0);
     let mesh = &rig.source_mesh;
     let cuts: Vec<_> = (1..=MAX_CUT).map(|k| mesh.reduced_to(k).0).collect();
     let rest: Vec<LocalF64> = rig.rest_pose.iter().map(LocalF64::from).collect();
@@ -130,57 +129,50 @@ fn choose_cuts(
             marks
         })
         .collect();
-    let mut points: Vec<Option<Vec<PointDistances>>> = (0..levels).map(|_| None).collect();
     let mut fits_memo = std::collections::HashMap::new();
     let vertex_count = mesh.vertex_count();
     // Whether `level`'s surface stays within its largest distance at every pose, skinned
     // with `kept` influences and posed for `group`'s level (its held joints at rest).
-    let mut fits =
-        |level: usize, group: usize, kept: usize, points: &mut Vec<Option<Vec<PointDistances>>>| {
-            *fits_memo.entry((level, group, kept)).or_insert_with(|| {
-                let triangles = chain.level_indices(level);
-                let points = points[level].get_or_insert_with(|| {
-                    parallel::map(poses.len(), |p| {
-                        let (positions, full_tree) = &measured.surfaces[p];
-                        PointDistances::new(positions, full, full_tree, triangles)
-                    })
-                });
-                let vertices = &vertices[level];
-                let mut moved_positions = vec![DVec3::ZERO; vertex_count];
-                let mut movement = vec![0.0f64; vertex_count];
-                // The poses with the least room first: where a cut that does not fit shows it.
-                let distances = &measured.distances[level];
-                let mut closest_first: Vec<usize> = (0..poses.len()).collect();
-                closest_first.sort_by(|&a, &b| distances[b].total_cmp(&distances[a]));
-                closest_first.iter().all(|&p| {
-                    let (positions, full_tree) = &measured.surfaces[p];
-                    let moved = skinned_mesh(
-                        rig,
-                        &cuts[kept - 1],
-                        &poses[p],
-                        &held[group],
-                        &rest,
-                        vertices,
-                    );
-                    for (&v, m) in vertices.iter().zip(&moved) {
-                        moved_positions[v as usize] = *m;
-                        movement[v as usize] = positions[v as usize].distance(*m);
-                    }
-                    points[p].moved_distance(
-                        positions,
-                        full_tree,
-                        &moved_positions,
-                        &movement,
-                        triangles,
-                        largest[level],
-                    ) <= largest[level]
-                })
+    let mut fits = |level: usize, group: usize, kept: usize| {
+        *fits_memo.entry((level, group, kept)).or_insert_with(|| {
+            let triangles = chain.level_indices(level);
+            let points = &measured.points[level];
+            let vertices = &vertices[level];
+            let mut moved_positions = vec![DVec3::ZERO; vertex_count];
+            let mut movement = vec![0.0f64; vertex_count];
+            // The poses with the least room first: where a cut that does not fit shows it.
+            let distances = &measured.distances[level];
+            let mut closest_first: Vec<usize> = (0..poses.len()).collect();
+            closest_first.sort_by(|&a, &b| distances[b].total_cmp(&distances[a]));
+            closest_first.iter().all(|&p| {
+                let (positions, full_tree) = &measured.surfaces[p];
+                let moved = skinned_mesh(
+                    rig,
+                    &cuts[kept - 1],
+                    &poses[p],
+                    &held[group],
+                    &rest,
+                    vertices,
+                );
+                for (&v, m) in vertices.iter().zip(&moved) {
+                    moved_positions[v as usize] = *m;
+                    movement[v as usize] = positions[v as usize].distance(*m);
+                }
+                points[p].moved_distance(
+                    positions,
+                    full_tree,
+                    &moved_positions,
+                    &movement,
+                    triangles,
+                    largest[level],
+                ) <= largest[level]
             })
-        };
+        })
+    };
     for level in 1..levels {
         // Fewest first; a cut to as many as the level's vertices have cuts nothing.
         chosen[level] = (1..most[level].min(MAX_CUT + 1))
-            .find(|&kept| (level..levels).all(|coarser| fits(coarser, level, kept, &mut points)));
+            .find(|&kept| (level..levels).all(|coarser| fits(coarser, level, kept)));
     }
     chosen
 }

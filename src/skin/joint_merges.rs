@@ -22,9 +22,7 @@
 
 use glam::DVec3;
 
-use super::mesh_lod::{
-    POSE_MARGIN, PointDistances, PoseSurfaces, moved_surface_distance, poses_per_clip,
-};
+use super::mesh_lod::{POSE_MARGIN, PoseSurfaces, moved_surface_distance, poses_per_clip};
 use super::reference::skin_positions;
 use crate::anim::hierarchy::reference::{LocalF64, model_from_joint_f64, palette};
 use crate::anim::sample::sample_clip;
@@ -54,7 +52,6 @@ pub fn measure_merges(rig: &PreparedRig, measured: &PoseSurfaces) -> Vec<Measure
     let animated = rig.animated_joints();
     let joints = rig.joint_count();
     let chain = rig.mesh_chain();
-    let full = chain.level_indices(0);
     let sets = rig.level_joint_sets();
     // The levels are independent: one a core.
     parallel::map(sets.len(), |level| {
@@ -76,11 +73,8 @@ pub fn measure_merges(rig: &PreparedRig, measured: &PoseSurfaces) -> Vec<Measure
         let largest = distances.iter().copied().fold(0.0f64, f64::max);
         let vertices = level_vertices(rig, level);
         let triangles = chain.level_indices(level);
-        // Each pose's point distances, measured once for the level.
-        let points: Vec<PointDistances> = parallel::map(poses.len(), |p| {
-            let (positions, full_tree) = &measured.surfaces[p];
-            PointDistances::new(positions, full, full_tree, triangles)
-        });
+        // Each pose's point distances, measured with the level's distance.
+        let points = &measured.points[level];
         let vertex_count = rig.source_mesh.vertex_count();
         let mut held_positions = vec![DVec3::ZERO; vertex_count];
         let mut movement_by_vertex = vec![0.0f64; vertex_count];

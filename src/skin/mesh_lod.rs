@@ -27,6 +27,9 @@ pub const POSES_PER_CLIP: usize = 16;
 /// larger mesh, never fewer than two per clip): what keeps loading a large character short.
 pub const POSE_BUDGET: usize = 48;
 pub const WORK_TRIANGLES: usize = 5_000;
+/// Points [`PointDistances::moved_distance`] measures against every moved triangle
+/// directly; more are measured through a tree made for them.
+const DIRECT_SEARCHES: usize = 2;
 /// What the stated error adds to the largest measured, as a share of it.
 pub const POSE_MARGIN: f64 = 0.25;
 
@@ -65,6 +68,9 @@ pub struct PoseSurfaces {
     pub surfaces: Vec<(Vec<DVec3>, TriangleTree)>,
     /// Per level, per pose, the distance between the level's surface and the full one.
     pub distances: Vec<Vec<f64>>,
+    /// Per level, per pose, where that distance comes from, point by point (none for the
+    /// full mesh): what holding joints and cutting influences are measured against.
+    pub points: Vec<Vec<PointDistances>>,
 }
 
 /// [`measure_per_pose`], keeping each pose's full surface.
@@ -102,18 +108,21 @@ pub fn measure_surfaces_at(rig: &PreparedRig, times: &[(usize, f32)]) -> PoseSur
         (positions, tree)
     });
     let coarse = levels.saturating_sub(1);
-    let distances: Vec<f64> = parallel::map(surfaces.len() * coarse, |job| {
+    let measured: Vec<PointDistances> = parallel::map(surfaces.len() * coarse, |job| {
         let (positions, full_tree) = &surfaces[job / coarse];
         let level = chain.level_indices(1 + job % coarse);
-        surface_distance(positions, full, full_tree, level)
+        PointDistances::new(positions, full, full_tree, level)
     });
     let mut per_pose = vec![vec![0.0f64; surfaces.len()]; levels];
-    for (job, d) in distances.iter().enumerate() {
-        per_pose[1 + job % coarse][job / coarse] = *d;
+    let mut points: Vec<Vec<PointDistances>> = (0..levels).map(|_| Vec::new()).collect();
+    for (job, d) in measured.into_iter().enumerate() {
+        per_pose[1 + job % coarse][job / coarse] = d.largest();
+        points[1 + job % coarse].push(d);
     }
     PoseSurfaces {
         surfaces,
         distances: per_pose,
+        points,
     }
 }
 
@@ -183,6 +192,15 @@ impl PointDistances {
         }
     }
 
+    /// The largest of the distances: [`surface_distance`].
+    pub fn largest(&self) -> f64 {
+        self.full_vertices
+            .iter()
+            .map(|&(d, _)| d)
+            .chain(self.level_points.iter().flatten().copied())
+            .fold(0.0f64, f64::max)
+    }
+
     /// The largest distance between the full surface and the level's with its vertices
     /// moved to `moved` (`movement`: per vertex, how far; 0 for the unmoved), where a
     /// point can pass `within`. A full vertex is at most its distance before plus what
@@ -223,25 +241,7 @@ impl PointDistances {
                 unsettled.push(positions[v]);
             }
         }
-        // Usually a few points near the farthest one: against every moved triangle
-        // directly, unless a tree pays for itself.
-        if unsettled.len() * 8 < level.len() / 3 {
-            for p in &unsettled {
-                let nearest = level
-                    .chunks_exact(3)
-                    .map(|t| {
-                        let [a, b, c] = [0, 1, 2].map(|k| moved[t[k] as usize]);
-                        closest_on_triangle(*p, a, b, c).distance_squared(*p)
-                    })
-                    .fold(f64::INFINITY, f64::min);
-                worst = worst.max(nearest.sqrt());
-            }
-        } else if !unsettled.is_empty() {
-            let tree = TriangleTree::new(moved, level);
-            for p in &unsettled {
-                worst = worst.max(tree.distance(*p, &mut search));
-            }
-        }
+        worst = worst.max(farthest_from(&unsettled, moved, level));
         for (t, d) in level.chunks_exact(3).zip(&self.level_points) {
             let shift = t
                 .iter()
@@ -259,6 +259,33 @@ impl PointDistances {
         }
         worst
     }
+}
+
+/// The largest distance from `points` to the triangles `indices` over `positions` (0
+/// without points). Usually a few points near the farthest one. A tree costs about two
+/// direct searches over every triangle to make, and a query through it a few dozen
+/// triangles: past [`DIRECT_SEARCHES`] points the tree is cheaper.
+fn farthest_from(points: &[DVec3], positions: &[DVec3], indices: &[u32]) -> f64 {
+    if points.len() <= DIRECT_SEARCHES {
+        let mut worst = 0.0f64;
+        for p in points {
+            let nearest = indices
+                .chunks_exact(3)
+                .map(|t| {
+                    let [a, b, c] = [0, 1, 2].map(|k| positions[t[k] as usize]);
+                    closest_on_triangle(*p, a, b, c).distance_squared(*p)
+                })
+                .fold(f64::INFINITY, f64::min);
+            worst = worst.max(nearest.sqrt());
+        }
+        return worst;
+    }
+    let tree = TriangleTree::new(positions, indices);
+    let mut search = Search::default();
+    points
+        .iter()
+        .map(|p| tree.distance(*p, &mut search))
+        .fold(0.0f64, f64::max)
 }
 
 /// [`surface_distance`] where the level's triangles lie over other positions than the
@@ -338,6 +365,8 @@ pub struct TriangleTree {
     triangles: Vec<[DVec3; 3]>,
     /// Each triangle's place in the index list the tree was made from.
     ids: Vec<u32>,
+    /// Where the triangle at each place of that list is in `triangles`.
+    slots: Vec<u32>,
     nodes: Vec<Node>,
 }
 
@@ -354,10 +383,16 @@ struct Node {
 /// Triangles a leaf holds at most.
 const LEAF_TRIANGLES: usize = 4;
 
-/// A query's scratch: the boxes still to visit.
+/// A query's scratch: the boxes still to visit, and the triangle the last query found.
+/// Queries come in surface order (a mesh's vertices, its triangles), so the last nearest
+/// triangle is usually near the next point: its distance, taken first, is a bound that
+/// lets the search skip most boxes before it finds a nearer one. Any triangle of the tree
+/// is a true upper bound, so the result is exact whatever the previous query was.
 #[derive(Default)]
 pub struct Search {
-    stack: Vec<u32>,
+    /// Boxes still to visit, each with its distance squared from the point.
+    stack: Vec<(u32, f64)>,
+    last: u32,
 }
 
 impl TriangleTree {
@@ -379,6 +414,7 @@ impl TriangleTree {
             return TriangleTree {
                 triangles: Vec::new(),
                 ids: Vec::new(),
+                slots: Vec::new(),
                 nodes,
             };
         }
@@ -431,10 +467,15 @@ impl TriangleTree {
             nodes[n].first = children as u32;
             nodes[n].count = 0;
         }
-        let (triangles, ids) = triangles.into_iter().unzip();
+        let (triangles, ids): (Vec<[DVec3; 3]>, Vec<u32>) = triangles.into_iter().unzip();
+        let mut slots = vec![0u32; ids.len()];
+        for (slot, &id) in ids.iter().enumerate() {
+            slots[id as usize] = slot as u32;
+        }
         TriangleTree {
             triangles,
             ids,
+            slots,
             nodes,
         }
     }
@@ -481,18 +522,23 @@ impl TriangleTree {
             let outside = (n.min - p).max(p - n.max).max(DVec3::ZERO);
             outside.length_squared()
         };
-        let mut best_squared = f64::INFINITY;
-        let mut best = u32::MAX;
         if self.nodes.is_empty() {
-            return (f64::INFINITY, best);
+            return (f64::INFINITY, u32::MAX);
         }
+        // The last query's triangle first (any triangle of this tree, when the last query
+        // was through another).
+        let hint = search.last as usize % self.triangles.len();
+        let [a, b, c] = self.triangles[hint];
+        let mut best_squared = (closest_on_triangle(p, a, b, c) - p).length_squared();
+        let mut best = self.ids[hint];
         search.stack.clear();
-        search.stack.push(0);
-        while let Some(n) = search.stack.pop() {
-            let node = &self.nodes[n as usize];
-            if box_distance_squared(node) >= best_squared {
+        search.stack.push((0, box_distance_squared(&self.nodes[0])));
+        while let Some((n, box_squared)) = search.stack.pop() {
+            // A nearer triangle may have been found since the box was put on the stack.
+            if box_squared >= best_squared {
                 continue;
             }
+            let node = &self.nodes[n as usize];
             if node.count > 0 {
                 let first = node.first as usize;
                 let span = first..first + node.count as usize;
@@ -512,11 +558,12 @@ impl TriangleTree {
                 box_distance_squared(&self.nodes[right as usize]),
             );
             if dl < dr {
-                search.stack.extend([right, left]);
+                search.stack.extend([(right, dr), (left, dl)]);
             } else {
-                search.stack.extend([left, right]);
+                search.stack.extend([(left, dl), (right, dr)]);
             }
         }
+        search.last = self.slots[best as usize];
         (best_squared.sqrt(), best)
     }
 }
@@ -641,8 +688,138 @@ mod tests {
                     (closest_on_triangle(p, a, b, c) - p).length()
                 })
                 .fold(f64::INFINITY, f64::min);
-            let found = grid.distance(p, search);
+            let (found, id) = grid.nearest(p, search);
             assert!((found - brute).abs() < 1e-12, "{p}: {found} vs {brute}");
+            // The triangle it names is one at that distance.
+            let [a, b, c] = [0, 1, 2].map(|q| positions[indices[3 * id as usize + q] as usize]);
+            let named = (closest_on_triangle(p, a, b, c) - p).length();
+            assert!(
+                (named - brute).abs() < 1e-12,
+                "{p}: triangle {id} at {named}"
+            );
+        }
+    }
+
+    /// A bumpy sheet of `n` × `n` quads, and the same sheet with a quad of it every `step`
+    /// quads each way (a coarse level over the same vertices).
+    fn sheet(n: u32, step: u32) -> (Vec<DVec3>, Vec<u32>, Vec<u32>) {
+        let row = n + 1;
+        let positions = (0..row * row)
+            .map(|v| {
+                let (x, z) = ((v % row) as f64 * 0.1, (v / row) as f64 * 0.1);
+                DVec3::new(x, (x * 7.0).sin() * 0.05 + (z * 5.0).cos() * 0.04, z)
+            })
+            .collect();
+        let quads = |step: u32| {
+            let mut indices = Vec::new();
+            for j in (0..n).step_by(step as usize) {
+                for i in (0..n).step_by(step as usize) {
+                    let (s_i, s_j) = (step.min(n - i), step.min(n - j));
+                    let v = j * row + i;
+                    let (right, down) = (v + s_i, v + s_j * row);
+                    indices.extend([v, right, down, right, down + s_i, down]);
+                }
+            }
+            indices
+        };
+        (positions, quads(1), quads(step))
+    }
+
+    /// However many points there are (searched directly or through a tree), the farthest
+    /// one's distance is what testing every triangle finds.
+    #[test]
+    fn the_farthest_point_is_found_directly_or_through_a_tree() {
+        let (positions, full, _) = sheet(12, 1);
+        let points: Vec<DVec3> = (0..40)
+            .map(|k| {
+                let t = k as f64;
+                DVec3::new(
+                    (t * 0.9).sin() + 0.6,
+                    (t * 0.4).cos() * 0.5,
+                    (t * 0.3).sin() + 0.6,
+                )
+            })
+            .collect();
+        let distance = |p: &DVec3| {
+            full.chunks_exact(3)
+                .map(|tri| {
+                    let [a, b, c] = [0, 1, 2].map(|q| positions[tri[q] as usize]);
+                    (closest_on_triangle(*p, a, b, c) - *p).length()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        assert_eq!(farthest_from(&[], &positions, &full), 0.0);
+        for count in [1, DIRECT_SEARCHES, DIRECT_SEARCHES + 1, points.len()] {
+            let want = points[..count].iter().map(distance).fold(0.0f64, f64::max);
+            let got = farthest_from(&points[..count], &positions, &full);
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{count} points: {got} vs {want}"
+            );
+        }
+    }
+
+    /// A query after one through another tree starts from a triangle that tree found,
+    /// whatever its number: still the nearest.
+    #[test]
+    fn a_search_shared_between_trees_still_finds_the_nearest() {
+        let (positions, fine, coarse) = sheet(20, 5);
+        let fine_tree = TriangleTree::new(&positions, &fine);
+        let coarse_tree = TriangleTree::new(&positions, &coarse);
+        let mut search = Search::default();
+        for k in 0..200 {
+            let t = k as f64;
+            let p = DVec3::new(
+                (t * 0.3).sin() + 1.0,
+                (t * 0.7).cos() * 0.3,
+                (t * 0.1).cos() + 1.0,
+            );
+            for (tree, indices) in [(&fine_tree, &fine), (&coarse_tree, &coarse)] {
+                let brute = indices
+                    .chunks_exact(3)
+                    .map(|tri| {
+                        let [a, b, c] = [0, 1, 2].map(|q| positions[tri[q] as usize]);
+                        (closest_on_triangle(p, a, b, c) - p).length()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                let found = tree.distance(p, &mut search);
+                assert!((found - brute).abs() < 1e-12, "{p}: {found} vs {brute}");
+            }
+        }
+    }
+
+    /// The point distances' largest is the surfaces' distance, and a level moved away
+    /// from them measures, with no bound to skip a point, what measuring every point
+    /// finds: for one point off its bound (searched directly) and for many (through a tree).
+    #[test]
+    fn point_distances_measure_what_the_surface_distance_does() {
+        let (positions, full, coarse) = sheet(20, 4);
+        let full_tree = TriangleTree::new(&positions, &full);
+        let points = PointDistances::new(&positions, &full, &full_tree, &coarse);
+        let whole = surface_distance(&positions, &full, &full_tree, &coarse);
+        assert!(whole > 0.0);
+        assert_eq!(points.largest(), whole);
+        let level_vertices: Vec<u32> = {
+            let mut v = coarse.clone();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        for moved_count in [1, level_vertices.len()] {
+            let mut moved = positions.clone();
+            let mut movement = vec![0.0; positions.len()];
+            for &v in level_vertices.iter().take(moved_count) {
+                let shift = DVec3::new(0.0, 0.07 + 0.001 * f64::from(v % 7), 0.0);
+                moved[v as usize] += shift;
+                movement[v as usize] = shift.length();
+            }
+            let bounded =
+                points.moved_distance(&positions, &full_tree, &moved, &movement, &coarse, 0.0);
+            let measured = moved_surface_distance(&positions, &full, &full_tree, &moved, &coarse);
+            assert!(
+                (bounded - measured).abs() < 1e-12,
+                "{moved_count} moved: {bounded} vs {measured}"
+            );
         }
     }
 

@@ -337,29 +337,35 @@ pub fn tracked_distances(
             .collect();
         (full, per_level)
     };
-    // The measured poses are independent: one a task, each with its tracked times.
-    let per_pose: Vec<Vec<f64>> = parallel::map(measured_times.len(), |pose| {
-        let locals = &local_poses_at(rig, &measured_times[pose..pose + 1])[0];
-        let (full, per_level) = positions_at(locals);
-        let full_tree = FullTree {
-            tree: TriangleTree::new(&full, full_indices),
-            fitted: true,
-        };
-        let pairs: Vec<Option<Pairs>> = per_level
-            .iter()
-            .enumerate()
-            .map(|(l, moved)| {
-                let moved = moved.as_ref()?;
-                Some(Pairs::new(
-                    (&full, full_indices, &full_tree.tree),
-                    moved,
-                    chain.level_indices(l),
-                ))
-            })
-            .collect();
-        // The pose's tracked times in two sweeps outward from it, later times first,
-        // then earlier ones (a clip loops: the end of a clip is before its start), so
-        // that each time's partners come from a time 1/30 s nearer the pose.
+    // Each measured pose's pairs, a pose a task.
+    let at_poses: Vec<(Vec<Option<Pairs>>, FullTree)> =
+        parallel::map(measured_times.len(), |pose| {
+            let locals = &local_poses_at(rig, &measured_times[pose..pose + 1])[0];
+            let (full, per_level) = positions_at(locals);
+            let full_tree = FullTree {
+                tree: TriangleTree::new(&full, full_indices),
+                fitted: true,
+            };
+            let pairs = per_level
+                .iter()
+                .enumerate()
+                .map(|(l, moved)| {
+                    let moved = moved.as_ref()?;
+                    Some(Pairs::new(
+                        (&full, full_indices, &full_tree.tree),
+                        moved,
+                        chain.level_indices(l),
+                    ))
+                })
+                .collect();
+            (pairs, full_tree)
+        });
+    // Then each pose's tracked times in two sweeps outward from it, later times first,
+    // then earlier ones (a clip loops: the end of a clip is before its start), so that
+    // each time's partners come from a time 1/30 s nearer the pose. Every sweep is a
+    // task of its own: a long clip measured at three poses still keeps two cores busy.
+    let per_pose: Vec<Vec<f64>> = parallel::map(2 * measured_times.len(), |sweep| {
+        let (pose, later) = (sweep / 2, sweep % 2 == 0);
         let (clip, pose_secs) = measured_times[pose];
         let duration = rig.clips[clip].duration_secs;
         let offset = |t: f32| {
@@ -376,31 +382,27 @@ pub fn tracked_distances(
             .iter()
             .filter(|&&(_, _, nearest)| nearest == pose)
             .map(|&(c, t, _)| (offset(t), (c, t)))
+            .filter(|(o, _)| (*o >= 0.0) == later)
             .collect();
         mine.sort_unstable_by(|a, b| a.0.abs().total_cmp(&b.0.abs()));
-        let (later, earlier): (Vec<_>, Vec<_>) = mine.into_iter().partition(|(o, _)| *o >= 0.0);
+        let times: Vec<(usize, f32)> = mine.into_iter().map(|(_, t)| t).collect();
+        let (pairs, full_tree) = &at_poses[pose];
+        let (mut pairs, mut full_tree) = (pairs.clone(), full_tree.clone());
         let mut worst = vec![0.0f64; levels];
-        let mut sweep = |times: Vec<(f32, (usize, f32))>,
-                         mut pairs: Vec<Option<Pairs>>,
-                         mut full_tree: FullTree| {
-            let times: Vec<(usize, f32)> = times.into_iter().map(|(_, t)| t).collect();
-            for locals in local_poses_at(rig, &times) {
-                let (full, per_level) = positions_at(&locals);
-                full_tree.fitted = false;
-                for (l, (pairs, moved)) in pairs.iter_mut().zip(&per_level).enumerate() {
-                    if let (Some(pairs), Some(moved)) = (pairs, moved) {
-                        let d = pairs.distance(
-                            (&full, full_indices, &mut full_tree),
-                            (moved, chain.level_indices(l)),
-                            settled.get(l).copied().unwrap_or(0.0),
-                        );
-                        worst[l] = worst[l].max(d);
-                    }
+        for locals in local_poses_at(rig, &times) {
+            let (full, per_level) = positions_at(&locals);
+            full_tree.fitted = false;
+            for (l, (pairs, moved)) in pairs.iter_mut().zip(&per_level).enumerate() {
+                if let (Some(pairs), Some(moved)) = (pairs, moved) {
+                    let d = pairs.distance(
+                        (&full, full_indices, &mut full_tree),
+                        (moved, chain.level_indices(l)),
+                        settled.get(l).copied().unwrap_or(0.0),
+                    );
+                    worst[l] = worst[l].max(d);
                 }
             }
-        };
-        sweep(later, pairs.clone(), full_tree.clone());
-        sweep(earlier, pairs, full_tree);
+        }
         worst
     });
     (0..levels)
