@@ -228,6 +228,16 @@ fn a_rig_switch_draws_with_the_same_pipelines() {
     }
 }
 
+/// Each rig is drawn from the largest crowd down, a tenth at a time while at least 10:
+/// every framing of the view before the first checkpoint.
+fn the_warm_up_draws_crowds_from_the_largest_down() {
+    use skinbench::ui::soak::warm_up_crowds;
+    assert_eq!(warm_up_crowds(10_000), [10_000, 1_000, 100, 10]);
+    assert_eq!(warm_up_crowds(2_500), [2_500, 250, 25]);
+    assert_eq!(warm_up_crowds(48), [48]);
+    assert_eq!(warm_up_crowds(0), [1]);
+}
+
 fn the_soak_starts_with_every_rig_at_the_largest_crowd() {
     let plan = plan(Duration::from_secs(3600));
     let rigs: Vec<String> = plan.rigs.iter().map(|r| r.name.clone()).collect();
@@ -243,6 +253,9 @@ fn the_soak_starts_with_every_rig_at_the_largest_crowd() {
         assert_eq!(scene.crowd().len(), max_instances);
         assert_eq!(scene.settings().pipeline.skin, start.pipeline.skin);
         assert_eq!(scene.settings().upload, start.upload);
+        // Every character at full detail, with shadows: the most a crowd of this size bins.
+        assert!(!scene.settings().lod.enabled && !scene.settings().lod.mesh);
+        assert!(scene.settings().shadows);
     }
     assert_eq!(soak.report.changes, 0, "the warm-up draws no random change");
     frame(&mut soak, &mut scene);
@@ -554,6 +567,10 @@ fn main() {
         (
             "random_changes_reach_every_setting_and_switch_rigs_cleanly",
             random_changes_reach_every_setting_and_switch_rigs_cleanly,
+        ),
+        (
+            "the_warm_up_draws_crowds_from_the_largest_down",
+            the_warm_up_draws_crowds_from_the_largest_down,
         ),
         (
             "the_same_seed_replays_the_same_changes",
