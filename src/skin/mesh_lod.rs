@@ -666,6 +666,17 @@ mod tests {
         check_against_brute_force(&grid, &bent, &indices, &mut search);
     }
 
+    /// The distance from `p` to the nearest of the triangles `indices`, every one tested.
+    fn brute_distance(p: DVec3, positions: &[DVec3], indices: &[u32]) -> f64 {
+        indices
+            .chunks_exact(3)
+            .map(|tri| {
+                let [a, b, c] = [0, 1, 2].map(|q| positions[tri[q] as usize]);
+                (closest_on_triangle(p, a, b, c) - p).length()
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
     fn check_against_brute_force(
         grid: &TriangleTree,
         positions: &[DVec3],
@@ -681,13 +692,7 @@ mod tests {
                 (t * 0.71).cos() * 0.8 * reach,
                 (t * 0.13).sin() * 1.5 * reach + 1.0,
             );
-            let brute = indices
-                .chunks_exact(3)
-                .map(|tri| {
-                    let [a, b, c] = [0, 1, 2].map(|q| positions[tri[q] as usize]);
-                    (closest_on_triangle(p, a, b, c) - p).length()
-                })
-                .fold(f64::INFINITY, f64::min);
+            let brute = brute_distance(p, positions, indices);
             let (found, id) = grid.nearest(p, search);
             assert!((found - brute).abs() < 1e-12, "{p}: {found} vs {brute}");
             // The triangle it names is one at that distance.
@@ -740,14 +745,7 @@ mod tests {
                 )
             })
             .collect();
-        let distance = |p: &DVec3| {
-            full.chunks_exact(3)
-                .map(|tri| {
-                    let [a, b, c] = [0, 1, 2].map(|q| positions[tri[q] as usize]);
-                    (closest_on_triangle(*p, a, b, c) - *p).length()
-                })
-                .fold(f64::INFINITY, f64::min)
-        };
+        let distance = |p: &DVec3| brute_distance(*p, &positions, &full);
         assert_eq!(farthest_from(&[], &positions, &full), 0.0);
         for count in [1, DIRECT_SEARCHES, DIRECT_SEARCHES + 1, points.len()] {
             let want = points[..count].iter().map(distance).fold(0.0f64, f64::max);
@@ -775,13 +773,7 @@ mod tests {
                 (t * 0.1).cos() + 1.0,
             );
             for (tree, indices) in [(&fine_tree, &fine), (&coarse_tree, &coarse)] {
-                let brute = indices
-                    .chunks_exact(3)
-                    .map(|tri| {
-                        let [a, b, c] = [0, 1, 2].map(|q| positions[tri[q] as usize]);
-                        (closest_on_triangle(p, a, b, c) - p).length()
-                    })
-                    .fold(f64::INFINITY, f64::min);
+                let brute = brute_distance(p, &positions, indices);
                 let found = tree.distance(p, &mut search);
                 assert!((found - brute).abs() < 1e-12, "{p}: {found} vs {brute}");
             }
