@@ -19,7 +19,7 @@
     RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT, RESKIN, SKIN_LEVEL_MASK, SKIN_LEVEL_SHIFT,
     STAT_AT_MESH_LEVEL, STAT_AT_PERIOD, STAT_COUNT, STAT_CULLED, STAT_FORCED,
     STAT_SKINNED_AT_LEVEL, STAT_UNBOUNDED, STAT_UNCHANGED, STAT_UPDATED, STATS_WORDS, UNBOUNDED,
-    UNCHANGED, VISIBLE, WORKGROUP, CULL_PER_LEVEL, UNSKINNED_LEVEL, POSED_LEVEL_MASK,
+    UNCHANGED, VISIBLE, WORKGROUP, CULL_PER_LEVEL, CULL_POOLED, UNSKINNED_LEVEL, POSED_LEVEL_MASK,
     POSED_LEVEL_SHIFT, RECORD_POSED_LEVEL_SHIFT,
 }
 
@@ -411,6 +411,58 @@ fn decide(c: u32) -> u32 {
     return flags | (period << PERIOD_SHIFT);
 }
 
+// Per-level draws: character `c` listed in its batch at `level` where it is `visible` (the
+// level's argument counts the instances), and in the shadow pass's list where it has
+// vertices (`skin_level`): in view, or its shadow may fall in it.
+fn list_character(c: u32, visible: bool, level: u32, skin_level: u32) {
+    let d = draw_slot(c);
+    if (d.count_word == NO_SLOT) {
+        return;
+    }
+    if (visible && level < f.mesh_levels) {
+        let k = atomicAdd(&draw_args[d.count_word + 5u * level], 1u);
+        // Never past the list (it holds every character of the batch).
+        if (k < d.batch_len) {
+            atomicStore(&draw_args[d.compact_word + level * d.batch_len + k], c);
+        }
+    }
+    if (skin_level != UNSKINNED_LEVEL && d.run_count_word != 0u) {
+        let k = atomicAdd(&draw_args[d.run_count_word], 1u);
+        if (k < d.batch_len) {
+            atomicStore(&draw_args[d.compact_word - d.batch_len + k], c);
+        }
+    }
+}
+
+// Per-level draws of a skinned pool (`f.cull` CULL_POOLED), after the skinning pass gave
+// out the pool's room: each character listed as `list_character` does, at the level its
+// record says it was skinned at where that is coarser than the level this frame chose
+// for it (the pool demoted it to the chain's last level: its vertices are that level's),
+// and nowhere where the pool left it out.
+@compute @workgroup_size(WORKGROUP)
+fn cs_pool_lists(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let c = id.x + id.y * groups.x * WORKGROUP;
+    if (c >= f.characters || f.cull != CULL_POOLED) {
+        return;
+    }
+    let flags = state.words[4u * c + 3u];
+    let skinned_at = characters[c].due >> RECORD_SKIN_LEVEL_SHIFT;
+    if (skinned_at == UNSKINNED_LEVEL) {
+        return;
+    }
+    let level = max((flags & MESH_LEVEL_MASK) >> MESH_LEVEL_SHIFT, skinned_at);
+    // The shadow pass draws its level's triangles: a character held coarser has no
+    // vertices for them, and casts no shadow this frame.
+    var shadow_level = skinned_at;
+    if (skinned_at > f.skin_level_cap) {
+        shadow_level = UNSKINNED_LEVEL;
+    }
+    list_character(c, (flags & VISIBLE) != 0u, level, shadow_level);
+}
+
 @compute @workgroup_size(WORKGROUP)
 fn cs_lod(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -458,24 +510,8 @@ fn cs_lod(
             atomicAdd(&counts[STAT_UNCHANGED], 1u);
         }
         if (f.cull == CULL_PER_LEVEL) {
-            // Listed at its level in its batch: the level's argument counts the instances.
-            let d = draw_slot(c);
-            if ((flags & VISIBLE) != 0u && d.count_word != NO_SLOT && level < f.mesh_levels) {
-                let k = atomicAdd(&draw_args[d.count_word + 5u * level], 1u);
-                // Never past the list (it holds every character of the batch).
-                if (k < d.batch_len) {
-                    atomicStore(&draw_args[d.compact_word + level * d.batch_len + k], c);
-                }
-            }
-            // Drawn by the shadow pass where it has vertices: in view, or its shadow.
-            let skin_level = (flags & SKIN_LEVEL_MASK) >> SKIN_LEVEL_SHIFT;
-            if (skin_level != UNSKINNED_LEVEL && d.run_count_word != 0u && d.count_word != NO_SLOT) {
-                let k = atomicAdd(&draw_args[d.run_count_word], 1u);
-                if (k < d.batch_len) {
-                    atomicStore(&draw_args[d.compact_word - d.batch_len + k], c);
-                }
-            }
-        } else if (f.cull != 0u) {
+            list_character(c, (flags & VISIBLE) != 0u, level, skin_level);
+        } else if (f.cull != 0u && f.cull != CULL_POOLED) {
             let d = draw_slot(c);
             let slot = d.count_word;
             if (slot != NO_SLOT) {

@@ -21,7 +21,7 @@
 // the output of that range, so no binding exceeds the device's storage binding limit.
 
 #import skinbench::constants::{
-    MAX_GROUPS, NO_POOL_BASE, POOL_NEED_UNIT, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT,
+    FIT_WORDS, MAX_GROUPS, NO_POOL_BASE, POOL_NEED_UNIT, RECORD_SKIN, RECORD_SKIN_LEVEL_SHIFT,
     UNSKINNED_LEVEL, WORKGROUP,
 }
 #import skinbench::skinning::{
@@ -101,6 +101,9 @@ struct SkinBucketParams {
 // pass (`params.lod`; an unused word otherwise): whether the instance is skinned this
 // frame, and the level of the mesh's chain whose vertices it needs.
 @group(0) @binding(2) var<storage, read> records: array<u32>;
+// The same records where the bucket dispatches bind them: `cs_demote` writes the level a
+// demoted or left-out character is skinned at (`cs_bucket` and `cs_demote` bind this).
+@group(0) @binding(2) var<storage, read_write> records_rw: array<u32>;
 
 fn source(at: u32) -> vec4<f32> {
     let w = 4u * at;
@@ -146,10 +149,11 @@ override INFLUENCES: u32 = 4u;
 // not depend on it.
 //
 // `work`: the slots' counts (`slots` words), then each slot's list of characters (their
-// index within the range), `per_range` words apart, then each slot's room (its first
-// vertex in the range's pool, the listed characters it holds: two words a slot), then
-// the frame's totals (pool vertices in use, characters left out, and the vertices every
-// listed character's level needs in POOL_NEED_UNITs).
+// index within the range), `per_range` words apart, then each slot's room (FIT_WORDS
+// words: its first vertex in the range's pool, the characters it holds, how many at the
+// start of its list are left out, where its demoted characters went: `SlotFit`), then
+// the frame's totals (pool vertices in use, characters left out, the vertices every
+// listed character's level needs in POOL_NEED_UNITs, characters demoted).
 @group(0) @binding(5) var<storage, read_write> work_atomic: array<atomic<u32>>;
 // The slots' indirect dispatch arguments (three words each), then each level's vertex
 // count (written once by the CPU).
@@ -162,7 +166,11 @@ override INFLUENCES: u32 = 4u;
 @group(0) @binding(9) var<storage, read_write> draw_base: array<u32>;
 
 fn fit_first(slot: u32) -> u32 {
-    return bucket.slots + bucket.slots * bucket.per_range + 2u * slot;
+    return bucket.slots + bucket.slots * bucket.per_range + FIT_WORDS * slot;
+}
+
+fn list_first(slot: u32) -> u32 {
+    return bucket.slots + slot * bucket.per_range;
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -180,7 +188,7 @@ fn cs_bucket(
     }
     var level = 0u;
     if (bucket.lod != 0u) {
-        let word = records[character * 8u + 7u];
+        let word = records_rw[character * 8u + 7u];
         // A pool lists every character with vertices this frame; otherwise only those
         // marked (the others keep their vertices).
         let skin_level = word >> RECORD_SKIN_LEVEL_SHIFT;
@@ -192,57 +200,163 @@ fn cs_bucket(
     let range = character / bucket.per_range;
     let slot = range * bucket.levels + level;
     let at = atomicAdd(&work_atomic[slot], 1u);
-    atomicStore(
-        &work_atomic[bucket.slots + slot * bucket.per_range + at],
-        character - range * bucket.per_range,
-    );
+    atomicStore(&work_atomic[list_first(slot) + at], character - range * bucket.per_range);
 }
 
-// One invocation a range (`skin_levels::fit_slots` is its CPU twin): its levels take
-// their room finest first, each slot as many of its listed characters as the room has
-// left (all of them without a pool), and each slot's arguments follow.
+// Slot `slot`'s room: its first vertex, the characters it holds, how many at the start of
+// its list are left out, where its demoted characters went (`SlotFit`); and its dispatch
+// arguments for `vertices` vertices a character.
+fn set_fit(slot: u32, fit: vec4<u32>, vertices: u32) {
+    let at = fit_first(slot);
+    for (var k = 0u; k < FIT_WORDS; k = k + 1u) {
+        atomicStore(&work_atomic[at + k], fit[k]);
+    }
+    let workgroups = (fit.y * vertices + WORKGROUP - 1u) / WORKGROUP;
+    // Rows of at most MAX_GROUPS, as even as they come: at most `rows - 1` workgroups
+    // more than needed.
+    let rows = max((workgroups + MAX_GROUPS - 1u) / MAX_GROUPS, 1u);
+    args[3u * slot] = (workgroups + rows - 1u) / rows;
+    args[3u * slot + 1u] = rows;
+    args[3u * slot + 2u] = 1u;
+}
+
+// One invocation a range (`skin_levels::fit_slots` is its CPU twin). Without a pool every
+// listed character is held where it is listed. With one, every listed character first
+// gets room at the coarsest level, as many as the range's room holds (the rest are left
+// out), then what is left lets the finest levels keep their characters, finest first; a
+// character it cannot keep is demoted: `cs_demote` moves it to the coarsest slot's list,
+// after that slot's own, the coarsest levels' first. The coarsest slot leaves out the
+// first `skip` of its list: the farthest first.
 @compute @workgroup_size(WORKGROUP)
 fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
     let range = id.x;
     if (range >= bucket.slots / bucket.levels) {
         return;
     }
-    let live = min(bucket.per_range, bucket.characters - range * bucket.per_range);
-    let room = live * bucket.pool_vertices;
+    let first_slot = range * bucket.levels;
     let totals = fit_first(bucket.slots);
-    var used = 0u;
+    let vertices_at = 3u * bucket.slots;
     var needed = 0u;
+    var listed = 0u;
     for (var level = 0u; level < bucket.levels; level = level + 1u) {
-        let slot = range * bucket.levels + level;
-        let count = atomicLoad(&work_atomic[slot]);
-        let n = args[3u * bucket.slots + level];
+        let count = atomicLoad(&work_atomic[first_slot + level]);
+        let n = args[vertices_at + level];
         // In units, a level's vertices rounded up: no u32 overflows before the totals.
         needed = needed + count * ((n + POOL_NEED_UNIT - 1u) / POOL_NEED_UNIT);
-        var fitted = count;
-        if (bucket.pool != 0u && n > 0u) {
-            fitted = min(count, (room - used) / n);
-            if (fitted < count) {
-                atomicAdd(&work_atomic[totals + 1u], count - fitted);
-            }
-        }
-        atomicStore(&work_atomic[fit_first(slot)], used);
-        atomicStore(&work_atomic[fit_first(slot) + 1u], fitted);
-        if (bucket.pool != 0u) {
-            used = used + fitted * n;
-        }
-        let workgroups = (fitted * n + WORKGROUP - 1u) / WORKGROUP;
-        // Rows of at most MAX_GROUPS, as even as they come: at most `rows - 1` workgroups
-        // more than needed.
-        let rows = max((workgroups + MAX_GROUPS - 1u) / MAX_GROUPS, 1u);
-        args[3u * slot] = (workgroups + rows - 1u) / rows;
-        args[3u * slot + 1u] = rows;
-        args[3u * slot + 2u] = 1u;
-    }
-    if (used != 0u) {
-        atomicAdd(&work_atomic[totals], used);
+        listed = listed + count;
     }
     if (needed != 0u) {
         atomicAdd(&work_atomic[totals + 2u], needed);
+    }
+    var used = 0u;
+    if (bucket.pool == 0u) {
+        for (var level = 0u; level < bucket.levels; level = level + 1u) {
+            let count = atomicLoad(&work_atomic[first_slot + level]);
+            let n = args[vertices_at + level];
+            set_fit(first_slot + level, vec4<u32>(used, count, 0u, 0u), n);
+            used = used + count * n;
+        }
+        return;
+    }
+    let live = min(bucket.per_range, bucket.characters - range * bucket.per_range);
+    let room = live * bucket.pool_vertices;
+    let coarsest = bucket.levels - 1u;
+    let at_coarsest = args[vertices_at + coarsest];
+    var held = listed;
+    if (at_coarsest > 0u) {
+        held = min(listed, room / at_coarsest);
+    }
+    // What is left once everyone held has the coarsest level's room (nothing where some
+    // are left out: all are held at the coarsest level then).
+    var spare = 0u;
+    if (held == listed) {
+        spare = room - held * at_coarsest;
+    }
+    // The characters still to be held, the finest levels' first.
+    var places = held;
+    for (var level = 0u; level < coarsest; level = level + 1u) {
+        let count = atomicLoad(&work_atomic[first_slot + level]);
+        let n = args[vertices_at + level];
+        let extra = n - min(n, at_coarsest);
+        var kept = min(count, places);
+        if (extra > 0u) {
+            kept = min(kept, spare / extra);
+        }
+        places = places - kept;
+        spare = spare - kept * extra;
+        set_fit(first_slot + level, vec4<u32>(used, kept, 0u, 0u), n);
+        used = used + kept * n;
+    }
+    // Where each finer level's demoted characters go in the coarsest slot's list.
+    let own = atomicLoad(&work_atomic[first_slot + coarsest]);
+    var moved = own;
+    for (var k = 0u; k < coarsest; k = k + 1u) {
+        let slot = first_slot + coarsest - 1u - k;
+        atomicStore(&work_atomic[fit_first(slot) + 3u], moved);
+        moved = moved + atomicLoad(&work_atomic[slot]) - atomicLoad(&work_atomic[fit_first(slot) + 1u]);
+    }
+    let skip = moved - places;
+    set_fit(first_slot + coarsest, vec4<u32>(used, places, skip, moved - own), at_coarsest);
+    used = used + places * at_coarsest;
+    if (used != 0u) {
+        atomicAdd(&work_atomic[totals], used);
+    }
+    if (skip != 0u) {
+        atomicAdd(&work_atomic[totals + 1u], skip);
+    }
+    // Demoted and held: the moved past the left-out.
+    let demoted = moved - max(skip, own);
+    if (demoted != 0u) {
+        atomicAdd(&work_atomic[totals + 3u], demoted);
+    }
+}
+
+// Character `c` of `range` is skinned at `level` this frame (UNSKINNED_LEVEL: left out):
+// its record says so to the draw lists (`cs_pool_lists` in lod.wgsl) and to verify.
+fn mark_skinned_at(range: u32, c: u32, level: u32) {
+    let at = (range * bucket.per_range + c) * 8u + 7u;
+    let low = (1u << RECORD_SKIN_LEVEL_SHIFT) - 1u;
+    records_rw[at] = (records_rw[at] & low) | (level << RECORD_SKIN_LEVEL_SHIFT);
+}
+
+// With a pool, one invocation per place of a range's list (dispatched as `cs_bucket`):
+// each demoted character's entry moved to the coarsest slot's list (see `cs_args`), and
+// every demoted or left-out character's record marked with the level it is skinned at.
+@compute @workgroup_size(WORKGROUP)
+fn cs_demote(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let i = id.x + id.y * groups.x * WORKGROUP;
+    if (i >= bucket.characters || bucket.pool == 0u) {
+        return;
+    }
+    let range = i / bucket.per_range;
+    let t = i - range * bucket.per_range;
+    let first_slot = range * bucket.levels;
+    let coarsest_slot = first_slot + (bucket.levels - 1u);
+    let list = list_first(coarsest_slot);
+    let own = atomicLoad(&work_atomic[coarsest_slot]);
+    let skip = atomicLoad(&work_atomic[fit_first(coarsest_slot) + 2u]);
+    let moved = atomicLoad(&work_atomic[fit_first(coarsest_slot) + 3u]);
+    if (t < min(skip, own)) {
+        mark_skinned_at(range, atomicLoad(&work_atomic[list + t]), UNSKINNED_LEVEL);
+    }
+    if (t >= moved) {
+        return;
+    }
+    let at = own + t;
+    for (var level = 0u; level < (bucket.levels - 1u); level = level + 1u) {
+        let slot = first_slot + level;
+        let start = atomicLoad(&work_atomic[fit_first(slot) + 3u]);
+        let kept = atomicLoad(&work_atomic[fit_first(slot) + 1u]);
+        let demoted = atomicLoad(&work_atomic[slot]) - kept;
+        if (at >= start && at - start < demoted) {
+            let c = atomicLoad(&work_atomic[list_first(slot) + kept + at - start]);
+            atomicStore(&work_atomic[list + at], c);
+            mark_skinned_at(range, c, select((bucket.levels - 1u), UNSKINNED_LEVEL, at < skip));
+            return;
+        }
     }
 }
 
@@ -376,7 +490,8 @@ fn level_work(group: vec3<u32>, groups: vec3<u32>, lane: u32) -> LevelWork {
     }
     w.listed = t / n;
     w.at = t - w.listed * n;
-    w.instance = work[params.list_first + w.listed];
+    // Past the entries the room left out (the coarsest slot's, with a pool).
+    w.instance = work[params.list_first + work[params.fit_first + 2u] + w.listed];
     w.v = influences[params.level_first + w.at];
     return w;
 }

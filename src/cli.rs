@@ -145,8 +145,9 @@ pub struct AppArgs {
     /// frames need up to what the memory budget allows; a share (1-100 percent of every
     /// character's full detail) stays fixed. It applies with the `per_level` compute
     /// shader, `--animate gpu` with LOD, and per-level draws; where the crowd needs more
-    /// room than the pool has, the coarsest levels' characters are left out, and the panel
-    /// says how many (the panel's "skinned pool" box changes it live).
+    /// room than the pool has, the farthest characters are drawn at the coarsest mesh
+    /// level, left out only where even that has no room, and the panel says how many of
+    /// each (the panel's "skinned pool" box changes it live).
     #[arg(long = "skinned-pool", value_name = "auto|PERCENT|off", default_value = "auto", value_parser = pool_share)]
     pub skinned_pool: PoolChoice,
     /// The sun casts shadows from a shadow map onto the ground and the crowd (the panel's

@@ -46,6 +46,7 @@ use skinbench::gpu::scene::{Scene, Settings};
 use skinbench::gpu::skin::ComputeShader;
 use skinbench::gpu::skin_levels::{
     LevelLists, LevelOrder, NO_POOL_BASE, PoolShare, bucket_characters, fit_slots, needed_units,
+    pool_counts,
 };
 use skinbench::gpu::{
     CameraStart, FrameShape, GpuContext, OrbitCamera, PassContext, UploadVariant, crowd_extent,
@@ -1730,14 +1731,16 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
 
 /// `gpu_compute` skinning into a pool of `percent` % (`--skinned-pool`), over the camera
 /// path of [`level_draws`] (far, nearer, inside the crowd) with update-rate LOD on: every
-/// frame verifies (each held character's vertices of its skin level against the f64
-/// oracle); the GPU's lists hold every character with vertices at its skin level, kept
-/// ones too, as the CPU twin lists them; each slot's room is the twin's ([`fit_slots`]);
-/// each held character's base vertex is its slot's base plus a place in its list times
-/// its level's vertices, each place once, and a character left out or without vertices has
-/// none. With room for everyone (100 %) no one is left out and the picture is the full
-/// slots' picture; with little room some are left out, and the panel's reading says how
-/// many.
+/// frame verifies (each held character's vertices of the level it was skinned at against
+/// the f64 oracle); the GPU's lists hold every character with vertices at its skin level,
+/// kept ones too, as the CPU twin lists them; each slot's room is the twin's
+/// ([`fit_slots`]), and so are the counts left out and demoted ([`pool_counts`]); each held
+/// character's base vertex is a place in the room of its own level's slot or, demoted, the
+/// coarsest level's, each place once; one left out or without vertices has none; and the
+/// per-level draws list each held character in view at the level it was skinned at (or
+/// its own, where coarser), one left out nowhere. With room for everyone (100 %) no one is
+/// demoted or left out and the picture is the full slots' picture; with little room some
+/// are drawn coarser, and the panel's reading says how many.
 fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
@@ -1754,8 +1757,8 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
         &rig.mesh_chain().deepest_levels_sorted(sorted),
         rig.mesh_chain().levels().len(),
     );
-    let room = share.vertices_for(rig);
-    let (mut pooled_frames, mut left_out) = (0, 0u64);
+    let vertices = share.vertices_for(rig);
+    let (mut pooled_frames, mut left_out, mut demoted, mut listed_frames) = (0, 0u64, 0u64, 0);
     let inside = [(1.0 / 60.0, false); 3];
     for (step, &(dt, closer)) in FRAMES.iter().chain(&inside).enumerate() {
         if closer {
@@ -1785,6 +1788,8 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
             .read_gpu_level_lists(scene.gpu())
             .map_err(|e| e.to_string())?
             .ok_or("a pool without lists")?;
+        let (frame, _, _) = scene.gpu_lod_inputs().ok_or("no LOD frame")?;
+        let coarsest = layout.levels() - 1;
         let states = scene.gpu_lod_states(n).map_err(|e| e.to_string())?;
         let words: Vec<u32> = states.iter().map(|s| s.record_due_word()).collect();
         let twin = bucket_characters(&layout, n, Some(&words), true);
@@ -1796,7 +1801,7 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
             .into());
         }
         let counts: Vec<u32> = lists.iter().map(|l| l.len() as u32).collect();
-        let fits = fit_slots(&layout, n, &counts, order.counts(), Some(room));
+        let fits = fit_slots(&layout, n, &counts, order.counts(), Some(vertices));
         let needed = needed_units(&layout, &counts, order.counts());
         if needed != pool.needed_units {
             return Err(format!(
@@ -1812,68 +1817,160 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
             )
             .into());
         }
+        let (twin_left_out, twin_demoted) = pool_counts(&layout, &fits);
+        if (pool.left_out, pool.demoted) != (twin_left_out, twin_demoted) {
+            return Err(format!(
+                "frame {step}: {} left out and {} demoted on the GPU, {twin_left_out} and \
+                 {twin_demoted} in the CPU twin",
+                pool.left_out, pool.demoted
+            )
+            .into());
+        }
+        // Each listed character held at its own level or the coarsest, at a place of that
+        // slot's room, each place once; the counts as the totals say.
         let per_range = layout.per_range();
-        let mut held = vec![false; n];
-        let mut frame_left_out = 0;
+        let mut held_at: Vec<Option<usize>> = vec![None; n];
+        let mut places: Vec<Vec<u32>> = vec![Vec::new(); layout.slots()];
+        let (mut frame_left_out, mut frame_demoted) = (0u32, 0u32);
         for (slot, list) in lists.iter().enumerate() {
-            let level = slot % layout.levels();
-            let vertices = order.counts()[level];
-            let first = (slot / layout.levels()) * per_range;
-            let mut places: Vec<u32> = Vec::new();
+            let (range, level) = (slot / layout.levels(), slot % layout.levels());
             for &c in list {
-                let c = first + c as usize;
-                let base = pool.bases[c];
-                if base == NO_POOL_BASE {
+                let c = range * per_range + c as usize;
+                let Some(at) = pool.level_of(c) else {
+                    if pool.bases[c] != NO_POOL_BASE {
+                        return Err(format!(
+                            "frame {step}: character {c}'s base {} is in no slot's room",
+                            pool.bases[c]
+                        )
+                        .into());
+                    }
+                    frame_left_out += 1;
                     continue;
-                }
-                let place = base
-                    .checked_sub(fits[slot].base)
-                    .ok_or("base below its slot")?;
-                if place % vertices != 0 || place / vertices >= fits[slot].fitted {
+                };
+                if at != level && !(level < coarsest && at == coarsest) {
                     return Err(format!(
-                        "frame {step}: character {c}'s base {base} is no place in slot \
-                         {slot}'s room {:?} of {vertices} vertices a character",
-                        fits[slot]
+                        "frame {step}: character {c} listed at level {level} was held at \
+                         {at} (the coarsest is {coarsest})"
                     )
                     .into());
                 }
-                places.push(place / vertices);
-                held[c] = true;
+                frame_demoted += u32::from(at != level);
+                let held_slot = layout.slot(range, at);
+                let n_at = order.counts()[at];
+                let place = pool.bases[c] - fits[held_slot].base;
+                if !place.is_multiple_of(n_at) {
+                    return Err(format!(
+                        "frame {step}: character {c}'s base {} is no place in slot \
+                         {held_slot}'s room {:?} of {n_at} vertices a character",
+                        pool.bases[c], fits[held_slot]
+                    )
+                    .into());
+                }
+                places[held_slot].push(place / n_at);
+                held_at[c] = Some(at);
             }
-            places.sort_unstable();
-            places.dedup();
-            if places.len() != fits[slot].fitted as usize {
+        }
+        for (slot, held) in places.iter_mut().enumerate() {
+            held.sort_unstable();
+            held.dedup();
+            if held.len() != fits[slot].fitted as usize {
                 return Err(format!(
                     "frame {step}: slot {slot} holds {} characters at distinct places, its \
                      room says {}",
-                    places.len(),
+                    held.len(),
                     fits[slot].fitted
                 )
                 .into());
             }
-            frame_left_out += list.len() - places.len();
         }
-        if let Some(c) = (0..n).find(|&c| !held[c] && pool.bases[c] != NO_POOL_BASE) {
+        if let Some(c) = (0..n).find(|&c| held_at[c].is_none() && pool.bases[c] != NO_POOL_BASE) {
             return Err(format!("frame {step}: character {c}, not held, has a base").into());
         }
-        if frame_left_out as u32 != pool.left_out {
+        if (frame_left_out, frame_demoted) != (pool.left_out, pool.demoted) {
             return Err(format!(
-                "frame {step}: {frame_left_out} left out, the totals say {}",
-                pool.left_out
+                "frame {step}: {frame_left_out} left out and {frame_demoted} demoted, the \
+                 totals say {} and {}",
+                pool.left_out, pool.demoted
             )
             .into());
         }
-        left_out += frame_left_out as u64;
+        left_out += u64::from(frame_left_out);
+        demoted += u64::from(frame_demoted);
+        // The draws: each held character in view at the level it was skinned at (or its
+        // own, where that is coarser), in the shadow list where it has the shadow level's
+        // vertices (a character demoted past it casts no shadow that frame).
+        let shadow_cap = frame.skin_level_cap as usize;
+        if scene.renderer().level_lists_written() {
+            let drawn = scene
+                .renderer()
+                .read_level_lists(scene.gpu())
+                .map_err(|e| e.to_string())?
+                .ok_or("no level lists")?;
+            let levels = scene.renderer().level_ranges().len();
+            for (b, members) in scene.renderer().level_batches().iter().enumerate() {
+                let mut shadows = drawn.shadows[b].clone();
+                shadows.sort_unstable();
+                let expected: Vec<u32> = members
+                    .iter()
+                    .copied()
+                    .filter(|&c| held_at[c as usize].is_some_and(|at| at <= shadow_cap))
+                    .collect();
+                // Without shadows the list is empty.
+                let expected = if scene.settings().shadows {
+                    expected
+                } else {
+                    Vec::new()
+                };
+                if shadows != expected {
+                    return Err(format!(
+                        "frame {step}, batch {b}: the shadow list holds {} characters, the \
+                         pool held {}",
+                        shadows.len(),
+                        expected.len()
+                    )
+                    .into());
+                }
+                for level in 0..levels {
+                    let mut got = drawn.levels[b * levels + level].clone();
+                    got.sort_unstable();
+                    let expected: Vec<u32> = members
+                        .iter()
+                        .copied()
+                        .filter(|&c| {
+                            let s = states[c as usize];
+                            s.flags & VISIBLE != 0
+                                && held_at[c as usize]
+                                    .is_some_and(|at| at.max(s.mesh_level() as usize) == level)
+                        })
+                        .collect();
+                    if got != expected {
+                        return Err(format!(
+                            "frame {step}, batch {b}, level {level}: listed {:?}, held there \
+                             in view {:?}",
+                            &got[..got.len().min(8)],
+                            &expected[..expected.len().min(8)]
+                        )
+                        .into());
+                    }
+                }
+            }
+            listed_frames += 1;
+        }
     }
     if pooled_frames < FRAMES.len() {
         return Err(format!("{pooled_frames} frames skinned into the pool").into());
     }
-    if percent == 100 && left_out > 0 {
-        return Err(format!("room for everyone left {left_out} out").into());
+    if listed_frames < FRAMES.len() - 2 {
+        return Err(format!("the pool's lists were drawn in {listed_frames} frames").into());
+    }
+    if percent == 100 && left_out + demoted > 0 {
+        return Err(
+            format!("room for everyone left {left_out} out and drew {demoted} coarser").into(),
+        );
     }
     if percent < 100 {
-        if left_out == 0 {
-            return Err(format!("{percent} % left no one out").into());
+        if demoted == 0 {
+            return Err(format!("{percent} % drew no one coarser ({left_out} left out)").into());
         }
         let reading = scene.mesh_lod_reading().pool.ok_or("no pool reading")?;
         if reading.capacity_bytes == 0 || reading.high_water_bytes > reading.capacity_bytes {
@@ -1913,9 +2010,10 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
 }
 
 /// An `auto` pool (`--skinned-pool auto`) started at 1 % over the same camera path, then
-/// inside the crowd: every frame verifies against the f64 oracle; a frame leaves
-/// characters out while the pool is small, the pool grows from what the frames read
-/// back (never past the budget's cap), and the last frames leave no one out.
+/// inside the crowd: every frame verifies against the f64 oracle; a frame draws
+/// characters coarser (or leaves them out) while the pool is small, the pool grows from
+/// what the frames read back (never past the budget's cap), and the last frames hold
+/// everyone at their own level.
 fn pool_auto(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
@@ -1927,7 +2025,7 @@ fn pool_auto(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     scene.settings_mut().skinned_pool = Some(PoolSize::Auto);
     let start = PoolShare::from_percent(1).ok_or("no such share")?;
     let inside = [(1.0 / 60.0, false); 8];
-    let (mut left_out_frames, mut last_left_out, mut started) = (0, u32::MAX, false);
+    let (mut short_frames, mut last_short, mut started) = (0, u32::MAX, false);
     for (step, &(dt, closer)) in FRAMES.iter().chain(&inside).enumerate() {
         if closer {
             scene.camera_mut().distance *= 0.5;
@@ -1949,10 +2047,10 @@ fn pool_auto(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         else {
             return Err(format!("frame {step}: no pool: {:?}", scene.notes()).into());
         };
-        if pool.left_out > 0 {
-            left_out_frames += 1;
+        if pool.left_out + pool.demoted > 0 {
+            short_frames += 1;
         }
-        last_left_out = pool.left_out;
+        last_short = pool.left_out + pool.demoted;
     }
     let reading = scene.mesh_lod_reading().pool.ok_or("no pool reading")?;
     if !reading.auto || reading.share_percent <= start.percent() {
@@ -1961,12 +2059,13 @@ fn pool_auto(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     if reading.share_percent > reading.cap_percent {
         return Err(format!("the pool grew past its cap: {reading:?}").into());
     }
-    if left_out_frames == 0 {
-        return Err("1 % left no one out: nothing to grow for".into());
+    if short_frames == 0 {
+        return Err("1 % held everyone at their level: nothing to grow for".into());
     }
-    if last_left_out > 0 {
+    if last_short > 0 {
         return Err(format!(
-            "the last frame left {last_left_out} characters out at {} % (cap {} %)",
+            "the last frame held {last_short} characters coarser or not at all at {} % (cap \
+             {} %)",
             reading.share_percent, reading.cap_percent
         )
         .into());

@@ -716,39 +716,42 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
         ("draw records", Right),
         ("skinned output", Right),
         ("pool in use (high-water), share", Right),
-        ("left out", Right),
+        ("drawn coarser, left out", Right),
     ]);
     for r in &section.rows {
-        work.row(row_key(r).into_iter().chain([
-            opt(r.lod_updated),
-            opt(r.lod_culled),
-            format!("{:.3} M", r.triangles / 1e6),
-            format!("{:.3} M", r.vertices_skinned / 1e6),
-            if r.skin_invocations > 0.0 {
-                format!("{:.3} M", r.skin_invocations / 1e6)
-            } else {
-                "–".into()
-            },
-            if r.draws {
-                format!("{} + {}", r.draw_records[0], r.draw_records[1])
-            } else {
-                "–".into()
-            },
-            if r.skinned_output_bytes > 0 {
-                format!("{:.1} MiB", mib(r.skinned_output_bytes))
-            } else {
-                "–".into()
-            },
-            r.pool.map_or("–".into(), |p| {
-                format!(
-                    "{:.1} MiB ({:.1} MiB) at {} %",
-                    mib(p.in_use_bytes),
-                    mib(p.high_water_bytes),
-                    p.share_percent
-                )
-            }),
-            r.pool.map_or("–".into(), |p| p.left_out.to_string()),
-        ]));
+        work.row(
+            row_key(r).into_iter().chain([
+                opt(r.lod_updated),
+                opt(r.lod_culled),
+                format!("{:.3} M", r.triangles / 1e6),
+                format!("{:.3} M", r.vertices_skinned / 1e6),
+                if r.skin_invocations > 0.0 {
+                    format!("{:.3} M", r.skin_invocations / 1e6)
+                } else {
+                    "–".into()
+                },
+                if r.draws {
+                    format!("{} + {}", r.draw_records[0], r.draw_records[1])
+                } else {
+                    "–".into()
+                },
+                if r.skinned_output_bytes > 0 {
+                    format!("{:.1} MiB", mib(r.skinned_output_bytes))
+                } else {
+                    "–".into()
+                },
+                r.pool.map_or("–".into(), |p| {
+                    format!(
+                        "{:.1} MiB ({:.1} MiB) at {} %",
+                        mib(p.in_use_bytes),
+                        mib(p.high_water_bytes),
+                        p.share_percent
+                    )
+                }),
+                r.pool
+                    .map_or("–".into(), |p| format!("{}, {}", p.demoted, p.left_out)),
+            ]),
+        );
     }
     work.write(s);
     *s += "\nMedians per frame. recomputed, culled = the characters the LOD pass recomputed \
@@ -767,8 +770,9 @@ pub fn markdown(section: &GpuSection, s: &mut String) {
            a skinned pool (`--skinned-pool`) the pool's share of that (`auto`: grown from \
            what the frames needed, up to what the memory budget allows). pool in use = the \
            skinned vertices the pool held in the last frame read back, and the most since it \
-           was made; left out = characters with vertices that it had no room for in that \
-           frame (drawn by no pass). A pool skins every character with vertices each frame, kept ones too: \
+           was made; drawn coarser, left out = characters with vertices that it had no room \
+           for at their own level in that frame, drawn at the coarsest level instead, and \
+           those without room even there (drawn by no pass). A pool skins every character with vertices each frame, kept ones too: \
            compare its skinned column with the row without a pool.\n\n";
 }
 

@@ -50,6 +50,8 @@ pub enum PassRuns {
     GpuAnimation,
     /// With the animation and LOD on the GPU.
     GpuLod,
+    /// With the animation and LOD on the GPU, drawn per level from the skinned pool.
+    PoolLists,
 }
 
 /// Whether a pass computes (recorded with the frame's uploads) or draws (recorded once

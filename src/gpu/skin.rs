@@ -215,6 +215,7 @@ pub struct GpuSkinner {
 struct LevelPipelines {
     bucket: wgpu::ComputePipeline,
     args: wgpu::ComputePipeline,
+    demote: wgpu::ComputePipeline,
     level: wgpu::ComputePipeline,
     bucket_layout: wgpu::BindGroupLayout,
     level_layout: wgpu::BindGroupLayout,
@@ -349,13 +350,14 @@ impl LevelPipelines {
             });
             (bind, pipeline)
         };
-        // The bindings skin.wgsl gives each entry point: the bucket and argument
-        // dispatches write the work and argument buffers; the level dispatch reads the
-        // work buffer and writes the skinned output.
+        // The bindings skin.wgsl gives each entry point: the bucket, argument and demotion
+        // dispatches write the work and argument buffers (and the demotion the records'
+        // skin levels); the level dispatch reads the work buffer and writes the skinned
+        // output.
         let (bucket_layout, bucket_pipeline_layout) = layout(
             "skin: bucket by level",
             &[
-                compute_entry(2, Storage { read_only: true }, false),
+                compute_entry(2, Storage { read_only: false }, false),
                 compute_entry(5, Storage { read_only: false }, false),
                 compute_entry(6, Storage { read_only: false }, false),
                 compute_entry(7, Uniform, false),
@@ -388,6 +390,11 @@ impl LevelPipelines {
                 "cs_bucket",
             ),
             args: pipeline("skin: level dispatches", &bucket_pipeline_layout, "cs_args"),
+            demote: pipeline(
+                "skin: demote to the coarsest level",
+                &bucket_pipeline_layout,
+                "cs_demote",
+            ),
             level: pipeline("skin: one level", &level_pipeline_layout, "cs_level"),
             pool: poolable.then(|| {
                 let (bind, pipeline_layout) = layout("skin: one level into a pool", &level_entries);
@@ -520,6 +527,11 @@ fn record_per_level(
     pass.dispatch_workgroups(groups.div_ceil(rows), rows, 1);
     pass.set_pipeline(&pipelines.args);
     pass.dispatch_workgroups((level.layout.ranges() as u32).div_ceil(WORKGROUP), 1, 1);
+    // With a pool: the characters without room at their level to the coarsest level.
+    if level.draw_base.is_some() {
+        pass.set_pipeline(&pipelines.demote);
+        pass.dispatch_workgroups(groups.div_ceil(rows), rows, 1);
+    }
     match (&pipelines.pool, level.draw_base.is_some()) {
         (Some((pool, _)), true) => pass.set_pipeline(pool),
         _ => pass.set_pipeline(&pipelines.level),
@@ -740,7 +752,7 @@ impl GpuSkinner {
             if Some(reading.pool_vertices) == self.share.map(|s| self.pool_vertices(s)) {
                 let need = PoolNeed {
                     vertices_needed: reading.vertices_needed,
-                    left_out: reading.left_out,
+                    short_of_room: reading.left_out + reading.demoted,
                     characters,
                     full_vertices: self.vertex_count,
                 };
@@ -1261,7 +1273,7 @@ impl GpuSkinner {
             return Ok(None);
         };
         let bytes = super::readback::read_buffer(gpu, &level.work, level.work.size())?;
-        let (fits, [in_use, left_out, needed]) = level
+        let (fits, [in_use, left_out, needed, demoted]) = level
             .layout
             .fits_from_words(bytemuck::cast_slice(&bytes))
             .ok_or(GpuSkinError::BadPool)?;
@@ -1272,8 +1284,10 @@ impl GpuSkinner {
             fits,
             vertices_in_use: in_use,
             left_out,
+            demoted,
             needed_units: needed,
             bases: bytemuck::cast_slice(&bases).to_vec(),
+            level_vertices: self.level_vertices.clone(),
         }))
     }
 
@@ -1380,6 +1394,8 @@ pub struct PoolReading {
     pub high_water_bytes: u64,
     /// Characters with vertices that the pool did not hold (drawn by no pass).
     pub left_out: u32,
+    /// Characters it held at a coarser level than their own (no room at theirs).
+    pub demoted: u32,
     /// Whether the share grows with the crowd's need (`auto`), and the most it may take.
     pub auto: bool,
     pub cap_percent: u32,
@@ -1430,7 +1446,7 @@ impl PoolTotals {
     fn after_submit(&mut self, device: &wgpu::Device, vertex_bytes: u64) -> Option<PoolReading> {
         let came_back = self.back.after_submit(device);
         let pool_vertices = self.copied_with?;
-        if let Some(&[vertices, left_out, needed, _]) = came_back.as_deref() {
+        if let Some(&[vertices, left_out, needed, demoted]) = came_back.as_deref() {
             let in_use = u64::from(vertices) * vertex_bytes;
             let high = self.reading.map_or(0, |r| r.high_water_bytes);
             self.reading = Some(PoolReading {
@@ -1438,6 +1454,7 @@ impl PoolTotals {
                 in_use_bytes: in_use,
                 high_water_bytes: high.max(in_use),
                 left_out,
+                demoted,
                 pool_vertices,
                 vertices_needed: u64::from(needed) * u64::from(POOL_NEED_UNIT),
                 ..PoolReading::default()
@@ -1456,13 +1473,34 @@ pub struct PoolFrame {
     pub fits: Vec<SlotFit>,
     /// The pool's vertices in use, over every range.
     pub vertices_in_use: u32,
-    /// Characters with vertices this frame that the pool did not hold.
+    /// Characters with vertices this frame that the pool did not hold, and those it held
+    /// at a coarser level than their own.
     pub left_out: u32,
+    pub demoted: u32,
     /// The vertices every listed character's level needs, in
     /// [`super::skin_levels::POOL_NEED_UNIT`]s, each level's rounded up.
     pub needed_units: u32,
     /// Per character, its first vertex in its range's pool ([`NO_POOL_BASE`]: none).
     pub bases: Vec<u32>,
+    /// Each level's vertices.
+    pub level_vertices: Vec<u32>,
+}
+
+impl PoolFrame {
+    /// The level character `c` was skinned at: the level of the slot whose room holds its
+    /// base vertex (`None`: the pool did not hold it).
+    pub fn level_of(&self, c: usize) -> Option<usize> {
+        let base = *self.bases.get(c)?;
+        if base == NO_POOL_BASE {
+            return None;
+        }
+        let range = c / self.layout.per_range();
+        (0..self.layout.levels()).find(|&level| {
+            let fit = self.fits[self.layout.slot(range, level)];
+            let n = self.level_vertices.get(level).copied().unwrap_or(0);
+            base >= fit.base && u64::from(base - fit.base) < u64::from(fit.fitted) * u64::from(n)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -105,18 +105,36 @@ impl LevelOrder {
     }
 }
 
-/// One slot's room in a frame: its first vertex in its range's pool and how many of its
-/// listed characters it holds (the rest left out).
+/// One slot's room in a frame: its first vertex in its range's pool, how many characters
+/// it holds, where in its list the held ones start, and where its demoted characters went.
+///
+/// With a pool, a character the room cannot hold at its level is *demoted*: its entry is
+/// moved to the list of the range's coarsest slot (the chain's last level), after that
+/// slot's own characters, the coarsest levels' first. Only that slot leaves characters
+/// out, the first `skip` of its list: its own (the farthest) first, then the demoted from
+/// the coarsest levels up, so the finest levels' are the last left out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SlotFit {
     pub base: u32,
     pub fitted: u32,
+    /// The coarsest slot: how many entries at the start of its list are left out (0
+    /// elsewhere).
+    pub skip: u32,
+    /// A finer slot: where in the coarsest slot's list its demoted characters start. The
+    /// coarsest slot: how many demoted characters were moved to its list.
+    pub moved: u32,
 }
 
-/// The CPU twin of the argument dispatch's room: per range, levels finest first, each
-/// slot holds as many of its `counts[slot]` characters as the range's room has left
-/// (`pool_vertices` a character of the range, times its live characters); without a pool
-/// every listed character fits. `level_vertices[l]`: level `l`'s vertices.
+/// Words of a [`SlotFit`] in the work buffer.
+pub const FIT_WORDS: usize = 4;
+
+/// The CPU twin of the argument dispatch's room (`cs_args`): per range, `counts[slot]`
+/// listed characters at each level, `level_vertices[l]` vertices at level `l`. Without a
+/// pool every listed character fits where it is listed. With one, a range holds
+/// `pool_vertices` per live character: first every listed character gets room at the
+/// coarsest level, as many as fit (the rest are left out), then what is left lets the
+/// finest levels keep their characters, finest first; a character it cannot keep is
+/// demoted to the coarsest level (see [`SlotFit`]).
 pub fn fit_slots(
     layout: &WorkLayout,
     characters: usize,
@@ -125,30 +143,95 @@ pub fn fit_slots(
     pool_vertices: Option<u32>,
 ) -> Vec<SlotFit> {
     let mut fits = vec![SlotFit::default(); layout.slots()];
+    let count_of = |slot: usize| u64::from(counts.get(slot).copied().unwrap_or(0));
+    let vertices_of = |level: usize| u64::from(level_vertices.get(level).copied().unwrap_or(0));
     for range in 0..layout.ranges {
+        let Some(pool_vertices) = pool_vertices else {
+            let mut used = 0u64;
+            for level in 0..layout.levels {
+                let slot = layout.slot(range, level);
+                let fitted = count_of(slot);
+                fits[slot] = SlotFit {
+                    base: used as u32,
+                    fitted: fitted as u32,
+                    ..SlotFit::default()
+                };
+                used += fitted * vertices_of(level);
+            }
+            continue;
+        };
         let live = crate::gpu::ranges::live_in_range(characters, layout.per_range, range) as u64;
-        let room = pool_vertices.map(|v| live * u64::from(v));
+        let room = live * u64::from(pool_vertices);
+        let coarsest = layout.levels - 1;
+        let listed: u64 = (0..layout.levels)
+            .map(|l| count_of(layout.slot(range, l)))
+            .sum();
+        let at_coarsest = vertices_of(coarsest);
+        let held = match at_coarsest {
+            0 => listed,
+            n => listed.min(room / n),
+        };
+        // What is left once everyone held has the coarsest level's room (nothing where
+        // someone is left out: all are held at the coarsest level then).
+        let mut spare = if held == listed {
+            room - held * at_coarsest
+        } else {
+            0
+        };
+        // The characters still to be held, the finest levels' first.
+        let mut places = held;
         let mut used = 0u64;
-        for level in 0..layout.levels {
+        for level in 0..coarsest {
             let slot = layout.slot(range, level);
-            let count = counts.get(slot).copied().unwrap_or(0);
-            let n = u64::from(level_vertices.get(level).copied().unwrap_or(0));
-            let fitted = match room {
-                Some(room) if n > 0 => (u64::from(count)).min((room - used) / n) as u32,
-                _ => count,
+            let count = count_of(slot);
+            let extra = vertices_of(level).saturating_sub(at_coarsest);
+            let kept = match extra {
+                0 => count.min(places),
+                extra => count.min(places).min(spare / extra),
             };
+            places -= kept;
+            spare -= kept * extra;
             fits[slot] = SlotFit {
                 base: used as u32,
-                fitted,
+                fitted: kept as u32,
+                ..SlotFit::default()
             };
-            used += u64::from(fitted) * n;
+            used += kept * vertices_of(level);
         }
+        let slot = layout.slot(range, coarsest);
+        let own = count_of(slot);
+        let mut moved = own;
+        for level in (0..coarsest).rev() {
+            let finer = layout.slot(range, level);
+            fits[finer].moved = moved as u32;
+            moved += count_of(finer) - u64::from(fits[finer].fitted);
+        }
+        let skip = moved - places;
+        fits[slot] = SlotFit {
+            base: used as u32,
+            fitted: places as u32,
+            skip: skip as u32,
+            moved: (moved - own) as u32,
+        };
     }
     fits
 }
 
-/// Words of the frame's totals ([`WorkLayout::totals_first`]), one left free so the read
-/// back is 16 bytes.
+/// The CPU twin of the frame's totals of characters the pool left out and demoted (held
+/// at a coarser level than their own), from the slots' rooms ([`fit_slots`]).
+pub fn pool_counts(layout: &WorkLayout, fits: &[SlotFit]) -> (u32, u32) {
+    let coarsest = layout.levels - 1;
+    (0..layout.ranges)
+        .map(|range| {
+            let fit = fits[layout.slot(range, coarsest)];
+            let own = fit.fitted + fit.skip - fit.moved;
+            let moved_left_out = fit.skip.saturating_sub(own);
+            (fit.skip, fit.moved - moved_left_out)
+        })
+        .fold((0, 0), |(l, d), (a, b)| (l + a, d + b))
+}
+
+/// Words of the frame's totals ([`WorkLayout::totals_first`]).
 pub const TOTALS: u64 = 4;
 
 /// The CPU twin of the frame's need ([`WorkLayout::totals_first`]'s third word): every
@@ -169,10 +252,9 @@ pub fn needed_units(layout: &WorkLayout, counts: &[u32], level_vertices: &[u32])
 
 /// Where a frame's slots are in the work and argument buffers: `ranges × levels` slots,
 /// slot `range * levels + level`; the work buffer holds each slot's count, then each
-/// slot's list of `per_range` words, then each slot's [`SlotFit`] (its base, then its
-/// fitted count: two words a slot), then the frame's totals (the pool's vertices in use,
-/// the characters left out); the argument buffer three words a slot, then each level's
-/// vertex count.
+/// slot's list of `per_range` words, then each slot's [`SlotFit`] ([`FIT_WORDS`] words),
+/// then the frame's totals ([`WorkLayout::totals_first`]); the argument buffer three
+/// words a slot, then each level's vertex count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkLayout {
     ranges: usize,
@@ -218,15 +300,16 @@ impl WorkLayout {
         self.slots() + slot * self.per_range
     }
 
-    /// The word where slot `slot`'s [`SlotFit`] starts in the work buffer (base, then
-    /// fitted count).
+    /// The word where slot `slot`'s [`SlotFit`] starts in the work buffer (base, fitted
+    /// count, skip, moved).
     pub fn fit_first(&self, slot: usize) -> usize {
-        self.slots() + self.slots() * self.per_range + 2 * slot
+        self.slots() + self.slots() * self.per_range + FIT_WORDS * slot
     }
 
     /// The word of the work buffer where the frame's totals start: the pool's vertices in
-    /// use, the characters the pool left out, then the vertices every listed character's
-    /// level needs, in [`POOL_NEED_UNIT`]s (with a pool; what an `auto` pool grows to).
+    /// use, the characters the pool left out, the vertices every listed character's level
+    /// needs, in [`POOL_NEED_UNIT`]s (with a pool; what an `auto` pool grows to), then the
+    /// characters it demoted (held at a coarser level than their own).
     pub fn totals_first(&self) -> usize {
         self.fit_first(self.slots())
     }
@@ -262,23 +345,24 @@ impl WorkLayout {
     }
 
     /// Reads each slot's [`SlotFit`] and the frame's totals (pool vertices in use,
-    /// characters left out, the need in [`POOL_NEED_UNIT`]s) from the work buffer's words;
-    /// `None` where they are fewer than the layout says.
-    pub fn fits_from_words(&self, words: &[u32]) -> Option<(Vec<SlotFit>, [u32; 3])> {
+    /// characters left out, the need in [`POOL_NEED_UNIT`]s, characters demoted) from the
+    /// work buffer's words; `None` where they are fewer than the layout says.
+    pub fn fits_from_words(&self, words: &[u32]) -> Option<(Vec<SlotFit>, [u32; 4])> {
         let fits = (0..self.slots())
             .map(|slot| {
                 let at = self.fit_first(slot);
+                let word = |k: usize| words.get(at + k).copied();
                 Some(SlotFit {
-                    base: *words.get(at)?,
-                    fitted: *words.get(at + 1)?,
+                    base: word(0)?,
+                    fitted: word(1)?,
+                    skip: word(2)?,
+                    moved: word(3)?,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
         let t = self.totals_first();
-        Some((
-            fits,
-            [*words.get(t)?, *words.get(t + 1)?, *words.get(t + 2)?],
-        ))
+        let totals = words.get(t..t + TOTALS as usize)?;
+        Some((fits, [totals[0], totals[1], totals[2], totals[3]]))
     }
 
     /// Reads the work buffer's words back into each slot's list, each in ascending order
@@ -367,37 +451,78 @@ mod tests {
     fn the_room_goes_to_the_finest_levels_first() {
         // Two ranges of 3 characters (the second has 1), levels of 10, 4 and 2 vertices.
         let layout = WorkLayout::new(4, 3, 3);
-        let counts = [2, 1, 0, 0, 0, 1];
-        let fits = fit_slots(&layout, 4, &counts, &[10, 4, 2], Some(8));
-        // Range 0 holds 24 vertices: two at level 0 fit, the one at level 1 does not.
-        assert_eq!(fits[0], SlotFit { base: 0, fitted: 2 });
-        assert_eq!(
-            fits[1],
-            SlotFit {
-                base: 20,
-                fitted: 1
-            }
-        );
+        let room = Some;
+        let fit = |base, fitted| SlotFit {
+            base,
+            fitted,
+            ..SlotFit::default()
+        };
+        let fits = fit_slots(&layout, 4, &[2, 1, 0, 0, 0, 1], &[10, 4, 2], room(8));
+        // Range 0 holds 24 vertices: everyone keeps their level.
+        assert_eq!(&fits[..3], &[fit(0, 2), fit(20, 1), fit(24, 0)]);
         // Range 1 holds 8: its character at level 2 fits.
-        assert_eq!(fits[5], SlotFit { base: 0, fitted: 1 });
-        let tight = fit_slots(&layout, 4, &[3, 2, 1, 0, 0, 0], &[10, 4, 2], Some(8));
-        assert_eq!(tight[0].fitted, 2);
-        assert_eq!(
-            tight[1],
+        assert_eq!(fits[5], fit(0, 1));
+        let unpooled = fit_slots(&layout, 4, &[3, 2, 1, 0, 0, 0], &[10, 4, 2], None);
+        assert_eq!(&unpooled[..3], &[fit(0, 3), fit(30, 2), fit(38, 1)]);
+    }
+
+    #[test]
+    fn characters_without_room_are_demoted_to_the_coarsest_level() {
+        // One range of 6 characters: 3 at level 0, 2 at level 1, 1 at level 2.
+        let layout = WorkLayout::new(6, 6, 3);
+        let counts = [3, 2, 1];
+        // 30 vertices: all at level 2 take 12, the 18 left keep two at level 0 (8 more
+        // each) and one at level 1 (2 more); the other two go to level 2's list after its
+        // own character, level 1's first.
+        let fits = fit_slots(&layout, 6, &counts, &[10, 4, 2], Some(5));
+        let expected = [
+            SlotFit {
+                base: 0,
+                fitted: 2,
+                skip: 0,
+                moved: 2,
+            },
             SlotFit {
                 base: 20,
-                fitted: 1
-            }
-        );
-        assert_eq!(
-            tight[2],
+                fitted: 1,
+                skip: 0,
+                moved: 1,
+            },
             SlotFit {
                 base: 24,
-                fitted: 0
+                fitted: 3,
+                skip: 0,
+                moved: 2,
+            },
+        ];
+        assert_eq!(fits, expected);
+        assert_eq!(pool_counts(&layout, &fits), (0, 2));
+        // 6 vertices hold three at level 2: everyone is demoted, and the first three of
+        // level 2's list (its own, then level 1's two) are left out; level 0's are held.
+        let fits = fit_slots(&layout, 6, &counts, &[10, 4, 2], Some(1));
+        assert_eq!(
+            fits[2],
+            SlotFit {
+                base: 0,
+                fitted: 3,
+                skip: 3,
+                moved: 5,
             }
         );
-        let unpooled = fit_slots(&layout, 4, &[3, 2, 1, 0, 0, 0], &[10, 4, 2], None);
-        assert_eq!(unpooled[0].fitted, 3);
+        assert_eq!((fits[0].fitted, fits[1].fitted), (0, 0));
+        assert_eq!((fits[0].moved, fits[1].moved), (3, 1));
+        assert_eq!(pool_counts(&layout, &fits), (3, 3));
+        // Two levels of 10 vertices each: keeping a level costs nothing more, so no one is
+        // demoted, and past the room the coarsest level's own are left out first.
+        let flat = WorkLayout::new(4, 4, 2);
+        let fits = fit_slots(&flat, 4, &[2, 2], &[10, 10], Some(5));
+        assert_eq!((fits[0].fitted, fits[1].fitted, fits[1].skip), (2, 0, 2));
+        assert_eq!(pool_counts(&flat, &fits), (2, 0));
+        // And never more than the room holds: the level-0 characters past it are demoted
+        // and left out.
+        let fits = fit_slots(&flat, 4, &[4, 0], &[10, 10], Some(5));
+        assert_eq!((fits[0].fitted, fits[1].fitted, fits[1].skip), (2, 0, 2));
+        assert_eq!(pool_counts(&flat, &fits), (2, 0));
     }
 
     #[test]
@@ -408,9 +533,9 @@ mod tests {
         assert_eq!(layout.list_first(0), 9);
         assert_eq!(layout.list_first(1), 13);
         assert_eq!(layout.fit_first(0), 45);
-        assert_eq!(layout.totals_first(), 63);
-        // Counts, lists, rooms, then the totals: in use, left out, needed, one free.
-        assert_eq!(layout.work_bytes(), 4 * (9 + 36 + 18 + 4));
+        assert_eq!(layout.totals_first(), 81);
+        // Counts, lists, rooms, then the totals: in use, left out, needed, demoted.
+        assert_eq!(layout.work_bytes(), 4 * (9 + 36 + 36 + 4));
         assert_eq!(layout.args_bytes(), 4 * (27 + 3));
     }
 

@@ -9,9 +9,13 @@
 //! The share is fixed where the user names one; `auto` ([`PoolSize::Auto`], the default)
 //! resolves against the crowd and the memory budget into a [`PoolPlan`]: it starts at what
 //! [`PoolPlan::START_BYTES`] holds (everything, for a small crowd) and grows from what the
-//! frames read back ([`PoolPlan::grown`]) whenever one left characters out, never past the
-//! largest share the budget allows. A crowd that walks up to the camera gets room a frame
-//! or two later instead of staying left out.
+//! frames read back ([`PoolPlan::grown`]) whenever one could not hold every character at
+//! its own level, never past the largest share the budget allows. A crowd that walks up
+//! to the camera gets room a frame or two later instead of staying drawn coarser.
+//!
+//! A frame whose room is short draws the characters it cannot hold at their level at the
+//! coarsest level instead (`gpu::skin_levels::fit_slots`), and leaves out only those for
+//! whom even that has no room.
 
 use crate::prepare::PreparedRig;
 
@@ -92,12 +96,13 @@ pub struct PoolPlan {
 }
 
 /// What a frame of the pool read back: the vertices its listed characters needed at their
-/// levels and the characters it left out, for `characters` characters of `full_vertices`
-/// vertices at full detail.
+/// levels and the characters it did not hold at their own level (left out, or demoted to
+/// a coarser one), for `characters` characters of `full_vertices` vertices at full
+/// detail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolNeed {
     pub vertices_needed: u64,
-    pub left_out: u32,
+    pub short_of_room: u32,
     pub characters: usize,
     pub full_vertices: u32,
 }
@@ -170,12 +175,12 @@ impl PoolPlan {
     }
 
     /// The share after a frame that read back `need`, from `share`: an `auto` pool that
-    /// left characters out grows to what the frame needed (every listed character at its
+    /// did not hold every character at its own level grows to what the frame needed (every listed character at its
     /// level) and a quarter more, at least a quarter more than it had, never past its cap;
     /// otherwise the share stays (the high-water mark: a pool never shrinks while its crowd
     /// runs).
     pub fn grown(&self, share: PoolShare, need: PoolNeed) -> PoolShare {
-        if self.size != PoolSize::Auto || need.left_out == 0 || share >= self.cap {
+        if self.size != PoolSize::Auto || need.short_of_room == 0 || share >= self.cap {
             return share;
         }
         let full = (need.characters as u64)
@@ -247,13 +252,13 @@ mod tests {
     #[test]
     fn an_auto_pool_grows_to_what_a_frame_needed_and_never_past_its_cap() {
         let plan = PoolPlan::resolve(PoolSize::Auto, percent(60), 1000, 1000, 16, 0);
-        let need = |needed: u64, left_out: u32| PoolNeed {
+        let need = |needed: u64, short_of_room: u32| PoolNeed {
             vertices_needed: needed,
-            left_out,
+            short_of_room,
             characters: 1000,
             full_vertices: 1000,
         };
-        // Nothing left out: the share stays, however full.
+        // Everyone held at their level: the share stays, however full.
         assert_eq!(plan.grown(percent(5), need(49_000, 0)), percent(5));
         // 150,000 needed of 1,000,000 at full detail is 15 %, and a quarter more is 19 %
         // (rounded up).

@@ -726,20 +726,20 @@ fn lod_ui(ui: &mut egui::Ui, settings: &mut Settings, info: &PanelInfo) {
 /// The skinned pool's line: what it held and what it left out.
 pub fn pool_line(pool: &crate::gpu::skin::PoolReading) -> String {
     let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
-    let left_out = match (
-        pool.left_out,
-        pool.auto && pool.share_percent < pool.cap_percent,
-    ) {
+    let grows = pool.auto && pool.share_percent < pool.cap_percent;
+    let short = |n: u32, what: &str, full: &str| match (n, grows) {
         (0, _) => String::new(),
         (n, true) => format!(
-            " · {} characters left out (the pool grows for them)",
+            " · {} characters {what} (the pool grows for them)",
             count_text(u64::from(n))
         ),
         (n, false) => format!(
-            " · {} characters left out (the pool is full: drawn by no pass)",
+            " · {} characters {what} (the pool is full: {full})",
             count_text(u64::from(n))
         ),
     };
+    let left_out = short(pool.demoted, "drawn coarser", "no room at their level")
+        + &short(pool.left_out, "left out", "drawn by no pass");
     let share = if pool.auto {
         format!(
             "auto, {} % (the budget allows {} %)",

@@ -114,6 +114,11 @@ pub const NO_SLOT: u32 = u32::MAX;
 /// [`LodFrame::cull`] for per-level draws: the pass appends each character in view to
 /// its batch's list at its level and counts it in that level's argument.
 pub const CULL_PER_LEVEL: u32 = 2;
+/// [`LodFrame::cull`] for per-level draws of a skinned pool: the pass lists no one; once
+/// the pool has given out its room, the lists pass (`cs_pool_lists`) lists each character
+/// in view at the level its vertices were skinned at, which is coarser than the level the
+/// pass chose where the pool demoted it, and a character the pool left out nowhere.
+pub const CULL_POOLED: u32 = 3;
 
 gpu_struct! {
     /// Where the pass writes one character's draw (four words of the state buffer after
@@ -214,7 +219,8 @@ gpu_struct! {
         pub full: u32,
         pub characters: u32,
         /// 1: write each character's draw argument (instance count 1 in view, 0 culled);
-        /// [`CULL_PER_LEVEL`]: list each character in view at its level of its batch.
+        /// [`CULL_PER_LEVEL`]: list each character in view at its level of its batch;
+        /// [`CULL_POOLED`]: list them later, at the level the skinned pool gave them.
         pub cull: u32,
         /// Where the draw slots ([`DrawSlot`]) start in the state's words (after the
         /// characters' states).

@@ -29,7 +29,7 @@
 use crate::contract::GpuStruct;
 use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
-use crate::crowd::lod::formats::{CULL_PER_LEVEL, DrawSlot};
+use crate::crowd::lod::formats::{CULL_PER_LEVEL, CULL_POOLED, DrawSlot};
 use crate::crowd::lod::formats::{MotionHeader, MotionSetHeader};
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
 use crate::gpu::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
@@ -56,6 +56,25 @@ pub const PASS: GpuPassSpec = GpuPassSpec {
         DrawSlot::LAYOUT,
         MotionSetHeader::LAYOUT,
         MotionHeader::LAYOUT,
+    ],
+};
+
+/// The skinned pool's draw lists: after the skinning pass gave out the pool's room, each
+/// character listed at the level its vertices were skinned at (see [`CULL_POOLED`]).
+pub const POOL_LISTS_PASS: GpuPassSpec = GpuPassSpec {
+    name: "pool_lists",
+    description: "the skinned pool's per-level draw lists, each character at the level the pool held it at",
+    label: "animate: pool lists",
+    row: "GPU pool lists",
+    key: "gpu_pool_lists",
+    runs: PassRuns::PoolLists,
+    kind: PassKind::Compute,
+    shader: Shader::Lod,
+    shares: &[
+        Record::LAYOUT,
+        LodFrame::LAYOUT,
+        CharacterLod::LAYOUT,
+        DrawSlot::LAYOUT,
     ],
 };
 
@@ -146,6 +165,8 @@ pub struct DrawArgsTarget<'a> {
 struct LevelListsTarget {
     words: u32,
     levels: u32,
+    /// The lists are the skinned pool's: written after the skinning pass ([`CULL_POOLED`]).
+    pooled: bool,
 }
 
 impl<'a> DrawArgsTarget<'a> {
@@ -181,10 +202,13 @@ impl<'a> DrawArgsTarget<'a> {
     /// The same arguments drawn per level: each batch has `levels` consecutive arguments
     /// (finest first) whose instance counts the pass raises, and a list per level, after
     /// the arguments in the same buffer, of the characters it drew there.
-    pub(crate) fn with_level_lists(mut self, levels: usize) -> Self {
+    /// `pooled`: the draws read the skinned pool, so the lists are written once the
+    /// skinning pass has given out its room ([`CULL_POOLED`]).
+    pub(crate) fn with_level_lists(mut self, levels: usize, pooled: bool) -> Self {
         self.lists = Some(LevelListsTarget {
             words: u32::try_from(self.buffer.size() / 4).unwrap_or(u32::MAX),
             levels: u32::try_from(levels).unwrap_or(u32::MAX),
+            pooled,
         });
         self
     }
@@ -297,11 +321,16 @@ impl CheckedFor {
 struct PreparedLod {
     characters: u32,
     clear_counts: Option<(wgpu::Buffer, u64, u64)>,
+    /// The frame's lists are the skinned pool's ([`CULL_POOLED`]).
+    pooled: bool,
 }
 
 /// The LOD pass of one crowd (see the module docs).
 pub struct GpuLod {
     pipeline: wgpu::ComputePipeline,
+    /// `cs_pool_lists`, and the characters the next [`Self::record_pool_lists`] lists.
+    lists_pipeline: wgpu::ComputePipeline,
+    lists_due: Option<u32>,
     bind_layout: wgpu::BindGroupLayout,
     frame_params: wgpu::Buffer,
     motions: wgpu::Buffer,
@@ -364,16 +393,20 @@ impl GpuLod {
             false,
             &[true, false, false, false],
         );
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("cs_lod"),
-            layout: Some(&layout),
-            module: &shader,
-            entry_point: Some("cs_lod"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&layout),
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
         GpuLod {
-            pipeline,
+            pipeline: pipeline("cs_lod"),
+            lists_pipeline: pipeline("cs_pool_lists"),
+            lists_due: None,
             bind_layout,
             frame_params: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("animate: lod frame"),
@@ -596,7 +629,11 @@ impl GpuLod {
                     drawn: lists.levels,
                 });
             }
-            frame.cull = CULL_PER_LEVEL;
+            frame.cull = if lists.pooled {
+                CULL_POOLED
+            } else {
+                CULL_PER_LEVEL
+            };
         }
         let draw_args = target.buffer;
         self.last_frame = Some(frame);
@@ -649,6 +686,7 @@ impl GpuLod {
         self.prepared = Some(PreparedLod {
             characters: frame.characters,
             clear_counts,
+            pooled: frame.cull == CULL_POOLED,
         });
         Ok(frame.cull != 0)
     }
@@ -673,6 +711,24 @@ impl GpuLod {
             }
         });
         self.stats_back.copy(ctx.encoder, &self.state, 0);
+        self.lists_due = prepared.pooled.then_some(prepared.characters);
+    }
+
+    /// Where this frame's lists are the skinned pool's: records the pass that lists each
+    /// character at the level the skinning pass held it at (after that pass, before the
+    /// draws; nothing where [`Self::record`] did not record a pooled frame since).
+    pub fn record_pool_lists(&mut self, ctx: &mut PassContext<'_>) {
+        let (Some(characters), Some((_, group))) = (self.lists_due.take(), &self.bound) else {
+            return;
+        };
+        ctx.compute(&POOL_LISTS_PASS, |pass| {
+            pass.set_pipeline(&self.lists_pipeline);
+            pass.set_bind_group(0, group, &[]);
+            let (x, y) = workgroups(characters);
+            if x > 0 {
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        });
     }
 
     /// After the frame was submitted: asks for its counts, and takes those of an earlier

@@ -42,6 +42,12 @@ impl CrowdRenderer {
         self.frame.per_level
     }
 
+    /// Whether the per-level draws read the skinned pool: their lists are written after
+    /// the skinning pass, at the levels it held each character at (the pool lists pass).
+    pub fn lists_pooled(&self) -> bool {
+        self.frame.per_level && self.frame.pool
+    }
+
     /// Whether this frame's LOD pass lists the characters of the per-level draws (not in
     /// the frame that rebuilt the lists: it draws everyone at full detail).
     pub fn level_lists_written(&self) -> bool {
@@ -318,7 +324,7 @@ impl CrowdRenderer {
             &[&self.index_file, &self.index_sorted],
             0,
         )
-        .with_level_lists(self.level_ranges.len().max(1))
+        .with_level_lists(self.level_ranges.len().max(1), self.frame.pool)
     }
 
     /// Records `list` (per batch, arguments at `indirect_offset` of the indirect buffer)

@@ -20,7 +20,6 @@ use crate::crowd::{AnimateDevice, Stage, StageTimings};
 use crate::gpu::animate::AnimateFrame;
 use crate::gpu::animate::lod::GpuLod;
 use crate::gpu::animate::{DueList, GpuAnimateError, GpuAnimator};
-use crate::gpu::skin_levels::NO_POOL_BASE;
 use crate::gpu::{FrameShape, PaletteBuffer};
 
 /// Per character, what its pose on the GPU was computed from, and whether it was drawn.
@@ -289,13 +288,12 @@ impl Scene {
             .iter()
             .map(|s| (s.skin_level(), s.posed_level()))
             .unzip();
-        // A character the skinned pool left out has no vertices this frame, like one no
-        // pass draws.
+        // The skinned pool's vertices are those of the level it held a character at: its
+        // own, or the coarsest where it demoted it; one it left out has none this frame,
+        // like one no pass draws.
         if let Some(pool) = self.renderer.read_gpu_pool(&self.gpu)? {
-            for (level, &base) in skin.iter_mut().zip(&pool.bases) {
-                if base == NO_POOL_BASE {
-                    *level = UNSKINNED_LEVEL;
-                }
+            for (c, level) in skin.iter_mut().enumerate() {
+                *level = pool.level_of(c).map_or(UNSKINNED_LEVEL, |l| l as u32);
             }
         }
         Ok(Some((skin, posed)))

@@ -52,6 +52,7 @@ crate::declare_variants! {
         Hierarchy => pass(animate::HIERARCHY_PASS, |p, ctx| p.animator(|a| a.record_hierarchy(ctx))),
         Palette => pass(animate::PALETTE_PASS, |p, ctx| p.animator(|a| a.record_palette(ctx))),
         Compute => pass(skin::PASS, |p, ctx| Ok(p.renderer.record_gpu_skinning(ctx, p.sim.pipeline.rig(), p.sim.due_records())?)),
+        PoolLists => pass(lod::POOL_LISTS_PASS, |p, ctx| p.gpu_lod(|l| l.record_pool_lists(ctx))),
         Shadow => pass(SHADOW_PASS, |p, ctx| p.draw(|renderer, _, _| shadow_pass(ctx, renderer))),
         Render => pass(RENDER_PASS, |p, ctx| p.draw(|renderer, targets, viewport| crowd_pass(ctx, targets, renderer, viewport))),
     }
@@ -177,6 +178,11 @@ impl Scene {
             PassRuns::ComputeSkinning => self.skins_in_compute_pass(),
             PassRuns::GpuAnimation => on_gpu,
             PassRuns::GpuLod => on_gpu && (self.settings.lod.enabled || self.settings.lod.mesh),
+            PassRuns::PoolLists => {
+                on_gpu
+                    && (self.settings.lod.enabled || self.settings.lod.mesh)
+                    && self.renderer.lists_pooled()
+            }
         }
     }
 

@@ -146,7 +146,7 @@ type RowSource = (String, &'static str, Source);
 
 /// The table's rows: every stage, then the GPU passes the frame can record (the GPU
 /// animation's where the GPU animates, LOD's where it decides there too).
-fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> {
+fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool, pool: bool) -> Vec<RowSource> {
     let on_gpu = animate == AnimateDevice::Gpu;
     let mut rows: Vec<RowSource> = Vec::new();
     if lod && !on_gpu {
@@ -180,6 +180,7 @@ fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool) -> Vec<RowSource> 
             PassRuns::ComputeSkinning => skin.spec().runs_on == SkinDevice::GpuCompute,
             PassRuns::GpuAnimation => on_gpu,
             PassRuns::GpuLod => on_gpu && lod,
+            PassRuns::PoolLists => on_gpu && lod && pool,
         };
         if listed {
             rows.push((pass.row().into(), pass.key(), Source::Pass(pass)));
@@ -211,6 +212,7 @@ impl PanelReadings {
             inputs.skin,
             inputs.animate,
             inputs.lod.is_some() || inputs.mesh_lod.is_some(),
+            inputs.mesh_lod.as_ref().is_some_and(|m| m.pool.is_some()),
         )
         .into_iter()
         .map(|(label, key, source)| {
@@ -312,7 +314,7 @@ mod tests {
     use super::*;
 
     fn keys(skin: SkinVariant) -> Vec<&'static str> {
-        rows(skin, AnimateDevice::Cpu, false)
+        rows(skin, AnimateDevice::Cpu, false, false)
             .into_iter()
             .map(|(_, key, _)| key)
             .collect()
