@@ -1262,9 +1262,9 @@ impl GpuSkinner {
     }
 
     /// With a pool, the last frame's rooms and totals read back: each slot's
-    /// [`SlotFit`], the pool's vertices in use and the characters it left out, and each
-    /// character's base vertex ([`NO_POOL_BASE`] where it has none); `None` without a
-    /// pool. Blocks until the GPU is done.
+    /// [`SlotFit`], the pool's vertices in use, the characters it left out and demoted,
+    /// and each character's base vertex ([`NO_POOL_BASE`] where it has none); `None`
+    /// without a pool. Blocks until the GPU is done.
     pub fn read_back_pool(&self, gpu: &GpuContext) -> Result<Option<PoolFrame>, GpuSkinError> {
         let Some(level) = self.bound.as_ref().and_then(|b| b.per_level.as_ref()) else {
             return Ok(None);
@@ -1407,8 +1407,8 @@ pub struct PoolReading {
     pub vertices_needed: u64,
 }
 
-/// The pool's totals (vertices in use, characters left out), read back a frame or two
-/// late, and what the latest that came back said.
+/// The pool's totals (vertices in use, characters left out and demoted), read back a
+/// frame or two late, and what the latest that came back said.
 struct PoolTotals {
     back: super::readback::LateWords,
     reading: Option<PoolReading>,

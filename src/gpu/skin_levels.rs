@@ -18,16 +18,21 @@
 //! full-detail slot per character but room for a share of that, given out each frame:
 //! every character with vertices this frame (drawn, or casting a shadow into the view) is
 //! listed at its skin level, kept characters too (their kept palettes skin to the same
-//! vertices), and each range's levels take their room finest first ([`fit_slots`]). A
-//! listed character's vertices are its level's prefix of the coarsest-first order, so
-//! one position per vertex ([`LevelOrder::rank`]) finds a vertex in any character's
-//! slot whatever its level, and every coarser level's triangles read a prefix of it. The
-//! level dispatch writes each character's first vertex into the draws' base vertices; a
-//! character the room did not hold gets [`NO_POOL_BASE`] and is drawn by no pass.
+//! vertices). Each range's room goes first to every listed character at the chain's
+//! coarsest level, then lets the finest levels keep their own ([`fit_slots`]); a character
+//! it cannot keep is demoted: moved to the coarsest level's list (a small dispatch) and
+//! marked in its record, so the draw lists, written after the skinning, draw it at that
+//! level. A listed character's vertices are its level's prefix of the coarsest-first
+//! order, so one position per vertex ([`LevelOrder::rank`]) finds a vertex in any
+//! character's slot whatever its level, and every coarser level's triangles read a prefix
+//! of it. The level dispatch writes each character's first vertex into the draws' base
+//! vertices; a character the room could not hold even at the coarsest level gets
+//! [`NO_POOL_BASE`] and is drawn by no pass.
 //!
 //! The lists and the arguments live in one work buffer and one argument buffer, laid out
-//! by [`WorkLayout`]; [`bucket_characters`] and [`fit_slots`] are the CPU twins of the
-//! bucket and argument dispatches, which the tests compare slot by slot with the GPU's.
+//! by [`WorkLayout`]; [`bucket_characters`], [`fit_slots`] and [`pool_counts`] are the CPU
+//! twins of the bucket and argument dispatches, which the tests compare slot by slot with
+//! the GPU's.
 
 use bytemuck::{Pod, Zeroable};
 
