@@ -45,3 +45,21 @@ pub fn compute_layouts(
     });
     (bind_layout, layout)
 }
+
+/// The compute pipeline of `module`'s entry point `entry` with `layout`, labelled by the
+/// entry point.
+pub fn compute_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}

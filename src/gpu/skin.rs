@@ -1496,7 +1496,9 @@ impl PoolFrame {
         }
         let range = c / self.layout.per_range();
         (0..self.layout.levels()).find(|&level| {
-            let fit = self.fits[self.layout.slot(range, level)];
+            let Some(fit) = self.fits.get(self.layout.slot(range, level)) else {
+                return false;
+            };
             let n = self.level_vertices.get(level).copied().unwrap_or(0);
             base >= fit.base && u64::from(base - fit.base) < u64::from(fit.fitted) * u64::from(n)
         })

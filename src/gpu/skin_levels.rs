@@ -227,13 +227,15 @@ pub fn fit_slots(
 pub fn pool_counts(layout: &WorkLayout, fits: &[SlotFit]) -> (u32, u32) {
     let coarsest = layout.levels - 1;
     (0..layout.ranges)
-        .map(|range| {
-            let fit = fits[layout.slot(range, coarsest)];
-            let own = fit.fitted + fit.skip - fit.moved;
+        .filter_map(|range| fits.get(layout.slot(range, coarsest)))
+        .map(|fit| {
+            let own = (fit.fitted.saturating_add(fit.skip)).saturating_sub(fit.moved);
             let moved_left_out = fit.skip.saturating_sub(own);
-            (fit.skip, fit.moved - moved_left_out)
+            (fit.skip, fit.moved.saturating_sub(moved_left_out))
         })
-        .fold((0, 0), |(l, d), (a, b)| (l + a, d + b))
+        .fold((0u32, 0u32), |(l, d), (a, b)| {
+            (l.saturating_add(a), d.saturating_add(b))
+        })
 }
 
 /// Words of the frame's totals ([`WorkLayout::totals_first`]).

@@ -393,16 +393,8 @@ impl GpuLod {
             false,
             &[true, false, false, false],
         );
-        let pipeline = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&layout),
-                module: &shader,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        let pipeline =
+            |entry: &str| crate::gpu::compute::compute_pipeline(device, &layout, &shader, entry);
         GpuLod {
             pipeline: pipeline("cs_lod"),
             lists_pipeline: pipeline("cs_pool_lists"),

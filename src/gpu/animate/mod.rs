@@ -369,16 +369,8 @@ impl GpuAnimator {
             true,
             &[true, true, false, false],
         );
-        let pipeline = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&layout),
-                module: &shader,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        let pipeline =
+            |entry: &str| crate::gpu::compute::compute_pipeline(device, &layout, &shader, entry);
         GpuAnimator {
             sample: pipeline("cs_sample"),
             sample_level: pipeline("cs_sample_level"),
