@@ -10,6 +10,18 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+/// The smallest and largest blocks of device memory wgpu's allocator suballocates buffers
+/// from; a buffer larger than the largest gets memory of its own, freed with it. The
+/// allocator keeps a block while any buffer lives in it, and keeps its last empty block,
+/// so a small buffer that outlives a large frame holds the whole block it was placed in.
+/// wgpu's default blocks (128 to 256 MiB) let one such buffer, made the first time a path
+/// ran beside a crowd of thousands, raise the memory held for good by a block; these bound
+/// what any such buffer can hold to one block of at most 16 MiB (host-visible blocks are
+/// half as large).
+pub const MIN_MEMORY_BLOCK_BYTES: u64 = 4 << 20;
+/// See [`MIN_MEMORY_BLOCK_BYTES`].
+pub const MAX_MEMORY_BLOCK_BYTES: u64 = 16 << 20;
+
 #[derive(Debug, Error)]
 pub enum GpuError {
     #[error(
@@ -216,6 +228,10 @@ impl GpuContext {
                             wgpu::Limits::downlevel_defaults().max_storage_buffers_per_shader_stage,
                         ),
                     ..wgpu::Limits::downlevel_defaults().using_resolution(limits.clone())
+                },
+                memory_hints: wgpu::MemoryHints::Manual {
+                    suballocated_device_memory_block_size: MIN_MEMORY_BLOCK_BYTES
+                        ..MAX_MEMORY_BLOCK_BYTES,
                 },
                 ..Default::default()
             }),

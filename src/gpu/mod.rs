@@ -33,7 +33,10 @@ pub mod timers;
 pub mod upload;
 
 pub use camera::{CameraStart, CameraUniform, OrbitCamera, crowd_extent};
-pub use context::{AdapterSummary, DeviceRequest, GpuContext, GpuError};
+pub use context::{
+    AdapterSummary, DeviceRequest, GpuContext, GpuError, MAX_MEMORY_BLOCK_BYTES,
+    MIN_MEMORY_BLOCK_BYTES,
+};
 pub use pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
 pub use passes::{Blit, CLEAR_COLOR, crowd_pass, shadow_pass};
 pub use readback::{ReadbackError, read_buffer, read_texture, save_png};

@@ -206,6 +206,32 @@ pub struct MemoryCheckpoint {
     /// bind groups and their layouts, pipelines, shader modules, query sets); `None` where
     /// wgpu gives no report.
     pub gpu_objects: Option<u64>,
+    /// The device's memory as wgpu's allocator holds it; `None` where the backend gives no
+    /// report (it suballocates buffers from blocks it keeps, so this tells the blocks it
+    /// holds from what lives in them).
+    pub gpu_memory: Option<GpuMemory>,
+}
+
+/// The device memory wgpu's allocator holds, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct GpuMemory {
+    /// In the blocks it holds, used or not.
+    pub reserved_bytes: u64,
+    /// In live allocations.
+    pub allocated_bytes: u64,
+    /// Blocks held.
+    pub blocks: u64,
+}
+
+impl GpuMemory {
+    /// Reads `device`'s allocator now.
+    pub fn read(device: &wgpu::Device) -> Option<Self> {
+        device.generate_allocator_report().map(|r| GpuMemory {
+            reserved_bytes: r.total_reserved_bytes,
+            allocated_bytes: r.total_allocated_bytes,
+            blocks: r.blocks.len() as u64,
+        })
+    }
 }
 
 impl MemoryCheckpoint {
@@ -238,6 +264,7 @@ impl MemoryCheckpoint {
                 .map(|registry| registry.num_allocated as u64)
                 .sum()
             }),
+            gpu_memory: GpuMemory::read(&scene.gpu().device),
         })
     }
 }
@@ -407,10 +434,16 @@ impl SoakReport {
             .iter()
             .map(|c| {
                 format!(
-                    "{} (heap {}, GPU objects {})",
+                    "{} (heap {}, GPU objects {}, GPU memory {})",
                     mib(c.resident_bytes),
                     c.heap_bytes.map_or("?".into(), mib),
-                    c.gpu_objects.map_or("?".into(), |n| n.to_string())
+                    c.gpu_objects.map_or("?".into(), |n| n.to_string()),
+                    c.gpu_memory.map_or("?".into(), |g| format!(
+                        "{} in use of {} in {} blocks",
+                        mib(g.allocated_bytes),
+                        mib(g.reserved_bytes),
+                        g.blocks
+                    ))
                 )
             })
             .collect();
