@@ -10,7 +10,7 @@ use skinbench::anim::hierarchy::HierarchyVariant;
 use skinbench::gpu::scene::{Frame, MAX_FRAMES_IN_FLIGHT, Scene};
 use skinbench::gpu::staging::{IDLE_FRAMES, StagingChunks};
 use skinbench::prepare::PreparedRig;
-use skinbench::ui::soak::{GpuMemory, Soak, SoakPlan};
+use skinbench::ui::soak::{Soak, SoakPlan};
 use skinbench::variant::Variant;
 
 fn scene(rig: Arc<PreparedRig>, instances: usize) -> Option<Scene> {
@@ -576,7 +576,7 @@ fn freed_large_buffers_leave_no_block_held_by_a_small_one() {
         common::cannot_run_here()
     };
     let device = &gpu.device;
-    let Some(before) = GpuMemory::read(device) else {
+    let Some(before) = gpu.allocator_memory() else {
         // No allocator report on this backend: nothing to read.
         return;
     };
@@ -597,8 +597,8 @@ fn freed_large_buffers_leave_no_block_held_by_a_small_one() {
     }
     drop(large);
     let _ = device.poll(wgpu::PollType::wait_indefinitely());
-    let after = GpuMemory::read(device).unwrap();
-    let unused = |m: GpuMemory| m.reserved_bytes.saturating_sub(m.allocated_bytes);
+    let after = gpu.allocator_memory().unwrap();
+    let unused = |m: skinbench::gpu::GpuMemory| m.reserved_bytes.saturating_sub(m.allocated_bytes);
     assert!(
         unused(after) <= unused(before) + 2 * skinbench::gpu::MAX_MEMORY_BLOCK_BYTES,
         "after freeing 480 MiB of buffers, 12 buffers of 64 KiB hold {} MiB of device \

@@ -10,17 +10,28 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-/// The smallest and largest blocks of device memory wgpu's allocator suballocates buffers
-/// from; a buffer larger than the largest gets memory of its own, freed with it. The
-/// allocator keeps a block while any buffer lives in it, and keeps its last empty block,
-/// so a small buffer that outlives a large frame holds the whole block it was placed in.
-/// wgpu's default blocks (128 to 256 MiB) let one such buffer, made the first time a path
-/// ran beside a crowd of thousands, raise the memory held for good by a block; these bound
-/// what any such buffer can hold to one block of at most 16 MiB (host-visible blocks are
-/// half as large).
-pub const MIN_MEMORY_BLOCK_BYTES: u64 = 4 << 20;
-/// See [`MIN_MEMORY_BLOCK_BYTES`].
+/// The largest block of device memory wgpu's allocator suballocates buffers from (the
+/// first is [`MIN_MEMORY_BLOCK_BYTES`], each later one twice the last); a buffer larger
+/// than this gets memory of its own, freed with it. The allocator keeps a block while any
+/// buffer lives in it, and keeps its last empty block, so a small buffer that outlives a
+/// large frame holds the whole block it was placed in. wgpu's default blocks (128 to 256
+/// MiB) let one such buffer, made the first time a path ran beside a crowd of thousands,
+/// raise the memory held for good by a block; this bounds what any such buffer can hold
+/// to one block of at most 16 MiB (host-visible blocks are half as large).
 pub const MAX_MEMORY_BLOCK_BYTES: u64 = 16 << 20;
+/// The first block of device memory (see [`MAX_MEMORY_BLOCK_BYTES`]).
+const MIN_MEMORY_BLOCK_BYTES: u64 = 4 << 20;
+
+/// The device memory wgpu's allocator holds, bytes ([`GpuContext::allocator_memory`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct GpuMemory {
+    /// In the blocks it holds, used or not.
+    pub reserved_bytes: u64,
+    /// In live allocations.
+    pub allocated_bytes: u64,
+    /// Blocks held.
+    pub blocks: u64,
+}
 
 #[derive(Debug, Error)]
 pub enum GpuError {
@@ -267,6 +278,17 @@ impl GpuContext {
             },
             surface,
         ))
+    }
+
+    /// The device memory wgpu's allocator holds now; `None` where the backend gives no
+    /// report. It suballocates buffers from blocks it keeps, so this tells the blocks held
+    /// from what lives in them.
+    pub fn allocator_memory(&self) -> Option<GpuMemory> {
+        self.device.generate_allocator_report().map(|r| GpuMemory {
+            reserved_bytes: r.total_reserved_bytes,
+            allocated_bytes: r.total_allocated_bytes,
+            blocks: r.blocks.len() as u64,
+        })
     }
 
     /// An offscreen context (tests, headless rendering).

@@ -34,8 +34,7 @@ pub mod upload;
 
 pub use camera::{CameraStart, CameraUniform, OrbitCamera, crowd_extent};
 pub use context::{
-    AdapterSummary, DeviceRequest, GpuContext, GpuError, MAX_MEMORY_BLOCK_BYTES,
-    MIN_MEMORY_BLOCK_BYTES,
+    AdapterSummary, DeviceRequest, GpuContext, GpuError, GpuMemory, MAX_MEMORY_BLOCK_BYTES,
 };
 pub use pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
 pub use passes::{Blit, CLEAR_COLOR, crowd_pass, shadow_pass};

@@ -37,7 +37,7 @@ pub const MIN_SOAK_SECS: f64 = 10.0;
 use crate::anim::hierarchy::HierarchyVariant;
 use crate::crowd::Schedule;
 use crate::crowd::instances::SplitMix64;
-use crate::gpu::UploadVariant;
+use crate::gpu::{GpuMemory, UploadVariant};
 use crate::prepare::PreparedRig;
 use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
@@ -212,28 +212,6 @@ pub struct MemoryCheckpoint {
     pub gpu_memory: Option<GpuMemory>,
 }
 
-/// The device memory wgpu's allocator holds, bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct GpuMemory {
-    /// In the blocks it holds, used or not.
-    pub reserved_bytes: u64,
-    /// In live allocations.
-    pub allocated_bytes: u64,
-    /// Blocks held.
-    pub blocks: u64,
-}
-
-impl GpuMemory {
-    /// Reads `device`'s allocator now.
-    pub fn read(device: &wgpu::Device) -> Option<Self> {
-        device.generate_allocator_report().map(|r| GpuMemory {
-            reserved_bytes: r.total_reserved_bytes,
-            allocated_bytes: r.total_allocated_bytes,
-            blocks: r.blocks.len() as u64,
-        })
-    }
-}
-
 impl MemoryCheckpoint {
     /// Reads the process and `scene`'s GPU instance now: once the GPU has finished every
     /// frame submitted, so that wgpu has freed what the scene dropped (it keeps a dropped
@@ -264,7 +242,7 @@ impl MemoryCheckpoint {
                 .map(|registry| registry.num_allocated as u64)
                 .sum()
             }),
-            gpu_memory: GpuMemory::read(&scene.gpu().device),
+            gpu_memory: scene.gpu().allocator_memory(),
         })
     }
 }
