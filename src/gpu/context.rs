@@ -11,7 +11,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 /// The largest block of device memory wgpu's allocator suballocates buffers from (the
-/// first is [`MIN_MEMORY_BLOCK_BYTES`], each later one twice the last); a buffer larger
+/// first is 4 MiB, each later one twice the last); a buffer larger
 /// than this gets memory of its own, freed with it. The allocator keeps a block while any
 /// buffer lives in it, and keeps its last empty block, so a small buffer that outlives a
 /// large frame holds the whole block it was placed in. wgpu's default blocks (128 to 256
