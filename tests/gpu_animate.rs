@@ -6,11 +6,13 @@
 //! (the built-in ones, the twist capsule, every public rig, the split Fox), with both
 //! hierarchy passes, with and without the cross-fade, and with dual quaternions where the
 //! rig takes them: one case each (`cargo test --test gpu_animate -- fox/levels`). Two more
-//! cases split the characters into ranges and change only some characters between frames
-//! (only those records are written). The `scene/...` cases draw a crowd with the app's
-//! scene animating on the GPU and on the CPU, with `gpu_compute` and `gpu_vertex`: the
-//! pictures must be the same (as tests/gpu_conformance.rs compares pictures) and the
-//! scene's verify of the GPU's frame must pass.
+//! cases split the characters into ranges, two more their palettes into buffers too, and
+//! one changes only some characters between frames (only those records are written). The
+//! `scene/...` cases draw a crowd with the app's scene animating on the GPU and on the
+//! CPU, with `gpu_compute` and `gpu_vertex`: the pictures must be the same (as
+//! tests/gpu_conformance.rs compares pictures) and the scene's verify of the GPU's frame
+//! must pass; `scene_split_palettes/...` does so with the palettes split into buffers of
+//! four characters, written and read in ranges of one.
 
 mod common;
 
@@ -22,9 +24,11 @@ use skinbench::crowd::verify::{
 };
 use skinbench::crowd::{AnimateDevice, InstanceStore, Pipeline, PipelineConfig};
 use skinbench::gpu::animate::{AnimateFrame, GpuAnimator, GpuHierarchy, RECORD_BYTES};
+use skinbench::gpu::ranges::{BindingLimits, PaletteRanges};
 use skinbench::gpu::scene::Frame;
 use skinbench::gpu::{
-    FrameShape, GpuContext, OrbitCamera, PaletteBuffer, UploadVariant, crowd_extent, read_buffer,
+    FrameShape, GpuContext, OrbitCamera, PaletteBuffer, PaletteBuffers, UploadVariant,
+    crowd_extent, read_buffer,
 };
 use skinbench::prepare::PreparedRig;
 use skinbench::prepare::joint_sets::weighted_entries;
@@ -41,6 +45,8 @@ struct Case {
     blend_weight: f32,
     characters: usize,
     range_limit: Option<usize>,
+    /// Palettes split into buffers of at most this many characters (`None`: one buffer).
+    palettes_per_buffer: Option<usize>,
 }
 
 /// What the GPU computed for `crowd` at [`CLOCK_SECS`]: the palettes, and the animator.
@@ -54,22 +60,29 @@ fn animate_on_gpu(
 ) -> Result<Vec<u8>, Failed> {
     let layout = *pipeline.output_layout();
     let n = crowd.len();
-    let palettes = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    let one = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("palettes"),
         size: layout.bytes(n).max(16) as u64,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
+    let mut split = PaletteRanges::new();
+    let palettes = match case.palettes_per_buffer {
+        None => PaletteBuffers::one(&one),
+        Some(per_buffer) => {
+            let mut limits = BindingLimits::of(&gpu.device);
+            limits.limit_to(Some(per_buffer));
+            split.fit(&gpu.device, &limits, n, layout.instance_stride() as u64);
+            split.buffers().cloned().ok_or("no palette buffers")?
+        }
+    };
     animator.write_characters(gpu, crowd, 0.0);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     animator
         .record(
             gpu,
             &mut encoder,
-            PaletteBuffer {
-                buffer: &palettes,
-                shape: FrameShape::new(&layout, n),
-            },
+            PaletteBuffer::new(&palettes, FrameShape::new(&layout, n)),
             &AnimateFrame {
                 joint_levels: 1,
                 clock_secs,
@@ -80,7 +93,27 @@ fn animate_on_gpu(
         )
         .map_err(|e| e.to_string())?;
     gpu.queue.submit([encoder.finish()]);
-    Ok(read_buffer(gpu, &palettes, layout.bytes(n) as u64).map_err(|e| e.to_string())?)
+    // The palettes in the characters' order, from each buffer they were split into.
+    let stride = layout.instance_stride();
+    let per_buffer = palettes.per_buffer().unwrap_or(n.max(1));
+    let mut out = Vec::new();
+    for (b, (buffer, _)) in palettes.buffers().enumerate() {
+        let count = per_buffer.min(n.saturating_sub(b * per_buffer));
+        if count > 0 {
+            out.extend(
+                read_buffer(gpu, buffer, (count * stride) as u64).map_err(|e| e.to_string())?,
+            );
+        }
+    }
+    if out.len() != layout.bytes(n) {
+        return Err(format!(
+            "read {} bytes of palettes, not {}",
+            out.len(),
+            layout.bytes(n)
+        )
+        .into());
+    }
+    Ok(out)
 }
 
 fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
@@ -189,6 +222,7 @@ fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<()
         blend_weight: 0.0,
         characters: 9,
         range_limit: None,
+        palettes_per_buffer: None,
     };
     let mut crowd = InstanceStore::new();
     crowd.resize(case.characters, rig, 2.0);
@@ -287,6 +321,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         blend_weight: 0.0,
         characters: 20,
         range_limit: None,
+        palettes_per_buffer: None,
     };
     let layout = *pipeline.output_layout();
     let palettes = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -300,10 +335,10 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         .record(
             &gpu,
             &mut encoder,
-            PaletteBuffer {
-                buffer: &palettes,
-                shape: FrameShape::new(&layout, 20),
-            },
+            PaletteBuffer::new(
+                &PaletteBuffers::one(&palettes),
+                FrameShape::new(&layout, 20),
+            ),
             &AnimateFrame {
                 joint_levels: 1,
                 clock_secs: CLOCK_SECS,
@@ -329,6 +364,7 @@ fn scene_frame(
     config: PipelineConfig,
     animate: AnimateDevice,
     camera: &OrbitCamera,
+    palettes_per_buffer: Option<usize>,
 ) -> Result<(image::RgbaImage, FrameDeviation), Failed> {
     let mut settings = common::app_settings(rig, crowd.len());
     settings.pipeline = config;
@@ -337,6 +373,11 @@ fn scene_frame(
     let mut scene =
         common::offscreen_scene(gpu, rig, settings, (320, 200)).map_err(|e| e.to_string())?;
     scene.set_crowd(crowd.clone());
+    if animate == AnimateDevice::Gpu && palettes_per_buffer.is_some() {
+        // Ranges of one character: each bound at its own place within its buffer.
+        scene.limit_palette_buffers(palettes_per_buffer, Some(1));
+        scene.limit_animation_ranges(Some(1));
+    }
     *scene.camera_mut() = *camera;
     scene.request_verify();
     scene
@@ -360,8 +401,14 @@ fn scene_frame(
 }
 
 /// The scene animating on the GPU draws what it draws animating on the CPU (the same
-/// skin variant), and its verify passes.
-fn scene_twin(rig: &Arc<PreparedRig>, skin: SkinVariant, method: SkinMethod) -> Result<(), Failed> {
+/// skin variant), and its verify passes; with `palettes_per_buffer`, the GPU animation's
+/// ranges and palette buffers hold at most that many characters.
+fn scene_twin(
+    rig: &Arc<PreparedRig>,
+    skin: SkinVariant,
+    method: SkinMethod,
+    palettes_per_buffer: Option<usize>,
+) -> Result<(), Failed> {
     let gpu = common::gpu_or_skip();
     let mut crowd = InstanceStore::new();
     crowd.resize(6, rig, 2.5);
@@ -373,8 +420,16 @@ fn scene_twin(rig: &Arc<PreparedRig>, skin: SkinVariant, method: SkinMethod) -> 
         method,
         ..PipelineConfig::best_for(rig, 1)
     };
-    let (expected, _) = scene_frame(&gpu, rig, &crowd, config, AnimateDevice::Cpu, &camera)?;
-    let (got, verify) = scene_frame(&gpu, rig, &crowd, config, AnimateDevice::Gpu, &camera)?;
+    let (expected, _) = scene_frame(&gpu, rig, &crowd, config, AnimateDevice::Cpu, &camera, None)?;
+    let (got, verify) = scene_frame(
+        &gpu,
+        rig,
+        &crowd,
+        config,
+        AnimateDevice::Gpu,
+        &camera,
+        palettes_per_buffer,
+    )?;
     if !verify.within_tolerance() {
         return Err(format!("verify of the GPU's animation:\n{}", verify.to_text()).into());
     }
@@ -385,6 +440,7 @@ fn scene_twin(rig: &Arc<PreparedRig>, skin: SkinVariant, method: SkinMethod) -> 
         config,
         AnimateDevice::Cpu,
         &camera,
+        None,
     )?;
     let covered = common::covered_pixels(&expected, &empty)?;
     common::pictures_match(&expected, &got, covered).map_err(|e| {
@@ -424,6 +480,7 @@ fn main() {
                                     blend_weight,
                                     characters: 11,
                                     range_limit: None,
+                                    palettes_per_buffer: None,
                                 },
                             )
                         },
@@ -446,6 +503,26 @@ fn main() {
                         blend_weight: 0.4,
                         characters: 13,
                         range_limit: Some(4),
+                        palettes_per_buffer: None,
+                    },
+                )
+            },
+        ));
+        // Ranges of two within palette buffers of four (the last holding one): each
+        // range's palettes bound at its place in its buffer.
+        let rig = reference.clone();
+        trials.push(common::trial(
+            format!("split_palettes/{}", hierarchy.name()),
+            move || {
+                twin(
+                    &rig,
+                    Case {
+                        method: SkinMethod::Linear,
+                        hierarchy,
+                        blend_weight: 0.4,
+                        characters: 13,
+                        range_limit: Some(3),
+                        palettes_per_buffer: Some(5),
                     },
                 )
             },
@@ -464,10 +541,21 @@ fn main() {
                 let rig = rig.clone();
                 trials.push(common::trial(
                     format!("scene/{method_part}{name}/{}", skin.name()),
-                    move || scene_twin(&rig, skin, method),
+                    move || scene_twin(&rig, skin, method, None),
                 ));
             }
         }
+    }
+    // The palettes split into buffers of four characters (two buffers for the six), as a
+    // crowd larger than the largest buffer has them, written and read in ranges of one:
+    // each skin path finds every character's palettes.
+    for &skin in &[SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+        let (_, reference) = &common::prepared_rigs()[0];
+        let rig = reference.clone();
+        trials.push(common::trial(
+            format!("scene_split_palettes/{}", skin.name()),
+            move || scene_twin(&rig, skin, SkinMethod::Linear, Some(4)),
+        ));
     }
     if let Some(dir) = common::rigs_dir().map(|_| common::temp_dir("scaled-armatures")) {
         for scale in [100.0f32, 0.01] {

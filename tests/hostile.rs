@@ -232,6 +232,35 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     assert!(check_animated_on_gpu(&rig, &config, err.fits + 1, None, &budget).is_err());
 }
 
+/// The GPU animation splits its palettes per range, as its poses and `gpu_compute`'s
+/// output: a crowd whose palettes outgrow the largest buffer is bounded by memory alone.
+#[test]
+fn the_gpu_animation_is_not_bounded_by_the_largest_buffer() {
+    use skinbench::crowd::budget::{Budget, check, check_animated_on_gpu};
+    let rig = PreparedRig::reference();
+    for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+        let config = PipelineConfig {
+            skin,
+            ..PipelineConfig::best_for(&rig, 1)
+        };
+        let small_buffers = Budget {
+            memory_bytes: u64::MAX,
+            available_bytes: None,
+            gpu_buffer_bytes: Some(1 << 20),
+        };
+        let palettes = skin.layout(&rig, config.method).bytes(10_000) as u64;
+        assert!(palettes > 1 << 20);
+        let animated = check_animated_on_gpu(&rig, &config, 10_000, None, &small_buffers);
+        assert!(animated.is_ok(), "{skin:?}: {}", animated.unwrap_err());
+        // Uploaded from the CPU, the palettes are one buffer.
+        let uploaded = check(&rig, &config, 10_000, 1, &small_buffers).unwrap_err();
+        assert!(
+            uploaded.to_string().contains("largest buffer"),
+            "{uploaded}"
+        );
+    }
+}
+
 /// With a skinned pool the budget counts the pool's share of `gpu_compute`'s output, not a
 /// full-detail slot a character: more characters fit, and the refusal names the pool.
 #[test]

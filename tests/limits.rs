@@ -1,17 +1,19 @@
 //! The device's limits, reached with small crowds: a device asked for a small largest
 //! buffer (an odd size, as 2 GiB − 1 is) runs the largest crowd the memory budget accepts
 //! with every upload variant, exactly, and without a validation error; one more character is
-//! refused with the count that fits.
+//! refused with the count that fits. Animated on the GPU, a crowd whose palettes are
+//! several times that buffer runs (they are split per range).
 
 mod common;
 
 use std::sync::Arc;
 
-use skinbench::crowd::PipelineConfig;
+use skinbench::crowd::{AnimateDevice, PipelineConfig};
 use skinbench::gpu::scene::{Frame, Scene, SceneError};
 use skinbench::gpu::upload::split_runs;
 use skinbench::gpu::{DeviceRequest, GpuContext, UploadVariant};
 use skinbench::prepare::PreparedRig;
+use skinbench::skin::SkinVariant;
 use skinbench::variant::Variant;
 
 /// 6 MiB and a page: not a power of two, so a staging request rounded up to one passes it.
@@ -106,6 +108,62 @@ fn the_largest_crowd_that_fits_runs_exactly_on_every_upload() {
     }
 }
 
+/// The animation on the GPU splits its palettes per range: a crowd whose palettes are
+/// several times the largest buffer runs with either GPU skin path, exactly, without a
+/// validation error (uploaded from the CPU, the same palettes are refused).
+fn a_gpu_animated_crowd_outgrows_the_largest_buffer() {
+    let Some(gpu) = limited_context() else {
+        common::cannot_run_here()
+    };
+    let rig = Arc::new(PreparedRig::reference());
+    for skin in [SkinVariant::GpuVertex, SkinVariant::GpuCompute] {
+        let mut settings = common::app_settings(&rig, 1);
+        settings.pipeline.skin = skin;
+        let layout = skin.layout(&rig, settings.pipeline.method);
+        // Three and a half buffers' worth of palettes.
+        let n = (7 * LIMIT / 2) as usize / layout.instance_stride();
+        settings.instances = n;
+        settings.animate = AnimateDevice::Gpu;
+        settings.shadows = false;
+        let mut scene = Scene::new(
+            gpu.clone(),
+            rig.clone(),
+            settings,
+            wgpu::TextureFormat::Rgba8Unorm,
+            (64, 40),
+        )
+        .unwrap_or_else(|e| panic!("{}: {n} refused: {e}", skin.name()));
+        assert!(layout.bytes(n) as u64 > 3 * LIMIT);
+        scene.request_verify();
+        scene
+            .frame(Frame::headless(1.0 / 30.0))
+            .unwrap_or_else(|e| panic!("{} at {n}: {e}", skin.name()));
+        assert_eq!(
+            scene.settings().animate,
+            AnimateDevice::Gpu,
+            "{:?}",
+            scene.notes()
+        );
+        assert_eq!(
+            scene.settings().instances,
+            n,
+            "{}: the crowd was cut to what one buffer holds",
+            skin.name()
+        );
+        let verdict = match scene.take_last_verify() {
+            Some(Ok(verdict)) => verdict,
+            other => panic!("{}: no verify: {other:?}", skin.name()),
+        };
+        assert!(
+            verdict.within_tolerance(),
+            "{}: {}",
+            skin.name(),
+            verdict.to_text()
+        );
+        assert!(gpu.take_errors().is_empty());
+    }
+}
+
 /// A validation error reaches the caller of a frame as an error that says what it is, not
 /// as wgpu's panic.
 fn a_validation_error_is_an_error_not_a_panic() {
@@ -166,6 +224,10 @@ fn main() {
         (
             "the_largest_crowd_that_fits_runs_exactly_on_every_upload",
             the_largest_crowd_that_fits_runs_exactly_on_every_upload,
+        ),
+        (
+            "a_gpu_animated_crowd_outgrows_the_largest_buffer",
+            a_gpu_animated_crowd_outgrows_the_largest_buffer,
         ),
         (
             "a_validation_error_is_an_error_not_a_panic",

@@ -339,11 +339,16 @@ pub fn check_configs(
     search(rig, instances, &sum, &broken, described)
 }
 
+/// The largest single buffer the GPU animation needs a crowd's palettes in, as
+/// [`broken_limit`] reads it: none, since it splits them into buffers of what one binding
+/// holds (`gpu::ranges::PaletteRanges`), as it splits its poses and `gpu_compute` its
+/// output; what bounds such a crowd is memory.
+const ANIMATED_LARGEST_BUFFER: u64 = 0;
+
 /// `instances` characters of `rig` animated on the GPU with `config` (a GPU skin variant)
 /// against `budget`: [`Footprint::animated_on_gpu`], every byte of it counted against the
 /// memory (a software renderer's GPU memory is the system's; a discrete GPU's is not
-/// reported by wgpu, and its uploads are staged in system memory), the palettes against
-/// the largest GPU buffer.
+/// reported by wgpu, and its uploads are staged in system memory).
 pub fn check_animated_on_gpu(
     rig: &PreparedRig,
     config: &PipelineConfig,
@@ -352,10 +357,7 @@ pub fn check_animated_on_gpu(
     budget: &Budget,
 ) -> Result<Footprint, BudgetError> {
     let sum = |n: usize| Footprint::animated_on_gpu(rig, config, n, pool);
-    let broken = |n: usize| {
-        let f = sum(n);
-        broken_limit(&f, f.skinned_output, budget)
-    };
+    let broken = |n: usize| broken_limit(&sum(n), ANIMATED_LARGEST_BUFFER, budget);
     let described = format!(
         "the animation on the GPU, skin {}, method {}{}",
         config.skin.name(),
@@ -380,7 +382,7 @@ pub fn pool_cap(
     let fits = |percent: usize| {
         PoolShare::from_percent(percent as u32).is_some_and(|share| {
             let f = Footprint::animated_on_gpu(rig, config, instances, Some(share));
-            broken_limit(&f, f.skinned_output, budget).is_none()
+            broken_limit(&f, ANIMATED_LARGEST_BUFFER, budget).is_none()
         })
     };
     let least = PoolShare::MIN_PERCENT as usize;

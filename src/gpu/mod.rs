@@ -42,6 +42,6 @@ pub use readback::{ReadbackError, read_buffer, read_texture, save_png};
 pub use renderer::{BaseColors, CrowdRenderer};
 pub use scene::Scene;
 pub use scene::passes::{GpuPass, shared_structs};
-pub use shape::{FrameShape, PaletteBuffer};
+pub use shape::{FrameShape, PaletteBuffer, PaletteBuffers};
 pub use targets::FrameTargets;
 pub use upload::{UploadVariant, Uploader};

@@ -8,8 +8,12 @@
 //! so many bytes in each of its bindings (tests lower it to check the split on any
 //! adapter). [`RangeBuffers`] keeps one buffer per range, each holding its share: grown
 //! by a quarter when too small, remade when four times too big, dropped when no longer
-//! needed, so a crowd that changes by a few characters makes no buffer. [`ParamBlocks`] is
-//! the uniform buffer of per-range parameters bound with a dynamic offset.
+//! needed, so a crowd that changes by a few characters makes no buffer. [`PaletteRanges`]
+//! keeps the GPU animation's palettes so, in buffers of a power-of-two count of characters
+//! that every pass's ranges divide ([`PaletteBuffers`]). [`ParamBlocks`] is the uniform
+//! buffer of per-range parameters bound with a dynamic offset.
+
+use super::shape::{PaletteBuffers, prev_power_of_two};
 
 /// Bytes between two parameter blocks bound with a dynamic offset (the uniform offset
 /// alignment every adapter accepts).
@@ -188,6 +192,72 @@ impl RangeBuffers {
     /// Bytes of GPU memory the ranges take.
     pub fn bytes(&self) -> u64 {
         self.buffers().map(wgpu::Buffer::size).sum()
+    }
+}
+
+/// A crowd's palettes split into buffers of a power-of-two count of characters, as large
+/// as one storage binding holds: what the GPU animation writes, so the crowd is bounded by
+/// memory and not by the largest buffer.
+pub struct PaletteRanges {
+    ranges: RangeBuffers,
+    view: Option<PaletteBuffers>,
+    /// What the buffers were fitted for: characters per buffer and bytes per character.
+    fitted: (usize, u64),
+}
+
+impl PaletteRanges {
+    pub fn new() -> Self {
+        PaletteRanges {
+            ranges: RangeBuffers::new(
+                "palettes, a range of characters",
+                wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            ),
+            view: None,
+            fitted: (0, 0),
+        }
+    }
+
+    /// Makes the buffers hold `characters` palettes of `stride` bytes, each buffer the
+    /// largest power of two of them one binding within `limits` holds. Returns whether any
+    /// buffer was made or dropped (bind groups over them must then be made again).
+    pub fn fit(
+        &mut self,
+        device: &wgpu::Device,
+        limits: &BindingLimits,
+        characters: usize,
+        stride: u64,
+    ) -> bool {
+        let per_buffer = prev_power_of_two(limits.per_range(&[stride], false));
+        let mut changed = self.fitted != (per_buffer, stride);
+        if changed {
+            self.ranges = PaletteRanges::new().ranges;
+            self.fitted = (per_buffer, stride);
+        }
+        changed |= self.ranges.fit(device, characters, per_buffer, stride);
+        if changed || self.view.is_none() {
+            let buffers = (0..characters.div_ceil(per_buffer))
+                .filter_map(|r| Some((self.ranges.buffer(r)?.clone(), self.ranges.capacity(r))));
+            self.view = Some(PaletteBuffers::split(per_buffer, buffers));
+        }
+        changed
+    }
+
+    /// The buffers, as the passes bind them (`None` before the first [`Self::fit`]).
+    pub fn buffers(&self) -> Option<&PaletteBuffers> {
+        self.view.as_ref()
+    }
+
+    /// Bytes of GPU memory the buffers take.
+    pub fn bytes(&self) -> u64 {
+        self.ranges.bytes()
+    }
+}
+
+impl Default for PaletteRanges {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

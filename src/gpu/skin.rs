@@ -82,7 +82,7 @@ use super::shaders::{MAX_GROUPS, WORKGROUP};
 use super::skin_levels::{
     LevelLists, LevelOrder, NO_POOL_BASE, POOL_NEED_UNIT, PoolShare, SlotFit, TOTALS, WorkLayout,
 };
-use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
+use crate::gpu::{FrameShape, GpuContext, PaletteBuffer, PaletteBuffers};
 
 crate::gpu_struct! {
     /// Where one influence class is in the mesh's words (`InfluenceClass` in skin.wgsl).
@@ -241,7 +241,7 @@ struct LevelBound {
 }
 
 struct Bound {
-    palettes: wgpu::Buffer,
+    palettes: PaletteBuffers,
     instances: usize,
     upload_stride: usize,
     /// What the palettes hold (3×4 rows or dual quaternions: the parameters say which).
@@ -895,16 +895,16 @@ impl GpuSkinner {
             layout: upload,
             characters: instances,
         } = palettes.shape;
-        let palettes_buffer = palettes.buffer;
+        let palettes_buffers = palettes.buffers;
         let device = &gpu.device;
         let Some(skinned) = upload.skinned_on_gpu() else {
             return Err(GpuSkinError::NotOnGpu {
                 variant: upload.variant().spec().name,
             });
         };
-        if (palettes_buffer.size() as usize) < upload.bytes(instances) {
+        if !palettes.holds_shape() {
             return Err(GpuSkinError::PalettesTooSmall {
-                bytes: palettes_buffer.size(),
+                bytes: palettes_buffers.bytes(),
                 instances,
                 needed: upload.bytes(instances),
             });
@@ -922,10 +922,10 @@ impl GpuSkinner {
             Some(vertices) => u64::from(vertices) * skinned.vertex_stride() as u64,
             None => skinned.instance_stride() as u64,
         };
-        let per_range = self.range_instances(upload, output_stride);
+        let per_range = palettes_buffers.per_range(self.range_instances(upload, output_stride));
         self.fit_ranges(device, output_stride, instances, per_range);
         let current = self.bound.as_ref().is_some_and(|b| {
-            b.palettes == *palettes_buffer
+            b.palettes == *palettes_buffers
                 && b.instances == instances
                 && b.upload_stride == upload.instance_stride()
                 && b.upload_format == upload.format()
@@ -1021,7 +1021,7 @@ impl GpuSkinner {
             layout: upload,
             characters: instances,
         } = palettes.shape;
-        let palettes = palettes.buffer;
+        let palettes = palettes.buffers;
         let (device, queue) = (&gpu.device, &gpu.queue);
         let range_count = instances.div_ceil(per_range);
         let work = WorkLayout::new(instances, per_range, self.level_vertices.len());
@@ -1150,7 +1150,7 @@ impl GpuSkinner {
     /// `palettes` and its output buffer (`None` where [`Self::fit_ranges`] made none).
     fn range_entries<'a>(
         &'a self,
-        palettes: &'a wgpu::Buffer,
+        palettes: &'a PaletteBuffers,
         upload: &OutputLayout,
         instances: usize,
         per_range: usize,
@@ -1172,11 +1172,11 @@ impl GpuSkinner {
             },
             wgpu::BindGroupEntry {
                 binding: 3,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: palettes,
-                    offset: (r * per_range * upload.instance_stride()) as u64,
-                    size: wgpu::BufferSize::new((live * upload.instance_stride()) as u64),
-                }),
+                resource: wgpu::BindingResource::Buffer(palettes.binding(
+                    r * per_range,
+                    live,
+                    upload.instance_stride(),
+                )?),
             },
             wgpu::BindGroupEntry {
                 binding: 4,

@@ -40,7 +40,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
-use super::shape::{FrameShape, PaletteBuffer};
+use super::shape::{FrameShape, PaletteBuffer, PaletteBuffers};
 use super::timers::GpuTimers;
 use crate::crowd::{Instance, InstanceStore};
 use crate::prepare::PreparedRig;
@@ -238,7 +238,9 @@ pub enum GpuAnimateError {
     },
     #[error("{characters} characters animated; {asked} asked for")]
     Short { asked: usize, characters: usize },
-    #[error("a range of characters has no buffer for its poses")]
+    #[error(
+        "a range of characters has no buffer for its poses, or its palettes lie in no one buffer"
+    )]
     RangesMissing,
     #[error(transparent)]
     Readback(#[from] super::readback::ReadbackError),
@@ -249,7 +251,7 @@ pub enum GpuAnimateError {
 /// What the bind groups and parameters were made for.
 #[derive(Clone, Debug, PartialEq)]
 struct BoundFor {
-    palettes: wgpu::Buffer,
+    palettes: PaletteBuffers,
     characters: usize,
     palette_stride: usize,
     format: OutputFormat,
@@ -623,7 +625,6 @@ impl GpuAnimator {
         lod: bool,
     ) -> Result<bool, GpuAnimateError> {
         let FrameShape { layout, characters } = palettes.shape;
-        let palettes = palettes.buffer;
         let AnimateFrame {
             clock_secs,
             blend_weight,
@@ -644,9 +645,9 @@ impl GpuAnimator {
                 });
             }
         };
-        if (palettes.size() as usize) < layout.bytes(characters) {
+        if !palettes.holds_shape() {
             return Err(GpuAnimateError::PalettesTooSmall {
-                bytes: palettes.size(),
+                bytes: palettes.buffers.bytes(),
                 characters,
                 needed: layout.bytes(characters),
             });
@@ -660,14 +661,14 @@ impl GpuAnimator {
         if characters == 0 {
             return Ok(false);
         }
-        let per_range = self.range_characters(layout);
+        let per_range = palettes.buffers.per_range(self.range_characters(layout));
         self.fit_ranges(device, characters, per_range);
         let ranges = characters.div_ceil(per_range) as u64;
         if self.due_args_buffer.size() < ranges * self.due_args_bytes() {
             self.due_args_buffer = Self::due_args_buffer(device, ranges * self.due_args_bytes());
         }
         let wanted = BoundFor {
-            palettes: palettes.clone(),
+            palettes: palettes.buffers.clone(),
             characters,
             palette_stride: layout.instance_stride(),
             format: layout.format(),
@@ -1023,11 +1024,11 @@ impl GpuAnimator {
                     self.data.as_entire_binding(),
                     self.records.as_entire_binding(),
                     poses.as_entire_binding(),
-                    slice(
-                        &b.palettes,
-                        (r * b.per_range * b.palette_stride) as u64,
-                        (live * b.palette_stride) as u64,
-                    ),
+                    wgpu::BindingResource::Buffer(b.palettes.binding(
+                        r * b.per_range,
+                        live,
+                        b.palette_stride,
+                    )?),
                 ];
                 let entries: Vec<wgpu::BindGroupEntry> = entries
                     .into_iter()

@@ -44,12 +44,12 @@ pub use pipelines::{CrowdPipelines, draws_per_level};
 use super::camera::CameraUniform;
 use super::draws::{DrawBinding, DrawList, Draws, LevelDraws, MeshLevels};
 use super::pass::PassContext;
-use super::ranges::BindingLimits;
+use super::ranges::{BindingLimits, PaletteRanges};
 use super::skin::{ComputeShader, GpuSkinError, GpuSkinner, SkinMarks};
 use super::targets::DEPTH_FORMAT;
 use crate::crowd::{Instance, InstanceStore};
 use crate::gpu::animate::lod::DrawArgsTarget;
-use crate::gpu::{FrameShape, GpuContext, PaletteBuffer};
+use crate::gpu::{FrameShape, GpuContext, PaletteBuffer, PaletteBuffers};
 use crate::prepare::PreparedRig;
 use crate::skin::pool::PoolPlan;
 use crate::skin::{DrawPath, OutputFormat, OutputLayout, VertexOrder};
@@ -139,7 +139,14 @@ pub struct CrowdRenderer {
     uv_file: wgpu::Buffer,
     uv_sorted: wgpu::Buffer,
     skinned: wgpu::Buffer,
+    /// `skinned` as palettes are found in it (one buffer).
+    skinned_palettes: PaletteBuffers,
     skinned_capacity: u64,
+    /// The GPU animation's palettes, split per range (`None`: the palettes, if any, are
+    /// the CPU's, uploaded into `skinned`).
+    animated_palettes: Option<PaletteRanges>,
+    /// At most this many characters per buffer of `animated_palettes` (tests).
+    palette_range_limit: Option<usize>,
     max_buffer_size: u64,
     world_from_model: Mat4,
     /// `gpu_compute`'s skinning, made the first time a frame needs it.
@@ -448,8 +455,11 @@ impl CrowdRenderer {
                 .collect(),
             uv_file,
             uv_sorted,
+            skinned_palettes: PaletteBuffers::one(&skinned),
             skinned,
             skinned_capacity: 256,
+            animated_palettes: None,
+            palette_range_limit: None,
             max_buffer_size: device.limits().max_buffer_size,
             world_from_model: rig_normalization(rig),
             gpu_skinner: None,
@@ -665,7 +675,18 @@ impl CrowdRenderer {
         layout: &OutputLayout,
         instances: usize,
     ) -> bool {
-        let bytes = (layout.bytes(instances) as u64).max(256);
+        if self.animated_palettes.take().is_some() {
+            self.chunks = None;
+        }
+        let recreate = self.fit_skinned(device, layout.bytes(instances) as u64);
+        self.ensure_chunks(device, layout);
+        recreate
+    }
+
+    /// Makes the skinned buffer hold `bytes`, with a quarter to spare; returns whether it
+    /// was made anew.
+    fn fit_skinned(&mut self, device: &wgpu::Device, bytes: u64) -> bool {
+        let bytes = bytes.max(256);
         let recreate = bytes > self.skinned_capacity || bytes * 4 < self.skinned_capacity;
         if recreate {
             let size = (bytes + bytes / 4)
@@ -673,15 +694,86 @@ impl CrowdRenderer {
                 .min(self.max_buffer_size)
                 .max(bytes);
             self.skinned = Self::skinned_buffer(device, size);
+            self.skinned_palettes = PaletteBuffers::one(&self.skinned);
             self.skinned_capacity = size;
             self.chunks = None;
         }
-        self.ensure_chunks(device, layout);
         recreate
     }
 
+    /// Makes room for the palettes of `instances` instances of `layout` that the GPU
+    /// animation writes: buffers split per range ([`PaletteRanges`]), so the crowd is
+    /// bounded by memory and not by the largest buffer; the skinned buffer, which the CPU
+    /// would upload into, is left at its least.
+    pub fn ensure_animated_palettes(
+        &mut self,
+        device: &wgpu::Device,
+        layout: &OutputLayout,
+        instances: usize,
+    ) {
+        self.fit_skinned(device, 0);
+        let mut limits = BindingLimits::of(device);
+        limits.limit_to(self.palette_range_limit);
+        let ranges = self
+            .animated_palettes
+            .get_or_insert_with(PaletteRanges::new);
+        if ranges.fit(device, &limits, instances, layout.instance_stride() as u64) {
+            self.chunks = None;
+        }
+        self.ensure_chunks(device, layout);
+    }
+
+    /// Where the crowd's palettes are: the GPU animation's ([`Self::ensure_animated_palettes`])
+    /// or the skinned buffer the CPU uploads into.
+    pub fn palettes(&self) -> &PaletteBuffers {
+        self.animated_palettes
+            .as_ref()
+            .and_then(PaletteRanges::buffers)
+            .unwrap_or(&self.skinned_palettes)
+    }
+
+    /// Has the GPU animation's palettes split into buffers of at most `characters`, as a
+    /// device with small binding limits would (from the next
+    /// [`Self::ensure_animated_palettes`]).
+    pub fn limit_palette_ranges(&mut self, characters: Option<usize>) {
+        self.palette_range_limit = characters;
+    }
+
+    /// The palettes of the first `instances` instances of `layout`, read back in order
+    /// (blocks until the GPU is done).
+    pub fn read_palettes(
+        &self,
+        gpu: &GpuContext,
+        layout: &OutputLayout,
+        instances: usize,
+    ) -> Result<Vec<u8>, super::readback::ReadbackError> {
+        let stride = layout.instance_stride();
+        let palettes = self.palettes();
+        let Some(per_buffer) = palettes.per_buffer() else {
+            return super::readback::read_buffer(
+                gpu,
+                &self.skinned,
+                layout.bytes(instances) as u64,
+            );
+        };
+        let mut out = Vec::with_capacity(instances * stride);
+        for (b, (buffer, _)) in palettes.buffers().enumerate() {
+            let count = per_buffer.min(instances.saturating_sub(b * per_buffer));
+            if count == 0 {
+                break;
+            }
+            out.extend(super::readback::read_buffer(
+                gpu,
+                buffer,
+                (count * stride) as u64,
+            )?);
+        }
+        Ok(out)
+    }
+
     /// Makes the chunk bind groups `layout`'s draw path reads through (`pulled`,
-    /// `gpu_vertex`), unless they are there.
+    /// `gpu_vertex`), unless they are there: chunks of the skinned buffer, or for the GPU
+    /// animation's palettes one chunk per buffer they are split into.
     fn ensure_chunks(&mut self, device: &wgpu::Device, layout: &OutputLayout) {
         let (unit_bytes, unit_instances) = match layout.draw_path() {
             DrawPath::Pulled => (layout.group_bytes() as u64, LANES),
@@ -708,12 +800,47 @@ impl CrowdRenderer {
         {
             return;
         }
-        // Units are 256-byte multiples (`INSTANCE_ALIGN`), so every chunk's offset is a
-        // valid storage offset.
-        let units_per_chunk =
-            (limits.per_range(&[unit_bytes], false) as u64).min(u32::MAX as u64 / LANES as u64);
-        let chunk_bytes = units_per_chunk * unit_bytes;
-        let held_units = self.skinned_capacity / unit_bytes;
+        // Each chunk's units and binding. Units are 256-byte multiples (`INSTANCE_ALIGN`),
+        // so every chunk's offset is a valid storage offset.
+        let animated = self
+            .animated_palettes
+            .as_ref()
+            .and_then(PaletteRanges::buffers)
+            .filter(|_| layout.draw_path() == DrawPath::GpuVertex);
+        let (units_per_chunk, sources): (u64, Vec<wgpu::BufferBinding<'_>>) = match animated {
+            Some(palettes) => {
+                let per_buffer = palettes.per_buffer().unwrap_or(1) as u64;
+                let sources = palettes
+                    .buffers()
+                    .map(|(buffer, capacity)| wgpu::BufferBinding {
+                        buffer,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(capacity.unwrap_or(0) as u64 * unit_bytes),
+                    })
+                    .take_while(|binding| binding.size.is_some())
+                    .collect();
+                (per_buffer, sources)
+            }
+            None => {
+                let units_per_chunk = (limits.per_range(&[unit_bytes], false) as u64)
+                    .min(u32::MAX as u64 / LANES as u64);
+                let chunk_bytes = units_per_chunk * unit_bytes;
+                let held_bytes = self.skinned_capacity / unit_bytes * unit_bytes;
+                let sources = (0..held_bytes.div_ceil(chunk_bytes))
+                    .map(|c| wgpu::BufferBinding {
+                        buffer: &self.skinned,
+                        offset: c * chunk_bytes,
+                        size: wgpu::BufferSize::new(chunk_bytes.min(held_bytes - c * chunk_bytes)),
+                    })
+                    .collect();
+                (units_per_chunk, sources)
+            }
+        };
+        // Every chunk but the last holds `units_per_chunk` units.
+        let held_units = sources.last().map_or(0, |last| {
+            (sources.len() as u64 - 1) * units_per_chunk
+                + last.size.map_or(0, |size| size.get() / unit_bytes)
+        });
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("chunk shape"),
             contents: bytemuck::bytes_of(&ChunkGpu {
@@ -726,52 +853,47 @@ impl CrowdRenderer {
         });
         let skin_params =
             &self.skin_params[(layout.format() == OutputFormat::PaletteDualQuat) as usize];
-        let mut bind_groups = Vec::new();
-        let mut offset = 0;
-        while offset + unit_bytes <= held_units * unit_bytes {
-            let size = chunk_bytes.min(held_units * unit_bytes - offset);
-            let chunk = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &self.skinned,
-                offset,
-                size: wgpu::BufferSize::new(size),
-            });
-            bind_groups.push(if layout.draw_path() == DrawPath::GpuVertex {
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("palettes, a chunk of instances"),
-                    layout: &self.pipelines.palette_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: chunk,
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: skin_params.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: params.as_entire_binding(),
-                        },
-                    ],
-                })
-            } else {
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("lane blocks, a chunk of groups"),
-                    layout: &self.pipelines.blocks_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: chunk,
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: params.as_entire_binding(),
-                        },
-                    ],
-                })
-            });
-            offset += size;
-        }
+        let bind_groups = sources
+            .into_iter()
+            .map(|source| {
+                let chunk = wgpu::BindingResource::Buffer(source);
+                if layout.draw_path() == DrawPath::GpuVertex {
+                    device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("palettes, a chunk of instances"),
+                        layout: &self.pipelines.palette_layout,
+                        entries: &[
+                            wgpu::BindGroupEntry {
+                                binding: 0,
+                                resource: chunk,
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 1,
+                                resource: skin_params.as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 2,
+                                resource: params.as_entire_binding(),
+                            },
+                        ],
+                    })
+                } else {
+                    device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("lane blocks, a chunk of groups"),
+                        layout: &self.pipelines.blocks_layout,
+                        entries: &[
+                            wgpu::BindGroupEntry {
+                                binding: 0,
+                                resource: chunk,
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 1,
+                                resource: params.as_entire_binding(),
+                            },
+                        ],
+                    })
+                }
+            })
+            .collect();
         self.chunks = Some(Chunks {
             key,
             chunk_instances: units_per_chunk as usize * unit_instances,
@@ -983,10 +1105,13 @@ impl CrowdRenderer {
             return Ok(());
         };
         skinner.follow_cuts(rig);
-        let palettes = PaletteBuffer {
-            buffer: &self.skinned,
+        let palettes = PaletteBuffer::new(
+            self.animated_palettes
+                .as_ref()
+                .and_then(PaletteRanges::buffers)
+                .unwrap_or(&self.skinned_palettes),
             shape,
-        };
+        );
         let shader = self.compute_shader;
         ctx.timed(&super::skin::PASS, |gpu, encoder, query| {
             skinner.record(

@@ -103,7 +103,7 @@ impl Scene {
             self.release_gpu_animation();
         }
         let (device, queue) = (&self.gpu.device, &self.gpu.queue);
-        self.renderer.ensure_skinned_capacity(device, &layout, n);
+        self.renderer.ensure_animated_palettes(device, &layout, n);
         let rig = self.sim.pipeline.rig();
         let animator = self
             .sim
@@ -127,10 +127,7 @@ impl Scene {
                 1
             },
         };
-        let palettes = PaletteBuffer {
-            buffer: self.renderer.skinned(),
-            shape: FrameShape::new(&layout, n),
-        };
+        let palettes = PaletteBuffer::new(self.renderer.palettes(), FrameShape::new(&layout, n));
         let fresh = animator.prepare(&self.gpu, palettes, &frame, lod_on)?;
         if lod_on {
             profiling::scope!("lod on the GPU");
@@ -334,6 +331,19 @@ impl Scene {
         let frame = self.sim.gpu_lod.as_ref()?.last_frame()?;
         let records = self.sim.animator.as_ref()?.records_held().to_vec();
         Some((frame, self.sim.lod_motions.words().to_vec(), records))
+    }
+
+    /// Has the animation on the GPU put its palettes into buffers of at most `characters`,
+    /// and `gpu_compute` skin ranges of at most `skin_instances`, as a device with small
+    /// binding limits would (see [`crate::gpu::CrowdRenderer::limit_palette_ranges`] and
+    /// [`crate::gpu::CrowdRenderer::limit_gpu_ranges`]).
+    pub fn limit_palette_buffers(
+        &mut self,
+        characters: Option<usize>,
+        skin_instances: Option<usize>,
+    ) {
+        self.renderer.limit_palette_ranges(characters);
+        self.renderer.limit_gpu_ranges(skin_instances);
     }
 
     /// Has the animation on the GPU split its characters into ranges of at most

@@ -24,6 +24,10 @@ impl Scene {
             // What the compute pass skinned, not the palettes uploaded for it.
             self.renderer
                 .read_gpu_skinned(&self.gpu, &layout, self.sim.crowd.len())?
+        } else if self.sim.animated_on == AnimateDevice::Gpu {
+            // `gpu_vertex`'s palettes, as the GPU animation wrote them.
+            self.renderer
+                .read_palettes(&self.gpu, &layout, self.sim.crowd.len())?
         } else {
             let bytes = self.sim.pipeline.output_bytes(self.sim.crowd.len()) as u64;
             read_buffer(&self.gpu, self.renderer.skinned(), bytes)?

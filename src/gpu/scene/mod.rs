@@ -894,8 +894,18 @@ impl Scene {
         Ok(())
     }
 
-    /// The most instances whose skinned vertices fit one GPU buffer.
+    /// The most instances the slider and the command line may ask for: where the CPU
+    /// uploads the crowd, as many as one GPU buffer holds the skinned vertices (or
+    /// palettes) of; animated on the GPU, the cap alone (its palettes are split per range,
+    /// and the budget bounds the crowd by memory).
     pub fn max_instances(&self) -> usize {
+        let animate = self.settings.animate;
+        match animate {
+            AnimateDevice::Gpu if animate.refusal(self.settings.pipeline.skin).is_none() => {
+                return self.instance_cap().max(1);
+            }
+            AnimateDevice::Gpu | AnimateDevice::Cpu => {}
+        }
         let layout = self.sim.pipeline.output_layout();
         let max_bytes = self.renderer.max_skinned_bytes();
         let mut n = self
