@@ -6,7 +6,7 @@
 //!   the frame it is next due, the time its pose shows) equals the CPU twin's
 //!   (`crowd::lod::per_character::decide`, run on the same state, records and frame), and
 //!   the GPU's counts equal the twin's count of those states, and the animation's passes
-//!   ran over lists holding exactly the characters made due (in three ranges). A decision
+//!   ran over lists holding exactly the characters made due (in four ranges). A decision
 //!   may differ only where the twin's closest comparison with the threshold came within
 //!   0.1 % of it (f32 rounding may differ there).
 //!   `decisions_mesh_lod_blended/<rig>` does the same with geometric LOD and a cross-fade
@@ -58,6 +58,9 @@ use skinbench::types::LANES;
 use skinbench::variant::Variant;
 
 const CHARACTERS: usize = 120;
+/// Characters a range holds where a test splits the crowd: a power of two, as ranges over
+/// the GPU animation's palette buffers are (`PaletteBuffers::per_range`), so four ranges.
+const RANGE: usize = 32;
 const THRESHOLD_PX: f32 = 2.0;
 
 /// The street camera over a crowd of [`CHARACTERS`] (the characters behind it culled),
@@ -142,8 +145,8 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool, blend_weight: f32) -> Result<()
     scene.settings_mut().pipeline.blend_weight = blend_weight;
     // The runs of per-character draws are checked here; per-level lists in `level_draws`.
     scene.settings_mut().draws = Draws::PerCharacter;
-    // Three ranges of characters, each with its own list of due characters.
-    scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
+    // Four ranges of characters, each with its own list of due characters.
+    scene.limit_animation_ranges(Some(RANGE));
     let ranges = scene.renderer().level_ranges().to_vec();
     let mut levels_seen = std::collections::BTreeSet::new();
     let mut level_changes = 0;
@@ -613,8 +616,8 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
     scene.settings_mut().gpu_hierarchy = GpuHierarchy::Levels;
-    // Three ranges of characters, each with its own list and arguments.
-    scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
+    // Four ranges of characters, each with its own list and arguments.
+    scene.limit_animation_ranges(Some(RANGE));
     let depth_levels: Vec<u32> = AnimationTables::new(rig, scene.settings().pipeline.method)
         .offsets
         .levels
@@ -629,7 +632,7 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         }
         verified_frame(&mut scene, step, dt)?;
         let lists = scene.gpu_due_lists().map_err(|e| e.to_string())?;
-        if lists.len() != 3 {
+        if lists.len() != CHARACTERS.div_ceil(RANGE) {
             return Err(format!("frame {step}: {} ranges' lists", lists.len()).into());
         }
         let mut listed = 0;
@@ -680,8 +683,8 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
 fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
     common::gpu_or_skip();
     let mut scene = lod_scene(rig, skin, true, true)?;
-    // Three ranges of characters, each with its own lists and arguments.
-    scene.limit_animation_ranges(Some(CHARACTERS.div_ceil(3)));
+    // Four ranges of characters, each with its own lists and arguments.
+    scene.limit_animation_ranges(Some(RANGE));
     // From far, where characters take coarse levels, coming closer; a coarse threshold
     // puts characters in view at coarse levels too.
     scene.camera_mut().distance *= 4.0;

@@ -15,7 +15,8 @@
 //! invocation per character and palette entry). Characters are split into
 //! ranges that fit the device's storage-binding limit, as `gpu_compute` splits its output:
 //! each range has its own local-pose and model-matrix buffers and binds its slice of the
-//! palettes.
+//! palettes, which lies within one of the buffers they are split into
+//! ([`super::shape::PaletteBuffers::per_range`]).
 //!
 //! With update-rate LOD most characters are kept each frame, and launching every
 //! character's invocations only for most to return cost as much as the work (on lavapipe
