@@ -667,20 +667,22 @@ impl CrowdRenderer {
         self.max_buffer_size
     }
 
-    /// Makes the skinned buffer hold `instances` instances of `layout`; returns whether it
-    /// was recreated.
+    /// Makes the skinned buffer hold `instances` instances of `layout`; returns whether
+    /// what it held is gone: it was recreated, or the GPU animation's palettes were drawn
+    /// until now (the CPU wrote nothing into it meanwhile).
     pub fn ensure_skinned_capacity(
         &mut self,
         device: &wgpu::Device,
         layout: &OutputLayout,
         instances: usize,
     ) -> bool {
-        if self.animated_palettes.take().is_some() {
+        let was_animated = self.animated_palettes.take().is_some();
+        if was_animated {
             self.chunks = None;
         }
         let recreate = self.fit_skinned(device, layout.bytes(instances) as u64);
         self.ensure_chunks(device, layout);
-        recreate
+        recreate || was_animated
     }
 
     /// Makes the skinned buffer hold `bytes`, with a quarter to spare; returns whether it
