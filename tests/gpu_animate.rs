@@ -94,17 +94,9 @@ fn animate_on_gpu(
         .map_err(|e| e.to_string())?;
     gpu.queue.submit([encoder.finish()]);
     // The palettes in the characters' order, from each buffer they were split into.
-    let stride = layout.instance_stride();
-    let per_buffer = palettes.per_buffer().unwrap_or(n.max(1));
-    let mut out = Vec::new();
-    for (b, (buffer, _)) in palettes.buffers().enumerate() {
-        let count = per_buffer.min(n.saturating_sub(b * per_buffer));
-        if count > 0 {
-            out.extend(
-                read_buffer(gpu, buffer, (count * stride) as u64).map_err(|e| e.to_string())?,
-            );
-        }
-    }
+    let out = palettes
+        .read(gpu, n, layout.instance_stride())
+        .map_err(|e| e.to_string())?;
     if out.len() != layout.bytes(n) {
         return Err(format!(
             "read {} bytes of palettes, not {}",

@@ -118,6 +118,26 @@ impl PaletteBuffers {
     pub fn bytes(&self) -> u64 {
         self.buffers.iter().map(|(buffer, _)| buffer.size()).sum()
     }
+
+    /// The palettes of the first `characters` characters, `stride` bytes each, read back
+    /// in the characters' order (blocks until the GPU is done).
+    pub fn read(
+        &self,
+        gpu: &super::GpuContext,
+        characters: usize,
+        stride: usize,
+    ) -> Result<Vec<u8>, super::ReadbackError> {
+        let per_buffer = self.per_buffer.unwrap_or(characters.max(1));
+        let mut out = Vec::with_capacity(characters * stride);
+        for (b, (buffer, _)) in self.buffers.iter().enumerate() {
+            let count = per_buffer.min(characters.saturating_sub(b * per_buffer));
+            if count == 0 {
+                break;
+            }
+            out.extend(super::read_buffer(gpu, buffer, (count * stride) as u64)?);
+        }
+        Ok(out)
+    }
 }
 
 /// The largest power of two at most `n` (1 for 0).

@@ -749,28 +749,8 @@ impl CrowdRenderer {
         layout: &OutputLayout,
         instances: usize,
     ) -> Result<Vec<u8>, super::readback::ReadbackError> {
-        let stride = layout.instance_stride();
-        let palettes = self.palettes();
-        let Some(per_buffer) = palettes.per_buffer() else {
-            return super::readback::read_buffer(
-                gpu,
-                &self.skinned,
-                layout.bytes(instances) as u64,
-            );
-        };
-        let mut out = Vec::with_capacity(instances * stride);
-        for (b, (buffer, _)) in palettes.buffers().enumerate() {
-            let count = per_buffer.min(instances.saturating_sub(b * per_buffer));
-            if count == 0 {
-                break;
-            }
-            out.extend(super::readback::read_buffer(
-                gpu,
-                buffer,
-                (count * stride) as u64,
-            )?);
-        }
-        Ok(out)
+        self.palettes()
+            .read(gpu, instances, layout.instance_stride())
     }
 
     /// Makes the chunk bind groups `layout`'s draw path reads through (`pulled`,
