@@ -15,6 +15,10 @@ use clap::FromArgMatches;
 use cli::{Cli, Command, command};
 use commands::{adapter, bench, gen_rig, inspect, pose, run_app, summarize};
 
+/// Counts the Rust code's heap, so that the soak tells it from the driver's.
+#[global_allocator]
+static ALLOCATOR: skinbench::memory::CountingAllocator = skinbench::memory::CountingAllocator;
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     // Tracy's scopes need its client running before the first one opens.

@@ -7,7 +7,78 @@
 //! [`trim_heap`] first hands those pages back (`malloc_trim`), and [`heap_in_use_bytes`]
 //! reads what is allocated and not freed (`mallinfo2`: every `malloc` in the process, the
 //! Rust code's and the Vulkan driver's alike). Both are glibc's; elsewhere they do nothing
-//! and read `None`.
+//! and read `None`. What the Rust code holds alone is counted by [`CountingAllocator`],
+//! which the `skinbench` binary installs as its global allocator ([`rust_heap_bytes`]):
+//! the heap less that count is the C code's, the Vulkan driver's above all.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// The system allocator, counting the bytes the Rust code holds: every allocation made
+/// through Rust's global allocator (skinbench's, wgpu's, egui's), none of the C code's
+/// (the Vulkan driver's `malloc`s). The `skinbench` binary installs it, so that
+/// [`rust_heap_bytes`] can tell what the program holds from what the driver holds; one
+/// relaxed atomic addition an allocation and one subtraction a free (the kernels
+/// allocate nothing per frame).
+pub struct CountingAllocator;
+
+static RUST_HEAP_BYTES: AtomicU64 = AtomicU64::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+// SAFETY: every method hands its arguments to `System` under the same contract and only
+// adds to or subtracts from a counter besides; the counts never touch the memory.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is `System.alloc`'s.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            counted(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is `System.alloc_zeroed`'s.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            counted(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is `System.dealloc`'s.
+        unsafe { System.dealloc(ptr, layout) };
+        RUST_HEAP_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract is `System.realloc`'s.
+        let new_ptr = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new_ptr.is_null() {
+            RUST_HEAP_BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
+            RUST_HEAP_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+        }
+        new_ptr
+    }
+}
+
+/// Adds an allocation of `bytes` to the count (the flag is read first: a store on every
+/// allocation would pass its cache line between the threads that allocate).
+fn counted(bytes: usize) {
+    RUST_HEAP_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+    if !COUNTING.load(Ordering::Relaxed) {
+        COUNTING.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Bytes the Rust code holds (allocated through [`CountingAllocator`] and not freed);
+/// `None` where the process does not count them (a program that did not install it).
+pub fn rust_heap_bytes() -> Option<u64> {
+    COUNTING
+        .load(Ordering::Relaxed)
+        .then(|| RUST_HEAP_BYTES.load(Ordering::Relaxed))
+}
 
 /// This process's resident memory, bytes (Linux; `None` elsewhere).
 pub fn resident_bytes() -> Option<u64> {
