@@ -647,11 +647,14 @@ fn staging_memory_follows_the_crowd_drawn_now() {
     for _ in 0..IDLE_FRAMES as usize + MAX_FRAMES_IN_FLIGHT + 1 {
         frame(&mut scene);
     }
+    // A frame still in flight holds its chunk and the next frame makes one of the same
+    // size: a GPU that falls behind (a busy machine) holds a small frame's chunk once per
+    // frame in flight, and nothing of the 2,000's.
     let back = scene.staging_held_bytes();
     assert!(
-        back <= small,
+        back <= (MAX_FRAMES_IN_FLIGHT as u64 + 1) * small,
         "back at 8 characters the upload holds {back} bytes of staging (the 2,000's \
-         frames held {large}; 8 characters need {small})"
+         frames held {large}; 8 characters need {small} a frame)"
     );
 }
 
