@@ -311,18 +311,30 @@ fn a_soak_that_made_no_change_fails() {
 /// switch fails the run, naming the GPU objects; the same run without the leak passes.
 /// Checkpoints every two seconds instead of every minute, each in the starting
 /// configuration after the rigs were switched back and forth.
+/// A 10-second soak with checkpoints every two seconds, calling `at_rig_switch` after each
+/// frame that switched the rig. Returns the report.
+fn short_soak_with(mut at_rig_switch: impl FnMut(&Scene)) -> skinbench::ui::soak::SoakReport {
+    let mut plan = plan(Duration::from_secs(10));
+    plan.checkpoint_every = Duration::from_secs(2);
+    let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
+        common::cannot_run_here()
+    };
+    let mut soak = Soak::start(plan, &scene);
+    let mut switches = 0;
+    while !soak.is_done() {
+        frame(&mut soak, &mut scene);
+        if soak.report.rig_switches > switches {
+            at_rig_switch(&scene);
+        }
+        switches = soak.report.rig_switches;
+    }
+    soak.report
+}
+
 fn a_leak_of_one_buffer_per_rig_switch_fails_the_soak() {
     for leak in [false, true] {
-        let mut plan = plan(Duration::from_secs(10));
-        plan.checkpoint_every = Duration::from_secs(2);
-        let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
-            common::cannot_run_here()
-        };
-        let mut soak = Soak::start(plan, &scene);
-        let mut switches = 0;
-        while !soak.is_done() {
-            frame(&mut soak, &mut scene);
-            if leak && soak.report.rig_switches > switches {
+        let report = &short_soak_with(|scene| {
+            if leak {
                 let buffer = scene.gpu().device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("leaked on purpose"),
                     size: 1 << 16,
@@ -331,9 +343,7 @@ fn a_leak_of_one_buffer_per_rig_switch_fails_the_soak() {
                 });
                 std::mem::forget(buffer);
             }
-            switches = soak.report.rig_switches;
-        }
-        let report = &soak.report;
+        });
         assert!(report.checkpoints.len() >= 3, "{}", report.to_text());
         assert!(report.rig_switches > 5, "{}", report.to_text());
         // The GPU objects are this scene's own (its wgpu instance's); the Rust heap is the
@@ -358,21 +368,7 @@ fn a_leak_of_one_buffer_per_rig_switch_fails_the_soak() {
 /// run without the leak is not judged on it here (the GPU objects are this scene's own).
 fn a_rust_allocation_leaked_per_rig_switch_fails_the_soak() {
     use skinbench::ui::soak::Judged;
-    let mut plan = plan(Duration::from_secs(10));
-    plan.checkpoint_every = Duration::from_secs(2);
-    let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
-        common::cannot_run_here()
-    };
-    let mut soak = Soak::start(plan, &scene);
-    let mut switches = 0;
-    while !soak.is_done() {
-        frame(&mut soak, &mut scene);
-        if soak.report.rig_switches > switches {
-            std::mem::forget(vec![0u8; 256 << 20]);
-        }
-        switches = soak.report.rig_switches;
-    }
-    let report = &soak.report;
+    let report = &short_soak_with(|_| std::mem::forget(vec![0u8; 256 << 20]));
     assert!(report.rig_switches > 5, "{}", report.to_text());
     assert!(
         report
