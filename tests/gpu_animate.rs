@@ -6,13 +6,15 @@
 //! (the built-in ones, the twist capsule, every public rig, the split Fox), with both
 //! hierarchy passes, with and without the cross-fade, and with dual quaternions where the
 //! rig takes them: one case each (`cargo test --test gpu_animate -- fox/levels`). Two more
-//! cases split the characters into ranges, two more their palettes into buffers too, and
-//! one changes only some characters between frames (only those records are written). The
+//! cases split the characters into ranges, two more their palettes into buffers too, four
+//! more have the ranges take turns in one or three pose slots (`pose_slots_*`), and one
+//! changes only some characters between frames (only those records are written). The
 //! `scene/...` cases draw a crowd with the app's scene animating on the GPU and on the
 //! CPU, with `gpu_compute` and `gpu_vertex`: the pictures must be the same (as
 //! tests/gpu_conformance.rs compares pictures) and the scene's verify of the GPU's frame
 //! must pass; `scene_split_palettes/...` does so with the palettes split into buffers of
-//! four characters, written and read in ranges of one.
+//! four characters, written and read in ranges of one, and `scene_pose_slots/...` with
+//! those ranges taking turns in two pose slots.
 
 mod common;
 
@@ -47,6 +49,8 @@ struct Case {
     range_limit: Option<usize>,
     /// Palettes split into buffers of at most this many characters (`None`: one buffer).
     palettes_per_buffer: Option<usize>,
+    /// The ranges take turns in at most this many pose slots (`None`: each its own).
+    pose_slots: Option<usize>,
 }
 
 /// What the GPU computed for `crowd` at [`CLOCK_SECS`]: the palettes, and the animator.
@@ -77,6 +81,8 @@ fn animate_on_gpu(
         }
     };
     animator.write_characters(gpu, crowd, 0.0);
+    // Verify's characters: where the ranges take turns in the pose slots, theirs are kept.
+    animator.watch(n, 16);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     animator
         .record(
@@ -119,6 +125,7 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
     let mut pipeline = Pipeline::new(rig.clone(), config).map_err(|e| e.to_string())?;
     let mut animator = GpuAnimator::new(&gpu.device, rig, case.method);
     animator.limit_ranges(case.range_limit);
+    animator.limit_pose_slots(case.pose_slots);
     let mut crowd = InstanceStore::new();
     crowd.resize(case.characters, rig, 2.0);
     crowd.advance(0.137);
@@ -166,18 +173,33 @@ fn twin(rig: &Arc<PreparedRig>, case: Case) -> Result<(), Failed> {
     }
 
     let indices = verified_indices(at_clock.len(), 16);
-    let (locals, models) = animator
-        .read_back(&gpu, at_clock.len())
-        .map_err(|e| e.to_string())?;
-    let locals: Vec<_> = indices.iter().map(|&i| locals[i].clone()).collect();
-    let models: Vec<_> = indices.iter().map(|&i| models[i].clone()).collect();
-    // Verify reads only the characters it compares: the same values.
-    let (some_locals, some_models) = animator
-        .read_back_characters(&gpu, &indices)
-        .map_err(|e| e.to_string())?;
-    if some_locals != locals || some_models != models {
-        return Err("reading some characters back differs from reading all".into());
-    }
+    let (locals, models) = if case.pose_slots.is_some() {
+        // Taking turns, the slots hold the last wave's poses: only the watched
+        // characters' were copied out, and reading every character is refused.
+        if !animator.poses_are_scratch() {
+            return Err("the ranges did not take turns in the pose slots".into());
+        }
+        if animator.read_back(&gpu, at_clock.len()).is_ok() {
+            return Err("read every character's poses from slots the ranges share".into());
+        }
+        animator
+            .read_back_characters(&gpu, &indices)
+            .map_err(|e| e.to_string())?
+    } else {
+        let (locals, models) = animator
+            .read_back(&gpu, at_clock.len())
+            .map_err(|e| e.to_string())?;
+        let locals: Vec<_> = indices.iter().map(|&i| locals[i].clone()).collect();
+        let models: Vec<_> = indices.iter().map(|&i| models[i].clone()).collect();
+        // Verify reads only the characters it compares: the same values.
+        let (some_locals, some_models) = animator
+            .read_back_characters(&gpu, &indices)
+            .map_err(|e| e.to_string())?;
+        if some_locals != locals || some_models != models {
+            return Err("reading some characters back differs from reading all".into());
+        }
+        (locals, models)
+    };
     let d = verify_gpu_animation(
         &pipeline,
         &at_clock,
@@ -215,6 +237,7 @@ fn scaled_armature(rig: &Arc<PreparedRig>, hierarchy: GpuHierarchy) -> Result<()
         characters: 9,
         range_limit: None,
         palettes_per_buffer: None,
+        pose_slots: None,
     };
     let mut crowd = InstanceStore::new();
     crowd.resize(case.characters, rig, 2.0);
@@ -314,6 +337,7 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
         characters: 20,
         range_limit: None,
         palettes_per_buffer: None,
+        pose_slots: None,
     };
     let layout = *pipeline.output_layout();
     let palettes = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -357,6 +381,7 @@ fn scene_frame(
     animate: AnimateDevice,
     camera: &OrbitCamera,
     palettes_per_buffer: Option<usize>,
+    pose_slots: Option<usize>,
 ) -> Result<(image::RgbaImage, FrameDeviation), Failed> {
     let mut settings = common::app_settings(rig, crowd.len());
     settings.pipeline = config;
@@ -368,7 +393,7 @@ fn scene_frame(
     if animate == AnimateDevice::Gpu && palettes_per_buffer.is_some() {
         // Ranges of one character: each bound at its own place within its buffer.
         scene.limit_palette_buffers(palettes_per_buffer, Some(1));
-        scene.limit_animation_ranges(Some(1));
+        scene.limit_animation_ranges(Some(1), pose_slots);
     }
     *scene.camera_mut() = *camera;
     scene.request_verify();
@@ -394,12 +419,14 @@ fn scene_frame(
 
 /// The scene animating on the GPU draws what it draws animating on the CPU (the same
 /// skin variant), and its verify passes; with `palettes_per_buffer`, the GPU animation's
-/// ranges and palette buffers hold at most that many characters.
+/// ranges and palette buffers hold at most that many characters, the ranges taking turns
+/// in at most `pose_slots` pose slots.
 fn scene_twin(
     rig: &Arc<PreparedRig>,
     skin: SkinVariant,
     method: SkinMethod,
     palettes_per_buffer: Option<usize>,
+    pose_slots: Option<usize>,
 ) -> Result<(), Failed> {
     let gpu = common::gpu_or_skip();
     let mut crowd = InstanceStore::new();
@@ -412,7 +439,16 @@ fn scene_twin(
         method,
         ..PipelineConfig::best_for(rig, 1)
     };
-    let (expected, _) = scene_frame(&gpu, rig, &crowd, config, AnimateDevice::Cpu, &camera, None)?;
+    let (expected, _) = scene_frame(
+        &gpu,
+        rig,
+        &crowd,
+        config,
+        AnimateDevice::Cpu,
+        &camera,
+        None,
+        None,
+    )?;
     let (got, verify) = scene_frame(
         &gpu,
         rig,
@@ -421,6 +457,7 @@ fn scene_twin(
         AnimateDevice::Gpu,
         &camera,
         palettes_per_buffer,
+        pose_slots,
     )?;
     if !verify.within_tolerance() {
         return Err(format!("verify of the GPU's animation:\n{}", verify.to_text()).into());
@@ -432,6 +469,7 @@ fn scene_twin(
         config,
         AnimateDevice::Cpu,
         &camera,
+        None,
         None,
     )?;
     let covered = common::covered_pixels(&expected, &empty)?;
@@ -473,6 +511,7 @@ fn main() {
                                     characters: 11,
                                     range_limit: None,
                                     palettes_per_buffer: None,
+                                    pose_slots: None,
                                 },
                             )
                         },
@@ -496,6 +535,7 @@ fn main() {
                         characters: 13,
                         range_limit: Some(4),
                         palettes_per_buffer: None,
+                        pose_slots: None,
                     },
                 )
             },
@@ -515,10 +555,34 @@ fn main() {
                         characters: 13,
                         range_limit: Some(3),
                         palettes_per_buffer: Some(5),
+                        pose_slots: None,
                     },
                 )
             },
         ));
+        // Seven ranges of two taking turns in one pose slot, and in three (waves of three,
+        // three and one): each wave's poses made and read into palettes before the next
+        // wave reuses the slots, and verify's characters' poses copied out as each is done.
+        for slots in [1, 3] {
+            let rig = reference.clone();
+            trials.push(common::trial(
+                format!("pose_slots_{slots}/{}", hierarchy.name()),
+                move || {
+                    twin(
+                        &rig,
+                        Case {
+                            method: SkinMethod::Linear,
+                            hierarchy,
+                            blend_weight: 0.4,
+                            characters: 13,
+                            range_limit: Some(3),
+                            palettes_per_buffer: Some(5),
+                            pose_slots: Some(slots),
+                        },
+                    )
+                },
+            ));
+        }
     }
     for (name, rig) in common::prepared_rigs() {
         for &skin in &[SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
@@ -533,7 +597,7 @@ fn main() {
                 let rig = rig.clone();
                 trials.push(common::trial(
                     format!("scene/{method_part}{name}/{}", skin.name()),
-                    move || scene_twin(&rig, skin, method, None),
+                    move || scene_twin(&rig, skin, method, None, None),
                 ));
             }
         }
@@ -546,7 +610,14 @@ fn main() {
         let rig = reference.clone();
         trials.push(common::trial(
             format!("scene_split_palettes/{}", skin.name()),
-            move || scene_twin(&rig, skin, SkinMethod::Linear, Some(4)),
+            move || scene_twin(&rig, skin, SkinMethod::Linear, Some(4), None),
+        ));
+        // The same ranges taking turns in two pose slots, as a crowd whose poses outgrow
+        // `GPU_POSE_SLOTS_BYTES` does: the picture and verify as before.
+        let rig = reference.clone();
+        trials.push(common::trial(
+            format!("scene_pose_slots/{}", skin.name()),
+            move || scene_twin(&rig, skin, SkinMethod::Linear, Some(4), Some(2)),
         ));
     }
     if let Some(dir) = common::rigs_dir().map(|_| common::temp_dir("scaled-armatures")) {

@@ -146,7 +146,7 @@ fn decisions(rig: &Arc<PreparedRig>, mesh: bool, blend_weight: f32) -> Result<()
     // The runs of per-character draws are checked here; per-level lists in `level_draws`.
     scene.settings_mut().draws = Draws::PerCharacter;
     // Four ranges of characters, each with its own list of due characters.
-    scene.limit_animation_ranges(Some(RANGE));
+    scene.limit_animation_ranges(Some(RANGE), None);
     let ranges = scene.renderer().level_ranges().to_vec();
     let mut levels_seen = std::collections::BTreeSet::new();
     let mut level_changes = 0;
@@ -607,6 +607,37 @@ fn cpu_skinned_levels_uploaded(
     Ok(())
 }
 
+/// With both LODs on the GPU and the four ranges taking turns in one pose slot (as a crowd
+/// whose poses outgrow `GPU_POSE_SLOTS_BYTES` does): every frame verifies, its local
+/// poses and model matrices compared for the watched characters the frame computed (a
+/// kept one has no poses of its own in the slot), and some frame keeps characters, so
+/// that comparison is tested where it matters; the due lists, which the slots do not keep,
+/// are refused rather than read from another range.
+fn pose_slots_over_frames(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> {
+    common::gpu_or_skip();
+    let mut scene = lod_scene(rig, skin, true, true)?;
+    scene.limit_animation_ranges(Some(RANGE), Some(1));
+    let n = scene.crowd().len();
+    let mut kept_frames = 0;
+    for (step, &(dt, closer)) in FRAMES.iter().enumerate() {
+        if closer {
+            scene.camera_mut().distance *= 0.5;
+        }
+        verified_frame(&mut scene, step, dt)?;
+        let states = scene.gpu_lod_states(n).map_err(|e| e.to_string())?;
+        if states.iter().any(|s| s.flags & DUE == 0) {
+            kept_frames += 1;
+        }
+        if scene.gpu_due_lists().is_ok() {
+            return Err(format!("frame {step}: read due lists the slots do not keep").into());
+        }
+    }
+    if kept_frames == 0 {
+        return Err("no frame kept a character".into());
+    }
+    Ok(())
+}
+
 /// With update-rate LOD on the GPU and the hierarchy by depth level, each depth level's
 /// dispatch covers only the listed (due) characters: per range and depth level its
 /// arguments are the workgroups of the list's length times the level's joints, fewer
@@ -617,7 +648,7 @@ fn levels_over_due_lists(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
     scene.settings_mut().gpu_hierarchy = GpuHierarchy::Levels;
     // Four ranges of characters, each with its own list and arguments.
-    scene.limit_animation_ranges(Some(RANGE));
+    scene.limit_animation_ranges(Some(RANGE), None);
     let depth_levels: Vec<u32> = AnimationTables::new(rig, scene.settings().pipeline.method)
         .offsets
         .levels
@@ -684,7 +715,7 @@ fn level_lists(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
     common::gpu_or_skip();
     let mut scene = lod_scene(rig, skin, true, true)?;
     // Four ranges of characters, each with its own lists and arguments.
-    scene.limit_animation_ranges(Some(RANGE));
+    scene.limit_animation_ranges(Some(RANGE), None);
     // From far, where characters take coarse levels, coming closer; a coarse threshold
     // puts characters in view at coarse levels too.
     scene.camera_mut().distance *= 4.0;
@@ -2232,6 +2263,13 @@ fn main() {
             trials.push(common::trial(
                 format!("skinned_levels/{name}/{}", shader.name()),
                 move || skinned_levels(&r, false, SkinMethod::Linear, shader),
+            ));
+        }
+        for skin in [SkinVariant::GpuCompute, SkinVariant::GpuVertex] {
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("pose_slots_over_frames/{name}/{}", skin.name()),
+                move || pose_slots_over_frames(&r, skin),
             ));
         }
         let r = rig.clone();

@@ -232,6 +232,46 @@ fn the_gpu_animation_budget_counts_the_gpu_buffers_and_names_the_count_that_fits
     assert!(check_animated_on_gpu(&rig, &config, err.fits + 1, None, &budget).is_err());
 }
 
+/// A million built-in characters animated on the GPU: the local poses and model matrices
+/// are scratch, so the ranges past `GPU_POSE_SLOTS_BYTES` take turns in slots within it and
+/// the budget counts those slots, not 9.2 KB of poses a character (9.2 GB at a million).
+#[test]
+fn a_million_gpu_animated_characters_share_the_pose_slots() {
+    use skinbench::crowd::budget::{
+        Footprint, GPU_POSE_SLOTS_BYTES, gpu_pose_bytes_per_character, gpu_pose_slots,
+    };
+    let rig = PreparedRig::reference();
+    let config = PipelineConfig {
+        skin: SkinVariant::GpuCompute,
+        ..PipelineConfig::best_for(&rig, 1)
+    };
+    let per_character = gpu_pose_bytes_per_character(rig.joint_stride);
+    assert_eq!(
+        per_character,
+        2 * 96 * 48,
+        "96 joints, a local pose and a model matrix each"
+    );
+    let one = Footprint::animated_on_gpu(&rig, &config, 1, None).gpu_animation;
+    let rest = one - per_character;
+    let million = Footprint::animated_on_gpu(&rig, &config, 1_000_000, None).gpu_animation;
+    assert_eq!(million, 1_000_000 * rest + GPU_POSE_SLOTS_BYTES);
+    // Every crowd whose poses fit keeps them all.
+    let fits = (GPU_POSE_SLOTS_BYTES / per_character) as usize;
+    assert_eq!(
+        Footprint::animated_on_gpu(&rig, &config, fits, None).gpu_animation,
+        fits as u64 * one
+    );
+    // Lavapipe's ranges at a million: 131,072 characters each (a power of two within one
+    // binding), eight of them, posing one at a time.
+    let range = 131_072 * per_character;
+    assert_eq!(gpu_pose_slots(8, range), 1);
+    // Ranges of a few characters: each its own slot, one wave.
+    assert_eq!(gpu_pose_slots(8, 100 * per_character), 8);
+    // A range larger than the slots still gets one.
+    assert_eq!(gpu_pose_slots(3, 2 * GPU_POSE_SLOTS_BYTES), 1);
+    assert_eq!(gpu_pose_slots(3, GPU_POSE_SLOTS_BYTES / 2), 2);
+}
+
 /// The GPU animation splits its palettes per range, as its poses and `gpu_compute`'s
 /// output: a crowd whose palettes outgrow the largest buffer is bounded by memory alone.
 #[test]

@@ -43,8 +43,9 @@ pub struct Footprint {
     /// a full-detail slot per character, or the skinned pool's share
     /// ([`crate::skin::pool`]).
     pub gpu_skinned: u64,
-    /// With the animation on the GPU: every character's record, local poses and model
-    /// matrices there (the palettes are `skinned_output`, on the GPU too).
+    /// With the animation on the GPU: every character's record and LOD state there, and
+    /// the local poses and model matrices of as many as the pose slots hold at once
+    /// ([`GPU_POSE_SLOTS_BYTES`]; the palettes are `skinned_output`, on the GPU too).
     pub gpu_animation: u64,
 }
 
@@ -127,7 +128,9 @@ impl Footprint {
             trees: 0,
             output_copies: 0,
             gpu_skinned,
-            gpu_animation: (instances as u64).saturating_mul(gpu_bytes_per_character(rig)),
+            gpu_animation: (instances as u64)
+                .saturating_mul(gpu_bytes_per_character(rig))
+                .saturating_add(gpu_pose_bytes(rig, instances)),
             ..cpu
         }
     }
@@ -451,13 +454,42 @@ pub fn return_freed_memory() {
     }
 }
 
-/// Bytes of GPU memory a character of `rig` takes for its animation besides its palette:
-/// its record, its local poses and its model matrices (three vec4s a joint each) and its
-/// word of the due list (LOD's list of the characters the passes compute), with LOD its
-/// LOD state and draw slot, and a word per mesh level in `gpu_compute`'s lists of
-/// characters per level (its `per_level` shader).
+/// Bytes of GPU memory a character of `rig` takes for its animation besides its palette
+/// and its poses: its record and its word of the due list (LOD's list of the characters
+/// the passes compute), with LOD its LOD state and draw slot, and a word per mesh level in
+/// `gpu_compute`'s lists of characters per level (its `per_level` shader).
 pub fn gpu_bytes_per_character(rig: &PreparedRig) -> u64 {
-    (super::animate::RECORD_BYTES + 2 * rig.joint_stride * 48 + 4) as u64
+    (super::animate::RECORD_BYTES + 4) as u64
         + super::lod::formats::GPU_BYTES
         + 4 * rig.mesh_chain().levels().len() as u64
+}
+
+/// Bytes of one joint's local pose or model matrix on the GPU (three vec4s).
+pub const GPU_JOINT_BYTES: u64 = 48;
+
+/// At most this much GPU memory holds the animation's local poses and model matrices: they
+/// are scratch that only the frame's own sampling, hierarchy and palette passes read, so
+/// where a crowd's would take more, its ranges of characters take turns in slots within
+/// it (a wave of ranges at a time) instead of each keeping its own. A range holds at most
+/// this much of them too.
+pub const GPU_POSE_SLOTS_BYTES: u64 = 2 << 30;
+
+/// A character's local poses and model matrices on the GPU, bytes.
+pub fn gpu_pose_bytes_per_character(joint_stride: usize) -> u64 {
+    2 * joint_stride as u64 * GPU_JOINT_BYTES
+}
+
+/// How many of `ranges` ranges, each `range_pose_bytes` of poses, have a slot of their own
+/// at once: all where they fit [`GPU_POSE_SLOTS_BYTES`], else as many as fit, at least one.
+pub fn gpu_pose_slots(ranges: usize, range_pose_bytes: u64) -> usize {
+    let fit = (GPU_POSE_SLOTS_BYTES / range_pose_bytes.max(1)).max(1);
+    ranges.min(usize::try_from(fit).unwrap_or(usize::MAX))
+}
+
+/// The local poses and model matrices `instances` GPU-animated characters of `rig` hold at
+/// most: all of theirs, or the slots their ranges take turns in.
+fn gpu_pose_bytes(rig: &PreparedRig, instances: usize) -> u64 {
+    (instances as u64)
+        .saturating_mul(gpu_pose_bytes_per_character(rig.joint_stride))
+        .min(GPU_POSE_SLOTS_BYTES)
 }

@@ -121,12 +121,15 @@ impl GpuTimers {
         }
     }
 
-    /// The time of the pass labelled `label` in the latest frame the GPU finished, µs.
+    /// The time of the pass labelled `label` in the latest frame the GPU finished, µs: the
+    /// sum over its queries where it was recorded more than once (the animation's passes,
+    /// once per wave of ranges).
     pub fn last_us(&self, label: &str) -> Option<f64> {
         self.last_passes
             .iter()
-            .find(|(l, ..)| *l == label)
+            .filter(|(l, ..)| *l == label)
             .map(|(_, start, end)| (end - start) * 1e6)
+            .reduce(|a, b| a + b)
     }
 }
 

@@ -43,6 +43,8 @@ use super::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shape::{FrameShape, PaletteBuffer, PaletteBuffers};
 use super::timers::GpuTimers;
+use crate::crowd::budget::{GPU_POSE_SLOTS_BYTES, gpu_pose_slots};
+use crate::crowd::verify::verified_indices;
 use crate::crowd::{Instance, InstanceStore};
 use crate::prepare::PreparedRig;
 use crate::skin::{OutputFormat, OutputLayout, SkinMethod};
@@ -130,7 +132,7 @@ use super::shaders::WORKGROUP;
 pub use crate::crowd::animate::{RECORD_BYTES, Record};
 use crate::gpu::GpuContext;
 /// Bytes of one joint's local pose or model matrix (three vec4s).
-const JOINT_BYTES: usize = 48;
+const JOINT_BYTES: usize = crate::crowd::budget::GPU_JOINT_BYTES as usize;
 
 crate::gpu_struct! {
     /// A range's (or a depth level's) parameters of the animation's passes
@@ -243,6 +245,14 @@ pub enum GpuAnimateError {
         "a range of characters has no buffer for its poses, or its palettes lie in no one buffer"
     )]
     RangesMissing,
+    #[error(
+        "character {character}'s poses were not kept: the ranges take turns in the pose slots, and only the watched characters' are copied out"
+    )]
+    NotWatched { character: usize },
+    #[error(
+        "the poses and due lists of every range are not kept: the ranges take turns in the pose slots"
+    )]
+    PosesAreScratch,
     #[error(transparent)]
     Readback(#[from] super::readback::ReadbackError),
     #[error(transparent)]
@@ -257,6 +267,8 @@ struct BoundFor {
     palette_stride: usize,
     format: OutputFormat,
     per_range: usize,
+    /// Pose buffers the ranges take turns in: range `r` poses in slot `r % slots`.
+    slots: usize,
     blend_weight: f32,
     clock_secs: f32,
     /// Only the characters the LOD pass marked due.
@@ -270,6 +282,8 @@ struct BoundFor {
 struct Prepared {
     characters: usize,
     per_range: usize,
+    /// Ranges posed at once, each in its own pose slot (a wave).
+    slots: usize,
     hierarchy: GpuHierarchy,
     /// Only the due characters: the passes dispatch over each range's due list.
     lod: bool,
@@ -326,8 +340,17 @@ pub struct GpuAnimator {
     /// Each range's parameters, a block per hierarchy level after the range's own.
     params: ParamBlocks,
     scratch: Vec<u8>,
-    /// Each range's local poses, then its model matrices, in one buffer.
+    /// Each pose slot's local poses, then its model matrices, then its range's due list, in
+    /// one buffer: a slot per range where they fit [`GPU_POSE_SLOTS_BYTES`], else the
+    /// ranges take turns in fewer.
     ranges: RangeBuffers,
+    /// At most this many pose slots (tests: waves on any adapter).
+    slots_limit: Option<usize>,
+    /// The characters verify reads the poses of ([`Self::watch`]), and where their local
+    /// poses and model matrices are copied after each wave while the ranges take turns.
+    watched: Vec<usize>,
+    watched_for: (usize, usize),
+    watch_buffer: Option<wgpu::Buffer>,
     bound: Option<(BoundFor, Vec<wgpu::BindGroup>)>,
     limits: BindingLimits,
     /// What [`Self::prepare`] made ready for the three passes.
@@ -411,6 +434,10 @@ impl GpuAnimator {
             )
             .with_tail(header_bytes),
             due_args_buffer,
+            slots_limit: None,
+            watched: Vec::new(),
+            watched_for: (0, 0),
+            watch_buffer: None,
             bound: None,
             limits: BindingLimits::of(device),
             prepared: None,
@@ -462,6 +489,32 @@ impl GpuAnimator {
     pub fn limit_ranges(&mut self, characters: Option<usize>) {
         self.limits.limit_to(characters);
         self.bound = None;
+    }
+
+    /// At most `slots` pose slots (`None`: as many as [`GPU_POSE_SLOTS_BYTES`] holds), so
+    /// the ranges take turns in them as a crowd past that size would.
+    pub fn limit_pose_slots(&mut self, slots: Option<usize>) {
+        self.slots_limit = slots.map(|s| s.max(1));
+        self.bound = None;
+    }
+
+    /// Whether the last prepared frame's ranges took turns in fewer pose slots than there
+    /// are ranges: then only the watched characters' poses can be read back, and only
+    /// those the frame computed hold this frame's.
+    pub fn poses_are_scratch(&self) -> bool {
+        self.bound
+            .as_ref()
+            .is_some_and(|(b, _)| b.slots < b.characters.div_ceil(b.per_range.max(1)))
+    }
+
+    /// The characters whose local poses and model matrices each frame keeps for
+    /// [`Self::read_back_characters`] while the ranges take turns in the pose slots:
+    /// verify's `count` of `characters` ([`verified_indices`]).
+    pub fn watch(&mut self, characters: usize, count: usize) {
+        if self.watched_for != (characters, count) {
+            self.watched_for = (characters, count);
+            self.watched = verified_indices(characters, count);
+        }
     }
 
     /// How many characters' records [`Self::write_characters`] has compared with the
@@ -564,14 +617,24 @@ impl GpuAnimator {
     }
 
     /// Characters one range may hold: its local poses and model matrices together, and its
-    /// slice of the palettes, each fit one storage binding.
+    /// slice of the palettes, each fit one storage binding, and its poses fit
+    /// [`GPU_POSE_SLOTS_BYTES`].
     fn range_characters(&self, palettes: &OutputLayout) -> usize {
         let bytes = [
             self.range_bytes_per_character(),
             palettes.instance_stride() as u64,
         ];
+        let slot = GPU_POSE_SLOTS_BYTES / self.range_bytes_per_character();
         self.limits
             .per_range_after(&bytes, &[self.due_header_bytes(), 0], false)
+            .min(usize::try_from(slot).unwrap_or(usize::MAX).max(1))
+    }
+
+    /// The pose slots `ranges` ranges of `per_range` characters take turns in.
+    fn pose_slots(&self, ranges: usize, per_range: usize) -> usize {
+        let range_bytes = per_range as u64 * self.range_bytes_per_character();
+        let slots = gpu_pose_slots(ranges, range_bytes);
+        self.slots_limit.map_or(slots, |limit| slots.min(limit))
     }
 
     /// A character's local poses and model matrices, and its words of the due list and
@@ -580,16 +643,29 @@ impl GpuAnimator {
         (2 * self.joint_stride * JOINT_BYTES) as u64 + 4 * (1 + u64::from(self.offsets.list_levels))
     }
 
-    /// Where range `r`'s due list (its header first) starts in its poses buffer, bytes:
+    /// Where pose slot `slot`'s due list (its header first) starts in its buffer, bytes:
     /// after every character's local poses and model matrices.
-    fn due_list_at(&self, r: usize) -> u64 {
-        (self.ranges.capacity(r) * 2 * self.joint_stride * JOINT_BYTES) as u64
+    fn due_list_at(&self, slot: usize) -> u64 {
+        self.model_at(slot) * 2
     }
 
-    /// Makes the ranges hold their shares of `characters` ([`RangeBuffers::fit`]).
-    fn fit_ranges(&mut self, device: &wgpu::Device, characters: usize, per_range: usize) {
+    /// Where pose slot `slot`'s model matrices start in its buffer, bytes.
+    fn model_at(&self, slot: usize) -> u64 {
+        (self.ranges.capacity(slot) * self.joint_stride * JOINT_BYTES) as u64
+    }
+
+    /// Makes the pose slots hold the ranges of `characters` that pose at once: every range,
+    /// or `slots` full ones ([`RangeBuffers::fit`]).
+    fn fit_ranges(
+        &mut self,
+        device: &wgpu::Device,
+        characters: usize,
+        per_range: usize,
+        slots: usize,
+    ) {
         let bytes = self.range_bytes_per_character();
-        if self.ranges.fit(device, characters, per_range, bytes) {
+        let at_once = characters.min(slots.saturating_mul(per_range));
+        if self.ranges.fit(device, at_once, per_range, bytes) {
             self.bound = None;
         }
     }
@@ -608,10 +684,83 @@ impl GpuAnimator {
     ) -> Result<(), GpuAnimateError> {
         self.prepare(gpu, palettes, frame, false)?;
         let mut ctx = PassContext::new(gpu, encoder, timers, palettes.shape);
-        self.record_sample(&mut ctx);
-        self.record_hierarchy(&mut ctx);
-        self.record_palette(&mut ctx);
+        self.record_passes(&mut ctx);
         Ok(())
+    }
+
+    /// Records the three passes over every range [`Self::prepare`] made ready (nothing if
+    /// it was not called, or failed), a wave of ranges at a time: the ranges of a wave
+    /// each pose in a slot of their own, and the next wave reuses the slots once the
+    /// palette pass has read them. A crowd whose poses fit has one wave. Each pass of each
+    /// wave is timed under its own label, so a pass's row is the sum over the waves.
+    /// While the ranges take turns, each wave's watched characters' poses are copied out
+    /// ([`Self::watch`]). The next frame prepares again.
+    pub fn record_passes(&mut self, ctx: &mut PassContext<'_>) {
+        let Some(prepared) = self.prepared else {
+            return;
+        };
+        let ranges = prepared.characters.div_ceil(prepared.per_range);
+        let mut first = 0;
+        while first < ranges {
+            let wave = first..(first + prepared.slots).min(ranges);
+            self.record_sample(ctx, wave.clone());
+            self.record_hierarchy(ctx, wave.clone());
+            self.record_palette(ctx, wave.clone());
+            if prepared.slots < ranges {
+                self.copy_watched(ctx.encoder, &prepared, wave.clone());
+            }
+            first = wave.end;
+        }
+        self.prepared = None;
+    }
+
+    /// Makes room to copy the watched characters' poses where the ranges take turns
+    /// (dropped where they do not).
+    fn fit_watch(&mut self, device: &wgpu::Device, taking_turns: bool) {
+        if !taking_turns {
+            self.watch_buffer = None;
+            return;
+        }
+        let bytes =
+            (self.watched.len().max(1) * 2 * self.offsets.joints as usize * JOINT_BYTES) as u64;
+        if self.watch_buffer.as_ref().is_none_or(|b| b.size() < bytes) {
+            self.watch_buffer = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("animate: the watched characters' poses"),
+                size: bytes,
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }));
+        }
+    }
+
+    /// Copies the local poses and model matrices of the watched characters of `wave`'s
+    /// ranges out of their slots, the `k`th watched character's at `k` times both.
+    fn copy_watched(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        prepared: &Prepared,
+        wave: std::ops::Range<usize>,
+    ) {
+        let Some(watch) = &self.watch_buffer else {
+            return;
+        };
+        let bytes = (self.offsets.joints as usize * JOINT_BYTES) as u64;
+        let character = (self.joint_stride * JOINT_BYTES) as u64;
+        for (k, &i) in self.watched.iter().enumerate() {
+            let r = i / prepared.per_range;
+            if i >= prepared.characters || !wave.contains(&r) {
+                continue;
+            }
+            let slot = r % prepared.slots;
+            let Some(poses) = self.ranges.buffer(slot) else {
+                continue;
+            };
+            let c = (i % prepared.per_range) as u64;
+            let to = k as u64 * 2 * bytes;
+            encoder.copy_buffer_to_buffer(poses, c * character, watch, to, bytes);
+            let models = self.model_at(slot) + c * character;
+            encoder.copy_buffer_to_buffer(poses, models, watch, to + bytes, bytes);
+        }
     }
 
     /// Checks the frame's inputs, fits the ranges, writes the parameters and binds the
@@ -663,8 +812,11 @@ impl GpuAnimator {
             return Ok(false);
         }
         let per_range = palettes.buffers.per_range(self.range_characters(layout));
-        self.fit_ranges(device, characters, per_range);
-        let ranges = characters.div_ceil(per_range) as u64;
+        let ranges = characters.div_ceil(per_range);
+        let slots = self.pose_slots(ranges, per_range);
+        self.fit_ranges(device, characters, per_range, slots);
+        self.fit_watch(device, slots < ranges);
+        let ranges = ranges as u64;
         if self.due_args_buffer.size() < ranges * self.due_args_bytes() {
             self.due_args_buffer = Self::due_args_buffer(device, ranges * self.due_args_bytes());
         }
@@ -674,6 +826,7 @@ impl GpuAnimator {
             palette_stride: layout.instance_stride(),
             format: layout.format(),
             per_range,
+            slots,
             blend_weight,
             clock_secs,
             lod,
@@ -698,19 +851,20 @@ impl GpuAnimator {
         self.prepared = Some(Prepared {
             characters,
             per_range,
+            slots,
             hierarchy: frame.hierarchy,
             lod,
         });
         Ok(!current)
     }
 
-    /// Records `spec`'s pass over every range [`Self::prepare`] made ready (nothing if it
-    /// was not called, or failed, since the palette pass), timed: `work` dispatches a
-    /// range's characters, given its live count and its bind group's parameter offset.
+    /// Records `spec`'s pass over the ranges of `wave`, timed: `work` dispatches a range's
+    /// characters, given its live count and its bind group's parameter offset.
     fn record_pass<'s>(
         &'s self,
         ctx: &mut PassContext<'_>,
         spec: &GpuPassSpec,
+        wave: std::ops::Range<usize>,
         pipeline: impl Fn(&Prepared) -> &'s wgpu::ComputePipeline,
         work: impl Fn(&mut wgpu::ComputePass<'_>, &Prepared, &[wgpu::BindGroup], usize),
     ) {
@@ -719,8 +873,8 @@ impl GpuAnimator {
         };
         ctx.compute(spec, |pass| {
             pass.set_pipeline(pipeline(prepared));
-            for (r, group) in groups.iter().enumerate() {
-                pass.set_bind_group(0, group, &[self.param_offset(r, 0)]);
+            for r in wave.clone() {
+                pass.set_bind_group(0, &groups[r], &[self.param_offset(r, 0)]);
                 work(pass, prepared, groups, r);
             }
         });
@@ -771,7 +925,7 @@ impl GpuAnimator {
     /// three passes' arguments are copied where a dispatch may read them, and sampling
     /// (one invocation per listed character and joint its level samples), the walk and
     /// the palettes dispatch over the lists.
-    pub fn record_sample(&self, ctx: &mut PassContext<'_>) {
+    fn record_sample(&self, ctx: &mut PassContext<'_>, wave: std::ops::Range<usize>) {
         // Without LOD, the joints the full mesh samples (its list is always there).
         let joints = self.offsets.level_lists.first().map_or(0, |list| list[1]);
         let (Some(prepared), Some((_, groups))) = (&self.prepared, &self.bound) else {
@@ -781,6 +935,7 @@ impl GpuAnimator {
             self.record_pass(
                 ctx,
                 &SAMPLE_PASS,
+                wave,
                 |_| &self.sample,
                 |pass, p, _, r| dispatch(pass, live(p, r) * joints),
             );
@@ -808,7 +963,8 @@ impl GpuAnimator {
                     label: Some("animate: due lists"),
                     timestamp_writes: half(true),
                 });
-                for (r, group) in groups.iter().enumerate() {
+                for r in wave.clone() {
+                    let group = &groups[r];
                     pass.set_bind_group(0, group, &[self.param_offset(r, 0)]);
                     pass.set_pipeline(&self.due);
                     dispatch(&mut pass, live(prepared, r));
@@ -823,11 +979,12 @@ impl GpuAnimator {
                     }
                 }
             }
-            for r in 0..groups.len() {
-                if let Some(poses) = self.ranges.buffer(r) {
+            for r in wave.clone() {
+                let slot = r % prepared.slots;
+                if let Some(poses) = self.ranges.buffer(slot) {
                     encoder.copy_buffer_to_buffer(
                         poses,
-                        self.due_list_at(r) + DUE_ARGS_IN_HEADER,
+                        self.due_list_at(slot) + DUE_ARGS_IN_HEADER,
                         &self.due_args_buffer,
                         r as u64 * self.due_args_bytes(),
                         self.due_args_bytes(),
@@ -839,15 +996,15 @@ impl GpuAnimator {
                 timestamp_writes: half(false),
             });
             pass.set_pipeline(&self.sample_level);
-            for (r, group) in groups.iter().enumerate() {
-                self.dispatch_mesh_levels(&mut pass, group, r, LevelPass::Sample);
+            for r in wave {
+                self.dispatch_mesh_levels(&mut pass, &groups[r], r, LevelPass::Sample);
             }
         });
     }
 
     /// The hierarchy pass, the way the frame was prepared with: with LOD the walk goes
     /// over each mesh level's list, through that level's joints.
-    pub fn record_hierarchy(&self, ctx: &mut PassContext<'_>) {
+    fn record_hierarchy(&self, ctx: &mut PassContext<'_>, wave: std::ops::Range<usize>) {
         let pipeline = |p: &Prepared| match p.hierarchy {
             GpuHierarchy::Walk if p.lod => &self.walk_level,
             GpuHierarchy::Walk => &self.walk,
@@ -857,6 +1014,7 @@ impl GpuAnimator {
         self.record_pass(
             ctx,
             &HIERARCHY_PASS,
+            wave,
             pipeline,
             |pass, p, groups, r| match p.hierarchy {
                 GpuHierarchy::Walk if p.lod => {
@@ -879,12 +1037,13 @@ impl GpuAnimator {
     }
 
     /// The palette pass (one invocation per character and palette entry some vertex
-    /// reads), the last of the three: the next frame prepares again.
-    pub fn record_palette(&mut self, ctx: &mut PassContext<'_>) {
+    /// reads), the last of the three.
+    fn record_palette(&self, ctx: &mut PassContext<'_>, wave: std::ops::Range<usize>) {
         let entries = self.offsets.moving_entries;
         self.record_pass(
             ctx,
             &PALETTE_PASS,
+            wave,
             |p| {
                 if p.lod {
                     &self.palette_level
@@ -900,7 +1059,6 @@ impl GpuAnimator {
                 }
             },
         );
-        self.prepared = None;
     }
 
     /// The records as the CPU last wrote them (the CPU twins' input: the LOD pass reads
@@ -953,7 +1111,7 @@ impl GpuAnimator {
                 clips_at: o.clips_at,
                 channels_at: o.channels_at,
                 tracks_at: o.tracks_at,
-                model_at: (self.ranges.capacity(r) * self.joint_stride * 3) as u32,
+                model_at: (self.model_at(r % b.slots) / 16) as u32,
                 lod: b.lod as u32,
                 dual_quat_scale: self.dual_quat_scale,
                 moving_joints_at: o.moving_joints_at,
@@ -964,7 +1122,7 @@ impl GpuAnimator {
                 mask_words: o.mask_words,
                 // The LOD pass chooses among the chain's levels, each with its lists.
                 joint_levels: b.joint_levels.min(o.list_levels.max(1)),
-                due_at: (self.due_list_at(r) / 16) as u32,
+                due_at: (self.due_list_at(r % b.slots) / 16) as u32,
                 depth_levels: o.levels.len() as u32,
                 depth_level: 0,
                 sampled_masks_at: o.sampled_masks_at,
@@ -1003,7 +1161,7 @@ impl GpuAnimator {
         let ranges = b.characters.div_ceil(b.per_range);
         (0..ranges)
             .map(|r| {
-                let poses = self.ranges.buffer(r)?;
+                let poses = self.ranges.buffer(r % b.slots)?;
                 let live = live_in_range(b.characters, b.per_range, r);
                 fn slice(
                     buffer: &wgpu::Buffer,
@@ -1064,6 +1222,21 @@ impl GpuAnimator {
         let per_range = self.bound.as_ref().map_or(0, |(b, _)| b.per_range);
         let mut locals = Vec::with_capacity(indices.len());
         let mut models = Vec::with_capacity(indices.len());
+        if let (true, Some(watch)) = (self.poses_are_scratch(), &self.watch_buffer) {
+            let bytes = (joints * JOINT_BYTES) as u64;
+            for &i in indices {
+                let Some(k) = self.watched.iter().position(|&w| w == i) else {
+                    return Err(GpuAnimateError::NotWatched { character: i });
+                };
+                let both =
+                    super::readback::read_buffer_at(gpu, watch, k as u64 * 2 * bytes, 2 * bytes)?;
+                let both: Vec<[f32; 12]> = bytemuck::pod_collect_to_vec(&both);
+                let (l, m) = poses_from(&both[..joints], &both[joints..]);
+                locals.push(l);
+                models.push(m);
+            }
+            return Ok((locals, models));
+        }
         for &i in indices {
             let r = i / per_range.max(1);
             let poses = (per_range > 0)
@@ -1101,6 +1274,9 @@ impl GpuAnimator {
         let Some((bound, _)) = self.bound.as_ref().filter(|(b, _)| b.lod) else {
             return Ok(Vec::new());
         };
+        if self.poses_are_scratch() {
+            return Err(GpuAnimateError::PosesAreScratch);
+        }
         let ranges = bound.characters.div_ceil(bound.per_range.max(1));
         let mut lists = Vec::with_capacity(ranges);
         for r in 0..ranges {
@@ -1166,6 +1342,9 @@ impl GpuAnimator {
         gpu: &GpuContext,
         characters: usize,
     ) -> Result<CharacterPoses, GpuAnimateError> {
+        if self.poses_are_scratch() {
+            return Err(GpuAnimateError::PosesAreScratch);
+        }
         let joints = self.offsets.joints as usize;
         let stride = self.joint_stride;
         let mut locals = Vec::with_capacity(characters);

@@ -13,7 +13,7 @@ use crate::crowd::Instance;
 use crate::crowd::animate::Record;
 use crate::crowd::lod::LodStats;
 use crate::crowd::lod::formats::UNSKINNED_LEVEL;
-use crate::crowd::lod::per_character::{CharacterLod, LodFrame, VISIBLE};
+use crate::crowd::lod::per_character::{CharacterLod, DUE, LodFrame, VISIBLE};
 use crate::crowd::trace::Track;
 use crate::crowd::verify::{FrameDeviation, GpuLevels, verified_indices, verify_gpu_animation};
 use crate::crowd::{AnimateDevice, Stage, StageTimings};
@@ -128,6 +128,9 @@ impl Scene {
             },
         };
         let palettes = PaletteBuffer::new(self.renderer.palettes(), FrameShape::new(&layout, n));
+        // Where the crowd's ranges take turns in the pose slots, verify's characters'
+        // poses are copied out as each wave is done.
+        animator.watch(n, VERIFY_INSTANCES);
         let fresh = animator.prepare(&self.gpu, palettes, &frame, lod_on)?;
         if lod_on {
             profiling::scope!("lod on the GPU");
@@ -242,8 +245,24 @@ impl Scene {
             Some((shown, _)) => shown,
             None => animator.crowd_at(self.sim.anim_clock_secs),
         };
-        let indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
-        let (locals, models) = animator.read_back_characters(&self.gpu, &indices)?;
+        let mut indices = verified_indices(crowd.len(), VERIFY_INSTANCES);
+        let outputs_compared = indices.len();
+        let (mut locals, mut models) = animator.read_back_characters(&self.gpu, &indices)?;
+        // Where the ranges took turns in the pose slots, a character the frame kept has
+        // no poses of its own there: only those it computed are compared stage by stage
+        // (every character's output still is).
+        if animator.poses_are_scratch()
+            && let Some(gpu_lod) = &self.sim.gpu_lod
+            && (self.settings.lod.enabled || self.settings.lod.mesh)
+        {
+            let states = gpu_lod.read_back_states(&self.gpu, crowd.len())?;
+            let computed = |i: usize| states.get(i).is_some_and(|s| s.flags & DUE != 0);
+            let poses = std::mem::take(&mut locals)
+                .into_iter()
+                .zip(std::mem::take(&mut models));
+            let all = std::mem::take(&mut indices).into_iter().zip(poses);
+            (indices, (locals, models)) = all.filter(|&(i, _)| computed(i)).unzip();
+        }
         let levels = self.gpu_levels()?;
         let (skin, posed) = levels.unzip();
         Ok(verify_gpu_animation(
@@ -256,6 +275,7 @@ impl Scene {
             GpuLevels {
                 skin: skin.as_deref(),
                 posed: posed.as_deref(),
+                outputs_compared,
             },
         )?)
     }
@@ -348,15 +368,19 @@ impl Scene {
 
     /// Has the animation on the GPU split its characters into ranges of at most
     /// `characters`, as a device with small binding limits would (see
-    /// [`GpuAnimator::limit_ranges`]); kept until the animation's passes are made again
-    /// (another rig or skinning method, or the animation back on the CPU).
-    pub fn limit_animation_ranges(&mut self, characters: Option<usize>) {
+    /// [`GpuAnimator::limit_ranges`]), the ranges taking turns in at most `pose_slots`
+    /// pose slots as a crowd past [`crate::crowd::budget::GPU_POSE_SLOTS_BYTES`] would
+    /// ([`GpuAnimator::limit_pose_slots`]); kept until the animation's passes are made
+    /// again (another rig or skinning method, or the animation back on the CPU).
+    pub fn limit_animation_ranges(&mut self, characters: Option<usize>, pose_slots: Option<usize>) {
         let (device, rig) = (&self.gpu.device, self.sim.pipeline.rig());
         let method = self.sim.pipeline.config().method;
-        self.sim
+        let animator = self
+            .sim
             .animator
-            .get_or_insert_with(|| GpuAnimator::new(device, rig, method))
-            .limit_ranges(characters);
+            .get_or_insert_with(|| GpuAnimator::new(device, rig, method));
+        animator.limit_ranges(characters);
+        animator.limit_pose_slots(pose_slots);
     }
 
     /// With LOD on the GPU: the characters the animation's passes computed in the last

@@ -48,9 +48,12 @@ crate::declare_variants! {
     /// The GPU passes of a frame, in the order a frame records them (the panel's order too).
     pub enum GpuPass: FramePass in "GPU pass" {
         Lod => pass(lod::PASS, |p, ctx| p.gpu_lod(|l| l.record(ctx))),
-        Sample => pass(animate::SAMPLE_PASS, |p, ctx| p.animator(|a| a.record_sample(ctx))),
-        Hierarchy => pass(animate::HIERARCHY_PASS, |p, ctx| p.animator(|a| a.record_hierarchy(ctx))),
-        Palette => pass(animate::PALETTE_PASS, |p, ctx| p.animator(|a| a.record_palette(ctx))),
+        // The animation's three passes go wave by wave (a wave's ranges share the pose
+        // slots the next wave reuses), so the first row records all three, each pass of
+        // each wave timed under its own row's label.
+        Sample => pass(animate::SAMPLE_PASS, |p, ctx| p.animator(|a| a.record_passes(ctx))),
+        Hierarchy => pass(animate::HIERARCHY_PASS, |_, _| Ok(())),
+        Palette => pass(animate::PALETTE_PASS, |_, _| Ok(())),
         Compute => pass(skin::PASS, |p, ctx| Ok(p.renderer.record_gpu_skinning(ctx, p.sim.pipeline.rig(), p.sim.due_records())?)),
         PoolLists => pass(lod::POOL_LISTS_PASS, |p, ctx| p.gpu_lod(|l| l.record_pool_lists(ctx))),
         Shadow => pass(SHADOW_PASS, |p, ctx| p.draw(|renderer, _, _| shadow_pass(ctx, renderer))),
