@@ -138,6 +138,36 @@ impl PaletteBuffers {
         }
         Ok(out)
     }
+
+    /// The palettes of the characters `indices` names (each below `characters`), the `k`th
+    /// at `k * stride`, read back (blocks until the GPU is done): what verify compares,
+    /// without reading a large crowd's every palette.
+    pub fn read_characters(
+        &self,
+        gpu: &super::GpuContext,
+        characters: usize,
+        indices: &[usize],
+        stride: usize,
+    ) -> Result<Vec<u8>, super::ReadbackError> {
+        let per_buffer = self.per_buffer.unwrap_or(characters.max(1));
+        let mut out = Vec::with_capacity(indices.len() * stride);
+        for &i in indices {
+            let Some((buffer, _)) = self.buffers.get(i / per_buffer) else {
+                return Err(super::ReadbackError::TooLarge {
+                    bytes: ((i + 1) * stride) as u64,
+                    buffer: self.bytes(),
+                });
+            };
+            let at = ((i % per_buffer) * stride) as u64;
+            out.extend(super::readback::read_buffer_at(
+                gpu,
+                buffer,
+                at,
+                stride as u64,
+            )?);
+        }
+        Ok(out)
+    }
 }
 
 /// The largest power of two at most `n` (1 for 0).

@@ -1334,6 +1334,69 @@ impl GpuSkinner {
 }
 
 impl GpuSkinner {
+    /// The skinned vertices of the instances `indices` names (each below `instances`), the
+    /// `k`th at `k * instance_stride` as `skinned` lays one out: what verify compares,
+    /// without gathering a large crowd's every vertex (a million characters' full detail
+    /// would be tens of GB). From a pool, each is gathered from its slot (a character the
+    /// pool did not hold stays zero). Blocks until the GPU is done.
+    pub fn read_back_characters(
+        &self,
+        gpu: &GpuContext,
+        skinned: &OutputLayout,
+        instances: usize,
+        indices: &[usize],
+    ) -> Result<Vec<u8>, GpuSkinError> {
+        let stride = skinned.instance_stride();
+        let vertex = skinned.vertex_stride();
+        let pool = match self.pooled {
+            Some(_) => self.read_back_pool(gpu)?,
+            None => None,
+        };
+        let mut out = vec![0u8; indices.len() * stride];
+        for (k, &i) in indices.iter().enumerate() {
+            let located = (i < instances).then(|| self.locate(i)).flatten();
+            let Some((r, offset)) = located else {
+                return Err(GpuSkinError::Short {
+                    asked: i + 1,
+                    skinned: instances.min(i),
+                });
+            };
+            let Some(output) = self.range_output(r) else {
+                return Err(GpuSkinError::Short {
+                    asked: i + 1,
+                    skinned: i,
+                });
+            };
+            let to = &mut out[k * stride..(k + 1) * stride];
+            let Some(pool) = &pool else {
+                to.copy_from_slice(&super::readback::read_buffer_at(
+                    gpu,
+                    output,
+                    offset,
+                    stride as u64,
+                )?);
+                continue;
+            };
+            let base = pool.bases.get(i).copied().unwrap_or(NO_POOL_BASE);
+            if base == NO_POOL_BASE {
+                continue;
+            }
+            // The character's slot: its level's prefix of the coarsest-first order, at most
+            // every vertex of it.
+            let at = u64::from(base) * vertex as u64;
+            let span =
+                (self.rank_of.len() as u64 * vertex as u64).min(output.size().saturating_sub(at));
+            let slot = super::readback::read_buffer_at(gpu, output, at, span)?;
+            for (v, &rank) in self.rank_of.iter().enumerate() {
+                let from = rank as usize * vertex;
+                if let Some(src) = slot.get(from..from + vertex) {
+                    to[v * vertex..(v + 1) * vertex].copy_from_slice(src);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     fn gather_pool(
         &self,
         gpu: &GpuContext,

@@ -753,6 +753,19 @@ impl CrowdRenderer {
             .read(gpu, instances, layout.instance_stride())
     }
 
+    /// The palettes of the characters `indices` names (of `instances`), the `k`th at `k`
+    /// times the instance stride ([`PaletteBuffers::read_characters`]).
+    pub fn read_palettes_of(
+        &self,
+        gpu: &GpuContext,
+        layout: &OutputLayout,
+        instances: usize,
+        indices: &[usize],
+    ) -> Result<Vec<u8>, super::readback::ReadbackError> {
+        self.palettes()
+            .read_characters(gpu, instances, indices, layout.instance_stride())
+    }
+
     /// Makes the chunk bind groups `layout`'s draw path reads through (`pulled`,
     /// `gpu_vertex`), unless they are there: chunks of the skinned buffer, or for the GPU
     /// animation's palettes one chunk per buffer they are split into.
@@ -1146,6 +1159,23 @@ impl CrowdRenderer {
             });
         };
         skinner.read_back(gpu, &skinned, instances)
+    }
+
+    /// What the compute pass skinned for the instances `indices` names (of `instances`),
+    /// the `k`th at `k` times the instance stride ([`GpuSkinner::read_back_characters`]).
+    pub fn read_gpu_skinned_of(
+        &self,
+        gpu: &GpuContext,
+        layout: &OutputLayout,
+        instances: usize,
+        indices: &[usize],
+    ) -> Result<Vec<u8>, GpuSkinError> {
+        let (Some(skinner), Some(skinned)) = (&self.gpu_skinner, layout.skinned_on_gpu()) else {
+            return Err(GpuSkinError::NothingSkinned {
+                variant: layout.variant().spec().name,
+            });
+        };
+        skinner.read_back_characters(gpu, &skinned, instances, indices)
     }
 
     /// Writes the camera, and the transform and colour of every instance whose place or

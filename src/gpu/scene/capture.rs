@@ -20,21 +20,17 @@ impl Scene {
     /// before the clocks advance.
     pub fn verify(&mut self) -> Result<FrameDeviation, SceneError> {
         let layout = *self.sim.pipeline.output_layout();
+        if self.sim.animated_on == AnimateDevice::Gpu {
+            return self.verify_animated_on_gpu(&layout);
+        }
         let out = if layout.skinned_on_gpu().is_some() {
             // What the compute pass skinned, not the palettes uploaded for it.
             self.renderer
                 .read_gpu_skinned(&self.gpu, &layout, self.sim.crowd.len())?
-        } else if self.sim.animated_on == AnimateDevice::Gpu {
-            // `gpu_vertex`'s palettes, as the GPU animation wrote them.
-            self.renderer
-                .read_palettes(&self.gpu, &layout, self.sim.crowd.len())?
         } else {
             let bytes = self.sim.pipeline.output_bytes(self.sim.crowd.len()) as u64;
             read_buffer(&self.gpu, self.renderer.skinned(), bytes)?
         };
-        if self.sim.animated_on == AnimateDevice::Gpu {
-            return self.verify_animated_on_gpu(&out);
-        }
         // What the buffer's vertices were computed from: with LOD, a character not updated
         // this frame shows an older pose.
         let shown = if self.sim.lod.shown().len() == self.sim.crowd.len() {
