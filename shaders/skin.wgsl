@@ -224,9 +224,9 @@ fn set_fit(slot: u32, fit: vec4<u32>, vertices: u32) {
 // listed character is held where it is listed. With one, every listed character first
 // gets room at the coarsest level, as many as the range's room holds (the rest are left
 // out), then what is left lets the finest levels keep their characters, finest first; a
-// character it cannot keep is demoted: `cs_demote` moves it to the coarsest slot's list,
-// after that slot's own, the coarsest levels' first. The coarsest slot leaves out the
-// first `skip` of its list: the farthest first.
+// character a level cannot keep is demoted: a candidate at the next coarser level, after
+// that level's own (`cs_demote` moves it to the list of the level that holds it). The
+// coarsest slot leaves out the first `skip` of its list: the farthest first.
 @compute @workgroup_size(WORKGROUP)
 fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
     let range = id.x;
@@ -272,31 +272,30 @@ fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
     if (held == listed) {
         spare = room - held * at_coarsest;
     }
-    // The characters still to be held, the finest levels' first.
+    // The characters still to be held, the finest levels' first; those a level cannot
+    // keep are candidates at the next coarser one, after its own.
     var places = held;
+    var moved = 0u;
+    var demoted = 0u;
     for (var level = 0u; level < coarsest; level = level + 1u) {
-        let count = atomicLoad(&work_atomic[first_slot + level]);
+        let own = atomicLoad(&work_atomic[first_slot + level]);
+        let candidates = own + moved;
         let n = args[vertices_at + level];
         let extra = n - min(n, at_coarsest);
-        var kept = min(count, places);
+        var kept = min(candidates, places);
         if (extra > 0u) {
             kept = min(kept, spare / extra);
         }
         places = places - kept;
         spare = spare - kept * extra;
-        set_fit(first_slot + level, vec4<u32>(used, kept, 0u, 0u), n);
+        set_fit(first_slot + level, vec4<u32>(used, kept, 0u, moved), n);
         used = used + kept * n;
+        demoted = demoted + kept - min(kept, own);
+        moved = candidates - kept;
     }
-    // Where each finer level's demoted characters go in the coarsest slot's list.
     let own = atomicLoad(&work_atomic[first_slot + coarsest]);
-    var moved = own;
-    for (var k = 0u; k < coarsest; k = k + 1u) {
-        let slot = first_slot + coarsest - 1u - k;
-        atomicStore(&work_atomic[fit_first(slot) + 3u], moved);
-        moved = moved + atomicLoad(&work_atomic[slot]) - atomicLoad(&work_atomic[fit_first(slot) + 1u]);
-    }
-    let skip = moved - places;
-    set_fit(first_slot + coarsest, vec4<u32>(used, places, skip, moved - own), at_coarsest);
+    let skip = own + moved - places;
+    set_fit(first_slot + coarsest, vec4<u32>(used, places, skip, moved), at_coarsest);
     used = used + places * at_coarsest;
     if (used != 0u) {
         atomicAdd(&work_atomic[totals], used);
@@ -304,8 +303,8 @@ fn cs_args(@builtin(global_invocation_id) id: vec3<u32>) {
     if (skip != 0u) {
         atomicAdd(&work_atomic[totals + 1u], skip);
     }
-    // Demoted and held: the moved past the left-out.
-    let demoted = moved - max(skip, own);
+    // Demoted and held at the coarsest: the moved past the left-out.
+    demoted = demoted + own + moved - max(skip, own);
     if (demoted != 0u) {
         atomicAdd(&work_atomic[totals + 3u], demoted);
     }
@@ -319,9 +318,13 @@ fn mark_skinned_at(range: u32, c: u32, level: u32) {
     records_rw[at] = (records_rw[at] & low) | (level << RECORD_SKIN_LEVEL_SHIFT);
 }
 
-// With a pool, one invocation per place of a range's list (dispatched as `cs_bucket`):
-// each demoted character's entry moved to the coarsest slot's list (see `cs_args`), and
-// every demoted or left-out character's record marked with the level it is skinned at.
+// With a pool, one invocation per listed character of a range (dispatched as
+// `cs_bucket`; the `t`th of the range's lists one after another): where `cs_args`'s rooms
+// hold it. Its candidate place at its own level is its place in the list; past the
+// level's kept, it is a candidate at the next coarser level, after that level's own. A
+// demoted character's entry is written at its place in the list of the level that holds
+// it (past that list's own entries, which no invocation moves), and every demoted or
+// left-out character's record is marked with the level it is skinned at.
 @compute @workgroup_size(WORKGROUP)
 fn cs_demote(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -332,31 +335,43 @@ fn cs_demote(
         return;
     }
     let range = i / bucket.per_range;
-    let t = i - range * bucket.per_range;
     let first_slot = range * bucket.levels;
-    let coarsest_slot = first_slot + (bucket.levels - 1u);
-    let list = list_first(coarsest_slot);
-    let own = atomicLoad(&work_atomic[coarsest_slot]);
-    let skip = atomicLoad(&work_atomic[fit_first(coarsest_slot) + 2u]);
-    let moved = atomicLoad(&work_atomic[fit_first(coarsest_slot) + 3u]);
-    if (t < min(skip, own)) {
-        mark_skinned_at(range, atomicLoad(&work_atomic[list + t]), UNSKINNED_LEVEL);
+    let coarsest = bucket.levels - 1u;
+    // The `t`th listed character: its level and its place in that level's list.
+    var t = i - range * bucket.per_range;
+    var own_level = bucket.levels;
+    for (var level = 0u; level < bucket.levels; level = level + 1u) {
+        let own = atomicLoad(&work_atomic[first_slot + level]);
+        if (t < own) {
+            own_level = level;
+            break;
+        }
+        t = t - own;
     }
-    if (t >= moved) {
+    if (own_level == bucket.levels) {
         return;
     }
-    let at = own + t;
-    for (var level = 0u; level < (bucket.levels - 1u); level = level + 1u) {
-        let slot = first_slot + level;
-        let start = atomicLoad(&work_atomic[fit_first(slot) + 3u]);
-        let kept = atomicLoad(&work_atomic[fit_first(slot) + 1u]);
-        let demoted = atomicLoad(&work_atomic[slot]) - kept;
-        if (at >= start && at - start < demoted) {
-            let c = atomicLoad(&work_atomic[list_first(slot) + kept + at - start]);
-            atomicStore(&work_atomic[list + at], c);
-            mark_skinned_at(range, c, select((bucket.levels - 1u), UNSKINNED_LEVEL, at < skip));
-            return;
+    let c = atomicLoad(&work_atomic[list_first(first_slot + own_level) + t]);
+    var level = own_level;
+    var place = t;
+    loop {
+        if (level == coarsest) {
+            break;
         }
+        let kept = atomicLoad(&work_atomic[fit_first(first_slot + level) + 1u]);
+        if (place < kept) {
+            break;
+        }
+        place = atomicLoad(&work_atomic[first_slot + level + 1u]) + place - kept;
+        level = level + 1u;
+    }
+    if (level == coarsest && place < atomicLoad(&work_atomic[fit_first(first_slot + coarsest) + 2u])) {
+        mark_skinned_at(range, c, UNSKINNED_LEVEL);
+        return;
+    }
+    if (level != own_level) {
+        atomicStore(&work_atomic[list_first(first_slot + level) + place], c);
+        mark_skinned_at(range, c, level);
     }
 }
 

@@ -1769,12 +1769,13 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
 /// the f64 oracle); the GPU's lists hold every character with vertices at its skin level,
 /// kept ones too, as the CPU twin lists them; each slot's room is the twin's
 /// ([`fit_slots`]), and so are the counts left out and demoted ([`pool_counts`]); each held
-/// character's base vertex is a place in the room of its own level's slot or, demoted, the
-/// coarsest level's, each place once; one left out or without vertices has none; and the
+/// character's base vertex is a place in the room of its own level's slot or, demoted, a
+/// coarser level's, each place once; one left out or without vertices has none; and the
 /// per-level draws list each held character in view at the level it was skinned at (or
 /// its own, where coarser), one left out nowhere. With room for everyone (100 %) no one is
 /// demoted or left out and the picture is the full slots' picture; with little room some
-/// are drawn coarser, and the panel's reading says how many.
+/// are drawn coarser, some of them (with three levels or more) at a level between theirs
+/// and the coarsest, and the panel's reading says how many.
 fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
@@ -1793,6 +1794,8 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
     );
     let vertices = share.vertices_for(rig);
     let (mut pooled_frames, mut left_out, mut demoted, mut listed_frames) = (0, 0u64, 0u64, 0);
+    // Characters demoted to a level finer than the coarsest.
+    let mut between = 0u64;
     let inside = [(1.0 / 60.0, false); 3];
     for (step, &(dt, closer)) in FRAMES.iter().chain(&inside).enumerate() {
         if closer {
@@ -1851,7 +1854,7 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
             )
             .into());
         }
-        let (twin_left_out, twin_demoted) = pool_counts(&layout, &fits);
+        let (twin_left_out, twin_demoted) = pool_counts(&layout, &counts, &fits);
         if (pool.left_out, pool.demoted) != (twin_left_out, twin_demoted) {
             return Err(format!(
                 "frame {step}: {} left out and {} demoted on the GPU, {twin_left_out} and \
@@ -1860,7 +1863,7 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
             )
             .into());
         }
-        // Each listed character held at its own level or the coarsest, at a place of that
+        // Each listed character held at its own level or a coarser one, at a place of that
         // slot's room, each place once; the counts as the totals say.
         let per_range = layout.per_range();
         let mut held_at: Vec<Option<usize>> = vec![None; n];
@@ -1881,14 +1884,15 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
                     frame_left_out += 1;
                     continue;
                 };
-                if at != level && !(level < coarsest && at == coarsest) {
+                if at < level {
                     return Err(format!(
                         "frame {step}: character {c} listed at level {level} was held at \
-                         {at} (the coarsest is {coarsest})"
+                         the finer {at} (the coarsest is {coarsest})"
                     )
                     .into());
                 }
                 frame_demoted += u32::from(at != level);
+                between += u64::from(at != level && at < coarsest);
                 let held_slot = layout.slot(range, at);
                 let n_at = order.counts()[at];
                 let place = pool.bases[c] - fits[held_slot].base;
@@ -2005,6 +2009,14 @@ fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
     if percent < 100 {
         if demoted == 0 {
             return Err(format!("{percent} % drew no one coarser ({left_out} left out)").into());
+        }
+        // A character without room at its level is held at the finest coarser one the
+        // room allows, not always the coarsest.
+        if rig.mesh_chain().levels().len() > 2 && between == 0 {
+            return Err(format!(
+                "{percent} % drew {demoted} coarser, every one at the coarsest level"
+            )
+            .into());
         }
         let reading = scene.mesh_lod_reading().pool.ok_or("no pool reading")?;
         if reading.capacity_bytes == 0 || reading.high_water_bytes > reading.capacity_bytes {

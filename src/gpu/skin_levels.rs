@@ -20,9 +20,9 @@
 //! listed at its skin level, kept characters too (their kept palettes skin to the same
 //! vertices). Each range's room goes first to every listed character at the chain's
 //! coarsest level, then lets the finest levels keep their own ([`fit_slots`]); a character
-//! it cannot keep is demoted: moved to the coarsest level's list (a small dispatch) and
-//! marked in its record, so the draw lists, written after the skinning, draw it at that
-//! level. A listed character's vertices are its level's prefix of the coarsest-first
+//! a level cannot keep is demoted to the next coarser level, and on until one has room
+//! left for it: moved to that level's list (a small dispatch) and marked in its record, so
+//! the draw lists, written after the skinning, draw it at that level. A listed character's vertices are its level's prefix of the coarsest-first
 //! order, so one position per vertex ([`LevelOrder::rank`]) finds a vertex in any
 //! character's slot whatever its level, and every coarser level's triangles read a prefix
 //! of it. The level dispatch writes each character's first vertex into the draws' base
@@ -111,13 +111,15 @@ impl LevelOrder {
 }
 
 /// One slot's room in a frame: its first vertex in its range's pool, how many characters
-/// it holds, where in its list the held ones start, and where its demoted characters went.
+/// it holds, where in its list the held ones start, and how many were demoted into it.
 ///
-/// With a pool, a character the room cannot hold at its level is *demoted*: its entry is
-/// moved to the list of the range's coarsest slot (the chain's last level), after that
-/// slot's own characters, the coarsest levels' first. Only that slot leaves characters
-/// out, the first `skip` of its list: its own (the farthest) first, then the demoted from
-/// the coarsest levels up, so the finest levels' are the last left out.
+/// With a pool, a character the room cannot hold at its level is *demoted* to the next
+/// coarser level: its entry is moved to that slot's list, after the slot's own characters
+/// and before those it cannot hold in turn, which go on to the next. So each character is
+/// held at the finest level the room has left for it, the finer levels' first. Only the
+/// range's coarsest slot (the chain's last level) leaves characters out, the first `skip`
+/// of its list: its own (the farthest) first, then those demoted into it, the coarsest
+/// levels' first, so the finest levels' are the last left out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SlotFit {
     pub base: u32,
@@ -125,8 +127,7 @@ pub struct SlotFit {
     /// The coarsest slot: how many entries at the start of its list are left out (0
     /// elsewhere).
     pub skip: u32,
-    /// A finer slot: where in the coarsest slot's list its demoted characters start. The
-    /// coarsest slot: how many demoted characters were moved to its list.
+    /// How many characters of finer levels were moved to its list, after its own.
     pub moved: u32,
 }
 
@@ -138,8 +139,9 @@ pub const FIT_WORDS: usize = 4;
 /// pool every listed character fits where it is listed. With one, a range holds
 /// `pool_vertices` per live character: first every listed character gets room at the
 /// coarsest level, as many as fit (the rest are left out), then what is left lets the
-/// finest levels keep their characters, finest first; a character it cannot keep is
-/// demoted to the coarsest level (see [`SlotFit`]).
+/// finest levels keep their characters, finest first; a character a level cannot keep is
+/// demoted to the next coarser level, where it is kept if the room left allows (see
+/// [`SlotFit`]).
 pub fn fit_slots(
     layout: &WorkLayout,
     characters: usize,
@@ -183,59 +185,60 @@ pub fn fit_slots(
         } else {
             0
         };
-        // The characters still to be held, the finest levels' first.
+        // The characters still to be held, the finest levels' first; those a level cannot
+        // keep are candidates at the next coarser one, after its own.
         let mut places = held;
         let mut used = 0u64;
+        let mut moved = 0u64;
         for level in 0..coarsest {
             let slot = layout.slot(range, level);
-            let count = count_of(slot);
+            let candidates = count_of(slot) + moved;
             let extra = vertices_of(level).saturating_sub(at_coarsest);
             let kept = match extra {
-                0 => count.min(places),
-                extra => count.min(places).min(spare / extra),
+                0 => candidates.min(places),
+                extra => candidates.min(places).min(spare / extra),
             };
             places -= kept;
             spare -= kept * extra;
             fits[slot] = SlotFit {
                 base: used as u32,
                 fitted: kept as u32,
-                ..SlotFit::default()
+                skip: 0,
+                moved: moved as u32,
             };
             used += kept * vertices_of(level);
+            moved = candidates - kept;
         }
         let slot = layout.slot(range, coarsest);
-        let own = count_of(slot);
-        let mut moved = own;
-        for level in (0..coarsest).rev() {
-            let finer = layout.slot(range, level);
-            fits[finer].moved = moved as u32;
-            moved += count_of(finer) - u64::from(fits[finer].fitted);
-        }
-        let skip = moved - places;
+        let skip = count_of(slot) + moved - places;
         fits[slot] = SlotFit {
             base: used as u32,
             fitted: places as u32,
             skip: skip as u32,
-            moved: (moved - own) as u32,
+            moved: moved as u32,
         };
     }
     fits
 }
 
 /// The CPU twin of the frame's totals of characters the pool left out and demoted (held
-/// at a coarser level than their own), from the slots' rooms ([`fit_slots`]).
-pub fn pool_counts(layout: &WorkLayout, fits: &[SlotFit]) -> (u32, u32) {
+/// at a coarser level than their own), from the slots' listed characters (`counts`) and
+/// rooms ([`fit_slots`]): a slot holds its own first, then those moved to it.
+pub fn pool_counts(layout: &WorkLayout, counts: &[u32], fits: &[SlotFit]) -> (u32, u32) {
     let coarsest = layout.levels - 1;
-    (0..layout.ranges)
-        .filter_map(|range| fits.get(layout.slot(range, coarsest)))
-        .map(|fit| {
-            let own = (fit.fitted.saturating_add(fit.skip)).saturating_sub(fit.moved);
-            let moved_left_out = fit.skip.saturating_sub(own);
-            (fit.skip, fit.moved.saturating_sub(moved_left_out))
-        })
-        .fold((0u32, 0u32), |(l, d), (a, b)| {
-            (l.saturating_add(a), d.saturating_add(b))
-        })
+    let (mut left_out, mut demoted) = (0u32, 0u32);
+    for (slot, fit) in fits.iter().enumerate().take(layout.slots()) {
+        let own = counts.get(slot).copied().unwrap_or(0);
+        if slot % layout.levels == coarsest {
+            left_out = left_out.saturating_add(fit.skip);
+            // Held: the list past the left-out; demoted and held: the moved among them.
+            let listed = own.saturating_add(fit.moved);
+            demoted = demoted.saturating_add(listed.saturating_sub(fit.skip.max(own)));
+        } else {
+            demoted = demoted.saturating_add(fit.fitted.saturating_sub(own));
+        }
+    }
+    (left_out, demoted)
 }
 
 /// Words of the frame's totals ([`WorkLayout::totals_first`]).
@@ -474,20 +477,21 @@ mod tests {
     }
 
     #[test]
-    fn characters_without_room_are_demoted_to_the_coarsest_level() {
+    fn characters_without_room_are_demoted_to_the_finest_level_that_fits() {
         // One range of 6 characters: 3 at level 0, 2 at level 1, 1 at level 2.
         let layout = WorkLayout::new(6, 6, 3);
         let counts = [3, 2, 1];
         // 30 vertices: all at level 2 take 12, the 18 left keep two at level 0 (8 more
-        // each) and one at level 1 (2 more); the other two go to level 2's list after its
-        // own character, level 1's first.
+        // each); level 1 then has three candidates (its two, level 0's third) and room
+        // for one more (2 more); the other two go to level 2's list after its own
+        // character, level 1's own first.
         let fits = fit_slots(&layout, 6, &counts, &[10, 4, 2], Some(5));
         let expected = [
             SlotFit {
                 base: 0,
                 fitted: 2,
                 skip: 0,
-                moved: 2,
+                moved: 0,
             },
             SlotFit {
                 base: 20,
@@ -503,9 +507,17 @@ mod tests {
             },
         ];
         assert_eq!(fits, expected);
-        assert_eq!(pool_counts(&layout, &fits), (0, 2));
+        assert_eq!(pool_counts(&layout, &counts, &fits), (0, 2));
+        // Level 1 empty: level 0's third, without room for 8 more vertices, is held at
+        // level 1 (2 more), not at the coarsest.
+        let counts = [3, 0, 1];
+        let fits = fit_slots(&layout, 6, &counts, &[10, 4, 2], Some(5));
+        assert_eq!((fits[0].fitted, fits[1].fitted, fits[2].fitted), (2, 1, 1));
+        assert_eq!((fits[1].moved, fits[2].moved), (1, 0));
+        assert_eq!(pool_counts(&layout, &counts, &fits), (0, 1));
         // 6 vertices hold three at level 2: everyone is demoted, and the first three of
         // level 2's list (its own, then level 1's two) are left out; level 0's are held.
+        let counts = [3, 2, 1];
         let fits = fit_slots(&layout, 6, &counts, &[10, 4, 2], Some(1));
         assert_eq!(
             fits[2],
@@ -517,19 +529,19 @@ mod tests {
             }
         );
         assert_eq!((fits[0].fitted, fits[1].fitted), (0, 0));
-        assert_eq!((fits[0].moved, fits[1].moved), (3, 1));
-        assert_eq!(pool_counts(&layout, &fits), (3, 3));
+        assert_eq!((fits[0].moved, fits[1].moved), (0, 3));
+        assert_eq!(pool_counts(&layout, &counts, &fits), (3, 3));
         // Two levels of 10 vertices each: keeping a level costs nothing more, so no one is
         // demoted, and past the room the coarsest level's own are left out first.
         let flat = WorkLayout::new(4, 4, 2);
         let fits = fit_slots(&flat, 4, &[2, 2], &[10, 10], Some(5));
         assert_eq!((fits[0].fitted, fits[1].fitted, fits[1].skip), (2, 0, 2));
-        assert_eq!(pool_counts(&flat, &fits), (2, 0));
+        assert_eq!(pool_counts(&flat, &[2, 2], &fits), (2, 0));
         // And never more than the room holds: the level-0 characters past it are demoted
         // and left out.
         let fits = fit_slots(&flat, 4, &[4, 0], &[10, 10], Some(5));
         assert_eq!((fits[0].fitted, fits[1].fitted, fits[1].skip), (2, 0, 2));
-        assert_eq!(pool_counts(&flat, &fits), (2, 0));
+        assert_eq!(pool_counts(&flat, &[4, 0], &fits), (2, 0));
     }
 
     #[test]

@@ -14,8 +14,8 @@
 //! to the camera gets room a frame or two later instead of staying drawn coarser.
 //!
 //! A frame whose room is short draws the characters it cannot hold at their level at the
-//! coarsest level instead (`gpu::skin_levels::fit_slots`), and leaves out only those for
-//! whom even that has no room.
+//! finest coarser level it still has room for (`gpu::skin_levels::fit_slots`), and leaves
+//! out only those for whom even the coarsest has no room.
 
 use crate::prepare::PreparedRig;
 
