@@ -1,8 +1,9 @@
 //! The GPU frame's passes, in the order a frame records them: one row each, naming the
 //! pass's own declaration (the [`GpuPassSpec`] its module keeps beside the code that
-//! records it) and the one call that records it from the frame's parts. The timers, the
-//! panel's rows, the timeline, the sidecars and reports (`gpu_<pass>_us`), the bench's
-//! columns and the contracts test all read this list.
+//! records it) and the one call that records it from the frame's parts (the animation's
+//! three passes go wave by wave, so the sampling row's call records all three). The
+//! timers, the panel's rows, the timeline, the sidecars and reports (`gpu_<pass>_us`), the
+//! bench's columns and the contracts test all read this list.
 //!
 //! How it works: [`Scene::frame`] records the compute passes after the uploads and the draw
 //! passes after the window's panel is built, each pass whose spec says it runs this
