@@ -754,7 +754,7 @@ impl CrowdRenderer {
     }
 
     /// The palettes of the characters `indices` names (of `instances`), the `k`th at `k`
-    /// times the instance stride ([`PaletteBuffers::read_characters`]).
+    /// times the instance stride ([`crate::gpu::PaletteBuffers::read_characters`]).
     pub fn read_palettes_of(
         &self,
         gpu: &GpuContext,
