@@ -371,6 +371,24 @@ fn changed_characters_only(rig: &Arc<PreparedRig>) -> Result<(), Failed> {
     common::skin_within_tolerance(&d).map_err(Failed::from)
 }
 
+/// How a scene test splits the GPU animation: palette buffers of at most
+/// `palettes_per_buffer` characters, ranges of one, taking turns in at most `pose_slots`
+/// pose slots (`None`: each its own).
+#[derive(Clone, Copy)]
+struct Split {
+    palettes_per_buffer: usize,
+    pose_slots: Option<usize>,
+}
+
+impl Split {
+    fn palettes(per_buffer: usize) -> Self {
+        Split {
+            palettes_per_buffer: per_buffer,
+            pose_slots: None,
+        }
+    }
+}
+
 /// One frame of `crowd` drawn by the app's scene with the animation on `animate`, and the
 /// verify of that frame.
 fn scene_frame(
@@ -380,8 +398,7 @@ fn scene_frame(
     config: PipelineConfig,
     animate: AnimateDevice,
     camera: &OrbitCamera,
-    palettes_per_buffer: Option<usize>,
-    pose_slots: Option<usize>,
+    split: Option<Split>,
 ) -> Result<(image::RgbaImage, FrameDeviation), Failed> {
     let mut settings = common::app_settings(rig, crowd.len());
     settings.pipeline = config;
@@ -390,10 +407,10 @@ fn scene_frame(
     let mut scene =
         common::offscreen_scene(gpu, rig, settings, (320, 200)).map_err(|e| e.to_string())?;
     scene.set_crowd(crowd.clone());
-    if animate == AnimateDevice::Gpu && palettes_per_buffer.is_some() {
+    if let (AnimateDevice::Gpu, Some(split)) = (animate, split) {
         // Ranges of one character: each bound at its own place within its buffer.
-        scene.limit_palette_buffers(palettes_per_buffer, Some(1));
-        scene.limit_animation_ranges(Some(1), pose_slots);
+        scene.limit_palette_buffers(Some(split.palettes_per_buffer), Some(1));
+        scene.limit_animation_ranges(Some(1), split.pose_slots);
     }
     *scene.camera_mut() = *camera;
     scene.request_verify();
@@ -418,15 +435,13 @@ fn scene_frame(
 }
 
 /// The scene animating on the GPU draws what it draws animating on the CPU (the same
-/// skin variant), and its verify passes; with `palettes_per_buffer`, the GPU animation's
-/// ranges and palette buffers hold at most that many characters, the ranges taking turns
-/// in at most `pose_slots` pose slots.
+/// skin variant), and its verify passes; with `split`, the GPU animation's ranges and
+/// palette buffers are split as it says.
 fn scene_twin(
     rig: &Arc<PreparedRig>,
     skin: SkinVariant,
     method: SkinMethod,
-    palettes_per_buffer: Option<usize>,
-    pose_slots: Option<usize>,
+    split: Option<Split>,
 ) -> Result<(), Failed> {
     let gpu = common::gpu_or_skip();
     let mut crowd = InstanceStore::new();
@@ -439,16 +454,7 @@ fn scene_twin(
         method,
         ..PipelineConfig::best_for(rig, 1)
     };
-    let (expected, _) = scene_frame(
-        &gpu,
-        rig,
-        &crowd,
-        config,
-        AnimateDevice::Cpu,
-        &camera,
-        None,
-        None,
-    )?;
+    let (expected, _) = scene_frame(&gpu, rig, &crowd, config, AnimateDevice::Cpu, &camera, None)?;
     let (got, verify) = scene_frame(
         &gpu,
         rig,
@@ -456,8 +462,7 @@ fn scene_twin(
         config,
         AnimateDevice::Gpu,
         &camera,
-        palettes_per_buffer,
-        pose_slots,
+        split,
     )?;
     if !verify.within_tolerance() {
         return Err(format!("verify of the GPU's animation:\n{}", verify.to_text()).into());
@@ -469,7 +474,6 @@ fn scene_twin(
         config,
         AnimateDevice::Cpu,
         &camera,
-        None,
         None,
     )?;
     let covered = common::covered_pixels(&expected, &empty)?;
@@ -597,7 +601,7 @@ fn main() {
                 let rig = rig.clone();
                 trials.push(common::trial(
                     format!("scene/{method_part}{name}/{}", skin.name()),
-                    move || scene_twin(&rig, skin, method, None, None),
+                    move || scene_twin(&rig, skin, method, None),
                 ));
             }
         }
@@ -610,14 +614,20 @@ fn main() {
         let rig = reference.clone();
         trials.push(common::trial(
             format!("scene_split_palettes/{}", skin.name()),
-            move || scene_twin(&rig, skin, SkinMethod::Linear, Some(4), None),
+            move || scene_twin(&rig, skin, SkinMethod::Linear, Some(Split::palettes(4))),
         ));
         // The same ranges taking turns in two pose slots, as a crowd whose poses outgrow
         // `GPU_POSE_SLOTS_BYTES` does: the picture and verify as before.
         let rig = reference.clone();
         trials.push(common::trial(
             format!("scene_pose_slots/{}", skin.name()),
-            move || scene_twin(&rig, skin, SkinMethod::Linear, Some(4), Some(2)),
+            move || {
+                let split = Split {
+                    pose_slots: Some(2),
+                    ..Split::palettes(4)
+                };
+                scene_twin(&rig, skin, SkinMethod::Linear, Some(split))
+            },
         ));
     }
     if let Some(dir) = common::rigs_dir().map(|_| common::temp_dir("scaled-armatures")) {
