@@ -14,9 +14,12 @@
 //! per depth level; a joint no clip animates is posed at rest) and palette (one
 //! invocation per character and palette entry). Characters are split into
 //! ranges that fit the device's storage-binding limit, as `gpu_compute` splits its output:
-//! each range has its own local-pose and model-matrix buffers and binds its slice of the
-//! palettes, which lies within one of the buffers they are split into
-//! ([`super::shape::PaletteBuffers::per_range`]).
+//! each range poses in a buffer of local poses and model matrices and binds its slice of
+//! the palettes, which lies within one of the buffers they are split into
+//! ([`super::shape::PaletteBuffers::per_range`]). The poses are scratch that only the
+//! frame's three passes read, so a crowd whose poses would outgrow
+//! [`GPU_POSE_SLOTS_BYTES`] has its ranges take turns in fewer such buffers (pose slots),
+//! a wave of ranges at a time ([`GpuAnimator::record_passes`]).
 //!
 //! With update-rate LOD most characters are kept each frame, and launching every
 //! character's invocations only for most to return cost as much as the work (on lavapipe
