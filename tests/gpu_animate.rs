@@ -525,52 +525,23 @@ fn main() {
         }
     }
     let (_, reference) = &common::prepared_rigs()[0];
+    // The built-in rig split in ranges: of four (13 characters, four ranges); of two within
+    // palette buffers of four, the last holding one (each range's palettes bound at its
+    // place in its buffer); and those seven ranges of two taking turns in one pose slot
+    // and in three (waves of three, three and one: each wave's poses made and read into
+    // palettes before the next wave reuses the slots, verify's characters' poses copied
+    // out as each is done).
+    let splits: [(&str, usize, Option<usize>, Option<usize>); 4] = [
+        ("ranges_of_four", 4, None, None),
+        ("split_palettes", 3, Some(5), None),
+        ("pose_slots_1", 3, Some(5), Some(1)),
+        ("pose_slots_3", 3, Some(5), Some(3)),
+    ];
     for &hierarchy in GpuHierarchy::ALL {
-        let rig = reference.clone();
-        trials.push(common::trial(
-            format!("ranges_of_four/{}", hierarchy.name()),
-            move || {
-                twin(
-                    &rig,
-                    Case {
-                        method: SkinMethod::Linear,
-                        hierarchy,
-                        blend_weight: 0.4,
-                        characters: 13,
-                        range_limit: Some(4),
-                        palettes_per_buffer: None,
-                        pose_slots: None,
-                    },
-                )
-            },
-        ));
-        // Ranges of two within palette buffers of four (the last holding one): each
-        // range's palettes bound at its place in its buffer.
-        let rig = reference.clone();
-        trials.push(common::trial(
-            format!("split_palettes/{}", hierarchy.name()),
-            move || {
-                twin(
-                    &rig,
-                    Case {
-                        method: SkinMethod::Linear,
-                        hierarchy,
-                        blend_weight: 0.4,
-                        characters: 13,
-                        range_limit: Some(3),
-                        palettes_per_buffer: Some(5),
-                        pose_slots: None,
-                    },
-                )
-            },
-        ));
-        // Seven ranges of two taking turns in one pose slot, and in three (waves of three,
-        // three and one): each wave's poses made and read into palettes before the next
-        // wave reuses the slots, and verify's characters' poses copied out as each is done.
-        for slots in [1, 3] {
+        for (case, range_limit, palettes_per_buffer, pose_slots) in splits {
             let rig = reference.clone();
             trials.push(common::trial(
-                format!("pose_slots_{slots}/{}", hierarchy.name()),
+                format!("{case}/{}", hierarchy.name()),
                 move || {
                     twin(
                         &rig,
@@ -579,9 +550,9 @@ fn main() {
                             hierarchy,
                             blend_weight: 0.4,
                             characters: 13,
-                            range_limit: Some(3),
-                            palettes_per_buffer: Some(5),
-                            pose_slots: Some(slots),
+                            range_limit: Some(range_limit),
+                            palettes_per_buffer,
+                            pose_slots,
                         },
                     )
                 },

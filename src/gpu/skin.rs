@@ -1302,10 +1302,9 @@ impl GpuSkinner {
         skinned: &OutputLayout,
         instances: usize,
     ) -> Result<Vec<u8>, GpuSkinError> {
-        if self.pooled.is_some()
-            && let Some(pool) = self.read_back_pool(gpu)?
-        {
-            return self.gather_pool(gpu, skinned, instances, &pool);
+        if self.pooled.is_some() {
+            let every: Vec<usize> = (0..instances).collect();
+            return self.read_back_characters(gpu, skinned, instances, &every);
         }
         let mut out = Vec::with_capacity(skinned.bytes(instances));
         let mut left = instances;
@@ -1387,56 +1386,24 @@ impl GpuSkinner {
             let span =
                 (self.rank_of.len() as u64 * vertex as u64).min(output.size().saturating_sub(at));
             let slot = super::readback::read_buffer_at(gpu, output, at, span)?;
-            for (v, &rank) in self.rank_of.iter().enumerate() {
-                let from = rank as usize * vertex;
-                if let Some(src) = slot.get(from..from + vertex) {
-                    to[v * vertex..(v + 1) * vertex].copy_from_slice(src);
-                }
-            }
+            self.unpool(&slot, to, vertex);
         }
         Ok(out)
     }
 
-    fn gather_pool(
-        &self,
-        gpu: &GpuContext,
-        skinned: &OutputLayout,
-        instances: usize,
-        pool: &PoolFrame,
-    ) -> Result<Vec<u8>, GpuSkinError> {
-        let vertex = skinned.vertex_stride();
-        let mut out = vec![0u8; skinned.bytes(instances)];
-        let mut first = 0;
-        for output in self.ranges.buffers() {
-            if first >= instances {
-                break;
+    /// A character's vertices from its pool slot (`slot` from its base vertex on, in the
+    /// coarsest-first order) into `to` in the sorted order, `vertex` bytes each; what the
+    /// slot does not hold stays as it was.
+    fn unpool(&self, slot: &[u8], to: &mut [u8], vertex: usize) {
+        for (v, &rank) in self.rank_of.iter().enumerate() {
+            let from = rank as usize * vertex;
+            if let (Some(src), Some(dst)) = (
+                slot.get(from..from + vertex),
+                to.get_mut(v * vertex..(v + 1) * vertex),
+            ) {
+                dst.copy_from_slice(src);
             }
-            let held = (output.size() / self.range_stride.max(1)) as usize;
-            let bytes = super::readback::read_buffer(gpu, output, output.size())?;
-            for i in first..(first + held).min(instances) {
-                let base = pool.bases.get(i).copied().unwrap_or(NO_POOL_BASE);
-                if base == NO_POOL_BASE {
-                    continue;
-                }
-                for (v, &rank) in self.rank_of.iter().enumerate() {
-                    let from = (base as usize + rank as usize) * vertex;
-                    let to = i * skinned.instance_stride() + v * vertex;
-                    if let (Some(src), Some(dst)) =
-                        (bytes.get(from..from + vertex), out.get_mut(to..to + vertex))
-                    {
-                        dst.copy_from_slice(src);
-                    }
-                }
-            }
-            first += held;
         }
-        if first < instances {
-            return Err(GpuSkinError::Short {
-                asked: instances,
-                skinned: first,
-            });
-        }
-        Ok(out)
     }
 }
 
