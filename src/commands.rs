@@ -644,7 +644,7 @@ pub fn run_app(args: AppArgs) -> anyhow::Result<()> {
             camera: args.camera,
             profiler: args.profiler,
             level_cache: (!args.no_cache)
-                .then(skinbench::skin::level_cache::LevelCache::platform)
+                .then(skinbench::prepare::cache::MeasureCache::platform)
                 .flatten(),
         },
     )?;

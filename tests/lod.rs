@@ -311,7 +311,7 @@ fn a_clips_sphere_holds_every_pose() {
     let mut out = OutputBuffer::for_instances(&layout, crowd.len());
     pipeline.run_frame(crowd.as_slice(), &mut out).unwrap();
     for (k, instance) in crowd.as_slice().iter().enumerate() {
-        let motion = ClipMotion::measure(&rig, instance.clip, None, SkinMethod::Linear);
+        let motion = ClipMotion::measure(&rig, instance.clip, None, SkinMethod::Linear, None);
         assert!(motion.max_vertex_speed > 0.0);
         let (positions, _) = layout.read_instance(&rig.mesh, out.as_bytes(), k).unwrap();
         for p in positions {
@@ -548,7 +548,7 @@ fn travel_bounds_every_vertex(rig: &PreparedRig) {
     }
     for clip in 0..rig.clips.len() as u16 {
         for &blend in &blends {
-            let motion = ClipMotion::measure(rig, clip, blend, SkinMethod::Linear);
+            let motion = ClipMotion::measure(rig, clip, blend, SkinMethod::Linear, None);
             let duration = rig.clips[clip as usize].duration_secs;
             if let Some((other, _)) = blend {
                 // Two loops of different lengths repeat only when they align: no table of
@@ -731,7 +731,7 @@ fn every_public_rig_has_a_travel_case() {
 fn travel_follows_the_clip_phase() {
     let rig = PreparedRig::reference();
     let run = rig.clips.iter().position(|c| c.name == "run").unwrap() as u16;
-    let motion = ClipMotion::measure(&rig, run, None, SkinMethod::Linear);
+    let motion = ClipMotion::measure(&rig, run, None, SkinMethod::Linear, None);
     let duration = rig.clips[run as usize].duration_secs;
     let frames: Vec<f32> = (0..64)
         .map(|k| {

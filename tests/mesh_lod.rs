@@ -346,14 +346,15 @@ fn error_bound_holds_off_grid(rig: &PreparedRig) -> Result<(), Failed> {
 /// preparation of the same rig reads it (and measures nothing), and every level's error,
 /// cut, held joints and joint sets come out equal.
 fn a_cached_measurement_is_the_measurement() -> Result<(), Failed> {
-    use skinbench::skin::level_cache::{LevelCache, LevelSource, level_errors_cached};
-    let cache = LevelCache::at(common::temp_dir("level-cache-roundtrip"));
+    use skinbench::prepare::cache::MeasureCache;
+    use skinbench::skin::level_cache::{LevelSource, level_errors_cached, path_for};
+    let cache = MeasureCache::at(common::temp_dir("level-cache-roundtrip"));
     let first = PreparedRig::reference();
     let (measured, source, problem) = level_errors_cached(&first, Some(&cache));
     if source != LevelSource::Measured || problem.is_some() {
         return Err(format!("first load: {source:?}, {problem:?}").into());
     }
-    if !cache.path_for(&first).is_file() {
+    if !path_for(&cache, &first).is_file() {
         return Err("nothing written".into());
     }
     let second = PreparedRig::reference();
@@ -375,10 +376,11 @@ fn a_cached_measurement_is_the_measurement() -> Result<(), Failed> {
 /// other code, a corrupt one or one that names a joint the rig lacks is not read (a miss,
 /// then overwritten by the new measurement).
 fn the_cache_is_keyed_by_content_and_code() -> Result<(), Failed> {
+    use skinbench::prepare::cache::MeasureCache;
     use skinbench::rig::generate::BuiltInRig;
-    use skinbench::skin::level_cache::{LevelCache, LevelSource, level_errors_cached};
+    use skinbench::skin::level_cache::{LevelSource, level_errors_cached, path_for};
     let dir = common::temp_dir("level-cache-keys");
-    let cache = LevelCache::at(&dir);
+    let cache = MeasureCache::at(&dir);
     let rig = PreparedRig::reference();
     let same = PreparedRig::reference();
     if rig.content_hash != same.content_hash {
@@ -399,12 +401,12 @@ fn the_cache_is_keyed_by_content_and_code() -> Result<(), Failed> {
         }
     }
     level_errors_cached(&rig, Some(&cache));
-    let path = cache.path_for(&rig);
+    let path = path_for(&cache, &rig);
     let written = std::fs::read_to_string(&path).unwrap();
     // The file less the time the measurement took (which differs from one to the next).
     let content = |text: &str| {
         let mut json: serde_json::Value = serde_json::from_str(text).unwrap();
-        json["measured"]["measure_secs"] = serde_json::Value::Null;
+        json["value"]["measured"]["measure_secs"] = serde_json::Value::Null;
         json
     };
     let fresh = |what: &str, text: String| -> Result<(), Failed> {
@@ -420,15 +422,98 @@ fn the_cache_is_keyed_by_content_and_code() -> Result<(), Failed> {
         }
         Ok(())
     };
-    let version = skinbench::skin::level_cache::CODE_VERSION;
+    let version = skinbench::prepare::cache::CODE_VERSION;
     fresh(
         "another code version",
         written.replace(version, "0000000000000000"),
     )?;
     fresh("a corrupt file", written[..written.len() / 2].to_string())?;
     let mut json: serde_json::Value = serde_json::from_str(&written).unwrap();
-    json["measured"]["held"][0][1] = serde_json::json!([rig.joint_count() + 5]);
+    json["value"]["measured"]["held"][0][1] = serde_json::json!([rig.joint_count() + 5]);
     fresh("a joint past the skeleton", json.to_string())?;
+    Ok(())
+}
+
+/// A clip's motion read back from the cache is the measurement, for a loop and for a
+/// cross-fade of two clips; a file of the right length is what a second measurement
+/// reads (a changed value there shows in the motion), and one of another length, a
+/// corrupt one or one of another code version is measured again and overwritten.
+fn a_cached_motion_is_the_measurement() -> Result<(), Failed> {
+    use skinbench::crowd::lod::ClipMotion;
+    use skinbench::prepare::cache::MeasureCache;
+    use skinbench::skin::SkinMethod;
+    let dir = common::temp_dir("motion-cache");
+    let cache = MeasureCache::at(&dir);
+    let rig = PreparedRig::reference();
+    if rig.clips.len() < 2 {
+        return Err("the reference rig has fewer than two clips".into());
+    }
+    let files = || -> Vec<std::path::PathBuf> {
+        let mut f: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        f.sort();
+        f
+    };
+    for (what, blend) in [("a loop", None), ("a cross-fade", Some((1u16, 0.5f32)))] {
+        for f in files() {
+            std::fs::remove_file(f).unwrap();
+        }
+        let measure = |cache: Option<&MeasureCache>| {
+            ClipMotion::measure(&rig, 0, blend, SkinMethod::Linear, cache)
+        };
+        let uncached = measure(None);
+        let first = measure(Some(&cache));
+        let written = files();
+        if written.len() != 1 || first != uncached {
+            return Err(format!(
+                "{what}: first load wrote {written:?}, equal {}",
+                first == uncached
+            )
+            .into());
+        }
+        let path = &written[0];
+        let text = std::fs::read_to_string(path).unwrap();
+        if measure(Some(&cache)) != uncached {
+            return Err(
+                format!("{what}: the motion read back differs from the measurement").into(),
+            );
+        }
+        // Every pose's box grown: a motion made from the file says so.
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for pose in json["value"].as_array_mut().unwrap() {
+            let hi = f64::from_bits(pose[4].as_u64().unwrap()) + 10.0;
+            pose[4] = serde_json::json!(hi.to_bits());
+        }
+        std::fs::write(path, json.to_string()).unwrap();
+        let doctored = measure(Some(&cache));
+        if doctored.radius <= uncached.radius {
+            return Err(format!(
+                "{what}: a kept value was not read ({} vs {})",
+                doctored.radius, uncached.radius
+            )
+            .into());
+        }
+        let mut shorter: serde_json::Value = serde_json::from_str(&text).unwrap();
+        shorter["value"].as_array_mut().unwrap().pop();
+        let version = skinbench::prepare::cache::CODE_VERSION;
+        for (case, bad) in [
+            ("one pose fewer", shorter.to_string()),
+            ("a corrupt file", text[..text.len() / 2].to_string()),
+            (
+                "another code version",
+                text.replace(version, "0000000000000000"),
+            ),
+        ] {
+            std::fs::write(path, bad).unwrap();
+            if measure(Some(&cache)) != uncached {
+                return Err(format!("{what}, {case}: not measured again").into());
+            }
+            if std::fs::read_to_string(path).unwrap() != text {
+                return Err(format!("{what}, {case}: not overwritten").into());
+            }
+        }
+    }
     Ok(())
 }
 
@@ -465,6 +550,10 @@ fn main() {
     trials.push(common::trial(
         "level_cache/keys",
         the_cache_is_keyed_by_content_and_code,
+    ));
+    trials.push(common::trial(
+        "motion_cache/roundtrip",
+        a_cached_motion_is_the_measurement,
     ));
     common::run_trials(&args, trials);
 }

@@ -22,8 +22,9 @@ use super::measure::{SpreadRatio, median};
 use super::table::{Align, Table};
 use super::{BenchError, Context};
 use crate::prepare::PreparedRig;
+use crate::prepare::cache::MeasureCache;
 use crate::rig::generate::BuiltInRig;
-use crate::skin::level_cache::{LevelCache, level_errors_cached};
+use crate::skin::level_cache::{self, level_errors_cached};
 
 /// Where the bench's rig comes from, for the load workload to load it again.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +80,7 @@ pub struct LoadSection {
 const CROWD: usize = 100;
 
 /// One load of `source` with `cache`: each step's milliseconds, and the poses measured.
-fn load_once(source: &RigSource, cache: &LevelCache) -> Result<([f64; 4], usize), BenchError> {
+fn load_once(source: &RigSource, cache: &MeasureCache) -> Result<([f64; 4], usize), BenchError> {
     let start = Instant::now();
     let rig = source.load()?;
     let prepared = start.elapsed();
@@ -98,6 +99,7 @@ fn load_once(source: &RigSource, cache: &LevelCache) -> Result<([f64; 4], usize)
         0.0,
         crate::skin::SkinMethod::Linear,
         crowd.as_slice(),
+        Some(cache),
         &mut |_, _| {},
     );
     let total = start.elapsed();
@@ -128,12 +130,12 @@ pub fn run(ctx: &mut Context) -> Result<LoadSection, BenchError> {
         let dir =
             std::env::temp_dir().join(format!("skinbench-load-{}-{round}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let cache = LevelCache::at(&dir);
+        let cache = MeasureCache::at(&dir);
         let (times, p) = load_once(&source, &cache)?;
         poses = p;
         // The second load must read what the first wrote.
         let again = source.load()?;
-        if cache.load(&again).ok().flatten().is_none() {
+        if level_cache::read(&cache, &again).ok().flatten().is_none() {
             return Err(BenchError::Refused(format!(
                 "the cold load wrote no level measurement to {}",
                 dir.display()

@@ -1,5 +1,5 @@
 //! What a rig's measurements depend on, as one hash: the key under which they are kept on
-//! disk (`skin::level_cache`, a layer above).
+//! disk (`cache`).
 //!
 //! How it works: the skeleton (parents, folded root transforms, rest pose, palette joints,
 //! inverse binds), the mesh as it is skinned (after any `--max-influences` cut: positions,

@@ -23,6 +23,7 @@
 //!
 //! Nothing here is per frame; the kernels in `skin` only read these arrays.
 
+pub mod cache;
 pub mod clip;
 pub mod content;
 pub mod joint_sets;

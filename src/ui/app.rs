@@ -76,7 +76,7 @@ struct Running {
     /// the progress (`None`: not measuring).
     measuring: Option<Measuring>,
     /// Where level measurements are kept between runs (`None`: `--no-cache`).
-    level_cache: Option<crate::skin::level_cache::LevelCache>,
+    level_cache: Option<crate::prepare::cache::MeasureCache>,
 }
 
 impl ApplicationHandler for App {

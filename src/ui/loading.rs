@@ -192,7 +192,7 @@ pub(super) struct Measuring {
 impl Measuring {
     pub(super) fn start(
         rig: Arc<PreparedRig>,
-        cache: Option<crate::skin::level_cache::LevelCache>,
+        cache: Option<crate::prepare::cache::MeasureCache>,
     ) -> Result<Self, AppError> {
         let progress = LoadProgress::new();
         let shared = progress.clone();

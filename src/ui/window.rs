@@ -39,7 +39,7 @@ pub struct AppOptions {
     /// Open the timeline profiler at start (`--profiler`).
     pub profiler: bool,
     /// Where the level measurements are kept between runs (`None`: `--no-cache`).
-    pub level_cache: Option<crate::skin::level_cache::LevelCache>,
+    pub level_cache: Option<crate::prepare::cache::MeasureCache>,
 }
 
 /// What winit says is missing, without the source file and line it prefixes an OS error

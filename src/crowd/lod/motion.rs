@@ -10,6 +10,7 @@ use crate::anim::hierarchy::reference::{self, LocalF64};
 use crate::contract::to_words;
 use crate::crowd::pipeline::sample_instance;
 use crate::prepare::PreparedRig;
+use crate::prepare::cache::MeasureCache;
 use crate::skin::SkinMethod;
 use crate::types::Qvs;
 
@@ -127,9 +128,10 @@ impl ClipMotion {
         clip: u16,
         blend: Option<(u16, f32)>,
         method: SkinMethod,
+        cache: Option<&MeasureCache>,
     ) -> ClipMotion {
         let Some(first) = rig.clips.get(clip as usize) else {
-            return Self::measure_at(rig, clip, None, method, &[0.0], false, 0.0);
+            return Self::measure_at(rig, clip, None, method, &[0.0], false, 0.0, None);
         };
         let blend = blend.filter(|&(other, _)| other != clip);
         let (mut keys, mut stepped) = first.key_times();
@@ -138,7 +140,7 @@ impl ClipMotion {
                 return Self::unbounded();
             };
             if second.duration_secs != first.duration_secs {
-                return Self::measure_reach(rig, clip, (other, weight), method);
+                return Self::measure_reach(rig, clip, (other, weight), method, cache);
             }
             let (more, more_stepped) = second.key_times();
             keys.extend(more);
@@ -147,7 +149,7 @@ impl ClipMotion {
         }
         let duration = first.duration_secs as f64;
         if !(duration > 0.0 && duration.is_finite()) {
-            return Self::measure_at(rig, clip, blend, method, &[0.0], false, 0.0);
+            return Self::measure_at(rig, clip, blend, method, &[0.0], false, 0.0, None);
         }
         let (samples, grid_step) = motion_grid(duration);
         // The pose just before the wrap: the largest time below the duration that sampling
@@ -184,7 +186,16 @@ impl ClipMotion {
             }
             times.push(at);
         }
-        Self::measure_at(rig, clip, blend, method, &times, whole_steps, duration)
+        Self::measure_at(
+            rig,
+            clip,
+            blend,
+            method,
+            &times,
+            whole_steps,
+            duration,
+            cache,
+        )
     }
 
     /// Bounds a cross-fade of two loops of different lengths: its pose at any clip time
@@ -199,6 +210,7 @@ impl ClipMotion {
         clip: u16,
         blend: (u16, f32),
         method: SkinMethod,
+        cache: Option<&MeasureCache>,
     ) -> ClipMotion {
         let (blend_clip, weight) = blend;
         let loop_secs = |c: u16| rig.clips.get(c as usize).map_or(0.0, |c| c.duration_secs);
@@ -233,49 +245,52 @@ impl ClipMotion {
         // along the second at each of the first's. Per line: the farthest step and the box.
         let along_first = second_steps + 1;
         let lines = along_first + first_steps + 1;
-        let measured = crate::prepare::parallel::map(lines, |line| {
-            let mut poser = OraclePoser::new(rig, clip, method);
-            let along = line < along_first;
-            let points = if along {
-                first_steps + 1
-            } else {
-                second_steps + 1
-            };
-            // The pair of times of point `i` on this line.
-            let at = |i: usize| {
-                if along {
-                    (
-                        time_at(first_secs, first_steps, i),
-                        time_at(second_secs, second_steps, line),
-                    )
+        let key = motion_key("reach", clip, Some(blend), method);
+        let measured = cached_poses(cache, rig, &key, lines, || {
+            crate::prepare::parallel::map(lines, |line| {
+                let mut poser = OraclePoser::new(rig, clip, method);
+                let along = line < along_first;
+                let points = if along {
+                    first_steps + 1
                 } else {
-                    (
-                        time_at(first_secs, first_steps, line - along_first),
-                        time_at(second_secs, second_steps, i),
-                    )
+                    second_steps + 1
+                };
+                // The pair of times of point `i` on this line.
+                let at = |i: usize| {
+                    if along {
+                        (
+                            time_at(first_secs, first_steps, i),
+                            time_at(second_secs, second_steps, line),
+                        )
+                    } else {
+                        (
+                            time_at(first_secs, first_steps, line - along_first),
+                            time_at(second_secs, second_steps, i),
+                        )
+                    }
+                };
+                let mut farthest = 0.0f64;
+                let mut min = DVec3::splat(f64::INFINITY);
+                let mut max = DVec3::splat(f64::NEG_INFINITY);
+                let mut previous: Option<Vec<DVec3>> = None;
+                for i in 0..points {
+                    let (secs, blend_secs) = at(i);
+                    let positions = poser.drawn_at(secs, Some((blend_clip, weight, blend_secs)));
+                    if let Some(previous) = &previous {
+                        farthest = farthest.max(farthest_move(&positions, previous));
+                    }
+                    let (lo, hi) = bounds(&positions);
+                    (min, max) = (min.min(lo), max.max(hi));
+                    previous = Some(positions);
                 }
-            };
-            let mut farthest = 0.0f64;
-            let mut min = DVec3::splat(f64::INFINITY);
-            let mut max = DVec3::splat(f64::NEG_INFINITY);
-            let mut previous: Option<Vec<DVec3>> = None;
-            for i in 0..points {
-                let (secs, blend_secs) = at(i);
-                let positions = poser.drawn_at(secs, Some((blend_clip, weight, blend_secs)));
-                if let Some(previous) = &previous {
-                    farthest = farthest.max(farthest_move(&positions, previous));
-                }
-                let (lo, hi) = bounds(&positions);
-                (min, max) = (min.min(lo), max.max(hi));
-                previous = Some(positions);
-            }
-            (along, farthest, min, max)
+                (farthest, min, max)
+            })
         });
         let mut step = [0.0f64; 2];
         let mut min = DVec3::splat(f64::INFINITY);
         let mut max = DVec3::splat(f64::NEG_INFINITY);
-        for (first_axis, farthest, lo, hi) in measured {
-            let axis = usize::from(!first_axis);
+        for (line, (farthest, lo, hi)) in measured.into_iter().enumerate() {
+            let axis = usize::from(line >= along_first);
             step[axis] = step[axis].max(farthest);
             min = min.min(lo);
             max = max.max(hi);
@@ -302,6 +317,7 @@ impl ClipMotion {
         times_secs: &[f64],
         whole_steps: bool,
         duration_secs: f64,
+        cache: Option<&MeasureCache>,
     ) -> ClipMotion {
         // The drawn vertices at pose `k`, model space.
         let pose_at = |k: usize, poser: &mut OraclePoser| -> Vec<DVec3> {
@@ -312,30 +328,34 @@ impl ClipMotion {
         // Poses are independent but each step needs the pose before it: every core takes a
         // run of poses and skins the one before its run too. Per pose: the farthest any
         // vertex moved since the previous pose (0 for the first), and its box.
-        let runs = crate::prepare::parallel::chunks(times_secs.len());
-        let measured: Vec<Vec<(f64, DVec3, DVec3)>> =
-            crate::prepare::parallel::map(runs.len(), |r| {
-                let run = runs[r].clone();
-                let mut poser = OraclePoser::new(rig, clip, method);
-                let mut previous = (run.start > 0).then(|| pose_at(run.start - 1, &mut poser));
-                run.map(|k| {
-                    let positions = pose_at(k, &mut poser);
-                    let farthest = previous
-                        .as_ref()
-                        .map_or(0.0, |previous| farthest_move(&positions, previous));
-                    let (min, max) = bounds(&positions);
-                    previous = Some(positions);
-                    (farthest, min, max)
-                })
-                .collect()
-            });
+        let key = motion_key("loop", clip, blend, method);
+        let measured = cached_poses(cache, rig, &key, times_secs.len(), || {
+            let runs = crate::prepare::parallel::chunks(times_secs.len());
+            let per_run: Vec<Vec<(f64, DVec3, DVec3)>> =
+                crate::prepare::parallel::map(runs.len(), |r| {
+                    let run = runs[r].clone();
+                    let mut poser = OraclePoser::new(rig, clip, method);
+                    let mut previous = (run.start > 0).then(|| pose_at(run.start - 1, &mut poser));
+                    run.map(|k| {
+                        let positions = pose_at(k, &mut poser);
+                        let farthest = previous
+                            .as_ref()
+                            .map_or(0.0, |previous| farthest_move(&positions, previous));
+                        let (min, max) = bounds(&positions);
+                        previous = Some(positions);
+                        (farthest, min, max)
+                    })
+                    .collect()
+                });
+            per_run.into_iter().flatten().collect()
+        });
         let mut travelled = Vec::with_capacity(times_secs.len());
         travelled.push(0.0f64);
         let mut fastest = 0.0f64;
         let mut longest_step = 0.0f64;
         let mut min = DVec3::splat(f64::INFINITY);
         let mut max = DVec3::splat(f64::NEG_INFINITY);
-        for (k, (farthest, lo, hi)) in measured.into_iter().flatten().enumerate() {
+        for (k, (farthest, lo, hi)) in measured.into_iter().enumerate() {
             if k > 0 {
                 let secs = times_secs[k] - times_secs[k - 1];
                 // A jump (a loop whose ends differ) is no speed, and no pose lies inside it.
@@ -671,4 +691,55 @@ fn floor(x: f64) -> f64 {
     } else {
         truncated
     }
+}
+
+/// The name a motion's poses are kept under in the measurement cache: its kind ("loop" or
+/// "reach"), its clip, its blend clip and weight, and the skinning method.
+fn motion_key(kind: &str, clip: u16, blend: Option<(u16, f32)>, method: SkinMethod) -> String {
+    let (blend_clip, weight) = blend.map_or((String::from("none"), 0), |(c, w)| {
+        (c.to_string(), w.to_bits())
+    });
+    let method = match method {
+        SkinMethod::Linear => "linear",
+        SkinMethod::DualQuat => "dual-quat",
+    };
+    format!("{kind}-{clip}-{blend_clip}-{weight:08x}-{method}")
+}
+
+/// `count` measured poses (each: the farthest a vertex moved since the one before, and the
+/// box of the drawn vertices), read from `cache` where this code kept them for this rig
+/// and key, else measured by `measure` and kept. They are kept as each f64's bits, which
+/// hold what JSON cannot (an infinite or not-a-number move of a mesh that is not finite).
+/// A cache that cannot be read or written costs only the measurement.
+fn cached_poses(
+    cache: Option<&MeasureCache>,
+    rig: &PreparedRig,
+    key: &str,
+    count: usize,
+    measure: impl FnOnce() -> Vec<(f64, DVec3, DVec3)>,
+) -> Vec<(f64, DVec3, DVec3)> {
+    const KIND: &str = "motion";
+    let from_bits = |b: &[u64; 7]| {
+        let f = |i: usize| f64::from_bits(b[i]);
+        (
+            f(0),
+            DVec3::new(f(1), f(2), f(3)),
+            DVec3::new(f(4), f(5), f(6)),
+        )
+    };
+    if let Some(cache) = cache
+        && let Ok(Some(kept)) = cache.read::<Vec<[u64; 7]>>(KIND, rig, key)
+        && kept.len() == count
+    {
+        return kept.iter().map(from_bits).collect();
+    }
+    let measured = measure();
+    if let Some(cache) = cache {
+        let bits: Vec<[u64; 7]> = measured
+            .iter()
+            .map(|(d, lo, hi)| [*d, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z].map(f64::to_bits))
+            .collect();
+        let _ = cache.write(KIND, rig, key, &bits);
+    }
+    measured
 }

@@ -45,6 +45,7 @@ use crate::contract::{read_words, to_words};
 use crate::crowd::animate::{Record, time_at};
 use crate::crowd::instances::Instance;
 use crate::prepare::PreparedRig;
+use crate::prepare::cache::MeasureCache;
 use crate::skin::SkinMethod;
 
 impl LodFrame {
@@ -135,7 +136,7 @@ impl MotionSet {
         blend_weight: f32,
         method: SkinMethod,
     ) -> bool {
-        self.update_with(rig, crowd, blend_weight, method, &mut |_, _| {})
+        self.update_with(rig, crowd, blend_weight, method, None, &mut |_, _| {})
     }
 
     /// [`Self::update`], calling `measured(done, of)` after each motion it measures (of:
@@ -146,6 +147,7 @@ impl MotionSet {
         crowd: &[Instance],
         blend_weight: f32,
         method: SkinMethod,
+        cache: Option<&MeasureCache>,
         measured: &mut dyn FnMut(usize, usize),
     ) -> bool {
         let blend_bits = if blend_weight > 0.0 {
@@ -188,6 +190,7 @@ impl MotionSet {
                 i.clip,
                 blending.then_some((i.blend_clip, blend_weight)),
                 method,
+                cache,
             );
             self.index.insert(pair_key, self.motions.len() as u32);
             self.motions.push(motion);

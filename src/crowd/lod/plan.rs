@@ -11,6 +11,7 @@ use super::motion::{ClipMotion, MotionKey};
 use super::{LodSettings, LodView, PERIODS};
 use crate::crowd::instances::{Instance, InstanceStore};
 use crate::prepare::PreparedRig;
+use crate::prepare::cache::MeasureCache;
 use crate::prepare::mesh_lod::MAX_MESH_LEVELS;
 use crate::skin::SkinMethod;
 use crate::types::LANES;
@@ -204,7 +205,7 @@ impl Lod {
 
     /// The motion measured for `key`, measuring it at first use.
     fn motion_for(&mut self, input: &PlanInput<'_>, key: MotionKey) -> u32 {
-        self.motion_of(input.rig, input.blend_weight, input.method, key)
+        self.motion_of(input.rig, input.blend_weight, input.method, key, None)
     }
 
     fn motion_of(
@@ -213,6 +214,7 @@ impl Lod {
         blend_weight: f32,
         method: SkinMethod,
         key: MotionKey,
+        cache: Option<&MeasureCache>,
     ) -> u32 {
         if let Some(&index) = self.motion_index.get(&key) {
             return index;
@@ -222,6 +224,7 @@ impl Lod {
             key.clip,
             key.blend.map(|(c, _)| (c, blend_weight)),
             method,
+            cache,
         );
         let index = self.motions.len() as u32;
         self.motions.push(motion);
@@ -230,13 +233,16 @@ impl Lod {
     }
 
     /// Measures now the motions `instances` play that the first plan would measure (at
-    /// load, where a progress line can say so), calling `measured(done, of)` after each.
+    /// load, where a progress line can say so), calling `measured(done, of)` after each;
+    /// each read from `cache` where this code measured it for this rig before, and kept
+    /// there when measured.
     pub fn measure_motions(
         &mut self,
         rig: &PreparedRig,
         blend_weight: f32,
         method: SkinMethod,
         instances: &[Instance],
+        cache: Option<&MeasureCache>,
         measured: &mut dyn FnMut(usize, usize),
     ) {
         let blend = (blend_weight > 0.0).then_some(blend_weight.to_bits());
@@ -253,7 +259,7 @@ impl Lod {
         keys.sort_unstable_by_key(|k| (k.clip, k.blend));
         keys.dedup();
         for (done, key) in keys.iter().enumerate() {
-            self.motion_of(rig, blend_weight, method, *key);
+            self.motion_of(rig, blend_weight, method, *key, cache);
             measured(done + 1, keys.len());
         }
     }

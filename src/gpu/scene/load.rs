@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use super::{Scene, SceneError, Settings};
 use crate::gpu::GpuContext;
 use crate::prepare::PreparedRig;
-use crate::skin::level_cache::{LevelCache, LevelSource, level_errors_cached};
+use crate::prepare::cache::MeasureCache;
+use crate::skin::level_cache::{LevelSource, level_errors_cached, path_for};
 
 /// Whether a scene of `settings` reads its rig's level errors: geometric LOD chooses levels
 /// by them; the GPU's animation tables list what each level samples. A crowd at full
@@ -34,14 +35,14 @@ pub fn reads_level_errors(settings: &Settings) -> bool {
 pub fn measure_level_errors(
     rig: &PreparedRig,
     progress: &LoadProgress,
-    cache: Option<&LevelCache>,
+    cache: Option<&MeasureCache>,
 ) {
     progress.start(LoadStep::MeshLevels);
     rig.mesh_chain();
     progress.start(LoadStep::MeshErrors);
     let (_, source, problem) = level_errors_cached(rig, cache);
     if let Some(cache) = cache {
-        let path = cache.path_for(rig);
+        let path = path_for(cache, rig);
         match source {
             LevelSource::Cache => {
                 progress.note(format!("level errors read from {}", path.display()))
@@ -282,7 +283,7 @@ pub fn load_scene(
     format: wgpu::TextureFormat,
     size: (u32, u32),
     progress: &LoadProgress,
-    cache: Option<&LevelCache>,
+    cache: Option<&MeasureCache>,
 ) -> Result<Scene, SceneError> {
     if reads_level_errors(&settings) {
         measure_level_errors(&rig, progress, cache);
@@ -290,7 +291,7 @@ pub fn load_scene(
     progress.start(LoadStep::Scene);
     let mut scene = Scene::new(gpu, rig, settings, format, size)?;
     progress.start(LoadStep::Motions);
-    scene.measure_motions(&mut |done, of| progress.count(done, of));
+    scene.measure_motions(cache, &mut |done, of| progress.count(done, of));
     progress.finish();
     Ok(scene)
 }

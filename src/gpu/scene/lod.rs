@@ -135,7 +135,11 @@ impl Scene {
     /// Measures the motions of the clips the crowd plays that LOD will bound with (the CPU
     /// plan's or the GPU pass's, whichever animates), calling `measured(done, of)` after
     /// each: what the first frame would otherwise measure (see `load_scene`).
-    pub fn measure_motions(&mut self, measured: &mut dyn FnMut(usize, usize)) {
+    pub fn measure_motions(
+        &mut self,
+        cache: Option<&crate::prepare::cache::MeasureCache>,
+        measured: &mut dyn FnMut(usize, usize),
+    ) {
         let lod = self.settings.lod;
         let rig = self.sim.pipeline.rig().clone();
         let config = *self.sim.pipeline.config();
@@ -146,6 +150,7 @@ impl Scene {
                 config.blend_weight,
                 config.method,
                 self.sim.crowd.as_slice(),
+                cache,
                 measured,
             ),
             AnimateDevice::Gpu if lod.enabled || lod.mesh => {
@@ -154,6 +159,7 @@ impl Scene {
                     self.sim.crowd.as_slice(),
                     config.blend_weight,
                     config.method,
+                    cache,
                     measured,
                 );
             }
