@@ -86,6 +86,24 @@ const PARTIAL_SLACK: f64 = 0.02;
 /// A step shorter than this, clip-seconds, is a jump, not motion.
 const JUMP_SECS: f64 = 1e-5;
 
+/// The poses a loop is measured at: one loop of `duration_secs`, on a grid at
+/// [`MOTION_RATE_HZ`] with its keys; a single time for a still clip. `whole_steps`: every
+/// step counts whole (see `MotionTable::partial_speed`).
+#[derive(Clone, Copy)]
+struct LoopTimes<'a> {
+    times_secs: &'a [f64],
+    whole_steps: bool,
+    duration_secs: f64,
+}
+
+impl LoopTimes<'static> {
+    const STILL: Self = LoopTimes {
+        times_secs: &[0.0],
+        whole_steps: false,
+        duration_secs: 0.0,
+    };
+}
+
 /// Which motion a character plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) struct MotionKey {
@@ -131,7 +149,7 @@ impl ClipMotion {
         cache: Option<&MeasureCache>,
     ) -> ClipMotion {
         let Some(first) = rig.clips.get(clip as usize) else {
-            return Self::measure_at(rig, clip, None, method, &[0.0], false, 0.0, None);
+            return Self::measure_at(rig, clip, None, method, LoopTimes::STILL, None);
         };
         let blend = blend.filter(|&(other, _)| other != clip);
         let (mut keys, mut stepped) = first.key_times();
@@ -149,7 +167,7 @@ impl ClipMotion {
         }
         let duration = first.duration_secs as f64;
         if !(duration > 0.0 && duration.is_finite()) {
-            return Self::measure_at(rig, clip, blend, method, &[0.0], false, 0.0, None);
+            return Self::measure_at(rig, clip, blend, method, LoopTimes::STILL, None);
         }
         let (samples, grid_step) = motion_grid(duration);
         // The pose just before the wrap: the largest time below the duration that sampling
@@ -186,16 +204,12 @@ impl ClipMotion {
             }
             times.push(at);
         }
-        Self::measure_at(
-            rig,
-            clip,
-            blend,
-            method,
-            &times,
+        let times = LoopTimes {
+            times_secs: &times,
             whole_steps,
-            duration,
-            cache,
-        )
+            duration_secs: duration,
+        };
+        Self::measure_at(rig, clip, blend, method, times, cache)
     }
 
     /// Bounds a cross-fade of two loops of different lengths: its pose at any clip time
@@ -307,18 +321,20 @@ impl ClipMotion {
         }
     }
 
-    /// Measures the poses at `times_secs` (one loop of `duration_secs`, grid at
-    /// [`MOTION_RATE_HZ`]; a single time for a still clip).
+    /// Measures the poses at `times`.
     fn measure_at(
         rig: &PreparedRig,
         clip: u16,
         blend: Option<(u16, f32)>,
         method: SkinMethod,
-        times_secs: &[f64],
-        whole_steps: bool,
-        duration_secs: f64,
+        times: LoopTimes<'_>,
         cache: Option<&MeasureCache>,
     ) -> ClipMotion {
+        let LoopTimes {
+            times_secs,
+            whole_steps,
+            duration_secs,
+        } = times;
         // The drawn vertices at pose `k`, model space.
         let pose_at = |k: usize, poser: &mut OraclePoser| -> Vec<DVec3> {
             let time_secs = times_secs[k] as f32;
