@@ -517,16 +517,40 @@ fn a_cached_motion_is_the_measurement() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The pairs that share one influence list are bounded between the measured poses by
+/// their stretch instead of being skinned: at times between the poses, each one's
+/// distance stays within its bound. And bounding them finds what measuring them finds:
+/// the same errors, held joints, cuts and distances between the poses.
+fn rigid_pairs_are_bounded(rig: &PreparedRig) -> Result<(), Failed> {
+    use skinbench::skin::level_errors::{RigidPairs, measure_levels_with, rigid_bound_check};
+    let (pairs, excess) = rigid_bound_check(rig);
+    if excess > 1e-9 {
+        return Err(format!(
+            "a rigid pair's distance passes its bound by {excess:.3e} of the rig's size ({pairs} pairs)"
+        )
+        .into());
+    }
+    let mut bounded = measure_levels_with(rig, RigidPairs::Bounded);
+    let mut measured = measure_levels_with(rig, RigidPairs::Measured);
+    bounded.measure_secs = 0.0;
+    measured.measure_secs = 0.0;
+    if bounded != measured {
+        return Err(format!("bounded {bounded:?}\nmeasured {measured:?}").into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     type Check = fn(&PreparedRig) -> Result<(), Failed>;
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 7] = [
         ("chain", chain_is_valid),
         ("error_bound", error_bounds_other_poses),
         ("error_bound_off_grid", error_bound_holds_off_grid),
         ("joint_sets", joint_sets_are_exact),
         ("influence_cuts", influence_cuts_bound_other_poses),
         ("joint_merges", joint_merges_bound_other_poses),
+        ("rigid_pairs", rigid_pairs_are_bounded),
     ];
     let mut trials = Vec::new();
     for (name, rig) in common::prepared_rigs() {

@@ -20,8 +20,9 @@ use std::time::Instant;
 
 use super::SkinMethod;
 use super::influence_cuts::measure_cuts;
-use super::joint_merges::measure_merges;
+use super::joint_merges::{MeasuredMerges, measure_merges};
 use super::mesh_lod::{POSE_MARGIN, measure_surfaces, poses_per_clip};
+pub use super::tracked_bound::RigidPairs;
 use super::tracked_bound::{LevelPosing, tracked_distances};
 use crate::prepare::joint_sets::{JointSet, cut_joint_sets};
 use crate::prepare::{LevelInfluences, LevelMerges, MeshLevelErrors, PreparedRig};
@@ -59,6 +60,12 @@ pub struct MeasuredLevels {
 
 /// Measures `rig`'s levels (see the module docs).
 pub fn measure_levels(rig: &PreparedRig) -> MeasuredLevels {
+    measure_levels_with(rig, RigidPairs::Bounded)
+}
+
+/// [`measure_levels`], bounding the rigid pairs between the measured poses or measuring
+/// them (which finds the same: `tests/mesh_lod.rs` compares them on every rig).
+pub fn measure_levels_with(rig: &PreparedRig, rigid_pairs: RigidPairs) -> MeasuredLevels {
     let start = Instant::now();
     let measured = measure_surfaces(rig, poses_per_clip(rig), 0.0);
     let poses = measured.surfaces.len();
@@ -82,30 +89,13 @@ pub fn measure_levels(rig: &PreparedRig) -> MeasuredLevels {
     let influences = measure_cuts(rig, &measured, &merges);
     // Then the bound between the measured poses, each level posed as it is drawn: no
     // smaller than what the poses themselves found.
-    let posing: Vec<Option<LevelPosing>> = merges
-        .iter()
-        .zip(&influences)
-        .enumerate()
-        .map(|(l, (m, cut))| {
-            (l > 0).then(|| {
-                let mut held = vec![false; rig.joint_count()];
-                for &j in &m.merges.held {
-                    held[j] = true;
-                }
-                let mesh = match cut.fits {
-                    Some(k) => std::borrow::Cow::Owned(rig.source_mesh.reduced_to(k).0),
-                    None => std::borrow::Cow::Borrowed(&rig.source_mesh),
-                };
-                LevelPosing { held, mesh }
-            })
-        })
-        .collect();
+    let posing = level_posing(rig, &merges, &influences);
     // Points the partners keep within what the poses found are not measured again.
     let settled: Vec<f64> = errors
         .iter()
         .map(|&e| f64::from(e) / (1.0 + POSE_MARGIN))
         .collect();
-    let tracked = tracked_distances(rig, poses_per_clip(rig), &posing, &settled);
+    let tracked = tracked_distances(rig, poses_per_clip(rig), &posing, &settled, rigid_pairs);
     for l in 1..errors.len() {
         let between = (tracked[l] * (1.0 + POSE_MARGIN)) as f32;
         errors[l] = errors[l].max(between).max(errors[l - 1]);
@@ -123,6 +113,49 @@ pub fn measure_levels(rig: &PreparedRig) -> MeasuredLevels {
         poses,
         measure_secs: start.elapsed().as_secs_f64(),
     }
+}
+
+/// How each level is posed as it is drawn: its held joints at rest, its influences cut
+/// (`None` for the full mesh).
+fn level_posing<'r>(
+    rig: &'r PreparedRig,
+    merges: &[MeasuredMerges],
+    influences: &[LevelInfluences],
+) -> Vec<Option<LevelPosing<'r>>> {
+    merges
+        .iter()
+        .zip(influences)
+        .enumerate()
+        .map(|(l, (m, cut))| {
+            (l > 0).then(|| {
+                let mut held = vec![false; rig.joint_count()];
+                for &j in &m.merges.held {
+                    held[j] = true;
+                }
+                let mesh = match cut.fits {
+                    Some(k) => std::borrow::Cow::Owned(rig.source_mesh.reduced_to(k).0),
+                    None => std::borrow::Cow::Borrowed(&rig.source_mesh),
+                };
+                LevelPosing { held, mesh }
+            })
+        })
+        .collect()
+}
+
+/// How tight the bound on the rigid pairs between the measured poses is
+/// ([`super::tracked_bound`]): `rig`'s levels posed as drawn, the pairs made at the first
+/// measured pose, checked at times between the measured ones. Returns the rigid pairs
+/// checked and the most any distance passes its bound, as a share of the rig's size
+/// (rounding where the bound holds). Measures the levels first, as a load does.
+pub fn rigid_bound_check(rig: &PreparedRig) -> (usize, f64) {
+    let samples = poses_per_clip(rig);
+    let measured = measure_surfaces(rig, samples, 0.0);
+    let merges = measure_merges(rig, &measured);
+    let influences = measure_cuts(rig, &measured, &merges);
+    let posing = level_posing(rig, &merges, &influences);
+    let mut times = crate::skin::volume::grid_times(rig, samples, 0.37);
+    times.extend(crate::skin::volume::grid_times(rig, samples, 0.81));
+    super::tracked_bound::rigid_bound_check(rig, samples, &posing, &times)
 }
 
 /// The level errors of `rig` from what was measured: each level's merges with their lane
