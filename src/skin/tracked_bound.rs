@@ -28,7 +28,7 @@
 //! them under a joint the level holds), the same affine map moves all of them, so the
 //! pair's distance at any time is that map's linear part applied to their distance
 //! vector at bind, at most `Σ |wᵢ| ‖Lᵢ‖` times its length (each palette entry's largest
-//! stretch, bounded at each time by its 3×3 part: [`stretch_bound`]). A pair whose bound
+//! stretch, bounded at each time by its 3×3 part: `stretch_bound`). A pair whose bound
 //! stays within `settled` is passed over; on a character whose parts each follow one joint
 //! (BrainStem) that is most of them.
 
