@@ -97,7 +97,8 @@ pub fn exercise_rig(rig: Rig, report: &ImportReport, name: &str, choice: Choice)
     let method = pick(SkinMethod::ALL, choice.method);
     if measured && !prepared.clips.is_empty() {
         let clip = (choice.time_centisecs as usize % prepared.clips.len()) as u16;
-        let motion = skinbench::crowd::lod::ClipMotion::measure(&prepared, clip, None, method);
+        let motion =
+            skinbench::crowd::lod::ClipMotion::measure(&prepared, clip, None, method, None);
         std::hint::black_box(motion.travel(0.0, f32::from(choice.time_centisecs) / 100.0));
     }
     let config = PipelineConfig {
