@@ -176,6 +176,40 @@ fn the_second_frame_reads_the_first_whole() {
     );
 }
 
+/// A load whose terminal is a file or a pipe (a log, CI) says each step on a line of its
+/// own before the line of what the steps took: the bar a terminal shows is not drawn there,
+/// and a long load would otherwise sit on nothing for seconds.
+fn a_redirected_load_says_each_step() {
+    let Some(xvfb) = xvfb_run() else {
+        common::cannot_run_here()
+    };
+    let runtime = common::temp_dir("xdg-runtime-steps");
+    let cache = common::temp_dir("load-steps-cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let output = Command::new(xvfb)
+        .args(["-a", "-s", "-screen 0 1600x900x24"])
+        .arg(env!("CARGO_BIN_EXE_skinbench"))
+        .args(["--frames", "1", "--no-vsync", "--instances", "20"])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("SKINBENCH_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() && common::gpu_context().is_none() {
+        common::cannot_run_here()
+    }
+    assert!(output.status.success(), "{stderr}");
+    let at = |text: &str| {
+        stderr
+            .find(text)
+            .unwrap_or_else(|| panic!("no {text:?} in:\n{stderr}"))
+    };
+    let measuring = at("loading reference: measuring each level's error");
+    let motions = at("loading reference: measuring how far each clip moves the mesh");
+    let loaded = at("loaded reference in");
+    assert!(measuring < motions && motions < loaded, "{stderr}");
+}
+
 fn main() {
     let tests: Vec<(&'static str, fn())> = vec![
         (
@@ -189,6 +223,10 @@ fn main() {
         (
             "the_second_frame_reads_the_first_whole",
             the_second_frame_reads_the_first_whole,
+        ),
+        (
+            "a_redirected_load_says_each_step",
+            a_redirected_load_says_each_step,
         ),
     ];
     common::run_tests(tests);

@@ -73,9 +73,21 @@ impl Loading {
         );
         terminal.set_prefix(format!("loading {}", rig.name));
         let bar = terminal.clone();
+        // A bar redraws one line, and only on a terminal: a redirected run gets a line
+        // per step instead, so its log says what a long load is doing.
+        let lines = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let last_step = std::sync::Mutex::new(None);
+        let name = rig.name.clone();
         progress.observe(move |status: &LoadStatus| {
             bar.set_position((status.fraction() * BAR_STEPS as f32) as u64);
             bar.set_message(status.line());
+            if lines && status.step.is_some() {
+                let mut last = last_step.lock().unwrap_or_else(|e| e.into_inner());
+                if *last != status.step {
+                    *last = status.step;
+                    eprintln!("loading {name}: {}", status.line());
+                }
+            }
         });
         let rig_name = rig.name.clone();
         let (format, size) = (
