@@ -470,7 +470,7 @@ fn cpu_skinned_levels_uploaded(
 ) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
-        return Ok(());
+        return Err(format!("{} has one mesh level: no coarse level to check", rig.name).into());
     }
     let mut scene = lod_scene_animated_on(rig, skin, rate_lod, true, AnimateDevice::Cpu)?;
     scene.settings_mut().shadows = shadows;
@@ -857,9 +857,11 @@ fn skinned_levels(
     shader: ComputeShader,
 ) -> Result<(), Failed> {
     common::gpu_or_skip();
-    if rig.mesh_chain().levels().len() < 2 || SkinVariant::GpuCompute.refusal(method, rig).is_some()
-    {
-        return Ok(());
+    if rig.mesh_chain().levels().len() < 2 {
+        return Err(format!("{} has one mesh level: no coarse level to check", rig.name).into());
+    }
+    if let Some(refusal) = SkinVariant::GpuCompute.refusal(method, rig) {
+        return Err(format!("gpu_compute refuses {}: {refusal}", rig.name).into());
     }
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
     scene.settings_mut().shadows = shadows;
@@ -1779,7 +1781,7 @@ fn level_draws(rig: &Arc<PreparedRig>, skin: SkinVariant) -> Result<(), Failed> 
 fn pool(rig: &Arc<PreparedRig>, percent: u32) -> Result<(), Failed> {
     common::gpu_or_skip();
     if rig.mesh_chain().levels().len() < 2 {
-        return Ok(());
+        return Err(format!("{} has one mesh level: no pool of levels", rig.name).into());
     }
     let mut scene = lod_scene(rig, SkinVariant::GpuCompute, true, true)?;
     let share = PoolShare::from_percent(percent).ok_or("no such share")?;
@@ -2249,6 +2251,9 @@ fn main() {
         ));
     }
     for (name, rig) in common::prepared_rigs() {
+        // Cases of coarse levels are made only for rigs that have them (a rig of one
+        // level is checked by the cases that do not need one).
+        let levels = rig.mesh_chain().levels().len();
         let r = rig.clone();
         trials.push(common::trial(format!("decisions/{name}"), move || {
             decisions(&r, false, 0.0)
@@ -2271,6 +2276,13 @@ fn main() {
             ));
         }
         for &shader in ComputeShader::ALL {
+            if levels < 2
+                || SkinVariant::GpuCompute
+                    .refusal(SkinMethod::Linear, rig)
+                    .is_some()
+            {
+                break;
+            }
             let r = rig.clone();
             trials.push(common::trial(
                 format!("skinned_levels/{name}/{}", shader.name()),
@@ -2292,6 +2304,9 @@ fn main() {
             ("skinned_levels_shadows", true, SkinMethod::Linear),
             ("skinned_levels_dual_quat", false, SkinMethod::DualQuat),
         ] {
+            if levels < 2 || SkinVariant::GpuCompute.refusal(method, rig).is_some() {
+                continue;
+            }
             let r = rig.clone();
             trials.push(common::trial(format!("{case}/{name}"), move || {
                 skinned_levels(&r, shadows, method, ComputeShader::PerLevel)
@@ -2305,7 +2320,7 @@ fn main() {
             SkinVariant::GpuCompute,
             SkinVariant::GpuVertex,
         ] {
-            if skin.refusal(SkinMethod::Linear, rig).is_some() {
+            if levels < 2 || skin.refusal(SkinMethod::Linear, rig).is_some() {
                 continue;
             }
             let r = rig.clone();
@@ -2320,7 +2335,7 @@ fn main() {
             (SkinVariant::Float4, UploadVariant::StagingBelt),
             (SkinVariant::Pulled, UploadVariant::InPlace),
         ] {
-            if skin.refusal(SkinMethod::Linear, rig).is_some() {
+            if levels < 2 || skin.refusal(SkinMethod::Linear, rig).is_some() {
                 continue;
             }
             let r = rig.clone();
@@ -2333,12 +2348,17 @@ fn main() {
                 move || cpu_skinned_levels_uploaded(&r, skin, false, true, upload),
             ));
         }
-        let r = rig.clone();
-        trials.push(common::trial(
-            format!("cpu_skinned_levels_shadows/{name}"),
-            move || cpu_skinned_levels(&r, SkinVariant::Pulled, true, true),
-        ));
+        if levels > 1 {
+            let r = rig.clone();
+            trials.push(common::trial(
+                format!("cpu_skinned_levels_shadows/{name}"),
+                move || cpu_skinned_levels(&r, SkinVariant::Pulled, true, true),
+            ));
+        }
         for skin in [SkinVariant::Tuned, SkinVariant::Pulled] {
+            if levels < 2 {
+                break;
+            }
             let r = rig.clone();
             trials.push(common::trial(
                 format!("cpu_skinned_levels_dealt/{name}/{}", skin.name()),
@@ -2375,12 +2395,15 @@ fn main() {
             ));
         }
         for (case, percent) in [("pool", 100), ("pool_overflow", 3)] {
+            if levels < 2 {
+                break;
+            }
             let r = rig.clone();
             trials.push(common::trial(format!("{case}/{name}"), move || {
                 pool(&r, percent)
             }));
         }
-        if rig.mesh_chain().levels().len() > 1 {
+        if levels > 1 {
             let r = rig.clone();
             trials.push(common::trial(format!("pool_auto/{name}"), move || {
                 pool_auto(&r)
