@@ -13,6 +13,7 @@ use crate::prepare::PreparedRig;
 use crate::prepare::cache::MeasureCache;
 use crate::skin::SkinMethod;
 use crate::types::Qvs;
+use crate::variant::Variant;
 
 /// Samples per clip-second when measuring a clip's motion.
 pub const MOTION_RATE_HZ: f64 = 240.0;
@@ -715,11 +716,7 @@ fn motion_key(kind: &str, clip: u16, blend: Option<(u16, f32)>, method: SkinMeth
     let (blend_clip, weight) = blend.map_or((String::from("none"), 0), |(c, w)| {
         (c.to_string(), w.to_bits())
     });
-    let method = match method {
-        SkinMethod::Linear => "linear",
-        SkinMethod::DualQuat => "dual-quat",
-    };
-    format!("{kind}-{clip}-{blend_clip}-{weight:08x}-{method}")
+    format!("{kind}-{clip}-{blend_clip}-{weight:08x}-{}", method.name())
 }
 
 /// `count` measured poses (each: the farthest a vertex moved since the one before, and the
