@@ -364,3 +364,67 @@ fn no_module_imports_itself_through_others() {
         layer_rings.join("\n")
     );
 }
+
+/// The files that may begin a GPU pass: the pass context, which every pass of the frame
+/// records through (so each dispatch and draw lies inside a declared pass, timed under its
+/// row), and the window's own drawing into the swapchain (the panel, the loading screen
+/// and the blit of the finished frame), which is no part of the frame.
+const MAY_BEGIN_PASSES: &[&str] = &["gpu/pass.rs", "gpu/blit.rs", "ui/app.rs", "ui/loading.rs"];
+
+/// Where in `src/` (comments and strings aside) a pass is begun outside [`MAY_BEGIN_PASSES`].
+fn passes_begun_outside(src: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if MAY_BEGIN_PASSES.contains(&rel.as_str()) {
+                continue;
+            }
+            let code = without_comments(&std::fs::read_to_string(&path).unwrap());
+            for call in ["begin_compute_pass", "begin_render_pass"] {
+                if code.contains(call) {
+                    found.push(format!("{rel}: {call}"));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn every_pass_is_begun_by_the_pass_context() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = passes_begun_outside(&src);
+    assert!(
+        found.is_empty(),
+        "passes begun outside PassContext (record them with PassContext::compute or \
+         ::render under a declared GpuPassSpec, with a row of their own):\n{}",
+        found.join("\n")
+    );
+    // The rule finds what it is for: a pass begun in a file of the frame's.
+    let planted = std::env::temp_dir().join(format!("skinbench-planted-{}", std::process::id()));
+    std::fs::create_dir_all(planted.join("gpu")).unwrap();
+    std::fs::write(
+        planted.join("gpu/stray.rs"),
+        "fn f(e: &mut wgpu::CommandEncoder) { let _ = e.begin_compute_pass(&Default::default()); }",
+    )
+    .unwrap();
+    std::fs::write(planted.join("gpu/pass.rs"), "fn begin_compute_pass() {}").unwrap();
+    let planted_found = passes_begun_outside(&planted);
+    std::fs::remove_dir_all(&planted).ok();
+    assert_eq!(planted_found, ["gpu/stray.rs: begin_compute_pass"]);
+}

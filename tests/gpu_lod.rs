@@ -1515,10 +1515,13 @@ fn draw_args_out_of_range_refused() -> Result<(), Failed> {
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let layout = *scene.output_layout();
     let mut record = |lod: &mut GpuLod, frame: LodFrame| {
-        let culls = lod.prepare(gpu, frame, &records, &target)?;
+        let prepared = lod.prepare(gpu, frame, &records, &target)?;
         let shape = FrameShape::new(&layout, frame.characters as usize);
-        lod.record(&mut PassContext::new(gpu, &mut encoder, None, shape));
-        Ok::<_, DrawArgsError>(culls)
+        lod.record(
+            &mut PassContext::new(gpu, &mut encoder, None, shape),
+            &prepared,
+        );
+        Ok::<_, DrawArgsError>(prepared.writes_draws())
     };
     let mut cases = Vec::new();
     for (first, count) in [(indices - 1, 2), (u32::MAX, 2), (0, indices + 1)] {
@@ -2155,10 +2158,13 @@ fn level_slots_out_of_range_refused() -> Result<(), Failed> {
     let mut encoder = device.create_command_encoder(&Default::default());
     let layout = *scene.output_layout();
     let mut record = |lod: &mut GpuLod, frame: LodFrame| {
-        let culls = lod.prepare(gpu, frame, &records, &target)?;
+        let prepared = lod.prepare(gpu, frame, &records, &target)?;
         let shape = FrameShape::new(&layout, frame.characters as usize);
-        lod.record(&mut PassContext::new(gpu, &mut encoder, None, shape));
-        Ok::<_, DrawArgsError>(culls)
+        lod.record(
+            &mut PassContext::new(gpu, &mut encoder, None, shape),
+            &prepared,
+        );
+        Ok::<_, DrawArgsError>(prepared.writes_draws())
     };
     let mut culling = frame;
     culling.cull = 1;

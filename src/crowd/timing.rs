@@ -93,7 +93,7 @@ const _: () = {
 };
 
 /// Room for a value per GPU pass: the passes are the GPU layer's to declare
-/// (`gpu::scene::passes::GpuPass`, which checks it fits); the CPU layer never names one.
+/// (`gpu::scene::frame_passes::GpuPass`, which checks it fits); the CPU layer never names one.
 pub const GPU_PASS_SLOTS: usize = 16;
 
 /// A value per GPU pass (its time, µs, where it ran and was timed), indexed by the pass's

@@ -5,20 +5,22 @@
 //!
 //! How it works: a frame is the upload (vertices, or a GPU variant's palettes, or the GPU
 //! animation's records), then the passes of the frame's pass list
-//! ([`scene::passes::GpuPass`]) in order: the GPU animation's LOD, sample, hierarchy and
-//! palette passes, `gpu_compute`'s skinning pass, the sun's shadow pass (characters only,
+//! ([`scene::frame_passes::GpuPass`]) in order: the GPU animation's LOD, due-list,
+//! sample, hierarchy and palette passes, `gpu_compute`'s per-level lists and skinning
+//! pass, the skinned pool's draw lists, the sun's shadow pass (characters only,
 //! into a depth map) and the crowd pass, rendered into an offscreen texture (the window
 //! draws its panel on top and copies it to the swapchain). Each pass's module declares
 //! its [`GpuPassSpec`] and records into a [`PassContext`]; [`scene::Scene`] puts the
 //! frame together.
 
 pub mod animate;
+pub mod blit;
 pub mod camera;
 pub mod compute;
 pub mod context;
+pub mod draw_passes;
 pub mod draws;
 pub mod pass;
-pub mod passes;
 pub mod ranges;
 pub mod readback;
 pub mod renderer;
@@ -32,16 +34,19 @@ pub mod targets;
 pub mod timers;
 pub mod upload;
 
+pub use blit::Blit;
 pub use camera::{CameraStart, CameraUniform, OrbitCamera, crowd_extent};
 pub use context::{
     AdapterSummary, DeviceRequest, GpuContext, GpuError, GpuMemory, MAX_MEMORY_BLOCK_BYTES,
 };
-pub use pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
-pub use passes::{Blit, CLEAR_COLOR, crowd_pass, shadow_pass};
+pub use draw_passes::{CLEAR_COLOR, crowd_pass, shadow_pass};
+pub use pass::{
+    Access, FrameConditions, FrameResource, GpuPassSpec, PassContext, PassKind, PassRuns,
+};
 pub use readback::{ReadbackError, read_buffer, read_texture, save_png};
 pub use renderer::{BaseColors, CrowdRenderer};
 pub use scene::Scene;
-pub use scene::passes::{GpuPass, shared_structs};
+pub use scene::frame_passes::{GpuPass, shared_structs};
 pub use shape::{FrameShape, PaletteBuffer, PaletteBuffers};
 pub use targets::FrameTargets;
 pub use upload::{UploadVariant, Uploader};

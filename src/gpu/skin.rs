@@ -76,7 +76,7 @@ impl ComputeShader {
     pub const DEFAULT: Self = Self::PerLevel;
 }
 
-use super::pass::{GpuPassSpec, PassKind, PassRuns};
+use super::pass::{FrameResource::*, GpuPassSpec, PassContext, PassKind, PassRuns, always, when};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shaders::{MAX_GROUPS, WORKGROUP};
 use super::skin_levels::{
@@ -127,6 +127,33 @@ crate::gpu_struct! {
     }
 }
 
+/// `per_level`'s lists before the skinning: each due character into its level's bucket,
+/// each range's dispatch arguments, and into the pool, the characters without room at
+/// their level moved to the coarsest (`cs_bucket`, `cs_args`, `cs_demote`).
+pub const LISTS_PASS: GpuPassSpec = GpuPassSpec {
+    name: "skin_lists",
+    description: "per_level's lists: the due characters by level, the dispatches' arguments, the pool's room",
+    label: "skin lists",
+    row: "GPU skin lists",
+    key: "gpu_skin_lists",
+    runs: PassRuns::PerLevelSkinning,
+    kind: PassKind::Compute,
+    reads: &[when(PassRuns::GpuLod, DueMarks)],
+    writes: &[always(SkinLists)],
+    shader: super::shaders::Shader::Skin,
+    shares: SHARES,
+};
+
+/// The structs the skinning passes share with skin.wgsl.
+const SHARES: &[crate::contract::StructLayout] = {
+    use crate::contract::GpuStruct;
+    &[
+        ParamsGpu::LAYOUT,
+        ClassGpu::LAYOUT,
+        super::skin_levels::BucketParamsGpu::LAYOUT,
+    ]
+};
+
 /// `gpu_compute`'s skinning pass, as the frame's pass list, the timers, the panel and the
 /// contracts see it.
 pub const PASS: GpuPassSpec = GpuPassSpec {
@@ -137,15 +164,14 @@ pub const PASS: GpuPassSpec = GpuPassSpec {
     key: "gpu_compute",
     runs: PassRuns::ComputeSkinning,
     kind: PassKind::Compute,
+    reads: &[
+        always(Palettes),
+        when(PassRuns::PerLevelSkinning, SkinLists),
+        when(PassRuns::GpuLod, DueMarks),
+    ],
+    writes: &[always(SkinnedVertices)],
     shader: super::shaders::Shader::Skin,
-    shares: {
-        use crate::contract::GpuStruct;
-        &[
-            ParamsGpu::LAYOUT,
-            ClassGpu::LAYOUT,
-            super::skin_levels::BucketParamsGpu::LAYOUT,
-        ]
-    },
+    shares: SHARES,
 };
 
 const _: () = assert!(std::mem::size_of::<ParamsGpu>() == 192);
@@ -514,7 +540,9 @@ struct BindMarks<'a> {
 
 /// Records `per_level`'s dispatches: the characters into their slots' lists, each slot's
 /// indirect arguments, then one indirect dispatch per slot.
-fn record_per_level(
+/// `per_level`'s lists ([`LISTS_PASS`]): each character into its level's bucket, each
+/// range's arguments, and into a pool the characters without room moved to the coarsest.
+fn record_lists(
     pass: &mut wgpu::ComputePass<'_>,
     pipelines: &LevelPipelines,
     level: &LevelBound,
@@ -532,6 +560,11 @@ fn record_per_level(
         pass.set_pipeline(&pipelines.demote);
         pass.dispatch_workgroups(groups.div_ceil(rows), rows, 1);
     }
+}
+
+/// `per_level`'s skinning: a dispatch per range and level over the level's list, with
+/// the arguments [`record_lists`] wrote.
+fn record_levels(pass: &mut wgpu::ComputePass<'_>, pipelines: &LevelPipelines, level: &LevelBound) {
     match (&pipelines.pool, level.draw_base.is_some()) {
         (Some((pool, _)), true) => pass.set_pipeline(pool),
         _ => pass.set_pipeline(&pipelines.level),
@@ -883,13 +916,12 @@ impl GpuSkinner {
     /// is skinned into the pool instead (see [`super::skin_levels`]).
     pub fn record(
         &mut self,
-        gpu: &GpuContext,
-        encoder: &mut wgpu::CommandEncoder,
+        ctx: &mut PassContext<'_>,
         palettes: PaletteBuffer<'_>,
         shader: ComputeShader,
         marks: Option<SkinMarks<'_>>,
-        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), GpuSkinError> {
+        let gpu = ctx.gpu;
         let due = marks.map(|m| m.records);
         let FrameShape {
             layout: upload,
@@ -949,22 +981,20 @@ impl GpuSkinner {
         if let (Some(level), Some(pipelines)) = (&bound.per_level, &self.per_level) {
             // The counts and totals start at zero each frame; the lists are written up to
             // the counts, the rooms every frame.
-            encoder.clear_buffer(&level.work, 0, Some(4 * level.layout.slots() as u64));
-            encoder.clear_buffer(
+            ctx.encoder
+                .clear_buffer(&level.work, 0, Some(4 * level.layout.slots() as u64));
+            ctx.encoder.clear_buffer(
                 &level.work,
                 4 * level.layout.totals_first() as u64,
                 Some(4 * TOTALS),
             );
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("skin"),
-                    timestamp_writes,
-                });
-                record_per_level(&mut pass, pipelines, level, instances);
-            }
+            ctx.compute(&LISTS_PASS, |pass| {
+                record_lists(pass, pipelines, level, instances);
+            });
+            ctx.compute(&PASS, |pass| record_levels(pass, pipelines, level));
             if let (Some(_), Some(vertices)) = (&level.draw_base, pooled) {
                 self.totals.copy(
-                    encoder,
+                    ctx.encoder,
                     &level.work,
                     4 * level.layout.totals_first() as u64,
                     vertices,
@@ -973,31 +1003,33 @@ impl GpuSkinner {
             return Ok(());
         }
         let levels = self.level_vertices.len().max(1);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("skin"),
-            timestamp_writes,
-        });
-        for (r, bind_group) in bound.groups.iter().enumerate() {
-            let live = live_in_range(instances, per_range, r) as u32;
-            // Each range's level-0 block (the blocks are range × levels + level).
-            pass.set_bind_group(0, bind_group, &[ParamBlocks::offset(r * levels)]);
-            match shader {
-                ComputeShader::PerClass => {
-                    for (c, class) in self.classes.iter().enumerate() {
-                        if class.count > 0 {
-                            pass.set_pipeline(&self.per_class[c]);
-                            pass.dispatch_workgroups(class.count.div_ceil(WORKGROUP), live, 1);
+        ctx.compute(&PASS, |pass| {
+            for (r, bind_group) in bound.groups.iter().enumerate() {
+                let live = live_in_range(instances, per_range, r) as u32;
+                // Each range's level-0 block (the blocks are range × levels + level).
+                pass.set_bind_group(0, bind_group, &[ParamBlocks::offset(r * levels)]);
+                match shader {
+                    ComputeShader::PerClass => {
+                        for (c, class) in self.classes.iter().enumerate() {
+                            if class.count > 0 {
+                                pass.set_pipeline(&self.per_class[c]);
+                                pass.dispatch_workgroups(class.count.div_ceil(WORKGROUP), live, 1);
+                            }
+                        }
+                    }
+                    ComputeShader::AllClasses | ComputeShader::PerLevel => {
+                        if self.vertex_count > 0 {
+                            pass.set_pipeline(&self.all_classes);
+                            pass.dispatch_workgroups(
+                                self.vertex_count.div_ceil(WORKGROUP),
+                                live,
+                                1,
+                            );
                         }
                     }
                 }
-                ComputeShader::AllClasses | ComputeShader::PerLevel => {
-                    if self.vertex_count > 0 {
-                        pass.set_pipeline(&self.all_classes);
-                        pass.dispatch_workgroups(self.vertex_count.div_ceil(WORKGROUP), live, 1);
-                    }
-                }
             }
-        }
+        });
         Ok(())
     }
 

@@ -886,7 +886,11 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
         ))
         .small(),
     );
-    history_plot(ui, history, caveat_height);
+    // Past the eleven rows the fullest frames of the CPU's animation list, each row takes
+    // its height from the plot too (down to half of it), for the same reason.
+    let row_height = ui.text_style_height(&egui::TextStyle::Body);
+    let extra_rows = (r.rows.len() as f32 - 11.0).max(0.0) * row_height;
+    history_plot(ui, history, (caveat_height + extra_rows).min(55.0));
 }
 
 /// Verify, screenshot and reset buttons, and what the last verify and screenshot gave.

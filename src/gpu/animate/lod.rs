@@ -32,7 +32,7 @@ use crate::crowd::lod::LodStats;
 use crate::crowd::lod::formats::{CULL_PER_LEVEL, CULL_POOLED, DrawSlot};
 use crate::crowd::lod::formats::{MotionHeader, MotionSetHeader};
 use crate::crowd::lod::per_character::{CharacterLod, LodFrame, STATS_WORDS, stats_from_words};
-use crate::gpu::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
+use crate::gpu::pass::{FrameResource, GpuPassSpec, PassContext, PassKind, PassRuns, always};
 use crate::gpu::shaders::Shader;
 
 use super::super::readback::{self, ReadbackError};
@@ -48,6 +48,11 @@ pub const PASS: GpuPassSpec = GpuPassSpec {
     key: "gpu_lod",
     runs: PassRuns::GpuLod,
     kind: PassKind::Compute,
+    reads: &[always(FrameResource::Records)],
+    writes: &[
+        always(FrameResource::DueMarks),
+        always(FrameResource::LevelDraws),
+    ],
     shader: Shader::Lod,
     shares: &[
         Record::LAYOUT,
@@ -69,6 +74,11 @@ pub const POOL_LISTS_PASS: GpuPassSpec = GpuPassSpec {
     key: "gpu_pool_lists",
     runs: PassRuns::PoolLists,
     kind: PassKind::Compute,
+    reads: &[
+        always(FrameResource::DueMarks),
+        always(FrameResource::SkinLists),
+    ],
+    writes: &[always(FrameResource::LevelDraws)],
     shader: Shader::Lod,
     shares: &[
         Record::LAYOUT,
@@ -316,21 +326,32 @@ impl CheckedFor {
     }
 }
 
-/// A frame's pass, prepared: how many characters it decides for, and the run counts to
-/// clear first (the draw arguments' buffer, byte offset and length) where it culls.
-struct PreparedLod {
+/// A frame's pass, prepared by [`GpuLod::prepare`] and handed to [`GpuLod::record`] (and
+/// [`GpuLod::record_pool_lists`]): how many characters it decides for, and the run
+/// counts to clear first (the draw arguments' buffer, byte offset and length) where it
+/// culls.
+#[derive(Debug)]
+pub struct PreparedLod {
     characters: u32,
     clear_counts: Option<(wgpu::Buffer, u64, u64)>,
     /// The frame's lists are the skinned pool's ([`CULL_POOLED`]).
     pooled: bool,
+    /// The pass writes the draws this frame (the runs are then what to draw).
+    writes_draws: bool,
+}
+
+impl PreparedLod {
+    /// Whether the pass writes the draws this frame (the runs are then what to draw).
+    pub fn writes_draws(&self) -> bool {
+        self.writes_draws
+    }
 }
 
 /// The LOD pass of one crowd (see the module docs).
 pub struct GpuLod {
     pipeline: wgpu::ComputePipeline,
-    /// `cs_pool_lists`, and the characters the next [`Self::record_pool_lists`] lists.
+    /// `cs_pool_lists` ([`Self::record_pool_lists`]).
     lists_pipeline: wgpu::ComputePipeline,
-    lists_due: Option<u32>,
     bind_layout: wgpu::BindGroupLayout,
     frame_params: wgpu::Buffer,
     motions: wgpu::Buffer,
@@ -348,8 +369,6 @@ pub struct GpuLod {
     /// The next frame computes everyone (first frame, or the GPU's poses were made anew).
     full: bool,
     bound: Option<(BoundFor, wgpu::BindGroup)>,
-    /// What [`GpuLod::prepare`] made ready for [`GpuLod::record`].
-    prepared: Option<PreparedLod>,
     stats_back: readback::LateWords,
     /// The counts of the latest frame that came back.
     stats: LodStats,
@@ -398,7 +417,6 @@ impl GpuLod {
         GpuLod {
             pipeline: pipeline("cs_lod"),
             lists_pipeline: pipeline("cs_pool_lists"),
-            lists_due: None,
             bind_layout,
             frame_params: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("animate: lod frame"),
@@ -416,7 +434,6 @@ impl GpuLod {
             frame: 0,
             full: true,
             bound: None,
-            prepared: None,
             stats_back: readback::LateWords::new(
                 device,
                 "animate: lod counts read-back",
@@ -588,16 +605,15 @@ impl GpuLod {
     /// and appending each visible character's argument to its batch's run where its slot
     /// has one (the runs' counts start from zero each frame). Fills in the frame number,
     /// whether it is a full frame and where the draw slots are. Refuses a frame whose
-    /// level ranges lie past the target's index buffers. Returns whether the pass writes
-    /// the draws this frame (the runs are then what to draw). [`Self::record`] records it.
+    /// level ranges lie past the target's index buffers. Returns the frame
+    /// [`Self::record`] records.
     pub fn prepare(
         &mut self,
         gpu: &GpuContext,
         mut frame: LodFrame,
         records: &wgpu::Buffer,
         target: &DrawArgsTarget,
-    ) -> Result<bool, DrawArgsError> {
-        self.prepared = None;
+    ) -> Result<PreparedLod, DrawArgsError> {
         target.check_levels(&frame)?;
         let (device, queue) = (&gpu.device, &gpu.queue);
         let characters = frame.characters as usize;
@@ -675,19 +691,18 @@ impl GpuLod {
                 u64::from(target.count_words) * 4,
             )
         });
-        self.prepared = Some(PreparedLod {
+        Ok(PreparedLod {
             characters: frame.characters,
             clear_counts,
             pooled: frame.cull == CULL_POOLED,
-        });
-        Ok(frame.cull != 0)
+            writes_draws: frame.cull != 0,
+        })
     }
 
-    /// Records the pass [`Self::prepare`] made ready (nothing if it was not called, or
-    /// refused the frame, since the last pass), timed, and copies its counts out for the
-    /// panel where the last copy came back.
-    pub fn record(&mut self, ctx: &mut PassContext<'_>) {
-        let (Some(prepared), Some((_, group))) = (self.prepared.take(), &self.bound) else {
+    /// Records the pass `prepared` describes (what [`Self::prepare`] returned), timed, and
+    /// copies its counts out for the panel where the last copy came back.
+    pub fn record(&mut self, ctx: &mut PassContext<'_>, prepared: &PreparedLod) {
+        let Some((_, group)) = &self.bound else {
             return;
         };
         ctx.encoder.clear_buffer(&self.state, 0, Some(STATS_BYTES));
@@ -703,16 +718,19 @@ impl GpuLod {
             }
         });
         self.stats_back.copy(ctx.encoder, &self.state, 0);
-        self.lists_due = prepared.pooled.then_some(prepared.characters);
     }
 
-    /// Where this frame's lists are the skinned pool's: records the pass that lists each
-    /// character at the level the skinning pass held it at (after that pass, before the
-    /// draws; nothing where [`Self::record`] did not record a pooled frame since).
-    pub fn record_pool_lists(&mut self, ctx: &mut PassContext<'_>) {
-        let (Some(characters), Some((_, group))) = (self.lists_due.take(), &self.bound) else {
+    /// Where the frame `prepared` describes draws from the skinned pool's lists: records
+    /// the pass that lists each character at the level the skinning pass held it at
+    /// (after that pass, before the draws).
+    pub fn record_pool_lists(&self, ctx: &mut PassContext<'_>, prepared: &PreparedLod) {
+        let Some((_, group)) = &self.bound else {
             return;
         };
+        if !prepared.pooled {
+            return;
+        }
+        let characters = prepared.characters;
         ctx.compute(&POOL_LISTS_PASS, |pass| {
             pass.set_pipeline(&self.lists_pipeline);
             pass.set_bind_group(0, group, &[]);

@@ -42,7 +42,9 @@ pub mod tables;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::pass::{GpuPassSpec, PassContext, PassKind, PassRuns};
+use super::pass::{
+    Access, FrameResource::*, GpuPassSpec, PassContext, PassKind, PassRuns, always, when,
+};
 use super::ranges::{BindingLimits, ParamBlocks, RangeBuffers, live_in_range};
 use super::shape::{FrameShape, PaletteBuffer, PaletteBuffers};
 use super::timers::GpuTimers;
@@ -66,14 +68,13 @@ const SHARES: &[crate::contract::StructLayout] = {
     ]
 };
 
-/// The three passes of the animation, as the frame's pass list, the timers, the panel
-/// and the contracts see them.
+/// The passes of the animation, as the frame's pass list, the timers, the panel and the
+/// contracts see them.
 const fn animation_pass(
-    name: &'static str,
-    description: &'static str,
-    label: &'static str,
-    row: &'static str,
-    key: &'static str,
+    [name, description, label, row, key]: [&'static str; 5],
+    runs: PassRuns,
+    reads: &'static [Access],
+    writes: &'static [Access],
 ) -> GpuPassSpec {
     GpuPassSpec {
         name,
@@ -81,33 +82,65 @@ const fn animation_pass(
         label,
         row,
         key,
-        runs: PassRuns::GpuAnimation,
+        runs,
         kind: PassKind::Compute,
+        reads,
+        writes,
         shader: super::shaders::Shader::Animate,
         shares: SHARES,
     }
 }
 
+/// With LOD, each range lists its due characters, whole and by posed level (`cs_due`,
+/// `cs_due_args`, and `cs_level_args` for the pass per depth level): the three passes
+/// after it dispatch over those lists.
+pub const DUE_LISTS_PASS: GpuPassSpec = animation_pass(
+    [
+        "due_lists",
+        "the animation's due lists: each range's due characters, whole and per posed level",
+        "animate: due lists",
+        "GPU due lists",
+        "gpu_due_lists",
+    ],
+    PassRuns::GpuLod,
+    &[always(Records), always(DueMarks)],
+    &[always(DueLists)],
+);
 pub const SAMPLE_PASS: GpuPassSpec = animation_pass(
-    "sample",
-    "the animation's sampling pass",
-    "animate: sample",
-    "GPU sample",
-    "gpu_sample",
+    [
+        "sample",
+        "the animation's sampling pass",
+        "animate: sample",
+        "GPU sample",
+        "gpu_sample",
+    ],
+    PassRuns::GpuAnimation,
+    &[always(Records), when(PassRuns::GpuLod, DueLists)],
+    &[always(LocalPoses)],
 );
 pub const HIERARCHY_PASS: GpuPassSpec = animation_pass(
-    "hierarchy",
-    "the animation's hierarchy pass (a walk per character, or a pass per depth level)",
-    "animate: hierarchy",
-    "GPU hierarchy",
-    "gpu_hierarchy",
+    [
+        "hierarchy",
+        "the animation's hierarchy pass (a walk per character, or a pass per depth level)",
+        "animate: hierarchy",
+        "GPU hierarchy",
+        "gpu_hierarchy",
+    ],
+    PassRuns::GpuAnimation,
+    &[always(LocalPoses), when(PassRuns::GpuLod, DueLists)],
+    &[always(ModelPoses)],
 );
 pub const PALETTE_PASS: GpuPassSpec = animation_pass(
-    "palette",
-    "the animation's palette pass",
-    "animate: palette",
-    "GPU palette",
-    "gpu_palette",
+    [
+        "palette",
+        "the animation's palette pass",
+        "animate: palette",
+        "GPU palette",
+        "gpu_palette",
+    ],
+    PassRuns::GpuAnimation,
+    &[always(ModelPoses), when(PassRuns::GpuLod, DueLists)],
+    &[always(Palettes)],
 );
 
 crate::declare_variants! {
@@ -280,9 +313,11 @@ struct BoundFor {
     joint_levels: u32,
 }
 
-/// A frame's passes, prepared: characters, characters per range, the hierarchy pass's way.
-#[derive(Clone, Copy)]
-struct Prepared {
+/// A frame's passes, prepared by [`GpuAnimator::prepare`] and handed to
+/// [`GpuAnimator::record_passes`]: characters, characters per range, the hierarchy pass's
+/// way.
+#[derive(Clone, Copy, Debug)]
+pub struct PreparedAnimation {
     characters: usize,
     per_range: usize,
     /// Ranges posed at once, each in its own pose slot (a wave).
@@ -290,6 +325,15 @@ struct Prepared {
     hierarchy: GpuHierarchy,
     /// Only the due characters: the passes dispatch over each range's due list.
     lod: bool,
+    /// The buffers were bound anew: what the GPU held for the characters is gone.
+    bound_anew: bool,
+}
+
+impl PreparedAnimation {
+    /// Whether the buffers were bound anew (a LOD frame must then compute every character).
+    pub fn bound_anew(&self) -> bool {
+        self.bound_anew
+    }
 }
 
 /// What one frame of the GPU animation computes: the clock's reading, the blend with the
@@ -356,8 +400,6 @@ pub struct GpuAnimator {
     watch_buffer: Option<wgpu::Buffer>,
     bound: Option<(BoundFor, Vec<wgpu::BindGroup>)>,
     limits: BindingLimits,
-    /// What [`Self::prepare`] made ready for the three passes.
-    prepared: Option<Prepared>,
     /// Bytes written for the last frame: the changed records ([`Self::write_characters`])
     /// and the passes' parameters ([`Self::record`]).
     written_bytes: u64,
@@ -443,7 +485,6 @@ impl GpuAnimator {
             watch_buffer: None,
             bound: None,
             limits: BindingLimits::of(device),
-            prepared: None,
             written_bytes: 0,
             method,
         }
@@ -685,36 +726,35 @@ impl GpuAnimator {
         frame: &AnimateFrame,
         timers: Option<&GpuTimers>,
     ) -> Result<(), GpuAnimateError> {
-        self.prepare(gpu, palettes, frame, false)?;
+        let prepared = self.prepare(gpu, palettes, frame, false)?;
         let mut ctx = PassContext::new(gpu, encoder, timers, palettes.shape);
-        self.record_passes(&mut ctx);
+        self.record_passes(&mut ctx, &prepared);
         Ok(())
     }
 
-    /// Records the three passes over every range [`Self::prepare`] made ready (nothing if
-    /// it was not called, or failed), a wave of ranges at a time: the ranges of a wave
-    /// each pose in a slot of their own, and the next wave reuses the slots once the
-    /// palette pass has read them. A crowd whose poses fit has one wave. Each pass of each
-    /// wave is timed under its own label, so a pass's row is the sum over the waves.
-    /// While the ranges take turns, each wave's watched characters' poses are copied out
-    /// ([`Self::watch`]). The next frame prepares again.
-    pub fn record_passes(&mut self, ctx: &mut PassContext<'_>) {
-        let Some(prepared) = self.prepared else {
-            return;
-        };
+    /// Records the passes over every range of the frame `prepared` describes (what
+    /// [`Self::prepare`] returned), a wave of ranges at a time: the ranges of a wave each
+    /// pose in a slot of their own, and the next wave reuses the slots once the palette
+    /// pass has read them. A crowd whose poses fit has one wave. With LOD each wave first
+    /// lists its due characters. Each pass of each wave is timed under its own label, so
+    /// a pass's row is the sum over the waves. While the ranges take turns, each wave's
+    /// watched characters' poses are copied out ([`Self::watch`]).
+    pub fn record_passes(&self, ctx: &mut PassContext<'_>, prepared: &PreparedAnimation) {
         let ranges = prepared.characters.div_ceil(prepared.per_range);
         let mut first = 0;
         while first < ranges {
             let wave = first..(first + prepared.slots).min(ranges);
-            self.record_sample(ctx, wave.clone());
-            self.record_hierarchy(ctx, wave.clone());
-            self.record_palette(ctx, wave.clone());
+            if prepared.lod {
+                self.record_due_lists(ctx, prepared, wave.clone());
+            }
+            self.record_sample(ctx, prepared, wave.clone());
+            self.record_hierarchy(ctx, prepared, wave.clone());
+            self.record_palette(ctx, prepared, wave.clone());
             if prepared.slots < ranges {
-                self.copy_watched(ctx.encoder, &prepared, wave.clone());
+                self.copy_watched(ctx.encoder, prepared, wave.clone());
             }
             first = wave.end;
         }
-        self.prepared = None;
     }
 
     /// Makes room to copy the watched characters' poses where the ranges take turns
@@ -741,7 +781,7 @@ impl GpuAnimator {
     fn copy_watched(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        prepared: &Prepared,
+        prepared: &PreparedAnimation,
         wave: std::ops::Range<usize>,
     ) {
         let Some(watch) = &self.watch_buffer else {
@@ -767,16 +807,15 @@ impl GpuAnimator {
     }
 
     /// Checks the frame's inputs, fits the ranges, writes the parameters and binds the
-    /// buffers for the three passes (`record_sample`, `record_hierarchy`, `record_palette`). With `lod`, the passes compute only the
-    /// characters the LOD pass marked due. Returns whether the buffers were bound anew
-    /// (what the GPU held for the characters is then gone: a LOD frame must compute all).
+    /// buffers for the passes; returns the frame [`Self::record_passes`] records. With
+    /// `lod`, the passes compute only the characters the LOD pass marked due.
     pub fn prepare(
         &mut self,
         gpu: &GpuContext,
         palettes: PaletteBuffer<'_>,
         frame: &AnimateFrame,
         lod: bool,
-    ) -> Result<bool, GpuAnimateError> {
+    ) -> Result<PreparedAnimation, GpuAnimateError> {
         let FrameShape { layout, characters } = palettes.shape;
         let AnimateFrame {
             clock_secs,
@@ -785,7 +824,6 @@ impl GpuAnimator {
             ..
         } = *frame;
         let device = &gpu.device;
-        self.prepared = None;
         let dual_quat = match layout.format() {
             OutputFormat::Palette3x4 => false,
             OutputFormat::PaletteDualQuat => true,
@@ -812,7 +850,15 @@ impl GpuAnimator {
             });
         }
         if characters == 0 {
-            return Ok(false);
+            // Nothing to record: no range, no wave.
+            return Ok(PreparedAnimation {
+                characters: 0,
+                per_range: 1,
+                slots: 1,
+                hierarchy: frame.hierarchy,
+                lod,
+                bound_anew: false,
+            });
         }
         let per_range = palettes.buffers.per_range(self.range_characters(layout));
         let ranges = characters.div_ceil(per_range);
@@ -851,14 +897,14 @@ impl GpuAnimator {
             };
             self.bound = Some((wanted, groups));
         }
-        self.prepared = Some(Prepared {
+        Ok(PreparedAnimation {
             characters,
             per_range,
             slots,
             hierarchy: frame.hierarchy,
             lod,
-        });
-        Ok(!current)
+            bound_anew: !current,
+        })
     }
 
     /// Records `spec`'s pass over the ranges of `wave`, timed: `work` dispatches a range's
@@ -867,11 +913,12 @@ impl GpuAnimator {
         &'s self,
         ctx: &mut PassContext<'_>,
         spec: &GpuPassSpec,
+        prepared: &PreparedAnimation,
         wave: std::ops::Range<usize>,
-        pipeline: impl Fn(&Prepared) -> &'s wgpu::ComputePipeline,
-        work: impl Fn(&mut wgpu::ComputePass<'_>, &Prepared, &[wgpu::BindGroup], usize),
+        pipeline: impl Fn(&PreparedAnimation) -> &'s wgpu::ComputePipeline,
+        work: impl Fn(&mut wgpu::ComputePass<'_>, &PreparedAnimation, &[wgpu::BindGroup], usize),
     ) {
-        let (Some(prepared), Some((_, groups))) = (&self.prepared, &self.bound) else {
+        let Some((_, groups)) = &self.bound else {
             return;
         };
         ctx.compute(spec, |pass| {
@@ -921,94 +968,92 @@ impl GpuAnimator {
         pass.dispatch_workgroups_indirect(&self.due_args_buffer, at);
     }
 
-    /// The sampling pass: one invocation per character and moving joint a clip animates
-    /// (the full mesh's sampled joints, [`tables::TableOffsets::level_lists`]). With LOD, each
-    /// range first lists its due characters, whole and by posed level (`cs_due`,
-    /// `cs_due_args`, in a pass of their own whose time the sampling row includes), the
-    /// three passes' arguments are copied where a dispatch may read them, and sampling
-    /// (one invocation per listed character and joint its level samples), the walk and
-    /// the palettes dispatch over the lists.
-    fn record_sample(&self, ctx: &mut PassContext<'_>, wave: std::ops::Range<usize>) {
-        // Without LOD, the joints the full mesh samples (its list is always there).
-        let joints = self.offsets.level_lists.first().map_or(0, |list| list[1]);
-        let (Some(prepared), Some((_, groups))) = (&self.prepared, &self.bound) else {
+    /// With LOD, each range of `wave` lists its due characters, whole and by posed level
+    /// (`cs_due`, `cs_due_args`, and with the pass per depth level `cs_level_args`); the
+    /// passes' arguments are then copied where a dispatch may read them (a buffer the
+    /// dispatch writes cannot also hold its arguments).
+    fn record_due_lists(
+        &self,
+        ctx: &mut PassContext<'_>,
+        prepared: &PreparedAnimation,
+        wave: std::ops::Range<usize>,
+    ) {
+        let Some((_, groups)) = &self.bound else {
             return;
         };
-        if !prepared.lod {
-            self.record_pass(
-                ctx,
-                &SAMPLE_PASS,
-                wave,
-                |_| &self.sample,
-                |pass, p, _, r| dispatch(pass, live(p, r) * joints),
-            );
-            return;
-        }
-        ctx.timed(&SAMPLE_PASS, |_, encoder, query| {
-            let writes = query.and_then(|q| q.compute_pass_timestamp_writes());
-            let half = |begin: bool| {
-                writes
-                    .as_ref()
-                    .map(|w| wgpu::ComputePassTimestampWrites {
-                        query_set: w.query_set,
-                        beginning_of_pass_write_index: w
-                            .beginning_of_pass_write_index
-                            .filter(|_| begin),
-                        end_of_pass_write_index: w.end_of_pass_write_index.filter(|_| !begin),
-                    })
-                    .filter(|w| {
-                        w.beginning_of_pass_write_index.is_some()
-                            || w.end_of_pass_write_index.is_some()
-                    })
-            };
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("animate: due lists"),
-                    timestamp_writes: half(true),
-                });
-                for r in wave.clone() {
-                    let group = &groups[r];
-                    pass.set_bind_group(0, group, &[self.param_offset(r, 0)]);
-                    pass.set_pipeline(&self.due);
-                    dispatch(&mut pass, live(prepared, r));
-                    pass.set_pipeline(&self.due_args);
-                    pass.dispatch_workgroups(1, 1, 1);
-                    if prepared.hierarchy == GpuHierarchy::Levels {
-                        pass.set_pipeline(&self.level_args);
-                        for l in 0..self.offsets.levels.len() {
-                            pass.set_bind_group(0, group, &[self.param_offset(r, 1 + l)]);
-                            pass.dispatch_workgroups(1, 1, 1);
-                        }
+        ctx.compute(&DUE_LISTS_PASS, |pass| {
+            for r in wave.clone() {
+                let group = &groups[r];
+                pass.set_bind_group(0, group, &[self.param_offset(r, 0)]);
+                pass.set_pipeline(&self.due);
+                dispatch(pass, live(prepared, r));
+                pass.set_pipeline(&self.due_args);
+                pass.dispatch_workgroups(1, 1, 1);
+                if prepared.hierarchy == GpuHierarchy::Levels {
+                    pass.set_pipeline(&self.level_args);
+                    for l in 0..self.offsets.levels.len() {
+                        pass.set_bind_group(0, group, &[self.param_offset(r, 1 + l)]);
+                        pass.dispatch_workgroups(1, 1, 1);
                     }
                 }
             }
-            for r in wave.clone() {
-                let slot = r % prepared.slots;
-                if let Some(poses) = self.ranges.buffer(slot) {
-                    encoder.copy_buffer_to_buffer(
-                        poses,
-                        self.due_list_at(slot) + DUE_ARGS_IN_HEADER,
-                        &self.due_args_buffer,
-                        r as u64 * self.due_args_bytes(),
-                        self.due_args_bytes(),
-                    );
-                }
-            }
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(SAMPLE_PASS.label),
-                timestamp_writes: half(false),
-            });
-            pass.set_pipeline(&self.sample_level);
-            for r in wave {
-                self.dispatch_mesh_levels(&mut pass, &groups[r], r, LevelPass::Sample);
-            }
         });
+        for r in wave {
+            let slot = r % prepared.slots;
+            if let Some(poses) = self.ranges.buffer(slot) {
+                ctx.encoder.copy_buffer_to_buffer(
+                    poses,
+                    self.due_list_at(slot) + DUE_ARGS_IN_HEADER,
+                    &self.due_args_buffer,
+                    r as u64 * self.due_args_bytes(),
+                    self.due_args_bytes(),
+                );
+            }
+        }
+    }
+
+    /// The sampling pass: one invocation per character and moving joint a clip animates
+    /// (the full mesh's sampled joints, [`tables::TableOffsets::level_lists`]); with LOD,
+    /// one per listed character and joint its level samples, over the due lists.
+    fn record_sample(
+        &self,
+        ctx: &mut PassContext<'_>,
+        prepared: &PreparedAnimation,
+        wave: std::ops::Range<usize>,
+    ) {
+        // Without LOD, the joints the full mesh samples (its list is always there).
+        let joints = self.offsets.level_lists.first().map_or(0, |list| list[1]);
+        self.record_pass(
+            ctx,
+            &SAMPLE_PASS,
+            prepared,
+            wave,
+            |p| {
+                if p.lod {
+                    &self.sample_level
+                } else {
+                    &self.sample
+                }
+            },
+            |pass, p, groups, r| {
+                if p.lod {
+                    self.dispatch_mesh_levels(pass, &groups[r], r, LevelPass::Sample);
+                } else {
+                    dispatch(pass, live(p, r) * joints);
+                }
+            },
+        );
     }
 
     /// The hierarchy pass, the way the frame was prepared with: with LOD the walk goes
     /// over each mesh level's list, through that level's joints.
-    fn record_hierarchy(&self, ctx: &mut PassContext<'_>, wave: std::ops::Range<usize>) {
-        let pipeline = |p: &Prepared| match p.hierarchy {
+    fn record_hierarchy(
+        &self,
+        ctx: &mut PassContext<'_>,
+        prepared: &PreparedAnimation,
+        wave: std::ops::Range<usize>,
+    ) {
+        let pipeline = |p: &PreparedAnimation| match p.hierarchy {
             GpuHierarchy::Walk if p.lod => &self.walk_level,
             GpuHierarchy::Walk => &self.walk,
             GpuHierarchy::Levels => &self.level,
@@ -1017,6 +1062,7 @@ impl GpuAnimator {
         self.record_pass(
             ctx,
             &HIERARCHY_PASS,
+            prepared,
             wave,
             pipeline,
             |pass, p, groups, r| match p.hierarchy {
@@ -1041,11 +1087,17 @@ impl GpuAnimator {
 
     /// The palette pass (one invocation per character and palette entry some vertex
     /// reads), the last of the three.
-    fn record_palette(&self, ctx: &mut PassContext<'_>, wave: std::ops::Range<usize>) {
+    fn record_palette(
+        &self,
+        ctx: &mut PassContext<'_>,
+        prepared: &PreparedAnimation,
+        wave: std::ops::Range<usize>,
+    ) {
         let entries = self.offsets.moving_entries;
         self.record_pass(
             ctx,
             &PALETTE_PASS,
+            prepared,
             wave,
             |p| {
                 if p.lod {
@@ -1443,7 +1495,7 @@ fn poses_from(l: &[[f32; 12]], m: &[[f32; 12]]) -> (Vec<Qvs>, Vec<Mat3x4>) {
 }
 
 /// Range `r`'s characters in a prepared frame.
-fn live(p: &Prepared, r: usize) -> u32 {
+fn live(p: &PreparedAnimation, r: usize) -> u32 {
     live_in_range(p.characters, p.per_range, r) as u32
 }
 

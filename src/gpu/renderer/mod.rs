@@ -1108,16 +1108,7 @@ impl CrowdRenderer {
             shape,
         );
         let shader = self.compute_shader;
-        ctx.timed(&super::skin::PASS, |gpu, encoder, query| {
-            skinner.record(
-                gpu,
-                encoder,
-                palettes,
-                shader,
-                marks,
-                query.and_then(|q| q.compute_pass_timestamp_writes()),
-            )
-        })
+        skinner.record(ctx, palettes, shader, marks)
     }
 
     /// Invocations `gpu_compute`'s skinning pass launched for `characters` characters

@@ -44,6 +44,17 @@ impl CrowdRenderer {
 
     /// Whether the per-level draws read the skinned pool: their lists are written after
     /// the skinning pass, at the levels it held each character at (the pool lists pass).
+    /// Whether `gpu_compute` skins level by level on `gpu`: `per_level` asked for and the
+    /// adapter dispatching indirectly (without, it skins with `all_classes`).
+    pub fn skins_per_level(&self, gpu: &crate::gpu::GpuContext) -> bool {
+        self.compute_shader == crate::gpu::skin::ComputeShader::PerLevel
+            && gpu
+                .adapter
+                .get_downlevel_capabilities()
+                .flags
+                .contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
+    }
+
     pub fn lists_pooled(&self) -> bool {
         self.frame.per_level && self.frame.pool
     }

@@ -8,6 +8,7 @@
 
 use std::time::Instant;
 
+use super::frame_passes::PreparedFrame;
 use super::{Scene, SceneError, VERIFY_INSTANCES};
 use crate::crowd::Instance;
 use crate::crowd::animate::Record;
@@ -83,7 +84,9 @@ impl Scene {
     /// pass and the animation's passes prepared (the frame's pass list records them, then
     /// `gpu_compute`'s skinning). The CPU's part is the writing ("upload"); no CPU stage
     /// runs.
-    pub(super) fn prepare_gpu_animation(&mut self) -> Result<StageTimings, SceneError> {
+    pub(super) fn prepare_gpu_animation(
+        &mut self,
+    ) -> Result<(StageTimings, PreparedFrame), SceneError> {
         profiling::scope!("animate on the GPU");
         let n = self.sim.crowd.len();
         let layout = *self.sim.pipeline.output_layout();
@@ -132,7 +135,9 @@ impl Scene {
         // Where the crowd's ranges take turns in the pose slots, verify's characters'
         // poses are copied out as each wave is done.
         animator.watch(n, VERIFY_INSTANCES);
-        let fresh = animator.prepare(&self.gpu, palettes, &frame, lod_on)?;
+        let prepared_animation = animator.prepare(&self.gpu, palettes, &frame, lod_on)?;
+        let fresh = prepared_animation.bound_anew();
+        let mut prepared_lod = None;
         if lod_on {
             profiling::scope!("lod on the GPU");
             let gpu_lod = self.sim.gpu_lod.get_or_insert_with(|| GpuLod::new(device));
@@ -192,7 +197,7 @@ impl Scene {
                     frame.skin_level_cap = u32::from(shadow_level);
                 }
             }
-            let wrote = gpu_lod
+            let prepared = gpu_lod
                 .prepare(
                     &self.gpu,
                     frame,
@@ -200,7 +205,8 @@ impl Scene {
                     &self.renderer.lod_draw_target(),
                 )
                 .map_err(GpuAnimateError::from)?;
-            self.renderer.set_draw_runs(wrote);
+            self.renderer.set_draw_runs(prepared.writes_draws());
+            prepared_lod = Some(prepared);
             // A frame whose draws the pass did not write draws at the fallback level: full
             // detail in a full frame (every joint posed), else the coarsest level, whose
             // vertices and joints every character's pose holds.
@@ -223,16 +229,20 @@ impl Scene {
         if let Some(trace) = &self.trace {
             trace.record(Track::Thread(0), "upload", start, start.elapsed());
         }
-        // With LOD, only the characters its pass marks due are skinned again.
-        self.sim.lod_marks_due = lod_on;
         let mut stage_us = [0.0; Stage::COUNT];
         stage_us[Stage::Upload.index()] = upload_us;
-        Ok(StageTimings {
+        let timings = StageTimings {
             stage_us,
             threads: config.threads,
             instances: n,
             ..StageTimings::default()
-        })
+        };
+        let prepared = PreparedFrame {
+            conditions: self.frame_conditions(),
+            animation: Some(prepared_animation),
+            lod: prepared_lod,
+        };
+        Ok((timings, prepared))
     }
 
     /// Verify of a frame the GPU animated: the GPU's local poses and model matrices of the

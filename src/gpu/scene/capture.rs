@@ -114,6 +114,7 @@ impl Scene {
         let inputs = ReadingInputs {
             skin: self.settings.pipeline.skin,
             animate: self.sim.animated_on,
+            conditions: self.frame_conditions(),
             instances: self.sim.crowd.len(),
             uploaded_bytes: upload.copied,
             updated_bytes: upload.every_vertex,

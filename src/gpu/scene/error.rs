@@ -57,4 +57,14 @@ pub enum SceneError {
         .0.first().map_or("", String::as_str)
     )]
     Validation(Vec<String>),
+    #[error(
+        "the call recording the {recorder} pass recorded the {pass} pass, which it does not \
+         declare: a bug in skinbench"
+    )]
+    UndeclaredPass {
+        pass: &'static str,
+        recorder: &'static str,
+    },
+    #[error("the frame's passes were recorded out of order, a bug in skinbench: {0}")]
+    PassOrder(String),
 }

@@ -26,9 +26,9 @@ mod capture;
 mod clips;
 mod error;
 mod frame;
+pub mod frame_passes;
 mod load;
 mod lod;
-pub mod passes;
 pub mod readings;
 pub mod refusals;
 pub mod settings;
@@ -54,7 +54,7 @@ use refusals::refusals_of;
 use super::FrameShape;
 use super::animate::GpuAnimator;
 use super::animate::lod::GpuLod;
-use super::pass::PassKind;
+use super::pass::{FrameConditions, PassKind, check_order};
 use super::readback::{read_buffer, read_texture, save_png};
 use super::timers::GpuTimers;
 use super::upload::CpuWork;
@@ -76,6 +76,7 @@ use crate::prepare::PreparedRig;
 use crate::skin::pool::PoolSize;
 use crate::skin::{SkinMethod, SkinVariant};
 use crate::variant::Variant;
+use frame_passes::PreparedFrame;
 
 /// Upper bound of the instance slider with the animation on the CPU (its declaration's).
 pub const MAX_INSTANCES: usize = AnimateDevice::Cpu.spec().max_instances;
@@ -201,9 +202,6 @@ struct Simulation {
     gpu_lod_key: Option<(PipelineConfig, usize)>,
     lod_motions: MotionSet,
     lod_slots: Vec<crate::crowd::lod::formats::DrawSlot>,
-    /// Whether this frame's LOD pass on the GPU marks the records due (only those
-    /// characters are then animated and skinned again).
-    lod_marks_due: bool,
     /// `gpu_compute` fed by the CPU's animation with geometric LOD: each character's skin
     /// level for the skinning pass, in the LOD pass's record format.
     cpu_skin_marks: lod::CpuSkinMarks,
@@ -307,7 +305,6 @@ impl Scene {
                 gpu_lod: None,
                 lod_motions: MotionSet::new(),
                 lod_slots: Vec::new(),
-                lod_marks_due: false,
                 cpu_skin_marks: lod::CpuSkinMarks::default(),
                 gpu_lod_key: None,
                 animated_on: AnimateDevice::Cpu,
@@ -625,7 +622,8 @@ impl Scene {
         let drawn_indirect = self.renderer.indirect_draws();
         self.prepare_draws(None);
         let mut encoder = self.encoder();
-        if let Err(e) = self.record_passes(&mut encoder, PassKind::Draw, None, false) {
+        let prepared = PreparedFrame::cpu(self.frame_conditions());
+        if let Err(e) = self.record_passes(&mut encoder, PassKind::Draw, &prepared, None, false) {
             self.notes.push(format!("the draws were not encoded: {e}"));
         }
         drop(encoder.finish());
@@ -970,12 +968,14 @@ impl Scene {
     /// Plans LOD, runs the CPU pipeline and gets the skinned stream into the GPU buffer
     /// with the chosen upload variant (copies recorded into `encoder`); or, with the
     /// animation on the GPU, writes what its passes read and prepares them.
-    fn upload(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<StageTimings, SceneError> {
+    fn upload(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(StageTimings, PreparedFrame), SceneError> {
         if self.sim.animated_on == AnimateDevice::Gpu {
             self.sim.cpu_skin_marks.off();
             return self.prepare_gpu_animation();
         }
-        self.sim.lod_marks_due = false;
         let lod_plan_us = {
             profiling::scope!("lod plan");
             let start = Instant::now();
@@ -1003,7 +1003,7 @@ impl Scene {
         if let Some(note) = self.uploader.note() {
             self.notes.push(note.to_string());
         }
-        Ok(timings)
+        Ok((timings, PreparedFrame::cpu(self.frame_conditions())))
     }
 
     /// The next frame of the GPU's LOD pass is a full one: after a change that rebuilds
@@ -1013,12 +1013,6 @@ impl Scene {
         if let Some(gpu_lod) = &mut self.sim.gpu_lod {
             gpu_lod.invalidate();
         }
-    }
-
-    /// Whether the running skin variant skins in a compute pass (`gpu_compute`).
-    fn skins_in_compute_pass(&self) -> bool {
-        let skin = self.sim.pipeline.config().skin;
-        skin.spec().runs_on.has_compute_pass()
     }
 
     /// The camera and instances for this frame, and the draw lists (the crowd pass's
@@ -1070,19 +1064,24 @@ impl Scene {
         }
     }
 
-    /// Submits the frame: `before` (command buffers the caller made, such as egui's),
-    /// then `encoder` with the timers resolved. `timings` (what [`Self::upload`] returned)
-    /// get the encoding time since `encode_start`, the frame's duration and the GPU pass
-    /// times, and go into the history, which they return.
+    /// Submits the frame: `encoded.before` (command buffers the caller made, such as
+    /// egui's), then its encoder with the timers resolved. `timings` (what
+    /// [`Self::upload`] returned) get the encoding time since `encoded.start`, the frame's
+    /// duration and the times of the GPU passes `conditions` ran, and go into the
+    /// history, which they return.
     fn submit(
         &mut self,
-        mut encoder: wgpu::CommandEncoder,
-        before: Vec<wgpu::CommandBuffer>,
+        encoded: Encoded,
+        conditions: FrameConditions,
         mut timings: StageTimings,
-        encode_start: Instant,
         frame_us: f64,
         frame_duration: FrameDuration,
     ) -> StageTimings {
+        let Encoded {
+            mut encoder,
+            before,
+            start: encode_start,
+        } = encoded;
         profiling::scope!("encode and submit");
         self.timers.resolve(&mut encoder);
         let submitting = Instant::now();
@@ -1101,7 +1100,7 @@ impl Scene {
         if let Some(trace) = &self.trace {
             trace.record_gpu_passes(submitted, self.timers.last_passes());
         }
-        timings.gpu_us = self.pass_times();
+        timings.gpu_us = self.pass_times(conditions);
         match frame_duration {
             FrameDuration::Given => timings.frame_us = frame_us,
             // Known when the next frame begins (`Scene::frame`).
@@ -1229,8 +1228,9 @@ impl Scene {
         self.wait_for_frames_in_flight();
         self.begin_frame(frame.dt_secs);
         let mut encoder = self.encoder();
-        let timings = self.upload(&mut encoder)?;
-        self.record_passes(&mut encoder, PassKind::Compute, None, true)?;
+        let (timings, prepared) = self.upload(&mut encoder)?;
+        let mut recorded =
+            self.record_passes(&mut encoder, PassKind::Compute, &prepared, None, true)?;
         let encode_start = Instant::now();
         let extras = match frame.extras.as_deref_mut() {
             Some(extras) => extras.before_draws(self, &mut encoder),
@@ -1239,16 +1239,29 @@ impl Scene {
         if frame.draws {
             profiling::scope!("encode");
             self.prepare_draws(extras.viewport);
-            self.record_passes(&mut encoder, PassKind::Draw, extras.viewport, true)?;
+            recorded.extend(self.record_passes(
+                &mut encoder,
+                PassKind::Draw,
+                &prepared,
+                extras.viewport,
+                true,
+            )?);
         }
+        // Cheap (a few passes, a few resources each), so every frame holds its passes to
+        // their declarations, not only the tests'.
+        check_order(&recorded, prepared.conditions()).map_err(SceneError::PassOrder)?;
         if let Some(e) = frame.extras.as_deref_mut() {
             e.after_draws(self, &mut encoder);
         }
-        let timings = self.submit(
+        let encoded = Encoded {
             encoder,
-            extras.command_buffers,
+            before: extras.command_buffers,
+            start: encode_start,
+        };
+        let timings = self.submit(
+            encoded,
+            prepared.conditions(),
             timings,
-            encode_start,
             frame.dt_secs as f64 * 1e6,
             frame.duration,
         );
@@ -1269,4 +1282,12 @@ impl Scene {
             notes: self.notes.clone(),
         })
     }
+}
+
+/// A frame's recorded commands, ready to submit: its encoder, the command buffers the
+/// caller made to go before it (egui's), and when its encoding began.
+struct Encoded {
+    encoder: wgpu::CommandEncoder,
+    before: Vec<wgpu::CommandBuffer>,
+    start: Instant,
 }

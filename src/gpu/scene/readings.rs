@@ -13,9 +13,9 @@ use crate::crowd::lod::{LodStats, MeasuredError};
 use crate::crowd::pipeline::MemoryReport;
 use crate::crowd::timing::FrameSpan;
 use crate::crowd::{AnimateDevice, Stage, StageTimings, TimingHistory};
-use crate::gpu::pass::PassRuns;
-use crate::gpu::scene::passes::GpuPass;
-use crate::skin::{SkinDevice, SkinVariant};
+use crate::gpu::pass::{FrameConditions, PassRuns};
+use crate::gpu::scene::frame_passes::GpuPass;
+use crate::skin::SkinVariant;
 use crate::variant::Variant;
 
 /// The frame time a reading averages over ...
@@ -146,7 +146,12 @@ type RowSource = (String, &'static str, Source);
 
 /// The table's rows: every stage, then the GPU passes the frame can record (the GPU
 /// animation's where the GPU animates, LOD's where it decides there too).
-fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool, pool: bool) -> Vec<RowSource> {
+fn rows(
+    skin: SkinVariant,
+    animate: AnimateDevice,
+    lod: bool,
+    conditions: FrameConditions,
+) -> Vec<RowSource> {
     let on_gpu = animate == AnimateDevice::Gpu;
     let mut rows: Vec<RowSource> = Vec::new();
     if lod && !on_gpu {
@@ -173,15 +178,10 @@ fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool, pool: bool) -> Vec
         };
         (label, s.name(), Source::Stage(s))
     }));
+    // The passes the frame records (the shadow pass's row stays while shadows are off,
+    // so the table does not jump when they are toggled).
     for &pass in GpuPass::ALL {
-        let listed = match pass.runs() {
-            PassRuns::Always | PassRuns::Shadows => true,
-            // Only `gpu_compute` records the skinning pass: elsewhere its row would read 0.
-            PassRuns::ComputeSkinning => skin.spec().runs_on == SkinDevice::GpuCompute,
-            PassRuns::GpuAnimation => on_gpu,
-            PassRuns::GpuLod => on_gpu && lod,
-            PassRuns::PoolLists => on_gpu && lod && pool,
-        };
+        let listed = pass.runs() == PassRuns::Shadows || conditions.holds(pass.runs());
         if listed {
             rows.push((pass.row().into(), pass.key(), Source::Pass(pass)));
         }
@@ -193,6 +193,8 @@ fn rows(skin: SkinVariant, animate: AnimateDevice, lod: bool, pool: bool) -> Vec
 pub struct ReadingInputs {
     pub skin: SkinVariant,
     pub animate: AnimateDevice,
+    /// The frame's conditions: which passes it records ([`FrameConditions`]).
+    pub conditions: FrameConditions,
     pub instances: usize,
     pub uploaded_bytes: u64,
     pub updated_bytes: u64,
@@ -212,7 +214,7 @@ impl PanelReadings {
             inputs.skin,
             inputs.animate,
             inputs.lod.is_some() || inputs.mesh_lod.is_some(),
-            inputs.mesh_lod.as_ref().is_some_and(|m| m.pool.is_some()),
+            inputs.conditions,
         )
         .into_iter()
         .map(|(label, key, source)| {
@@ -312,9 +314,18 @@ pub fn row_cells(row: &TimingRow) -> [String; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skin::SkinDevice;
 
     fn keys(skin: SkinVariant) -> Vec<&'static str> {
-        rows(skin, AnimateDevice::Cpu, false, false)
+        let conditions = FrameConditions {
+            shadows: true,
+            skin: skin.spec().runs_on,
+            per_level: true,
+            gpu_animation: false,
+            gpu_lod: false,
+            pool: false,
+        };
+        rows(skin, AnimateDevice::Cpu, false, conditions)
             .into_iter()
             .map(|(_, key, _)| key)
             .collect()
