@@ -124,12 +124,78 @@ pub fn unlisted_cases(name: &str) -> libtest_mimic::Trial {
 }
 
 /// Runs `trials`, with one more standing for the cases the public rigs would have added
-/// where they are absent (reported *ignored*, with the reason).
+/// where they are absent (reported *ignored*, with the reason). Without a filter and
+/// without `SKINBENCH_FULL_MATRIX=1`, only the cases [`covering`] picks run: every rig and
+/// every variant of each test, not every combination of them.
 pub fn run_trials(args: &libtest_mimic::Arguments, mut trials: Vec<libtest_mimic::Trial>) -> ! {
+    let full = std::env::var("SKINBENCH_FULL_MATRIX").is_ok_and(|v| v == "1");
+    if !full && args.filter.is_none() && args.skip.is_empty() {
+        let all = trials.len();
+        trials = covering(trials);
+        if trials.len() < all && !args.list {
+            eprintln!(
+                "{} of {all} cases: each test meets every rig and every variant, not every \
+                 combination (SKINBENCH_FULL_MATRIX=1 runs all; a filter runs what it names)",
+                trials.len()
+            );
+        }
+    }
     if !shared_rigs_path().is_dir() {
         trials.push(unlisted_cases("public rigs"));
     }
     libtest_mimic::run(args, trials).exit()
+}
+
+/// Of cases named `test/a/b/…`, the ones that give each test every value of each of its
+/// name's parts at least once (every rig, every variant): a case is kept where it brings a
+/// value its test has not met yet, first those that bring a new value in every part (so
+/// a rig × variant grid becomes about its diagonal, not one rig's row and then a case per
+/// rig), then those that bring any. Cases whose test has one part (`test/rig`) are all
+/// kept.
+pub fn covering(trials: Vec<libtest_mimic::Trial>) -> Vec<libtest_mimic::Trial> {
+    use std::collections::{HashMap, HashSet};
+    let parts: Vec<Vec<String>> = trials
+        .iter()
+        .map(|t| t.name().split('/').map(str::to_string).collect())
+        .collect();
+    let mut met: HashMap<(String, usize), HashSet<String>> = HashMap::new();
+    let mut keep = vec![false; trials.len()];
+    for every_part in [true, false] {
+        for (i, name) in parts.iter().enumerate() {
+            if keep[i] {
+                continue;
+            }
+            let test = &name[0];
+            let new: Vec<bool> = name[1..]
+                .iter()
+                .enumerate()
+                .map(|(k, value)| {
+                    !met.get(&(test.clone(), k))
+                        .is_some_and(|values| values.contains(value))
+                })
+                .collect();
+            let take = if name.len() <= 2 {
+                true
+            } else if every_part {
+                new.iter().all(|&n| n)
+            } else {
+                new.iter().any(|&n| n)
+            };
+            if take {
+                keep[i] = true;
+                for (k, value) in name[1..].iter().enumerate() {
+                    met.entry((test.clone(), k))
+                        .or_default()
+                        .insert(value.clone());
+                }
+            }
+        }
+    }
+    trials
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(t, k)| k.then_some(t))
+        .collect()
 }
 
 /// Every public rig file, relative to `rigs_dir()`.
