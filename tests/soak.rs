@@ -311,17 +311,20 @@ fn a_soak_that_made_no_change_fails() {
 /// switch fails the run, naming the GPU objects; the same run without the leak passes.
 /// Checkpoints every two seconds instead of every minute, each in the starting
 /// configuration after the rigs were switched back and forth.
-/// A 10-second soak with checkpoints every two seconds, calling `at_rig_switch` after each
-/// frame that switched the rig. Returns the report.
+/// A soak with checkpoints every two seconds, calling `at_rig_switch` after each frame
+/// that switched the rig, run until it has four checkpoints and six rig switches however
+/// long a frame takes on this machine (its planned hour only a bound). Returns the report.
 fn short_soak_with(mut at_rig_switch: impl FnMut(&Scene)) -> skinbench::ui::soak::SoakReport {
-    let mut plan = plan(Duration::from_secs(10));
+    let mut plan = plan(Duration::from_secs(3600));
     plan.checkpoint_every = Duration::from_secs(2);
     let Some(mut scene) = scene(plan.rigs[0].clone(), 8) else {
         common::cannot_run_here()
     };
     let mut soak = Soak::start(plan, &scene);
     let mut switches = 0;
-    while !soak.is_done() {
+    let enough =
+        |r: &skinbench::ui::soak::SoakReport| r.checkpoints.len() >= 4 && r.rig_switches > 5;
+    while !soak.is_done() && !enough(&soak.report) {
         frame(&mut soak, &mut scene);
         if soak.report.rig_switches > switches {
             at_rig_switch(&scene);
