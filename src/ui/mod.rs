@@ -810,7 +810,7 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
         }
         None => 0.0,
     };
-    egui::Grid::new("timings")
+    let table = egui::Grid::new("timings")
         .striped(true)
         .num_columns(4)
         // Rows close together: the table, the CPU line and the plot fit a 900-pixel window.
@@ -886,11 +886,12 @@ fn timings_ui(ui: &mut egui::Ui, info: &PanelInfo, history: &TimingHistory) {
         ))
         .small(),
     );
-    // Past the eleven rows the fullest frames of the CPU's animation list, each row takes
-    // its height from the plot too (down to half of it), for the same reason.
-    let row_height = ui.text_style_height(&egui::TextStyle::Body);
-    let extra_rows = (r.rows.len() as f32 - 11.0).max(0.0) * row_height;
-    history_plot(ui, history, (caveat_height + extra_rows).min(55.0));
+    // Past nine rows, each row takes its height from the plot too (down to half of it),
+    // for the same reason: the fullest frames (the GPU animating with both LODs and a
+    // skinned pool) list twelve.
+    let row_height = table.response.rect.height() / (r.rows.len() + 1) as f32;
+    let extra_rows = (r.rows.len() as f32 - 9.0).max(0.0) * row_height;
+    history_plot(ui, history, (caveat_height + extra_rows).min(60.0));
 }
 
 /// Verify, screenshot and reset buttons, and what the last verify and screenshot gave.
