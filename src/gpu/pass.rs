@@ -9,7 +9,7 @@
 //! contract `tests/contracts.rs` checks). The frame's pass list (`gpu::scene::frame_passes`)
 //! puts those specs in the order a frame records them; a pass records into a
 //! [`PassContext`]: the device, the frame's encoder, the timers and the frame's shape.
-//! [`PassContext::compute`] and [`PassContext::timed`] are the only ways to begin a pass
+//! [`PassContext::compute`] and [`PassContext::render`] are the only ways to begin a pass
 //! (`tests/architecture.rs` fails on a `begin_compute_pass` or `begin_render_pass`
 //! anywhere else but the window's own drawing), so every dispatch and draw is inside a
 //! declared pass, and the context keeps the order the frame recorded them in, which

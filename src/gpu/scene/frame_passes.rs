@@ -10,7 +10,7 @@
 //! [`PassContext`] (device, encoder, timers, the frame's shape). A call records only its
 //! own passes (the animation's go wave by wave, so one call records its four), and the
 //! frame fails on one that records another's. The order the passes were recorded in is
-//! checked against what each declares it reads and writes ([`check_order`]) by the tests
+//! checked against what each declares it reads and writes ([`check_order`](crate::gpu::pass::check_order)) by the tests
 //! and the soak. A frame's times are kept in [`StageTimings`]'s per-pass slots (the CPU
 //! layer's record of a frame, which never names a pass), indexed by the pass's place here.
 

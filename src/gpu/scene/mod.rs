@@ -13,7 +13,7 @@
 //! and advance the clocks; plan LOD, run the CPU pipeline into the upload (or prepare the
 //! GPU's animation); record the pass list's compute passes (the GPU animation's,
 //! `gpu_compute`'s skinning), then, after the caller's panel, its draw passes (shadow and
-//! crowd) into the offscreen targets ([`passes`]); submit, ending the frame's timing and pushing it into the
+//! crowd) into the offscreen targets ([`frame_passes`]); submit, ending the frame's timing and pushing it into the
 //! history; then carry out what was asked for: verify reads back the skinned buffer the
 //! frame just drew and decodes it through the output layout, a screenshot reads back the
 //! offscreen frame with a sidecar of the panel's readings. A caller adds its own part
