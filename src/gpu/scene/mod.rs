@@ -1251,7 +1251,7 @@ impl Scene {
         // their declarations, not only the tests'. A crowd of no one is left out: its
         // animation records no pass (there is no range to pose) and no pass reads a
         // character's data.
-        if self.sim.crowd.len() > 0 {
+        if !self.sim.crowd.is_empty() {
             check_order(&recorded, prepared.conditions()).map_err(SceneError::PassOrder)?;
         }
         if let Some(e) = frame.extras.as_deref_mut() {
