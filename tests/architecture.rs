@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 /// A module path (`["crowd", "lod", "plan"]`), `[]` for the crate root.
 type ModPath = Vec<String>;
 
-fn module_files(src: &Path) -> BTreeMap<ModPath, PathBuf> {
-    let mut out = BTreeMap::new();
+/// Every `.rs` file under `src`, with its path relative to it.
+fn rust_files(src: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
     let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -19,25 +20,33 @@ fn module_files(src: &Path) -> BTreeMap<ModPath, PathBuf> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let rel = path.strip_prefix(src).unwrap().with_extension("");
-                let mut parts: ModPath = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                if matches!(
-                    parts.last().map(String::as_str),
-                    Some("mod" | "lib" | "main")
-                ) {
-                    parts.pop();
-                }
-                // `main.rs` is the binary's root, not the library's: its own crate.
-                if rel == Path::new("main") || rel.starts_with("commands") || rel.starts_with("cli")
-                {
-                    continue;
-                }
-                out.insert(parts, path);
+                let rel = path.strip_prefix(src).unwrap().to_path_buf();
+                out.push((rel, path));
             }
         }
+    }
+    out
+}
+
+fn module_files(src: &Path) -> BTreeMap<ModPath, PathBuf> {
+    let mut out = BTreeMap::new();
+    for (rel, path) in rust_files(src) {
+        let rel = rel.with_extension("");
+        let mut parts: ModPath = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            parts.pop();
+        }
+        // `main.rs` is the binary's root, not the library's: its own crate.
+        if rel == Path::new("main") || rel.starts_with("commands") || rel.starts_with("cli") {
+            continue;
+        }
+        out.insert(parts, path);
     }
     out
 }
@@ -374,30 +383,15 @@ const MAY_BEGIN_PASSES: &[&str] = &["gpu/pass.rs", "gpu/blit.rs", "ui/app.rs", "
 /// Where in `src/` (comments and strings aside) a pass is begun outside [`MAY_BEGIN_PASSES`].
 fn passes_begun_outside(src: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path
-                .strip_prefix(src)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            if MAY_BEGIN_PASSES.contains(&rel.as_str()) {
-                continue;
-            }
-            let code = without_comments(&std::fs::read_to_string(&path).unwrap());
-            for call in ["begin_compute_pass", "begin_render_pass"] {
-                if code.contains(call) {
-                    found.push(format!("{rel}: {call}"));
-                }
+    for (rel, path) in rust_files(src) {
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if MAY_BEGIN_PASSES.contains(&rel.as_str()) {
+            continue;
+        }
+        let code = without_comments(&std::fs::read_to_string(&path).unwrap());
+        for call in ["begin_compute_pass", "begin_render_pass"] {
+            if code.contains(call) {
+                found.push(format!("{rel}: {call}"));
             }
         }
     }

@@ -105,6 +105,9 @@ pub enum FrameResource {
     Frame,
 }
 
+// `check_order` keeps a bit per resource in a u32.
+const _: () = assert!((FrameResource::Frame as u32) < 32);
+
 /// A read or write of `resource`, wherever `when` holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
@@ -207,14 +210,15 @@ impl FrameConditions {
 /// the frame's uploads or an earlier pass of `recorded` wrote, under `conditions`; names
 /// the first pass that does not.
 pub fn check_order(recorded: &[GpuPassSpec], conditions: FrameConditions) -> Result<(), String> {
-    let mut written: Vec<FrameResource> = UPLOAD_WRITES
+    // One bit a resource: the check allocates nothing on the frame's path.
+    let bit = |resource: FrameResource| 1u32 << resource as u32;
+    let mut written = UPLOAD_WRITES
         .iter()
         .filter(|w| conditions.holds(w.when))
-        .map(|w| w.resource)
-        .collect();
+        .fold(0, |mask, w| mask | bit(w.resource));
     for spec in recorded {
         for read in spec.reads.iter().filter(|r| conditions.holds(r.when)) {
-            if !written.contains(&read.resource) {
+            if written & bit(read.resource) == 0 {
                 return Err(format!(
                     "the {} pass reads {:?}, which neither the uploads nor an earlier pass \
                      of the frame wrote ({conditions:?}; recorded: {})",
@@ -228,12 +232,11 @@ pub fn check_order(recorded: &[GpuPassSpec], conditions: FrameConditions) -> Res
                 ));
             }
         }
-        written.extend(
-            spec.writes
-                .iter()
-                .filter(|w| conditions.holds(w.when))
-                .map(|w| w.resource),
-        );
+        written |= spec
+            .writes
+            .iter()
+            .filter(|w| conditions.holds(w.when))
+            .fold(0, |mask, w| mask | bit(w.resource));
     }
     Ok(())
 }
@@ -277,6 +280,11 @@ impl<'a> PassContext<'a> {
     /// once a wave).
     pub fn recorded(&self) -> &[GpuPassSpec] {
         &self.recorded
+    }
+
+    /// The passes recorded, in order, the context given up.
+    pub fn into_recorded(self) -> Vec<GpuPassSpec> {
+        self.recorded
     }
 
     /// Records `spec`'s pass with `record`, inside its timestamp query where there are

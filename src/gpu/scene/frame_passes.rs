@@ -297,7 +297,7 @@ impl Scene {
                 });
             }
         }
-        Ok(ctx.recorded().to_vec())
+        Ok(ctx.into_recorded())
     }
 
     /// Ends the frame's timestamp queries (after its submission), waiting for the GPU where
